@@ -1,0 +1,105 @@
+//===- Build/NvccDriver.h - Running nvcc -----------------------*- C++ -*-===//
+///
+/// \file
+/// Builds nvcc command lines for compile jobs, runs them with a timeout,
+/// parses diagnostics and resource usage, and consults a CompileCache.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_BUILD_NVCCDRIVER_H
+#define FORGE_BUILD_NVCCDRIVER_H
+
+#include "forge/Build/CompileCache.h"
+#include "forge/Build/CompileResult.h"
+#include "forge/Build/CudaToolkit.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <optional>
+
+namespace forge::build {
+
+enum class OutputKind {
+  Object,        ///< -c
+  Cubin,         ///< -cubin (one target only)
+  Ptx,           ///< -ptx (one target only)
+  Executable,    ///< link
+  ResourceCheck, ///< -cubin -Xptxas -v (-c for several targets); output dropped
+};
+
+llvm::StringRef outputKindName(OutputKind K);
+
+struct CompileJob {
+  std::string Source;
+  /// "sm_80", "sm_90a", "sm_100f" (SASS from matching PTX) or "compute_90"
+  /// (embedded PTX). Empty: nvcc's default target.
+  std::vector<std::string> Targets;
+  OutputKind Output = OutputKind::Object;
+  /// Empty: a temporary file, removed after the compile.
+  std::string OutputPath;
+  bool ResourceUsage = false;  ///< -Xptxas -v
+  bool LineInfo = false;       ///< -lineinfo
+  std::vector<std::string> IncludeDirs;
+  std::vector<std::string> Defines; ///< "NAME" or "NAME=VALUE"
+  std::string Std;                  ///< "c++17"; empty: nvcc's default.
+  std::vector<std::string> ExtraFlags;
+  /// Files the output depends on beyond what the include scan finds.
+  std::vector<std::string> Dependencies;
+  unsigned TimeoutSeconds = 0; ///< 0: the driver's default.
+  std::string WorkingDir;      ///< Empty: the current directory.
+  /// On a ptxas error at a PTX line, recompile once with -lineinfo -keep to
+  /// map the line back to the CUDA source.
+  bool MapPtxLines = true;
+  bool UseCache = true;
+};
+
+struct DriverOptions {
+  unsigned DefaultTimeoutSeconds = 600;
+  /// Not owned; null: no caching.
+  const CompileCache *Cache = nullptr;
+};
+
+/// A target name split into the parts of a -gencode.
+struct GencodeTarget {
+  std::string Arch; ///< "compute_90a"
+  std::string Code; ///< "sm_90a" or "compute_90a"
+};
+
+/// Parses "sm_90a", "compute_90", "sm_100f" (also "90a", "100"); a usage
+/// error for anything else.
+llvm::Expected<GencodeTarget> parseTarget(llvm::StringRef Target);
+
+class NvccDriver {
+public:
+  explicit NvccDriver(CudaToolkit Toolkit, DriverOptions Opts = {});
+
+  const CudaToolkit &toolkit() const { return Toolkit; }
+  const DriverOptions &options() const { return Opts; }
+
+  /// The argv (argv[0] is nvcc) for Job. Fails on an invalid target or a
+  /// kind that cannot take several targets.
+  llvm::Expected<std::vector<std::string>>
+  buildCommand(const CompileJob &Job) const;
+
+  /// Compiles Job. Fails only when nvcc cannot be started or the job is
+  /// invalid; a compile error, a timeout or a crash is a status in the
+  /// result.
+  llvm::Expected<CompileResult> compile(const CompileJob &Job) const;
+
+  /// Compiles every job with up to Jobs threads (0: the hardware's);
+  /// results are in the order of the jobs.
+  std::vector<llvm::Expected<CompileResult>>
+  compileAll(llvm::ArrayRef<CompileJob> JobList, unsigned Jobs = 0) const;
+
+private:
+  /// buildCommand without the input and output paths, for the cache key.
+  llvm::Expected<std::vector<std::string>> keyArgs(const CompileJob &Job) const;
+  llvm::Expected<std::vector<std::string>>
+  buildArgs(const CompileJob &Job, llvm::StringRef OutputPath,
+            bool WithPaths) const;
+  void mapPtxErrors(const CompileJob &Job, CompileResult &R) const;
+
+  CudaToolkit Toolkit;
+  DriverOptions Opts;
+};
+
+} // namespace forge::build
+
+#endif

@@ -1,0 +1,160 @@
+//===- Frontend/KernelIndex.h - Kernels, launch sites, tunables -*- C++ -*-===//
+///
+/// \file
+/// What `forge-port list` reports and every later stage starts from: the
+/// __global__ functions of a file and its project headers, every launch
+/// site, and the parameters worth tuning. The JSON form (KernelIndexJson.h)
+/// is a user-facing contract (DESIGN.md, "CLI contract").
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_FRONTEND_KERNELINDEX_H
+#define FORGE_FRONTEND_KERNELINDEX_H
+
+#include "forge/Frontend/CudaParser.h"
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace forge::frontend {
+
+struct Location {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  bool operator<(const Location &O) const {
+    return std::tie(File, Line, Column) < std::tie(O.File, O.Line, O.Column);
+  }
+  bool operator==(const Location &O) const {
+    return File == O.File && Line == O.Line && Column == O.Column;
+  }
+};
+
+/// An expression as written, with its value where it is a compile-time
+/// constant: a scalar, or three components for a dim3.
+struct ValueText {
+  std::string Text;
+  std::optional<int64_t> Value;
+  std::optional<std::array<int64_t, 3>> Dim3;
+  bool known() const { return Value || Dim3; }
+};
+
+struct TemplateParamInfo {
+  std::string Name;
+  std::string Kind; ///< "type", "non-type" or "template"
+  std::string Type; ///< the type of a non-type parameter
+  std::string Default;
+};
+
+struct ParamInfo {
+  std::string Name;
+  std::string Type;
+  bool Pointer = false;
+  bool ConstPointee = false;
+  bool Restrict = false;
+};
+
+struct TemplateArgInfo {
+  std::string Text;                 ///< as written (or as deduced)
+  std::optional<int64_t> IntValue;  ///< non-type integral argument
+  std::string TypeValue;            ///< type argument, canonical spelling
+};
+
+struct KernelInstantiation {
+  std::vector<TemplateArgInfo> Args;
+  bool Explicit = false; ///< an explicit instantiation definition
+  std::optional<uint64_t> StaticSharedBytes;
+};
+
+struct KernelInfo {
+  std::string Name;
+  std::string QualifiedName;
+  Location Loc;
+  std::string Signature; ///< "void name(float *x, int n)"
+  bool IsTemplate = false;
+  bool ExternC = false;
+  bool Active = true; ///< false: only in code the preprocessor skipped
+  std::vector<TemplateParamInfo> TemplateParams;
+  std::vector<ParamInfo> Params;
+  std::optional<ValueText> MaxThreads; ///< __launch_bounds__
+  std::optional<ValueText> MinBlocks;
+  std::optional<ValueText> MaxBlocksPerCluster;
+  std::optional<uint64_t> StaticSharedBytes; ///< unknown for dependent types
+  bool DynamicShared = false;
+  std::set<std::string> Features;
+  /// Features seen only in regions the preprocessor skipped for this target.
+  std::set<std::string> InactiveFeatures;
+  std::vector<KernelInstantiation> Instantiations;
+};
+
+/// One resolution of a launch site inside a host function template.
+struct LaunchInstantiation {
+  std::string Context; ///< the enclosing function's specialisation
+  std::string Kernel;  ///< qualified name of the kernel launched
+  std::vector<TemplateArgInfo> TemplateArgs;
+  ValueText Grid, Block, SharedMem;
+};
+
+struct LaunchSiteInfo {
+  std::string Kernel; ///< qualified name; as written when unresolved
+  bool Resolved = true;
+  Location Loc;
+  std::string Syntax; ///< "chevron", "cudaLaunchKernel", ...
+  std::string Callee; ///< the callee expression as written
+  std::string Via;    ///< the variable a kernel pointer went through
+  std::string EnclosingFunction;
+  bool InTemplate = false;
+  bool DeviceSide = false; ///< dynamic parallelism
+  bool Active = true;
+  std::vector<TemplateArgInfo> TemplateArgs;
+  ValueText Grid, Block, SharedMem, Stream;
+  std::vector<LaunchInstantiation> Instantiations;
+};
+
+struct TunableInfo {
+  std::string Name;
+  std::string Origin; ///< template, macro, constexpr, launch, unroll, launch_bounds, annotation
+  std::string Kernel; ///< the kernel it affects, if one
+  Location Loc;       ///< where its value is written
+  std::optional<int64_t> Current;
+  std::string CurrentText;
+  std::vector<int64_t> Candidates;
+  std::vector<Location> UsedAt; ///< launch sites it flows into
+  std::string Role; ///< "block", "block-dim", "template-arg", "unroll", ...
+};
+
+struct InactiveRegion {
+  Location Begin;
+  unsigned EndLine = 0;
+  std::set<std::string> Features;
+  std::vector<std::string> Kernels; ///< __global__ functions declared inside
+};
+
+struct FileIndex {
+  std::string File;
+  std::string Arch; ///< the device target the file was read for
+  std::vector<KernelInfo> Kernels;
+  std::vector<LaunchSiteInfo> LaunchSites;
+  std::vector<TunableInfo> Tunables;
+  std::vector<InactiveRegion> InactiveRegions;
+  unsigned Errors = 0; ///< parse errors (after nvcc-compatible downgrades)
+};
+
+/// Parses File for the host and for the device target of Opts and builds
+/// its index. Parse errors are printed through Diags and counted in
+/// FileIndex::Errors; what could be recovered is still returned. Fails when
+/// the file cannot be read or Clang cannot run.
+llvm::Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
+                                           llvm::StringRef File, ParseDiagnostics &Diags);
+
+/// Default candidate values for a tunable of a given role and current value.
+std::vector<int64_t> defaultCandidates(llvm::StringRef Role, std::optional<int64_t> Current);
+
+/// Features named in inline PTX (wgmma, setmaxnreg, cp.async, tma, ...).
+std::set<std::string> featuresInAsm(llvm::StringRef Asm);
+
+} // namespace forge::frontend
+
+#endif

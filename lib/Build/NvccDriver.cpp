@@ -1,0 +1,386 @@
+//===- Build/NvccDriver.cpp -----------------------------------------------===//
+#include "forge/Build/NvccDriver.h"
+#include "forge/Build/DiagnosticParser.h"
+#include "forge/Build/ResourceUsage.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "forge/Support/Subprocess.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include <chrono>
+
+using namespace llvm;
+
+namespace forge::build {
+
+StringRef outputKindName(OutputKind K) {
+  switch (K) {
+  case OutputKind::Object:
+    return "object";
+  case OutputKind::Cubin:
+    return "cubin";
+  case OutputKind::Ptx:
+    return "ptx";
+  case OutputKind::Executable:
+    return "executable";
+  case OutputKind::ResourceCheck:
+    return "resource-check";
+  }
+  return "object";
+}
+
+Expected<GencodeTarget> parseTarget(StringRef Target) {
+  StringRef T = Target.trim();
+  bool Virtual = false;
+  if (T.consume_front("compute_"))
+    Virtual = true;
+  else
+    T.consume_front("sm_");
+  // Two or three digits, then an optional 'a' (arch-specific) or 'f'
+  // (family-specific) suffix.
+  StringRef Digits = T.take_while(isDigit);
+  StringRef Suffix = T.drop_front(Digits.size());
+  if (Digits.size() < 2 || Digits.size() > 3 ||
+      !(Suffix.empty() || Suffix == "a" || Suffix == "f"))
+    return makeUsageError("invalid target '{0}'; expected a name such as "
+                          "'sm_90', 'sm_90a', 'sm_100f' or 'compute_90'",
+                          Target);
+  GencodeTarget G;
+  G.Arch = ("compute_" + T).str();
+  G.Code = Virtual ? G.Arch : ("sm_" + T).str();
+  return G;
+}
+
+NvccDriver::NvccDriver(CudaToolkit Toolkit, DriverOptions Opts)
+    : Toolkit(std::move(Toolkit)), Opts(Opts) {}
+
+Expected<std::vector<std::string>>
+NvccDriver::buildArgs(const CompileJob &Job, StringRef OutputPath,
+                      bool WithPaths) const {
+  std::vector<std::string> Args = {Toolkit.NvccPath};
+  bool OneTargetKind =
+      Job.Output == OutputKind::Cubin || Job.Output == OutputKind::Ptx;
+  if (OneTargetKind && Job.Targets.size() > 1)
+    return makeUsageError("{0} output takes one target; got {1} ({2})",
+                          outputKindName(Job.Output), Job.Targets.size(),
+                          join(Job.Targets, ", "));
+  for (const std::string &T : Job.Targets) {
+    auto G = parseTarget(T);
+    if (!G)
+      return G.takeError();
+    Args.push_back("-gencode");
+    Args.push_back("arch=" + G->Arch + ",code=" + G->Code);
+  }
+  switch (Job.Output) {
+  case OutputKind::Object:
+    Args.push_back("-c");
+    break;
+  case OutputKind::Cubin:
+    Args.push_back("-cubin");
+    break;
+  case OutputKind::Ptx:
+    Args.push_back("-ptx");
+    break;
+  case OutputKind::Executable:
+    break;
+  case OutputKind::ResourceCheck:
+    // nvcc refuses -cubin for several GPU code instances.
+    Args.push_back(Job.Targets.size() > 1 ? "-c" : "-cubin");
+    break;
+  }
+  if (Job.ResourceUsage || Job.Output == OutputKind::ResourceCheck) {
+    Args.push_back("-Xptxas");
+    Args.push_back("-v");
+  }
+  if (Job.LineInfo)
+    Args.push_back("-lineinfo");
+  if (!Job.Std.empty())
+    Args.push_back("-std=" + Job.Std);
+  for (const std::string &D : Job.IncludeDirs)
+    Args.push_back("-I" + D);
+  for (const std::string &D : Job.Defines)
+    Args.push_back("-D" + D);
+  Args.insert(Args.end(), Job.ExtraFlags.begin(), Job.ExtraFlags.end());
+  if (WithPaths) {
+    if (!OutputPath.empty()) {
+      Args.push_back("-o");
+      Args.push_back(OutputPath.str());
+    }
+    Args.push_back(Job.Source);
+  }
+  return Args;
+}
+
+Expected<std::vector<std::string>>
+NvccDriver::buildCommand(const CompileJob &Job) const {
+  return buildArgs(Job, Job.OutputPath, /*WithPaths=*/true);
+}
+
+Expected<std::vector<std::string>>
+NvccDriver::keyArgs(const CompileJob &Job) const {
+  auto Args = buildArgs(Job, "", /*WithPaths=*/false);
+  if (!Args)
+    return Args.takeError();
+  Args->erase(Args->begin()); // The nvcc path; the version tag stands for it.
+  return Args;
+}
+
+static StringRef outputExtension(OutputKind K) {
+  switch (K) {
+  case OutputKind::Object:
+    return "o";
+  case OutputKind::Cubin:
+  case OutputKind::ResourceCheck:
+    return "cubin";
+  case OutputKind::Ptx:
+    return "ptx";
+  case OutputKind::Executable:
+    return "out";
+  }
+  return "o";
+}
+
+/// A temporary output path for a job that wants none kept.
+static Expected<std::string> temporaryOutput(StringRef Ext) {
+  SmallString<128> P;
+  if (auto EC = sys::fs::createTemporaryFile("forge-nvcc", Ext, P))
+    return makeError("cannot create a temporary file: {0}", EC.message());
+  return P.str().str();
+}
+
+static bool hasPtxLineErrors(const CompileResult &R) {
+  for (const CompilerDiagnostic &D : R.Diagnostics)
+    if (D.Tool == "ptxas" && D.PtxLine && D.isError())
+      return true;
+  return false;
+}
+
+void NvccDriver::mapPtxErrors(const CompileJob &Job, CompileResult &R) const {
+  // The PTX that ptxas rejected was nvcc's temporary and is gone. Compiling
+  // again with -lineinfo -keep gives the same errors on PTX that carries
+  // .loc directives and stays on disk until we have read it.
+  SmallString<128> KeepDir;
+  if (sys::fs::createUniqueDirectory("forge-ptx", KeepDir))
+    return;
+  scope_exit Cleanup([&] { sys::fs::remove_directories(KeepDir); });
+  CompileJob Again = Job;
+  Again.LineInfo = true;
+  SmallString<128> Out(KeepDir);
+  sys::path::append(Out, "out." + outputExtension(Job.Output).str());
+  auto Args = buildArgs(Again, Out, /*WithPaths=*/true);
+  if (!Args) {
+    consumeError(Args.takeError());
+    return;
+  }
+  Args->insert(Args->end(), {"-keep", "-keep-dir", KeepDir.str().str()});
+  SubprocessOptions SO;
+  SO.TimeoutSeconds = Job.TimeoutSeconds ? Job.TimeoutSeconds
+                                         : Opts.DefaultTimeoutSeconds;
+  SO.WorkingDir = Job.WorkingDir;
+  auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
+  if (!Run) {
+    consumeError(Run.takeError());
+    return;
+  }
+  std::vector<CompilerDiagnostic> Mapped = parseDiagnostics(Run->Stderr);
+  mapPtxDiagnostics(Mapped, [&](StringRef Path) -> std::optional<std::string> {
+    SmallString<256> P(Path);
+    if (!sys::path::is_absolute(P) && !Job.WorkingDir.empty()) {
+      P = Job.WorkingDir;
+      sys::path::append(P, Path);
+    }
+    auto Text = readFile(P);
+    if (!Text) {
+      consumeError(Text.takeError());
+      return std::nullopt;
+    }
+    return std::move(*Text);
+  });
+  // Pair the original messages with the rerun's in order, by text.
+  std::vector<bool> Used(Mapped.size(), false);
+  for (CompilerDiagnostic &D : R.Diagnostics) {
+    if (D.Tool != "ptxas" || !D.PtxLine)
+      continue;
+    for (size_t I = 0; I < Mapped.size(); ++I) {
+      if (Used[I] || Mapped[I].Message != D.Message || !Mapped[I].PtxLine)
+        continue;
+      Used[I] = true;
+      if (Mapped[I].Line) {
+        D.File = Mapped[I].File;
+        D.Line = Mapped[I].Line;
+        D.Column = Mapped[I].Column;
+      }
+      break;
+    }
+  }
+}
+
+/// Rewrites the stored source path of a cached result to the job's: the
+/// cache is keyed by content, so a hit may come from another file name.
+static void retargetSource(CompileResult &R, StringRef OldSource,
+                           StringRef NewSource) {
+  if (OldSource.empty() || OldSource == NewSource)
+    return;
+  for (CompilerDiagnostic &D : R.Diagnostics)
+    if (D.File == OldSource)
+      D.File = NewSource.str();
+  std::string Log;
+  StringRef Rest = R.Log;
+  while (true) {
+    size_t Pos = Rest.find(OldSource);
+    if (Pos == StringRef::npos)
+      break;
+    Log += Rest.take_front(Pos).str() + NewSource.str();
+    Rest = Rest.drop_front(Pos + OldSource.size());
+  }
+  Log += Rest.str();
+  R.Log = std::move(Log);
+}
+
+Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
+  auto Start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Start)
+        .count();
+  };
+  if (Job.Source.empty())
+    return makeUsageError("a compile job needs a source file");
+
+  // Validate the job (and get the cache key's flag list) before any work.
+  auto KeyArgs = keyArgs(Job);
+  if (!KeyArgs)
+    return KeyArgs.takeError();
+
+  std::optional<std::string> Key;
+  if (Opts.Cache && Job.UseCache) {
+    auto K = CompileCache::computeKey(Job, *KeyArgs, Toolkit.versionTag(),
+                                      {Toolkit.Root});
+    if (K)
+      Key = *K;
+    else
+      consumeError(K.takeError()); // An unreadable source: nvcc will say so.
+  }
+
+  // A single target names the arch of functions ptxas lists without one.
+  std::string DefaultArch;
+  if (Job.Targets.size() == 1) {
+    if (auto G = parseTarget(Job.Targets.front()))
+      DefaultArch = G->Code;
+    else
+      consumeError(G.takeError());
+  }
+
+  if (Key) {
+    if (std::optional<CompileResult> Hit =
+            Opts.Cache->lookup(*Key, Job.OutputPath)) {
+      std::string OldSource =
+          Hit->Command.empty() ? std::string() : Hit->Command.back();
+      retargetSource(*Hit, OldSource, Job.Source);
+      auto Cmd = buildCommand(Job);
+      if (Cmd)
+        Hit->Command = std::move(*Cmd);
+      else
+        consumeError(Cmd.takeError());
+      Hit->Seconds = elapsed();
+      return std::move(*Hit);
+    }
+  }
+
+  std::string OutputPath = Job.OutputPath;
+  bool TempOutput = OutputPath.empty();
+  if (TempOutput) {
+    auto T = temporaryOutput(outputExtension(Job.Output));
+    if (!T)
+      return T.takeError();
+    OutputPath = *T;
+    // nvcc writes it; an empty file left from createTemporaryFile would be
+    // mistaken for output if nvcc fails before writing.
+    sys::fs::remove(OutputPath);
+  }
+  scope_exit RemoveTemp([&] {
+    if (TempOutput)
+      sys::fs::remove(OutputPath);
+  });
+
+  auto Args = buildArgs(Job, OutputPath, /*WithPaths=*/true);
+  if (!Args)
+    return Args.takeError();
+  SubprocessOptions SO;
+  SO.TimeoutSeconds = Job.TimeoutSeconds ? Job.TimeoutSeconds
+                                         : Opts.DefaultTimeoutSeconds;
+  SO.WorkingDir = Job.WorkingDir;
+  auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
+  if (!Run)
+    return Run.takeError();
+
+  CompileResult R;
+  R.ExitCode = Run->ExitCode;
+  R.Log = Run->Stderr;
+  if (!Run->Stdout.empty()) {
+    if (!R.Log.empty() && R.Log.back() != '\n')
+      R.Log += '\n';
+    R.Log += Run->Stdout;
+  }
+  if (Run->TimedOut)
+    R.Status = CompileStatus::TimedOut;
+  else if (Run->Crashed)
+    R.Status = CompileStatus::Crashed;
+  else if (Run->ExitCode == 0)
+    R.Status = CompileStatus::Success;
+  else
+    R.Status = CompileStatus::Failed;
+  R.Diagnostics = parseDiagnostics(R.Log);
+  R.Resources = parseResourceUsage(R.Log, DefaultArch);
+  if (R.Status == CompileStatus::TimedOut)
+    R.Diagnostics.push_back({"", 0, 0, DiagSeverity::Fatal,
+                             "nvcc timed out after " +
+                                 std::to_string(SO.TimeoutSeconds) + " s",
+                             "nvcc"});
+  else if (R.Status == CompileStatus::Crashed)
+    R.Diagnostics.push_back({"", 0, 0, DiagSeverity::Fatal,
+                             "nvcc crashed: " + Run->ErrorMessage, "nvcc"});
+  R.Command = *Args;
+
+  if (R.Status == CompileStatus::Failed && Job.MapPtxLines &&
+      hasPtxLineErrors(R))
+    mapPtxErrors(Job, R);
+
+  if (Key && (R.Status == CompileStatus::Success ||
+              R.Status == CompileStatus::Failed)) {
+    R.Seconds = elapsed();
+    // The cache is an optimisation: failing to store is not a failed compile.
+    if (Error E = Opts.Cache->store(
+            *Key, R, R.ok() ? StringRef(OutputPath) : StringRef()))
+      consumeError(std::move(E));
+  }
+  if (R.ok() && !TempOutput)
+    R.OutputPath = OutputPath;
+  R.Seconds = elapsed();
+  return R;
+}
+
+std::vector<Expected<CompileResult>>
+NvccDriver::compileAll(ArrayRef<CompileJob> JobList, unsigned Jobs) const {
+  std::vector<std::optional<Expected<CompileResult>>> Slots(JobList.size());
+  {
+    DefaultThreadPool Pool(hardware_concurrency(Jobs));
+    for (size_t I = 0; I < JobList.size(); ++I)
+      Pool.async([this, &JobList, &Slots, I] {
+        Slots[I].emplace(compile(JobList[I]));
+      });
+    Pool.wait();
+  }
+  std::vector<Expected<CompileResult>> Results;
+  Results.reserve(Slots.size());
+  for (auto &S : Slots)
+    Results.push_back(std::move(*S));
+  return Results;
+}
+
+} // namespace forge::build

@@ -1,0 +1,266 @@
+//===- Frontend/CudaInvocation.cpp ----------------------------------------===//
+#include "forge/Frontend/CudaInvocation.h"
+#include "forge/Support/Error.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace forge::frontend {
+
+static bool isArchArg(StringRef A) {
+  return A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch=");
+}
+
+std::string effectiveArch(const ParseOptions &Opts) {
+  if (!Opts.Arch.empty())
+    return Opts.Arch;
+  for (const std::string &A : Opts.ExtraArgs)
+    if (isArchArg(A))
+      return StringRef(A).split('=').second.str();
+  return "sm_80";
+}
+
+std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptions &Opts,
+                                           StringRef File, Side S) {
+  std::vector<std::string> Cmd = {"clang++", "-x", "cuda", "-fsyntax-only"};
+  Cmd.push_back(S == Side::Host ? "--cuda-host-only" : "--cuda-device-only");
+  Cmd.push_back("--cuda-gpu-arch=" + effectiveArch(Opts));
+  if (TC.hasCuda()) {
+    Cmd.push_back("--cuda-path=" + TC.CudaPath);
+    // CUDA 13 moved CUB, Thrust and libcu++ here.
+    Cmd.push_back("-isystem");
+    Cmd.push_back(TC.CudaPath + "/include/cccl");
+  }
+  Cmd.push_back("-resource-dir=" + TC.ResourceDir);
+  Cmd.push_back("-Wno-unknown-cuda-version");
+  Cmd.push_back("-ferror-limit=0");
+  Cmd.push_back("-fno-color-diagnostics");
+  // Device-side launches (dynamic parallelism) appear in the AST only with
+  // relocatable device code; the host side checks kernel bodies too.
+  Cmd.push_back("-fgpu-rdc");
+  if (Opts.NvccCompat) {
+    Cmd.push_back("-isystem");
+    Cmd.push_back(PreludeDir);
+    Cmd.push_back("-include");
+    Cmd.push_back(PreludeName);
+  }
+  for (const std::string &A : Opts.ExtraArgs) {
+    // The target of this parse is chosen above; archs in the user's flags
+    // only pick the default.
+    if (isArchArg(A))
+      continue;
+    Cmd.push_back(A);
+  }
+  Cmd.push_back(File.str());
+  return Cmd;
+}
+
+namespace {
+/// How an nvcc option is handled.
+enum class NvccOpt {
+  Keep,          // same spelling in Clang
+  KeepWithValue, // "-I dir" style: keep both
+  Drop,          // no effect on parsing
+  DropWithValue, // drop the option and its separate value
+  Arch,          // -arch / --gpu-architecture
+  Gencode,       // -gencode arch=...,code=...
+  Xcompiler,     // pass host-compiler flags that matter for parsing
+  Rdc,           // -rdc=true
+  Std,           // -std=c++17 / --std c++17
+  Source,
+};
+} // namespace
+
+static NvccOpt classify(StringRef A) {
+  if (!A.starts_with("-"))
+    return NvccOpt::Source;
+  if (A.starts_with("-I") || A.starts_with("-D") || A.starts_with("-U") ||
+      A.starts_with("-isystem") || A.starts_with("-include") ||
+      A.starts_with("-iquote"))
+    return A.size() == 2 || A == "-isystem" || A == "-include" || A == "-iquote"
+               ? NvccOpt::KeepWithValue
+               : NvccOpt::Keep;
+  if (A.starts_with("--include-path") || A.starts_with("--define-macro") ||
+      A.starts_with("--system-include") || A.starts_with("--pre-include"))
+    return NvccOpt::KeepWithValue; // translated below
+  if (A == "-arch" || A == "--gpu-architecture" || A.starts_with("-arch=") ||
+      A.starts_with("--gpu-architecture="))
+    return NvccOpt::Arch;
+  if (A == "-gencode" || A == "--generate-code" || A.starts_with("-gencode=") ||
+      A.starts_with("--generate-code="))
+    return NvccOpt::Gencode;
+  if (A == "-Xcompiler" || A == "--compiler-options" || A.starts_with("-Xcompiler=") ||
+      A.starts_with("--compiler-options="))
+    return NvccOpt::Xcompiler;
+  if (A.starts_with("-rdc") || A.starts_with("--relocatable-device-code") || A == "-dc")
+    return NvccOpt::Rdc;
+  if (A.starts_with("-std") || A.starts_with("--std"))
+    return NvccOpt::Std;
+  if (A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch="))
+    return NvccOpt::Arch;
+  return StringSwitch<NvccOpt>(A)
+      .Cases({"-o", "-ccbin", "--compiler-bindir", "-Xptxas", "--ptxas-options",
+              "-Xlinker", "--linker-options", "-Xnvlink", "-Xcudafe", "-MF", "-MT",
+              "-MQ", "-x", "--x", "-maxrregcount", "--maxrregcount",
+              "--default-stream", "-t", "--threads", "-code", "--gpu-code",
+              "-Xarchive", "-Xfatbin", "--diag-suppress", "-diag-suppress",
+              "--output-file", "-odir", "--output-directory", "-l", "-L",
+              "--library", "--library-path"},
+             NvccOpt::DropWithValue)
+      .Default(NvccOpt::Drop);
+}
+
+/// "-gencode arch=compute_90a,code=sm_90a" or code=[sm_80,sm_90] -> sm_* list.
+static void archsFromGencode(StringRef Spec, std::vector<std::string> &Archs) {
+  SmallVector<StringRef, 4> Parts;
+  Spec.split(Parts, ',');
+  std::string Arch;
+  for (StringRef P : Parts) {
+    P = P.trim().trim("[]\"'");
+    if (P.consume_front("arch="))
+      Arch = P.str();
+    else if (P.consume_front("code="))
+      P = P.trim("[]\"'");
+    if (P.starts_with("sm_") && !is_contained(Archs, P.str()))
+      Archs.push_back(P.str());
+  }
+  if (Archs.empty() && StringRef(Arch).starts_with("compute_"))
+    Archs.push_back("sm_" + StringRef(Arch).drop_front(8).str());
+}
+
+static void archsFromArchFlag(StringRef V, std::vector<std::string> &Archs) {
+  SmallVector<StringRef, 4> Parts;
+  V.split(Parts, ',');
+  for (StringRef P : Parts) {
+    P = P.trim();
+    if (P == "native" || P == "all" || P == "all-major")
+      continue;
+    if (P.consume_front("compute_"))
+      P = P; // compute_90 -> sm_90
+    else
+      P.consume_front("sm_");
+    std::string A = "sm_" + P.str();
+    if (!P.empty() && !is_contained(Archs, A))
+      Archs.push_back(A);
+  }
+}
+
+TranslatedFlags translateNvccFlags(ArrayRef<std::string> Args) {
+  TranslatedFlags R;
+  auto ValueOf = [&](size_t &I, StringRef A) -> std::string {
+    size_t Eq = A.find('=');
+    if (Eq != StringRef::npos)
+      return A.substr(Eq + 1).str();
+    if (I + 1 < Args.size())
+      return Args[++I];
+    return "";
+  };
+  for (size_t I = 1; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    switch (classify(A)) {
+    case NvccOpt::Source:
+      break;
+    case NvccOpt::Keep:
+      R.ClangArgs.push_back(A.str());
+      break;
+    case NvccOpt::KeepWithValue: {
+      std::string Flag = A.str();
+      if (A.starts_with("--include-path"))
+        Flag = "-I";
+      else if (A.starts_with("--define-macro"))
+        Flag = "-D";
+      else if (A.starts_with("--system-include"))
+        Flag = "-isystem";
+      else if (A.starts_with("--pre-include"))
+        Flag = "-include";
+      size_t Eq = A.find('=');
+      std::string V = Eq != StringRef::npos ? A.substr(Eq + 1).str()
+                      : I + 1 < Args.size() ? Args[++I]
+                                            : "";
+      if (Flag == "-I" || Flag == "-D" || Flag == "-U")
+        R.ClangArgs.push_back(Flag + V);
+      else {
+        R.ClangArgs.push_back(Flag);
+        R.ClangArgs.push_back(V);
+      }
+      break;
+    }
+    case NvccOpt::Arch:
+      if (A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch="))
+        archsFromArchFlag(A.split('=').second, R.Archs);
+      else
+        archsFromArchFlag(ValueOf(I, A), R.Archs);
+      break;
+    case NvccOpt::Gencode:
+      archsFromGencode(ValueOf(I, A), R.Archs);
+      break;
+    case NvccOpt::Xcompiler: {
+      SmallVector<StringRef, 8> Parts;
+      std::string V = ValueOf(I, A);
+      StringRef(V).split(Parts, ',', -1, false);
+      for (StringRef P : Parts) {
+        P = P.trim().trim("\"'");
+        if (P.starts_with("-D") || P.starts_with("-U") || P.starts_with("-I") ||
+            P.starts_with("-std=") || P.starts_with("-f"))
+          R.ClangArgs.push_back(P.str());
+        else
+          R.Ignored.push_back(("-Xcompiler " + P).str());
+      }
+      break;
+    }
+    case NvccOpt::Rdc: {
+      StringRef V = A.contains('=') ? A.split('=').second : "true";
+      if (A == "-dc" || V == "true" || V == "1")
+        R.RelocatableDeviceCode = true;
+      break;
+    }
+    case NvccOpt::Std: {
+      std::string V = A.contains('=') ? A.split('=').second.str()
+                      : A.size() > 4 && A.starts_with("-std") ? A.drop_front(4).str()
+                                                              : ValueOf(I, A);
+      R.ClangArgs.push_back("-std=" + V);
+      break;
+    }
+    case NvccOpt::DropWithValue:
+      R.Ignored.push_back(A.str());
+      if (!A.contains('=') && I + 1 < Args.size())
+        R.Ignored.push_back(Args[++I]);
+      break;
+    case NvccOpt::Drop:
+      R.Ignored.push_back(A.str());
+      break;
+    }
+  }
+  if (R.RelocatableDeviceCode)
+    R.ClangArgs.push_back("-fgpu-rdc");
+  return R;
+}
+
+Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, StringRef File) {
+  std::string Err;
+  auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
+  if (!DB)
+    return makeError("cannot load a compilation database from '{0}': {1}", BuildDir, Err);
+  SmallString<256> Abs(File);
+  sys::fs::make_absolute(Abs);
+  sys::path::remove_dots(Abs, true);
+  std::vector<clang::tooling::CompileCommand> Cmds = DB->getCompileCommands(Abs);
+  if (Cmds.empty())
+    return makeError("'{0}' has no entry in the compilation database in '{1}'", File, BuildDir);
+  TranslatedFlags R = translateNvccFlags(Cmds.front().CommandLine);
+  // Relative -I paths are relative to the entry's directory.
+  for (std::string &A : R.ClangArgs) {
+    if (StringRef(A).starts_with("-I") && A.size() > 2 &&
+        !sys::path::is_absolute(StringRef(A).drop_front(2))) {
+      SmallString<256> P(Cmds.front().Directory);
+      sys::path::append(P, StringRef(A).drop_front(2));
+      A = "-I" + P.str().str();
+    }
+  }
+  return R;
+}
+
+} // namespace forge::frontend

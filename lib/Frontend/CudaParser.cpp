@@ -1,0 +1,236 @@
+//===- Frontend/CudaParser.cpp --------------------------------------------===//
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Support/Error.h"
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/DiagnosticSema.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace forge::frontend {
+
+//===----------------------------------------------------------------------===//
+// ParseDiagnostics
+//===----------------------------------------------------------------------===//
+
+ParseDiagnostics::ParseDiagnostics(raw_ostream *OS, bool ShowWarnings)
+    : OS(OS), ShowWarnings(ShowWarnings) {
+  if (OS) {
+    PrinterOpts = std::make_unique<DiagnosticOptions>();
+    PrinterOpts->ShowColors = false;
+    Printer = std::make_unique<TextDiagnosticPrinter>(*OS, *PrinterOpts);
+  }
+}
+
+ParseDiagnostics::~ParseDiagnostics() = default;
+
+void ParseDiagnostics::BeginSourceFile(const LangOptions &LO, const Preprocessor *PP) {
+  if (Printer)
+    Printer->BeginSourceFile(LO, PP);
+}
+
+void ParseDiagnostics::EndSourceFile() {
+  if (Printer)
+    Printer->EndSourceFile();
+}
+
+void ParseDiagnostics::finish() {
+  if (Printer)
+    Printer->finish();
+}
+
+/// Errors that nvcc only warns about. The line must show '__shared__' for
+/// the dynamic-initialisation error, which nvcc still rejects on __device__.
+static bool nvccAccepts(const Diagnostic &Info) {
+  unsigned ID = Info.getID();
+  if (ID == diag::err_shared_var_init)
+    return true;
+  if (ID == diag::err_dynamic_var_init && Info.hasSourceManager() &&
+      Info.getLocation().isValid()) {
+    const SourceManager &SM = Info.getSourceManager();
+    SourceLocation L = SM.getExpansionLoc(Info.getLocation());
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(SM.getFileID(L), &Invalid);
+    if (Invalid)
+      return false;
+    unsigned Off = SM.getFileOffset(L);
+    size_t Begin = Buf.rfind('\n', Off);
+    Begin = Begin == StringRef::npos ? 0 : Begin + 1;
+    size_t End = Buf.find('\n', Off);
+    return Buf.slice(Begin, End).contains("__shared__");
+  }
+  return false;
+}
+
+void ParseDiagnostics::HandleDiagnostic(DiagnosticsEngine::Level Level,
+                                        const Diagnostic &Info) {
+  if (Level == DiagnosticsEngine::Note) {
+    if (LastShown && Printer)
+      Printer->HandleDiagnostic(Level, Info);
+    return;
+  }
+  bool IsError = Level >= DiagnosticsEngine::Error;
+  if (IsError)
+    ++RawErrors;
+  if (IsError && nvccAccepts(Info)) {
+    Level = DiagnosticsEngine::Warning;
+    IsError = false;
+    ++Downgraded;
+  }
+  if (!IsError && !ShowWarnings) {
+    LastShown = false;
+    return;
+  }
+  // The same file is parsed for the host and the device; say each thing once.
+  SmallString<256> Msg;
+  Info.FormatDiagnostic(Msg);
+  std::string Where;
+  if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+    PresumedLoc P = Info.getSourceManager().getPresumedLoc(
+        Info.getSourceManager().getExpansionLoc(Info.getLocation()));
+    if (P.isValid())
+      Where = (Twine(P.getFilename()) + ":" + Twine(P.getLine()) + ":" +
+               Twine(P.getColumn()))
+                  .str();
+  }
+  std::string Key = Where + "|" + std::to_string(int(Level)) + "|" + Msg.str().str();
+  if (!Seen.insert(Key).second) {
+    LastShown = false;
+    return;
+  }
+  LastShown = true;
+  if (IsError) {
+    ++Errors;
+    ErrorMessages.push_back(Where.empty() ? Msg.str().str()
+                                          : Where + ": " + Msg.str().str());
+  }
+  DiagnosticConsumer::HandleDiagnostic(Level, Info);
+  if (Printer)
+    Printer->HandleDiagnostic(Level, Info);
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+bool isUserLocation(const SourceManager &SM, SourceLocation Loc) {
+  if (Loc.isInvalid())
+    return false;
+  Loc = SM.getExpansionLoc(Loc);
+  if (SM.isInSystemHeader(Loc))
+    return false;
+  if (SM.isWrittenInMainFile(Loc))
+    return true;
+  StringRef Name = SM.getFilename(Loc);
+  if (Name.empty() || Name.starts_with(PreludeDir) || Name.starts_with("<"))
+    return false;
+  return true;
+}
+
+namespace {
+class SkippedRangeRecorder : public PPCallbacks {
+public:
+  SkippedRangeRecorder(const SourceManager &SM, PreprocessorFacts &Facts)
+      : SM(SM), Facts(Facts) {}
+  void SourceRangeSkipped(SourceRange Range, SourceLocation EndifLoc) override {
+    if (isUserLocation(SM, Range.getBegin()))
+      Facts.Skipped.push_back(Range);
+  }
+
+private:
+  const SourceManager &SM;
+  PreprocessorFacts &Facts;
+};
+
+class CallbackConsumer : public ASTConsumer {
+public:
+  CallbackConsumer(CompilerInstance &CI, ASTCallback OnAST, PreprocessorFacts &Facts)
+      : CI(CI), OnAST(OnAST), Facts(Facts) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override { OnAST(Ctx, CI, Facts); }
+
+private:
+  CompilerInstance &CI;
+  ASTCallback OnAST;
+  PreprocessorFacts &Facts;
+};
+
+class CallbackAction : public ASTFrontendAction {
+public:
+  explicit CallbackAction(ASTCallback OnAST) : OnAST(OnAST) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<SkippedRangeRecorder>(CI.getSourceManager(), Facts));
+    return std::make_unique<CallbackConsumer>(CI, OnAST, Facts);
+  }
+
+private:
+  ASTCallback OnAST;
+  PreprocessorFacts Facts;
+};
+} // namespace
+
+Error checkCudaInput(StringRef Path) {
+  sys::fs::file_status St;
+  if (auto EC = sys::fs::status(Path, St))
+    return makeError("cannot open '{0}': {1}", Path, EC.message());
+  if (St.type() == sys::fs::file_type::directory_file)
+    return makeError("'{0}' is a directory, not a CUDA source file", Path);
+  StringRef Ext = sys::path::extension(Path);
+  static const char *const Known[] = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++",
+                                      ".h",  ".hpp", ".hh",  ".hxx", ".inl", ".inc"};
+  if (!is_contained(Known, Ext.lower()))
+    return makeError("'{0}' is not a CUDA or C++ source file (expected .cu, .cuh, "
+                     ".cpp, .h or similar)",
+                     Path);
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return makeError("cannot read '{0}': {1}", Path, Buf.getError().message());
+  if ((*Buf)->getBuffer().contains('\0'))
+    return makeError("'{0}' is not a text file", Path);
+  return Error::success();
+}
+
+Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseRequest &Req,
+                ParseDiagnostics &Diags, ASTCallback OnAST) {
+  SmallString<256> Abs(Req.File);
+  sys::fs::make_absolute(Abs);
+  sys::path::remove_dots(Abs, true);
+  if (!Req.Contents)
+    if (Error E = checkCudaInput(Abs))
+      return E;
+
+  auto Overlay = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(vfs::getRealFileSystem());
+  auto Memory = makeIntrusiveRefCnt<vfs::InMemoryFileSystem>();
+  Overlay->pushOverlay(Memory);
+  Memory->addFile((Twine(PreludeDir) + "/" + PreludeName).str(), 0,
+                  MemoryBuffer::getMemBufferCopy(nvccCompatPrelude()));
+  if (Req.Contents)
+    Memory->addFile(Abs, 0, MemoryBuffer::getMemBufferCopy(*Req.Contents));
+
+  auto Files = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
+  std::vector<std::string> Cmd = buildClangCommand(TC, Opts, Abs, Req.S);
+  tooling::ToolInvocation Inv(Cmd, std::make_unique<CallbackAction>(OnAST), Files.get());
+  Inv.setDiagnosticConsumer(&Diags);
+  unsigned ErrorsBefore = Diags.rawErrors();
+  bool OK = Inv.run();
+  // ToolInvocation::run() is false both when the driver failed and when the
+  // code had errors; only the first is a failure of the parse itself.
+  if (!OK && Diags.rawErrors() == ErrorsBefore)
+    return makeError("clang could not parse '{0}' (command: {1})", Req.File,
+                     join(Cmd, " "));
+  return Error::success();
+}
+
+} // namespace forge::frontend

@@ -1,0 +1,65 @@
+//===- Frontend/Toolchain.cpp ---------------------------------------------===//
+#include "forge/Frontend/Toolchain.h"
+#include "forge/Config.h"
+#include "forge/Support/FileUtil.h"
+#include "forge/Support/Subprocess.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+using namespace llvm;
+
+namespace forge::frontend {
+
+static bool isCudaRoot(StringRef Dir) {
+  SmallString<256> P(Dir);
+  sys::path::append(P, "include", "cuda_runtime.h");
+  return !Dir.empty() && sys::fs::exists(P);
+}
+
+static bool isResourceDir(StringRef Dir) {
+  SmallString<256> P(Dir);
+  sys::path::append(P, "include", "__clang_cuda_runtime_wrapper.h");
+  return sys::fs::exists(P);
+}
+
+std::string resourceDirBeside(StringRef Dir) {
+  SmallString<256> P(Dir);
+  sys::path::append(P, "..", "lib", "clang", FORGE_CLANG_VERSION_MAJOR);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return P.str().str();
+}
+
+Toolchain Toolchain::detect(const char *Argv0, StringRef CudaOverride) {
+  Toolchain TC;
+  std::string ExeDir = Argv0 ? executableDir(Argv0) : std::string();
+  std::string Beside = ExeDir.empty() ? std::string() : resourceDirBeside(ExeDir);
+  if (!Beside.empty() && isResourceDir(Beside))
+    TC.ResourceDir = Beside;
+  else
+    TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+
+  std::vector<std::string> Candidates;
+  if (!CudaOverride.empty())
+    Candidates.push_back(CudaOverride.str());
+  if (auto Env = sys::Process::GetEnv("CUDA_PATH"))
+    Candidates.push_back(*Env);
+  Candidates.push_back(FORGE_DEFAULT_CUDA_PATH);
+  Candidates.push_back("/usr/local/cuda");
+  if (auto Nvcc = findProgram("nvcc")) {
+    SmallString<256> Real;
+    if (!sys::fs::real_path(*Nvcc, Real))
+      Candidates.push_back(sys::path::parent_path(sys::path::parent_path(Real)).str());
+  }
+  for (const std::string &C : Candidates) {
+    if (isCudaRoot(C)) {
+      TC.CudaPath = C;
+      break;
+    }
+    if (!CudaOverride.empty() && C == CudaOverride)
+      break; // An explicit path that is not a toolkit is not silently replaced.
+  }
+  return TC;
+}
+
+} // namespace forge::frontend

@@ -1,0 +1,3 @@
+#include "forge/Support/Error.h"
+
+char forge::UsageError::ID = 0;

@@ -1,0 +1,2 @@
+__attribute__((error("do not call"))) void forbidden();
+int main() { forbidden(); return 0; }

@@ -1,0 +1,2 @@
+#include "nothere.h"
+__global__ void k() {}

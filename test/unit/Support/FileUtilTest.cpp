@@ -1,0 +1,50 @@
+#include "forge/Support/FileUtil.h"
+#include "forge/Support/Json.h"
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+
+TEST(FileUtil, AtomicWriteReplacesAndKeepsMode) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-fileutil", Dir));
+  std::string Path = (Dir + "/f.cu").str();
+  ASSERT_FALSE(bool(writeFileAtomically(Path, "old")));
+  llvm::sys::fs::setPermissions(Path, llvm::sys::fs::perms(0640));
+  ASSERT_FALSE(bool(writeFileAtomically(Path, "new")));
+  auto Text = readFile(Path);
+  ASSERT_TRUE(bool(Text));
+  EXPECT_EQ(*Text, "new");
+  llvm::sys::fs::file_status St;
+  ASSERT_FALSE(llvm::sys::fs::status(Path, St));
+  EXPECT_EQ(St.permissions(), llvm::sys::fs::perms(0640));
+  // Nothing else is left in the directory.
+  std::error_code EC;
+  int Count = 0;
+  for (llvm::sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC))
+    ++Count;
+  EXPECT_EQ(Count, 1);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST(FileUtil, AtomicWriteToMissingDirFails) {
+  auto E = writeFileAtomically("/nonexistent-dir/x.cu", "x");
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("cannot write"), std::string::npos);
+}
+
+TEST(FileUtil, ReadMissingFileNamesIt) {
+  auto T = readFile("/no/such/file.cu");
+  ASSERT_FALSE(bool(T));
+  EXPECT_NE(llvm::toString(T.takeError()).find("/no/such/file.cu"), std::string::npos);
+}
+
+TEST(Json, BadJsonIsAnErrorNotAnAbort) {
+  auto J = parseJson("{\"a\": [1, 2,, ]}", "spec.json");
+  ASSERT_FALSE(bool(J));
+  std::string Msg = llvm::toString(J.takeError());
+  EXPECT_NE(Msg.find("spec.json: invalid JSON"), std::string::npos) << Msg;
+  auto Good = parseJson("{\"a\": 1}", "x");
+  ASSERT_TRUE(bool(Good));
+  EXPECT_EQ((*Good)["a"], 1);
+}

@@ -1,0 +1,43 @@
+//===- forge-port/Common.h - Shared by the subcommands ---------*- C++ -*-===//
+#ifndef FORGE_TOOLS_FORGEPORT_COMMON_H
+#define FORGE_TOOLS_FORGEPORT_COMMON_H
+
+#include "forge/Frontend/CudaInvocation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace forge::tool {
+
+/// Exit statuses of the CLI contract.
+enum ExitCode { ExitOK = 0, ExitFailure = 1, ExitUsage = 2 };
+
+/// A subcommand's arguments: what precedes '--' (argv[0] is
+/// "forge-port <sub>") and the extra compiler arguments after it.
+struct Invocation {
+  const char *Argv0;
+  std::vector<const char *> Args;
+  std::vector<std::string> ExtraArgs;
+};
+
+/// Prints "forge-port: error: <msg>" and returns the exit status that fits
+/// the error: 2 for a UsageError, 1 otherwise.
+int reportError(llvm::Error E);
+
+/// Parses Args with the options of the given subcommand; false on a usage
+/// error (already printed).
+bool parseOptions(const Invocation &Inv, llvm::StringRef Overview);
+
+/// The parse options for File: flags from -p's compilation database (if
+/// given) then the extra arguments; Arch validated against the Arch
+/// database when not empty.
+llvm::Expected<frontend::ParseOptions>
+makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef Arch,
+                 llvm::ArrayRef<std::string> ExtraArgs);
+
+int runList(const Invocation &Inv);
+
+} // namespace forge::tool
+
+#endif

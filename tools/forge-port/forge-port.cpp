@@ -1,0 +1,99 @@
+//===- forge-port.cpp - Kernel Forge command line -------------------------===//
+///
+/// \file
+/// Thin dispatch: picks the subcommand (no subcommand means 'port'), splits
+/// off the compiler arguments after '--', and hands over to one file per
+/// subcommand. Only this layer turns errors into exit codes.
+///
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+#include "forge/Config.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace forge::tool;
+
+static const char Usage[] =
+    R"(OVERVIEW: forge-port - port, tune and optimise CUDA kernels
+
+USAGE:
+  forge-port [port] <file.cu>... --to <arch> [options] [-- <compiler args>]
+  forge-port list   <file.cu>... [--format=text|json] [--arch <arch>] [-p <build-dir>]
+
+SUBCOMMANDS:
+  port       report what breaks or must be retuned on another GPU target, with fixes
+  list       list the kernels, launch sites and tunable parameters of files
+
+Run 'forge-port <subcommand> --help' for the options of one subcommand.
+)";
+
+namespace {
+using Runner = int (*)(const Invocation &);
+}
+
+static Runner lookupSubcommand(StringRef Name) {
+  return StringSwitch<Runner>(Name).Case("list", runList).Default(nullptr);
+}
+
+static bool isPlannedSubcommand(StringRef Name) {
+  return Name == "port" || Name == "spec" || Name == "measure" || Name == "tune" ||
+         Name == "optimize" || Name == "new";
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  if (argc < 2) {
+    errs() << Usage;
+    return ExitUsage;
+  }
+  StringRef First = argv[1];
+  if (First == "--help" || First == "-help" || First == "-h") {
+    outs() << Usage;
+    return ExitOK;
+  }
+  if (First == "--version") {
+    outs() << "forge-port " << FORGE_VERSION << " (Clang " << FORGE_CLANG_VERSION_MAJOR
+           << ")\n";
+    return ExitOK;
+  }
+
+  std::string SubName = "port";
+  int ArgStart = 1;
+  if (lookupSubcommand(First) || isPlannedSubcommand(First)) {
+    SubName = First.str();
+    ArgStart = 2;
+  } else if (!First.starts_with("-") && !First.contains('.') && !First.contains('/')) {
+    WithColor::error(errs(), "forge-port")
+        << "unknown subcommand '" << First
+        << "'; known subcommands: list, port, spec, measure, tune, optimize, new\n";
+    return ExitUsage;
+  }
+
+  Runner Run = lookupSubcommand(SubName);
+  if (!Run) {
+    WithColor::error(errs(), "forge-port")
+        << "'" << SubName << "' is not available in this build yet; available: list\n";
+    return ExitFailure;
+  }
+
+  static std::string Prog;
+  Prog = "forge-port " + SubName;
+  Invocation Inv;
+  Inv.Argv0 = argv[0];
+  Inv.Args.push_back(Prog.c_str());
+  bool AfterDashDash = false;
+  for (int I = ArgStart; I < argc; ++I) {
+    if (!AfterDashDash && StringRef(argv[I]) == "--") {
+      AfterDashDash = true;
+      continue;
+    }
+    if (AfterDashDash)
+      Inv.ExtraArgs.push_back(argv[I]);
+    else
+      Inv.Args.push_back(argv[I]);
+  }
+  return Run(Inv);
+}
