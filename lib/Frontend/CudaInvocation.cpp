@@ -27,7 +27,25 @@ std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptio
                                            StringRef File, Side S) {
   std::vector<std::string> Cmd = {"clang++", "-x", "cuda", "-fsyntax-only"};
   Cmd.push_back(S == Side::Host ? "--cuda-host-only" : "--cuda-device-only");
-  Cmd.push_back("--cuda-gpu-arch=" + effectiveArch(Opts));
+  // Clang 22 has no family ('f') targets and does not define nvcc's
+  // __CUDA_ARCH_SPECIFIC__/__CUDA_ARCH_FAMILY_SPECIFIC__: parse an 'f'
+  // target as the 'a' one, and set the macros as nvcc 13 does (checked with
+  // nvcc -E): 'a' defines both plus __CUDA_ARCH_FEAT_SMxx_ALL, 'f' only the
+  // family one.
+  std::string Arch = effectiveArch(Opts);
+  StringRef A(Arch);
+  bool Family = A.starts_with("sm_") && A.ends_with("f");
+  bool Specific = A.starts_with("sm_") && A.ends_with("a");
+  std::string Num = (Family || Specific) ? A.drop_front(3).drop_back().str() : "";
+  Cmd.push_back("--cuda-gpu-arch=" + (Family ? "sm_" + Num + "a" : Arch));
+  if (S == Side::Device && Family) {
+    Cmd.push_back("-U__CUDA_ARCH_SPECIFIC__");
+    Cmd.push_back("-U__CUDA_ARCH_FEAT_SM" + Num + "_ALL");
+    Cmd.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + Num + "0");
+  } else if (S == Side::Device && Specific) {
+    Cmd.push_back("-D__CUDA_ARCH_SPECIFIC__=" + Num + "0");
+    Cmd.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + Num + "0");
+  }
   if (TC.hasCuda()) {
     Cmd.push_back("--cuda-path=" + TC.CudaPath);
     // CUDA 13 moved CUB, Thrust and libcu++ here.

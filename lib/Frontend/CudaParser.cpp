@@ -81,8 +81,11 @@ void ParseDiagnostics::HandleDiagnostic(DiagnosticsEngine::Level Level,
     return;
   }
   bool IsError = Level >= DiagnosticsEngine::Error;
-  if (IsError)
+  if (IsError) {
     ++RawErrors;
+    if (OnError)
+      OnError(Info);
+  }
   if (IsError && nvccAccepts(Info)) {
     Level = DiagnosticsEngine::Warning;
     IsError = false;
@@ -167,16 +170,20 @@ private:
 
 class CallbackAction : public ASTFrontendAction {
 public:
-  explicit CallbackAction(ASTCallback OnAST) : OnAST(OnAST) {}
+  CallbackAction(ASTCallback OnAST, const std::function<void(CompilerInstance &)> &OnBegin)
+      : OnAST(OnAST), OnBegin(OnBegin) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     CI.getPreprocessor().addPPCallbacks(
         std::make_unique<SkippedRangeRecorder>(CI.getSourceManager(), Facts));
+    if (OnBegin)
+      OnBegin(CI);
     return std::make_unique<CallbackConsumer>(CI, OnAST, Facts);
   }
 
 private:
   ASTCallback OnAST;
+  const std::function<void(CompilerInstance &)> &OnBegin;
   PreprocessorFacts Facts;
 };
 } // namespace
@@ -220,8 +227,12 @@ Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseReques
     Memory->addFile(Abs, 0, MemoryBuffer::getMemBufferCopy(*Req.Contents));
 
   auto Files = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
-  std::vector<std::string> Cmd = buildClangCommand(TC, Opts, Abs, Req.S);
-  tooling::ToolInvocation Inv(Cmd, std::make_unique<CallbackAction>(OnAST), Files.get());
+  // Clang names the file as the user wrote it (diagnostics print that), except
+  // for in-memory contents, which live at the absolute path.
+  std::vector<std::string> Cmd =
+      buildClangCommand(TC, Opts, Req.Contents ? StringRef(Abs) : StringRef(Req.File), Req.S);
+  tooling::ToolInvocation Inv(Cmd, std::make_unique<CallbackAction>(OnAST, Req.OnBegin),
+                              Files.get());
   Inv.setDiagnosticConsumer(&Diags);
   unsigned ErrorsBefore = Diags.rawErrors();
   bool OK = Inv.run();

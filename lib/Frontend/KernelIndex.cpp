@@ -310,6 +310,9 @@ private:
   std::string displayPath(StringRef Name) const {
     if (Name == MainAbs)
       return MainDisplay;
+    // A header included from a relative main file is named "./dir/h.cuh".
+    while (Name.consume_front("./"))
+      ;
     if (!CwdPrefix.empty() && Name.starts_with(CwdPrefix))
       return Name.drop_front(CwdPrefix.size()).str();
     return Name.str();
@@ -875,9 +878,15 @@ private:
       L.Syntax = "chevron";
       L.Callee = KC->getCallee();
       if (const CallExpr *Cfg = KC->getConfig()) {
+        // A device-side launch configures through cudaLaunchDevice(func,
+        // buffer, grid, block, shmem, stream): skip the first two.
+        unsigned Base = 0;
+        if (const FunctionDecl *CD = Cfg->getDirectCallee())
+          if (CD->getName() == "cudaLaunchDevice")
+            Base = 2;
         const Expr **Slots[] = {&L.Grid, &L.Block, &L.Shmem, &L.Stream};
-        for (unsigned I = 0; I < 4 && I < Cfg->getNumArgs(); ++I)
-          *Slots[I] = Cfg->getArg(I);
+        for (unsigned I = 0; I < 4 && Base + I < Cfg->getNumArgs(); ++I)
+          *Slots[I] = Cfg->getArg(Base + I);
       }
       return L;
     }
@@ -1072,7 +1081,13 @@ private:
         if (WrittenAsLiteral && VD->getType()->isIntegralOrEnumerationType()) {
           StringRef Origin = IsConst ? "constexpr" : "launch";
           if (IsConst || (VD->isLocalVarDecl() && !Self->isMutated(VD))) {
-            TunableInfo &T = Self->tunable(Origin, VD->getQualifiedNameAsString());
+            // Locals of different functions often share a name (block_size):
+            // qualify them with their function.
+            std::string Name = VD->getQualifiedNameAsString();
+            if (VD->isLocalVarDecl())
+              if (const auto *Fn = dyn_cast<FunctionDecl>(VD->getDeclContext()))
+                Name = Fn->getQualifiedNameAsString() + "::" + VD->getNameAsString();
+            TunableInfo &T = Self->tunable(Origin, Name);
             T.Current = cast<IntegerLiteral>(Lit)->getValue().getSExtValue();
             T.CurrentText = std::to_string(*T.Current);
             T.Loc = Self->loc(Lit->getBeginLoc());
@@ -1231,19 +1246,25 @@ private:
   std::vector<LaunchSiteInfo> Launches;
 };
 
-/// Kernel names declared in preprocessor-skipped text.
-static std::vector<std::string> kernelsInText(StringRef Text) {
-  std::vector<std::string> Names;
-  Regex Decl("__global__[^;{(]*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[ \t\n]*\\(");
+/// Names matched by Pattern's first group in preprocessor-skipped text,
+/// with their offsets in Text.
+static std::vector<std::pair<std::string, size_t>> namesInText(StringRef Text,
+                                                               const char *Pattern) {
+  std::vector<std::pair<std::string, size_t>> Names;
+  Regex Re(Pattern);
   StringRef Rest = Text;
   SmallVector<StringRef, 2> M;
-  while (Decl.match(Rest, &M)) {
-    Names.push_back(M[1].str());
-    size_t Pos = Rest.find(M[0]);
-    Rest = Rest.drop_front(Pos + M[0].size());
+  while (Re.match(Rest, &M)) {
+    size_t Off = M[1].data() - Text.data();
+    Names.push_back({M[1].str(), Off});
+    Rest = Text.drop_front(Off + M[1].size());
   }
   return Names;
 }
+
+static const char KernelDeclPattern[] =
+    "__global__[^;{(]*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[ \t\n]*\\(";
+static const char ChevronPattern[] = "([A-Za-z_][A-Za-z0-9_:]*)[ \t\n]*(<[^<>;]*>)?[ \t\n]*<<<";
 
 /// Features named in preprocessor-skipped text: PTX in asm strings and the
 /// intrinsics of featureOfCallee.
@@ -1286,11 +1307,18 @@ void SideIndexer::finish(const PreprocessorFacts &Facts, FileIndex &Out) {
       IR.Begin = loc(B);
       IR.EndLine = SM.getPresumedLoc(E).getLine();
       IR.Features = featuresInText(Text);
-      IR.Kernels = kernelsInText(Text);
+      for (auto &[Name, Off] : namesInText(Text, KernelDeclPattern)) {
+        IR.Kernels.push_back(Name);
+        IR.KernelLocs.push_back(loc(B.getLocWithOffset(Off)));
+      }
+      for (auto &[Name, Off] : namesInText(Text, ChevronPattern)) {
+        IR.Launches.push_back(Name);
+        IR.LaunchLocs.push_back(loc(B.getLocWithOffset(Off)));
+      }
       for (KernelRecord &K : Kernels)
         if (K.File == FID && BO >= K.BodyBegin && EO <= K.BodyEnd)
           K.Info.InactiveFeatures.insert(IR.Features.begin(), IR.Features.end());
-      if (!IR.Features.empty() || !IR.Kernels.empty())
+      if (!IR.Features.empty() || !IR.Kernels.empty() || !IR.Launches.empty())
         Regions.push_back(IR);
     }
   }
@@ -1431,16 +1459,26 @@ Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Op
 
   // Kernels only in skipped code are reported inactive for this target.
   for (const InactiveRegion &R : Out.InactiveRegions) {
-    for (const std::string &Name : R.Kernels) {
+    for (size_t I = 0; I < R.Kernels.size(); ++I) {
+      const std::string &Name = R.Kernels[I];
       bool Known = llvm::any_of(Out.Kernels, [&](const KernelInfo &K) { return K.Name == Name; });
       if (Known)
         continue;
       KernelInfo K;
       K.Name = K.QualifiedName = Name;
-      K.Loc = R.Begin;
+      K.Loc = R.KernelLocs[I];
       K.Active = false;
       K.InactiveFeatures = R.Features;
       Out.Kernels.push_back(K);
+    }
+    for (size_t I = 0; I < R.Launches.size(); ++I) {
+      LaunchSiteInfo L;
+      L.Kernel = R.Launches[I];
+      L.Loc = R.LaunchLocs[I];
+      L.Syntax = "chevron";
+      L.Active = false;
+      L.Resolved = false;
+      Out.LaunchSites.push_back(L);
     }
   }
 

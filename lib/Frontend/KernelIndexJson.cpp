@@ -123,6 +123,7 @@ Json toJson(const FileIndex &Index) {
         {"enclosing_function", L.EnclosingFunction},
         {"in_template", L.InTemplate},
         {"device_side", L.DeviceSide},
+        {"active", L.Active},
         {"instantiations", Insts},
     };
     if (!L.Via.empty())
@@ -149,13 +150,16 @@ Json toJson(const FileIndex &Index) {
 
   Json Regions = Json::array();
   for (const InactiveRegion &R : Index.InactiveRegions) {
-    Json Ks = Json::array();
+    Json Ks = Json::array(), Ls = Json::array();
     for (const std::string &K : R.Kernels)
       Ks.push_back(K);
+    for (const std::string &L : R.Launches)
+      Ls.push_back(L);
     Regions.push_back({{"location", toJson(R.Begin)},
                        {"end_line", R.EndLine},
                        {"features", strings(R.Features)},
-                       {"kernels", Ks}});
+                       {"kernels", Ks},
+                       {"launches", Ls}});
   }
 
   return Json{{"file", Index.File},         {"arch", Index.Arch},

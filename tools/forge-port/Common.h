@@ -37,6 +37,7 @@ makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef
                  llvm::ArrayRef<std::string> ExtraArgs);
 
 int runList(const Invocation &Inv);
+int runPort(const Invocation &Inv);
 
 } // namespace forge::tool
 

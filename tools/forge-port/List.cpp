@@ -20,25 +20,26 @@ using namespace forge;
 using namespace forge::frontend;
 
 namespace {
+cl::SubCommand ListSub("list", "list the kernels, launch sites and tunables");
 cl::OptionCategory ListCategory("forge-port list options");
 cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>..."), cl::OneOrMore,
-                            cl::cat(ListCategory));
+                            cl::cat(ListCategory), cl::sub(ListSub));
 enum class Format { Text, Json };
 cl::opt<Format> OutputFormat("format", cl::desc("Output format"),
                              cl::values(clEnumValN(Format::Text, "text", "a table (default)"),
                                         clEnumValN(Format::Json, "json", "the JSON contract")),
-                             cl::init(Format::Text), cl::cat(ListCategory));
+                             cl::init(Format::Text), cl::cat(ListCategory), cl::sub(ListSub));
 cl::opt<std::string> Arch("arch",
                           cl::desc("Device target to read the files for (default: the "
                                    "arch in the compile flags, else sm_80)"),
-                          cl::value_desc("sm_XX"), cl::cat(ListCategory));
+                          cl::value_desc("sm_XX"), cl::cat(ListCategory), cl::sub(ListSub));
 cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
-                               cl::value_desc("build-dir"), cl::cat(ListCategory));
+                               cl::value_desc("build-dir"), cl::cat(ListCategory), cl::sub(ListSub));
 cl::opt<bool> ShowWarnings("show-parse-warnings",
                            cl::desc("Also print the compiler's warnings"),
-                           cl::cat(ListCategory));
+                           cl::cat(ListCategory), cl::sub(ListSub));
 cl::opt<std::string> CudaPathOpt("cuda-path", cl::desc("CUDA toolkit to parse against"),
-                                 cl::cat(ListCategory));
+                                 cl::cat(ListCategory), cl::sub(ListSub));
 } // namespace
 
 static std::string where(const Location &L) {
@@ -131,7 +132,13 @@ static void printText(const FileIndex &I, raw_ostream &OS) {
       OS << ", device-side";
     if (!L.Resolved)
       OS << ", unresolved";
+    if (!L.Active)
+      OS << ", inactive for " << I.Arch;
     OS << "]";
+    if (!L.Active) {
+      OS << "\n";
+      continue;
+    }
     if (!L.EnclosingFunction.empty())
       OS << " in " << L.EnclosingFunction;
     OS << "\n      grid " << valueText(L.Grid) << "; block " << valueText(L.Block)
@@ -161,6 +168,8 @@ static void printText(const FileIndex &I, raw_ostream &OS) {
     OS << "  " << R.Begin.File << ":" << R.Begin.Line << "-" << R.EndLine;
     if (!R.Kernels.empty())
       OS << "  kernels: " << join(R.Kernels, ", ");
+    if (!R.Launches.empty())
+      OS << "  launches: " << join(R.Launches, ", ");
     if (!R.Features.empty())
       OS << "  features: " << join(R.Features, ", ");
     OS << "\n";

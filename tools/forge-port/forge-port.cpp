@@ -23,6 +23,10 @@ USAGE:
   forge-port [port] <file.cu>... --to <arch> [options] [-- <compiler args>]
   forge-port list   <file.cu>... [--format=text|json] [--arch <arch>] [-p <build-dir>]
 
+PORT OPTIONS (see 'forge-port port --help'):
+  --to <arch>  --from <arch>  -o <file> | -i | --diff  --checks=<globs>
+  --format=text|json|sarif  --warnings-as-errors  --no-validate  -p <build-dir>
+
 SUBCOMMANDS:
   port       report what breaks or must be retuned on another GPU target, with fixes
   list       list the kernels, launch sites and tunable parameters of files
@@ -35,11 +39,11 @@ using Runner = int (*)(const Invocation &);
 }
 
 static Runner lookupSubcommand(StringRef Name) {
-  return StringSwitch<Runner>(Name).Case("list", runList).Default(nullptr);
+  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Default(nullptr);
 }
 
 static bool isPlannedSubcommand(StringRef Name) {
-  return Name == "port" || Name == "spec" || Name == "measure" || Name == "tune" ||
+  return Name == "spec" || Name == "measure" || Name == "tune" ||
          Name == "optimize" || Name == "new";
 }
 
@@ -75,15 +79,17 @@ int main(int argc, char **argv) {
   Runner Run = lookupSubcommand(SubName);
   if (!Run) {
     WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: list\n";
+        << "'" << SubName << "' is not available in this build yet; available: port, list\n";
     return ExitFailure;
   }
 
-  static std::string Prog;
-  Prog = "forge-port " + SubName;
+  // LLVM's option parser picks the subcommand from argv[1].
+  static std::string Sub;
+  Sub = SubName;
   Invocation Inv;
   Inv.Argv0 = argv[0];
-  Inv.Args.push_back(Prog.c_str());
+  Inv.Args.push_back("forge-port");
+  Inv.Args.push_back(Sub.c_str());
   bool AfterDashDash = false;
   for (int I = ArgStart; I < argc; ++I) {
     if (!AfterDashDash && StringRef(argv[I]) == "--") {

@@ -15,6 +15,7 @@
 #include "llvm/ADT/FunctionExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -48,6 +49,9 @@ public:
   unsigned rawErrors() const { return RawErrors; }
   /// Messages of the errors shown, "file:line:col: message".
   const std::vector<std::string> &errorMessages() const { return ErrorMessages; }
+  /// Called for every error of the current parse, shown or not (passes use
+  /// it to recognise code that CUDA 13 no longer accepts).
+  std::function<void(const clang::Diagnostic &)> OnError;
 
 private:
   std::unique_ptr<clang::DiagnosticOptions> PrinterOpts;
@@ -80,6 +84,8 @@ struct ParseRequest {
   Side S = Side::Host;
   /// Parse these contents instead of the file on disk (re-parse checks).
   std::optional<std::string> Contents;
+  /// Called before parsing starts (to add preprocessor callbacks).
+  std::function<void(clang::CompilerInstance &)> OnBegin;
 };
 
 /// Parses one side and calls OnAST. Fails only when Clang could not run at

@@ -130,6 +130,9 @@ struct InactiveRegion {
   unsigned EndLine = 0;
   std::set<std::string> Features;
   std::vector<std::string> Kernels; ///< __global__ functions declared inside
+  std::vector<Location> KernelLocs;
+  std::vector<std::string> Launches; ///< kernels launched with <<<>>> inside
+  std::vector<Location> LaunchLocs;
 };
 
 struct FileIndex {

@@ -132,3 +132,24 @@ extern "C" __device__ void *cudaGetParameterBuffer(size_t alignment, size_t size
 extern "C" __device__ cudaError_t cudaLaunchDevice(void *func, void *parameterBuffer,
                                                    dim3 gridDimension, dim3 blockDimension,
                                                    unsigned sharedMemSize, cudaStream_t stream);
+
+// cuda13-removed-api: the attributes that replace removed cudaDeviceProp
+// fields (constants, since the enum above is not reopened), and the
+// CUDA 13 4-component 64-bit vector types with their _16a/_32a successors.
+constexpr cudaDeviceAttr cudaDevAttrGpuOverlap = (cudaDeviceAttr)15;
+constexpr cudaDeviceAttr cudaDevAttrKernelExecTimeout = (cudaDeviceAttr)17;
+struct alignas(16) double4 { double x, y, z, w; };
+struct alignas(16) double4_16a { double x, y, z, w; };
+struct alignas(32) double4_32a { double x, y, z, w; };
+struct alignas(16) long4 { long x, y, z, w; };
+struct alignas(16) long4_16a { long x, y, z, w; };
+struct alignas(32) long4_32a { long x, y, z, w; };
+struct alignas(16) ulong4 { unsigned long x, y, z, w; };
+struct alignas(16) ulong4_16a { unsigned long x, y, z, w; };
+struct alignas(32) ulong4_32a { unsigned long x, y, z, w; };
+struct alignas(16) longlong4 { long long x, y, z, w; };
+struct alignas(16) longlong4_16a { long long x, y, z, w; };
+struct alignas(32) longlong4_32a { long long x, y, z, w; };
+struct alignas(16) ulonglong4 { unsigned long long x, y, z, w; };
+struct alignas(16) ulonglong4_16a { unsigned long long x, y, z, w; };
+struct alignas(32) ulonglong4_32a { unsigned long long x, y, z, w; };

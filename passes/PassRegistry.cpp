@@ -1,0 +1,61 @@
+//===- passes/PassRegistry.cpp - One line per pass, sorted ----------------===//
+#include "PassRegistry.h"
+#include "port/ArchGuards.h"
+#include "port/ArchSpecificInstructions.h"
+#include "port/Cuda13RemovedApi.h"
+#include "port/HardwareConstants.h"
+#include "port/RetuneNeeded.h"
+#include "port/SharedMemoryLimits.h"
+#include "port/WarpSyncIntrinsics.h"
+#include "forge/Support/Error.h"
+#include "llvm/Support/GlobPattern.h"
+
+namespace forge::passes {
+
+PortPass::~PortPass() = default;
+
+template <class T> static std::unique_ptr<PortPass> make() { return std::make_unique<T>(); }
+
+static const PassInfo Passes[] = {
+    {"arch-guards", "__CUDA_ARCH__ equality guards that exclude later targets", make<ArchGuards>},
+    {"arch-specific-instructions", "wgmma, setmaxnreg, tcgen05, TMA and clusters reachable on a target without them", make<ArchSpecificInstructions>},
+    {"cuda13-removed-api", "cudaDeviceProp fields, vector types and texture references removed in CUDA 13", make<Cuda13RemovedApi>},
+    {"hardware-constants", "grid sizes from literal SM counts, literal L2 and shared-memory sizes", make<HardwareConstants>},
+    {"retune-needed", "launch bounds and shared-memory sizes chosen for the source arch that cut occupancy on the target", make<RetuneNeeded>},
+    {"shared-memory-limits", "static and dynamic shared memory against the target's limits", make<SharedMemoryLimits>},
+    {"warp-sync-intrinsics", "warp shuffles and votes without _sync, removed in CUDA 13", make<WarpSyncIntrinsics>},
+};
+
+llvm::ArrayRef<PassInfo> allPasses() { return Passes; }
+
+llvm::Expected<std::vector<const PassInfo *>> selectPasses(llvm::StringRef Globs) {
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Globs.split(Parts, ',', -1, false);
+  std::vector<bool> On(std::size(Passes), false);
+  for (llvm::StringRef P : Parts) {
+    P = P.trim();
+    bool Negative = P.consume_front("-");
+    auto G = llvm::GlobPattern::create(P);
+    if (!G)
+      return makeUsageError("bad --checks pattern '{0}': {1}", P, llvm::toString(G.takeError()));
+    bool Any = false;
+    for (size_t I = 0; I < std::size(Passes); ++I)
+      if (G->match(Passes[I].Name)) {
+        On[I] = !Negative;
+        Any = true;
+      }
+    if (!Any && !Negative) {
+      std::string Known;
+      for (const PassInfo &PI : Passes)
+        Known += std::string(Known.empty() ? "" : ", ") + PI.Name;
+      return makeUsageError("--checks: '{0}' matches no pass; passes: {1}", P, Known);
+    }
+  }
+  std::vector<const PassInfo *> Out;
+  for (size_t I = 0; I < std::size(Passes); ++I)
+    if (On[I])
+      Out.push_back(&Passes[I]);
+  return Out;
+}
+
+} // namespace forge::passes

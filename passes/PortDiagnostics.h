@@ -1,0 +1,77 @@
+//===- passes/PortDiagnostics.h - Findings, printed and patched -*- C++ -*-===//
+///
+/// \file
+/// Passes report through this: findings are printed by clang's
+/// TextDiagnosticPrinter (carets, fix-it hints, macro notes), recorded for
+/// JSON and SARIF, and their fix-its collected into a PatchSet. A file is
+/// parsed once per side, so a finding reported twice is shown once.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_PORTDIAGNOSTICS_H
+#define FORGE_PASSES_PORTDIAGNOSTICS_H
+
+#include "forge/Frontend/KernelIndex.h"
+#include "forge/Patch/PatchSet.h"
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/StringSet.h"
+#include <memory>
+
+namespace clang {
+class TextDiagnosticPrinter;
+class Preprocessor;
+} // namespace clang
+
+namespace forge::passes {
+
+enum class Severity { Note, Warning, Error };
+
+struct Finding {
+  std::string Pass;
+  Severity Level = Severity::Warning;
+  std::string Message;
+  frontend::Location Loc;
+  std::vector<Finding> Notes;
+  /// Replacement texts offered ("file:offset:length -> text").
+  std::vector<std::string> FixIts;
+  bool Fixed = false; ///< its fix-its are in the PatchSet
+};
+
+class PortDiagnostics {
+public:
+  PortDiagnostics(llvm::raw_ostream *OS, bool WarningsAsErrors);
+  ~PortDiagnostics();
+
+  /// Binds to one parse; findings before endFile() use its SourceManager.
+  void beginFile(clang::SourceManager &SM, const clang::LangOptions &LO,
+                 const clang::Preprocessor *PP);
+  void endFile();
+
+  /// Reports a finding. Notes follow it. Fix-its must be safe; those inside
+  /// macros are dropped (and the finding says the fix was not applied).
+  void report(llvm::StringRef Pass, Severity Level, clang::SourceLocation Loc,
+              llvm::StringRef Message, llvm::ArrayRef<clang::FixItHint> Fixes = {},
+              llvm::ArrayRef<std::pair<clang::SourceLocation, std::string>> Notes = {});
+
+  const std::vector<Finding> &findings() const { return Findings; }
+  const patch::PatchSet &patches() const { return Patches; }
+  unsigned errors() const;
+  unsigned warnings() const;
+
+private:
+  frontend::Location locOf(clang::SourceLocation L) const;
+
+  llvm::raw_ostream *OS;
+  bool WarningsAsErrors;
+  std::unique_ptr<clang::DiagnosticOptions> Opts;
+  std::unique_ptr<clang::TextDiagnosticPrinter> Printer;
+  std::unique_ptr<clang::DiagnosticsEngine> Engine;
+  clang::SourceManager *SM = nullptr;
+  const clang::LangOptions *LO = nullptr;
+  std::vector<Finding> Findings;
+  patch::PatchSet Patches;
+  llvm::StringSet<> Seen;
+};
+
+} // namespace forge::passes
+
+#endif

@@ -1,0 +1,34 @@
+//===- passes/PortRunner.h - Run the porting passes over a file -*- C++ -*-===//
+#ifndef FORGE_PASSES_PORTRUNNER_H
+#define FORGE_PASSES_PORTRUNNER_H
+
+#include "PassRegistry.h"
+#include "PortDiagnostics.h"
+#include "forge/Frontend/CudaParser.h"
+
+namespace forge::passes {
+
+struct PortOptions {
+  const arch::TargetInfo *Target = nullptr;
+  const arch::TargetInfo *Source = nullptr;
+  std::vector<const PassInfo *> Passes;
+  frontend::ParseOptions Parse; ///< its Arch is replaced by Target
+};
+
+/// Parses File for the host and for the target's device side, runs every
+/// selected pass on each, and reports through Diag (findings and fixes)
+/// and ParseDiags (the compiler's own errors). Fails only when Clang cannot
+/// run.
+llvm::Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts,
+                          llvm::StringRef File, PortDiagnostics &Diag,
+                          frontend::ParseDiagnostics &ParseDiags);
+
+/// Counts the errors Clang reports for Contents parsed as File, both sides,
+/// for the target (the re-parse check of a patched file).
+llvm::Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
+                                          const frontend::ParseOptions &Opts,
+                                          llvm::StringRef File, llvm::StringRef Contents);
+
+} // namespace forge::passes
+
+#endif

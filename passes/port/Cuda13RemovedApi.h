@@ -1,0 +1,45 @@
+//===- Cuda13RemovedApi.h - cuda13-removed-api ------------------*- C++ -*-===//
+///
+/// \file
+/// Host APIs that CUDA 13 removed or deprecated. The cudaDeviceProp fields
+/// clockRate, memoryClockRate, deviceOverlap and kernelExecTimeoutEnabled are
+/// gone: a use is rewritten to a cudaDeviceGetAttribute query when the device
+/// that filled the struct is known. The 4-component 64-bit vector types
+/// (double4, long4, ...) are renamed to their _16a form, which keeps the old
+/// size and alignment. Texture and surface references are reported, with no
+/// fix. Works on files that no longer compile: a removed field is a
+/// RecoveryExpr in the AST and a parse error.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_PORT_CUDA13REMOVEDAPI_H
+#define FORGE_PASSES_PORT_CUDA13REMOVEDAPI_H
+
+#include "../PortPass.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace forge::passes {
+
+class Cuda13RemovedApi : public PortPass {
+public:
+  llvm::StringRef name() const override { return "cuda13-removed-api"; }
+  /// Host for the runtime API; the device side too for the vector types,
+  /// which code under `#if __CUDA_ARCH__` may use.
+  bool wantsSide(frontend::Side S) const override { return true; }
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder) override;
+  void check(const clang::ast_matchers::MatchFinder::MatchResult &R, PassContext &C) override;
+  void finish(PassContext &C) override;
+
+private:
+  void checkField(const clang::Expr &Use, const clang::Expr &Base, clang::SourceLocation NameLoc,
+                  llvm::StringRef Field, const clang::FunctionDecl *Fn, PassContext &C);
+  void checkVectorType(clang::TypeLoc TL, PassContext &C);
+
+  /// Member-name locations already diagnosed from the AST, so that finish()
+  /// reports only the parse errors that the matchers did not see.
+  llvm::DenseSet<clang::SourceLocation> FieldSeen;
+  llvm::DenseSet<clang::SourceLocation> TypeSeen;
+};
+
+} // namespace forge::passes
+
+#endif

@@ -1,0 +1,148 @@
+//===- RetuneNeeded.cpp - retune-needed -----------------------------------===//
+#include "RetuneNeeded.h"
+#include "../PortDiagnostics.h"
+#include "forge/Arch/Occupancy.h"
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/Matchers.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace llvm;
+
+namespace forge::passes {
+
+namespace {
+std::optional<int64_t> constInt(const Expr *E, ASTContext &Ctx) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getExtValue();
+  return std::nullopt;
+}
+
+/// Threads per block of a launch's block argument: an integer, or a dim3
+/// built from integers right there.
+std::optional<int64_t> blockThreads(const Expr *E, ASTContext &Ctx) {
+  if (!E)
+    return std::nullopt;
+  const Expr *X = E->IgnoreImplicit();
+  if (const auto *T = dyn_cast<MaterializeTemporaryExpr>(X))
+    X = T->getSubExpr()->IgnoreImplicit();
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(X))
+    X = FC->getSubExpr()->IgnoreImplicit();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(X)) {
+    if (CE->getNumArgs() == 1)
+      return blockThreads(CE->getArg(0), Ctx);
+    int64_t N = 1;
+    for (const Expr *A : CE->arguments()) {
+      auto V = constInt(A, Ctx);
+      if (!V)
+        return std::nullopt;
+      N *= *V;
+    }
+    return N;
+  }
+  return constInt(X, Ctx);
+}
+
+/// Static shared memory of a kernel body (user device functions included
+/// would need a call graph; the kernel's own arrays are the common case).
+uint64_t staticShared(const FunctionDecl *FD, ASTContext &Ctx) {
+  struct V : RecursiveASTVisitor<V> {
+    ASTContext *Ctx;
+    uint64_t Bytes = 0;
+    bool VisitVarDecl(VarDecl *D) {
+      if (D->hasAttr<CUDASharedAttr>() && !D->hasExternalStorage() &&
+          !D->getType()->isDependentType() && !D->getType()->isIncompleteType())
+        Bytes += Ctx->getTypeSizeInChars(D->getType()).getQuantity();
+      return true;
+    }
+  } Visitor;
+  Visitor.Ctx = &Ctx;
+  if (FD && FD->getBody())
+    Visitor.TraverseStmt(FD->getBody());
+  return Visitor.Bytes;
+}
+} // namespace
+
+void RetuneNeeded::registerMatchers(MatchFinder &Finder) {
+  Finder.addMatcher(functionDecl(hasAttr(attr::CUDALaunchBounds), isDefinition()).bind("bounded"),
+                    this);
+  Finder.addMatcher(frontend::matchers::chevronLaunch(), this);
+}
+
+void RetuneNeeded::check(const MatchFinder::MatchResult &R, PassContext &C) {
+  SourceManager &SM = *R.SourceManager;
+  const arch::TargetInfo &T = C.Target, &S = C.Source;
+  if (const auto *FD = R.Nodes.getNodeAs<FunctionDecl>("bounded")) {
+    if (!frontend::isUserLocation(SM, FD->getLocation()) || FD->isTemplateInstantiation())
+      return;
+    const auto *LB = FD->getAttr<CUDALaunchBoundsAttr>();
+    auto Threads = constInt(LB->getMaxThreads(), *R.Context);
+    auto MinBlocks = constInt(LB->getMinBlocks(), *R.Context);
+    if (!Threads || !MinBlocks || *MinBlocks <= 0)
+      return;
+    int64_t Want = *Threads * *MinBlocks;
+    const arch::SmLimits &L = T.limits();
+    if (Want > L.MaxThreadsPerSM || *MinBlocks > L.MaxBlocksPerSM)
+      C.Diag.report(name(), Severity::Warning, LB->getLocation(),
+                    formatv("'__launch_bounds__({0}, {1})' asks for {2} threads per SM; {3} runs at "
+                            "most {4} threads and {5} blocks per SM, so the register budget it "
+                            "implies is wrong there; retune the launch bounds for {3}",
+                            *Threads, *MinBlocks, Want, T.Name, L.MaxThreadsPerSM,
+                            L.MaxBlocksPerSM)
+                        .str());
+    return;
+  }
+  const auto *Launch = R.Nodes.getNodeAs<CUDAKernelCallExpr>("launch");
+  if (!Launch || !frontend::isUserLocation(SM, Launch->getBeginLoc()) ||
+      Launch->isValueDependent() || T.Name == S.Name)
+    return;
+  const FunctionDecl *Kernel = Launch->getDirectCallee();
+  const CallExpr *Cfg = Launch->getConfig();
+  if (!Kernel || !Cfg || Cfg->getNumArgs() < 3)
+    return;
+  auto Threads = blockThreads(Cfg->getArg(1), *R.Context);
+  auto Dynamic = constInt(Cfg->getArg(2), *R.Context);
+  if (!Threads || *Threads <= 0)
+    return;
+  const FunctionDecl *Def = Kernel->getDefinition() ? Kernel->getDefinition() : Kernel;
+  arch::KernelResources K;
+  K.ThreadsPerBlock = int(*Threads);
+  K.StaticSharedBytes = int(staticShared(Def, *R.Context));
+  K.DynamicSharedBytes = Dynamic ? int(*Dynamic) : 0;
+  if (K.StaticSharedBytes + K.DynamicSharedBytes == 0)
+    return; // Only shared-memory sizing is judged here; registers come later.
+  auto OnSource = arch::computeOccupancy(S, K);
+  auto OnTarget = arch::computeOccupancy(T, K);
+  if (!OnSource || !OnTarget) {
+    // Limits are the shared-memory-limits pass's business.
+    consumeError(OnSource.takeError());
+    consumeError(OnTarget.takeError());
+    return;
+  }
+  if (OnTarget->BlocksBySharedMemory >= OnSource->BlocksBySharedMemory ||
+      OnTarget->Occupancy >= OnSource->Occupancy)
+    return;
+  C.Diag.report(
+      name(), Severity::Warning, Launch->getBeginLoc(),
+      formatv("'{0}' uses {1} bytes of shared memory per block, sized for {2} ({3} blocks and {4:P0} "
+              "occupancy per SM there); on {5} it fits {6} blocks ({7:P0}); retune the tile sizes "
+              "or pipeline depth for {5}",
+              Def->getNameAsString(), K.StaticSharedBytes + K.DynamicSharedBytes, S.Name,
+              OnSource->ActiveBlocksPerSM, OnSource->Occupancy, T.Name,
+              OnTarget->ActiveBlocksPerSM, OnTarget->Occupancy)
+          .str(),
+      {},
+      {{Launch->getBeginLoc(),
+        "predicted from the Arch database, registers not counted; with a " +
+            std::string(T.Name) + " GPU present, 'forge-port tune' measures it"}});
+}
+
+} // namespace forge::passes

@@ -1,0 +1,50 @@
+// The input does not compile with CUDA 13: Clang's errors come first, then
+// the findings, so each is checked in its own FileCheck run.
+// RUN: not forge-port port --checks=cuda13-removed-api --to sm_90 --no-validate %s -o %t.cu -- %cuda_mock_flags > %t.log 2>&1
+// RUN: FileCheck %s --check-prefix=DIAG --implicit-check-not='warning:' --input-file=%t.log
+// RUN: FileCheck %s --check-prefix=PARSE --implicit-check-not='error:' --input-file=%t.log
+// RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
+
+// The device that the struct describes is not known here, or may have
+// changed since: warn, explain, and leave the code alone.
+
+int memClock(const cudaDeviceProp &prop) {
+  return prop.memoryClockRate;
+  // DIAG: [[@LINE-1]]:15: warning: 'cudaDeviceProp::memoryClockRate' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrMemoryClockRate, device) [cuda13-removed-api]
+  // PARSE: [[@LINE-2]]:15: error: no member named 'memoryClockRate' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-3]]:15: note: not rewritten: no cudaGetDeviceProperties(&prop, device) call before this use in the same function says which device 'prop' describes; pass that device to cudaDeviceGetAttribute by hand
+  // FIX: return prop.memoryClockRate;
+}
+
+int lastClock(int n) {
+  cudaDeviceProp prop;
+  int dev = 0;
+  for (dev = 0; dev < n; ++dev)
+    cudaGetDeviceProperties(&prop, dev);
+  return prop.clockRate;
+  // DIAG: [[@LINE-1]]:15: warning: 'cudaDeviceProp::clockRate' was removed{{.*}}[cuda13-removed-api]
+  // PARSE: [[@LINE-2]]:15: error: no member named 'clockRate' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-3]]:15: note: not rewritten: cudaGetDeviceProperties is called in a loop that does not contain this use
+  // FIX: return prop.clockRate;
+}
+
+void resetClock(int dev) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, dev);
+  prop.clockRate = 0;
+  // DIAG: [[@LINE-1]]:8: warning: 'cudaDeviceProp::clockRate' was removed{{.*}}[cuda13-removed-api]
+  // PARSE: [[@LINE-2]]:8: error: no member named 'clockRate' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-3]]:8: note: not rewritten: the field is assigned to; cudaDeviceGetAttribute yields a value
+  // FIX: prop.clockRate = 0;
+}
+
+int otherDevice(int dev) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, dev);
+  dev = dev + 1;
+  return prop.clockRate;
+  // DIAG: [[@LINE-1]]:15: warning: 'cudaDeviceProp::clockRate' was removed{{.*}}[cuda13-removed-api]
+  // PARSE: [[@LINE-2]]:15: error: no member named 'clockRate' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-3]]:15: note: not rewritten: 'dev' may change after cudaGetDeviceProperties
+  // FIX: return prop.clockRate;
+}

@@ -1,0 +1,107 @@
+#include "forge/Frontend/CudaInvocation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "gtest/gtest.h"
+
+using namespace forge::frontend;
+
+static bool has(const std::vector<std::string> &V, const std::string &S) {
+  return llvm::is_contained(V, S);
+}
+
+TEST(TranslateNvccFlags, CMakeStyleCommand) {
+  std::vector<std::string> Cmd = {
+      "/usr/local/cuda/bin/nvcc", "-forward-unknown-to-host-compiler", "-DUSE_X=1",
+      "-I/src/include", "-isystem", "/opt/inc", "-O3", "-lineinfo",
+      "--expt-relaxed-constexpr", "-Xcompiler=-fPIC,-DHOSTONLY", "--generate-code=arch=compute_90a,code=[sm_90a]",
+      "-gencode", "arch=compute_80,code=sm_80", "-std=c++17", "-x", "cu", "-c", "/src/k.cu",
+      "-o", "k.o", "-Xptxas", "-v", "-ccbin", "/usr/bin/g++"};
+  TranslatedFlags F = translateNvccFlags(Cmd);
+  EXPECT_EQ(F.Archs, (std::vector<std::string>{"sm_90a", "sm_80"}));
+  EXPECT_TRUE(has(F.ClangArgs, "-DUSE_X=1"));
+  EXPECT_TRUE(has(F.ClangArgs, "-I/src/include"));
+  EXPECT_TRUE(has(F.ClangArgs, "-isystem"));
+  EXPECT_TRUE(has(F.ClangArgs, "/opt/inc"));
+  EXPECT_TRUE(has(F.ClangArgs, "-std=c++17"));
+  EXPECT_TRUE(has(F.ClangArgs, "-DHOSTONLY"));
+  EXPECT_TRUE(has(F.ClangArgs, "-fPIC"));
+  // Nothing nvcc-specific or output-related reaches Clang.
+  for (const std::string &A : F.ClangArgs) {
+    EXPECT_NE(A, "-O3");
+    EXPECT_NE(A, "-lineinfo");
+    EXPECT_NE(A, "k.o");
+    EXPECT_NE(A, "/src/k.cu");
+    EXPECT_NE(A, "-v");
+    EXPECT_NE(A, "/usr/bin/g++");
+    EXPECT_NE(A, "cu");
+  }
+  EXPECT_FALSE(F.RelocatableDeviceCode);
+}
+
+TEST(TranslateNvccFlags, ArchSpellingsAndRdc) {
+  TranslatedFlags F = translateNvccFlags(
+      {"nvcc", "-arch=sm_86", "--gpu-architecture", "compute_75", "-rdc=true",
+       "--std", "c++20", "--define-macro", "A=2", "--include-path", "inc"});
+  EXPECT_EQ(F.Archs, (std::vector<std::string>{"sm_86", "sm_75"}));
+  EXPECT_TRUE(F.RelocatableDeviceCode);
+  EXPECT_TRUE(has(F.ClangArgs, "-fgpu-rdc"));
+  EXPECT_TRUE(has(F.ClangArgs, "-std=c++20"));
+  EXPECT_TRUE(has(F.ClangArgs, "-DA=2"));
+  EXPECT_TRUE(has(F.ClangArgs, "-Iinc"));
+}
+
+TEST(TranslateNvccFlags, ClangCommandKeepsItsArch) {
+  TranslatedFlags F = translateNvccFlags({"clang++", "--cuda-gpu-arch=sm_90", "-DX"});
+  EXPECT_EQ(F.Archs, (std::vector<std::string>{"sm_90"}));
+  EXPECT_TRUE(has(F.ClangArgs, "-DX"));
+}
+
+TEST(BuildClangCommand, OneSideOneTarget) {
+  Toolchain TC;
+  TC.CudaPath = "/usr/local/cuda";
+  TC.ResourceDir = "/res";
+  ParseOptions O;
+  O.Arch = "sm_90";
+  O.ExtraArgs = {"-DX", "--cuda-gpu-arch=sm_70"};
+  auto Host = buildClangCommand(TC, O, "k.cu", Side::Host);
+  EXPECT_TRUE(has(Host, "--cuda-host-only"));
+  EXPECT_TRUE(has(Host, "--cuda-gpu-arch=sm_90"));
+  EXPECT_FALSE(has(Host, "--cuda-gpu-arch=sm_70")); // the target wins
+  EXPECT_TRUE(has(Host, "--cuda-path=/usr/local/cuda"));
+  EXPECT_TRUE(has(Host, "/usr/local/cuda/include/cccl"));
+  EXPECT_TRUE(has(Host, "-resource-dir=/res"));
+  EXPECT_TRUE(has(Host, "-Wno-unknown-cuda-version"));
+  EXPECT_TRUE(has(Host, "-DX"));
+  EXPECT_EQ(Host.back(), "k.cu");
+  auto Dev = buildClangCommand(TC, O, "k.cu", Side::Device);
+  EXPECT_TRUE(has(Dev, "--cuda-device-only"));
+  EXPECT_TRUE(has(Dev, "-fgpu-rdc"));
+}
+
+TEST(BuildClangCommand, ArchSpecificAndFamilyMacrosAsNvcc) {
+  Toolchain TC;
+  TC.ResourceDir = "/res";
+  ParseOptions O;
+  O.Arch = "sm_100f";
+  auto F = buildClangCommand(TC, O, "k.cu", Side::Device);
+  EXPECT_TRUE(has(F, "--cuda-gpu-arch=sm_100a"));
+  EXPECT_TRUE(has(F, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=1000"));
+  EXPECT_TRUE(has(F, "-U__CUDA_ARCH_SPECIFIC__"));
+  EXPECT_TRUE(has(F, "-U__CUDA_ARCH_FEAT_SM100_ALL"));
+  O.Arch = "sm_90a";
+  auto A = buildClangCommand(TC, O, "k.cu", Side::Device);
+  EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_90a"));
+  EXPECT_TRUE(has(A, "-D__CUDA_ARCH_SPECIFIC__=900"));
+  EXPECT_TRUE(has(A, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=900"));
+  // The host side has no __CUDA_ARCH__ macros at all.
+  auto H = buildClangCommand(TC, O, "k.cu", Side::Host);
+  EXPECT_FALSE(has(H, "-D__CUDA_ARCH_SPECIFIC__=900"));
+}
+
+TEST(EffectiveArch, FromOptionsThenFlagsThenDefault) {
+  ParseOptions O;
+  EXPECT_EQ(effectiveArch(O), "sm_80");
+  O.ExtraArgs = {"--offload-arch=sm_89"};
+  EXPECT_EQ(effectiveArch(O), "sm_89");
+  O.Arch = "sm_100";
+  EXPECT_EQ(effectiveArch(O), "sm_100");
+}

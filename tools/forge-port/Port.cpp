@@ -1,0 +1,448 @@
+//===- forge-port/Port.cpp - `forge-port [port]` --------------------------===//
+///
+/// \file
+/// Runs the porting passes for a target, applies the safe fixes as a patch
+/// (-o, -i or --diff), checks the patched file re-parses with no new errors,
+/// validates it with nvcc for the target and compares resources and
+/// occupancy between the source and the target arch.
+///
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+#include "PassRegistry.h"
+#include "PortRunner.h"
+#include "forge/Arch/Occupancy.h"
+#include "forge/Arch/TargetInfo.h"
+#include "forge/Build/CompileCache.h"
+#include "forge/Build/NvccDriver.h"
+#include "forge/Patch/AtomicApply.h"
+#include "forge/Patch/UnifiedDiff.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "forge/Support/Json.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace forge;
+using namespace forge::passes;
+
+namespace {
+cl::SubCommand PortSub("port", "port kernels to another GPU target");
+cl::OptionCategory PortCategory("forge-port port options");
+cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>..."), cl::OneOrMore,
+                            cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<std::string> To("to", cl::desc("Target architecture (sm_80, sm_90a, sm_100, ...)"),
+                        cl::value_desc("arch"), cl::Required, cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<std::string> From("from",
+                          cl::desc("Source architecture for the resource comparison "
+                                   "(default: the arch in the compile flags, else sm_80)"),
+                          cl::value_desc("arch"), cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
+                               cl::value_desc("build-dir"), cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<std::string> Output("o", cl::desc("Write the patched source here ('-' for stdout)"),
+                            cl::value_desc("file"), cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<bool> InPlace("i", cl::desc("Rewrite the input files in place (atomically)"),
+                      cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<bool> Diff("diff", cl::desc("Print the patch as a unified diff on stdout"),
+                   cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<std::string> Checks("checks", cl::desc("Comma-separated globs of passes ('-' excludes)"),
+                            cl::init("*"), cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<bool> ListChecks("list-checks", cl::desc("List the passes and exit"),
+                         cl::cat(PortCategory), cl::sub(PortSub));
+enum class Format { Text, Json, Sarif };
+cl::opt<Format> OutputFormat(
+    "format", cl::desc("Findings format"),
+    cl::values(clEnumValN(Format::Text, "text", "compiler-style diagnostics (default)"),
+               clEnumValN(Format::Json, "json", "JSON on stdout"),
+               clEnumValN(Format::Sarif, "sarif", "SARIF 2.1.0 on stdout")),
+    cl::init(Format::Text), cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<bool> WarningsAsErrors("warnings-as-errors", cl::desc("Treat warnings as errors"),
+                               cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<bool> NoValidate("no-validate",
+                         cl::desc("Do not compile the result with nvcc for the target"),
+                         cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<std::string> CudaPathOpt("cuda-path", cl::desc("CUDA toolkit to use"),
+                                 cl::cat(PortCategory), cl::sub(PortSub));
+cl::opt<unsigned> AssumedBlock("assume-block-size",
+                               cl::desc("Threads per block for the occupancy comparison"),
+                               cl::init(256), cl::cat(PortCategory), cl::sub(PortSub));
+} // namespace
+
+static Json findingJson(const Finding &F) {
+  const char *Level = F.Level == Severity::Error     ? "error"
+                      : F.Level == Severity::Warning ? "warning"
+                                                     : "note";
+  Json J = {{"pass", F.Pass},
+            {"severity", Level},
+            {"message", F.Message},
+            {"location", {{"file", F.Loc.File}, {"line", F.Loc.Line}, {"column", F.Loc.Column}}},
+            {"fixed", F.Fixed}};
+  Json Notes = Json::array();
+  for (const Finding &N : F.Notes)
+    Notes.push_back({{"message", N.Message},
+                     {"location", {{"file", N.Loc.File}, {"line", N.Loc.Line}, {"column", N.Loc.Column}}}});
+  J["notes"] = Notes;
+  J["fixits"] = F.FixIts;
+  return J;
+}
+
+static Json sarifLog(const std::vector<std::pair<std::string, std::vector<Finding>>> &All) {
+  Json Rules = Json::array();
+  for (const PassInfo &P : allPasses())
+    Rules.push_back({{"id", P.Name}, {"shortDescription", {{"text", P.Summary}}},
+                     {"helpUri", std::string("docs/passes/") + P.Name + ".md"}});
+  Json Results = Json::array();
+  for (const auto &[File, Findings] : All)
+    for (const Finding &F : Findings) {
+      Json Loc = {{"physicalLocation",
+                   {{"artifactLocation", {{"uri", F.Loc.File}}},
+                    {"region", {{"startLine", F.Loc.Line}, {"startColumn", F.Loc.Column}}}}}};
+      Results.push_back({{"ruleId", F.Pass},
+                         {"level", F.Level == Severity::Error ? "error" : "warning"},
+                         {"message", {{"text", F.Message}}},
+                         {"locations", Json::array({Loc})}});
+    }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", Json::array({{{"tool",
+                                  {{"driver",
+                                    {{"name", "forge-port"},
+                                     {"informationUri", "docs/port.md"},
+                                     {"rules", Rules}}}}},
+                                 {"results", Results}}})}};
+}
+
+/// Include directories and defines from the Clang arguments, for nvcc.
+static void flagsForNvcc(ArrayRef<std::string> ClangArgs, build::CompileJob &Job) {
+  for (size_t I = 0; I < ClangArgs.size(); ++I) {
+    StringRef A = ClangArgs[I];
+    if (A.consume_front("-I"))
+      Job.IncludeDirs.push_back(A.empty() && I + 1 < ClangArgs.size() ? ClangArgs[++I] : A.str());
+    else if (A.consume_front("-D"))
+      Job.Defines.push_back(A.empty() && I + 1 < ClangArgs.size() ? ClangArgs[++I] : A.str());
+    else if (A == "-isystem" && I + 1 < ClangArgs.size())
+      Job.IncludeDirs.push_back(ClangArgs[++I]);
+    else if (A.starts_with("-std="))
+      Job.Std = A.drop_front(5).str();
+  }
+}
+
+namespace {
+struct Validation {
+  bool Ran = false;
+  bool TargetOK = false;
+  std::string Note;
+  std::vector<build::CompileResult> Results; ///< [target, source]
+};
+} // namespace
+
+/// Compiles Contents for the target and the source arch (in parallel).
+static Validation validate(StringRef File, StringRef Contents, const frontend::ParseOptions &PO,
+                           const arch::TargetInfo &Target, const arch::TargetInfo &Source) {
+  Validation V;
+  auto TK = build::CudaToolkit::find(CudaPathOpt);
+  if (!TK) {
+    V.Note = "not validated: " + toString(TK.takeError());
+    return V;
+  }
+  SmallString<128> Tmp;
+  if (auto EC = sys::fs::createTemporaryFile("forge-port", "cu", Tmp)) {
+    V.Note = "not validated: " + EC.message();
+    return V;
+  }
+  if (Error E = writeFileAtomically(Tmp, Contents)) {
+    V.Note = "not validated: " + toString(std::move(E));
+    return V;
+  }
+  SmallString<256> Dir(File);
+  sys::fs::make_absolute(Dir);
+  sys::path::remove_filename(Dir);
+  std::vector<build::CompileJob> Jobs;
+  for (const arch::TargetInfo *T : {&Target, &Source}) {
+    build::CompileJob J;
+    J.Source = Tmp.str().str();
+    J.Targets = {T->Name};
+    J.Output = build::OutputKind::ResourceCheck;
+    J.ResourceUsage = true;
+    J.IncludeDirs.push_back(Dir.str().str());
+    flagsForNvcc(PO.ExtraArgs, J);
+    J.TimeoutSeconds = 600;
+    Jobs.push_back(J);
+    if (T->Name == Target.Name && &Target != &Source && Target.Name == Source.Name)
+      break;
+  }
+  build::CompileCache Cache(build::CompileCache::defaultDirectory());
+  build::DriverOptions DO;
+  DO.Cache = &Cache;
+  build::NvccDriver Driver(*TK, DO);
+  auto Results = Driver.compileAll(Jobs, 2);
+  sys::fs::remove(Tmp);
+  V.Ran = true;
+  for (auto &R : Results) {
+    if (!R) {
+      V.Note = "not validated: " + toString(R.takeError());
+      V.Ran = false;
+      return V;
+    }
+    // Report diagnostics against the user's file, not the temporary copy.
+    for (build::CompilerDiagnostic &D : R->Diagnostics)
+      if (D.File == Tmp.str())
+        D.File = File.str();
+    V.Results.push_back(std::move(*R));
+  }
+  V.TargetOK = V.Results[0].ok();
+  return V;
+}
+
+static std::string occupancyText(const arch::TargetInfo &T, const build::KernelResources &R) {
+  arch::KernelResources K;
+  K.ThreadsPerBlock = AssumedBlock;
+  K.RegistersPerThread = R.Registers;
+  K.StaticSharedBytes = R.SharedMemBytes;
+  auto O = arch::computeOccupancy(T, K);
+  if (!O) {
+    consumeError(O.takeError());
+    return "cannot launch";
+  }
+  return formatv("{0:P0}", O->Occupancy).str();
+}
+
+static void printResources(raw_ostream &OS, const Validation &V, const arch::TargetInfo &Target,
+                           const arch::TargetInfo &Source) {
+  if (!V.Ran || V.Results.empty())
+    return;
+  const build::CompileResult &TR = V.Results[0];
+  const build::CompileResult *SR = V.Results.size() > 1 ? &V.Results[1] : nullptr;
+  bool Any = false;
+  for (const build::KernelResources &K : TR.Resources)
+    Any |= K.IsEntry;
+  if (!Any)
+    return;
+  OS << "resources per kernel, " << Source.Name << " -> " << Target.Name
+     << " (occupancy predicted for " << AssumedBlock << " threads per block; no GPU measured it):\n";
+  OS << formatv("  {0,-32} {1,-12} {2,-14} {3,-16} {4}\n", "kernel", "registers", "spills (B)",
+                "static smem (B)", "occupancy");
+  for (const build::KernelResources &K : TR.Resources) {
+    if (!K.IsEntry)
+      continue;
+    const build::KernelResources *S = SR ? SR->findKernel(K.MangledName) : nullptr;
+    auto Pair = [&](uint64_t A, std::optional<uint64_t> B) {
+      return B ? formatv("{0} -> {1}", *B, A).str() : std::to_string(A);
+    };
+    std::string Name = K.DemangledName.empty() ? K.MangledName : K.DemangledName;
+    if (Name.size() > 32)
+      Name = Name.substr(0, 29) + "...";
+    OS << formatv("  {0,-32} {1,-12} {2,-14} {3,-16} {4}\n", Name,
+                  Pair(K.Registers, S ? std::optional<uint64_t>(S->Registers) : std::nullopt),
+                  Pair(K.SpillStoreBytes + K.SpillLoadBytes,
+                       S ? std::optional<uint64_t>(S->SpillStoreBytes + S->SpillLoadBytes)
+                         : std::nullopt),
+                  Pair(K.SharedMemBytes, S ? std::optional<uint64_t>(S->SharedMemBytes) : std::nullopt),
+                  (S ? occupancyText(Source, *S) + " -> " : std::string()) +
+                      occupancyText(Target, K));
+  }
+}
+
+static Json resourcesJson(const Validation &V, const arch::TargetInfo &Target,
+                          const arch::TargetInfo &Source) {
+  Json Out = Json::array();
+  if (!V.Ran || V.Results.empty())
+    return Out;
+  for (const build::KernelResources &K : V.Results[0].Resources) {
+    if (!K.IsEntry)
+      continue;
+    Json J = {{"kernel", K.DemangledName},
+              {"target", {{"arch", Target.Name},
+                          {"registers", K.Registers},
+                          {"spill_bytes", K.SpillStoreBytes + K.SpillLoadBytes},
+                          {"static_shared_bytes", K.SharedMemBytes},
+                          {"occupancy", occupancyText(Target, K)},
+                          {"occupancy_kind", "predicted"}}}};
+    if (V.Results.size() > 1)
+      if (const build::KernelResources *S = V.Results[1].findKernel(K.MangledName))
+        J["source"] = {{"arch", Source.Name},
+                       {"registers", S->Registers},
+                       {"spill_bytes", S->SpillStoreBytes + S->SpillLoadBytes},
+                       {"static_shared_bytes", S->SharedMemBytes},
+                       {"occupancy", occupancyText(Source, *S)},
+                       {"occupancy_kind", "predicted"}};
+    Out.push_back(J);
+  }
+  return Out;
+}
+
+int forge::tool::runPort(const Invocation &Inv) {
+  if (!parseOptions(Inv, "forge-port port: report and fix what breaks or must be retuned on "
+                         "another GPU target\n"))
+    return ExitUsage;
+  if (ListChecks) {
+    for (const PassInfo &P : allPasses())
+      outs() << formatv("{0,-28} {1}\n", P.Name, P.Summary);
+    return ExitOK;
+  }
+  unsigned Modes = !Output.empty() + InPlace + Diff;
+  if (Modes > 1)
+    return reportError(makeUsageError("-o, -i and --diff exclude each other"));
+  if (!Output.empty() && Files.size() > 1)
+    return reportError(makeUsageError("-o takes one input file; use -i or --diff for several"));
+  if (Diff && OutputFormat != Format::Text)
+    return reportError(makeUsageError("--diff and --format={0} both write stdout; pick one",
+                                      OutputFormat == Format::Json ? "json" : "sarif"));
+  auto Target = arch::lookupTarget(To);
+  if (!Target)
+    return reportError(Target.takeError());
+  auto Selected = selectPasses(Checks);
+  if (!Selected)
+    return reportError(Selected.takeError());
+  frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPathOpt);
+
+  int Status = ExitOK;
+  Json JsonFiles = Json::array();
+  std::vector<std::pair<std::string, std::vector<Finding>>> AllFindings;
+  for (const std::string &File : Files) {
+    auto PO = makeParseOptions(File, BuildPath, From, Inv.ExtraArgs);
+    if (!PO) {
+      int Code = reportError(PO.takeError());
+      if (Code == ExitUsage)
+        return Code;
+      Status = ExitFailure;
+      continue;
+    }
+    auto Source = arch::lookupTarget(PO->Arch);
+    if (!Source)
+      return reportError(Source.takeError());
+    auto Original = readFile(File);
+    if (!Original) {
+      reportError(Original.takeError());
+      Status = ExitFailure;
+      continue;
+    }
+    if (Error E = frontend::checkCudaInput(File)) {
+      reportError(std::move(E));
+      Status = ExitFailure;
+      continue;
+    }
+
+    bool Text = OutputFormat == Format::Text;
+    PortDiagnostics Diag(&errs(), WarningsAsErrors);
+    frontend::ParseDiagnostics ParseDiags(Text ? &errs() : nullptr);
+    PortOptions Opts;
+    Opts.Target = &*Target;
+    Opts.Source = &*Source;
+    Opts.Passes = *Selected;
+    Opts.Parse = *PO;
+    if (Error E = runPortPasses(TC, Opts, File, Diag, ParseDiags)) {
+      reportError(std::move(E));
+      Status = ExitFailure;
+      continue;
+    }
+
+    // The result: the original, or the original with the safe fixes.
+    std::string Result = *Original;
+    bool Patched = false;
+    unsigned RemainingParseErrors = ParseDiags.errors();
+    if (!Diag.patches().empty()) {
+      auto New = Diag.patches().applyTo(File, *Original);
+      if (!New) {
+        reportError(New.takeError());
+        Status = ExitFailure;
+        continue;
+      }
+      frontend::ParseOptions Reparse = *PO;
+      Reparse.Arch = Target->Name;
+      auto After = countParseErrors(TC, Reparse, File, *New);
+      if (!After) {
+        reportError(After.takeError());
+        Status = ExitFailure;
+        continue;
+      }
+      if (*After > ParseDiags.errors()) {
+        WithColor::error(errs(), "forge-port")
+            << File << ": the fixes would add " << (*After - ParseDiags.errors())
+            << " parse error(s); nothing was written\n";
+        Status = ExitFailure;
+        continue;
+      }
+      Result = *New;
+      Patched = true;
+      RemainingParseErrors = *After;
+    }
+
+    unsigned Errors = Diag.errors();
+    unsigned Fixed = count_if(Diag.findings(), [](const Finding &F) { return F.Fixed; });
+    // Errors that the written result still has.
+    bool Writing = !Output.empty() || InPlace || Diff;
+    unsigned LeftParseErrors = Writing ? RemainingParseErrors : ParseDiags.errors();
+    if (Errors || LeftParseErrors)
+      Status = ExitFailure;
+
+    Validation V;
+    if (!NoValidate && !LeftParseErrors) {
+      V = validate(File, Result, *PO, *Target, *Source);
+      if (V.Ran && !V.TargetOK) {
+        Status = ExitFailure;
+        for (const build::CompilerDiagnostic &D : V.Results[0].Diagnostics)
+          if (D.isError() && Text)
+            errs() << D.format() << "\n";
+        if (Text)
+          WithColor::error(errs(), "forge-port")
+              << File << ": nvcc does not compile the " << (Patched ? "patched " : "")
+              << "file for " << Target->Name << "\n";
+      } else if (!V.Ran && Text) {
+        WithColor::note(errs(), "forge-port") << V.Note << "\n";
+      }
+    }
+
+    if (Text) {
+      errs() << File << ": " << Diag.errors() << " error(s), " << Diag.warnings()
+             << " warning(s) for " << Target->Name << "; " << Fixed << " fixed"
+             << (Writing ? "" : " (use -o, -i or --diff to apply)");
+      if (V.Ran)
+        errs() << "; nvcc " << (V.TargetOK ? "compiles" : "does not compile") << " the "
+               << (Writing && Patched ? "patched " : "") << "file for " << Target->Name;
+      errs() << "\n";
+      printResources(errs(), V, *Target, *Source);
+    }
+
+    // Write only a result that does not have more errors than the input.
+    if (!Output.empty()) {
+      if (Error E = writeFileAtomically(Output, Result)) {
+        reportError(std::move(E));
+        Status = ExitFailure;
+      }
+    } else if (InPlace && Patched) {
+      if (Error E = writeFileAtomically(File, Result)) {
+        reportError(std::move(E));
+        Status = ExitFailure;
+      }
+    } else if (Diff && Patched) {
+      outs() << patch::unifiedDiff(*Original, Result, "a/" + File, "b/" + File);
+    }
+
+    if (OutputFormat == Format::Json) {
+      Json F = Json::array();
+      for (const Finding &X : Diag.findings())
+        F.push_back(findingJson(X));
+      Json Val = nullptr;
+      if (V.Ran)
+        Val = {{"target", Target->Name}, {"compiles", V.TargetOK}};
+      JsonFiles.push_back({{"file", File},
+                           {"target", Target->Name},
+                           {"source", Source->Name},
+                           {"findings", F},
+                           {"parse_errors", ParseDiags.errorMessages()},
+                           {"patched", Patched},
+                           {"validation", Val},
+                           {"resources", resourcesJson(V, *Target, *Source)}});
+    }
+    AllFindings.push_back({File, Diag.findings()});
+  }
+  if (OutputFormat == Format::Json)
+    outs() << (JsonFiles.size() == 1 ? JsonFiles[0] : JsonFiles).dump(2) << "\n";
+  else if (OutputFormat == Format::Sarif)
+    outs() << sarifLog(AllFindings).dump(2) << "\n";
+  return Status;
+}
