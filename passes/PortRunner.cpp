@@ -1,6 +1,10 @@
 //===- passes/PortRunner.cpp ----------------------------------------------===//
 #include "PortRunner.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
+#include "forge/Frontend/KernelFacts.h"
+#include "forge/Frontend/Matchers.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Preprocessor.h"
 
@@ -9,6 +13,48 @@ using namespace clang::ast_matchers;
 using namespace llvm;
 
 namespace forge::passes {
+
+namespace {
+/// Records the first launch of each kernel whose block size is a constant.
+class LaunchShapes : public MatchFinder::MatchCallback {
+public:
+  explicit LaunchShapes(std::map<std::string, LaunchShape> &Out) : Out(Out) {}
+  void run(const MatchFinder::MatchResult &R) override {
+    const auto *L = R.Nodes.getNodeAs<CUDAKernelCallExpr>("launch");
+    if (!L || L->isValueDependent() || !L->getConfig() || L->getConfig()->getNumArgs() < 3)
+      return;
+    const FunctionDecl *K = L->getDirectCallee();
+    if (!K || !frontend::isUserLocation(*R.SourceManager, L->getBeginLoc()))
+      return;
+    auto Threads = frontend::constantThreadsPerBlock(L->getConfig()->getArg(1), *R.Context);
+    if (!Threads)
+      return;
+    LaunchShape S;
+    S.Threads = *Threads;
+    Expr::EvalResult V;
+    const Expr *Shmem = L->getConfig()->getArg(2);
+    if (!Shmem->isValueDependent() && Shmem->EvaluateAsInt(V, *R.Context))
+      S.DynamicShared = V.Val.getInt().getExtValue();
+    PresumedLoc P = R.SourceManager->getPresumedLoc(
+        R.SourceManager->getFileLoc(L->getBeginLoc()));
+    if (P.isValid())
+      S.Loc = {P.getFilename(), P.getLine(), P.getColumn()};
+    if (!Mangler)
+      Mangler.reset(R.Context->createMangleContext());
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    if (Mangler->shouldMangleDeclName(K))
+      Mangler->mangleName(GlobalDecl(K, KernelReferenceKind::Kernel), OS);
+    else
+      OS << K->getName();
+    Out.emplace(OS.str(), S); // the first launch wins
+  }
+
+private:
+  std::map<std::string, LaunchShape> &Out;
+  std::unique_ptr<MangleContext> Mangler;
+};
+} // namespace
 
 Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts, StringRef File,
                     PortDiagnostics &Diag, frontend::ParseDiagnostics &ParseDiags) {
@@ -21,7 +67,8 @@ Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts, Stri
       if (P->wantsSide(S))
         Passes.push_back(std::move(P));
     }
-    if (Passes.empty())
+    bool WantShapes = Opts.Launches && S == frontend::Side::Host;
+    if (Passes.empty() && !WantShapes)
       continue;
     std::vector<ParseError> Errors;
     std::unique_ptr<PassContext> Ctx;
@@ -48,6 +95,11 @@ Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts, Stri
           MatchFinder Finder;
           for (auto &P : Passes)
             P->registerMatchers(Finder);
+          std::unique_ptr<LaunchShapes> Shapes;
+          if (WantShapes) {
+            Shapes = std::make_unique<LaunchShapes>(*Opts.Launches);
+            Finder.addMatcher(frontend::matchers::chevronLaunch(), Shapes.get());
+          }
           Finder.matchAST(AST);
           for (auto &P : Passes)
             P->finish(*Ctx);

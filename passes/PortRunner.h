@@ -5,14 +5,27 @@
 #include "PassRegistry.h"
 #include "PortDiagnostics.h"
 #include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelIndex.h"
+#include <map>
 
 namespace forge::passes {
+
+/// A launch's shape where it is a compile-time constant, for the occupancy
+/// comparison.
+struct LaunchShape {
+  int64_t Threads = 0;
+  int64_t DynamicShared = 0;
+  frontend::Location Loc;
+};
 
 struct PortOptions {
   const arch::TargetInfo *Target = nullptr;
   const arch::TargetInfo *Source = nullptr;
   std::vector<const PassInfo *> Passes;
   frontend::ParseOptions Parse; ///< its Arch is replaced by Target
+  /// When set, filled with the first constant-shaped launch of each kernel,
+  /// keyed by the kernel's mangled name (as ptxas reports it).
+  std::map<std::string, LaunchShape> *Launches = nullptr;
 };
 
 /// Parses File for the host and for the target's device side, runs every

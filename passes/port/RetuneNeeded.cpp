@@ -3,11 +3,11 @@
 #include "../PortDiagnostics.h"
 #include "forge/Arch/Occupancy.h"
 #include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelFacts.h"
 #include "forge/Frontend/Matchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
@@ -16,8 +16,7 @@ using namespace llvm;
 
 namespace forge::passes {
 
-namespace {
-std::optional<int64_t> constInt(const Expr *E, ASTContext &Ctx) {
+static std::optional<int64_t> constInt(const Expr *E, ASTContext &Ctx) {
   if (!E || E->isValueDependent())
     return std::nullopt;
   Expr::EvalResult R;
@@ -25,51 +24,6 @@ std::optional<int64_t> constInt(const Expr *E, ASTContext &Ctx) {
     return R.Val.getInt().getExtValue();
   return std::nullopt;
 }
-
-/// Threads per block of a launch's block argument: an integer, or a dim3
-/// built from integers right there.
-std::optional<int64_t> blockThreads(const Expr *E, ASTContext &Ctx) {
-  if (!E)
-    return std::nullopt;
-  const Expr *X = E->IgnoreImplicit();
-  if (const auto *T = dyn_cast<MaterializeTemporaryExpr>(X))
-    X = T->getSubExpr()->IgnoreImplicit();
-  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(X))
-    X = FC->getSubExpr()->IgnoreImplicit();
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(X)) {
-    if (CE->getNumArgs() == 1)
-      return blockThreads(CE->getArg(0), Ctx);
-    int64_t N = 1;
-    for (const Expr *A : CE->arguments()) {
-      auto V = constInt(A, Ctx);
-      if (!V)
-        return std::nullopt;
-      N *= *V;
-    }
-    return N;
-  }
-  return constInt(X, Ctx);
-}
-
-/// Static shared memory of a kernel body (user device functions included
-/// would need a call graph; the kernel's own arrays are the common case).
-uint64_t staticShared(const FunctionDecl *FD, ASTContext &Ctx) {
-  struct V : RecursiveASTVisitor<V> {
-    ASTContext *Ctx;
-    uint64_t Bytes = 0;
-    bool VisitVarDecl(VarDecl *D) {
-      if (D->hasAttr<CUDASharedAttr>() && !D->hasExternalStorage() &&
-          !D->getType()->isDependentType() && !D->getType()->isIncompleteType())
-        Bytes += Ctx->getTypeSizeInChars(D->getType()).getQuantity();
-      return true;
-    }
-  } Visitor;
-  Visitor.Ctx = &Ctx;
-  if (FD && FD->getBody())
-    Visitor.TraverseStmt(FD->getBody());
-  return Visitor.Bytes;
-}
-} // namespace
 
 void RetuneNeeded::registerMatchers(MatchFinder &Finder) {
   Finder.addMatcher(functionDecl(hasAttr(attr::CUDALaunchBounds), isDefinition()).bind("bounded"),
@@ -108,14 +62,14 @@ void RetuneNeeded::check(const MatchFinder::MatchResult &R, PassContext &C) {
   const CallExpr *Cfg = Launch->getConfig();
   if (!Kernel || !Cfg || Cfg->getNumArgs() < 3)
     return;
-  auto Threads = blockThreads(Cfg->getArg(1), *R.Context);
+  auto Threads = frontend::constantThreadsPerBlock(Cfg->getArg(1), *R.Context);
   auto Dynamic = constInt(Cfg->getArg(2), *R.Context);
   if (!Threads || *Threads <= 0)
     return;
   const FunctionDecl *Def = Kernel->getDefinition() ? Kernel->getDefinition() : Kernel;
   arch::KernelResources K;
   K.ThreadsPerBlock = int(*Threads);
-  K.StaticSharedBytes = int(staticShared(Def, *R.Context));
+  K.StaticSharedBytes = int(frontend::totalBytes(frontend::staticSharedVariables(*Def, *R.Context)));
   K.DynamicSharedBytes = Dynamic ? int(*Dynamic) : 0;
   if (K.StaticSharedBytes + K.DynamicSharedBytes == 0)
     return; // Only shared-memory sizing is judged here; registers come later.

@@ -2,6 +2,7 @@
 #include "SharedMemoryLimits.h"
 #include "../PortDiagnostics.h"
 #include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelFacts.h"
 #include "forge/Frontend/Matchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -217,19 +218,11 @@ void SharedMemoryLimits::checkStaticShared(const FunctionDecl &Kernel, PassConte
     return;
   uint64_t Total = 0, Largest = 0;
   const VarDecl *LargestVar = nullptr;
-  auto Vars = match(stmt(forEachDescendant(varDecl(hasAttr(attr::CUDAShared)).bind("v"))),
-                    *Kernel.getBody(), C.Ctx);
-  for (const BoundNodes &B : Vars) {
-    const auto *V = B.getNodeAs<VarDecl>("v");
-    QualType T = V->getType();
-    if (V->hasExternalStorage() || T->isDependentType() || T->isIncompleteType() ||
-        V->isInvalidDecl())
-      continue;
-    uint64_t Size = C.Ctx.getTypeSizeInChars(T).getQuantity();
-    Total += Size;
-    if (Size > Largest) {
-      Largest = Size;
-      LargestVar = V;
+  for (const frontend::SharedVariable &V : frontend::staticSharedVariables(Kernel, C.Ctx)) {
+    Total += V.Bytes;
+    if (V.Bytes > Largest) {
+      Largest = V.Bytes;
+      LargestVar = V.Var;
     }
   }
   const arch::SmLimits &L = C.Target.limits();

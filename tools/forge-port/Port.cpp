@@ -14,7 +14,7 @@
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Build/CompileCache.h"
 #include "forge/Build/NvccDriver.h"
-#include "forge/Patch/AtomicApply.h"
+#include "forge/Patch/ReparseCheck.h"
 #include "forge/Patch/UnifiedDiff.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
@@ -67,7 +67,8 @@ cl::opt<bool> NoValidate("no-validate",
 cl::opt<std::string> CudaPathOpt("cuda-path", cl::desc("CUDA toolkit to use"),
                                  cl::cat(PortCategory), cl::sub(PortSub));
 cl::opt<unsigned> AssumedBlock("assume-block-size",
-                               cl::desc("Threads per block for the occupancy comparison"),
+                               cl::desc("Threads per block for the occupancy of kernels "
+                                        "without a constant launch in the file"),
                                cl::init(256), cl::cat(PortCategory), cl::sub(PortSub));
 } // namespace
 
@@ -197,11 +198,26 @@ static Validation validate(StringRef File, StringRef Contents, const frontend::P
   return V;
 }
 
-static std::string occupancyText(const arch::TargetInfo &T, const build::KernelResources &R) {
+using LaunchMap = std::map<std::string, LaunchShape>;
+
+/// Threads per block and dynamic shared memory for a kernel's occupancy:
+/// its first constant launch in the file, else the assumed block size.
+static std::pair<LaunchShape, bool> shapeFor(const LaunchMap &Launches, StringRef Mangled) {
+  auto It = Launches.find(Mangled.str());
+  if (It != Launches.end())
+    return {It->second, true};
+  LaunchShape S;
+  S.Threads = AssumedBlock;
+  return {S, false};
+}
+
+static std::string occupancyText(const arch::TargetInfo &T, const build::KernelResources &R,
+                                 const LaunchShape &Shape) {
   arch::KernelResources K;
-  K.ThreadsPerBlock = AssumedBlock;
+  K.ThreadsPerBlock = int(Shape.Threads);
   K.RegistersPerThread = R.Registers;
-  K.StaticSharedBytes = R.SharedMemBytes;
+  K.StaticSharedBytes = int(R.SharedMemBytes);
+  K.DynamicSharedBytes = int(Shape.DynamicShared);
   auto O = arch::computeOccupancy(T, K);
   if (!O) {
     consumeError(O.takeError());
@@ -211,7 +227,7 @@ static std::string occupancyText(const arch::TargetInfo &T, const build::KernelR
 }
 
 static void printResources(raw_ostream &OS, const Validation &V, const arch::TargetInfo &Target,
-                           const arch::TargetInfo &Source) {
+                           const arch::TargetInfo &Source, const LaunchMap &Launches) {
   if (!V.Ran || V.Results.empty())
     return;
   const build::CompileResult &TR = V.Results[0];
@@ -222,9 +238,9 @@ static void printResources(raw_ostream &OS, const Validation &V, const arch::Tar
   if (!Any)
     return;
   OS << "resources per kernel, " << Source.Name << " -> " << Target.Name
-     << " (occupancy predicted for " << AssumedBlock << " threads per block; no GPU measured it):\n";
-  OS << formatv("  {0,-32} {1,-12} {2,-14} {3,-16} {4}\n", "kernel", "registers", "spills (B)",
-                "static smem (B)", "occupancy");
+     << " (occupancy predicted from the Arch database; no GPU measured it):\n";
+  OS << formatv("  {0,-32} {1,-12} {2,-12} {3,-16} {4,-14} {5}\n", "kernel", "registers",
+                "spills (B)", "static smem (B)", "block", "occupancy");
   for (const build::KernelResources &K : TR.Resources) {
     if (!K.IsEntry)
       continue;
@@ -232,43 +248,51 @@ static void printResources(raw_ostream &OS, const Validation &V, const arch::Tar
     auto Pair = [&](uint64_t A, std::optional<uint64_t> B) {
       return B ? formatv("{0} -> {1}", *B, A).str() : std::to_string(A);
     };
+    auto [Shape, FromLaunch] = shapeFor(Launches, K.MangledName);
+    std::string Block = std::to_string(Shape.Threads) + (FromLaunch ? "" : " (assumed)");
+    if (Shape.DynamicShared)
+      Block += " +" + std::to_string(Shape.DynamicShared) + "B";
     std::string Name = K.DemangledName.empty() ? K.MangledName : K.DemangledName;
     if (Name.size() > 32)
       Name = Name.substr(0, 29) + "...";
-    OS << formatv("  {0,-32} {1,-12} {2,-14} {3,-16} {4}\n", Name,
+    OS << formatv("  {0,-32} {1,-12} {2,-12} {3,-16} {4,-14} {5}\n", Name,
                   Pair(K.Registers, S ? std::optional<uint64_t>(S->Registers) : std::nullopt),
                   Pair(K.SpillStoreBytes + K.SpillLoadBytes,
                        S ? std::optional<uint64_t>(S->SpillStoreBytes + S->SpillLoadBytes)
                          : std::nullopt),
                   Pair(K.SharedMemBytes, S ? std::optional<uint64_t>(S->SharedMemBytes) : std::nullopt),
-                  (S ? occupancyText(Source, *S) + " -> " : std::string()) +
-                      occupancyText(Target, K));
+                  Block,
+                  (S ? occupancyText(Source, *S, Shape) + " -> " : std::string()) +
+                      occupancyText(Target, K, Shape));
   }
 }
 
 static Json resourcesJson(const Validation &V, const arch::TargetInfo &Target,
-                          const arch::TargetInfo &Source) {
+                          const arch::TargetInfo &Source, const LaunchMap &Launches) {
   Json Out = Json::array();
   if (!V.Ran || V.Results.empty())
     return Out;
+  auto Side = [&](const arch::TargetInfo &T, const build::KernelResources &K,
+                  const LaunchShape &Shape) {
+    return Json{{"arch", T.Name},
+                {"registers", K.Registers},
+                {"spill_bytes", K.SpillStoreBytes + K.SpillLoadBytes},
+                {"static_shared_bytes", K.SharedMemBytes},
+                {"occupancy", occupancyText(T, K, Shape)},
+                {"occupancy_kind", "predicted"}};
+  };
   for (const build::KernelResources &K : V.Results[0].Resources) {
     if (!K.IsEntry)
       continue;
+    auto [Shape, FromLaunch] = shapeFor(Launches, K.MangledName);
     Json J = {{"kernel", K.DemangledName},
-              {"target", {{"arch", Target.Name},
-                          {"registers", K.Registers},
-                          {"spill_bytes", K.SpillStoreBytes + K.SpillLoadBytes},
-                          {"static_shared_bytes", K.SharedMemBytes},
-                          {"occupancy", occupancyText(Target, K)},
-                          {"occupancy_kind", "predicted"}}}};
+              {"threads_per_block", Shape.Threads},
+              {"threads_from", FromLaunch ? "launch" : "assumed"},
+              {"dynamic_shared_bytes", Shape.DynamicShared},
+              {"target", Side(Target, K, Shape)}};
     if (V.Results.size() > 1)
       if (const build::KernelResources *S = V.Results[1].findKernel(K.MangledName))
-        J["source"] = {{"arch", Source.Name},
-                       {"registers", S->Registers},
-                       {"spill_bytes", S->SpillStoreBytes + S->SpillLoadBytes},
-                       {"static_shared_bytes", S->SharedMemBytes},
-                       {"occupancy", occupancyText(Source, *S)},
-                       {"occupancy_kind", "predicted"}};
+        J["source"] = Side(Source, *S, Shape);
     Out.push_back(J);
   }
   return Out;
@@ -329,7 +353,9 @@ int forge::tool::runPort(const Invocation &Inv) {
     bool Text = OutputFormat == Format::Text;
     PortDiagnostics Diag(&errs(), WarningsAsErrors);
     frontend::ParseDiagnostics ParseDiags(Text ? &errs() : nullptr);
+    LaunchMap Launches;
     PortOptions Opts;
+    Opts.Launches = &Launches;
     Opts.Target = &*Target;
     Opts.Source = &*Source;
     Opts.Passes = *Selected;
@@ -344,35 +370,59 @@ int forge::tool::runPort(const Invocation &Inv) {
     std::string Result = *Original;
     bool Patched = false;
     unsigned RemainingParseErrors = ParseDiags.errors();
-    if (!Diag.patches().empty()) {
-      auto New = Diag.patches().applyTo(File, *Original);
+    // Fixes apply to the file being ported; a fix-it in a project header is
+    // shown but not applied (the header is shared by other files).
+    patch::PatchSet Patches;
+    std::string MainKey = patch::PatchSet::normalizePath(File);
+    for (const std::string &F : Diag.patches().files()) {
+      if (F != MainKey) {
+        if (Text)
+          WithColor::note(errs(), "forge-port")
+              << "fix-its in '" << F << "' are not applied; port that file itself\n";
+        continue;
+      }
+      for (const patch::Edit &E : Diag.patches().editsFor(F))
+        if (Error Err = Patches.add(E.Replacement, E.originText()))
+          consumeError(std::move(Err)); // already conflict-free in Diag
+    }
+    if (!Patches.empty()) {
+      auto New = Patches.applyTo(File, *Original);
       if (!New) {
         reportError(New.takeError());
         Status = ExitFailure;
         continue;
       }
+      // The original's count is known from the run; only the patched text is
+      // parsed again (host and target).
       frontend::ParseOptions Reparse = *PO;
       Reparse.Arch = Target->Name;
-      auto After = countParseErrors(TC, Reparse, File, *New);
-      if (!After) {
-        reportError(After.takeError());
-        Status = ExitFailure;
-        continue;
-      }
-      if (*After > ParseDiags.errors()) {
+      unsigned AfterCount = 0;
+      auto Count = [&](StringRef F, StringRef Contents) -> Expected<unsigned> {
+        if (Contents == *Original)
+          return ParseDiags.errors();
+        auto N = countParseErrors(TC, Reparse, F, Contents);
+        if (N)
+          AfterCount = *N;
+        return N;
+      };
+      patch::ContentsProvider Provide = [&](StringRef) -> Expected<std::string> {
+        return *Original;
+      };
+      if (Error E = patch::verifyNoNewErrors(Patches, Provide, Count)) {
         WithColor::error(errs(), "forge-port")
-            << File << ": the fixes would add " << (*After - ParseDiags.errors())
-            << " parse error(s); nothing was written\n";
+            << toString(std::move(E)) << "; nothing was written\n";
         Status = ExitFailure;
         continue;
       }
       Result = *New;
       Patched = true;
-      RemainingParseErrors = *After;
+      RemainingParseErrors = AfterCount;
     }
 
     unsigned Errors = Diag.errors();
-    unsigned Fixed = count_if(Diag.findings(), [](const Finding &F) { return F.Fixed; });
+    unsigned Fixed = count_if(Diag.findings(), [&](const Finding &F) {
+      return F.Fixed && patch::PatchSet::normalizePath(F.Loc.File) == MainKey;
+    });
     // Errors that the written result still has.
     bool Writing = !Output.empty() || InPlace || Diff;
     unsigned LeftParseErrors = Writing ? RemainingParseErrors : ParseDiags.errors();
@@ -404,7 +454,7 @@ int forge::tool::runPort(const Invocation &Inv) {
         errs() << "; nvcc " << (V.TargetOK ? "compiles" : "does not compile") << " the "
                << (Writing && Patched ? "patched " : "") << "file for " << Target->Name;
       errs() << "\n";
-      printResources(errs(), V, *Target, *Source);
+      printResources(errs(), V, *Target, *Source, Launches);
     }
 
     // Write only a result that does not have more errors than the input.
@@ -436,7 +486,7 @@ int forge::tool::runPort(const Invocation &Inv) {
                            {"parse_errors", ParseDiags.errorMessages()},
                            {"patched", Patched},
                            {"validation", Val},
-                           {"resources", resourcesJson(V, *Target, *Source)}});
+                           {"resources", resourcesJson(V, *Target, *Source, Launches)}});
     }
     AllFindings.push_back({File, Diag.findings()});
   }
