@@ -4,6 +4,7 @@
 # installs only what is missing and rebuilds only what changed.
 #
 #   utils/setup.sh            install, configure, build
+#   utils/setup.sh --deps     install and check only
 #   BUILD_DIR=out utils/setup.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +39,8 @@ if [ ! -f "$cuda/include/cuda_runtime.h" ]; then
   echo "       Install CUDA 13 or set CUDA_PATH; Kernel Forge never downloads a toolkit." >&2
   exit 1
 fi
+
+[ "${1:-}" = "--deps" ] && exit 0
 
 if [ ! -f "$build/build.ninja" ]; then
   say "configuring $build"

@@ -14,7 +14,14 @@ src="$root/utils/bench/inputs/cub_block_reduce.cu"
 clang=/usr/lib/llvm-22/bin/clang++
 fp=()
 cl=()
-t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); python3 -c "print(round($e - $s, 2))"; }
+t() {
+  local s e
+  s=$(date +%s.%N)
+  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+  e=$(date +%s.%N)
+  python3 -c "print(round($e - $s, 2))"
+}
+test -x "$build/bin/forge-port" || { echo "no forge-port in $build/bin (pass the build directory)" >&2; exit 1; }
 for i in $(seq "$n"); do
   fp+=("$(t "$build/bin/forge-port" list --arch sm_90 "$src")")
   cl+=("$(t "$clang" -fsyntax-only -x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_90 \
