@@ -1,0 +1,2 @@
+#pragma once
+__device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n"); }
