@@ -12,6 +12,10 @@ build="${BUILD_DIR:-$root/build-static}"
 out="$root/bundle"
 stage="$build/stage"
 "$root/utils/setup.sh" --deps   # the Debian packages (static archives are in libclang-22-dev)
+# The static link also needs libzstd's development files.
+if ! dpkg-query -W -f='${Status}' libzstd-dev 2>/dev/null | grep -q "install ok installed"; then
+  ${SUDO:-} apt-get install -y -q libzstd-dev >/dev/null
+fi
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DFORGE_STATIC_CLANG=ON -DFORGE_BUILD_TESTS=OFF >/dev/null
