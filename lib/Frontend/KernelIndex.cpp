@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Frontend/Matchers.h"
+#include "forge/Frontend/ParamAccess.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -660,6 +661,7 @@ private:
         I.TemplateParams.push_back(TP);
       }
     }
+    std::vector<PointerAccess> Access = analyzePointerParams(*Def, Ctx);
     for (const ParmVarDecl *P : Def->parameters()) {
       ParamInfo PI;
       PI.Name = P->getNameAsString();
@@ -669,6 +671,10 @@ private:
       if (PI.Pointer) {
         PI.ConstPointee = T->getPointeeType().isConstQualified();
         PI.Restrict = T.isRestrictQualified();
+        if (P->getFunctionScopeIndex() < Access.size()) {
+          PI.Read = Access[P->getFunctionScopeIndex()].Read;
+          PI.Written = Access[P->getFunctionScopeIndex()].Written;
+        }
       }
       I.Params.push_back(PI);
     }

@@ -41,6 +41,15 @@ static Json argsJson(const std::vector<TemplateArgInfo> &Args) {
   return A;
 }
 
+/// "read", "write", "readwrite" or "none" for a pointer; null otherwise.
+static Json accessJson(const ParamInfo &P) {
+  if (!P.Pointer)
+    return nullptr;
+  if (P.Read && P.Written)
+    return "readwrite";
+  return P.Written ? "write" : P.Read ? "read" : "none";
+}
+
 static Json strings(const std::set<std::string> &S) {
   Json A = Json::array();
   for (const std::string &X : S)
@@ -64,7 +73,8 @@ Json toJson(const FileIndex &Index) {
                         {"type", P.Type},
                         {"pointer", P.Pointer},
                         {"const_pointee", P.ConstPointee},
-                        {"restrict", P.Restrict}});
+                        {"restrict", P.Restrict},
+                        {"access", accessJson(P)}});
     Json Insts = Json::array();
     for (const KernelInstantiation &I : K.Instantiations) {
       Json J = {{"template_args", argsJson(I.Args)}, {"explicit", I.Explicit}};

@@ -54,6 +54,7 @@ struct ParamInfo {
   bool Pointer = false;
   bool ConstPointee = false;
   bool Restrict = false;
+  bool Read = false, Written = false; ///< through a pointer (ParamAccess.h)
 };
 
 struct TemplateArgInfo {
