@@ -38,6 +38,7 @@ makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef
 
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);
+int runSpec(const Invocation &Inv);
 
 } // namespace forge::tool
 

@@ -30,6 +30,7 @@ PORT OPTIONS (see 'forge-port port --help'):
 SUBCOMMANDS:
   port       report what breaks or must be retuned on another GPU target, with fixes
   list       list the kernels, launch sites and tunable parameters of files
+  spec       draft a launch spec (JSON) for one kernel: forge-port spec k.cu --kernel NAME
 
 Run 'forge-port <subcommand> --help' for the options of one subcommand.
 )";
@@ -39,11 +40,11 @@ using Runner = int (*)(const Invocation &);
 }
 
 static Runner lookupSubcommand(StringRef Name) {
-  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Default(nullptr);
+  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Case("spec", runSpec).Default(nullptr);
 }
 
 static bool isPlannedSubcommand(StringRef Name) {
-  return Name == "spec" || Name == "measure" || Name == "tune" ||
+  return Name == "measure" || Name == "tune" ||
          Name == "optimize" || Name == "new";
 }
 
@@ -79,7 +80,7 @@ int main(int argc, char **argv) {
   Runner Run = lookupSubcommand(SubName);
   if (!Run) {
     WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: port, list\n";
+        << "'" << SubName << "' is not available in this build yet; available: port, list, spec\n";
     return ExitFailure;
   }
 

@@ -1,0 +1,62 @@
+// `forge-port spec` drafts a valid launch spec: buffers with roles from
+// constness and writes, scalars, template arguments from the launch, and
+// the block size of the launch as the default of a BLOCK tunable.
+// RUN: forge-port spec %s --kernel axpy --size 4096 -- %cuda_mock_flags | FileCheck %s
+// RUN: not forge-port spec %s --kernel nope -- %cuda_mock_flags 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: forge-port spec %s --kernel axpy -- %cuda_mock_flags > %t.json
+// RUN: FileCheck %s --check-prefix=ROUNDTRIP --input-file=%t.json
+
+template <typename T, int ITEMS>
+__global__ void axpy(int n, T a, const T *__restrict__ x, T *y, T *out) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * ITEMS;
+  for (int k = 0; k < ITEMS && i + k < n; ++k) {
+    y[i + k] += a * x[i + k];
+    out[i + k] = y[i + k];
+  }
+}
+
+void run(int n, double *x, double *y, double *o) {
+  axpy<double, 2><<<(n + 255) / 256, 128>>>(n, 2.0, x, y, o);
+}
+
+// CHECK:      "kernel": "axpy",
+// CHECK-NEXT: "template_args": [
+// CHECK-NEXT:   "double",
+// CHECK-NEXT:   "2"
+// CHECK:      "N": 4096
+// CHECK:        "name": "x",
+// CHECK-NEXT:   "dtype": "f64",
+// CHECK-NEXT:   "count": "N",
+// CHECK-NEXT:   "role": "in",
+// CHECK:        "name": "y",
+// CHECK-NEXT:   "dtype": "f64",
+// CHECK-NEXT:   "count": "N",
+// CHECK-NEXT:   "role": "inout",
+// CHECK:        "name": "out",
+// CHECK-NEXT:   "dtype": "f64",
+// CHECK-NEXT:   "count": "N",
+// CHECK-NEXT:   "role": "out"
+// CHECK-NEXT: }
+// CHECK:      "scalars": [
+// CHECK-NEXT:   {
+// CHECK-NEXT:     "name": "n",
+// CHECK-NEXT:     "dtype": "i32",
+// CHECK-NEXT:     "value": "N"
+// CHECK:          "name": "a",
+// CHECK-NEXT:     "dtype": "f64",
+// CHECK-NEXT:     "value": 1.5
+// CHECK:      "args": [
+// CHECK-NEXT:   "n",
+// CHECK-NEXT:   "a",
+// CHECK-NEXT:   "x",
+// CHECK-NEXT:   "y",
+// CHECK-NEXT:   "out"
+// CHECK:        "name": "BLOCK",
+// CHECK:        "default": 128
+// CHECK:      "block": "BLOCK",
+// CHECK-NEXT: "grid": "ceil_div(N, BLOCK)",
+// CHECK-NEXT: "bytes": "N * 8 + 2 * N * 8 + N * 8"
+
+// MISSING: forge-port: error: no kernel named 'nope' in {{.*}}spec.cu; kernels: axpy
+
+// ROUNDTRIP: "kernel": "axpy"
