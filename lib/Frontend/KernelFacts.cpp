@@ -33,7 +33,7 @@ uint64_t totalBytes(const std::vector<SharedVariable> &Vars) {
   return N;
 }
 
-static std::optional<int64_t> constInt(const Expr *E, ASTContext &Ctx) {
+std::optional<int64_t> constantInt(const Expr *E, ASTContext &Ctx) {
   if (!E || E->isValueDependent())
     return std::nullopt;
   Expr::EvalResult R;
@@ -55,14 +55,14 @@ std::optional<int64_t> constantThreadsPerBlock(const Expr *E, ASTContext &Ctx) {
       return constantThreadsPerBlock(CE->getArg(0), Ctx);
     int64_t N = 1;
     for (const Expr *A : CE->arguments()) {
-      auto V = constInt(A, Ctx);
+      auto V = constantInt(A, Ctx);
       if (!V)
         return std::nullopt;
       N *= *V;
     }
     return N;
   }
-  return constInt(X, Ctx);
+  return constantInt(X, Ctx);
 }
 
 } // namespace forge::frontend

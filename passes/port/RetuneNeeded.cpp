@@ -16,15 +16,6 @@ using namespace llvm;
 
 namespace forge::passes {
 
-static std::optional<int64_t> constInt(const Expr *E, ASTContext &Ctx) {
-  if (!E || E->isValueDependent())
-    return std::nullopt;
-  Expr::EvalResult R;
-  if (E->EvaluateAsInt(R, Ctx))
-    return R.Val.getInt().getExtValue();
-  return std::nullopt;
-}
-
 void RetuneNeeded::registerMatchers(MatchFinder &Finder) {
   Finder.addMatcher(functionDecl(hasAttr(attr::CUDALaunchBounds), isDefinition()).bind("bounded"),
                     this);
@@ -38,8 +29,8 @@ void RetuneNeeded::check(const MatchFinder::MatchResult &R, PassContext &C) {
     if (!frontend::isUserLocation(SM, FD->getLocation()) || FD->isTemplateInstantiation())
       return;
     const auto *LB = FD->getAttr<CUDALaunchBoundsAttr>();
-    auto Threads = constInt(LB->getMaxThreads(), *R.Context);
-    auto MinBlocks = constInt(LB->getMinBlocks(), *R.Context);
+    auto Threads = frontend::constantInt(LB->getMaxThreads(), *R.Context);
+    auto MinBlocks = frontend::constantInt(LB->getMinBlocks(), *R.Context);
     if (!Threads || !MinBlocks || *MinBlocks <= 0)
       return;
     int64_t Want = *Threads * *MinBlocks;
@@ -63,7 +54,7 @@ void RetuneNeeded::check(const MatchFinder::MatchResult &R, PassContext &C) {
   if (!Kernel || !Cfg || Cfg->getNumArgs() < 3)
     return;
   auto Threads = frontend::constantThreadsPerBlock(Cfg->getArg(1), *R.Context);
-  auto Dynamic = constInt(Cfg->getArg(2), *R.Context);
+  auto Dynamic = frontend::constantInt(Cfg->getArg(2), *R.Context);
   if (!Threads || *Threads <= 0)
     return;
   const FunctionDecl *Def = Kernel->getDefinition() ? Kernel->getDefinition() : Kernel;

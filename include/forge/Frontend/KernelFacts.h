@@ -28,6 +28,9 @@ std::vector<SharedVariable> staticSharedVariables(const clang::FunctionDecl &FD,
 
 uint64_t totalBytes(const std::vector<SharedVariable> &Vars);
 
+/// E's value when it is an integer constant expression.
+std::optional<int64_t> constantInt(const clang::Expr *E, clang::ASTContext &Ctx);
+
 /// Threads per block of a launch's block argument: an integer constant, or
 /// a dim3 built right there from constants (dim3(16, 16) is 256).
 std::optional<int64_t> constantThreadsPerBlock(const clang::Expr *Block,
