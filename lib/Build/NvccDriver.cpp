@@ -28,6 +28,8 @@ StringRef outputKindName(OutputKind K) {
     return "ptx";
   case OutputKind::Executable:
     return "executable";
+  case OutputKind::SharedLibrary:
+    return "shared-library";
   case OutputKind::ResourceCheck:
     return "resource-check";
   }
@@ -88,6 +90,15 @@ NvccDriver::buildArgs(const CompileJob &Job, StringRef OutputPath,
     break;
   case OutputKind::Executable:
     break;
+  case OutputKind::SharedLibrary:
+    // The runtime must be the process's one (the worker's), or the kernels
+    // register with a private copy that cudaLaunchKernel cannot see.
+    Args.push_back("-shared");
+    Args.push_back("-cudart");
+    Args.push_back("shared");
+    Args.push_back("-Xcompiler");
+    Args.push_back("-fPIC");
+    break;
   case OutputKind::ResourceCheck:
     // nvcc refuses -cubin for several GPU code instances.
     Args.push_back(Job.Targets.size() > 1 ? "-c" : "-cubin");
@@ -141,6 +152,8 @@ static StringRef outputExtension(OutputKind K) {
     return "ptx";
   case OutputKind::Executable:
     return "out";
+  case OutputKind::SharedLibrary:
+    return "so";
   }
   return "o";
 }

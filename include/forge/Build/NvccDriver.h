@@ -21,6 +21,7 @@ enum class OutputKind {
   Cubin,         ///< -cubin (one target only)
   Ptx,           ///< -ptx (one target only)
   Executable,    ///< link
+  SharedLibrary, ///< -shared -Xcompiler -fPIC (a harness the worker dlopens)
   ResourceCheck, ///< -cubin -Xptxas -v (-c for several targets); output dropped
 };
 

@@ -118,6 +118,13 @@ TEST(NvccCommand, ResourceCheckAndExecutable) {
   Job.Targets.clear();
   Job.OutputPath.clear();
   EXPECT_EQ(command(Job), (Args{"/opt/cuda/bin/nvcc", "k.cu"}));
+  // A harness library for the worker.
+  Job.Output = OutputKind::SharedLibrary;
+  Job.Targets = {"sm_90"};
+  Job.OutputPath = "h.so";
+  EXPECT_EQ(command(Job), (Args{"/opt/cuda/bin/nvcc", "-gencode",
+                                "arch=compute_90,code=sm_90", "-shared",
+                                "-cudart", "shared", "-Xcompiler", "-fPIC", "-o", "h.so", "k.cu"}));
 }
 
 TEST(NvccCommand, InvalidJobsAreUsageErrors) {
