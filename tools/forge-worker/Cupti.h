@@ -1,0 +1,43 @@
+//===- forge-worker/Cupti.h - Kernel times from CUPTI activity records -*- C++ -*-===//
+///
+/// \file
+/// The worker's preferred timer: CUPTI activity records of kind
+/// CONCURRENT_KERNEL give each kernel's start and end on the GPU's clock,
+/// without events around the launch. The memset that flushes L2 makes no
+/// kernel record, so a block of timed launches yields exactly one record
+/// per launch.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_WORKER_CUPTI_H
+#define FORGE_WORKER_CUPTI_H
+
+#include <string>
+#include <vector>
+
+namespace forge::worker {
+
+/// Registers the activity buffer callbacks and enables kernel records.
+/// Call before the CUDA context is created. Returns false (with Error)
+/// when CUPTI cannot start; the caller then times with events.
+bool cuptiStart(std::string &Error);
+
+/// True after a successful cuptiStart.
+bool cuptiActive();
+
+/// Drops every kernel record collected so far (call with the GPU idle,
+/// before a block of timed launches).
+bool cuptiDiscard(std::string &Error);
+
+/// Collects the kernel records of the launches since the last
+/// cuptiDiscard/cuptiCollect, in launch order, as durations in ns. The
+/// caller synchronises the stream first. Fails unless exactly Expected
+/// records arrive.
+bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
+                  std::string &Error);
+
+/// Disables the records and flushes (at exit).
+void cuptiStop();
+
+} // namespace forge::worker
+
+#endif
