@@ -1,0 +1,89 @@
+//===- Measure/Measurement.h - Build, run and read one job -----*- C++ -*-===//
+///
+/// \file
+/// The measurement machinery `forge-port measure`, `tune` and `optimize`
+/// share: it groups the candidates by source file, generates one harness per
+/// file with an entry per configuration (so a file's configurations cost one
+/// nvcc run), compiles the harnesses in parallel, writes the job directory,
+/// runs `forge-worker run` on it while reporting progress, and reads the
+/// results back next to each candidate's compile resources.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_MEASURE_MEASUREMENT_H
+#define FORGE_MEASURE_MEASUREMENT_H
+
+#include "forge/Build/NvccDriver.h"
+#include "forge/Measure/Harness.h"
+#include "forge/Measure/Results.h"
+#include <functional>
+
+namespace forge::measure {
+
+struct MeasureCandidate {
+  std::string Id;     ///< unique; "ref" is the reference's
+  std::string Source; ///< the file to include
+  ValueMap Values;    ///< its configuration
+  std::string Label;  ///< for reports
+};
+
+struct MeasureRequest {
+  const LaunchSpec *Spec = nullptr;
+  MeasureCandidate Reference;
+  std::vector<MeasureCandidate> Candidates;
+  std::string Arch;                   ///< the GPU's target, "sm_90"
+  std::vector<std::string> NvccFlags; ///< the user's, for every compile
+  JobOptions Job;
+  std::string JobDir;     ///< created if missing; results.jsonl is reset
+  std::string WorkerPath; ///< forge-worker
+  double WorkerTimeoutS = 0; ///< passed as --timeout-s when > 0
+  unsigned CompileJobs = 0;  ///< 0: the hardware's threads
+  /// Write the job directory (harnesses, libraries, plan) and stop.
+  bool BuildOnly = false;
+  /// Called from another thread as result lines arrive: the candidate's
+  /// result, done so far and the total.
+  std::function<void(const CandidateResult &, size_t, size_t)> OnResult;
+  /// Called before the compiles and before the worker starts.
+  std::function<void(llvm::StringRef Phase)> OnPhase;
+};
+
+struct CandidateOutcome {
+  MeasureCandidate Candidate;
+  /// The worker's verdict; for a candidate that did not compile, a result
+  /// with status "compile-failed" and the first compiler error.
+  CandidateResult Result;
+  std::optional<build::KernelResources> Resources; ///< from ptxas -v
+  std::string Harness;                             ///< the .cu in the job
+};
+
+struct MeasureReport {
+  std::optional<DeviceInfo> Device;
+  std::optional<Ceilings> Ceiling;
+  WorkEstimate Work;
+  /// The reference first, then the candidates in request order.
+  std::vector<CandidateOutcome> Outcomes;
+  double CompileSeconds = 0;
+  double RunSeconds = 0;
+  std::string WorkerLog; ///< what the worker printed on stderr
+};
+
+/// Builds and runs the job. Fails when the reference does not compile, the
+/// worker cannot run, or the reference fails on the GPU; a candidate's
+/// failure is its result.
+llvm::Expected<MeasureReport> runMeasurement(const build::NvccDriver &Driver,
+                                             const MeasureRequest &Req);
+
+/// The ptxas record of Kernel (qualified name) with TemplateArgs among a
+/// compile's entries: template arguments are compared without blanks, and
+/// integer expressions by value. Null when none matches.
+const build::KernelResources *
+findKernelResources(const build::CompileResult &R, llvm::StringRef Kernel,
+                    llvm::ArrayRef<std::string> TemplateArgs);
+
+/// Where forge-worker is: Explicit, else $FORGE_WORKER, else next to
+/// ToolDir, else on PATH.
+llvm::Expected<std::string> findWorker(llvm::StringRef Explicit,
+                                       llvm::StringRef ToolDir);
+
+} // namespace forge::measure
+
+#endif
