@@ -39,6 +39,7 @@ makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);
 int runSpec(const Invocation &Inv);
+int runMeasure(const Invocation &Inv);
 
 } // namespace forge::tool
 

@@ -31,6 +31,7 @@ SUBCOMMANDS:
   port       report what breaks or must be retuned on another GPU target, with fixes
   list       list the kernels, launch sites and tunable parameters of files
   spec       draft a launch spec (JSON) for one kernel: forge-port spec k.cu --kernel NAME
+  measure    verify and time kernels on the local GPU: forge-port measure k.cu --spec s.json
 
 Run 'forge-port <subcommand> --help' for the options of one subcommand.
 )";
@@ -40,11 +41,11 @@ using Runner = int (*)(const Invocation &);
 }
 
 static Runner lookupSubcommand(StringRef Name) {
-  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Case("spec", runSpec).Default(nullptr);
+  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Case("spec", runSpec).Case("measure", runMeasure).Default(nullptr);
 }
 
 static bool isPlannedSubcommand(StringRef Name) {
-  return Name == "measure" || Name == "tune" ||
+  return Name == "tune" ||
          Name == "optimize" || Name == "new";
 }
 
@@ -80,7 +81,7 @@ int main(int argc, char **argv) {
   Runner Run = lookupSubcommand(SubName);
   if (!Run) {
     WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: port, list, spec\n";
+        << "'" << SubName << "' is not available in this build yet; available: port, list, spec, measure\n";
     return ExitFailure;
   }
 

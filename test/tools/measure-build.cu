@@ -1,0 +1,71 @@
+// `forge-port measure --no-run` builds the job a GPU machine runs: one
+// harness per file with an entry per configuration, compiled by nvcc for
+// sm_90 as a shared library, and a plan with every expression evaluated.
+// The harness checks the kernel's parameters against the spec at compile
+// time, so a variant whose signature differs fails to build with the reason.
+// REQUIRES: cuda
+// RUN: rm -rf %t && not forge-port measure %s %S/Inputs/measure-badsig.cu --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t --all-configs > %t.out 2> %t.err
+// RUN: FileCheck %s --input-file=%t.out
+// RUN: FileCheck %s --check-prefix=ERR --input-file=%t.err
+// RUN: FileCheck %s --check-prefix=PLAN --input-file=%t/job.plan
+// RUN: FileCheck %s --check-prefix=HARNESS --input-file=%t/harness-0.cu
+// RUN: test -s %t/harness-0.so
+// RUN: %nvcc --version > /dev/null
+// RUN: forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.one --config BLOCK=512 | FileCheck %s --check-prefix=ONE
+
+#include <cstdio>
+
+namespace ns {
+template <typename T, int BLOCK>
+__global__ void saxpy(int n, T a, const T *x, T *y) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+} // namespace ns
+
+// The user's main is renamed away by the harness.
+int main() {
+  std::printf("not run by the harness\n");
+  return 0;
+}
+
+// CHECK:      ref measure-build.cu BLOCK=256: built
+// CHECK-NEXT: c1 measure-build.cu BLOCK=128: built
+// CHECK-NEXT: c2 measure-build.cu BLOCK=512: built
+// CHECK-NEXT: c3 measure-badsig.cu BLOCK=128: compile-failed: {{.*}}harness-1.cu:{{[0-9]+}}: error: static assertion failed with "argument 4 ('y') is f32 in the spec, but the elements of parameter 4 of the kernel are another type"
+// CHECK-NEXT: c4 measure-badsig.cu BLOCK=256: compile-failed
+// CHECK-NEXT: c5 measure-badsig.cu BLOCK=512: compile-failed
+
+// ERR: forge-port: compiling 2 harness(es) with 3 configuration(s) each for sm_90
+// ERR: forge-port: job written to
+
+// The failed variant is left out of the plan.
+// PLAN:      forge-job 1
+// PLAN:      option input_sets 2
+// PLAN:      work bytes 12582912 flops 2097152 dtype f32
+// PLAN-NEXT: buffer x f32 1048576 in uniform -1 1
+// PLAN-NEXT: buffer y f32 1048576 inout normal 0 1 tol 1.0000000000000001e-05 -
+// PLAN-NEXT: reference ref harness-0.so forge_entry_0
+// PLAN-NEXT:   label measure-build.cu BLOCK=256
+// PLAN-NEXT:   grid 4096 1 1
+// PLAN-NEXT:   block 256 1 1
+// PLAN-NEXT:   shared 0
+// PLAN-NEXT:   arg scalar i32 1048576
+// PLAN-NEXT:   arg scalar f32 2.5
+// PLAN-NEXT:   arg buffer x
+// PLAN-NEXT:   arg buffer y
+// PLAN-NEXT: end
+// PLAN-NEXT: candidate c1 harness-0.so forge_entry_1
+// PLAN:      candidate c2 harness-0.so forge_entry_2
+// PLAN-NOT:  candidate c3
+
+// HARNESS: #define main forge_user_main_renamed_by_harness
+// HARNESS: #include "{{.*}}measure-build.cu"
+// HARNESS: // forge_entry_0: BLOCK=256
+// HARNESS: const void *forge_entry_0(void) {
+// HARNESS-NEXT: return reinterpret_cast<const void *>(&ns::saxpy<float, 256>);
+
+// ONE:      ref measure-build.cu BLOCK=256: built
+// ONE-NEXT: c1 measure-build.cu BLOCK=512: built
+// ONE-NOT:  c2
