@@ -1,0 +1,9 @@
+// Planted: the bound check drops the last 256 elements.
+__global__ void stencil3(const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n - 256)
+    return;
+  float l = x[i > 0 ? i - 1 : 0];
+  float r = x[i < n - 1 ? i + 1 : n - 1];
+  out[i] = (l + x[i] + r) * (1.0f / 3.0f);
+}
