@@ -33,11 +33,8 @@ struct DTypeInfo {
   bool Float;
 };
 const DTypeInfo DTypes[] = {
-    {DType::F16, "f16", 2, true},   {DType::BF16, "bf16", 2, true},
-    {DType::F32, "f32", 4, true},   {DType::F64, "f64", 8, true},
-    {DType::I8, "i8", 1, false},    {DType::I32, "i32", 4, false},
-    {DType::I64, "i64", 8, false},  {DType::U8, "u8", 1, false},
-    {DType::U32, "u32", 4, false},  {DType::U64, "u64", 8, false},
+#define FORGE_DTYPE(E, Name, Size, Float) {DType::E, Name, Size, Float},
+#include "forge/Measure/DTypes.def"
 };
 
 const DTypeInfo &info(DType T) {

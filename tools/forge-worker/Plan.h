@@ -17,7 +17,10 @@
 
 namespace forge::worker {
 
-enum class DType { F16, BF16, F32, F64, I8, I32, I64, U8, U32, U64 };
+enum class DType {
+#define FORGE_DTYPE(E, Name, Size, Float) E,
+#include "forge/Measure/DTypes.def"
+};
 const char *dtypeName(DType T);
 bool parseDType(const std::string &Name, DType &Out);
 size_t dtypeSize(DType T);

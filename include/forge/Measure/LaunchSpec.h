@@ -21,7 +21,10 @@
 
 namespace forge::measure {
 
-enum class DType { F16, BF16, F32, F64, I8, I32, I64, U8, U32, U64 };
+enum class DType {
+#define FORGE_DTYPE(E, Name, Size, Float) E,
+#include "forge/Measure/DTypes.def"
+};
 
 /// The spelling in specs: "f16", "bf16", "f32", ...
 llvm::StringRef dtypeName(DType T);
