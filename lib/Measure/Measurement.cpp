@@ -136,6 +136,27 @@ llvm::Expected<std::string> forge::measure::findWorker(llvm::StringRef Explicit,
       Beside);
 }
 
+llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
+  SubprocessOptions O;
+  O.TimeoutSeconds = 60;
+  auto R = runProgram(Worker, {Worker.str(), "info"}, O);
+  if (!R)
+    return R.takeError();
+  llvm::StringRef Err = llvm::StringRef(R->Stderr).trim();
+  if (!R->ok())
+    return makeError("no usable GPU ({0})",
+                     Err.empty() ? "forge-worker info failed" : Err);
+  auto J = parseJson(llvm::StringRef(R->Stdout).trim(), "forge-worker info");
+  if (!J)
+    return J.takeError();
+  std::string CC = J->value("cc", "");
+  auto [Major, Minor] = llvm::StringRef(CC).split('.');
+  if (Major.empty() || Minor.empty())
+    return makeError("forge-worker info gave no compute capability: {0}",
+                     R->Stdout);
+  return GpuInfo{"sm_" + Major.str() + Minor.str(), J->value("name", "")};
+}
+
 namespace {
 
 /// Lines of results.jsonl that appeared since the last call.
@@ -217,7 +238,8 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
       return makeError("two candidates have the id '{0}'", C.Id);
     All.push_back(&C);
   }
-  std::map<std::string, size_t> HarnessOf; // source -> index
+  std::map<std::string, size_t> HarnessOf; // source (and chunk) -> index
+  std::map<std::string, size_t> EntriesOf;  // source -> configurations so far
   std::vector<std::string> Sources;
   std::vector<std::vector<HarnessConfig>> Configs;
   std::vector<std::pair<size_t, std::string>> EntryOf; // per candidate
@@ -226,7 +248,11 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     llvm::sys::fs::make_absolute(Abs);
     if (!llvm::sys::fs::exists(Abs))
       return makeError("{0}: no such file", C->Source);
-    auto [It, New] = HarnessOf.try_emplace(Abs.str().str(), Sources.size());
+    size_t Nth = EntriesOf[Abs.str().str()]++;
+    std::string Group = Abs.str().str();
+    if (Req.MaxEntriesPerHarness)
+      Group += "#" + std::to_string(Nth / Req.MaxEntriesPerHarness);
+    auto [It, New] = HarnessOf.try_emplace(Group, Sources.size());
     if (New) {
       Sources.push_back(Abs.str().str());
       Configs.emplace_back();

@@ -2,6 +2,7 @@
 #include "forge/Measure/Results.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace forge;
 using namespace forge::measure;
@@ -240,4 +241,48 @@ RooflinePosition forge::measure::classify(double Bytes, double Flops,
   else
     P.Class = ComputeSide ? Bottleneck::Compute : Bottleneck::Memory;
   return P;
+}
+
+std::string forge::measure::describeRejection(const CandidateResult &R,
+                                              double FloorFactor) {
+  if (!R.Error.empty())
+    return R.Error;
+  std::vector<std::string> Parts;
+  auto Us = [](double Ns) { return llvm::formatv("{0:F2}", Ns / 1000).str(); };
+  if (R.Status == "no-work" && R.Time && R.FloorNs &&
+      R.Time->Median < FloorFactor * *R.FloorNs)
+    Parts.push_back(llvm::formatv("{0} us is under {1} x the roofline floor "
+                                  "of {2} us",
+                                  Us(R.Time->Median), FloorFactor,
+                                  Us(*R.FloorNs)));
+  // The first input set that shows each problem says enough.
+  std::optional<unsigned> ChangedSet, BadSet;
+  for (const InputChange &X : R.InputsChanged)
+    ChangedSet = std::min(ChangedSet.value_or(X.Set), X.Set);
+  auto Bad = [&](const BufferCheck &B) {
+    return B.Unwritten || B.OverBound || (R.Status == "wrong" && B.RelL2 > 0);
+  };
+  for (const BufferCheck &B : R.Checks)
+    if (Bad(B))
+      BadSet = std::min(BadSet.value_or(B.Set), B.Set);
+  for (const InputChange &X : R.InputsChanged)
+    if (X.Set == ChangedSet)
+      Parts.push_back(llvm::formatv("input '{0}' changed: {1} element(s) "
+                                    "(first at {2})",
+                                    X.Buffer, X.Elements, X.First));
+  for (const BufferCheck &B : R.Checks) {
+    if (B.Set != BadSet || !Bad(B))
+      continue;
+    if (B.Unwritten)
+      Parts.push_back(llvm::formatv("'{0}', input set {1}: {2} element(s) "
+                                    "left unwritten (first at {3})",
+                                    B.Buffer, B.Set, B.Unwritten,
+                                    B.FirstUnwritten));
+    if (B.OverBound || (R.Status == "wrong" && B.RelL2 > 0))
+      Parts.push_back(llvm::formatv(
+          "'{0}', input set {1}: relative L2 error {2:E2}, largest error "
+          "{3:E2}, {4} element(s) over the per-element bound (first at {5})",
+          B.Buffer, B.Set, B.RelL2, B.MaxAbs, B.OverBound, B.FirstBad));
+  }
+  return llvm::join(Parts, "; ");
 }

@@ -39,6 +39,10 @@ struct MeasureRequest {
   unsigned CompileJobs = 0;  ///< 0: the hardware's threads
   /// Write the job directory (harnesses, libraries, plan) and stop.
   bool BuildOnly = false;
+  /// Configurations of one file per harness (one nvcc run); more make
+  /// further harnesses, compiled in parallel. 0: no limit; 1: a compile
+  /// per configuration.
+  unsigned MaxEntriesPerHarness = 0;
   /// Called from another thread as result lines arrive: the candidate's
   /// result, done so far and the total.
   std::function<void(const CandidateResult &, size_t, size_t)> OnResult;
@@ -78,6 +82,15 @@ llvm::Expected<MeasureReport> runMeasurement(const build::NvccDriver &Driver,
 const build::KernelResources *
 findKernelResources(const build::CompileResult &R, llvm::StringRef Kernel,
                     llvm::ArrayRef<std::string> TemplateArgs);
+
+/// The GPU forge-worker sees.
+struct GpuInfo {
+  std::string Target; ///< "sm_90"
+  std::string Name;   ///< "NVIDIA H200"
+};
+
+/// Asks `forge-worker info`; an error says there is no usable GPU.
+llvm::Expected<GpuInfo> queryGpu(llvm::StringRef WorkerPath);
 
 /// Where forge-worker is: Explicit, else $FORGE_WORKER, else next to
 /// ToolDir, else on PATH.

@@ -92,6 +92,11 @@ llvm::Expected<JobResults> parseResults(llvm::StringRef Text,
 /// tests and for replaying recorded measurements).
 Json toJson(const CandidateResult &R);
 
+/// Why a candidate was rejected, in one line from its error or checks
+/// ("'out', input set 0: 256 element(s) left unwritten (first at 67108608)");
+/// FloorFactor is the job's floor_factor, for no-work.
+std::string describeRejection(const CandidateResult &R, double FloorFactor);
+
 enum class Bottleneck { Memory, Compute, Latency, Unknown };
 llvm::StringRef bottleneckName(Bottleneck B); ///< "memory-bound", ...
 

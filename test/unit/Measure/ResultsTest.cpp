@@ -121,3 +121,25 @@ TEST(Roofline, ClassifiesBySideAndFraction) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Results, RejectionsAreDescribedFromTheChecks) {
+  auto R = parseResults(Lines, "results.jsonl");
+  ASSERT_TRUE(bool(R));
+  EXPECT_EQ(describeRejection(*R->find("c2"), 0.5),
+            "an illegal memory access was encountered");
+  EXPECT_EQ(describeRejection(*R->find("c1"), 0.5),
+            "input 'x' changed: 1 element(s) (first at 99); 'y', input set 1: "
+            "4 element(s) left unwritten (first at 90); 'y', input set 1: "
+            "relative L2 error 2.50E-01, largest error 3.50E+00, 12 "
+            "element(s) over the per-element bound (first at 17)");
+  CandidateResult NoWork;
+  NoWork.Status = "no-work";
+  NoWork.Time = TimeStats{1000, 900, 1100, 950, 1050, 0.1, 10};
+  NoWork.FloorNs = 30000;
+  EXPECT_EQ(describeRejection(NoWork, 0.5),
+            "1.00 us is under 0.50 x the roofline floor of 30.00 us");
+}
+
+} // namespace
