@@ -1,0 +1,85 @@
+//===- Tune/Database.h - The tuning database --------------------*- C++ -*-===//
+///
+/// \file
+/// A JSON file, committed by users next to their sources, that keeps every
+/// measured configuration of a kernel and the best one, so a second run on
+/// the same key reuses the measurements and an interrupted run continues
+/// where it stopped. Records are keyed by kernel identity (name plus a hash
+/// of its source file and the files it includes), target, GPU model,
+/// problem-size bucket and toolkit version (DESIGN.md).
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_TUNE_DATABASE_H
+#define FORGE_TUNE_DATABASE_H
+
+#include "forge/Support/Json.h"
+#include "llvm/Support/Error.h"
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forge::tune {
+
+struct DbKey {
+  std::string Kernel;     ///< qualified name
+  std::string SourceHash; ///< sha256 of the file and its local includes
+  std::string Target;     ///< "sm_90"
+  std::string Gpu;        ///< "NVIDIA H200"; "predicted" without one
+  std::string Sizes;      ///< the size bucket, "N=2^24"
+  std::string Toolkit;    ///< "13.0"
+  bool operator==(const DbKey &O) const;
+  std::string str() const; ///< one line, for messages
+};
+
+struct DbMeasurement {
+  std::string Config; ///< SearchSpace::key
+  std::map<std::string, int64_t> Values;
+  std::string Status; ///< "ok" or the rejection
+  double CostNs = 0;  ///< normalised median (see docs/tune.md); 0 unless ok
+  double MedianNs = 0;
+  double Noise = 0;
+  std::string Detail;
+  std::string When;   ///< ISO date of the measurement
+};
+
+struct DbRecord {
+  DbKey Key;
+  std::vector<DbMeasurement> Measurements;
+  std::optional<std::string> Best; ///< a Config
+  std::string Strategy;
+  const DbMeasurement *find(llvm::StringRef Config) const;
+  /// Adds or replaces the measurement of M.Config.
+  void put(DbMeasurement M);
+};
+
+class TuningDatabase {
+public:
+  /// Reads Path; a missing file is an empty database. Malformed content is
+  /// an error that names the JSON path, and nothing is lost: the file is
+  /// left as it is.
+  static llvm::Expected<TuningDatabase> load(llvm::StringRef Path);
+  /// Writes atomically.
+  llvm::Error save(llvm::StringRef Path) const;
+
+  DbRecord &record(const DbKey &K);
+  const DbRecord *find(const DbKey &K) const;
+  const std::vector<DbRecord> &records() const { return Records; }
+
+  Json toJson() const;
+
+private:
+  std::vector<DbRecord> Records;
+};
+
+/// sha256 of File and, recursively, of the files it includes with quotes
+/// that exist next to it (or next to the includer).
+llvm::Expected<std::string> sourceIdentity(llvm::StringRef File);
+
+/// "N=2^24,M=2^10": each size rounded to the nearest power of two, so
+/// nearby sizes share tuned values.
+std::string sizeBucket(const std::vector<std::pair<std::string, int64_t>> &Sizes);
+
+} // namespace forge::tune
+
+#endif

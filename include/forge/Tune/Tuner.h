@@ -1,0 +1,126 @@
+//===- Tune/Tuner.h - A tuning run ------------------------------*- C++ -*-===//
+///
+/// \file
+/// `forge-port tune` without the command line: builds the search space
+/// from the spec's tunables and constraints, prunes it against each
+/// target's limits, runs a strategy whose batches are compiled together and
+/// measured by forge-worker against the original, keeps every measurement
+/// in the tuning database (so runs resume and repeat for free), and picks
+/// each target's values: measured on the local GPU's target, predicted for
+/// the others (labelled so).
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_TUNE_TUNER_H
+#define FORGE_TUNE_TUNER_H
+
+#include "forge/Build/NvccDriver.h"
+#include "forge/Measure/Measurement.h"
+#include "forge/Tune/Database.h"
+#include "forge/Tune/Strategy.h"
+#include <atomic>
+
+namespace forge::tune {
+
+struct TuneProgress {
+  size_t Done = 0, Total = 0; ///< distinct configurations measured / budget
+  std::optional<double> BestNs;
+  std::string BestKey;
+  double ElapsedS = 0, EtaS = 0;
+  std::string Last; ///< "BLOCK=128: ok 215.6 us"
+};
+
+struct TuneOptions {
+  std::string Source;
+  const measure::LaunchSpec *Spec = nullptr;
+  std::vector<std::string> Targets; ///< "sm_90", ...
+  std::string GpuTarget;            ///< the local GPU's target; empty: none
+  std::string GpuName;              ///< "NVIDIA H200"
+  std::string Strategy = "exhaustive";
+  Budget Limit;
+  uint64_t Seed = 1;
+  std::string DbPath;   ///< empty: no database
+  /// Replay mode: measure nothing; every configuration's result comes from
+  /// this tuning database's record of the kernel on the first target (any
+  /// GPU). For comparing strategies on recorded measurements.
+  std::string ReplayPath;
+  std::string Toolkit;  ///< "13.0", part of the database key
+  unsigned BatchSize = 32;       ///< configurations per job (worker run)
+  /// true: a job's configurations share harnesses, one per compile thread
+  /// (all of them in one nvcc run on one thread); false: one nvcc run per
+  /// configuration.
+  bool Batched = true;
+  unsigned CompileJobs = 0;      ///< parallel nvcc runs; 0: the CPU count
+  std::string WorkerPath;
+  std::string JobRoot;           ///< job directories go below it
+  measure::JobOptions Job;
+  std::vector<std::string> NvccFlags;
+  const build::NvccDriver *Driver = nullptr;
+  const std::atomic<bool> *Interrupted = nullptr;
+  std::function<void(const TuneProgress &)> OnProgress;
+};
+
+struct ConfigResult {
+  std::string Key;
+  std::map<std::string, int64_t> Values;
+  std::string Status;
+  double CostNs = 0, MedianNs = 0, Noise = 0;
+  std::string Detail;
+  bool FromDatabase = false;
+  std::string Target, Gpu; ///< where it was measured
+  unsigned Registers = 0;
+  uint64_t StaticShared = 0;
+};
+
+struct TargetResult {
+  std::string Target;
+  bool Measured = false;  ///< false: predicted (no such GPU here)
+  std::string Gpu;
+  std::string Basis;      ///< how the values were chosen, in words
+  std::map<std::string, int64_t> Best;
+  std::string BestKey;
+  double BaselineNs = 0;  ///< the original configuration
+  double BestNs = 0;
+  double Speedup = 0, Noise = 0; ///< from the final interleaved measurement
+  double PredictedOccupancy = 0;
+};
+
+struct TuneResult {
+  std::string Strategy;
+  uint64_t Seed = 0;
+  uint64_t SpaceSize = 0;  ///< cartesian
+  size_t ValidConfigs = 0; ///< after constraints and target limits
+  std::vector<Parameter> Space;
+  std::vector<ConfigResult> Configs; ///< every configuration evaluated
+  std::vector<TargetResult> Targets;
+  size_t Measured = 0;         ///< configurations measured in this run
+  size_t Reused = 0;           ///< taken from the database
+  double CompileSeconds = 0, RunSeconds = 0, WallSeconds = 0;
+  double ConfigsPerMinute = 0; ///< measured in this run over wall time
+  bool Interrupted = false;
+  bool Replayed = false;       ///< results came from ReplayPath
+  std::string DefaultKey;      ///< the original configuration
+  /// In replay mode: the best of the whole record (the exhaustive optimum
+  /// when the record is complete) and the fraction of it the run reached.
+  double OptimumNs = 0;
+};
+
+llvm::Expected<TuneResult> runTuning(const TuneOptions &Opts);
+
+/// The final check before anything is written: the tuned source
+/// (TunedSource, the write-back applied) at the measured target's values
+/// against the original at its defaults, in one interleaved measurement.
+/// Fills in each measured target's speed-up and noise; fails when the tuned
+/// source does not pass. Does nothing without a GPU or in replay mode.
+llvm::Error verifyTuned(const TuneOptions &Opts, TuneResult &R,
+                        llvm::StringRef TunedSource);
+
+/// The space of Spec's tunables, valid where the constraints hold and the
+/// geometry can launch on every target in Targets (threads per block,
+/// dynamic shared memory against the opt-in limit).
+llvm::Expected<SearchSpace>
+buildSearchSpace(const measure::LaunchSpec &Spec,
+                 llvm::ArrayRef<std::string> Targets);
+
+} // namespace forge::tune
+
+#endif

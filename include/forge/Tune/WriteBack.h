@@ -1,0 +1,187 @@
+//===- Tune/WriteBack.h - Write tuned values back into the source -*- C++ -*-===//
+///
+/// \file
+/// The last step of `forge-port tune`: the values a tuning run chose are
+/// written back where the source spells them, as a patch::PatchSet (the
+/// caller shows the diff or applies it; nothing here writes a file).
+///
+/// Three steps:
+///
+///  1. bindTunables() maps each tunable name of the spec to the places in
+///     the source that hold its value (a TunableBinding with its WriteSites):
+///
+///       - a non-type template parameter of the kernel ("TILE"): the template
+///         argument at every launch site of the kernel in the file, or the
+///         parameter's default where a launch does not write the argument;
+///       - an object-like macro `#define NAME <integer>`: its definition;
+///       - a constexpr / const integer variable NAME (qualified or not):
+///         its initializer literal;
+///       - the block size of the launch ("BLOCK", "BLOCK_SIZE", "THREADS",
+///         any case): the literal block argument of each launch (plain or
+///         dim3(N) / dim3(N, 1, 1)), or the macro / constant that argument
+///         names. Literals in the grid argument equal to the block size or
+///         one less (`(n + 255) / 256`) follow the block; a grid computed
+///         in an earlier statement is not seen and not changed;
+///       - `#pragma unroll N` ("UNROLL", or the index's "k.unroll@LINE");
+///       - `__launch_bounds__(N)` ("LAUNCH_BOUNDS", "MAX_THREADS", or the
+///         index's "k.launch_bounds").
+///
+///     The names that `forge-port list` reports ("k::TILE", "kBlock",
+///     "k.block@9", "k.unroll@5", "k.launch_bounds") bind as well. A name
+///     matching nothing is an error that names it and lists what the file
+///     offers.
+///
+///  2. writeBackEdits(): one set of values (one target) written in place.
+///
+///  3. dispatchEdits(): several targets (--to sm_80,sm_90,sm_100). Every
+///     launch statement of the kernel becomes a run-time dispatch on the
+///     device's compute capability, highest target first, the lowest as
+///     the `else`; each branch has that target's template arguments,
+///     block literal and macro / constant values substituted. A static
+///     helper `forge_tuned_cc()` (cached per device, include-guarded) is
+///     inserted after the last top-level #include before the first
+///     rewritten launch (or at the top of the file). A comment labels each
+///     target's values as measured (on which device) or predicted. A macro
+///     that only launch statements read is left as it was; a constant that
+///     only they read takes the lowest target's value and the fallback
+///     (`else`) branch keeps naming it, so it does not become unused.
+///
+///     Tunables that device code reads (an unroll pragma, launch bounds, a
+///     macro or constant used in a kernel body) cannot be chosen at run
+///     time by host code; they get per-arch values through
+///     `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= ...` guards with the
+///     same thresholds as the run-time dispatch. That is only safe when the
+///     value does not also reach host code outside the rewritten launch
+///     statements (the host compile sees the lowest target's value) and
+///     does not appear in a kernel's signature; otherwise dispatchEdits
+///     fails and the error names the tunable, the use and why.
+///
+/// Offsets in a binding refer to the contents the ContentsProvider returned
+/// at bind time; bind and write against the same contents.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_TUNE_WRITEBACK_H
+#define FORGE_TUNE_WRITEBACK_H
+
+#include "forge/Frontend/KernelIndex.h"
+#include "forge/Patch/PatchSet.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forge::tune {
+
+/// One place in a file that spells a tunable's value.
+struct WriteSite {
+  /// What is written there:
+  ///   "template-arg"      a template argument at a launch site,
+  ///   "template-default"  the default of the kernel's template parameter,
+  ///   "launch-literal"    a literal block size at a launch site,
+  ///   "grid-literal"      a literal in that launch's grid argument that
+  ///                       repeats the block size (B or B - 1, as in
+  ///                       `(n + 255) / 256`): written as value + Delta,
+  ///   "macro"             the value of `#define Symbol <int>`,
+  ///   "constexpr"         the initializer of a constant variable Symbol,
+  ///   "unroll"            the count of `#pragma unroll`,
+  ///   "launch_bounds"     the first argument of __launch_bounds__.
+  std::string Kind;
+  std::string File;      ///< as the index names it
+  unsigned Offset = 0;   ///< byte offset of the value text in File
+  unsigned Length = 0;   ///< length of the value text
+  unsigned Line = 0, Column = 0;
+  std::string Current;   ///< the text there now ("256", "16u", "kTile")
+  /// Macro or variable name for "macro" / "constexpr" sites (unqualified,
+  /// as uses spell it); empty otherwise.
+  std::string Symbol;
+  /// For sites at a launch: the index into FileIndex::LaunchSites.
+  std::optional<size_t> Launch;
+  /// Written as the tuned value plus Delta ("grid-literal" sites: 0 or -1).
+  int64_t Delta = 0;
+};
+
+/// Where the value of one spec tunable lives in the source.
+struct TunableBinding {
+  std::string Name;   ///< the spec's tunable name
+  /// template | macro | constexpr | launch | unroll | launch_bounds: the
+  /// kind of the first site ("launch" when any site is a literal at a
+  /// launch site).
+  std::string Origin;
+  std::string Kernel; ///< qualified name of the kernel tuned
+  /// The template parameter, macro or variable the value belongs to
+  /// (empty for literals at a launch, unroll counts and launch bounds).
+  std::string Symbol;
+  std::optional<int64_t> Current; ///< the value now, when all sites agree
+  std::vector<WriteSite> Sites;   ///< never empty
+};
+
+/// Binds each name of \p Names for kernel \p Kernel (its qualified or plain
+/// name). \p Contents gives file text (the index has only locations).
+/// Fails when the kernel is unknown, when a name binds to nothing (the
+/// message names every such name and lists what the file offers), or when
+/// a site cannot be written (a launch written through a macro, a template
+/// argument that is a parameter of the enclosing host template, ...).
+llvm::Expected<std::vector<TunableBinding>>
+bindTunables(const frontend::FileIndex &Index, llvm::StringRef Kernel,
+             llvm::ArrayRef<std::string> Names,
+             const patch::ContentsProvider &Contents = patch::diskContents());
+
+/// The origin tag of the edits made here.
+inline constexpr const char *WriteBackOrigin = "forge-port tune";
+
+/// Single-target write-back: every site of every binding gets the value
+/// \p Values holds for the binding's name (an integer literal keeps its
+/// u/l suffix). Fails when a binding has no value, a value names no
+/// binding, a site no longer holds the text it was bound to, or a block
+/// size exceeds the kernel's literal __launch_bounds__ that is not tuned
+/// alongside.
+llvm::Expected<patch::PatchSet>
+writeBackEdits(const frontend::FileIndex &Index,
+               llvm::ArrayRef<TunableBinding> Bindings,
+               const std::map<std::string, int64_t> &Values,
+               const patch::ContentsProvider &Contents = patch::diskContents());
+
+/// The values chosen for one target.
+struct TargetValues {
+  std::string Target;                    ///< "sm_90", "sm_90a", "sm_100"
+  std::map<std::string, int64_t> Values; ///< spec name -> value
+  bool Measured = false;                 ///< false: predicted by the model
+  std::string Device;                    ///< "NVIDIA H200" when measured
+};
+
+/// The compute capability of "sm_90a" / "compute_100" as major*10+minor
+/// (90, 100); an error for anything else.
+llvm::Expected<unsigned> computeCapability(llvm::StringRef Target);
+
+/// The label of a target's values in comments:
+/// "sm_90 measured on NVIDIA H200 (BLOCK=256, TILE=16)".
+std::string targetLabel(const TargetValues &T);
+
+/// Multi-target write-back for \p Kernel (see the file comment). Targets
+/// may come in any order; two with the same compute capability are an
+/// error. With one target this is writeBackEdits. Fails, naming the
+/// tunable or launch and the reason, when:
+///   - a launch of the kernel is not a chevron launch statement of its own
+///     (`k<<<...>>>(...);`), or is a device-side launch;
+///   - a template argument is only written as a default (no launch writes
+///     it), so it cannot differ per branch;
+///   - a macro / constant is used in host code outside the launch
+///     statements, in a kernel signature or in a host/device function, or
+///     is defined in another file while device code uses it;
+///   - a target lacks a value for a binding.
+llvm::Expected<patch::PatchSet>
+dispatchEdits(const frontend::FileIndex &Index, llvm::StringRef Kernel,
+              llvm::ArrayRef<TunableBinding> Bindings,
+              const std::vector<TargetValues> &PerTarget,
+              const patch::ContentsProvider &Contents = patch::diskContents());
+
+/// The name of the helper dispatchEdits inserts.
+inline constexpr const char *DispatchHelperName = "forge_tuned_cc";
+
+} // namespace forge::tune
+
+#endif

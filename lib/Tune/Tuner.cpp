@@ -1,0 +1,579 @@
+//===- Tuner.cpp - A tuning run -------------------------------------------===//
+#include "forge/Tune/Tuner.h"
+#include "forge/Arch/Occupancy.h"
+#include "forge/Arch/TargetInfo.h"
+#include "forge/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+using namespace forge;
+using namespace forge::tune;
+using measure::LaunchSpec;
+using measure::ValueMap;
+
+llvm::Expected<SearchSpace>
+forge::tune::buildSearchSpace(const LaunchSpec &Spec,
+                              llvm::ArrayRef<std::string> Targets) {
+  if (Spec.Tunables.empty())
+    return makeUsageError(
+        "the spec has no tunables to sweep; add some under \"tunables\" "
+        "(forge-port spec drafts a BLOCK tunable from the launch)");
+  std::vector<Parameter> Params;
+  for (const measure::Tunable &T : Spec.Tunables) {
+    Parameter P{T.Name, T.Values, "spec"};
+    Params.push_back(std::move(P));
+  }
+  std::vector<const arch::TargetInfo *> Infos;
+  for (const std::string &T : Targets) {
+    auto I = arch::lookupTarget(T);
+    if (!I)
+      return I.takeError();
+    Infos.push_back(&*I);
+  }
+  const LaunchSpec *S = &Spec;
+  auto Valid = [S, Infos](const std::map<std::string, int64_t> &V) {
+    ValueMap Values(V.begin(), V.end());
+    auto Ok = S->satisfiesConstraints(Values);
+    if (!Ok) {
+      llvm::consumeError(Ok.takeError());
+      return false;
+    }
+    if (!*Ok)
+      return false;
+    auto G = S->geometry(Values);
+    if (!G) {
+      llvm::consumeError(G.takeError());
+      return false;
+    }
+    int64_t Threads = G->Block[0] * G->Block[1] * G->Block[2];
+    for (const arch::TargetInfo *T : Infos) {
+      const arch::SmLimits &L = T->limits();
+      if (Threads > L.MaxThreadsPerBlock ||
+          G->SharedMemBytes > L.OptInSharedMemPerBlock)
+        return false;
+    }
+    return true;
+  };
+  return SearchSpace(std::move(Params), Valid);
+}
+
+namespace {
+
+std::string today() {
+  std::time_t T = std::time(nullptr);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%d", std::gmtime(&T));
+  return Buf;
+}
+
+
+/// The measurement side of a tuning run: each batch is one job (the
+/// original at its defaults as the reference, then the batch), compiled in
+/// harnesses of BatchSize configurations. Costs are normalised to the
+/// first batch's reference, so drift between batches cancels.
+class Measurer {
+public:
+  Measurer(const TuneOptions &O, const SearchSpace &Space, TuneResult &R)
+      : O(O), Space(Space), R(R) {}
+
+  /// Measures Batch in chunks of BatchSize configurations, one job each,
+  /// calling AfterChunk after each (the database is saved there), so an
+  /// interrupt loses at most the chunk in flight.
+  std::vector<Evaluation> measure(const std::vector<Config> &Batch) {
+    std::vector<Evaluation> Out;
+    size_t Chunk = std::max(1u, O.BatchSize);
+    for (size_t I = 0; I < Batch.size(); I += Chunk) {
+      std::vector<Config> Part(Batch.begin() + I,
+                               Batch.begin() + std::min(Batch.size(), I + Chunk));
+      auto R = measureChunk(Part);
+      Out.insert(Out.end(), R.begin(), R.end());
+      if (AfterChunk)
+        AfterChunk(Part.size());
+    }
+    return Out;
+  }
+
+  std::function<void(size_t)> AfterChunk;
+
+  std::vector<Evaluation> measureChunk(const std::vector<Config> &Batch) {
+    std::vector<Evaluation> Out(Batch.size());
+    if (O.Interrupted && *O.Interrupted) {
+      for (Evaluation &E : Out)
+        E.Status = "interrupted";
+      return Out;
+    }
+    measure::MeasureRequest Req;
+    Req.Spec = O.Spec;
+    Req.Reference = {"ref", O.Source, defaults(), "original"};
+    for (size_t I = 0; I < Batch.size(); ++I) {
+      auto V = Space.values(Batch[I]);
+      Req.Candidates.push_back({"t" + std::to_string(Next + I), O.Source,
+                                ValueMap(V.begin(), V.end()),
+                                Space.key(Batch[I])});
+    }
+    Next += Batch.size();
+    Req.Arch = O.GpuTarget;
+    Req.NvccFlags = O.NvccFlags;
+    Req.Job = O.Job;
+    Req.JobDir = O.JobRoot + "/batch-" + std::to_string(++Batches);
+    Req.WorkerPath = O.WorkerPath;
+    // Batched: the configurations split evenly over the compile threads,
+    // each thread compiling its share in one nvcc run (headers parsed once
+    // per thread, every core busy).
+    unsigned Threads = O.CompileJobs ? O.CompileJobs
+                                     : std::max(1u, std::thread::hardware_concurrency());
+    Req.CompileJobs = Threads;
+    Req.MaxEntriesPerHarness =
+        O.Batched ? unsigned((Batch.size() + Threads - 1) / Threads) : 1;
+    Req.OnResult = [&](const measure::CandidateResult &C, size_t, size_t) {
+      if (C.Reference || !O.OnProgress)
+        return;
+      Progress.Last = C.Label + ": " + C.Status +
+                      (C.Time ? llvm::formatv(" {0:F2} us", C.Time->Median / 1000)
+                                    .str()
+                              : "");
+      O.OnProgress(Progress);
+    };
+    auto Rep = measure::runMeasurement(*O.Driver, Req);
+    if (!Rep) {
+      std::string Why = llvm::toString(Rep.takeError());
+      for (Evaluation &E : Out) {
+        E.Status = "measurement-failed";
+        E.Detail = Why;
+      }
+      if (FirstError.empty())
+        FirstError = Why;
+      return Out;
+    }
+    R.CompileSeconds += Rep->CompileSeconds;
+    R.RunSeconds += Rep->RunSeconds;
+    const measure::CandidateOutcome &Ref = Rep->Outcomes.front();
+    double RefNs = Ref.Result.Time ? Ref.Result.Time->Median : 0;
+    if (RefNs > 0) {
+      RefMedians.push_back(RefNs);
+      if (FirstRefNs == 0)
+        FirstRefNs = RefNs;
+    }
+    for (size_t I = 0; I < Batch.size(); ++I) {
+      const measure::CandidateOutcome &C = Rep->Outcomes[I + 1];
+      Evaluation &E = Out[I];
+      E.Status = C.Result.Status;
+      E.Ok = C.Result.ok() && C.Result.Time && RefNs > 0;
+      double Median = C.Result.Time ? C.Result.Time->Median : 0;
+      E.Cost = E.Ok ? Median * FirstRefNs / RefNs : 0;
+      E.Detail = C.Result.ok() ? ""
+                               : measure::describeRejection(C.Result,
+                                                            O.Job.FloorFactor);
+      ConfigResult CR;
+      CR.Key = Space.key(Batch[I]);
+      CR.Values = Space.values(Batch[I]);
+      CR.Status = E.Status;
+      CR.CostNs = E.Cost;
+      CR.MedianNs = Median;
+      CR.Noise = C.Result.Noise.value_or(0);
+      CR.Detail = E.Detail;
+      CR.Target = O.GpuTarget;
+      CR.Gpu = O.GpuName;
+      if (C.Resources) {
+        CR.Registers = C.Resources->Registers;
+        CR.StaticShared = C.Resources->SharedMemBytes;
+      }
+      Fresh.push_back(CR);
+    }
+    return Out;
+  }
+
+  ValueMap defaults() const {
+    ValueMap V;
+    for (const measure::Tunable &T : O.Spec->Tunables)
+      V[T.Name] = T.defaultValue();
+    return V;
+  }
+
+  TuneProgress Progress;
+  std::vector<ConfigResult> Fresh; ///< measured in this run, in order
+  std::vector<double> RefMedians;
+  double FirstRefNs = 0;
+  std::string FirstError;
+
+private:
+  const TuneOptions &O;
+  const SearchSpace &Space;
+  TuneResult &R;
+  size_t Next = 0;
+  unsigned Batches = 0;
+};
+
+/// Occupancy of a configuration on Target, from its measured resources.
+double predictedOccupancy(const LaunchSpec &Spec, const ConfigResult &C,
+                          const arch::TargetInfo &T) {
+  auto G = Spec.geometry(ValueMap(C.Values.begin(), C.Values.end()));
+  if (!G) {
+    llvm::consumeError(G.takeError());
+    return 0;
+  }
+  arch::KernelResources K;
+  K.ThreadsPerBlock = int(G->Block[0] * G->Block[1] * G->Block[2]);
+  K.RegistersPerThread = int(C.Registers);
+  K.StaticSharedBytes = int(C.StaticShared);
+  K.DynamicSharedBytes = int(G->SharedMemBytes);
+  auto O = arch::computeOccupancy(T, K);
+  if (!O) {
+    llvm::consumeError(O.takeError());
+    return 0;
+  }
+  return O->Occupancy;
+}
+
+} // namespace
+
+/// Replay mode (TuneOptions::ReplayPath).
+static llvm::Expected<TuneResult>
+replayTuning(const TuneOptions &O, const SearchSpace &Space, Strategy &Strat,
+             const DbKey &Key, TuneResult R, const ValueMap &Defaults) {
+  auto Db = TuningDatabase::load(O.ReplayPath);
+  if (!Db)
+    return Db.takeError();
+  const DbRecord *Rec = nullptr;
+  for (const DbRecord &X : Db->records())
+    if (X.Key.Kernel == Key.Kernel && X.Key.SourceHash == Key.SourceHash &&
+        X.Key.Sizes == Key.Sizes && X.Key.Target == O.Targets.front())
+      Rec = &X;
+  if (!Rec)
+    return makeError("{0} has no measurements of {1} for {2} with this source "
+                     "and sizes ({3})",
+                     O.ReplayPath, Key.Kernel, O.Targets.front(), Key.Sizes);
+  std::map<std::string, Evaluation> Cache;
+  std::map<std::string, const DbMeasurement *> ByKey;
+  for (const DbMeasurement &X : Rec->Measurements) {
+    Evaluation E;
+    E.Ok = X.Status == "ok";
+    E.Cost = X.CostNs;
+    E.Status = X.Status;
+    E.Detail = X.Detail;
+    Cache[X.Config] = E;
+    ByKey[X.Config] = &X;
+    if (E.Ok && (R.OptimumNs == 0 || E.Cost < R.OptimumNs))
+      R.OptimumNs = E.Cost;
+  }
+  Evaluator Run(Space, replayMeasure(Space, Cache), O.Limit);
+  Strat.run(Run, O.Seed);
+  for (const auto &[C, E] : Run.history()) {
+    ConfigResult CR;
+    CR.Key = Space.key(C);
+    CR.Values = Space.values(C);
+    CR.Status = E.Status;
+    CR.CostNs = E.Cost;
+    CR.Detail = E.Detail;
+    CR.Target = Rec->Key.Target;
+    CR.Gpu = Rec->Key.Gpu;
+    if (auto It = ByKey.find(CR.Key); It != ByKey.end())
+      CR.MedianNs = It->second->MedianNs;
+    R.Configs.push_back(CR);
+  }
+  R.Replayed = true;
+  R.Measured = Run.evaluations();
+  TargetResult TR;
+  TR.Target = Rec->Key.Target;
+  TR.Measured = true;
+  TR.Gpu = Rec->Key.Gpu;
+  if (auto B = Run.best()) {
+    TR.Best = Space.values(*B);
+    TR.BestKey = Space.key(*B);
+    TR.BestNs = Run.bestCost();
+  } else {
+    TR.Best = {Defaults.begin(), Defaults.end()};
+    TR.BestKey = R.DefaultKey;
+  }
+  TR.Basis = "replayed from " + O.ReplayPath + " (measured on " + TR.Gpu + ")";
+  R.Targets.push_back(TR);
+  return R;
+}
+
+llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
+  using Clock = std::chrono::steady_clock;
+  auto Start = Clock::now();
+  TuneResult R;
+  R.Strategy = O.Strategy;
+  R.Seed = O.Seed;
+  auto Space = buildSearchSpace(*O.Spec, O.Targets);
+  if (!Space)
+    return Space.takeError();
+  R.Space = Space->parameters();
+  R.SpaceSize = Space->cartesianSize();
+  R.ValidConfigs = Space->enumerateValid().size();
+  if (R.ValidConfigs == 0)
+    return makeError("no configuration of the spec's tunables satisfies the "
+                     "constraints and the limits of {0}",
+                     llvm::join(O.Targets, ", "));
+  auto Strat = createStrategy(O.Strategy);
+  if (!Strat)
+    return Strat.takeError();
+
+  Measurer M(O, *Space, R);
+  ValueMap Defaults = M.defaults();
+  Config DefaultConfig;
+  if (Space->fromValues({Defaults.begin(), Defaults.end()}, DefaultConfig))
+    R.DefaultKey = Space->key(DefaultConfig);
+
+  // The database: earlier measurements of the same key are reused.
+  TuningDatabase Db;
+  DbKey Key;
+  if (!O.DbPath.empty()) {
+    auto L = TuningDatabase::load(O.DbPath);
+    if (!L)
+      return L.takeError();
+    Db = std::move(*L);
+  }
+  auto Ident = sourceIdentity(O.Source);
+  if (!Ident)
+    return Ident.takeError();
+  Key = {O.Spec->Kernel, *Ident, O.GpuTarget, O.GpuName,
+         sizeBucket(O.Spec->Sizes), O.Toolkit};
+
+  if (!O.ReplayPath.empty())
+    return replayTuning(O, *Space, **Strat, Key, std::move(R), Defaults);
+
+  bool HaveGpu = !O.GpuTarget.empty() && O.Driver && !O.WorkerPath.empty();
+  auto ResultOf = [](const DbMeasurement &X, const DbKey &K) {
+    ConfigResult CR;
+    CR.Key = X.Config;
+    CR.Values = X.Values;
+    CR.Status = X.Status;
+    CR.CostNs = X.CostNs;
+    CR.MedianNs = X.MedianNs;
+    CR.Noise = X.Noise;
+    CR.Detail = X.Detail;
+    CR.FromDatabase = true;
+    CR.Target = K.Target;
+    CR.Gpu = K.Gpu;
+    return CR;
+  };
+  if (const DbRecord *Rec = HaveGpu ? Db.find(Key) : nullptr)
+    for (const DbMeasurement &X : Rec->Measurements) {
+      Config C;
+      if (Space->fromKey(X.Config, C)) {
+        R.Configs.push_back(ResultOf(X, Rec->Key));
+        ++R.Reused;
+      }
+    }
+
+  auto SaveDb = [&]() -> llvm::Error {
+    if (O.DbPath.empty() || !HaveGpu)
+      return llvm::Error::success();
+    DbRecord &Rec = Db.record(Key);
+    Rec.Strategy = O.Strategy;
+    for (const ConfigResult &C : M.Fresh) {
+      if (C.Status == "measurement-failed" || C.Status == "interrupted")
+        continue;
+      Rec.put({C.Key, C.Values, C.Status, C.CostNs, C.MedianNs, C.Noise,
+               C.Detail, today()});
+    }
+    std::optional<std::string> BestKey;
+    double BestCost = 0;
+    for (const DbMeasurement &X : Rec.Measurements)
+      if (X.Status == "ok" && (!BestKey || X.CostNs < BestCost)) {
+        BestKey = X.Config;
+        BestCost = X.CostNs;
+      }
+    Rec.Best = BestKey;
+    return Db.save(O.DbPath);
+  };
+
+  if (HaveGpu) {
+    size_t Left = R.ValidConfigs - std::min(R.ValidConfigs, R.Reused);
+    M.Progress.Total =
+        O.Limit.MaxEvaluations ? std::min(O.Limit.MaxEvaluations, Left) : Left;
+    // Every batch is saved to the database as soon as it is measured, so an
+    // interrupted run loses nothing and the next one continues from there.
+    M.AfterChunk = [&](size_t N) {
+      if (auto Err = SaveDb())
+        llvm::consumeError(std::move(Err));
+      M.Progress.Done += N;
+      M.Progress.ElapsedS =
+          std::chrono::duration<double>(Clock::now() - Start).count();
+      for (const ConfigResult &C : M.Fresh)
+        if (C.Status == "ok" &&
+            (!M.Progress.BestNs || C.CostNs < *M.Progress.BestNs)) {
+          M.Progress.BestNs = C.CostNs;
+          M.Progress.BestKey = C.Key;
+        }
+      size_t Remaining =
+          M.Progress.Total - std::min(M.Progress.Total, M.Progress.Done);
+      M.Progress.EtaS = M.Progress.Done
+                            ? M.Progress.ElapsedS / M.Progress.Done * Remaining
+                            : 0;
+      if (O.OnProgress)
+        O.OnProgress(M.Progress);
+    };
+    Evaluator Run(*Space, [&](const std::vector<Config> &Batch) {
+      return M.measure(Batch);
+    }, O.Limit);
+    for (const ConfigResult &C : R.Configs) {
+      Config Cf;
+      if (Space->fromKey(C.Key, Cf)) {
+        Evaluation Ev;
+        Ev.Ok = C.Status == "ok";
+        Ev.Cost = C.CostNs;
+        Ev.Status = C.Status;
+        Run.preload(Cf, Ev);
+      }
+    }
+    (*Strat)->run(Run, O.Seed);
+    if (!M.FirstError.empty() && M.Fresh.empty() && R.Reused == 0)
+      return makeError("measuring failed: {0}", M.FirstError);
+    if (auto Err = SaveDb())
+      return std::move(Err);
+    R.Interrupted = O.Interrupted && *O.Interrupted;
+    for (const ConfigResult &C : M.Fresh)
+      if (C.Status != "measurement-failed" && C.Status != "interrupted")
+        R.Configs.push_back(C);
+    R.Measured = M.Fresh.size();
+  } else if (!O.DbPath.empty()) {
+    // No GPU: what an earlier run measured for this kernel (on any GPU) is
+    // the best knowledge there is; each target takes its own record.
+    for (const DbRecord &Rec : Db.records())
+      if (Rec.Key.Kernel == Key.Kernel &&
+          Rec.Key.SourceHash == Key.SourceHash && Rec.Key.Sizes == Key.Sizes)
+        for (const DbMeasurement &X : Rec.Measurements) {
+          R.Configs.push_back(ResultOf(X, Rec.Key));
+          ++R.Reused;
+        }
+  }
+  R.WallSeconds = std::chrono::duration<double>(Clock::now() - Start).count();
+  if (R.Measured && R.WallSeconds > 0)
+    R.ConfigsPerMinute = R.Measured / (R.WallSeconds / 60);
+
+  // The measured pool: this run's and the database's configurations, by
+  // the target and GPU they were measured on.
+  struct Pool {
+    std::string Target, Gpu;
+    std::vector<const ConfigResult *> Ok; ///< fastest first
+  };
+  std::vector<Pool> Pools;
+  for (const ConfigResult &C : R.Configs) {
+    if (C.Status != "ok")
+      continue;
+    const std::string &Target = C.Target, &Gpu = C.Gpu;
+    auto It = llvm::find_if(Pools, [&](const Pool &P) {
+      return P.Target == Target && P.Gpu == Gpu;
+    });
+    if (It == Pools.end()) {
+      Pools.push_back({Target, Gpu, {}});
+      It = std::prev(Pools.end());
+    }
+    It->Ok.push_back(&C);
+  }
+  for (Pool &P : Pools)
+    std::stable_sort(P.Ok.begin(), P.Ok.end(),
+                     [](const ConfigResult *A, const ConfigResult *B) {
+                       return A->CostNs < B->CostNs;
+                     });
+
+  for (const std::string &T : O.Targets) {
+    auto Info = arch::lookupTarget(T);
+    if (!Info)
+      return Info.takeError();
+    TargetResult TR;
+    TR.Target = Info->Name;
+    const Pool *Own = nullptr;
+    for (const Pool &P : Pools)
+      if (P.Target == TR.Target)
+        Own = &P;
+    if (Own) {
+      const ConfigResult *B = Own->Ok.front();
+      TR.Measured = true;
+      TR.Gpu = Own->Gpu;
+      TR.Best = B->Values;
+      TR.BestKey = B->Key;
+      TR.BestNs = B->CostNs;
+      TR.Basis = "measured on " + Own->Gpu +
+                 (HaveGpu ? "" : " (from the tuning database)");
+    } else if (!Pools.empty()) {
+      // Predicted: the fastest configuration measured on another target
+      // that is valid on this one and keeps at least the occupancy it had
+      // where it was measured.
+      const Pool &From = Pools.front();
+      auto Local = arch::lookupTarget(From.Target);
+      const ConfigResult *Pick = nullptr;
+      for (const ConfigResult *C : From.Ok) {
+        double There = predictedOccupancy(*O.Spec, *C, *Info);
+        double Here = Local ? predictedOccupancy(*O.Spec, *C, *Local) : 0;
+        Config Cf;
+        bool ValidThere = Space->fromKey(C->Key, Cf) && Space->valid(Cf);
+        if (ValidThere && There > 0 && There + 1e-9 >= Here) {
+          Pick = C;
+          TR.PredictedOccupancy = There;
+          break;
+        }
+      }
+      if (!Local)
+        llvm::consumeError(Local.takeError());
+      if (!Pick)
+        Pick = From.Ok.front();
+      TR.Best = Pick->Values;
+      TR.BestKey = Pick->Key;
+      TR.Basis = "predicted: the fastest configuration measured on " +
+                 From.Gpu + " (" + From.Target +
+                 ") that keeps its predicted occupancy on " + TR.Target;
+    } else {
+      TR.Best = {Defaults.begin(), Defaults.end()};
+      TR.BestKey = R.DefaultKey;
+      TR.Basis = HaveGpu ? "kept the original values: no configuration "
+                           "passed the checks"
+                         : "kept the original values: no GPU to measure on "
+                           "and no measurements in the tuning database";
+    }
+    R.Targets.push_back(TR);
+  }
+
+  return R;
+}
+
+llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
+                                     llvm::StringRef TunedSource) {
+  bool HaveGpu = !O.GpuTarget.empty() && O.Driver && !O.WorkerPath.empty();
+  if (!HaveGpu || R.Interrupted || R.Replayed)
+    return llvm::Error::success();
+  ValueMap Defaults;
+  for (const measure::Tunable &T : O.Spec->Tunables)
+    Defaults[T.Name] = T.defaultValue();
+  for (TargetResult &TR : R.Targets) {
+    if (!TR.Measured || TR.Target != O.GpuTarget)
+      continue;
+    // The tuned source at its values against the original at its own: the
+    // correctness check of what is written, and the speed-up with noise in
+    // one interleaved measurement.
+    measure::MeasureRequest Req;
+    Req.Spec = O.Spec;
+    Req.Reference = {"ref", O.Source, Defaults, "original " + R.DefaultKey};
+    Req.Candidates = {{"tuned", TunedSource.str(),
+                       ValueMap(TR.Best.begin(), TR.Best.end()),
+                       "tuned " + TR.BestKey}};
+    Req.Arch = O.GpuTarget;
+    Req.NvccFlags = O.NvccFlags;
+    Req.Job = O.Job;
+    Req.Job.Rounds = std::max(O.Job.Rounds, 7u);
+    Req.JobDir = O.JobRoot + "/final";
+    Req.WorkerPath = O.WorkerPath;
+    auto Rep = measure::runMeasurement(*O.Driver, Req);
+    if (!Rep)
+      return Rep.takeError();
+    const measure::CandidateResult &Ref = Rep->Outcomes[0].Result;
+    const measure::CandidateResult &Tuned = Rep->Outcomes[1].Result;
+    if (!Tuned.ok())
+      return makeError("the tuned source at {0} failed its check against the "
+                       "original: {1} {2}; nothing was written",
+                       TR.BestKey, Tuned.Status, Tuned.Error);
+    TR.BaselineNs = Ref.Time ? Ref.Time->Median : 0;
+    TR.BestNs = Tuned.Time ? Tuned.Time->Median : 0;
+    TR.Speedup = Tuned.Speedup.value_or(0);
+    TR.Noise = Tuned.Noise.value_or(0);
+  }
+  return llvm::Error::success();
+}

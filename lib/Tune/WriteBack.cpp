@@ -1,0 +1,1793 @@
+//===- Tune/WriteBack.cpp - Write tuned values back into the source -------===//
+///
+/// \file
+/// Binding works from the KernelIndex (which names the tunables and where
+/// their values are) plus a light reading of the text: the index records
+/// one location per tunable, while a template argument or a block size is
+/// written at every launch, so launch statements are re-read here (comments
+/// and string literals blanked) to find each argument's exact range, the
+/// end of the statement, and the uses of a macro or constant.
+///
+//===----------------------------------------------------------------------===//
+#include "forge/Tune/WriteBack.h"
+#include "forge/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Regex.h"
+#include <algorithm>
+#include <set>
+
+using namespace llvm;
+using forge::frontend::FileIndex;
+using forge::frontend::KernelInfo;
+using forge::frontend::LaunchSiteInfo;
+using forge::frontend::TunableInfo;
+
+namespace forge::tune {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+bool isIdentChar(char C) { return isAlnum(C) || C == '_'; }
+
+/// The text with comments, string and character literals replaced by
+/// spaces (newlines kept), so offsets stay the same and code can be
+/// scanned without tripping over "<<<" in a string or a '}' in a comment.
+std::string codeView(StringRef T) {
+  std::string Out = T.str();
+  size_t N = T.size();
+  auto Blank = [&](size_t B, size_t E) {
+    for (size_t I = B; I < E && I < N; ++I)
+      if (Out[I] != '\n')
+        Out[I] = ' ';
+  };
+  size_t I = 0;
+  while (I < N) {
+    char C = T[I];
+    if (C == '/' && I + 1 < N && T[I + 1] == '/') {
+      size_t E = T.find('\n', I);
+      E = E == StringRef::npos ? N : E;
+      Blank(I, E);
+      I = E;
+    } else if (C == '/' && I + 1 < N && T[I + 1] == '*') {
+      size_t E = T.find("*/", I + 2);
+      E = E == StringRef::npos ? N : E + 2;
+      Blank(I, E);
+      I = E;
+    } else if (C == '"' || C == '\'') {
+      // A digit separator (1'000) is not a character literal.
+      if (C == '\'' && I > 0 && isAlnum(T[I - 1])) {
+        size_t B = I - 1;
+        while (B > 0 && isIdentChar(T[B - 1]))
+          --B;
+        if (isDigit(T[B])) {
+          ++I;
+          continue;
+        }
+      }
+      // A raw string R"delim( ... )delim".
+      if (C == '"' && I > 0 && T[I - 1] == 'R' && (I < 2 || !isIdentChar(T[I - 2]))) {
+        size_t Open = T.find('(', I);
+        if (Open != StringRef::npos) {
+          std::string Close = (")" + T.slice(I + 1, Open) + "\"").str();
+          size_t E = T.find(Close, Open);
+          E = E == StringRef::npos ? N : E + Close.size();
+          Blank(I, E);
+          I = E;
+          continue;
+        }
+      }
+      size_t J = I + 1;
+      while (J < N && T[J] != C && T[J] != '\n') {
+        if (T[J] == '\\')
+          ++J;
+        ++J;
+      }
+      Blank(I, std::min(J + 1, N));
+      I = J + 1;
+    } else {
+      ++I;
+    }
+  }
+  return Out;
+}
+
+size_t lineStartOf(StringRef S, size_t Off) {
+  size_t P = S.rfind('\n', Off == 0 ? 0 : Off - 1);
+  if (Off == 0 || P == StringRef::npos)
+    return 0;
+  return P + 1;
+}
+
+size_t lineEndOf(StringRef S, size_t Off) {
+  size_t P = S.find('\n', Off);
+  return P == StringRef::npos ? S.size() : P;
+}
+
+unsigned lineOf(StringRef S, size_t Off) {
+  return 1 + S.take_front(std::min(Off, S.size())).count('\n');
+}
+
+size_t skipSpace(StringRef Code, size_t I) {
+  while (I < Code.size() && isSpace(Code[I]))
+    ++I;
+  return I;
+}
+
+/// The index of the last non-space character before I, or npos.
+size_t prevNonSpace(StringRef Code, size_t I) {
+  while (I > 0) {
+    --I;
+    if (!isSpace(Code[I]))
+      return I;
+  }
+  return StringRef::npos;
+}
+
+/// Length of an integer literal at Off (0 when there is none).
+size_t literalLength(StringRef Code, size_t Off) {
+  if (Off >= Code.size() || !isDigit(Code[Off]))
+    return 0;
+  size_t E = Off;
+  while (E < Code.size() && (isAlnum(Code[E]) || Code[E] == '\''))
+    ++E;
+  return E - Off;
+}
+
+std::optional<int64_t> literalValue(StringRef Lit) {
+  std::string S;
+  for (char C : Lit)
+    if (C != '\'')
+      S += C;
+  StringRef R(S);
+  R = R.rtrim("uUlL");
+  int64_t V;
+  if (R.getAsInteger(0, V))
+    return std::nullopt;
+  return V;
+}
+
+bool isIntLiteral(StringRef S) {
+  return !S.empty() && literalLength(S, 0) == S.size() && literalValue(S).has_value();
+}
+
+/// The value as a literal in place of Current: an integer literal's u/l
+/// suffix is kept.
+std::string formatValue(int64_t V, StringRef Current) {
+  std::string Suffix;
+  if (isIntLiteral(Current)) {
+    StringRef Rest = Current;
+    while (!Rest.empty() && StringRef("uUlL").contains(Rest.back())) {
+      Suffix.insert(Suffix.begin(), Rest.back());
+      Rest = Rest.drop_back();
+    }
+  }
+  return std::to_string(V) + Suffix;
+}
+
+/// A value in place of an identifier inside an expression.
+std::string exprValue(int64_t V) {
+  return V < 0 ? "(" + std::to_string(V) + ")" : std::to_string(V);
+}
+
+/// Offsets of Name as a whole identifier in Code.
+std::vector<size_t> occurrences(StringRef Code, StringRef Name) {
+  std::vector<size_t> Out;
+  if (Name.empty())
+    return Out;
+  for (size_t P = Code.find(Name); P != StringRef::npos; P = Code.find(Name, P + 1)) {
+    if (P > 0 && isIdentChar(Code[P - 1]))
+      continue;
+    size_t E = P + Name.size();
+    if (E < Code.size() && isIdentChar(Code[E]))
+      continue;
+    Out.push_back(P);
+  }
+  return Out;
+}
+
+bool containsWord(StringRef Code, StringRef Word) { return !occurrences(Code, Word).empty(); }
+
+StringRef lastComponent(StringRef Name) {
+  size_t P = Name.rfind("::");
+  return P == StringRef::npos ? Name : Name.drop_front(P + 2);
+}
+
+struct FileText {
+  std::string Text, Code;
+};
+
+/// File contents and their code views, read once.
+class Files {
+public:
+  explicit Files(const patch::ContentsProvider &P) : P(P) {}
+  Expected<const FileText *> get(StringRef File) {
+    auto It = Cache.find(File.str());
+    if (It != Cache.end())
+      return &It->second;
+    auto T = P(File);
+    if (!T)
+      return T.takeError();
+    FileText &F = Cache[File.str()];
+    F.Text = std::move(*T);
+    F.Code = codeView(F.Text);
+    return &F;
+  }
+
+private:
+  const patch::ContentsProvider &P;
+  std::map<std::string, FileText> Cache;
+};
+
+//===----------------------------------------------------------------------===//
+// Launch statements
+//===----------------------------------------------------------------------===//
+
+struct Range {
+  size_t B = 0, E = 0;
+};
+
+Range trimmed(StringRef Code, size_t B, size_t E) {
+  while (B < E && isSpace(Code[B]))
+    ++B;
+  while (E > B && isSpace(Code[E - 1]))
+    --E;
+  return {B, E};
+}
+
+/// `callee <targs> <<< config >>> ( args ) ;` read from Off.
+struct ParsedLaunch {
+  std::string Callee; ///< without spaces: "ns::k"
+  bool HasTemplateArgs = false;
+  std::vector<Range> TemplateArgs;
+  std::vector<Range> Config;
+  Range Stmt;          ///< from the callee to after the ';'
+  bool Statement = false;
+};
+
+/// Splits [B, E) at commas outside brackets (and outside <> when Angles).
+std::vector<Range> splitArgs(StringRef Code, size_t B, size_t E, bool Angles) {
+  std::vector<Range> Out;
+  int Depth = 0, Angle = 0;
+  size_t Start = B;
+  for (size_t I = B; I < E; ++I) {
+    char C = Code[I];
+    if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == ')' || C == ']' || C == '}')
+      --Depth;
+    else if (Angles && Depth == 0 && C == '<')
+      ++Angle;
+    else if (Angles && Depth == 0 && C == '>')
+      --Angle;
+    else if (C == ',' && Depth == 0 && Angle == 0) {
+      Out.push_back(trimmed(Code, Start, I));
+      Start = I + 1;
+    }
+  }
+  Range Last = trimmed(Code, Start, E);
+  if (Last.E > Last.B || !Out.empty())
+    Out.push_back(Last);
+  return Out;
+}
+
+/// The matching closer of the bracket at Open, or npos.
+size_t matchBracket(StringRef Code, size_t Open) {
+  char O = Code[Open];
+  char C = O == '(' ? ')' : O == '[' ? ']' : '}';
+  int Depth = 0;
+  for (size_t I = Open; I < Code.size(); ++I) {
+    if (Code[I] == O)
+      ++Depth;
+    else if (Code[I] == C && --Depth == 0)
+      return I;
+  }
+  return StringRef::npos;
+}
+
+/// Whether the text before B ends a statement (so a launch at B starts one).
+bool startsStatement(StringRef Code, size_t B) {
+  size_t P = prevNonSpace(Code, B);
+  if (P == StringRef::npos)
+    return true;
+  char C = Code[P];
+  if (C == ';' || C == '{' || C == '}')
+    return true;
+  if (C == ':')
+    return P == 0 || Code[P - 1] != ':';
+  if (isIdentChar(C)) {
+    size_t W = P;
+    while (W > 0 && isIdentChar(Code[W - 1]))
+      --W;
+    StringRef Word = Code.slice(W, P + 1);
+    return Word == "else" || Word == "do";
+  }
+  if (C == ')') {
+    // if (...), for (...), while (...): find the '(' and the keyword.
+    int Depth = 0;
+    for (size_t I = P + 1; I-- > 0;) {
+      if (Code[I] == ')')
+        ++Depth;
+      else if (Code[I] == '(' && --Depth == 0) {
+        size_t K = prevNonSpace(Code, I);
+        if (K == StringRef::npos || !isIdentChar(Code[K]))
+          return false;
+        size_t W = K;
+        while (W > 0 && isIdentChar(Code[W - 1]))
+          --W;
+        StringRef Word = Code.slice(W, K + 1);
+        return Word == "if" || Word == "for" || Word == "while";
+      }
+    }
+  }
+  return false;
+}
+
+Expected<ParsedLaunch> parseChevron(StringRef Code, size_t Off, StringRef Where) {
+  ParsedLaunch L;
+  auto Fail = [&](const char *Why) {
+    return makeError("{0}: the launch is not written as `kernel<<<...>>>(...)` ({1})", Where,
+                     Why);
+  };
+  size_t I = Off;
+  // The callee: identifiers joined by '::'.
+  while (true) {
+    I = skipSpace(Code, I);
+    if (Code.substr(I, 2) == "::") {
+      L.Callee += "::";
+      I += 2;
+      continue;
+    }
+    if (I >= Code.size() || !isIdentChar(Code[I]) || isDigit(Code[I]))
+      break;
+    size_t E = I;
+    while (E < Code.size() && isIdentChar(Code[E]))
+      ++E;
+    if (!L.Callee.empty() && !StringRef(L.Callee).ends_with("::"))
+      break;
+    L.Callee += Code.slice(I, E).str();
+    I = E;
+  }
+  if (L.Callee.empty())
+    return Fail("no kernel name at the launch location");
+  I = skipSpace(Code, I);
+  if (Code.substr(I, 3) != "<<<") {
+    if (I >= Code.size() || Code[I] != '<')
+      return Fail("no '<<<' after the kernel name");
+    L.HasTemplateArgs = true;
+    int Depth = 0, Angle = 0;
+    size_t Close = StringRef::npos;
+    for (size_t J = I; J < Code.size(); ++J) {
+      char C = Code[J];
+      if (C == '(' || C == '[' || C == '{')
+        ++Depth;
+      else if (C == ')' || C == ']' || C == '}')
+        --Depth;
+      else if (C == ';')
+        break;
+      else if (Depth == 0 && C == '<')
+        ++Angle;
+      else if (Depth == 0 && C == '>' && --Angle == 0) {
+        Close = J;
+        break;
+      }
+    }
+    if (Close == StringRef::npos)
+      return Fail("unbalanced template argument list");
+    L.TemplateArgs = splitArgs(Code, I + 1, Close, /*Angles=*/true);
+    I = skipSpace(Code, Close + 1);
+    if (Code.substr(I, 3) != "<<<")
+      return Fail("no '<<<' after the template arguments");
+  }
+  size_t CfgB = I + 3, CfgE = StringRef::npos;
+  int Depth = 0;
+  for (size_t J = CfgB; J < Code.size(); ++J) {
+    char C = Code[J];
+    if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == ')' || C == ']' || C == '}')
+      --Depth;
+    else if (C == ';')
+      break;
+    else if (Depth == 0 && Code.substr(J, 3) == ">>>") {
+      CfgE = J;
+      break;
+    }
+  }
+  if (CfgE == StringRef::npos)
+    return Fail("no '>>>'");
+  L.Config = splitArgs(Code, CfgB, CfgE, /*Angles=*/false);
+  I = skipSpace(Code, CfgE + 3);
+  if (I >= Code.size() || Code[I] != '(')
+    return Fail("no argument list after '>>>'");
+  size_t ArgsE = matchBracket(Code, I);
+  if (ArgsE == StringRef::npos)
+    return Fail("unbalanced argument list");
+  size_t Semi = skipSpace(Code, ArgsE + 1);
+  L.Stmt.B = Off;
+  if (Semi < Code.size() && Code[Semi] == ';') {
+    L.Stmt.E = Semi + 1;
+    L.Statement = startsStatement(Code, Off);
+  } else {
+    L.Stmt.E = ArgsE + 1;
+  }
+  return L;
+}
+
+//===----------------------------------------------------------------------===//
+// Binding
+//===----------------------------------------------------------------------===//
+
+const KernelInfo *findKernel(const FileIndex &Index, StringRef Name) {
+  for (const KernelInfo &K : Index.Kernels)
+    if (K.QualifiedName == Name)
+      return &K;
+  const KernelInfo *Found = nullptr;
+  for (const KernelInfo &K : Index.Kernels)
+    if (K.Name == Name) {
+      if (Found)
+        return nullptr; // ambiguous
+      Found = &K;
+    }
+  return Found;
+}
+
+std::vector<size_t> launchesOf(const FileIndex &Index, const KernelInfo &K) {
+  std::vector<size_t> Out;
+  for (size_t I = 0; I < Index.LaunchSites.size(); ++I) {
+    const LaunchSiteInfo &L = Index.LaunchSites[I];
+    if (L.Kernel == K.QualifiedName ||
+        (!L.Resolved && (L.Kernel == K.Name || lastComponent(L.Kernel) == K.Name)))
+      Out.push_back(I);
+  }
+  return Out;
+}
+
+bool isConventional(StringRef Name, std::initializer_list<const char *> Names) {
+  for (const char *N : Names)
+    if (Name.equals_insensitive(N))
+      return true;
+  return false;
+}
+
+/// The macro and constant definitions a file offers: `#define NAME <int>`
+/// and `const[expr] ... NAME = <int>`.
+struct Definition {
+  std::string Name;
+  size_t LitOffset = 0, LitLength = 0;
+};
+
+/// The start of the declaration around P: after the previous ';', '{' or
+/// '}', past preprocessor lines.
+size_t declStart(StringRef Code, size_t P) {
+  size_t B = P;
+  while (B > 0 && !StringRef(";{}").contains(Code[B - 1]))
+    --B;
+  while (true) {
+    B = skipSpace(Code, B);
+    if (B >= P || Code[B] != '#')
+      return std::min(B, P);
+    size_t E = lineEndOf(Code, B);
+    while (E < P && E > 0 && Code[E - 1] == '\\')
+      E = lineEndOf(Code, E + 1);
+    B = E;
+  }
+}
+
+std::vector<Definition> macroDefinitions(StringRef Code) {
+  std::vector<Definition> Out;
+  Regex Re("^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(\\(?)[ \t]*([0-9][0-9A-Za-z']*)"
+           "[ \t]*(\\)?)[ \t]*$");
+  size_t Pos = 0;
+  while (Pos <= Code.size()) {
+    size_t E = lineEndOf(Code, Pos);
+    StringRef Line = Code.slice(Pos, E);
+    SmallVector<StringRef, 5> M;
+    if (Line.contains("define") && Re.match(Line, &M) && M[2].empty() == M[4].empty() &&
+        literalValue(M[3]))
+      Out.push_back({M[1].str(), size_t(M[3].data() - Code.data()), M[3].size()});
+    if (E >= Code.size())
+      break;
+    Pos = E + 1;
+  }
+  return Out;
+}
+
+std::vector<Definition> constantDefinitions(StringRef Code, StringRef OnlyName = "") {
+  std::vector<Definition> Out;
+  Regex Re("[A-Za-z_][A-Za-z0-9_]*[ \t\n]*(=|\\{)[ \t\n]*[0-9]");
+  auto Consider = [&](size_t P, size_t NameLen) {
+    size_t I = skipSpace(Code, P + NameLen);
+    if (I >= Code.size() || (Code[I] != '=' && Code[I] != '{'))
+      return;
+    char Open = Code[I];
+    size_t V = skipSpace(Code, I + 1);
+    size_t Len = literalLength(Code, V);
+    if (!Len || !literalValue(Code.substr(V, Len)))
+      return;
+    size_t After = skipSpace(Code, V + Len);
+    if (After >= Code.size())
+      return;
+    char C = Code[After];
+    if (Open == '=' ? (C != ';' && C != ',') : C != '}')
+      return;
+    StringRef Decl = Code.slice(declStart(Code, P), P);
+    if (Decl.contains('(') || Decl.contains('#') || Decl.contains('<'))
+      return;
+    if (!containsWord(Decl, "constexpr") && !containsWord(Decl, "const"))
+      return;
+    Out.push_back({Code.substr(P, NameLen).str(), V, Len});
+  };
+  if (!OnlyName.empty()) {
+    for (size_t P : occurrences(Code, OnlyName))
+      Consider(P, OnlyName.size());
+    return Out;
+  }
+  StringRef Rest = Code;
+  SmallVector<StringRef, 2> M;
+  while (Re.match(Rest, &M)) {
+    size_t P = M[0].data() - Code.data();
+    if (P == 0 || !isIdentChar(Code[P - 1])) {
+      size_t Len = 0;
+      while (isIdentChar(Code[P + Len]))
+        ++Len;
+      Consider(P, Len);
+    }
+    Rest = Code.drop_front(P + M[0].size());
+  }
+  return Out;
+}
+
+class Binder {
+public:
+  Binder(const FileIndex &Index, const KernelInfo &K, Files &F) : Index(Index), K(K), F(F) {}
+
+  /// Binds one name: a binding, or std::nullopt when nothing matches.
+  /// Errors are for names that match but cannot be written.
+  Expected<std::optional<TunableBinding>> bind(StringRef Name);
+
+  /// What the file offers, for the error about unbound names.
+  std::string offers();
+
+private:
+  Expected<WriteSite> siteAtLoc(StringRef Kind, const frontend::Location &Loc);
+  Expected<WriteSite> siteAt(StringRef Kind, StringRef File, size_t Offset, size_t Length);
+  Expected<const ParsedLaunch *> launch(size_t I);
+  Expected<std::optional<TunableBinding>> bindTemplate(StringRef Name, size_t Param);
+  Expected<std::optional<TunableBinding>> bindMacro(StringRef Name, StringRef Symbol);
+  Expected<std::optional<TunableBinding>> bindVariable(StringRef Name, StringRef Symbol,
+                                                       const TunableInfo *FromIndex);
+  Expected<std::optional<TunableBinding>> bindBlock(StringRef Name);
+  Expected<std::optional<TunableBinding>> bindOrigin(StringRef Name, StringRef Origin,
+                                                     StringRef Role);
+  Expected<std::optional<TunableBinding>> fromIndex(StringRef Name, const TunableInfo &T);
+  Expected<WriteSite> templateDefault(StringRef Param);
+  Error gridCompanions(size_t Launch, const WriteSite &Block, std::vector<WriteSite> &Out);
+
+  const FileIndex &Index;
+  const KernelInfo &K;
+  Files &F;
+  std::map<size_t, ParsedLaunch> Parsed;
+};
+
+Expected<WriteSite> Binder::siteAt(StringRef Kind, StringRef File, size_t Offset,
+                                   size_t Length) {
+  auto FT = F.get(File);
+  if (!FT)
+    return FT.takeError();
+  StringRef Text = (*FT)->Text;
+  if (Offset + Length > Text.size())
+    return makeError("{0}: offset {1} is past the end of the file", File, Offset);
+  WriteSite S;
+  S.Kind = Kind.str();
+  S.File = File.str();
+  S.Offset = Offset;
+  S.Length = Length;
+  auto LC = patch::lineColumnForOffset(Text, Offset);
+  if (!LC)
+    return LC.takeError();
+  S.Line = LC->first;
+  S.Column = LC->second;
+  S.Current = Text.substr(Offset, Length).str();
+  return S;
+}
+
+Expected<WriteSite> Binder::siteAtLoc(StringRef Kind, const frontend::Location &Loc) {
+  auto FT = F.get(Loc.File);
+  if (!FT)
+    return FT.takeError();
+  auto Off = patch::offsetForLineColumn((*FT)->Text, Loc.Line, Loc.Column);
+  if (!Off)
+    return Off.takeError();
+  size_t Len = literalLength((*FT)->Code, *Off);
+  if (!Len && Kind == "unroll") {
+    // The index points at `unroll` in `#pragma unroll 4`: the count follows.
+    StringRef Code = (*FT)->Code;
+    size_t E = lineEndOf(Code, *Off), I = *Off;
+    while (I < E && isIdentChar(Code[I]))
+      ++I;
+    I = skipSpace(Code.take_front(E), I);
+    if (I < E && literalLength(Code, I)) {
+      Off = I;
+      Len = literalLength(Code, I);
+    }
+  }
+  if (!Len)
+    return makeError("{0}:{1}:{2}: expected an integer literal for the {3} value, found `{4}`",
+                     Loc.File, Loc.Line, Loc.Column, Kind,
+                     StringRef((*FT)->Text).substr(*Off, 16));
+  return siteAt(Kind, Loc.File, *Off, Len);
+}
+
+Expected<const ParsedLaunch *> Binder::launch(size_t I) {
+  auto It = Parsed.find(I);
+  if (It != Parsed.end())
+    return &It->second;
+  const LaunchSiteInfo &L = Index.LaunchSites[I];
+  std::string Where = (L.Loc.File + ":" + Twine(L.Loc.Line)).str();
+  if (L.Syntax != "chevron")
+    return makeError("{0}: the launch of {1} goes through {2}; only <<<>>> launches are "
+                     "rewritten",
+                     Where, K.QualifiedName, L.Syntax);
+  auto FT = F.get(L.Loc.File);
+  if (!FT)
+    return FT.takeError();
+  auto Off = patch::offsetForLineColumn((*FT)->Text, L.Loc.Line, L.Loc.Column);
+  if (!Off)
+    return Off.takeError();
+  auto P = parseChevron((*FT)->Code, *Off, Where);
+  if (!P)
+    return P.takeError();
+  if (lastComponent(P->Callee) != K.Name)
+    return makeError("{0}: expected a launch of {1}, found `{2}` (a launch written through a "
+                     "macro or a function pointer is not rewritten)",
+                     Where, K.Name, P->Callee);
+  return &(Parsed[I] = std::move(*P));
+}
+
+Expected<WriteSite> Binder::templateDefault(StringRef Param) {
+  auto FT = F.get(K.Loc.File);
+  if (!FT)
+    return FT.takeError();
+  StringRef Code = (*FT)->Code;
+  auto Off = patch::offsetForLineColumn((*FT)->Text, K.Loc.Line, K.Loc.Column);
+  if (!Off)
+    return Off.takeError();
+  std::vector<size_t> T = occurrences(Code.take_front(*Off), "template");
+  if (T.empty())
+    return makeError("no template header before {0}", K.Name);
+  size_t Open = skipSpace(Code, T.back() + 8);
+  if (Open >= Code.size() || Code[Open] != '<')
+    return makeError("no template parameter list before {0}", K.Name);
+  int Angle = 0, Depth = 0;
+  size_t Close = StringRef::npos;
+  for (size_t J = Open; J < *Off; ++J) {
+    char C = Code[J];
+    if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == ')' || C == ']' || C == '}')
+      --Depth;
+    else if (Depth == 0 && C == '<')
+      ++Angle;
+    else if (Depth == 0 && C == '>' && --Angle == 0) {
+      Close = J;
+      break;
+    }
+  }
+  if (Close == StringRef::npos)
+    return makeError("unbalanced template parameter list of {0}", K.Name);
+  for (Range R : splitArgs(Code, Open + 1, Close, /*Angles=*/true)) {
+    StringRef P = Code.slice(R.B, R.E);
+    size_t Eq = P.find('=');
+    if (Eq == StringRef::npos || !containsWord(P.take_front(Eq), Param))
+      continue;
+    Range D = trimmed(Code, R.B + Eq + 1, R.E);
+    return siteAt("template-default", K.Loc.File, D.B, D.E - D.B);
+  }
+  return makeError("template parameter {0} of {1} has no default", Param, K.Name);
+}
+
+/// Literals in the grid argument that repeat a literal block size: B and
+/// B - 1, as in `(n + 255) / 256` or `(n + 256 - 1) / 256`. They follow the
+/// block so that the grid still covers the problem.
+Error Binder::gridCompanions(size_t I, const WriteSite &Block, std::vector<WriteSite> &Out) {
+  auto PL = launch(I);
+  if (!PL)
+    return PL.takeError();
+  auto BV = literalValue(Block.Current);
+  if ((*PL)->Config.empty() || !BV || *BV <= 2)
+    return Error::success();
+  auto FT = F.get(Block.File);
+  if (!FT)
+    return FT.takeError();
+  StringRef Code = (*FT)->Code;
+  Range G = (*PL)->Config[0];
+  for (size_t J = G.B; J < G.E; ++J) {
+    if (!isDigit(Code[J]) || (J > 0 && (isIdentChar(Code[J - 1]) || Code[J - 1] == '.')))
+      continue;
+    size_t Len = literalLength(Code, J);
+    auto V = literalValue(Code.substr(J, Len));
+    if (V && (*V == *BV || *V == *BV - 1)) {
+      auto S = siteAt("grid-literal", Block.File, J, Len);
+      if (!S)
+        return S.takeError();
+      S->Delta = *V - *BV;
+      S->Launch = I;
+      Out.push_back(*S);
+    }
+    J += Len;
+  }
+  return Error::success();
+}
+
+Expected<std::optional<TunableBinding>> Binder::bindTemplate(StringRef Name, size_t PI) {
+  const frontend::TemplateParamInfo &P = K.TemplateParams[PI];
+  if (P.Kind != "non-type")
+    return makeError("{0} is a {1} template parameter of {2}; only integer (non-type) "
+                     "parameters take tuned values",
+                     P.Name, P.Kind, K.QualifiedName);
+  TunableBinding B;
+  B.Name = Name.str();
+  B.Origin = "template";
+  B.Kernel = K.QualifiedName;
+  B.Symbol = P.Name;
+  bool NeedDefault = false;
+  std::string Missing;
+  for (size_t I : launchesOf(Index, K)) {
+    const LaunchSiteInfo &L = Index.LaunchSites[I];
+    auto PL = launch(I);
+    if (!PL)
+      return PL.takeError();
+    if (PI >= (*PL)->TemplateArgs.size()) {
+      NeedDefault = true;
+      Missing = (L.Loc.File + ":" + Twine(L.Loc.Line)).str();
+      continue;
+    }
+    if (L.InTemplate && (PI >= L.TemplateArgs.size() || !L.TemplateArgs[PI].IntValue))
+      return makeError("{0}:{1}: template argument {2} of {3} is `{4}`, which depends on the "
+                       "enclosing function template ({5}); tune that function's parameter "
+                       "where it is instantiated instead",
+                       L.Loc.File, L.Loc.Line, P.Name, K.Name,
+                       Index.LaunchSites[I].TemplateArgs.size() > PI
+                           ? Index.LaunchSites[I].TemplateArgs[PI].Text
+                           : std::string("?"),
+                       L.EnclosingFunction);
+    Range R = (*PL)->TemplateArgs[PI];
+    auto S = siteAt("template-arg", L.Loc.File, R.B, R.E - R.B);
+    if (!S)
+      return S.takeError();
+    S->Launch = I;
+    B.Sites.push_back(*S);
+  }
+  if (NeedDefault || B.Sites.empty()) {
+    auto S = templateDefault(P.Name);
+    if (!S) {
+      consumeError(S.takeError());
+      if (B.Sites.empty() && Missing.empty())
+        return makeError("no launch of {0} in {1} writes template argument {2}, and it has "
+                         "no default to write instead",
+                         K.QualifiedName, Index.File, P.Name);
+      return makeError("{0}: the launch of {1} does not write template argument {2} (it is "
+                       "deduced) and the parameter has no default; write the argument out",
+                       Missing, K.Name, P.Name);
+    }
+    B.Sites.push_back(*S);
+  }
+  return std::optional<TunableBinding>(std::move(B));
+}
+
+Expected<std::optional<TunableBinding>> Binder::bindMacro(StringRef Name, StringRef Symbol) {
+  // The index knows macros in headers too; the main file is read here for
+  // macros the index did not see (used only in device code, say).
+  std::vector<std::pair<std::string, size_t>> Found; // file, line
+  std::vector<WriteSite> Sites;
+  std::set<std::string> FilesToScan = {Index.File};
+  for (const TunableInfo &T : Index.Tunables)
+    if (T.Origin == "macro" && T.Name == Symbol && !T.Loc.File.empty())
+      FilesToScan.insert(T.Loc.File);
+  for (const std::string &File : FilesToScan) {
+    auto FT = F.get(File);
+    if (!FT)
+      return FT.takeError();
+    for (const Definition &D : macroDefinitions((*FT)->Code))
+      if (D.Name == Symbol) {
+        auto S = siteAt("macro", File, D.LitOffset, D.LitLength);
+        if (!S)
+          return S.takeError();
+        S->Symbol = Symbol.str();
+        Sites.push_back(*S);
+      }
+  }
+  if (Sites.empty())
+    return std::optional<TunableBinding>();
+  if (Sites.size() > 1) {
+    std::string Lines;
+    for (const WriteSite &S : Sites)
+      Lines += (Lines.empty() ? "" : ", ") + S.File + ":" + std::to_string(S.Line);
+    return makeError("macro {0} is defined {1} times ({2}); write-back needs one definition",
+                     Symbol, Sites.size(), Lines);
+  }
+  TunableBinding B;
+  B.Name = Name.str();
+  B.Origin = "macro";
+  B.Kernel = K.QualifiedName;
+  B.Symbol = Symbol.str();
+  B.Sites = std::move(Sites);
+  return std::optional<TunableBinding>(std::move(B));
+}
+
+Expected<std::optional<TunableBinding>>
+Binder::bindVariable(StringRef Name, StringRef Symbol, const TunableInfo *FromIndex) {
+  TunableBinding B;
+  B.Name = Name.str();
+  B.Origin = "constexpr";
+  B.Kernel = K.QualifiedName;
+  B.Symbol = lastComponent(Symbol).str();
+  if (!FromIndex) {
+    // A constant the index traced into a launch.
+    const TunableInfo *Match = nullptr;
+    unsigned N = 0;
+    for (const TunableInfo &T : Index.Tunables)
+      if ((T.Origin == "constexpr" || (T.Origin == "launch" && !StringRef(T.Name).contains('@'))) &&
+          (T.Name == Symbol || lastComponent(T.Name) == Symbol)) {
+        Match = &T;
+        ++N;
+      }
+    if (N > 1)
+      return makeError("{0} names {1} different constants; use the qualified name that "
+                       "`forge-port list` shows",
+                       Symbol, N);
+    FromIndex = Match;
+  }
+  if (FromIndex) {
+    auto S = siteAtLoc("constexpr", FromIndex->Loc);
+    if (!S)
+      return S.takeError();
+    S->Symbol = B.Symbol;
+    B.Sites.push_back(*S);
+    return std::optional<TunableBinding>(std::move(B));
+  }
+  auto FT = F.get(Index.File);
+  if (!FT)
+    return FT.takeError();
+  std::vector<Definition> Defs = constantDefinitions((*FT)->Code, B.Symbol);
+  if (Defs.empty())
+    return std::optional<TunableBinding>();
+  if (Defs.size() > 1) {
+    std::string Lines;
+    for (const Definition &D : Defs)
+      Lines += (Lines.empty() ? "" : ", ") + std::to_string(lineOf((*FT)->Text, D.LitOffset));
+    return makeError("{0} is defined as a constant {1} times in {2} (lines {3}); write-back "
+                     "needs one definition",
+                     Symbol, Defs.size(), Index.File, Lines);
+  }
+  auto S = siteAt("constexpr", Index.File, Defs[0].LitOffset, Defs[0].LitLength);
+  if (!S)
+    return S.takeError();
+  S->Symbol = B.Symbol;
+  B.Sites.push_back(*S);
+  return std::optional<TunableBinding>(std::move(B));
+}
+
+Expected<std::optional<TunableBinding>> Binder::bindBlock(StringRef Name) {
+  TunableBinding B;
+  B.Name = Name.str();
+  B.Kernel = K.QualifiedName;
+  std::set<std::pair<std::string, unsigned>> Seen;
+  std::vector<size_t> Launches = launchesOf(Index, K);
+  if (Launches.empty())
+    return std::optional<TunableBinding>();
+  for (size_t I : Launches) {
+    const LaunchSiteInfo &L = Index.LaunchSites[I];
+    std::string Where = (L.Loc.File + ":" + Twine(L.Loc.Line)).str();
+    auto PL = launch(I);
+    if (!PL)
+      return PL.takeError();
+    if ((*PL)->Config.size() < 2)
+      return makeError("{0}: the launch has no block argument", Where);
+    auto FT = F.get(L.Loc.File);
+    if (!FT)
+      return FT.takeError();
+    StringRef Code = (*FT)->Code;
+    Range R = (*PL)->Config[1];
+    StringRef Arg = Code.slice(R.B, R.E);
+    // dim3(X), dim3(X, 1), dim3(X, 1, 1), dim3{X}: X.
+    if (Arg.starts_with("dim3")) {
+      size_t Open = skipSpace(Code, R.B + 4);
+      if (Open < R.E && (Code[Open] == '(' || Code[Open] == '{')) {
+        size_t Close = matchBracket(Code, Open);
+        if (Close == StringRef::npos || Close + 1 != R.E)
+          return makeError("{0}: cannot read the block argument `{1}`", Where, Arg);
+        std::vector<Range> Parts = splitArgs(Code, Open + 1, Close, false);
+        for (size_t P = 1; P < Parts.size(); ++P)
+          if (Code.slice(Parts[P].B, Parts[P].E) != "1")
+            return makeError("{0}: the block `{1}` has several dimensions; tune its "
+                             "components through the names they use",
+                             Where, Arg);
+        if (Parts.empty())
+          return makeError("{0}: the block `{1}` has no size to tune", Where, Arg);
+        R = Parts[0];
+        Arg = Code.slice(R.B, R.E);
+      }
+    }
+    if (literalLength(Code, R.B) == Arg.size() && literalValue(Arg)) {
+      auto S = siteAt("launch-literal", L.Loc.File, R.B, R.E - R.B);
+      if (!S)
+        return S.takeError();
+      S->Launch = I;
+      B.Sites.push_back(*S);
+      if (Error E = gridCompanions(I, *S, B.Sites))
+        return std::move(E);
+      continue;
+    }
+    // A macro or a constant: bind to its definition (once).
+    bool Ident = !Arg.empty() && llvm::all_of(Arg, [](char C) {
+      return isIdentChar(C) || C == ':';
+    });
+    if (!Ident)
+      return makeError("{0}: the block size of the launch is `{1}`, neither a literal nor a "
+                       "macro or constant; tune the names it uses instead",
+                       Where, Arg);
+    auto M = bindMacro(Name, lastComponent(Arg));
+    if (!M)
+      return M.takeError();
+    if (!*M) {
+      M = bindVariable(Name, Arg, nullptr);
+      if (!M)
+        return M.takeError();
+    }
+    if (!*M)
+      return makeError("{0}: the block size `{1}` is neither an integer macro nor a constant "
+                       "initialised with a literal",
+                       Where, Arg);
+    for (WriteSite &S : (*M)->Sites)
+      if (Seen.insert({S.File, S.Offset}).second)
+        B.Sites.push_back(S);
+  }
+  B.Origin = llvm::any_of(B.Sites, [](const WriteSite &S) { return S.Kind == "launch-literal"; })
+                 ? "launch"
+                 : B.Sites.front().Kind;
+  if (B.Origin != "launch") {
+    std::set<std::string> Symbols;
+    for (const WriteSite &S : B.Sites)
+      Symbols.insert(S.Symbol);
+    if (Symbols.size() == 1)
+      B.Symbol = *Symbols.begin();
+  }
+  return std::optional<TunableBinding>(std::move(B));
+}
+
+/// All unroll pragmas or the launch bounds of the kernel, literal or
+/// through a macro.
+Expected<std::optional<TunableBinding>> Binder::bindOrigin(StringRef Name, StringRef Origin,
+                                                           StringRef Role) {
+  TunableBinding B;
+  B.Name = Name.str();
+  B.Origin = Origin.str();
+  B.Kernel = K.QualifiedName;
+  for (const TunableInfo &T : Index.Tunables)
+    if (T.Origin == Origin && T.Kernel == K.QualifiedName) {
+      auto S = siteAtLoc(Origin, T.Loc);
+      if (!S)
+        return S.takeError();
+      B.Sites.push_back(*S);
+    }
+  if (!B.Sites.empty())
+    return std::optional<TunableBinding>(std::move(B));
+  for (const TunableInfo &T : Index.Tunables)
+    if (T.Origin == "macro" && T.Role == Role && T.Kernel == K.QualifiedName)
+      return bindMacro(Name, T.Name);
+  return std::optional<TunableBinding>();
+}
+
+Expected<std::optional<TunableBinding>> Binder::fromIndex(StringRef Name, const TunableInfo &T) {
+  if (T.Origin == "macro")
+    return bindMacro(Name, T.Name);
+  if (T.Origin == "constexpr" || (T.Origin == "launch" && !StringRef(T.Name).contains('@')))
+    return bindVariable(Name, T.Name, &T);
+  if (!T.Kernel.empty() && T.Kernel != K.QualifiedName)
+    return makeError("{0} is a tunable of kernel {1}, not {2}", T.Name, T.Kernel,
+                     K.QualifiedName);
+  if (T.Origin == "template") {
+    StringRef Param = lastComponent(T.Name);
+    for (size_t I = 0; I < K.TemplateParams.size(); ++I)
+      if (K.TemplateParams[I].Name == Param)
+        return bindTemplate(Name, I);
+    return std::optional<TunableBinding>();
+  }
+  if (T.Origin == "launch" || T.Origin == "unroll" || T.Origin == "launch_bounds") {
+    StringRef Kind = T.Origin == "launch" ? "launch-literal" : StringRef(T.Origin);
+    auto S = siteAtLoc(Kind, T.Loc);
+    if (!S)
+      return S.takeError();
+    if (T.Origin == "launch")
+      for (size_t I : launchesOf(Index, K))
+        if (is_contained(T.UsedAt, Index.LaunchSites[I].Loc))
+          S->Launch = I;
+    TunableBinding B;
+    B.Name = Name.str();
+    B.Origin = T.Origin;
+    B.Kernel = K.QualifiedName;
+    B.Sites.push_back(*S);
+    if (S->Launch)
+      if (Error E = gridCompanions(*S->Launch, *S, B.Sites))
+        return std::move(E);
+    return std::optional<TunableBinding>(std::move(B));
+  }
+  // An annotation: its value may still be a macro or constant of the file.
+  auto M = bindMacro(Name, T.Name);
+  if (!M || *M)
+    return M;
+  return bindVariable(Name, T.Name, nullptr);
+}
+
+Expected<std::optional<TunableBinding>> Binder::bind(StringRef Name) {
+  for (const TunableInfo &T : Index.Tunables)
+    if (T.Name == Name)
+      return fromIndex(Name, T);
+  for (size_t I = 0; I < K.TemplateParams.size(); ++I)
+    if (K.TemplateParams[I].Name == Name)
+      return bindTemplate(Name, I);
+  auto M = bindMacro(Name, Name);
+  if (!M || *M)
+    return M;
+  M = bindVariable(Name, Name, nullptr);
+  if (!M || *M)
+    return M;
+  if (isConventional(Name, {"BLOCK", "BLOCK_SIZE", "BLOCKSIZE", "THREADS", "NUM_THREADS"}))
+    return bindBlock(Name);
+  if (isConventional(Name, {"UNROLL", "UNROLL_FACTOR"}))
+    return bindOrigin(Name, "unroll", "unroll");
+  if (isConventional(Name, {"LAUNCH_BOUNDS", "MAX_THREADS", "MAX_THREADS_PER_BLOCK"}))
+    return bindOrigin(Name, "launch_bounds", "launch_bounds");
+  return std::optional<TunableBinding>();
+}
+
+std::string Binder::offers() {
+  std::vector<std::string> Parts;
+  std::vector<std::string> Params;
+  for (const auto &P : K.TemplateParams)
+    if (P.Kind == "non-type")
+      Params.push_back(P.Name);
+  if (!Params.empty())
+    Parts.push_back("template parameters of " + K.QualifiedName + ": " + join(Params, ", "));
+  std::set<std::string> Macros, Consts;
+  for (const TunableInfo &T : Index.Tunables) {
+    if (T.Origin == "macro")
+      Macros.insert(T.Name);
+    else if (T.Origin == "constexpr" ||
+             (T.Origin == "launch" && !StringRef(T.Name).contains('@')))
+      Consts.insert(T.Name);
+  }
+  if (auto FT = F.get(Index.File)) {
+    for (const Definition &D : macroDefinitions((*FT)->Code))
+      Macros.insert(D.Name);
+    for (const Definition &D : constantDefinitions((*FT)->Code))
+      Consts.insert(D.Name);
+  } else {
+    consumeError(FT.takeError());
+  }
+  if (!Macros.empty())
+    Parts.push_back("macros: " + join(Macros, ", "));
+  if (!Consts.empty())
+    Parts.push_back("constants: " + join(Consts, ", "));
+  std::vector<std::string> Lines;
+  for (size_t I : launchesOf(Index, K))
+    Lines.push_back(std::to_string(Index.LaunchSites[I].Loc.Line));
+  if (!Lines.empty())
+    Parts.push_back("BLOCK (the block size of the launches at lines " + join(Lines, ", ") + ")");
+  std::vector<std::string> Other;
+  for (const TunableInfo &T : Index.Tunables)
+    if (T.Kernel == K.QualifiedName &&
+        (T.Origin == "unroll" || T.Origin == "launch_bounds" || T.Origin == "launch" ||
+         T.Origin == "template"))
+      Other.push_back(T.Name);
+  bool Unroll = llvm::any_of(Index.Tunables, [&](const TunableInfo &T) {
+    return T.Kernel == K.QualifiedName && (T.Origin == "unroll" || T.Role == "unroll");
+  });
+  bool Bounds = llvm::any_of(Index.Tunables, [&](const TunableInfo &T) {
+    return T.Kernel == K.QualifiedName &&
+           (T.Origin == "launch_bounds" || T.Role == "launch_bounds");
+  });
+  if (Unroll)
+    Parts.push_back("UNROLL (its #pragma unroll)");
+  if (Bounds)
+    Parts.push_back("LAUNCH_BOUNDS (its __launch_bounds__)");
+  if (!Other.empty())
+    Parts.push_back("index names: " + join(Other, ", "));
+  return Parts.empty() ? "nothing tunable" : join(Parts, "; ");
+}
+
+} // namespace
+
+Expected<std::vector<TunableBinding>> bindTunables(const FileIndex &Index, StringRef Kernel,
+                                                   ArrayRef<std::string> Names,
+                                                   const patch::ContentsProvider &Contents) {
+  const KernelInfo *K = findKernel(Index, Kernel);
+  if (!K) {
+    std::vector<std::string> Known;
+    for (const KernelInfo &KI : Index.Kernels)
+      Known.push_back(KI.QualifiedName);
+    return makeError("no kernel {0} in {1} (kernels: {2})", Kernel, Index.File,
+                     Known.empty() ? std::string("none") : join(Known, ", "));
+  }
+  Files F(Contents);
+  Binder B(Index, *K, F);
+  std::vector<TunableBinding> Out;
+  std::vector<std::string> Unbound, Problems;
+  for (const std::string &Name : Names) {
+    auto R = B.bind(Name);
+    if (!R) {
+      Problems.push_back(Name + ": " + toString(R.takeError()));
+      continue;
+    }
+    if (!*R) {
+      Unbound.push_back(Name);
+      continue;
+    }
+    TunableBinding &TB = **R;
+    std::set<int64_t> Values;
+    bool AllKnown = true;
+    for (const WriteSite &S : TB.Sites) {
+      if (auto V = isIntLiteral(S.Current) ? literalValue(S.Current) : std::nullopt)
+        Values.insert(*V - S.Delta);
+      else
+        AllKnown = false;
+    }
+    if (AllKnown && Values.size() == 1)
+      TB.Current = *Values.begin();
+    Out.push_back(std::move(TB));
+  }
+  if (!Unbound.empty())
+    Problems.insert(Problems.begin(),
+                    formatv("cannot bind tunable{0} {1} of {2} to the source of {3}; it offers {4}",
+                            Unbound.size() > 1 ? "s" : "", join(Unbound, ", "),
+                            K->QualifiedName, Index.File, B.offers())
+                        .str());
+  if (!Problems.empty())
+    return makeError("{0}", join(Problems, "\n"));
+  return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// Single-target write-back
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Error checkValues(ArrayRef<TunableBinding> Bindings, const std::map<std::string, int64_t> &Values,
+                  StringRef For) {
+  std::vector<std::string> Missing, Unknown;
+  for (const TunableBinding &B : Bindings)
+    if (!Values.count(B.Name))
+      Missing.push_back(B.Name);
+  for (const auto &[Name, V] : Values)
+    if (!llvm::any_of(Bindings, [&](const TunableBinding &B) { return B.Name == Name; }))
+      Unknown.push_back(Name);
+  std::string Msg;
+  if (!Missing.empty())
+    Msg += "no value" + For.str() + " for " + join(Missing, ", ");
+  if (!Unknown.empty())
+    Msg += (Msg.empty() ? "" : "; ") + ("value" + For + " for unbound tunable" +
+                                        (Unknown.size() > 1 ? "s " : " ") + join(Unknown, ", "))
+                                           .str();
+  return Msg.empty() ? Error::success() : makeError("{0}", Msg);
+}
+
+/// A block size above the kernel's literal __launch_bounds__ (which is not
+/// tuned alongside) would make every launch fail.
+Error checkLaunchBounds(const FileIndex &Index, ArrayRef<TunableBinding> Bindings,
+                        const std::map<std::string, int64_t> &Values, StringRef For) {
+  for (const TunableBinding &B : Bindings) {
+    const KernelInfo *K = findKernel(Index, B.Kernel);
+    if (!K || !K->MaxThreads || !K->MaxThreads->Value)
+      continue;
+    bool BoundsTuned = llvm::any_of(Bindings, [&](const TunableBinding &O) {
+      return O.Kernel == B.Kernel && llvm::any_of(O.Sites, [](const WriteSite &S) {
+               return S.Kind == "launch_bounds";
+             });
+    });
+    if (BoundsTuned)
+      continue;
+    bool IsBlock = llvm::any_of(B.Sites, [](const WriteSite &S) {
+      return S.Kind == "launch-literal";
+    });
+    for (const TunableInfo &T : Index.Tunables)
+      if ((T.Origin == "macro" || T.Origin == "constexpr") && T.Role == "block" &&
+          !B.Symbol.empty() && lastComponent(T.Name) == B.Symbol && T.Kernel == B.Kernel)
+        IsBlock = true;
+    auto It = Values.find(B.Name);
+    if (IsBlock && It != Values.end() && It->second > *K->MaxThreads->Value)
+      return makeError("{0}={1}{2} exceeds __launch_bounds__({3}) of {4}; tune the launch "
+                       "bounds with it or keep the block at most {3}",
+                       B.Name, It->second, For, *K->MaxThreads->Value, K->QualifiedName);
+  }
+  return Error::success();
+}
+
+/// Checks that the site still holds the text it was bound to.
+Error checkSite(Files &F, const WriteSite &S) {
+  auto FT = F.get(S.File);
+  if (!FT)
+    return FT.takeError();
+  if (StringRef((*FT)->Text).substr(S.Offset, S.Length) != S.Current)
+    return makeError("{0}:{1}: the file changed since the tunables were bound (expected `{2}`)",
+                     S.File, S.Line, S.Current);
+  return Error::success();
+}
+
+} // namespace
+
+Expected<patch::PatchSet> writeBackEdits(const FileIndex &Index,
+                                         ArrayRef<TunableBinding> Bindings,
+                                         const std::map<std::string, int64_t> &Values,
+                                         const patch::ContentsProvider &Contents) {
+  if (Error E = checkValues(Bindings, Values, ""))
+    return std::move(E);
+  if (Error E = checkLaunchBounds(Index, Bindings, Values, ""))
+    return std::move(E);
+  Files F(Contents);
+  patch::PatchSet P;
+  for (const TunableBinding &B : Bindings) {
+    int64_t V = Values.at(B.Name);
+    for (const WriteSite &S : B.Sites) {
+      if (Error E = checkSite(F, S))
+        return std::move(E);
+      std::string Text = formatValue(V + S.Delta, S.Current);
+      if (Text == S.Current)
+        continue;
+      if (Error E = P.add(patch::makeReplacement(S.File, S.Offset, S.Length, Text),
+                          WriteBackOrigin))
+        return std::move(E);
+    }
+  }
+  return P;
+}
+
+//===----------------------------------------------------------------------===//
+// Multi-target dispatch
+//===----------------------------------------------------------------------===//
+
+Expected<unsigned> computeCapability(StringRef Target) {
+  StringRef T = Target.trim();
+  if (!T.consume_front("sm_") && !T.consume_front("compute_"))
+    return makeError("`{0}` is not a CUDA target (expected sm_XY)", Target);
+  StringRef Digits = T.take_while(isDigit);
+  StringRef Rest = T.drop_front(Digits.size());
+  unsigned CC;
+  if (Digits.size() < 2 || Digits.getAsInteger(10, CC) || !(Rest.empty() || Rest == "a" || Rest == "f"))
+    return makeError("`{0}` is not a CUDA target (expected sm_XY)", Target);
+  return CC;
+}
+
+std::string targetLabel(const TargetValues &T) {
+  std::string S = T.Target + (T.Measured ? " measured" : " predicted");
+  if (T.Measured && !T.Device.empty())
+    S += " on " + T.Device;
+  std::vector<std::string> Vals;
+  for (const auto &[N, V] : T.Values)
+    Vals.push_back(N + "=" + std::to_string(V));
+  if (!Vals.empty())
+    S += " (" + join(Vals, ", ") + ")";
+  return S;
+}
+
+namespace {
+
+/// A function with __global__ or __device__: where its declaration starts,
+/// its body, and whether it is also a host function.
+struct DeviceFunction {
+  size_t DeclBegin = 0, BodyBegin = 0, BodyEnd = 0;
+  bool AlsoHost = false;
+};
+
+std::vector<DeviceFunction> deviceFunctions(StringRef Code) {
+  std::vector<DeviceFunction> Out;
+  std::vector<size_t> Keys = occurrences(Code, "__global__");
+  for (size_t P : occurrences(Code, "__device__"))
+    Keys.push_back(P);
+  llvm::sort(Keys);
+  size_t Done = 0;
+  for (size_t P : Keys) {
+    if (P < Done)
+      continue;
+    int Depth = 0;
+    bool SawParen = false;
+    size_t Body = StringRef::npos;
+    for (size_t I = P; I < Code.size(); ++I) {
+      char C = Code[I];
+      if (C == '(') {
+        ++Depth;
+        SawParen = true;
+      } else if (C == ')') {
+        --Depth;
+      } else if (Depth == 0 && (C == ';' || C == '=')) {
+        break;
+      } else if (Depth == 0 && C == '{') {
+        if (SawParen)
+          Body = I;
+        break;
+      }
+    }
+    if (Body == StringRef::npos)
+      continue;
+    size_t End = matchBracket(Code, Body);
+    if (End == StringRef::npos)
+      continue;
+    DeviceFunction D;
+    size_t B = declStart(Code, P);
+    D.DeclBegin = B;
+    D.BodyBegin = Body;
+    D.BodyEnd = End;
+    D.AlsoHost = containsWord(Code.slice(B, Body), "__host__");
+    Out.push_back(D);
+    Done = End;
+  }
+  return Out;
+}
+
+struct Target {
+  const TargetValues *Values;
+  unsigned CC;
+};
+
+std::string archCondition(unsigned CC) {
+  return "defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= " + std::to_string(CC * 10);
+}
+
+/// "#if c1\nLINE(0)\n#elif c2\nLINE(1)\n#else\nLINE(last)\n#endif"
+std::string archGuards(ArrayRef<Target> Ts, function_ref<std::string(const Target &)> Line) {
+  std::string S;
+  for (size_t I = 0; I + 1 < Ts.size(); ++I)
+    S += (I == 0 ? "#if " : "#elif ") + archCondition(Ts[I].CC) + "\n" + Line(Ts[I]) + "\n";
+  S += "#else\n" + Line(Ts.back()) + "\n#endif";
+  return S;
+}
+
+std::string labels(ArrayRef<Target> Ts) {
+  std::vector<std::string> L;
+  for (const Target &T : Ts)
+    L.push_back(targetLabel(*T.Values));
+  return join(L, "; ");
+}
+
+std::string shortLabels(ArrayRef<Target> Ts) {
+  std::vector<std::string> L;
+  for (const Target &T : Ts) {
+    std::string S = T.Values->Target + (T.Values->Measured ? " measured" : " predicted");
+    if (T.Values->Measured && !T.Values->Device.empty())
+      S += " on " + T.Values->Device;
+    L.push_back(S);
+  }
+  return join(L, ", ");
+}
+
+std::string sanitize(StringRef Name) {
+  std::string S;
+  for (char C : Name)
+    S += isIdentChar(C) ? C : '_';
+  return S;
+}
+
+std::string helperText() {
+  return R"(// forge-port tune: the compute capability of the current device (major*10+minor),
+// queried once per device, for the per-target launch dispatch below.
+#ifndef FORGE_TUNED_CC_DEFINED
+#define FORGE_TUNED_CC_DEFINED
+static inline int forge_tuned_cc() {
+  struct forge_cc_table { int cc[64]; };
+  static const forge_cc_table table = [] {
+    forge_cc_table t = {};
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+      count = 0;
+    for (int d = 0; d < count && d < 64; ++d) {
+      int major = 0, minor = 0;
+      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
+          cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) == cudaSuccess)
+        t.cc[d] = major * 10 + minor;
+    }
+    return t;
+  }();
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+    return 0;
+  return table.cc[dev];
+}
+#endif)";
+}
+
+/// Where the helper goes in a file: at the end of the last top-level
+/// #include line before Before (an insertion at that newline), or at the
+/// start of the file.
+size_t helperOffset(StringRef Code, size_t Before) {
+  size_t Pos = 0, Best = StringRef::npos;
+  int Depth = 0;
+  bool SawInclude = false;
+  Regex Directive("^[ \t]*#[ \t]*([a-z]+)");
+  while (Pos < Before && Pos < Code.size()) {
+    size_t E = lineEndOf(Code, Pos);
+    SmallVector<StringRef, 2> M;
+    if (Directive.match(Code.slice(Pos, E), &M)) {
+      StringRef D = M[1];
+      if (D == "if" || D == "ifdef" || D == "ifndef")
+        ++Depth;
+      else if (D == "endif")
+        --Depth;
+      else if (D == "include")
+        SawInclude = true;
+    }
+    if (Depth == 0 && SawInclude && E < Code.size()) {
+      Best = E;
+      SawInclude = false;
+    }
+    Pos = E + 1;
+  }
+  return Best;
+}
+
+struct LaunchStmt {
+  size_t Launch; ///< index into FileIndex::LaunchSites
+  std::string File;
+  Range Stmt;
+};
+
+/// A substitution inside a launch statement: [B, E) -> per-target text.
+struct Subst {
+  size_t B, E;
+  const TunableBinding *Binding;
+  std::string Current; ///< a site's text; empty for an identifier use
+  int64_t Delta = 0;
+};
+
+} // namespace
+
+Expected<patch::PatchSet> dispatchEdits(const FileIndex &Index, StringRef Kernel,
+                                        ArrayRef<TunableBinding> Bindings,
+                                        const std::vector<TargetValues> &PerTarget,
+                                        const patch::ContentsProvider &Contents) {
+  if (PerTarget.empty())
+    return makeError("no targets to write back");
+  if (PerTarget.size() == 1)
+    return writeBackEdits(Index, Bindings, PerTarget.front().Values, Contents);
+  std::vector<Target> Ts;
+  for (const TargetValues &T : PerTarget) {
+    auto CC = computeCapability(T.Target);
+    if (!CC)
+      return CC.takeError();
+    for (const Target &O : Ts)
+      if (O.CC == *CC)
+        return makeError("targets {0} and {1} have the same compute capability; a run-time "
+                         "dispatch cannot tell them apart",
+                         O.Values->Target, T.Target);
+    if (Error E = checkValues(Bindings, T.Values, (" for " + T.Target).c_str()))
+      return std::move(E);
+    if (Error E = checkLaunchBounds(Index, Bindings, T.Values, (" for " + T.Target).c_str()))
+      return std::move(E);
+    Ts.push_back({&T, *CC});
+  }
+  llvm::sort(Ts, [](const Target &A, const Target &B) { return A.CC > B.CC; });
+  const KernelInfo *K = findKernel(Index, Kernel);
+  if (!K)
+    return makeError("no kernel {0} in {1}", Kernel, Index.File);
+
+  Files F(Contents);
+  for (const TunableBinding &B : Bindings)
+    for (const WriteSite &S : B.Sites)
+      if (Error E = checkSite(F, S))
+        return std::move(E);
+
+  // The launch statements to rewrite.
+  std::vector<LaunchStmt> Stmts;
+  for (size_t I : launchesOf(Index, *K)) {
+    const LaunchSiteInfo &L = Index.LaunchSites[I];
+    std::string Where = (L.Loc.File + ":" + Twine(L.Loc.Line)).str();
+    if (L.Syntax != "chevron")
+      return makeError("{0}: the launch of {1} goes through {2}; only <<<>>> launch statements "
+                       "can be rewritten into a dispatch",
+                       Where, K->Name, L.Syntax);
+    if (L.DeviceSide)
+      return makeError("{0}: a device-side launch of {1} cannot dispatch on the device's "
+                       "compute capability at run time",
+                       Where, K->Name);
+    auto FT = F.get(L.Loc.File);
+    if (!FT)
+      return FT.takeError();
+    auto Off = patch::offsetForLineColumn((*FT)->Text, L.Loc.Line, L.Loc.Column);
+    if (!Off)
+      return Off.takeError();
+    auto P = parseChevron((*FT)->Code, *Off, Where);
+    if (!P)
+      return P.takeError();
+    if (!P->Statement)
+      return makeError("{0}: the launch of {1} is part of a larger expression or statement; "
+                       "only a launch statement of its own (`k<<<...>>>(...);`) can become a "
+                       "dispatch",
+                       Where, K->Name);
+    Stmts.push_back({I, L.Loc.File, P->Stmt});
+  }
+  if (Stmts.empty())
+    return makeError("no launch of {0} in {1} to dispatch", K->QualifiedName, Index.File);
+  auto InStmt = [&](StringRef File, size_t Off) -> const LaunchStmt * {
+    for (const LaunchStmt &S : Stmts)
+      if (S.File == File && Off >= S.Stmt.B && Off < S.Stmt.E)
+        return &S;
+    return nullptr;
+  };
+
+  patch::PatchSet P;
+  auto Add = [&](StringRef File, size_t Off, size_t Len, StringRef Text) -> Error {
+    return P.add(patch::makeReplacement(File, Off, Len, Text), WriteBackOrigin);
+  };
+  std::map<const LaunchStmt *, std::vector<Subst>> Substs;
+  std::set<const TunableBinding *> KeepInFallback;
+  std::string Comment = "forge-port tune: " + labels(Ts);
+
+  for (const TunableBinding &B : Bindings) {
+    for (const WriteSite &S : B.Sites) {
+      std::string Where = S.File + ":" + std::to_string(S.Line);
+      if (S.Kind == "template-arg" || S.Kind == "launch-literal" || S.Kind == "grid-literal") {
+        const LaunchStmt *LS = InStmt(S.File, S.Offset);
+        if (!LS)
+          return makeError("{0}: the value of {1} is not inside a launch statement of {2}",
+                           Where, B.Name, K->Name);
+        Substs[LS].push_back({S.Offset, S.Offset + S.Length, &B, S.Current, S.Delta});
+        continue;
+      }
+      if (S.Kind == "template-default")
+        return makeError("{0}: {1} is the default of template parameter {2}, which some launch "
+                         "of {3} does not write; write the argument at every launch so that "
+                         "each dispatch branch can set it",
+                         Where, B.Name, B.Symbol, K->Name);
+      auto FT = F.get(S.File);
+      if (!FT)
+        return FT.takeError();
+      StringRef Text = (*FT)->Text, Code = (*FT)->Code;
+      size_t LineB = lineStartOf(Text, S.Offset);
+      std::string Indent = Text.slice(LineB, LineB).str();
+      {
+        size_t I = LineB;
+        while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t'))
+          ++I;
+        Indent = Text.slice(LineB, I).str();
+      }
+      auto Continued = [&]() {
+        size_t Prev = LineB ? prevNonSpace(Text, LineB) : StringRef::npos;
+        return LineB > 0 && Prev != StringRef::npos && Text[Prev] == '\\' &&
+               lineOf(Text, Prev) + 1 == lineOf(Text, LineB);
+      };
+      std::string GuardComment = Indent + "// forge-port tune: per-arch " + B.Name + " (" +
+                                 shortLabels(Ts) + ")\n";
+      if (S.Kind == "unroll") {
+        // The whole pragma line, once per target.
+        size_t DirEnd = lineEndOf(Code, S.Offset);
+        while (DirEnd > S.Offset + S.Length && isSpace(Code[DirEnd - 1]))
+          --DirEnd;
+        StringRef Dir = Text.slice(LineB, DirEnd);
+        if (!Dir.ltrim().starts_with("#"))
+          return makeError("{0}: the unroll count of {1} is not on a #pragma line of its own",
+                           Where, B.Name);
+        auto Line = [&](const Target &T) {
+          return (Text.slice(LineB, S.Offset) + formatValue(T.Values->Values.at(B.Name), S.Current) +
+                  Text.slice(S.Offset + S.Length, DirEnd))
+              .str();
+        };
+        if (Error E = Add(S.File, LineB, DirEnd - LineB, GuardComment + archGuards(Ts, Line)))
+          return std::move(E);
+        continue;
+      }
+      if (S.Kind == "launch_bounds") {
+        if (Continued())
+          return makeError("{0}: the launch bounds of {1} are inside a multi-line macro", Where,
+                           K->Name);
+        std::string Macro = "FORGE_TUNED_" + sanitize(K->QualifiedName) + "_LAUNCH_BOUNDS";
+        auto Line = [&](const Target &T) {
+          return "#define " + Macro + " " + formatValue(T.Values->Values.at(B.Name), S.Current);
+        };
+        if (Error E = Add(S.File, LineB, 0, GuardComment + archGuards(Ts, Line) + "\n"))
+          return std::move(E);
+        if (Error E = Add(S.File, S.Offset, S.Length, Macro))
+          return std::move(E);
+        continue;
+      }
+      // A macro or a constant: substitute it in the launch statements;
+      // device code that reads it gets per-arch guards; anything else is
+      // host code that would see one value for all targets.
+      std::vector<std::string> FilesToScan = {S.File};
+      if (S.File != Index.File)
+        FilesToScan.push_back(Index.File);
+      bool DeviceUse = false;
+      for (const std::string &File : FilesToScan) {
+        auto UT = F.get(File);
+        if (!UT)
+          return UT.takeError();
+        StringRef UCode = (*UT)->Code, UText = (*UT)->Text;
+        std::vector<DeviceFunction> Dev = deviceFunctions(UCode);
+        for (size_t Occ : occurrences(UCode, S.Symbol)) {
+          size_t OLine = lineStartOf(UCode, Occ);
+          if (File == S.File && OLine == LineB)
+            continue; // the definition
+          StringRef LineText = UCode.slice(OLine, lineEndOf(UCode, Occ));
+          if (Regex("^[ \t]*#[ \t]*(ifdef|ifndef|undef)[ \t]").match(LineText) ||
+              Regex("defined[ \t]*\\(?[ \t]*$").match(UCode.slice(OLine, Occ)))
+            continue; // #ifndef NAME guarding the definition
+          if (Occ >= 1 && (UCode[Occ - 1] == '.' || (Occ >= 2 && UCode.slice(Occ - 2, Occ) == "->")))
+            continue; // a member of the same name
+          std::string UWhere = File + ":" + std::to_string(lineOf(UText, Occ));
+          if (const LaunchStmt *LS = InStmt(File, Occ)) {
+            size_t B0 = Occ;
+            // A qualified use: ns::kTile.
+            while (B0 >= 2 && UCode.slice(B0 - 2, B0) == "::") {
+              size_t W = B0 - 2;
+              while (W > 0 && isIdentChar(UCode[W - 1]))
+                --W;
+              B0 = W;
+            }
+            Substs[LS].push_back({B0, Occ + S.Symbol.size(), &B, "", 0});
+            continue;
+          }
+          const DeviceFunction *D = nullptr;
+          for (const DeviceFunction &DF : Dev)
+            if (Occ >= DF.DeclBegin && Occ <= DF.BodyEnd)
+              D = &DF;
+          if (!D)
+            return makeError("{0}: {1} ({2}) is used in host code outside the launch statements "
+                             "of {3}; host code sees one value for all targets, so it cannot be "
+                             "dispatched per target (inline it into the launch, or tune it for "
+                             "one target)",
+                             UWhere, B.Name, S.Symbol, K->Name);
+          if (D->AlsoHost)
+            return makeError("{0}: {1} ({2}) is used in a __host__ __device__ function, whose "
+                             "host side would see one value for all targets",
+                             UWhere, B.Name, S.Symbol);
+          if (Occ < D->BodyBegin) {
+            size_t LB = UCode.slice(D->DeclBegin, Occ).rfind("__launch_bounds__");
+            bool InBounds = false;
+            if (LB != StringRef::npos) {
+              size_t Open = skipSpace(UCode, D->DeclBegin + LB + 17);
+              size_t Close = Open < UCode.size() && UCode[Open] == '('
+                                 ? matchBracket(UCode, Open)
+                                 : StringRef::npos;
+              InBounds = Close != StringRef::npos && Occ > Open && Occ < Close;
+            }
+            if (!InBounds)
+              return makeError("{0}: {1} ({2}) appears in a kernel's declaration, which host "
+                               "and device must agree on; it cannot take per-arch values",
+                               UWhere, B.Name, S.Symbol);
+          }
+          DeviceUse = true;
+        }
+      }
+      if (!DeviceUse) {
+        // Only the launch statements read it. A macro is substituted and
+        // left alone; a constant would be left unreferenced (a warning), so
+        // it takes the lowest target's value and the fallback branch keeps
+        // naming it.
+        if (S.Kind == "constexpr") {
+          KeepInFallback.insert(&B);
+          std::string Low = formatValue(Ts.back().Values->Values.at(B.Name), S.Current);
+          if (Low != S.Current)
+            if (Error E = Add(S.File, S.Offset, S.Length, Low))
+              return std::move(E);
+        }
+        continue;
+      }
+      if (S.File != Index.File)
+        return makeError("{0}: {1} ({2}) is read by device code and defined in another file; "
+                         "per-arch values there would change every file that includes it",
+                         Where, B.Name, S.Symbol);
+      if (Continued())
+        return makeError("{0}: {1} is defined inside a multi-line macro", Where, B.Name);
+      if (S.Kind == "macro") {
+        size_t DirEnd = lineEndOf(Code, S.Offset);
+        while (DirEnd > S.Offset + S.Length && isSpace(Code[DirEnd - 1]))
+          --DirEnd;
+        if (DirEnd > 0 && Code[DirEnd - 1] == '\\')
+          return makeError("{0}: macro {1} continues on the next line", Where, S.Symbol);
+        auto Line = [&](const Target &T) {
+          return (Text.slice(LineB, S.Offset) + formatValue(T.Values->Values.at(B.Name), S.Current) +
+                  Text.slice(S.Offset + S.Length, DirEnd))
+              .str();
+        };
+        if (Error E = Add(S.File, LineB, DirEnd - LineB, GuardComment + archGuards(Ts, Line)))
+          return std::move(E);
+      } else {
+        std::string Macro = "FORGE_TUNED_" + sanitize(S.Symbol);
+        auto Line = [&](const Target &T) {
+          return "#define " + Macro + " " + formatValue(T.Values->Values.at(B.Name), S.Current);
+        };
+        if (Error E = Add(S.File, LineB, 0, GuardComment + archGuards(Ts, Line) + "\n"))
+          return std::move(E);
+        if (Error E = Add(S.File, S.Offset, S.Length, Macro))
+          return std::move(E);
+      }
+    }
+  }
+
+  // The dispatch statements.
+  std::map<std::string, size_t> FirstStmt;
+  for (const LaunchStmt &LS : Stmts) {
+    auto FT = F.get(LS.File);
+    if (!FT)
+      return FT.takeError();
+    StringRef Text = (*FT)->Text;
+    std::vector<Subst> Subs = Substs[&LS];
+    llvm::sort(Subs, [](const Subst &A, const Subst &B) { return A.B < B.B; });
+    // Identifier uses inside a written template argument or literal site
+    // are covered by that site.
+    std::vector<Subst> Kept;
+    for (const Subst &S : Subs) {
+      if (!Kept.empty() && S.B < Kept.back().E) {
+        if (S.E <= Kept.back().E && !Kept.back().Current.empty())
+          continue;
+        if (!S.Current.empty() && Kept.back().Current.empty() && S.B <= Kept.back().B) {
+          Kept.back() = S;
+          continue;
+        }
+        return makeError("{0}:{1}: {2} and {3} overlap in the launch statement",
+                         LS.File, lineOf(Text, S.B), Kept.back().Binding->Name, S.Binding->Name);
+      }
+      Kept.push_back(S);
+    }
+    auto Branch = [&](const Target &T) {
+      std::string Out;
+      size_t Pos = LS.Stmt.B;
+      bool Fallback = &T == &Ts.back();
+      for (const Subst &S : Kept) {
+        if (Fallback && S.Current.empty() && KeepInFallback.count(S.Binding))
+          continue;
+        Out += Text.slice(Pos, S.B).str();
+        int64_t V = T.Values->Values.at(S.Binding->Name);
+        Out += S.Current.empty() ? exprValue(V) : formatValue(V + S.Delta, S.Current);
+        Pos = S.E;
+      }
+      Out += Text.slice(Pos, LS.Stmt.E).str();
+      return Out;
+    };
+    size_t LineB = lineStartOf(Text, LS.Stmt.B);
+    size_t I = LineB;
+    while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t'))
+      ++I;
+    std::string Indent = Text.slice(LineB, I).str();
+    bool AtLineStart = I == LS.Stmt.B;
+    std::string Out = AtLineStart ? "// " + Comment + "\n" + Indent : "/* " + Comment + " */ ";
+    Out += "{ int forge_cc = " + std::string(DispatchHelperName) + "();\n";
+    for (size_t T = 0; T < Ts.size(); ++T) {
+      Out += Indent + "  ";
+      if (T + 1 < Ts.size())
+        Out += (T ? "else if (forge_cc >= " : "if (forge_cc >= ") + std::to_string(Ts[T].CC) +
+               ") ";
+      else
+        Out += "else ";
+      Out += Branch(Ts[T]);
+      Out += T + 1 < Ts.size() ? "\n" : " }";
+    }
+    if (Error E = Add(LS.File, LS.Stmt.B, LS.Stmt.E - LS.Stmt.B, Out))
+      return std::move(E);
+    auto It = FirstStmt.find(LS.File);
+    if (It == FirstStmt.end() || LS.Stmt.B < It->second)
+      FirstStmt[LS.File] = LS.Stmt.B;
+  }
+
+  // The helper, once per file with a dispatch (guarded against a second
+  // copy through an include).
+  for (const auto &[File, First] : FirstStmt) {
+    auto FT = F.get(File);
+    if (!FT)
+      return FT.takeError();
+    if (!occurrences((*FT)->Code, DispatchHelperName).empty() &&
+        StringRef((*FT)->Code).contains("FORGE_TUNED_CC_DEFINED"))
+      continue;
+    size_t At = helperOffset((*FT)->Code, lineStartOf((*FT)->Code, First));
+    Error E = At == StringRef::npos ? Add(File, 0, 0, helperText() + "\n\n")
+                                    : Add(File, At, 0, "\n\n" + helperText() + "\n");
+    if (E)
+      return std::move(E);
+  }
+  return P;
+}
+
+} // namespace forge::tune

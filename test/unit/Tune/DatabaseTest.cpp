@@ -1,0 +1,109 @@
+//===- DatabaseTest.cpp - the tuning database -----------------------------===//
+#include "forge/Support/FileUtil.h"
+#include "forge/Tune/Database.h"
+#include "gtest/gtest.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace forge;
+using namespace forge::tune;
+
+namespace {
+
+std::string tempDir() {
+  llvm::SmallString<128> P;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-db-test", P));
+  return P.str().str();
+}
+
+DbKey key(const std::string &Target) {
+  return {"ns::k", "abc123", Target, "NVIDIA H200", "N=2^24", "13.0"};
+}
+
+TEST(TuningDatabase, MissingFileIsEmptyAndSaveLoadRoundTrips) {
+  std::string Dir = tempDir();
+  std::string Path = Dir + "/tuning.json";
+  auto Db = TuningDatabase::load(Path);
+  ASSERT_TRUE(bool(Db)) << llvm::toString(Db.takeError());
+  EXPECT_TRUE(Db->records().empty());
+  DbRecord &R = Db->record(key("sm_90"));
+  R.Strategy = "greedy";
+  R.put({"BLOCK=256", {{"BLOCK", 256}}, "ok", 100.5, 101, 0.01, "", "2026-11-29"});
+  R.put({"BLOCK=128", {{"BLOCK", 128}}, "wrong", 0, 90, 0, "1 over", "2026-11-29"});
+  // put replaces a configuration measured again.
+  R.put({"BLOCK=256", {{"BLOCK", 256}}, "ok", 99.0, 99, 0.01, "", "2026-11-30"});
+  R.Best = "BLOCK=256";
+  Db->record(key("sm_80")); // a second record
+  ASSERT_FALSE(bool(Db->save(Path)));
+
+  auto Again = TuningDatabase::load(Path);
+  ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
+  ASSERT_EQ(Again->records().size(), 2u);
+  const DbRecord *R2 = Again->find(key("sm_90"));
+  ASSERT_TRUE(R2);
+  EXPECT_EQ(R2->Strategy, "greedy");
+  ASSERT_EQ(R2->Measurements.size(), 2u);
+  const DbMeasurement *M = R2->find("BLOCK=256");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(M->CostNs, 99.0);
+  EXPECT_EQ(M->When, "2026-11-30");
+  EXPECT_EQ(M->Values.at("BLOCK"), 256);
+  EXPECT_EQ(R2->find("BLOCK=128")->Detail, "1 over");
+  EXPECT_EQ(*R2->Best, "BLOCK=256");
+  EXPECT_FALSE(Again->find(key("sm_100")));
+  EXPECT_EQ(Again->toJson(), Db->toJson());
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST(TuningDatabase, BadFilesAreErrorsThatLeaveThemAlone) {
+  std::string Dir = tempDir();
+  auto Load = [&](const std::string &Text) {
+    std::string P = Dir + "/db.json";
+    EXPECT_FALSE(bool(writeFileAtomically(P, Text)));
+    auto Db = TuningDatabase::load(P);
+    std::string E = Db ? "no error" : llvm::toString(Db.takeError());
+    auto After = readFile(P);
+    EXPECT_TRUE(bool(After));
+    EXPECT_EQ(*After, Text); // never rewritten
+    return E.substr(E.find("db.json"));
+  };
+  EXPECT_EQ(Load("{\"records\": []}"),
+            "db.json: not a Kernel Forge tuning database (no "
+            "\"forge_tuning_database\" field); refusing to overwrite it");
+  EXPECT_EQ(Load("{\"forge_tuning_database\": 1}"),
+            "db.json: $.records: expected an array");
+  EXPECT_EQ(Load("{\"forge_tuning_database\": 1, \"records\": [{\"key\": "
+                 "{\"kernel\": \"k\", \"source_hash\": \"h\", \"target\": "
+                 "\"sm_90\", \"gpu\": \"g\", \"sizes\": \"\", \"toolkit\": "
+                 "\"13.0\"}, \"measurements\": [{\"config\": \"A=1\", "
+                 "\"status\": \"ok\", \"cost_ns\": \"fast\"}]}]}"),
+            "db.json: $.records[0].measurements[0].cost_ns: expected a number; "
+            "the file is left as it is");
+  EXPECT_NE(Load("{not json").find("db.json"), std::string::npos);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST(TuningDatabase, SizeBucketsRoundToPowersOfTwo) {
+  EXPECT_EQ(sizeBucket({{"N", 1 << 24}, {"M", 1000}}), "N=2^24,M=2^10");
+  EXPECT_EQ(sizeBucket({{"N", 3 << 20}}), "N=2^22"); // log2(3M) = 21.58
+  EXPECT_EQ(sizeBucket({{"Z", 0}}), "Z=0");
+  EXPECT_EQ(sizeBucket({}), "");
+}
+
+TEST(TuningDatabase, SourceIdentityFollowsLocalIncludes) {
+  std::string Dir = tempDir();
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/k.cu",
+                                        "#include \"tile.h\"\n#include <cstdio>\n")));
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/tile.h", "constexpr int T = 16;\n")));
+  auto A = sourceIdentity(Dir + "/k.cu");
+  ASSERT_TRUE(bool(A));
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/tile.h", "constexpr int T = 32;\n")));
+  auto B = sourceIdentity(Dir + "/k.cu");
+  ASSERT_TRUE(bool(B));
+  EXPECT_NE(*A, *B) << "a change in an included header must change the key";
+  EXPECT_EQ(A->size(), 64u);
+  EXPECT_FALSE(bool(sourceIdentity(Dir + "/missing.cu")));
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+} // namespace

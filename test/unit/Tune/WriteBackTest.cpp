@@ -1,0 +1,605 @@
+// Writing tuned values back into CUDA sources (Tune/WriteBack.h): the
+// sources are parsed with Clang against the mock CUDA headers, and the
+// rewritten text is checked exactly; one test compiles the results with nvcc.
+#include "forge/Tune/WriteBack.h"
+#include "forge/Config.h"
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelIndex.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+using namespace forge::tune;
+
+namespace {
+
+/// A source file on disk (the index reads files), its index, and the
+/// contents provider that hands its text to the write-back.
+struct Source {
+  std::string Path, Code;
+  frontend::FileIndex Index;
+
+  patch::ContentsProvider contents() const {
+    return [this](llvm::StringRef F) -> llvm::Expected<std::string> {
+      if (F == Path)
+        return Code;
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "unexpected file %s",
+                                     F.str().c_str());
+    };
+  }
+  /// The text after applying P.
+  std::string apply(const patch::PatchSet &P) const {
+    auto Out = P.applyTo(Path, Code);
+    EXPECT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+    return Out ? *Out : "";
+  }
+};
+
+std::unique_ptr<Source> parse(const std::string &Code) {
+  auto S = std::make_unique<Source>();
+  S->Code = Code;
+  llvm::SmallString<128> Path;
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("writeback", "cu", Path));
+  S->Path = Path.str().str();
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(S->Path, EC);
+    OS << Code;
+  }
+  frontend::Toolchain TC;
+  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+  frontend::ParseOptions Opts;
+  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                    "-include", "cuda_runtime.h"};
+  frontend::ParseDiagnostics Diags(&llvm::errs());
+  auto Index = frontend::buildKernelIndex(TC, Opts, S->Path, Diags);
+  llvm::sys::fs::remove(S->Path);
+  EXPECT_TRUE(bool(Index)) << llvm::toString(Index.takeError());
+  if (Index)
+    S->Index = std::move(*Index);
+  EXPECT_EQ(S->Index.Errors, 0u);
+  return S;
+}
+
+std::vector<TunableBinding> bindNames(const Source &S, llvm::StringRef Kernel,
+                                 std::vector<std::string> Names) {
+  auto B = bindTunables(S.Index, Kernel, Names, S.contents());
+  EXPECT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  return B ? *B : std::vector<TunableBinding>();
+}
+
+std::string single(const Source &S, llvm::StringRef Kernel, std::vector<std::string> Names,
+                   const std::map<std::string, int64_t> &Values) {
+  std::vector<TunableBinding> B = bindNames(S, Kernel, Names);
+  auto P = writeBackEdits(S.Index, B, Values, S.contents());
+  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  return P ? S.apply(*P) : "";
+}
+
+std::string errorOf(llvm::Error E) {
+  EXPECT_TRUE(bool(E)) << "expected an error";
+  return llvm::toString(std::move(E));
+}
+
+/// Three targets, the middle one measured.
+std::vector<TargetValues> threeTargets(std::map<std::string, int64_t> V80,
+                                       std::map<std::string, int64_t> V90,
+                                       std::map<std::string, int64_t> V100) {
+  return {{"sm_80", V80, false, ""}, {"sm_90", V90, true, "NVIDIA H200"},
+          {"sm_100", V100, false, ""}};
+}
+
+//===----------------------------------------------------------------------===//
+// Binding
+//===----------------------------------------------------------------------===//
+
+TEST(WriteBackBind, TemplateArgsAtEveryLaunch) {
+  auto S = parse(R"(template <typename T, int TILE>
+__global__ void k(const T *x, T *y, int n) {
+  int i = blockIdx.x * TILE + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+
+void run(const float *x, float *y, int n, cudaStream_t s) {
+  k<float, 16><<<n / 16, 128>>>(x, y, n);
+  if (n > 4096)
+    k<float, /* tile */ 16><<<n / 16, 128, 0, s>>>(x, y, n);
+}
+)");
+  auto B = bindNames(*S, "k", {"TILE"});
+  ASSERT_EQ(B.size(), 1u);
+  EXPECT_EQ(B[0].Origin, "template");
+  EXPECT_EQ(B[0].Symbol, "TILE");
+  EXPECT_EQ(B[0].Current, 16);
+  ASSERT_EQ(B[0].Sites.size(), 2u);
+  EXPECT_EQ(B[0].Sites[0].Line, 8u);
+  EXPECT_EQ(B[0].Sites[1].Line, 10u);
+  EXPECT_EQ(single(*S, "k", {"TILE"}, {{"TILE", 32}}),
+            R"(template <typename T, int TILE>
+__global__ void k(const T *x, T *y, int n) {
+  int i = blockIdx.x * TILE + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+
+void run(const float *x, float *y, int n, cudaStream_t s) {
+  k<float, 32><<<n / 16, 128>>>(x, y, n);
+  if (n > 4096)
+    k<float, /* tile */ 32><<<n / 16, 128, 0, s>>>(x, y, n);
+}
+)");
+  // The index's own name binds the same way.
+  auto ByIndexName = bindNames(*S, "k", {"k::TILE"});
+  ASSERT_EQ(ByIndexName.size(), 1u);
+  EXPECT_EQ(ByIndexName[0].Sites.size(), 2u);
+}
+
+TEST(WriteBackBind, TemplateDefaultWhereALaunchOmitsIt) {
+  auto S = parse(R"(template <int ITEMS = 4>
+__global__ void k(float *y) { y[threadIdx.x] = ITEMS; }
+
+void run(float *y) {
+  k<<<1, 32>>>(y);
+  k<8><<<1, 32>>>(y);
+}
+)");
+  EXPECT_EQ(single(*S, "k", {"ITEMS"}, {{"ITEMS", 2}}),
+            R"(template <int ITEMS = 2>
+__global__ void k(float *y) { y[threadIdx.x] = ITEMS; }
+
+void run(float *y) {
+  k<<<1, 32>>>(y);
+  k<2><<<1, 32>>>(y);
+}
+)");
+}
+
+TEST(WriteBackBind, MacroConstexprLiteralBlockAndUnroll) {
+  auto S = parse(R"(#define ITEMS 4u
+#define GRID_CAP 1024
+constexpr int kThreads = 128;
+
+__global__ void scale(float *y, int n) {
+#pragma unroll 4
+  for (int j = 0; j < ITEMS; ++j) {
+    int i = (blockIdx.x * ITEMS + j) * blockDim.x + threadIdx.x;
+    if (i < n) y[i] *= 2.0f;
+  }
+}
+
+__global__ void add(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+
+void run(float *y, int n) {
+  scale<<<(n + kThreads * ITEMS - 1) / (kThreads * ITEMS), kThreads>>>(y, n);
+  add<<<(n + 255) / 256, 256>>>(y, n);
+}
+)");
+  // ITEMS is only read inside the kernel and the grid: found in the text.
+  auto B = bindNames(*S, "scale", {"ITEMS", "kThreads", "UNROLL"});
+  ASSERT_EQ(B.size(), 3u);
+  EXPECT_EQ(B[0].Origin, "macro");
+  EXPECT_EQ(B[0].Current, 4);
+  EXPECT_EQ(B[1].Origin, "constexpr");
+  EXPECT_EQ(B[2].Origin, "unroll");
+  EXPECT_EQ(single(*S, "scale", {"ITEMS", "kThreads", "UNROLL"},
+                   {{"ITEMS", 8}, {"kThreads", 256}, {"UNROLL", 2}}),
+            R"(#define ITEMS 8u
+#define GRID_CAP 1024
+constexpr int kThreads = 256;
+
+__global__ void scale(float *y, int n) {
+#pragma unroll 2
+  for (int j = 0; j < ITEMS; ++j) {
+    int i = (blockIdx.x * ITEMS + j) * blockDim.x + threadIdx.x;
+    if (i < n) y[i] *= 2.0f;
+  }
+}
+
+__global__ void add(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+
+void run(float *y, int n) {
+  scale<<<(n + kThreads * ITEMS - 1) / (kThreads * ITEMS), kThreads>>>(y, n);
+  add<<<(n + 255) / 256, 256>>>(y, n);
+}
+)");
+  // A literal block size: the grid's 255 and 256 follow it.
+  auto Add = bindNames(*S, "add", {"BLOCK"});
+  ASSERT_EQ(Add.size(), 1u);
+  EXPECT_EQ(Add[0].Origin, "launch");
+  ASSERT_EQ(Add[0].Sites.size(), 3u);
+  EXPECT_EQ(Add[0].Sites[0].Kind, "launch-literal");
+  EXPECT_EQ(Add[0].Sites[1].Kind, "grid-literal");
+  EXPECT_EQ(Add[0].Sites[1].Delta, -1);
+  std::string Out = single(*S, "add", {"BLOCK"}, {{"BLOCK", 512}});
+  EXPECT_NE(Out.find("  add<<<(n + 511) / 512, 512>>>(y, n);\n"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("scale<<<(n + kThreads * ITEMS - 1)"), std::string::npos);
+  // BLOCK through a constant binds to the constant.
+  auto ScaleBlock = bindNames(*S, "scale", {"BLOCK"});
+  ASSERT_EQ(ScaleBlock.size(), 1u);
+  EXPECT_EQ(ScaleBlock[0].Origin, "constexpr");
+  EXPECT_EQ(ScaleBlock[0].Symbol, "kThreads");
+}
+
+TEST(WriteBackBind, UnbindableNamesAreListed) {
+  auto S = parse(R"(#define BLOCK 256
+template <typename T, int TILE>
+__global__ void k(T *y) {
+#pragma unroll 2
+  for (int i = 0; i < TILE; ++i) y[i] = 0;
+}
+void run(float *y) { k<float, 8><<<1, BLOCK>>>(y); }
+)");
+  auto B = bindTunables(S->Index, "k", {"TILE", "NOPE", "WARPS"}, S->contents());
+  std::string Msg = errorOf(B.takeError());
+  EXPECT_NE(Msg.find("cannot bind tunables NOPE, WARPS of k"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("template parameters of k: TILE"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("macros: BLOCK"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("UNROLL"), std::string::npos) << Msg;
+  // A type parameter cannot take a value; an unknown kernel is named.
+  Msg = errorOf(bindTunables(S->Index, "k", {"T"}, S->contents()).takeError());
+  EXPECT_NE(Msg.find("T is a type template parameter of k"), std::string::npos) << Msg;
+  Msg = errorOf(bindTunables(S->Index, "nope", {"TILE"}, S->contents()).takeError());
+  EXPECT_NE(Msg.find("no kernel nope"), std::string::npos) << Msg;
+  // A block size beyond a launch bounds that is not tuned with it.
+  auto Bounded = parse(R"(__global__ void __launch_bounds__(256) b(float *y) { y[threadIdx.x] = 0; }
+void run(float *y) { b<<<4, 256>>>(y); }
+)");
+  auto BB = bindNames(*Bounded, "b", {"BLOCK"});
+  EXPECT_EQ(BB[0].Current, 256);
+  Msg = errorOf(writeBackEdits(Bounded->Index, BB, {{"BLOCK", 512}}, Bounded->contents()).takeError());
+  EXPECT_NE(Msg.find("BLOCK=512 exceeds __launch_bounds__(256) of b"), std::string::npos) << Msg;
+  // Values must match the bindings.
+  auto Good = bindNames(*S, "k", {"TILE"});
+  Msg = errorOf(writeBackEdits(S->Index, Good, {{"TILES", 4}}, S->contents()).takeError());
+  EXPECT_NE(Msg.find("no value for TILE"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("unbound tunable TILES"), std::string::npos) << Msg;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+const char *const DispatchSource = R"(#include <cuda_runtime.h>
+#define BLOCK 128
+
+template <typename T, int TILE>
+__global__ void k(const T *x, T *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * TILE;
+}
+
+void run(const float *x, float *y, int n) {
+  k<float, 8><<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x, y, n);
+}
+)";
+
+TEST(WriteBackDispatch, ThreeTargets) {
+  auto S = parse(DispatchSource);
+  auto B = bindNames(*S, "k", {"BLOCK", "TILE"});
+  auto P = dispatchEdits(S->Index, "k", B,
+                         threeTargets({{"BLOCK", 128}, {"TILE", 8}}, {{"BLOCK", 256}, {"TILE", 16}},
+                                      {{"BLOCK", 512}, {"TILE", 32}}),
+                         S->contents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_EQ(S->apply(*P), R"(#include <cuda_runtime.h>
+
+// forge-port tune: the compute capability of the current device (major*10+minor),
+// queried once per device, for the per-target launch dispatch below.
+#ifndef FORGE_TUNED_CC_DEFINED
+#define FORGE_TUNED_CC_DEFINED
+static inline int forge_tuned_cc() {
+  struct forge_cc_table { int cc[64]; };
+  static const forge_cc_table table = [] {
+    forge_cc_table t = {};
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+      count = 0;
+    for (int d = 0; d < count && d < 64; ++d) {
+      int major = 0, minor = 0;
+      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
+          cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) == cudaSuccess)
+        t.cc[d] = major * 10 + minor;
+    }
+    return t;
+  }();
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+    return 0;
+  return table.cc[dev];
+}
+#endif
+
+#define BLOCK 128
+
+template <typename T, int TILE>
+__global__ void k(const T *x, T *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * TILE;
+}
+
+void run(const float *x, float *y, int n) {
+  // forge-port tune: sm_100 predicted (BLOCK=512, TILE=32); sm_90 measured on NVIDIA H200 (BLOCK=256, TILE=16); sm_80 predicted (BLOCK=128, TILE=8)
+  { int forge_cc = forge_tuned_cc();
+    if (forge_cc >= 100) k<float, 32><<<(n + 512 - 1) / 512, 512>>>(x, y, n);
+    else if (forge_cc >= 90) k<float, 16><<<(n + 256 - 1) / 256, 256>>>(x, y, n);
+    else k<float, 8><<<(n + 128 - 1) / 128, 128>>>(x, y, n); }
+}
+)");
+}
+
+TEST(WriteBackDispatch, DeviceTunablesGetArchGuards) {
+  auto S = parse(R"(#define ITEMS 4
+constexpr int kWarps = 4;
+
+__global__ void __launch_bounds__(256) k(float *y, int n) {
+  float acc[kWarps];
+#pragma unroll 4
+  for (int j = 0; j < ITEMS; ++j)
+    acc[j % kWarps] = y[j];
+  y[threadIdx.x] = acc[0];
+}
+
+void run(float *y, int n) {
+  k<<<(n + 255) / 256, 256>>>(y, n);
+}
+)");
+  auto B = bindNames(*S, "k", {"ITEMS", "kWarps", "UNROLL", "LAUNCH_BOUNDS", "BLOCK"});
+  auto P = dispatchEdits(S->Index, "k", B,
+                         {{"sm_80", {{"ITEMS", 2}, {"kWarps", 2}, {"UNROLL", 2}, {"LAUNCH_BOUNDS", 128}, {"BLOCK", 128}}, false, ""},
+                          {"sm_90", {{"ITEMS", 8}, {"kWarps", 8}, {"UNROLL", 8}, {"LAUNCH_BOUNDS", 512}, {"BLOCK", 512}}, true, "NVIDIA H200"}},
+                         S->contents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::string Out = S->apply(*P);
+  // The helper goes at the top when there is no #include.
+  EXPECT_EQ(Out.rfind("// forge-port tune: the compute capability", 0), 0u) << Out;
+  size_t Body = Out.find("#endif\n\n") + 8;
+  EXPECT_EQ(Out.substr(Body),
+            R"(// forge-port tune: per-arch ITEMS (sm_90 measured on NVIDIA H200, sm_80 predicted)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define ITEMS 8
+#else
+#define ITEMS 2
+#endif
+// forge-port tune: per-arch kWarps (sm_90 measured on NVIDIA H200, sm_80 predicted)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FORGE_TUNED_kWarps 8
+#else
+#define FORGE_TUNED_kWarps 2
+#endif
+constexpr int kWarps = FORGE_TUNED_kWarps;
+
+// forge-port tune: per-arch LAUNCH_BOUNDS (sm_90 measured on NVIDIA H200, sm_80 predicted)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FORGE_TUNED_k_LAUNCH_BOUNDS 512
+#else
+#define FORGE_TUNED_k_LAUNCH_BOUNDS 128
+#endif
+__global__ void __launch_bounds__(FORGE_TUNED_k_LAUNCH_BOUNDS) k(float *y, int n) {
+  float acc[kWarps];
+// forge-port tune: per-arch UNROLL (sm_90 measured on NVIDIA H200, sm_80 predicted)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#pragma unroll 8
+#else
+#pragma unroll 2
+#endif
+  for (int j = 0; j < ITEMS; ++j)
+    acc[j % kWarps] = y[j];
+  y[threadIdx.x] = acc[0];
+}
+
+void run(float *y, int n) {
+  // forge-port tune: sm_90 measured on NVIDIA H200 (BLOCK=512, ITEMS=8, LAUNCH_BOUNDS=512, UNROLL=8, kWarps=8); sm_80 predicted (BLOCK=128, ITEMS=2, LAUNCH_BOUNDS=128, UNROLL=2, kWarps=2)
+  { int forge_cc = forge_tuned_cc();
+    if (forge_cc >= 90) k<<<(n + 511) / 512, 512>>>(y, n);
+    else k<<<(n + 127) / 128, 128>>>(y, n); }
+}
+)");
+}
+
+TEST(WriteBackDispatch, LocalConstantGuardedMacroNamespaceAndDim3) {
+  auto S = parse(R"(#ifndef TILE
+#define TILE 8
+#endif
+namespace ns {
+__global__ void k(float *y) {
+  __shared__ float s[TILE];
+  s[threadIdx.x % TILE] = 1.0f;
+  y[threadIdx.x] = s[0];
+}
+} // namespace ns
+void run(float *y, int n) {
+  constexpr int threads = 64;
+  ns::k<<<dim3((n + threads - 1) / threads), dim3(threads, 1, 1)>>>(y);
+}
+)");
+  auto B = bindNames(*S, "ns::k", {"TILE", "BLOCK"});
+  ASSERT_EQ(B.size(), 2u);
+  EXPECT_EQ(B[1].Origin, "constexpr");
+  EXPECT_EQ(B[1].Symbol, "threads");
+  auto P = dispatchEdits(S->Index, "ns::k", B,
+                         {{"sm_80", {{"TILE", 8}, {"BLOCK", 128}}, false, ""},
+                          {"sm_120", {{"TILE", 16}, {"BLOCK", 256}}, false, ""}},
+                         S->contents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::string Out = S->apply(*P);
+  EXPECT_EQ(Out.substr(Out.find("#endif\n\n") + 8), R"(#ifndef TILE
+// forge-port tune: per-arch TILE (sm_120 predicted, sm_80 predicted)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+#define TILE 16
+#else
+#define TILE 8
+#endif
+#endif
+namespace ns {
+__global__ void k(float *y) {
+  __shared__ float s[TILE];
+  s[threadIdx.x % TILE] = 1.0f;
+  y[threadIdx.x] = s[0];
+}
+} // namespace ns
+void run(float *y, int n) {
+  constexpr int threads = 128;
+  // forge-port tune: sm_120 predicted (BLOCK=256, TILE=16); sm_80 predicted (BLOCK=128, TILE=8)
+  { int forge_cc = forge_tuned_cc();
+    if (forge_cc >= 120) ns::k<<<dim3((n + 256 - 1) / 256), dim3(256, 1, 1)>>>(y);
+    else ns::k<<<dim3((n + threads - 1) / threads), dim3(threads, 1, 1)>>>(y); }
+}
+)") << Out;
+}
+
+TEST(WriteBackDispatch, HostUsesOutsideTheLaunchAreErrors) {
+  auto S = parse(R"(#define BLOCK 256
+#define TILE 8
+__global__ void k(float *y) {
+  __shared__ float s[TILE];
+  s[threadIdx.x % TILE] = 1.0f;
+  y[threadIdx.x] = s[0];
+}
+__global__ void __launch_bounds__(BLOCK) j(float *y) { y[threadIdx.x] = 0; }
+void run(float *y, int n) {
+  int grid = (n + BLOCK - 1) / BLOCK;
+  k<<<grid, BLOCK>>>(y);
+  float host[TILE];
+  (void)host;
+}
+)");
+  auto Targets = [](const char *Name) {
+    return std::vector<TargetValues>{{"sm_80", {{Name, 128}}, false, ""},
+                                     {"sm_90", {{Name, 256}}, true, "NVIDIA H200"}};
+  };
+  auto B = bindNames(*S, "k", {"BLOCK"});
+  std::string Msg =
+      errorOf(dispatchEdits(S->Index, "k", B, Targets("BLOCK"), S->contents()).takeError());
+  EXPECT_NE(Msg.find(":10: BLOCK (BLOCK) is used in host code outside the launch statements of k"),
+            std::string::npos)
+      << Msg;
+  // A device-only macro that host code also reads cannot be guarded.
+  B = bindNames(*S, "k", {"TILE"});
+  Msg = errorOf(dispatchEdits(S->Index, "k", B, Targets("TILE"), S->contents()).takeError());
+  EXPECT_NE(Msg.find(":12: TILE (TILE) is used in host code"), std::string::npos) << Msg;
+  // Same compute capability twice.
+  Msg = errorOf(dispatchEdits(S->Index, "k", B,
+                              {{"sm_90", {{"TILE", 4}}, false, ""},
+                               {"sm_90a", {{"TILE", 8}}, false, ""}},
+                              S->contents())
+                    .takeError());
+  EXPECT_NE(Msg.find("same compute capability"), std::string::npos) << Msg;
+}
+
+TEST(WriteBackDispatch, LaunchInsideAnExpressionIsAnError) {
+  auto S = parse(R"(__global__ void k(float *y) { y[threadIdx.x] = 0; }
+void run(float *y) {
+  for (int r = 0; r < 2; ++r) k<<<1, 64>>>(y), cudaDeviceSynchronize();
+}
+)");
+  auto B = bindNames(*S, "k", {"BLOCK"});
+  std::string Msg = errorOf(dispatchEdits(S->Index, "k", B,
+                                          {{"sm_80", {{"BLOCK", 32}}, false, ""},
+                                           {"sm_100", {{"BLOCK", 128}}, false, ""}},
+                                          S->contents())
+                                .takeError());
+  EXPECT_NE(Msg.find("only a launch statement of its own"), std::string::npos) << Msg;
+}
+
+TEST(WriteBackDispatch, TargetNames) {
+  EXPECT_EQ(*computeCapability("sm_90a"), 90u);
+  EXPECT_EQ(*computeCapability("sm_100"), 100u);
+  EXPECT_EQ(*computeCapability("compute_80"), 80u);
+  EXPECT_FALSE(bool(computeCapability("gfx90a")));
+  llvm::consumeError(computeCapability("gfx90a").takeError());
+}
+
+//===----------------------------------------------------------------------===//
+// The outputs compile with nvcc for sm_80, sm_90 and sm_100
+//===----------------------------------------------------------------------===//
+
+TEST(WriteBackNvcc, SingleAndDispatchOutputsCompile) {
+  const char *Nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!llvm::sys::fs::can_execute(Nvcc))
+    GTEST_SKIP() << "no nvcc at " << Nvcc;
+  const char *Code = R"(#include <cuda_runtime.h>
+#define ITEMS 4
+constexpr int kThreads = 128;
+
+template <typename T, int TILE>
+__global__ void __launch_bounds__(1024) k(const T *x, T *y, int n) {
+  __shared__ T s[TILE];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x < TILE) s[threadIdx.x] = T(1);
+  __syncthreads();
+  T acc = 0;
+#pragma unroll 4
+  for (int j = 0; j < ITEMS; ++j)
+    if (i * ITEMS + j < n) acc += x[i * ITEMS + j] * s[j % TILE];
+  if (i < n) y[i] = acc;
+}
+
+__global__ void add(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+
+void run(const float *x, float *y, int n, cudaStream_t s) {
+  k<float, 8><<<(n + kThreads - 1) / kThreads, kThreads, 0, s>>>(x, y, n);
+  if (n > 1 << 20)
+    k<float, 8><<<(n + kThreads - 1) / kThreads, kThreads>>>(x, y, n);
+  add<<<(n + 255) / 256, 256>>>(y, n);
+}
+)";
+  auto S = parse(Code);
+  std::vector<std::string> Names = {"TILE", "ITEMS", "kThreads", "UNROLL"};
+  std::string Single = single(*S, "k", Names, {{"TILE", 16}, {"ITEMS", 8}, {"kThreads", 256}, {"UNROLL", 8}});
+  auto B = bindNames(*S, "k", Names);
+  auto P = dispatchEdits(
+      S->Index, "k", B,
+      threeTargets({{"TILE", 8}, {"ITEMS", 2}, {"kThreads", 128}, {"UNROLL", 2}},
+                   {{"TILE", 16}, {"ITEMS", 4}, {"kThreads", 256}, {"UNROLL", 4}},
+                   {{"TILE", 32}, {"ITEMS", 8}, {"kThreads", 512}, {"UNROLL", 8}}),
+      S->contents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::string Dispatch = S->apply(*P);
+  EXPECT_NE(Dispatch.find("if (forge_cc >= 100) k<float, 32><<<(n + 512 - 1) / 512, 512, 0, s>>>"),
+            std::string::npos)
+      << Dispatch;
+  // A constant only the launches read keeps naming the fallback's value.
+  EXPECT_NE(Dispatch.find("else k<float, 8><<<(n + kThreads - 1) / kThreads, kThreads, 0, s>>>"),
+            std::string::npos)
+      << Dispatch;
+
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("writeback-nvcc", Dir));
+  std::vector<std::string> Files;
+  for (auto [Name, Text] : {std::pair<const char *, std::string *>{"single.cu", &Single},
+                            {"dispatch.cu", &Dispatch}}) {
+    std::string Path = (Dir + "/" + Name).str();
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    ASSERT_FALSE(EC);
+    OS << *Text;
+    Files.push_back(Path);
+  }
+  for (const std::string &File : Files) {
+    std::string Obj = File + ".o", Log = File + ".log";
+    std::vector<llvm::StringRef> Args = {
+        Nvcc, "-c", File, "-o", Obj, "-Werror", "all-warnings",
+        "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+        "-gencode", "arch=compute_100,code=sm_100"};
+    std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Log),
+                                                  llvm::StringRef(Log)};
+    int RC = llvm::sys::ExecuteAndWait(Nvcc, Args, std::nullopt, Redirects, 300);
+    auto Buf = llvm::MemoryBuffer::getFile(Log);
+    EXPECT_EQ(RC, 0) << File << ":\n" << (Buf ? (*Buf)->getBuffer().str() : "") << "\n"
+                     << (File.find("single") != std::string::npos ? Single : Dispatch);
+  }
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+} // namespace
