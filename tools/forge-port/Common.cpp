@@ -3,6 +3,7 @@
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Support/Error.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -58,6 +59,53 @@ Expected<frontend::ParseOptions> makeParseOptions(StringRef File, StringRef Buil
     return T.takeError();
   Opts.Arch = T->Name;
   return Opts;
+}
+
+Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath) {
+  auto TK = build::CudaToolkit::find(CudaPath);
+  if (!TK)
+    return TK.takeError();
+  auto N = std::make_unique<Nvcc>();
+  build::DriverOptions DO;
+  DO.Cache = &N->Cache;
+  N->Driver = std::make_unique<build::NvccDriver>(*TK, DO);
+  return N;
+}
+
+std::vector<std::string> nvccFlagsFor(ArrayRef<std::string> ClangArgs) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < ClangArgs.size(); ++I) {
+    StringRef A = ClangArgs[I];
+    bool Next = I + 1 < ClangArgs.size();
+    if (A.consume_front("-I"))
+      Out.push_back("-I" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
+    else if (A.consume_front("-D"))
+      Out.push_back("-D" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
+    else if (A == "-isystem" && Next)
+      Out.push_back("-I" + ClangArgs[++I]);
+    else if (A.starts_with("-std="))
+      Out.push_back(A.str());
+  }
+  return Out;
+}
+
+ScratchDir::~ScratchDir() {
+  if (!Keep && !Path.empty())
+    sys::fs::remove_directories(Path);
+}
+
+Expected<std::string> ScratchDir::make(StringRef UserPath, StringRef Prefix) {
+  if (!UserPath.empty()) {
+    Path = UserPath.str();
+    Keep = true;
+    return Path;
+  }
+  SmallString<128> P;
+  if (auto EC = sys::fs::createUniqueDirectory(Prefix, P))
+    return makeError("cannot create a working directory: {0}", EC.message());
+  Path = P.str().str();
+  Keep = false;
+  return Path;
 }
 
 } // namespace forge::tool

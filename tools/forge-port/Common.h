@@ -2,7 +2,10 @@
 #ifndef FORGE_TOOLS_FORGEPORT_COMMON_H
 #define FORGE_TOOLS_FORGEPORT_COMMON_H
 
+#include "forge/Build/CompileCache.h"
+#include "forge/Build/NvccDriver.h"
 #include "forge/Frontend/CudaInvocation.h"
+#include <memory>
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -36,10 +39,35 @@ llvm::Expected<frontend::ParseOptions>
 makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef Arch,
                  llvm::ArrayRef<std::string> ExtraArgs);
 
+/// nvcc from the toolkit at CudaPath (or the usual places), with the
+/// compile cache of the user's cache directory.
+struct Nvcc {
+  build::CompileCache Cache{build::CompileCache::defaultDirectory()};
+  std::unique_ptr<build::NvccDriver> Driver;
+};
+llvm::Expected<std::unique_ptr<Nvcc>> findNvcc(llvm::StringRef CudaPath);
+
+/// The nvcc spelling of the Clang arguments that matter to a compile
+/// (-I, -isystem, -D, -std=); the rest (Clang-only flags) are dropped.
+std::vector<std::string> nvccFlagsFor(llvm::ArrayRef<std::string> ClangArgs);
+
+/// A working directory: the one the user named (kept), or a temporary one
+/// removed when this goes out of scope.
+class ScratchDir {
+public:
+  ~ScratchDir();
+  llvm::Expected<std::string> make(llvm::StringRef UserPath, llvm::StringRef Prefix);
+
+private:
+  std::string Path;
+  bool Keep = true;
+};
+
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);
 int runSpec(const Invocation &Inv);
 int runMeasure(const Invocation &Inv);
+int runTune(const Invocation &Inv);
 
 } // namespace forge::tool
 

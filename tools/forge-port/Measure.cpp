@@ -137,64 +137,20 @@ Expected<ValueMap> parseAssignments(StringRef Text, const LaunchSpec &Spec) {
   return V;
 }
 
-/// The GPU's target from `forge-worker info` ("cc":"9.0" -> sm_90).
+/// The GPU's target ("sm_90"), known to the Arch database.
 Expected<std::string> detectArch(StringRef Worker) {
-  auto R = runProgram(Worker, {Worker.str(), "info"}, [] {
-    SubprocessOptions O;
-    O.TimeoutSeconds = 60;
-    return O;
-  }());
-  if (!R)
-    return R.takeError();
-  if (!R->ok())
-    return makeError("no usable GPU ({0}); give --arch to build the job without one",
-                     StringRef(R->Stderr).trim().empty() ? "forge-worker info failed"
-                                                         : StringRef(R->Stderr).trim());
-  auto J = parseJson(StringRef(R->Stdout).trim(), "forge-worker info");
-  if (!J)
-    return J.takeError();
-  std::string CC = J->value("cc", "");
-  auto [Major, Minor] = StringRef(CC).split('.');
-  if (Major.empty() || Minor.empty())
-    return makeError("forge-worker info gave no compute capability: {0}", R->Stdout);
-  std::string Arch = "sm_" + Major.str() + Minor.str();
-  auto T = arch::lookupTarget(Arch);
-  if (!T)
+  auto G = queryGpu(Worker);
+  if (!G)
+    return makeError("{0}; give --arch to build the job without one",
+                     toString(G.takeError()));
+  if (auto T = arch::lookupTarget(G->Target); !T)
     return T.takeError();
-  return Arch;
+  return G->Target;
 }
 
 std::string fmtUs(double Ns) { return formatv("{0:F2}", Ns / 1000.0).str(); }
 
 std::string pct(double F) { return formatv("{0:F1}%", F * 100).str(); }
-
-/// What went wrong, in one line, from the checks of a failed candidate.
-std::string failureDetail(const CandidateResult &R) {
-  if (!R.Error.empty())
-    return R.Error;
-  std::vector<std::string> Parts;
-  for (const InputChange &X : R.InputsChanged)
-    if (X.Set == 0)
-      Parts.push_back(formatv("input '{0}' changed: {1} element(s) (first at {2})", X.Buffer,
-                              X.Elements, X.First));
-  for (const BufferCheck &B : R.Checks) {
-    if (B.Set != 0 && !Parts.empty())
-      continue; // the first input set that failed says enough
-    if (B.Unwritten)
-      Parts.push_back(formatv("'{0}', input set {1}: {2} element(s) left unwritten (first at {3})",
-                              B.Buffer, B.Set, B.Unwritten, B.FirstUnwritten));
-    if (B.OverBound)
-      Parts.push_back(formatv("'{0}', input set {1}: relative L2 error {2:E2}, largest error "
-                              "{3:E2}, {4} element(s) over the bound (first at {5})",
-                              B.Buffer, B.Set, B.RelL2, B.MaxAbs, B.OverBound, B.FirstBad));
-  }
-  if (R.Status == "no-work" && R.Time && R.FloorNs &&
-      R.Time->Median < FloorFactor * *R.FloorNs)
-    Parts.insert(Parts.begin(),
-                 formatv("{0} us is under {1} x the roofline floor of {2} us",
-                         fmtUs(R.Time->Median), FloorFactor.getValue(), fmtUs(*R.FloorNs)));
-  return join(Parts, "; ");
-}
 
 struct Row {
   const CandidateOutcome *O;
@@ -344,7 +300,7 @@ int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec, StringRef 
     OS << "  " << C.Id << " (" << R.O->Candidate.Label << "): " << C.Status;
     if (C.Reasons.size() > 1)
       OS << " [" << join(C.Reasons, ", ") << "]";
-    std::string D = failureDetail(C);
+    std::string D = describeRejection(C, FloorFactor);
     if (!D.empty())
       OS << ": " << D;
     OS << "\n";
@@ -353,30 +309,6 @@ int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec, StringRef 
                 "of {1} launches in {2} interleaved rounds, L2 {3}\n",
                 Arch, Rounds * Reps, Rounds.getValue(), NoFlush ? "not flushed" : "flushed");
   return AllOk ? ExitOK : ExitFailure;
-}
-
-/// Removes the job directory at the end unless the user named it.
-struct JobDirGuard {
-  std::string Path;
-  bool Keep = true;
-  ~JobDirGuard() {
-    if (!Keep && !Path.empty())
-      sys::fs::remove_directories(Path);
-  }
-};
-
-Expected<std::string> makeJobDir(JobDirGuard &G) {
-  if (!JobDirOpt.empty()) {
-    G.Path = JobDirOpt;
-    G.Keep = true;
-    return G.Path;
-  }
-  SmallString<128> P;
-  if (auto EC = sys::fs::createUniqueDirectory("forge-measure", P))
-    return makeError("cannot create a job directory: {0}", EC.message());
-  G.Path = P.str().str();
-  G.Keep = false;
-  return G.Path;
 }
 
 int runProgramModeCommand(const tool::Invocation &Inv, const build::NvccDriver &Driver) {
@@ -396,8 +328,8 @@ int runProgramModeCommand(const tool::Invocation &Inv, const build::NvccDriver &
       return tool::reportError(A.takeError());
     Arch = *A;
   }
-  JobDirGuard G;
-  auto Dir = makeJobDir(G);
+  ScratchDir G;
+  auto Dir = G.make(JobDirOpt, "forge-measure");
   if (!Dir)
     return tool::reportError(Dir.takeError());
   ProgramRequest Req;
@@ -494,13 +426,10 @@ int forge::tool::runMeasure(const Invocation &Inv) {
     if (auto T = arch::lookupTarget(ArchOpt); !T)
       return reportError(T.takeError());
 
-  auto TK = build::CudaToolkit::find(CudaPathOpt);
-  if (!TK)
-    return reportError(TK.takeError());
-  build::CompileCache Cache(build::CompileCache::defaultDirectory());
-  build::DriverOptions DO;
-  DO.Cache = &Cache;
-  build::NvccDriver Driver(*TK, DO);
+  auto Tools = findNvcc(CudaPathOpt);
+  if (!Tools)
+    return reportError(Tools.takeError());
+  const build::NvccDriver &Driver = *(*Tools)->Driver;
 
   if (!RunCmd.empty()) {
     if (!SpecPath.empty())
@@ -562,8 +491,8 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   if (NoRun && JobDirOpt.empty())
     return reportError(makeUsageError("--no-run needs --job-dir"));
 
-  JobDirGuard G;
-  auto Dir = makeJobDir(G);
+  ScratchDir G;
+  auto Dir = G.make(JobDirOpt, "forge-measure");
   if (!Dir)
     return reportError(Dir.takeError());
 

@@ -117,20 +117,6 @@ static Json sarifLog(const std::vector<std::pair<std::string, std::vector<Findin
 }
 
 /// Include directories and defines from the Clang arguments, for nvcc.
-static void flagsForNvcc(ArrayRef<std::string> ClangArgs, build::CompileJob &Job) {
-  for (size_t I = 0; I < ClangArgs.size(); ++I) {
-    StringRef A = ClangArgs[I];
-    if (A.consume_front("-I"))
-      Job.IncludeDirs.push_back(A.empty() && I + 1 < ClangArgs.size() ? ClangArgs[++I] : A.str());
-    else if (A.consume_front("-D"))
-      Job.Defines.push_back(A.empty() && I + 1 < ClangArgs.size() ? ClangArgs[++I] : A.str());
-    else if (A == "-isystem" && I + 1 < ClangArgs.size())
-      Job.IncludeDirs.push_back(ClangArgs[++I]);
-    else if (A.starts_with("-std="))
-      Job.Std = A.drop_front(5).str();
-  }
-}
-
 namespace {
 struct Validation {
   bool Ran = false;
@@ -144,9 +130,9 @@ struct Validation {
 static Validation validate(StringRef File, StringRef Contents, const frontend::ParseOptions &PO,
                            const arch::TargetInfo &Target, const arch::TargetInfo &Source) {
   Validation V;
-  auto TK = build::CudaToolkit::find(CudaPathOpt);
-  if (!TK) {
-    V.Note = "not validated: " + toString(TK.takeError());
+  auto Tools = tool::findNvcc(CudaPathOpt);
+  if (!Tools) {
+    V.Note = "not validated: " + toString(Tools.takeError());
     return V;
   }
   SmallString<128> Tmp;
@@ -169,17 +155,13 @@ static Validation validate(StringRef File, StringRef Contents, const frontend::P
     J.Output = build::OutputKind::ResourceCheck;
     J.ResourceUsage = true;
     J.IncludeDirs.push_back(Dir.str().str());
-    flagsForNvcc(PO.ExtraArgs, J);
+    J.ExtraFlags = tool::nvccFlagsFor(PO.ExtraArgs);
     J.TimeoutSeconds = 600;
     Jobs.push_back(J);
     if (StringRef(Target.Name) == Source.Name)
       break; // one compile serves both
   }
-  build::CompileCache Cache(build::CompileCache::defaultDirectory());
-  build::DriverOptions DO;
-  DO.Cache = &Cache;
-  build::NvccDriver Driver(*TK, DO);
-  auto Results = Driver.compileAll(Jobs, 2);
+  auto Results = (*Tools)->Driver->compileAll(Jobs, 2);
   sys::fs::remove(Tmp);
   V.Ran = true;
   for (auto &R : Results) {

@@ -32,6 +32,7 @@ SUBCOMMANDS:
   list       list the kernels, launch sites and tunable parameters of files
   spec       draft a launch spec (JSON) for one kernel: forge-port spec k.cu --kernel NAME
   measure    verify and time kernels on the local GPU: forge-port measure k.cu --spec s.json
+  tune       sweep tunables on the GPU and write the best back: forge-port tune k.cu --spec s.json --to sm_90
 
 Run 'forge-port <subcommand> --help' for the options of one subcommand.
 )";
@@ -41,11 +42,11 @@ using Runner = int (*)(const Invocation &);
 }
 
 static Runner lookupSubcommand(StringRef Name) {
-  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Case("spec", runSpec).Case("measure", runMeasure).Default(nullptr);
+  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Case("spec", runSpec).Case("measure", runMeasure).Case("tune", runTune).Default(nullptr);
 }
 
 static bool isPlannedSubcommand(StringRef Name) {
-  return Name == "tune" ||
+  return
          Name == "optimize" || Name == "new";
 }
 
@@ -81,7 +82,7 @@ int main(int argc, char **argv) {
   Runner Run = lookupSubcommand(SubName);
   if (!Run) {
     WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: port, list, spec, measure\n";
+        << "'" << SubName << "' is not available in this build yet; available: port, list, spec, measure, tune\n";
     return ExitFailure;
   }
 
