@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <set>
 #include <thread>
 
 using namespace forge;
@@ -110,11 +111,28 @@ public:
     measure::MeasureRequest Req;
     Req.Spec = O.Spec;
     Req.Reference = {"ref", O.Source, defaults(), "original"};
+    std::set<size_t> Unbuildable;
+    std::vector<size_t> PlannedIndex; // candidate -> index in Batch
     for (size_t I = 0; I < Batch.size(); ++I) {
       auto V = Space.values(Batch[I]);
-      Req.Candidates.push_back({"t" + std::to_string(Next + I), O.Source,
+      std::string Source = O.Source;
+      if (O.SourceFor) {
+        // Tunables the harness cannot set (an unroll count, a macro in the
+        // kernel body) are written into a copy of the source per
+        // configuration.
+        auto Variant = O.SourceFor(V);
+        if (!Variant) {
+          Out[I].Status = "compile-failed";
+          Out[I].Detail = llvm::toString(Variant.takeError());
+          Unbuildable.insert(I);
+          continue;
+        }
+        Source = *Variant;
+      }
+      Req.Candidates.push_back({"t" + std::to_string(Next + I), Source,
                                 ValueMap(V.begin(), V.end()),
                                 Space.key(Batch[I])});
+      PlannedIndex.push_back(I);
     }
     Next += Batch.size();
     Req.Arch = O.GpuTarget;
@@ -139,12 +157,26 @@ public:
                               : "");
       O.OnProgress(Progress);
     };
+    auto RecordFailure = [&](size_t I) {
+      ConfigResult CR;
+      CR.Key = Space.key(Batch[I]);
+      CR.Values = Space.values(Batch[I]);
+      CR.Status = Out[I].Status;
+      CR.Detail = Out[I].Detail;
+      CR.Target = O.GpuTarget;
+      CR.Gpu = O.GpuName;
+      Fresh.push_back(CR);
+    };
+    for (size_t I : Unbuildable)
+      RecordFailure(I);
+    if (Req.Candidates.empty())
+      return Out;
     auto Rep = measure::runMeasurement(*O.Driver, Req);
     if (!Rep) {
       std::string Why = llvm::toString(Rep.takeError());
-      for (Evaluation &E : Out) {
-        E.Status = "measurement-failed";
-        E.Detail = Why;
+      for (size_t I : PlannedIndex) {
+        Out[I].Status = "measurement-failed";
+        Out[I].Detail = Why;
       }
       if (FirstError.empty())
         FirstError = Why;
@@ -159,8 +191,9 @@ public:
       if (FirstRefNs == 0)
         FirstRefNs = RefNs;
     }
-    for (size_t I = 0; I < Batch.size(); ++I) {
-      const measure::CandidateOutcome &C = Rep->Outcomes[I + 1];
+    for (size_t P = 0; P < PlannedIndex.size(); ++P) {
+      size_t I = PlannedIndex[P];
+      const measure::CandidateOutcome &C = Rep->Outcomes[P + 1];
       Evaluation &E = Out[I];
       E.Status = C.Result.Status;
       E.Ok = C.Result.ok() && C.Result.Time && RefNs > 0;

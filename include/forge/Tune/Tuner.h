@@ -54,6 +54,13 @@ struct TuneOptions {
   std::string JobRoot;           ///< job directories go below it
   measure::JobOptions Job;
   std::vector<std::string> NvccFlags;
+  /// For tunables the harness cannot set (not in the spec's template
+  /// arguments, geometry or scalars: an unroll count, a macro or constant
+  /// read by the kernel body): the path of a copy of Source with a
+  /// configuration's values written in. Unset: every configuration is the
+  /// same source.
+  std::function<llvm::Expected<std::string>(const std::map<std::string, int64_t> &)>
+      SourceFor;
   const build::NvccDriver *Driver = nullptr;
   const std::atomic<bool> *Interrupted = nullptr;
   std::function<void(const TuneProgress &)> OnProgress;

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""A stand-in for forge-worker on machines without a GPU, for lit tests of
+the tuning pipeline (real harness generation and nvcc compiles; measured
+times are made up here and say so in the device name).
+
+  fake-worker.py info
+  fake-worker.py run JOB [--timeout-s S]
+
+`run` reads JOB/job.plan, checks that every harness library was built, and
+writes one "ok" result line per candidate. A candidate's time is
+FAKE_BASE_NS (default 1000) plus, for every NAME=VALUE of its label,
+|VALUE - FAKE_BEST[NAME]| * 10 ns (FAKE_BEST: "BLOCK=128,ITEMS=4"), so the
+test knows the optimum. FAKE_FAIL names a label substring whose candidates
+are reported "wrong". Every run appends its candidate count to
+FAKE_LOG, if set, so tests can see what was measured."""
+import json
+import os
+import sys
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["info"]:
+        print(json.dumps({"type": "device", "name": "Fake GPU (test, not measured)",
+                          "cc": "9.0", "sms": 132, "l2_bytes": 62914560,
+                          "clock_khz": 1980000, "uuid": "GPU-fake", "timer": "events"}))
+        return 0
+    if args[:1] != ["run"] or len(args) < 2:
+        print("usage: fake-worker.py info | run JOB", file=sys.stderr)
+        return 2
+    job = args[1]
+    best = {}
+    for part in os.environ.get("FAKE_BEST", "").split(","):
+        if "=" in part:
+            k, v = part.split("=")
+            best[k] = int(v)
+    base = float(os.environ.get("FAKE_BASE_NS", "1000"))
+    fail = os.environ.get("FAKE_FAIL", "")
+    cands = []
+    cur = None
+    for line in open(os.path.join(job, "job.plan")):
+        words = line.split()
+        if not words:
+            continue
+        if words[0] in ("reference", "candidate"):
+            cur = {"id": words[1], "lib": words[2], "ref": words[0] == "reference", "label": ""}
+            cands.append(cur)
+        elif words[0] == "label" and cur is not None:
+            cur["label"] = line.strip()[len("label "):]
+    out = open(os.path.join(job, "results.jsonl"), "a")
+    out.write(json.dumps({"type": "device", "name": "Fake GPU (test, not measured)", "cc": "9.0",
+                          "timer": "events"}) + "\n")
+    out.write(json.dumps({"type": "ceilings", "dram_gbps": 4000, "fp32_gflops": 60000,
+                          "fp64_gflops": 30000, "source": "fake"}) + "\n")
+    ref_ns = None
+    for c in cands:
+        if not os.path.exists(os.path.join(job, c["lib"])):
+            print("fake-worker: %s was not built" % c["lib"], file=sys.stderr)
+            return 1
+        ns = base
+        for part in c["label"].replace(",", " ").split():
+            if "=" in part:
+                k, v = part.split("=", 1)
+                if k in best and v.lstrip("-").isdigit():
+                    ns += abs(int(v) - best[k]) * 10
+        if c["ref"]:
+            ref_ns = ns
+        status = "wrong" if fail and fail in c["label"] and not c["ref"] else "ok"
+        line = {"type": "candidate", "id": c["id"], "reference": c["ref"], "label": c["label"],
+                "status": status, "reasons": [] if status == "ok" else [status], "error": "",
+                "checks": [], "time_ns": {"median": ns, "min": ns, "max": ns, "p10": ns,
+                                          "p90": ns, "spread": 0.0, "samples": 50},
+                "round_medians_ns": [ns] * 5, "baseline_median_ns": ref_ns, "noise": 0.001,
+                "speedup": ref_ns / ns, "process": 1}
+        out.write(json.dumps(line) + "\n")
+    out.close()
+    if os.environ.get("FAKE_LOG"):
+        with open(os.environ["FAKE_LOG"], "a") as log:
+            log.write("%d\n" % (len(cands) - 1))
+    return 0
+
+
+sys.exit(main())
