@@ -108,8 +108,30 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
       return makeUsageError("'{0}' is a template with no launch or instantiation in {1}; "
                             "write 'template_args' in the spec by hand",
                             K.QualifiedName, Index.File);
-    Spec["template_args"] = TArgs;
   }
+  // Integer template parameters are tunables: the KernelIndex's candidates
+  // for them, the launch's value as the default.
+  Json TemplateTunables = Json::array();
+  for (size_t I = 0; I < K.TemplateParams.size() && I < TArgs.size(); ++I) {
+    const frontend::TemplateParamInfo &P = K.TemplateParams[I];
+    int64_t Value;
+    if (P.Kind != "non-type" || P.Name.empty() || P.Name == "N" || P.Name == "BLOCK" ||
+        llvm::StringRef(TArgs[I]).getAsInteger(10, Value))
+      continue;
+    std::vector<int64_t> Values;
+    for (const frontend::TunableInfo &T : Index.Tunables)
+      if (T.Origin == "template" && T.Kernel == K.QualifiedName &&
+          llvm::StringRef(T.Name).ends_with("::" + P.Name))
+        Values = T.Candidates;
+    if (Values.empty())
+      Values = frontend::defaultCandidates("template-arg", Value);
+    if (llvm::find(Values, Value) == Values.end())
+      Values.push_back(Value);
+    TemplateTunables.push_back({{"name", P.Name}, {"values", Values}, {"default", Value}});
+    TArgs[I] = P.Name;
+  }
+  if (K.IsTemplate)
+    Spec["template_args"] = TArgs;
   Spec["sizes"] = {{"N", Opts.ProblemSize}};
   // Type template parameters stand for the launch's template arguments.
   std::map<std::string, std::string> TypeArgs;
@@ -212,6 +234,8 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
     if (!Has)
       Values.push_back(BlockThreads);
   }
+  for (Json &T : TemplateTunables)
+    Spec["tunables"].push_back(T);
   if (Site && Site->SharedMem.Value && *Site->SharedMem.Value)
     Spec["shared_mem"] = std::to_string(*Site->SharedMem.Value);
   if (!ByteTerms.empty())

@@ -22,7 +22,7 @@ void run(int n, double *x, double *y, double *o) {
 // CHECK:      "kernel": "axpy",
 // CHECK-NEXT: "template_args": [
 // CHECK-NEXT:   "double",
-// CHECK-NEXT:   "2"
+// CHECK-NEXT:   "ITEMS"
 // CHECK:      "N": 4096
 // CHECK:        "name": "x",
 // CHECK-NEXT:   "dtype": "f64",
@@ -53,6 +53,16 @@ void run(int n, double *x, double *y, double *o) {
 // CHECK-NEXT:   "out"
 // CHECK:        "name": "BLOCK",
 // CHECK:        "default": 128
+// The integer template parameter is a tunable too, with the launch's value
+// as its default.
+// CHECK:        "name": "ITEMS",
+// CHECK-NEXT:   "values": [
+// CHECK-NEXT:     1,
+// CHECK-NEXT:     2,
+// CHECK-NEXT:     4,
+// CHECK-NEXT:     8
+// CHECK-NEXT:   ],
+// CHECK-NEXT:   "default": 2
 // CHECK:      "block": "BLOCK",
 // CHECK-NEXT: "grid": "ceil_div(N, BLOCK)",
 // CHECK-NEXT: "bytes": "N * 8 + 2 * N * 8 + N * 8"
