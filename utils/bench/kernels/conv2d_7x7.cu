@@ -1,0 +1,33 @@
+// Benchmark op: 2D convolution with a 7x7 filter (first-round kernel).
+// out[y][x] = sum_{i,j in -3..3} f[(i + 3) * 7 + (j + 3)] * in[y + i][x + j]
+// on an h x w row-major image, with in taken as 0 outside the image (zero
+// padding); the filter is an input buffer (a correlation, as in deep
+// learning: the filter is not flipped). One thread per output pixel, 2D
+// blocks (16 x 16 by default), every tap read straight from global memory.
+#define CONV_K 7
+#define CONV_R (CONV_K / 2)
+
+__global__ void conv2d_7x7(const float *in, const float *filt, float *out,
+                             int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -CONV_R; i <= CONV_R; ++i) {
+      for (int j = -CONV_R; j <= CONV_R; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += filt[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+                 in[(size_t)yy * w + xx];
+      }
+    }
+    out[(size_t)y * w + x] = acc;
+  }
+}
+
+void launch_conv2d_7x7(const float *in, const float *filt, float *out,
+                          int h, int w) {
+  dim3 block(16, 16);
+  dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+  conv2d_7x7<<<grid, block>>>(in, filt, out, h, w);
+}

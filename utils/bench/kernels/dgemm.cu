@@ -1,0 +1,22 @@
+// Benchmark op: dgemm (first-round kernel).
+// C = A * B in double precision, row-major, A is m x k, B is k x n, C is
+// m x n (alpha 1, beta 0). One thread per element of C, 2D blocks (16 x 16
+// by default), the dot product read straight from global memory.
+__global__ void dgemm(const double *A, const double *B, double *C, int m,
+                      int n, int k) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < m && col < n) {
+    double acc = 0.0;
+    for (int p = 0; p < k; ++p)
+      acc += A[(size_t)row * k + p] * B[(size_t)p * n + col];
+    C[(size_t)row * n + col] = acc;
+  }
+}
+
+void launch_dgemm(const double *A, const double *B, double *C, int m, int n,
+                  int k) {
+  dim3 block(16, 16);
+  dim3 grid((n + block.x - 1) / block.x, (m + block.y - 1) / block.y);
+  dgemm<<<grid, block>>>(A, B, C, m, n, k);
+}
