@@ -168,6 +168,17 @@ Error writeTuneReport(StringRef Path, const tune::TuneResult &R, const measure::
   return writeFileAtomically(Path, report::renderTuneReport(In, *report::formatOf(Path)));
 }
 
+/// The KernelIndex of Path, read for Arch with the user's compiler args.
+Expected<frontend::FileIndex> indexFile(const Invocation &Inv, StringRef Path, StringRef Arch,
+                                        ArrayRef<std::string> Args) {
+  auto PO = makeParseOptions(Path, "", Arch, Args);
+  if (!PO)
+    return PO.takeError();
+  frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
+  frontend::ParseDiagnostics Diags(nullptr);
+  return frontend::buildKernelIndex(TC, *PO, Path, Diags);
+}
+
 /// The launches of the tuned source must launch what the spec launches for
 /// the tuned values, or the program would run the tuned kernel with the old
 /// geometry (the harness, which uses the spec's geometry, cannot see that).
@@ -180,12 +191,7 @@ Error checkLaunchGeometry(const Invocation &Inv, const measure::LaunchSpec &Spec
   sys::fs::make_absolute(Dir);
   sys::path::remove_filename(Dir);
   Args.push_back("-I" + Dir.str().str());
-  auto PO = makeParseOptions(TunedPath, "", R.Targets.front().Target, Args);
-  if (!PO)
-    return PO.takeError();
-  frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
-  frontend::ParseDiagnostics Diags(nullptr);
-  auto Index = frontend::buildKernelIndex(TC, *PO, TunedPath, Diags);
+  auto Index = indexFile(Inv, TunedPath, R.Targets.front().Target, Args);
   if (!Index)
     return Index.takeError();
   std::vector<measure::Geometry> Expected;
@@ -280,12 +286,7 @@ std::vector<std::string> sourceOnlyTunables(const measure::LaunchSpec &Spec) {
 Expected<std::function<Expected<std::string>(const std::map<std::string, int64_t> &)>>
 sourceVariants(const Invocation &Inv, const measure::LaunchSpec &Spec,
                ArrayRef<std::string> Names, StringRef Arch, StringRef JobRoot) {
-  auto PO = makeParseOptions(File, "", Arch, Inv.ExtraArgs);
-  if (!PO)
-    return PO.takeError();
-  frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
-  frontend::ParseDiagnostics Diags(nullptr);
-  auto Index = frontend::buildKernelIndex(TC, *PO, File, Diags);
+  auto Index = indexFile(Inv, File, Arch, Inv.ExtraArgs);
   if (!Index)
     return Index.takeError();
   auto Bindings = tune::bindTunables(*Index, Spec.Kernel, Names);
@@ -338,12 +339,7 @@ struct Written {
 Expected<Written> writeTunedSource(const Invocation &Inv, const measure::LaunchSpec &Spec,
                                    const tune::TuneResult &R, const build::NvccDriver &Driver,
                                    StringRef JobRoot) {
-  auto PO = makeParseOptions(File, "", R.Targets.front().Target, Inv.ExtraArgs);
-  if (!PO)
-    return PO.takeError();
-  frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
-  frontend::ParseDiagnostics Diags(nullptr);
-  auto Index = frontend::buildKernelIndex(TC, *PO, File, Diags);
+  auto Index = indexFile(Inv, File, R.Targets.front().Target, Inv.ExtraArgs);
   if (!Index)
     return Index.takeError();
   if (Index->Errors)
