@@ -27,15 +27,7 @@ llvm::Expected<InjectReport>
 forge::measure::parseInjectReport(llvm::StringRef Text, llvm::StringRef Origin) {
   InjectReport R;
   bool SawHeader = false;
-  llvm::SmallVector<llvm::StringRef, 0> Lines;
-  Text.split(Lines, '\n');
-  for (size_t N = 0; N < Lines.size(); ++N) {
-    llvm::StringRef L = Lines[N].trim();
-    if (L.empty())
-      continue;
-    Json J = Json::parse(L.begin(), L.end(), nullptr, false);
-    if (J.is_discarded() || !J.is_object())
-      return makeError("{0}:{1}: not a JSON object", Origin, N + 1);
+  auto Err = forEachJsonLine(Text, Origin, [&](const Json &J, unsigned N) -> llvm::Error {
     try {
       std::string Type = J.value("type", "");
       if (Type == "inject") {
@@ -53,14 +45,16 @@ forge::measure::parseInjectReport(llvm::StringRef Text, llvm::StringRef Origin) 
         K.MinNs = J.value("min_ns", 0.0);
         K.MaxNs = J.value("max_ns", 0.0);
         if (K.Name.empty())
-          return makeError("{0}:{1}: a kernel line without a name", Origin,
-                           N + 1);
+          return makeError("{0}:{1}: a kernel line without a name", Origin, N);
         R.Kernels.push_back(std::move(K));
       }
     } catch (const std::exception &E) {
-      return makeError("{0}:{1}: {2}", Origin, N + 1, E.what());
+      return makeError("{0}:{1}: {2}", Origin, N, E.what());
     }
-  }
+    return llvm::Error::success();
+  });
+  if (Err)
+    return std::move(Err);
   if (!SawHeader)
     return makeError("{0}: no header line from the injection library",
                      Origin);

@@ -51,18 +51,9 @@ const CandidateResult *JobResults::find(llvm::StringRef Id) const {
 llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
                                                         llvm::StringRef Origin) {
   JobResults R;
-  llvm::SmallVector<llvm::StringRef, 0> Lines;
-  Text.split(Lines, '\n');
-  for (size_t N = 0; N < Lines.size(); ++N) {
-    llvm::StringRef L = Lines[N].trim();
-    if (L.empty())
-      continue;
-    std::string Where = (Origin + ":" + llvm::Twine(N + 1)).str();
-    Json J = Json::parse(L.begin(), L.end(), nullptr,
-                         /*allow_exceptions=*/false);
-    if (J.is_discarded() || !J.is_object())
-      return makeError("{0}: not a JSON object: {1}", Where,
-                       L.take_front(80));
+  auto Err = forEachJsonLine(Text, Origin, [&](const Json &J,
+                                                unsigned N) -> llvm::Error {
+    std::string Where = (Origin + ":" + llvm::Twine(N)).str();
     LineReader In(J, Where);
     std::string Type = In.get<std::string>("type");
     if (Type == "device") {
@@ -160,7 +151,10 @@ llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
     }
     if (!In.Error.empty())
       return makeError("{0}", In.Error);
-  }
+    return llvm::Error::success();
+  });
+  if (Err)
+    return std::move(Err);
   return R;
 }
 

@@ -25,4 +25,23 @@ llvm::Expected<Json> readJsonFile(llvm::StringRef Path) {
   return parseJson(*Text, Path);
 }
 
+llvm::Error forEachJsonLine(
+    llvm::StringRef Text, llvm::StringRef Origin,
+    llvm::function_ref<llvm::Error(const Json &, unsigned Line)> Each) {
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (size_t N = 0; N < Lines.size(); ++N) {
+    llvm::StringRef L = Lines[N].trim();
+    if (L.empty())
+      continue;
+    Json J = Json::parse(L.begin(), L.end(), nullptr, /*allow_exceptions=*/false);
+    if (J.is_discarded() || !J.is_object())
+      return makeError("{0}:{1}: not a JSON object: {2}", Origin, N + 1,
+                       L.take_front(80));
+    if (auto E = Each(J, unsigned(N + 1)))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
 } // namespace forge

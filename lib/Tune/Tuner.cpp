@@ -2,13 +2,13 @@
 #include "forge/Tune/Tuner.h"
 #include "forge/Arch/Occupancy.h"
 #include "forge/Arch/TargetInfo.h"
+#include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <set>
 #include <thread>
 
@@ -65,12 +65,6 @@ forge::tune::buildSearchSpace(const LaunchSpec &Spec,
 
 namespace {
 
-std::string today() {
-  std::time_t T = std::time(nullptr);
-  char Buf[32];
-  std::strftime(Buf, sizeof Buf, "%Y-%m-%d", std::gmtime(&T));
-  return Buf;
-}
 
 
 /// The measurement side of a tuning run: each batch is one job (the
@@ -405,7 +399,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       if (C.Status == "measurement-failed" || C.Status == "interrupted")
         continue;
       Rec.put({C.Key, C.Values, C.Status, C.CostNs, C.MedianNs, C.Noise,
-               C.Detail, today()});
+               C.Detail, todayUtc()});
     }
     std::optional<std::string> BestKey;
     double BestCost = 0;

@@ -15,6 +15,7 @@
 #include "forge/Patch/AtomicApply.h"
 #include "forge/Patch/PatchSet.h"
 #include "forge/Report/TuneReport.h"
+#include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
 #include "forge/Tune/Tuner.h"
@@ -28,7 +29,6 @@
 #include "llvm/Support/WithColor.h"
 #include <atomic>
 #include <csignal>
-#include <ctime>
 #include <set>
 
 using namespace llvm;
@@ -155,16 +155,10 @@ void printTuneSummary(raw_ostream &OS, const tune::TuneResult &R) {
   }
 }
 
-std::string today() {
-  std::time_t T = std::time(nullptr);
-  char Buf[32];
-  std::strftime(Buf, sizeof Buf, "%Y-%m-%d", std::gmtime(&T));
-  return Buf;
-}
 
 Error writeTuneReport(StringRef Path, const tune::TuneResult &R, const measure::LaunchSpec &Spec,
                       StringRef Source, StringRef Diff) {
-  report::TuneReportInput In{&R, &Spec, Source.str(), Diff.str(), today()};
+  report::TuneReportInput In{&R, &Spec, Source.str(), Diff.str(), todayUtc()};
   return writeFileAtomically(Path, report::renderTuneReport(In, *report::formatOf(Path)));
 }
 

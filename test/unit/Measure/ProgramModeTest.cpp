@@ -32,7 +32,7 @@ TEST(ProgramMode, BadReportsNameTheLine) {
     return R ? std::string("no error") : llvm::toString(R.takeError());
   };
   EXPECT_EQ(E(""), "i.jsonl: no header line from the injection library");
-  EXPECT_EQ(E("{\"type\":\"inject\"}\nnot json"), "i.jsonl:2: not a JSON object");
+  EXPECT_EQ(E("{\"type\":\"inject\"}\nnot json"), "i.jsonl:2: not a JSON object: not json");
   EXPECT_EQ(E("{\"type\":\"inject\"}\n{\"type\":\"kernel\",\"launches\":1}"),
             "i.jsonl:2: a kernel line without a name");
   // A failed library says why, and the caller reports it.
