@@ -28,33 +28,48 @@ static const PassInfo Passes[] = {
 
 llvm::ArrayRef<PassInfo> allPasses() { return Passes; }
 
-llvm::Expected<std::vector<const PassInfo *>> selectPasses(llvm::StringRef Globs) {
+llvm::Expected<std::vector<size_t>> selectByGlobs(llvm::ArrayRef<llvm::StringRef> Names,
+                                                  llvm::StringRef Globs, llvm::StringRef Option,
+                                                  llvm::StringRef What) {
   llvm::SmallVector<llvm::StringRef, 8> Parts;
   Globs.split(Parts, ',', -1, false);
-  std::vector<bool> On(std::size(Passes), false);
+  std::vector<bool> On(Names.size(), false);
   for (llvm::StringRef P : Parts) {
     P = P.trim();
     bool Negative = P.consume_front("-");
     auto G = llvm::GlobPattern::create(P);
     if (!G)
-      return makeUsageError("bad --checks pattern '{0}': {1}", P, llvm::toString(G.takeError()));
+      return makeUsageError("bad {0} pattern '{1}': {2}", Option, P, llvm::toString(G.takeError()));
     bool Any = false;
-    for (size_t I = 0; I < std::size(Passes); ++I)
-      if (G->match(Passes[I].Name)) {
+    for (size_t I = 0; I < Names.size(); ++I)
+      if (G->match(Names[I])) {
         On[I] = !Negative;
         Any = true;
       }
     if (!Any && !Negative) {
       std::string Known;
-      for (const PassInfo &PI : Passes)
-        Known += std::string(Known.empty() ? "" : ", ") + PI.Name;
-      return makeUsageError("--checks: '{0}' matches no pass; passes: {1}", P, Known);
+      for (llvm::StringRef N : Names)
+        Known += (Known.empty() ? "" : ", ") + N.str();
+      return makeUsageError("{0}: '{1}' matches no {2}; known: {3}", Option, P, What, Known);
     }
   }
-  std::vector<const PassInfo *> Out;
-  for (size_t I = 0; I < std::size(Passes); ++I)
+  std::vector<size_t> Out;
+  for (size_t I = 0; I < Names.size(); ++I)
     if (On[I])
-      Out.push_back(&Passes[I]);
+      Out.push_back(I);
+  return Out;
+}
+
+llvm::Expected<std::vector<const PassInfo *>> selectPasses(llvm::StringRef Globs) {
+  std::vector<llvm::StringRef> Names;
+  for (const PassInfo &PI : Passes)
+    Names.push_back(PI.Name);
+  auto Picked = selectByGlobs(Names, Globs, "--checks", "pass");
+  if (!Picked)
+    return Picked.takeError();
+  std::vector<const PassInfo *> Out;
+  for (size_t I : *Picked)
+    Out.push_back(&Passes[I]);
   return Out;
 }
 

@@ -68,6 +68,8 @@ int runPort(const Invocation &Inv);
 int runSpec(const Invocation &Inv);
 int runMeasure(const Invocation &Inv);
 int runTune(const Invocation &Inv);
+int runPropose(const Invocation &Inv);
+int runOptimize(const Invocation &Inv);
 
 } // namespace forge::tool
 

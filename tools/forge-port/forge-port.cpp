@@ -33,6 +33,8 @@ SUBCOMMANDS:
   spec       draft a launch spec (JSON) for one kernel: forge-port spec k.cu --kernel NAME
   measure    verify and time kernels on the local GPU: forge-port measure k.cu --spec s.json
   tune       sweep tunables on the GPU and write the best back: forge-port tune k.cu --spec s.json --to sm_90
+  optimize   propose, validate and keep faster versions of a kernel: forge-port optimize k.cu --spec s.json --to sm_90
+  propose    show what the built-in expert rules would change: forge-port propose k.cu --kernel NAME
 
 Run 'forge-port <subcommand> --help' for the options of one subcommand.
 )";
@@ -42,12 +44,19 @@ using Runner = int (*)(const Invocation &);
 }
 
 static Runner lookupSubcommand(StringRef Name) {
-  return StringSwitch<Runner>(Name).Case("list", runList).Case("port", runPort).Case("spec", runSpec).Case("measure", runMeasure).Case("tune", runTune).Default(nullptr);
+  return StringSwitch<Runner>(Name)
+      .Case("list", runList)
+      .Case("port", runPort)
+      .Case("spec", runSpec)
+      .Case("measure", runMeasure)
+      .Case("tune", runTune)
+      .Case("propose", runPropose)
+      .Case("optimize", runOptimize)
+      .Default(nullptr);
 }
 
 static bool isPlannedSubcommand(StringRef Name) {
-  return
-         Name == "optimize" || Name == "new";
+  return Name == "new";
 }
 
 int main(int argc, char **argv) {
@@ -75,14 +84,14 @@ int main(int argc, char **argv) {
   } else if (!First.starts_with("-") && !First.contains('.') && !First.contains('/')) {
     WithColor::error(errs(), "forge-port")
         << "unknown subcommand '" << First
-        << "'; known subcommands: list, port, spec, measure, tune, optimize, new\n";
+        << "'; known subcommands: list, port, spec, measure, tune, propose, optimize, new\n";
     return ExitUsage;
   }
 
   Runner Run = lookupSubcommand(SubName);
   if (!Run) {
     WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: port, list, spec, measure, tune\n";
+        << "'" << SubName << "' is not available in this build yet; available: port, list, spec, measure, tune, propose, optimize\n";
     return ExitFailure;
   }
 

@@ -1,0 +1,108 @@
+//===- Agent/Proposer.h - Who proposes transformations ---------*- C++ -*-===//
+///
+/// \file
+/// The optimisation loop asks a Proposer for transformations of the kernel
+/// it is working on. Every proposer (the built-in expert rules, a language
+/// model, a recorded transcript) answers in the same form: SEARCH/REPLACE
+/// edit blocks against the current source (EditBlocks.h) plus what the edit
+/// is and why, so one validation pipeline judges them all.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_AGENT_PROPOSER_H
+#define FORGE_AGENT_PROPOSER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forge::agent {
+
+/// A change of the launch spec that a transformation needs and that the
+/// contract check allows because the proposer says why: a grid-stride loop
+/// makes the kernel correct for any grid, so its grid may be capped.
+struct SpecChange {
+  /// Geometry fields replaced by expressions: "grid.x" -> "min(ceil_div(n,
+  /// 256), 132*8)". Only grid dimensions may change (a block change alters
+  /// what every thread computes and must come through the tuner instead).
+  std::map<std::string, std::string> Geometry;
+  /// Tunables added (name -> candidate values; the first is the default),
+  /// so that a later tuner proposal can sweep them.
+  std::map<std::string, std::vector<int64_t>> NewTunables;
+  /// Why the change keeps the kernel correct, in words, for the report.
+  std::string Justification;
+  bool empty() const { return Geometry.empty() && NewTunables.empty(); }
+};
+
+/// One proposed transformation.
+struct Proposal {
+  /// "expert:restrict", "model", "replay", "tuner".
+  std::string Origin;
+  /// One line: "const __restrict__ on the read-only pointers a, b".
+  std::string Summary;
+  /// Why it should help, and what it changes in numbers where the rule can
+  /// say ("global loads per output 25 -> 1").
+  std::string Rationale;
+  /// SEARCH/REPLACE blocks against the current source, exactly as the
+  /// proposer produced them (a model's whole reply).
+  std::string Edits;
+  std::optional<SpecChange> Spec;
+  /// For a model: the prompt that produced the reply, the model's token
+  /// counts, the attempt count. Kept in the transcript, never the API key.
+  std::string Prompt;
+  uint64_t PromptTokens = 0, ReplyTokens = 0;
+};
+
+/// One earlier attempt and what became of it, for prompts and reports.
+struct Attempt {
+  unsigned Round = 0;
+  std::string Origin, Summary;
+  std::string Stage;   ///< the last stage reached: "apply", "compile", ...
+  std::string Verdict; ///< "accepted", "rejected", "slower", ...
+  std::string Reason;  ///< the named reason, or the speed-up
+};
+
+/// What a proposer sees of the loop's state.
+struct ProposalRequest {
+  unsigned Round = 1;
+  std::string File;        ///< the user's file, as named on the command line
+  std::string Source;      ///< its current contents (earlier rounds applied)
+  std::string Kernel;      ///< qualified name
+  std::string Target;      ///< "sm_90"
+  std::string TargetFacts; ///< the Arch database's facts, as text
+  /// The latest measurement and roofline analysis, as text ("memory-bound:
+  /// 3120 GB/s of 4092 (76 %), 23 registers, occupancy 100 %").
+  std::string Analysis;
+  std::string Bound;       ///< "memory", "compute", "latency" or ""
+  /// Threads per block and the current values of the spec's tunables.
+  std::optional<int64_t> BlockThreads;
+  std::map<std::string, int64_t> Tunables;
+  std::vector<Attempt> History;
+  /// Compiler errors of the previous attempt (set only for a repair).
+  std::string CompileErrors;
+};
+
+class Proposer {
+public:
+  virtual ~Proposer();
+  /// "expert", "model", "replay".
+  virtual llvm::StringRef name() const = 0;
+  /// The proposals for this round, best first; an empty list means the
+  /// proposer has nothing more to offer (the loop stops). An error is a
+  /// failure to ask (network, budget), which ends the loop with its reason.
+  virtual llvm::Expected<std::vector<Proposal>>
+  propose(const ProposalRequest &Req) = 0;
+  /// A second attempt at a proposal that did not compile; Req.CompileErrors
+  /// holds the structured errors. The default has none to offer.
+  virtual llvm::Expected<std::optional<Proposal>>
+  repair(const ProposalRequest &Req, const Proposal &Failed) {
+    return std::optional<Proposal>();
+  }
+};
+
+} // namespace forge::agent
+
+#endif

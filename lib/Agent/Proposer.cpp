@@ -1,0 +1,4 @@
+//===- Agent/Proposer.cpp -------------------------------------------------===//
+#include "forge/Agent/Proposer.h"
+
+forge::agent::Proposer::~Proposer() = default;

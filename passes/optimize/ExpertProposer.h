@@ -1,0 +1,49 @@
+//===- passes/optimize/ExpertProposer.h - The rule table as a Proposer -*- C++ -*-===//
+///
+/// \file
+/// The default proposer of `forge-port optimize`: parses the current source
+/// (device side, for the loop's target), finds the kernel and asks every
+/// selected rule. A rule already accepted in an earlier round, or already
+/// rejected on this source, is not asked again, so the loop ends when the
+/// rules have nothing new to offer. Works offline and without a GPU.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_OPTIMIZE_EXPERTPROPOSER_H
+#define FORGE_PASSES_OPTIMIZE_EXPERTPROPOSER_H
+
+#include "ExpertRule.h"
+#include "forge/Frontend/CudaInvocation.h"
+#include "forge/Frontend/Toolchain.h"
+
+namespace forge::passes {
+
+/// A rule that did not propose, and why; for reports and `forge-port propose`.
+struct RuleSkip {
+  std::string Rule;
+  std::string Reason;
+};
+
+class ExpertProposer : public agent::Proposer {
+public:
+  /// Rules: the selection (selectExpertRules); Parse: the user's flags
+  /// (its Arch is replaced by each request's Target).
+  ExpertProposer(const frontend::Toolchain &TC, frontend::ParseOptions Parse,
+                 std::vector<const RuleInfo *> Rules);
+  llvm::StringRef name() const override { return "expert"; }
+  /// Fails when the source does not parse into an AST or the kernel is not
+  /// in it; a rule that does not apply is a skip, not an error.
+  llvm::Expected<std::vector<agent::Proposal>>
+  propose(const agent::ProposalRequest &Req) override;
+  /// The rules that did not propose in the last call, with reasons.
+  const std::vector<RuleSkip> &skipped() const { return Skipped; }
+
+private:
+  const frontend::Toolchain &TC;
+  frontend::ParseOptions Parse;
+  std::vector<const RuleInfo *> Rules;
+  std::vector<RuleSkip> Skipped;
+};
+
+} // namespace forge::passes
+
+#endif

@@ -1,0 +1,43 @@
+//===- passes/optimize/ExpertRules.cpp - The table of expert rules --------===//
+#include "ExpertRule.h"
+#include "Rules.h"
+#include "PassRegistry.h"
+
+using namespace llvm;
+
+namespace forge::passes {
+
+ExpertRule::~ExpertRule() = default;
+
+ArrayRef<RuleInfo> allExpertRules() {
+  static const RuleInfo Rules[] = {
+      {"restrict", "const __restrict__ on read-only pointer parameters", createRestrictRule},
+      {"unroll", "#pragma unroll on loops with a constant trip count", createUnrollRule},
+      {"launch-bounds", "__launch_bounds__ from the tuned block size", createLaunchBoundsRule},
+      {"vectorize", "16-byte loads and stores where alignment and contiguity are shown",
+       createVectorizeRule},
+      {"grid-stride", "a grid-stride loop with a grid capped at a few waves", createGridStrideRule},
+      {"warp-shuffle-reduction", "a shared-memory tree reduction's last steps as warp shuffles",
+       createWarpShuffleReductionRule},
+      {"smem-stencil-tiling", "stage a reused input tile (with halo) in shared memory",
+       createSmemStencilTilingRule},
+      {"register-tiling", "several outputs per thread for a naive matrix product",
+       createRegisterTilingRule},
+  };
+  return Rules;
+}
+
+Expected<std::vector<const RuleInfo *>> selectExpertRules(StringRef Globs) {
+  std::vector<StringRef> Names;
+  for (const RuleInfo &R : allExpertRules())
+    Names.push_back(R.Name);
+  auto Picked = selectByGlobs(Names, Globs, "--rules", "expert rule");
+  if (!Picked)
+    return Picked.takeError();
+  std::vector<const RuleInfo *> Out;
+  for (size_t I : *Picked)
+    Out.push_back(&allExpertRules()[I]);
+  return Out;
+}
+
+} // namespace forge::passes

@@ -1,0 +1,24 @@
+//===- passes/optimize/Rules.h - The expert rules' factories ----*- C++ -*-===//
+///
+/// \file
+/// One factory per rule, defined in the rule's own file and listed in
+/// ExpertRules.cpp.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_OPTIMIZE_RULES_H
+#define FORGE_PASSES_OPTIMIZE_RULES_H
+
+#include "ExpertRule.h"
+
+namespace forge::passes {
+std::unique_ptr<ExpertRule> createRestrictRule();
+std::unique_ptr<ExpertRule> createUnrollRule();
+std::unique_ptr<ExpertRule> createLaunchBoundsRule();
+std::unique_ptr<ExpertRule> createVectorizeRule();
+std::unique_ptr<ExpertRule> createGridStrideRule();
+std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
+std::unique_ptr<ExpertRule> createSmemStencilTilingRule();
+std::unique_ptr<ExpertRule> createRegisterTilingRule();
+} // namespace forge::passes
+
+#endif
