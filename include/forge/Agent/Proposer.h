@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -77,9 +78,18 @@ struct ProposalRequest {
   /// 3120 GB/s of 4092 (76 %), 23 registers, occupancy 100 %").
   std::string Analysis;
   std::string Bound;       ///< "memory", "compute", "latency" or ""
-  /// Threads per block and the current values of the spec's tunables.
+  /// Threads per block, the block's dimensions and the current values of
+  /// the spec's tunables, when known (from the spec or a constant launch).
   std::optional<int64_t> BlockThreads;
+  std::optional<std::array<int64_t, 3>> Block;
   std::map<std::string, int64_t> Tunables;
+  /// The spec's geometry expressions by field ("grid.x" -> "ceil_div(n,
+  /// 256)", "block.x" -> "256"), so that a SpecChange can be written in
+  /// terms of them: a rule that gives each thread 4 elements proposes
+  /// "grid.x" -> "ceil_div(ceil_div(n, 256), 4)".
+  std::map<std::string, std::string> Geometry;
+  /// Streaming multiprocessors of the GPU (or a typical part of the target).
+  unsigned SmCount = 0;
   std::vector<Attempt> History;
   /// Compiler errors of the previous attempt (set only for a repair).
   std::string CompileErrors;
