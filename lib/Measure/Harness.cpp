@@ -241,8 +241,9 @@ static std::string toleranceField(const std::optional<double> &V) {
   return V ? number(*V) : "-";
 }
 
-static llvm::Error writeEntry(llvm::raw_ostream &OS, const LaunchSpec &Spec,
+static llvm::Error writeEntry(llvm::raw_ostream &OS, const LaunchSpec &PlanSpec,
                              const JobEntry &E, bool Reference) {
+  const LaunchSpec &Spec = E.Spec ? *E.Spec : PlanSpec;
   auto G = Spec.geometry(E.Values);
   if (!G)
     return makeError("{0} ({1}): {2}", E.Id, E.Label,

@@ -241,6 +241,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
   std::map<std::string, size_t> HarnessOf; // source (and chunk) -> index
   std::map<std::string, size_t> EntriesOf;  // source -> configurations so far
   std::vector<std::string> Sources;
+  std::vector<const LaunchSpec *> SpecOf; // per harness
   std::vector<std::vector<HarnessConfig>> Configs;
   std::vector<std::pair<size_t, std::string>> EntryOf; // per candidate
   for (const MeasureCandidate *C : All) {
@@ -248,13 +249,16 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     llvm::sys::fs::make_absolute(Abs);
     if (!llvm::sys::fs::exists(Abs))
       return makeError("{0}: no such file", C->Source);
-    size_t Nth = EntriesOf[Abs.str().str()]++;
     std::string Group = Abs.str().str();
+    if (C->Spec)
+      Group += "@" + std::to_string(reinterpret_cast<uintptr_t>(C->Spec));
+    size_t Nth = EntriesOf[Group]++;
     if (Req.MaxEntriesPerHarness)
       Group += "#" + std::to_string(Nth / Req.MaxEntriesPerHarness);
     auto [It, New] = HarnessOf.try_emplace(Group, Sources.size());
     if (New) {
       Sources.push_back(Abs.str().str());
+      SpecOf.push_back(C->Spec ? C->Spec : &Spec);
       Configs.emplace_back();
     }
     std::string Symbol =
@@ -267,7 +271,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     Req.OnPhase("compile");
   std::vector<build::CompileJob> Jobs;
   for (size_t H = 0; H < Sources.size(); ++H) {
-    auto Text = generateHarness(Spec, Sources[H], Configs[H]);
+    auto Text = generateHarness(*SpecOf[H], Sources[H], Configs[H]);
     if (!Text)
       return Text.takeError();
     std::string Cu = Req.JobDir + "/harness-" + std::to_string(H) + ".cu";
@@ -310,7 +314,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
       if (I == 0)
         return makeError("the reference ({0}) does not compile: {1}",
                          All[I]->Label, O.Result.Error);
-    } else if (auto Args = templateArguments(Spec, All[I]->Values)) {
+    } else if (auto Args = templateArguments(*SpecOf[H], All[I]->Values)) {
       if (const build::KernelResources *K =
               findKernelResources(*ResultOf[H], Spec.Kernel, *Args))
         O.Resources = *K;
@@ -325,7 +329,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     const MeasureCandidate &C = *All[I];
     return JobEntry{C.Id,
                     "harness-" + std::to_string(EntryOf[I].first) + ".so",
-                    EntryOf[I].second, C.Label, C.Values};
+                    EntryOf[I].second, C.Label, C.Values, C.Spec};
   };
   std::vector<JobEntry> Planned;
   for (size_t I = 1; I < All.size(); ++I)

@@ -71,6 +71,10 @@ struct JobEntry {
   std::string Symbol;
   std::string Label;
   ValueMap Values;
+  /// The entry's own spec for its geometry and scalars (a transformation
+  /// that changed the launch, see Agent/Proposer.h's SpecChange); null: the
+  /// plan's spec. Buffers always come from the plan's spec.
+  const LaunchSpec *Spec = nullptr;
 };
 
 /// The bytes and flops of the roofline: the spec's, else (bytes only) every

@@ -24,6 +24,9 @@ struct MeasureCandidate {
   std::string Source; ///< the file to include
   ValueMap Values;    ///< its configuration
   std::string Label;  ///< for reports
+  /// Its own spec (same buffers and arguments, another geometry or
+  /// template arguments); null: the request's.
+  const LaunchSpec *Spec = nullptr;
 };
 
 struct MeasureRequest {

@@ -118,6 +118,24 @@ TEST(Harness, PlanEvaluatesEverything) {
       "ITEMS=4\n  grid 8 1 1\n  block 128 1 1\n  shared 512\n");
 }
 
+TEST(Harness, PlanUsesAnEntrysOwnSpecForItsGeometry) {
+  // A transformation that made the kernel grid-independent (a grid-stride
+  // loop) runs with a capped grid; the reference keeps the spec's.
+  LaunchSpec S = parse(Templated);
+  LaunchSpec Capped = S;
+  auto G = IntExpr::parse("min(ceil_div(N, BLOCK), 4)");
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  Capped.Grid = {*G};
+  JobEntry Ref{"ref", "h0.so", "forge_entry_0", "ref", {}};
+  JobEntry C{"c1", "h1.so", "forge_entry_0", "capped", {}, &Capped};
+  auto P = renderPlan(S, Ref, {C}, JobOptions());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_NE(P->find("reference ref h0.so forge_entry_0\n  label ref\n  grid 16 1 1\n"),
+            std::string::npos) << *P;
+  EXPECT_NE(P->find("candidate c1 h1.so forge_entry_0\n  label capped\n  grid 4 1 1\n"),
+            std::string::npos) << *P;
+}
+
 TEST(Harness, PlanRejectsCountsThatDependOnTunables) {
   LaunchSpec S = parse(R"JSON({
     "kernel": "partial", "sizes": {"N": 1024},
