@@ -1,0 +1,144 @@
+//===- Agent/Optimizer.h - The optimisation loop ----------------*- C++ -*-===//
+///
+/// \file
+/// `forge-port optimize` without the command line. Each round measures the
+/// current kernel, analyses it against the roofline, asks a Proposer for
+/// transformations and validates every proposal in order, recording each
+/// stage's verdict:
+///
+///   1. parse the edit blocks        5. compile for the target (one repair
+///   2. apply them (a PatchSet)         attempt with the compiler's errors)
+///   3. re-parse with Clang          6. correctness and anti-cheating checks
+///   4. signature, launch contract,     against the ORIGINAL kernel (worker)
+///      edit scope, host-call scan   7. timing against the current kernel,
+///                                      interleaved; a gain must beat noise
+///
+/// The fastest proposal that survives becomes the current kernel; a round
+/// whose best is not faster than the noise keeps the current one (rolled
+/// back). The loop ends when a round gains less than the threshold, when
+/// the round limit is reached, or when the proposer has nothing new.
+/// Nothing here writes the user's file: the result is text.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_AGENT_OPTIMIZER_H
+#define FORGE_AGENT_OPTIMIZER_H
+
+#include "forge/Agent/Proposer.h"
+#include "forge/Agent/SourceCheck.h"
+#include "forge/Build/NvccDriver.h"
+#include "forge/Measure/Measurement.h"
+#include <atomic>
+#include <functional>
+
+namespace forge::agent {
+
+/// One stage's verdict for one proposal.
+struct StageVerdict {
+  std::string Stage;  ///< "parse", "apply", "reparse", "contract", "scope",
+                      ///< "scan", "compile", "repair", "correctness", "timing"
+  bool Passed = false;
+  std::string Detail; ///< the reason, or what was found
+};
+
+/// What became of one proposal.
+struct ProposalRecord {
+  Proposal P;
+  std::vector<StageVerdict> Stages;
+  /// "accepted", "rejected" (a stage failed), "slower", "not-faster"
+  /// (within the noise), "unmeasured" (no GPU), "superseded" (passed, but
+  /// another proposal of the round was faster).
+  std::string Verdict;
+  std::string Reason;       ///< the failed stage's detail, or the timing
+  std::string Diff;         ///< against the round's current source
+  std::string SourcePath;   ///< the candidate file in the job directory
+  bool Repaired = false;    ///< the compile stage passed after a repair
+  /// The proposer's second attempt after a failed compile (its edits replace
+  /// P's for every later stage); P keeps the first attempt.
+  std::optional<Proposal> Repair;
+  double MedianNs = 0;      ///< measured
+  double Speedup = 0;       ///< over the round's current kernel
+  unsigned Registers = 0;
+  uint64_t StaticShared = 0;
+  std::string Status;       ///< the worker's status ("ok", "wrong", ...)
+  const StageVerdict *failedStage() const;
+};
+
+/// A measurement of one kernel version.
+struct KernelSnapshot {
+  double MedianNs = 0;
+  double Noise = 0;         ///< relative, from the interleaved rounds
+  double AchievedGBs = 0, AchievedGflops = 0;
+  std::string Bound;        ///< "memory", "compute", "latency"
+  double FractionOfPeak = 0;
+  unsigned Registers = 0;
+  uint64_t StaticShared = 0;
+  double Occupancy = 0;     ///< theoretical, from the Arch database
+  std::string Analysis;     ///< the text a prompt and the report show
+};
+
+struct RoundRecord {
+  unsigned Number = 0;
+  KernelSnapshot Before;    ///< the current kernel, measured in this round
+  std::vector<ProposalRecord> Proposals;
+  int Accepted = -1;        ///< index into Proposals, -1: none
+  KernelSnapshot After;     ///< equals Before when nothing was accepted
+  double Gain = 1.0;        ///< Before / After
+  std::string Note;         ///< why the loop stopped here, if it did
+};
+
+struct OptimizeOptions {
+  std::string File;                 ///< the user's file (read, never written)
+  const measure::LaunchSpec *Spec = nullptr;
+  std::string Target = "sm_90";     ///< compile target of stage 5
+  std::string GpuTarget, GpuName;   ///< the local GPU; empty: none
+  std::string WorkerPath;
+  unsigned MaxRounds = 10;
+  double Threshold = 0.05;          ///< a round gaining less ends the loop
+  unsigned MaxProposalsPerRound = 8;
+  /// Widens where edits may go: "kernel" (kernels, the device functions
+  /// they call, launch configuration; the default) or "file".
+  std::string Scope = "kernel";
+  std::string JobRoot;              ///< candidates and jobs go below it
+  measure::JobOptions Job;
+  std::vector<std::string> NvccFlags;
+  /// The user's Clang arguments for the re-parse stages.
+  const SourceChecker *Checker = nullptr;
+  const build::NvccDriver *Driver = nullptr;
+  Proposer *Propose = nullptr;
+  std::string TargetFacts;          ///< for prompts
+  unsigned SmCount = 132;
+  /// A gain must beat the measured noise and at least this (relative).
+  double MinGain = 0.005;
+  /// Replaces runMeasurement (a transcript's recorded measurements in
+  /// replay mode); unset: measure on the GPU when GpuTarget is set.
+  std::function<llvm::Expected<measure::MeasureReport>(const measure::MeasureRequest &)>
+      Measure;
+  const std::atomic<bool> *Interrupted = nullptr;
+  /// Progress for a terminal: "round 2/10: 3 of 5 proposals validated".
+  std::function<void(llvm::StringRef)> OnProgress;
+  /// Called after every proposal's validation (the transcript's writer).
+  std::function<void(unsigned Round, const ProposalRecord &)> OnRecord;
+};
+
+struct OptimizeResult {
+  std::string OriginalSource, FinalSource;
+  /// The final spec when transformations changed the launch (a capped
+  /// grid); equal to the input spec otherwise.
+  measure::LaunchSpec FinalSpec;
+  std::map<std::string, int64_t> FinalValues;
+  KernelSnapshot Baseline, Final;
+  std::vector<RoundRecord> Rounds;
+  std::string StopReason;
+  bool Measured = false;            ///< false: no GPU, nothing was timed
+  bool ProposerFailed = false;      ///< the proposer could not be asked
+  std::optional<measure::DeviceInfo> Device;
+  double speedup() const {
+    return Final.MedianNs > 0 ? Baseline.MedianNs / Final.MedianNs : 0;
+  }
+};
+
+llvm::Expected<OptimizeResult> runOptimization(const OptimizeOptions &O);
+
+} // namespace forge::agent
+
+#endif

@@ -1,0 +1,73 @@
+//===- Agent/SourceCheck.h - What an edit may change -----------*- C++ -*-===//
+///
+/// \file
+/// The static checks of the validation pipeline (stages 3 and 4): a patched
+/// source must parse with no more errors than before, keep the kernel's
+/// signature and its launches, and change only kernels, the device
+/// functions they call and launch configuration (DESIGN.md: model edits are
+/// untrusted code). Text added by an edit is also scanned for host calls no
+/// kernel optimisation needs (processes, files, network, environment) and
+/// for lowered precision the spec does not allow.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_AGENT_SOURCECHECK_H
+#define FORGE_AGENT_SOURCECHECK_H
+
+#include "forge/Frontend/CudaInvocation.h"
+#include "forge/Frontend/Toolchain.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace forge::agent {
+
+/// Inclusive 1-based line span.
+struct LineSpan {
+  unsigned First = 0, Last = 0;
+};
+
+/// The facts of one version of the source that edits are checked against.
+struct KernelContract {
+  unsigned ParseErrors = 0;
+  std::vector<std::string> ErrorMessages;
+  bool Found = false; ///< the kernel is defined in the file
+  /// Parameter and template parameter types with qualifiers on the pointee
+  /// and __restrict__ removed (adding const or restrict keeps the contract):
+  /// "template<typename, int> void(float *, float *, int)".
+  std::string Signature;
+  /// One entry per launch of the kernel in the file: the enclosing function
+  /// and the argument count ("main: 4 args").
+  std::vector<std::string> Launches;
+  /// Lines an edit may touch in the default scope: device and global
+  /// function definitions of the main file, and statements that launch a
+  /// kernel.
+  std::vector<LineSpan> Editable;
+  bool editable(unsigned First, unsigned Last) const;
+};
+
+class SourceChecker {
+public:
+  /// Opts: the user's flags; the parse is the device side for Target.
+  SourceChecker(const frontend::Toolchain &TC, frontend::ParseOptions Opts)
+      : TC(TC), Opts(std::move(Opts)) {}
+  /// Parses Contents as File for Target. Fails only when Clang cannot run.
+  llvm::Expected<KernelContract> analyse(llvm::StringRef File, llvm::StringRef Contents,
+                                         llvm::StringRef Kernel,
+                                         llvm::StringRef Target) const;
+
+private:
+  const frontend::Toolchain &TC;
+  frontend::ParseOptions Opts;
+};
+
+/// Named reasons for host calls that text added between Before and After
+/// makes ("calls popen (runs a process)"); empty when there are none.
+std::vector<std::string> scanForHostCalls(llvm::StringRef Before, llvm::StringRef After);
+
+/// Named reasons for lowered precision added between Before and After
+/// (half/bfloat types or conversions, fast-math intrinsics such as __expf).
+std::vector<std::string> scanForLowerPrecision(llvm::StringRef Before, llvm::StringRef After);
+
+} // namespace forge::agent
+
+#endif

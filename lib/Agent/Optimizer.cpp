@@ -1,0 +1,645 @@
+//===- Agent/Optimizer.cpp - The optimisation loop ------------------------===//
+#include "forge/Agent/Optimizer.h"
+#include "forge/Agent/EditBlocks.h"
+#include "forge/Arch/Occupancy.h"
+#include "forge/Arch/TargetInfo.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include <deque>
+
+using namespace llvm;
+
+namespace forge::agent {
+
+const StageVerdict *ProposalRecord::failedStage() const {
+  for (const StageVerdict &S : Stages)
+    if (!S.Passed)
+      return &S;
+  return nullptr;
+}
+
+namespace {
+
+/// Adds a verdict; returns whether it passed.
+bool stage(ProposalRecord &R, StringRef Name, bool Passed, std::string Detail = "") {
+  R.Stages.push_back({Name.str(), Passed, std::move(Detail)});
+  if (!Passed) {
+    R.Verdict = "rejected";
+    R.Reason = Name.str() + ": " + R.Stages.back().Detail;
+  }
+  return Passed;
+}
+
+/// The line span of [Offset, Offset + Length) in Text (an insertion is its
+/// line).
+LineSpan spanOf(StringRef Text, unsigned Offset, unsigned Length) {
+  unsigned First = 1 + Text.take_front(Offset).count('\n');
+  StringRef Body = Text.substr(Offset, Length);
+  unsigned Last = First + Body.count('\n') - (Body.ends_with("\n") && Length ? 1 : 0);
+  return {First, std::max(First, Last)};
+}
+
+/// Checks where each edit of Patches lands: its old text in Before and its
+/// new text in After must both lie in lines an edit may touch.
+std::string checkScope(const patch::PatchSet &Patches, StringRef Key, StringRef Before,
+                       const KernelContract &CB, StringRef After, const KernelContract &CA) {
+  long Shift = 0;
+  for (const patch::Edit &E : Patches.editsFor(Key)) {
+    const auto &Rp = E.Replacement;
+    if (Rp.getLength()) {
+      LineSpan Old = spanOf(Before, Rp.getOffset(), Rp.getLength());
+      if (!CB.editable(Old.First, Old.Last))
+        return formatv("the edit of lines {0}-{1} changes code outside the kernels, the device "
+                       "functions and the launch configuration (widen with --scope=file)",
+                       Old.First, Old.Last)
+            .str();
+    }
+    unsigned NewOffset = unsigned(long(Rp.getOffset()) + Shift);
+    if (!Rp.getReplacementText().empty()) {
+      LineSpan New = spanOf(After, NewOffset, Rp.getReplacementText().size());
+      if (!CA.editable(New.First, New.Last))
+        return formatv("the new lines {0}-{1} are outside the kernels, the device functions and "
+                       "the launch configuration (widen with --scope=file)",
+                       New.First, New.Last)
+            .str();
+    }
+    Shift += long(Rp.getReplacementText().size()) - long(Rp.getLength());
+  }
+  return "";
+}
+
+/// The spec a SpecChange makes of Base; stored in Keep so that pointers
+/// stay valid.
+Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec &Base,
+                                                      const SpecChange &C,
+                                                      std::deque<measure::LaunchSpec> &Keep,
+                                                      measure::ValueMap &Values) {
+  measure::LaunchSpec S = Base;
+  for (const auto &[Name, Values] : C.NewTunables) {
+    if (Values.empty())
+      return makeError("new tunable {0} has no values", Name);
+    if (S.findTunable(Name) || llvm::any_of(S.Sizes, [&](auto &P) { return P.first == Name; }))
+      return makeError("new tunable {0} is already a name in the spec", Name);
+    measure::Tunable T;
+    T.Name = Name;
+    T.Values = Values;
+    T.Default = Values.front();
+    S.Tunables.push_back(T);
+  }
+  for (const auto &[Field, Text] : C.Geometry) {
+    StringRef F = Field;
+    if (!F.consume_front("grid."))
+      return makeError("'{0}': only the grid may change (grid.x, grid.y, grid.z)", Field);
+    int Dim = StringSwitch<int>(F).Case("x", 0).Case("y", 1).Case("z", 2).Default(-1);
+    if (Dim < 0)
+      return makeError("'{0}': not a grid dimension", Field);
+    auto E = measure::IntExpr::parse(Text);
+    if (!E)
+      return makeError("{0} = '{1}': {2}", Field, Text, toString(E.takeError()));
+    while (S.Grid.size() <= size_t(Dim))
+      S.Grid.push_back(measure::IntExpr::constant(1));
+    S.Grid[Dim] = *E;
+  }
+  measure::ValueMap V = Values;
+  for (const auto &[Name, Vals] : C.NewTunables)
+    V[Name] = Vals.front();
+  auto G = S.geometry(V);
+  if (!G)
+    return makeError("the changed launch does not evaluate: {0}", toString(G.takeError()));
+  Keep.push_back(std::move(S));
+  Values = V;
+  return &Keep.back();
+}
+
+std::string firstErrors(const build::CompileResult &C, unsigned Max = 8) {
+  std::vector<std::string> Lines;
+  for (const build::CompilerDiagnostic &D : C.Diagnostics)
+    if (D.isError() && Lines.size() < Max)
+      Lines.push_back(D.format());
+  if (Lines.empty())
+    return StringRef(C.Log).trim().take_back(1500).str();
+  return join(Lines, "\n");
+}
+
+class Loop {
+public:
+  explicit Loop(const OptimizeOptions &O) : O(O) {}
+  Expected<OptimizeResult> run();
+
+private:
+  struct Version {
+    std::string Path, Source;
+    const measure::LaunchSpec *Spec = nullptr;
+    measure::ValueMap Values;
+  };
+  struct Candidate {
+    ProposalRecord Rec;
+    std::string Patched;
+    const measure::LaunchSpec *Spec = nullptr;
+    measure::ValueMap Values;
+  };
+
+  ProposalRequest request(unsigned Round, const KernelSnapshot &Snap) const;
+  bool validate(Candidate &C, const Proposal &P, unsigned Round, unsigned Index);
+  Expected<bool> compile(Candidate &C);
+  Expected<measure::MeasureReport> measure(unsigned Round,
+                                           std::vector<measure::MeasureCandidate> Cands);
+  KernelSnapshot snapshot(const measure::MeasureReport &Rep,
+                          const measure::CandidateOutcome &Out, const measure::LaunchSpec &Spec,
+                          const measure::ValueMap &Values) const;
+  std::string writeVersion(StringRef Sub, StringRef Text) const;
+  void progress(const Twine &T) const {
+    if (O.OnProgress)
+      O.OnProgress(T.str());
+  }
+
+  const OptimizeOptions &O;
+  OptimizeResult R;
+  std::string Key;      ///< the file's PatchSet key
+  std::string SrcDir;   ///< the user's directory, for includes
+  std::deque<measure::LaunchSpec> Specs;
+  Version Origin, Current;
+  KernelContract CurrentContract;
+  std::vector<Attempt> History;
+};
+
+std::string Loop::writeVersion(StringRef Sub, StringRef Text) const {
+  std::string Dir = (O.JobRoot + "/" + Sub).str();
+  sys::fs::create_directories(Dir);
+  std::string Path = Dir + "/" + sys::path::filename(O.File).str();
+  if (Error E = writeFileAtomically(Path, Text))
+    consumeError(std::move(E)); // surfaces as "no such file" at compile time
+  return Path;
+}
+
+ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const {
+  ProposalRequest Q;
+  Q.Round = Round;
+  Q.File = O.File;
+  Q.Source = Current.Source;
+  Q.Kernel = O.Spec->Kernel;
+  Q.Target = O.Target;
+  Q.TargetFacts = O.TargetFacts;
+  Q.Analysis = Snap.Analysis;
+  Q.Bound = Snap.Bound;
+  Q.History = History;
+  Q.SmCount = O.SmCount;
+  Q.Tunables = std::map<std::string, int64_t>(Current.Values.begin(), Current.Values.end());
+  for (const measure::Tunable &T : Current.Spec->Tunables)
+    Q.Tunables.try_emplace(T.Name, T.defaultValue());
+  auto Env = Current.Spec->environment(Current.Values);
+  if (Env) {
+    if (auto G = Current.Spec->geometry(*Env)) {
+      Q.Block = G->Block;
+      Q.BlockThreads = G->Block[0] * G->Block[1] * G->Block[2];
+    } else {
+      consumeError(G.takeError());
+    }
+  } else {
+    consumeError(Env.takeError());
+  }
+  const char *Axis[] = {"x", "y", "z"};
+  for (size_t I = 0; I < Current.Spec->Grid.size() && I < 3; ++I)
+    Q.Geometry[std::string("grid.") + Axis[I]] = Current.Spec->Grid[I].text();
+  for (size_t I = 0; I < Current.Spec->Block.size() && I < 3; ++I)
+    Q.Geometry[std::string("block.") + Axis[I]] = Current.Spec->Block[I].text();
+  return Q;
+}
+
+bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned Index) {
+  ProposalRecord &Rec = C.Rec;
+  auto Blocks = parseEditBlocks(P.Edits);
+  if (!stage(Rec, "parse", bool(Blocks),
+             Blocks ? formatv("{0} edit block(s)", Blocks->size()).str()
+                    : toString(Blocks.takeError())))
+    return false;
+  patch::ContentsProvider Contents = [&](StringRef F) -> Expected<std::string> {
+    if (patch::PatchSet::normalizePath(F) == Key)
+      return Current.Source;
+    return makeError("{0} is not the file being optimised", F);
+  };
+  auto Patches = applyEditBlocks(*Blocks, O.File, {}, Contents, P.Origin);
+  if (!stage(Rec, "apply", bool(Patches),
+             Patches ? formatv("{0} edit(s)", Patches->size()).str()
+                     : toString(Patches.takeError())))
+    return false;
+  auto Patched = Patches->applyTo(Key, Current.Source);
+  if (!stage(Rec, "apply", bool(Patched), Patched ? "" : toString(Patched.takeError())))
+    return false;
+  Rec.Stages.pop_back(); // the second apply verdict only matters when it fails
+  if (!stage(Rec, "apply", *Patched != Current.Source, "the edits change nothing")) {
+    return false;
+  }
+  Rec.Stages.pop_back();
+  if (auto D = Patches->diff(Contents))
+    Rec.Diff = *D;
+  else
+    consumeError(D.takeError());
+
+  auto After = O.Checker->analyse(O.File, *Patched, O.Spec->Kernel, O.Target);
+  if (!After)
+    return stage(Rec, "reparse", false, toString(After.takeError()));
+  if (!stage(Rec, "reparse", After->ParseErrors <= CurrentContract.ParseErrors,
+             After->ParseErrors <= CurrentContract.ParseErrors
+                 ? formatv("{0} error(s), as before", After->ParseErrors).str()
+                 : formatv("{0} new parse error(s): {1}",
+                           After->ParseErrors - CurrentContract.ParseErrors,
+                           After->ErrorMessages.empty() ? std::string("")
+                                                        : After->ErrorMessages.front())
+                       .str()))
+    return false;
+  if (!stage(Rec, "contract", After->Found,
+             "the kernel " + O.Spec->Kernel + " is no longer defined"))
+    return false;
+  if (!stage(Rec, "contract", After->Signature == CurrentContract.Signature,
+             "the signature changed from '" + CurrentContract.Signature + "' to '" +
+                 After->Signature + "'"))
+    return false;
+  if (!stage(Rec, "contract", After->Launches == CurrentContract.Launches,
+             "the launches changed from [" + join(CurrentContract.Launches, "; ") + "] to [" +
+                 join(After->Launches, "; ") + "]"))
+    return false;
+  Rec.Stages.resize(Rec.Stages.size() - 2);
+  Rec.Stages.back().Detail = "signature '" + After->Signature + "' and " +
+                             std::to_string(After->Launches.size()) + " launch(es) unchanged";
+  C.Spec = Current.Spec;
+  C.Values = Current.Values;
+  if (P.Spec && !P.Spec->empty()) {
+    auto S = applySpecChange(*Current.Spec, *P.Spec, Specs, C.Values);
+    if (!stage(Rec, "contract", bool(S),
+               S ? "" : "the launch change is not allowed: " + toString(S.takeError())))
+      return false;
+    C.Spec = *S;
+    std::vector<std::string> Parts;
+    for (const auto &[F, T] : P.Spec->Geometry)
+      Parts.push_back(F + " = " + T);
+    Rec.Stages.back().Detail += "; launch changed (" + join(Parts, ", ") +
+                                "): " + P.Spec->Justification;
+  }
+  if (O.Scope != "file") {
+    std::string Why = checkScope(*Patches, Key, Current.Source, CurrentContract, *Patched, *After);
+    if (!stage(Rec, "scope", Why.empty(), Why))
+      return false;
+  }
+  std::vector<std::string> Calls = scanForHostCalls(Current.Source, *Patched);
+  if (!stage(Rec, "scan", Calls.empty(),
+             "the edit adds host code no kernel optimisation needs: " + join(Calls, ", ")))
+    return false;
+  if (!O.Spec->AllowLowerPrecision) {
+    std::vector<std::string> Low = scanForLowerPrecision(Current.Source, *Patched);
+    if (!stage(Rec, "scan", Low.empty(),
+               "lowered precision without permission (the spec's allow_lower_precision): " +
+                   join(Low, ", ")))
+      return false;
+    Rec.Stages.pop_back();
+  }
+  Rec.Stages.back().Detail = "no host calls or lowered precision added";
+  C.Patched = *Patched;
+  C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), *Patched);
+  return true;
+}
+
+Expected<bool> Loop::compile(Candidate &C) {
+  build::CompileJob J;
+  J.Source = C.Rec.SourcePath;
+  J.Targets = {O.Target};
+  J.Output = build::OutputKind::Object;
+  J.IncludeDirs = {SrcDir};
+  J.ExtraFlags = O.NvccFlags;
+  auto R = O.Driver->compile(J);
+  if (!R)
+    return R.takeError();
+  if (R->ok())
+    return stage(C.Rec, "compile", true, "compiles for " + O.Target);
+  stage(C.Rec, "compile", false, firstErrors(*R));
+  return false;
+}
+
+Expected<measure::MeasureReport>
+Loop::measure(unsigned Round, std::vector<measure::MeasureCandidate> Cands) {
+  measure::MeasureRequest Q;
+  Q.Spec = O.Spec;
+  Q.Reference = {"ref", Origin.Path, Origin.Values, "original", nullptr};
+  Q.Candidates = std::move(Cands);
+  Q.Arch = O.GpuTarget;
+  Q.NvccFlags = O.NvccFlags;
+  Q.NvccFlags.push_back("-I" + SrcDir);
+  Q.Job = O.Job;
+  Q.JobDir = formatv("{0}/round-{1}/job", O.JobRoot, Round).str();
+  Q.WorkerPath = O.WorkerPath;
+  if (O.Measure)
+    return O.Measure(Q);
+  return measure::runMeasurement(*O.Driver, Q);
+}
+
+KernelSnapshot Loop::snapshot(const measure::MeasureReport &Rep,
+                              const measure::CandidateOutcome &Out,
+                              const measure::LaunchSpec &Spec,
+                              const measure::ValueMap &Values) const {
+  KernelSnapshot S;
+  const measure::CandidateResult &C = Out.Result;
+  if (C.Time)
+    S.MedianNs = C.Time->Median;
+  S.Noise = C.Noise.value_or(0);
+  S.AchievedGBs = C.GBps.value_or(0);
+  S.AchievedGflops = C.GFlops.value_or(0);
+  std::string Roof;
+  if (Rep.Ceiling && S.MedianNs > 0) {
+    measure::RooflinePosition P =
+        measure::classify(Rep.Work.Bytes, Rep.Work.Flops, S.MedianNs, *Rep.Ceiling,
+                          Rep.Work.Type == measure::DType::F64);
+    S.Bound = StringRef(measure::bottleneckName(P.Class)).split('-').first.str();
+    S.FractionOfPeak = P.Fraction;
+    Roof = formatv("{0}: {1:F0} GB/s of {2:F0} GB/s DRAM ({3:F0} %), {4:F1} GFLOP/s ({5:F1} % "
+                   "of the arithmetic ceiling)",
+                   measure::bottleneckName(P.Class), S.AchievedGBs, Rep.Ceiling->DramGBps,
+                   P.MemFraction * 100, S.AchievedGflops, P.ComputeFraction * 100)
+               .str();
+  }
+  if (Out.Resources) {
+    S.Registers = Out.Resources->Registers;
+    S.StaticShared = Out.Resources->SharedMemBytes;
+  }
+  auto T = arch::lookupTarget(O.GpuTarget.empty() ? O.Target : O.GpuTarget);
+  auto Env = Spec.environment(Values);
+  if (T && Env && Out.Resources) {
+    if (auto G = Spec.geometry(*Env)) {
+      arch::KernelResources K;
+      K.ThreadsPerBlock = int(G->Block[0] * G->Block[1] * G->Block[2]);
+      K.RegistersPerThread = int(S.Registers);
+      K.StaticSharedBytes = int(S.StaticShared);
+      K.DynamicSharedBytes = int(G->SharedMemBytes);
+      if (auto Occ = arch::computeOccupancy(*T, K))
+        S.Occupancy = Occ->Occupancy;
+      else
+        consumeError(Occ.takeError());
+    } else {
+      consumeError(G.takeError());
+    }
+  }
+  if (!T)
+    consumeError(T.takeError());
+  if (!Env)
+    consumeError(Env.takeError());
+  S.Analysis = formatv("{0:F2} us (noise ±{1:F1} %); {2}; {3} registers, {4} B static shared "
+                       "memory, theoretical occupancy {5:F0} %",
+                       S.MedianNs / 1000, S.Noise * 100,
+                       Roof.empty() ? std::string("no roofline (no ceilings)") : Roof,
+                       S.Registers, S.StaticShared, S.Occupancy * 100)
+                   .str();
+  return S;
+}
+
+Expected<OptimizeResult> Loop::run() {
+  auto Text = readFile(O.File);
+  if (!Text)
+    return Text.takeError();
+  Key = patch::PatchSet::normalizePath(O.File);
+  SmallString<256> Abs(O.File);
+  sys::fs::make_absolute(Abs);
+  SrcDir = sys::path::parent_path(Abs).str();
+  R.OriginalSource = *Text;
+  Origin = {writeVersion("original", *Text), *Text, O.Spec, {}};
+  Current = Origin;
+
+  progress("reading " + O.File);
+  auto C0 = O.Checker->analyse(O.File, *Text, O.Spec->Kernel, O.Target);
+  if (!C0)
+    return C0.takeError();
+  if (!C0->Found)
+    return makeError("{0}: no definition of the kernel {1} (the spec's kernel)", O.File,
+                     O.Spec->Kernel);
+  CurrentContract = *C0;
+
+  bool Gpu = !O.GpuTarget.empty() || O.Measure;
+  R.Measured = Gpu;
+  KernelSnapshot Snap;
+  if (Gpu) {
+    progress("measuring the original kernel");
+    auto Rep = measure(0, {});
+    if (!Rep)
+      return Rep.takeError();
+    R.Device = Rep->Device;
+    Snap = snapshot(*Rep, Rep->Outcomes.front(), *O.Spec, {});
+  } else {
+    Snap.Analysis = "not measured (no GPU)";
+  }
+  R.Baseline = Snap;
+
+  for (unsigned Round = 1; Round <= O.MaxRounds; ++Round) {
+    if (O.Interrupted && *O.Interrupted) {
+      R.StopReason = "interrupted";
+      break;
+    }
+    RoundRecord RR;
+    RR.Number = Round;
+    RR.Before = Snap;
+    progress(formatv("round {0}/{1}: asking the {2} proposer", Round, O.MaxRounds,
+                     O.Propose->name()));
+    ProposalRequest Q = request(Round, Snap);
+    auto Props = O.Propose->propose(Q);
+    if (!Props) {
+      R.StopReason = "the " + O.Propose->name().str() + " proposer failed: " +
+                     toString(Props.takeError());
+      RR.Note = R.StopReason;
+      RR.After = Snap;
+      R.Rounds.push_back(std::move(RR));
+      R.ProposerFailed = true;
+      break;
+    }
+    if (Props->empty()) {
+      R.StopReason = "the " + O.Propose->name().str() + " proposer has nothing new to propose";
+      break;
+    }
+    if (Props->size() > O.MaxProposalsPerRound)
+      Props->resize(O.MaxProposalsPerRound);
+
+    std::vector<Candidate> Cands(Props->size());
+    for (size_t I = 0; I < Props->size(); ++I) {
+      Candidate &C = Cands[I];
+      C.Rec.P = (*Props)[I];
+      progress(formatv("round {0}/{1}: validating {2} of {3}: {4}", Round, O.MaxRounds, I + 1,
+                       Props->size(), C.Rec.P.Origin));
+      if (!validate(C, C.Rec.P, Round, unsigned(I)))
+        continue;
+      auto Ok = compile(C);
+      if (!Ok)
+        return Ok.takeError();
+      if (*Ok)
+        continue;
+      // One repair attempt with the compiler's errors.
+      ProposalRequest RQ = Q;
+      RQ.CompileErrors = C.Rec.Stages.back().Detail;
+      auto Fixed = O.Propose->repair(RQ, C.Rec.P);
+      if (!Fixed) {
+        stage(C.Rec, "repair", false, toString(Fixed.takeError()));
+        C.Rec.Reason = "compile: " + C.Rec.Stages[C.Rec.Stages.size() - 2].Detail;
+        continue;
+      }
+      if (!*Fixed)
+        continue;
+      C.Rec.Repair = **Fixed;
+      C.Rec.Stages.push_back({"repair", true, "asked once with the compiler's errors"});
+      Candidate Second;
+      Second.Rec = C.Rec;
+      Second.Rec.Verdict.clear();
+      Second.Rec.Reason.clear();
+      if (validate(Second, **Fixed, Round, unsigned(I))) {
+        auto Ok2 = compile(Second);
+        if (!Ok2)
+          return Ok2.takeError();
+        if (*Ok2)
+          Second.Rec.Repaired = true;
+      }
+      C = std::move(Second);
+    }
+
+    // Stages 6 and 7: every survivor in one job, with the original as the
+    // reference and the current kernel among the candidates.
+    std::vector<size_t> Live;
+    for (size_t I = 0; I < Cands.size(); ++I)
+      if (Cands[I].Rec.Verdict.empty())
+        Live.push_back(I);
+    if (!Gpu) {
+      for (size_t I : Live) {
+        Cands[I].Rec.Verdict = "unmeasured";
+        Cands[I].Rec.Reason = "passed every stage up to the compile; no GPU to check and time it";
+      }
+    } else if (!Live.empty()) {
+      std::vector<measure::MeasureCandidate> MC;
+      bool CurrentIsOrigin = Current.Path == Origin.Path;
+      if (!CurrentIsOrigin)
+        MC.push_back({"current", Current.Path, Current.Values, "current",
+                      Current.Spec == O.Spec ? nullptr : Current.Spec});
+      for (size_t I : Live)
+        MC.push_back({formatv("r{0}p{1}", Round, I).str(), Cands[I].Rec.SourcePath,
+                      Cands[I].Values, Cands[I].Rec.P.Origin,
+                      Cands[I].Spec == O.Spec ? nullptr : Cands[I].Spec});
+      progress(formatv("round {0}/{1}: checking and timing {2} proposal(s) on the GPU", Round,
+                       O.MaxRounds, Live.size()));
+      auto Rep = measure(Round, std::move(MC));
+      if (!Rep)
+        return Rep.takeError();
+      const measure::CandidateOutcome *Cur = &Rep->Outcomes.front();
+      for (const measure::CandidateOutcome &Out : Rep->Outcomes)
+        if (Out.Candidate.Id == "current")
+          Cur = &Out;
+      if (!Cur->Result.ok() || !Cur->Result.Time)
+        return makeError("the current kernel failed its check in round {0}: {1}", Round,
+                         measure::describeRejection(Cur->Result, O.Job.FloorFactor));
+      Snap = RR.Before = snapshot(*Rep, *Cur, *Current.Spec, Current.Values);
+      double CurNs = Cur->Result.Time->Median;
+      for (const measure::CandidateOutcome &Out : Rep->Outcomes) {
+        auto It = llvm::find_if(Live, [&](size_t I) {
+          return Out.Candidate.Id == formatv("r{0}p{1}", Round, I).str();
+        });
+        if (It == Live.end())
+          continue;
+        Candidate &C = Cands[*It];
+        C.Rec.Status = Out.Result.Status;
+        if (Out.Resources) {
+          C.Rec.Registers = Out.Resources->Registers;
+          C.Rec.StaticShared = Out.Resources->SharedMemBytes;
+        }
+        if (!stage(C.Rec, "correctness", Out.Result.ok(),
+                   Out.Result.ok()
+                       ? "matches the original on every output; inputs unchanged"
+                       : Out.Result.Status + ": " +
+                             measure::describeRejection(Out.Result, O.Job.FloorFactor)))
+          continue;
+        C.Rec.MedianNs = Out.Result.Time ? Out.Result.Time->Median : 0;
+        C.Rec.Speedup = C.Rec.MedianNs > 0 ? CurNs / C.Rec.MedianNs : 0;
+        double Noise = std::max({Out.Result.Noise.value_or(0), Cur->Result.Noise.value_or(0),
+                                 O.MinGain});
+        std::string T = formatv("{0:F2} us -> {1:F2} us, {2:F3}x (noise ±{3:F1} %)",
+                                CurNs / 1000, C.Rec.MedianNs / 1000, C.Rec.Speedup, Noise * 100)
+                            .str();
+        if (C.Rec.Speedup > 1 + Noise) {
+          stage(C.Rec, "timing", true, T);
+        } else {
+          stage(C.Rec, "timing", false, T);
+          C.Rec.Verdict = C.Rec.Speedup < 1 - Noise ? "slower" : "not-faster";
+          C.Rec.Reason = "timing: " + T;
+        }
+      }
+      // The fastest survivor is kept.
+      int Best = -1;
+      for (size_t I : Live)
+        if (Cands[I].Rec.Verdict.empty() &&
+            (Best < 0 || Cands[I].Rec.MedianNs < Cands[size_t(Best)].Rec.MedianNs))
+          Best = int(I);
+      for (size_t I : Live)
+        if (Cands[I].Rec.Verdict.empty()) {
+          Cands[I].Rec.Verdict = int(I) == Best ? "accepted" : "superseded";
+          Cands[I].Rec.Reason = Cands[I].Rec.Stages.back().Detail;
+        }
+      if (Best >= 0) {
+        Candidate &W = Cands[size_t(Best)];
+        const measure::CandidateOutcome *WO = nullptr;
+        for (const measure::CandidateOutcome &Out : Rep->Outcomes)
+          if (Out.Candidate.Id == formatv("r{0}p{1}", Round, Best).str())
+            WO = &Out;
+        RR.Accepted = Best;
+        Current = {W.Rec.SourcePath, W.Patched, W.Spec, W.Values};
+        auto CC = O.Checker->analyse(O.File, W.Patched, O.Spec->Kernel, O.Target);
+        if (!CC)
+          return CC.takeError();
+        CurrentContract = *CC;
+        Snap = snapshot(*Rep, *WO, *W.Spec, W.Values);
+      }
+    }
+    RR.After = Snap;
+    RR.Gain = RR.Before.MedianNs > 0 && RR.After.MedianNs > 0
+                  ? RR.Before.MedianNs / RR.After.MedianNs
+                  : 1.0;
+    for (Candidate &C : Cands) {
+      const StageVerdict *F = C.Rec.failedStage();
+      History.push_back({Round, C.Rec.P.Origin, C.Rec.P.Summary,
+                         F ? F->Stage : C.Rec.Stages.empty() ? "" : C.Rec.Stages.back().Stage,
+                         C.Rec.Verdict, C.Rec.Reason});
+      RR.Proposals.push_back(std::move(C.Rec));
+      if (O.OnRecord)
+        O.OnRecord(Round, RR.Proposals.back());
+    }
+    bool Stop = false;
+    if (!Gpu) {
+      RR.Note = R.StopReason = "no GPU: proposals were validated up to the compile stage and "
+                               "none can be checked or timed, so none is kept";
+      Stop = true;
+    } else if (RR.Accepted < 0) {
+      RR.Note = "no proposal was correct and faster than the noise; the round is rolled back";
+      // The rules that failed are not asked again; the loop goes on while
+      // the proposer has something new.
+    } else if (RR.Gain - 1 < O.Threshold) {
+      RR.Note = R.StopReason = formatv("the round gained {0:F1} %, below the {1:F0} % threshold",
+                                       (RR.Gain - 1) * 100, O.Threshold * 100)
+                                   .str();
+      Stop = true;
+    }
+    R.Rounds.push_back(std::move(RR));
+    if (Stop)
+      break;
+    if (Round == O.MaxRounds)
+      R.StopReason = formatv("the round limit ({0}) was reached", O.MaxRounds).str();
+  }
+  R.FinalSource = Current.Source;
+  R.FinalSpec = *Current.Spec;
+  R.FinalValues = std::map<std::string, int64_t>(Current.Values.begin(), Current.Values.end());
+  R.Final = Snap;
+  return std::move(R);
+}
+
+} // namespace
+
+Expected<OptimizeResult> runOptimization(const OptimizeOptions &O) {
+  if (!O.Spec || !O.Checker || !O.Driver || !O.Propose)
+    return makeError("runOptimization: the spec, checker, driver and proposer are required");
+  Loop L(O);
+  return L.run();
+}
+
+} // namespace forge::agent

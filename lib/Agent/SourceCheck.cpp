@@ -1,0 +1,228 @@
+//===- Agent/SourceCheck.cpp - What an edit may change --------------------===//
+#include "forge/Agent/SourceCheck.h"
+#include "forge/Frontend/CudaParser.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Regex.h"
+#include <map>
+
+using namespace clang;
+using namespace llvm;
+
+namespace forge::agent {
+
+bool KernelContract::editable(unsigned First, unsigned Last) const {
+  return any_of(Editable, [&](const LineSpan &S) { return S.First <= First && Last <= S.Last; });
+}
+
+namespace {
+
+/// The type with const, volatile and __restrict__ removed at the top level
+/// and on the pointee: adding const or restrict does not change what a
+/// caller passes.
+std::string looseType(QualType T, const ASTContext &Ctx) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (const auto *P = T->getAs<clang::PointerType>()) {
+    QualType Pointee = P->getPointeeType().getUnqualifiedType();
+    return Pointee.getAsString(Ctx.getPrintingPolicy()) + " *";
+  }
+  return T.getAsString(Ctx.getPrintingPolicy());
+}
+
+std::string signatureOf(const FunctionDecl &F, const ASTContext &Ctx) {
+  std::string S;
+  if (const FunctionTemplateDecl *T = F.getDescribedFunctionTemplate()) {
+    std::vector<std::string> Parts;
+    for (const NamedDecl *P : *T->getTemplateParameters()) {
+      if (isa<TemplateTypeParmDecl>(P))
+        Parts.push_back("typename");
+      else if (const auto *N = dyn_cast<NonTypeTemplateParmDecl>(P))
+        Parts.push_back(looseType(N->getType(), Ctx));
+      else
+        Parts.push_back("template");
+    }
+    S += "template<" + join(Parts, ", ") + "> ";
+  }
+  std::vector<std::string> Params;
+  for (const ParmVarDecl *P : F.parameters())
+    Params.push_back(looseType(P->getType(), Ctx));
+  return S + looseType(F.getReturnType(), Ctx) + "(" + join(Params, ", ") + ")";
+}
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  Collector(ASTContext &Ctx, StringRef Kernel, KernelContract &Out)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), Out(Out) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    const FunctionDecl *Outer = Enclosing;
+    Enclosing = F;
+    bool Ok = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    Enclosing = Outer;
+    return Ok;
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *F) {
+    if (!F->doesThisDeclarationHaveABody() || F->isImplicit())
+      return true;
+    SourceLocation Begin = F->getBeginLoc();
+    if (const FunctionTemplateDecl *T = F->getDescribedFunctionTemplate())
+      Begin = T->getBeginLoc();
+    if (!inMain(Begin))
+      return true;
+    bool Device = F->hasAttr<CUDAGlobalAttr>() || F->hasAttr<CUDADeviceAttr>();
+    if (Device)
+      Out.Editable.push_back({line(Begin), line(F->getEndLoc())});
+    if (F->hasAttr<CUDAGlobalAttr>() &&
+        (F->getQualifiedNameAsString() == Kernel || F->getNameAsString() == Kernel)) {
+      Out.Found = true;
+      Out.Signature = signatureOf(*F, Ctx);
+    }
+    return true;
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    if (!inMain(E->getBeginLoc()))
+      return true;
+    Out.Editable.push_back({line(E->getBeginLoc()), line(E->getEndLoc())});
+    std::string Name;
+    if (const FunctionDecl *F = E->getDirectCallee())
+      Name = F->getQualifiedNameAsString();
+    else if (const auto *U = dyn_cast<UnresolvedLookupExpr>(E->getCallee()->IgnoreImplicit()))
+      Name = U->getName().getAsString();
+    else if (const auto *D = dyn_cast<DeclRefExpr>(E->getCallee()->IgnoreImplicit()))
+      Name = D->getDecl()->getQualifiedNameAsString();
+    StringRef Simple = StringRef(Kernel).rsplit("::").second;
+    if (Simple.empty())
+      Simple = Kernel;
+    if (Name == Kernel || StringRef(Name).rsplit("::").second == Simple || Name == Simple) {
+      std::string Where = "file scope";
+      if (Enclosing)
+        Where = Enclosing->getNameAsString();
+      Out.Launches.push_back(Where + ": " + std::to_string(E->getNumArgs()) + " args");
+    }
+    return true;
+  }
+
+private:
+  bool inMain(SourceLocation L) const {
+    L = SM.getExpansionLoc(L);
+    return L.isValid() && SM.isInMainFile(L);
+  }
+  unsigned line(SourceLocation L) const { return SM.getExpansionLineNumber(L); }
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  std::string Kernel;
+  KernelContract &Out;
+  const FunctionDecl *Enclosing = nullptr;
+};
+
+/// The lines of After that Before does not have (as a multiset).
+std::vector<std::string> addedLines(StringRef Before, StringRef After) {
+  std::map<std::string, int> Have;
+  SmallVector<StringRef, 0> Lines;
+  Before.split(Lines, '\n');
+  for (StringRef L : Lines)
+    ++Have[L.trim().str()];
+  Lines.clear();
+  After.split(Lines, '\n');
+  std::vector<std::string> Out;
+  for (StringRef L : Lines) {
+    auto It = Have.find(L.trim().str());
+    if (It != Have.end() && It->second > 0)
+      --It->second;
+    else
+      Out.push_back(L.trim().str());
+  }
+  return Out;
+}
+
+struct Pattern {
+  const char *Regex;
+  const char *Why;
+};
+
+std::vector<std::string> scan(StringRef Before, StringRef After, ArrayRef<Pattern> Patterns) {
+  std::vector<std::string> Out;
+  for (const std::string &L : addedLines(Before, After)) {
+    StringRef Code = StringRef(L).split("//").first;
+    for (const Pattern &P : Patterns) {
+      Regex R(P.Regex);
+      SmallVector<StringRef, 2> M;
+      if (R.match(Code, &M)) {
+        std::string Reason = P.Why;
+        std::string Found = M.size() > 1 && !M[1].empty() ? M[1].str() : M[0].str();
+        std::string Text = "'" + StringRef(Found).trim().str() + "' (" + Reason + ")";
+        if (!is_contained(Out, Text))
+          Out.push_back(Text);
+      }
+    }
+  }
+  return Out;
+}
+
+} // namespace
+
+Expected<KernelContract> SourceChecker::analyse(StringRef File, StringRef Contents,
+                                                StringRef Kernel, StringRef Target) const {
+  frontend::ParseOptions PO = Opts;
+  PO.Arch = Target.str();
+  frontend::ParseRequest Req;
+  Req.File = File.str();
+  Req.S = frontend::Side::Device;
+  Req.Contents = Contents.str();
+  frontend::ParseDiagnostics Diags(nullptr);
+  KernelContract Out;
+  if (Error E = frontend::parseCuda(TC, PO, Req, Diags,
+                                    [&](ASTContext &Ctx, CompilerInstance &,
+                                        const frontend::PreprocessorFacts &) {
+                                      Collector C(Ctx, Kernel, Out);
+                                      C.TraverseDecl(Ctx.getTranslationUnitDecl());
+                                    }))
+    return std::move(E);
+  Out.ParseErrors = Diags.errors();
+  Out.ErrorMessages = Diags.errorMessages();
+  sort(Out.Launches);
+  return Out;
+}
+
+std::vector<std::string> scanForHostCalls(StringRef Before, StringRef After) {
+  static const Pattern Patterns[] = {
+      {"\\b(system|popen|fork|vfork|execl|execlp|execle|execv|execvp|execve|posix_spawn)[ \t]*\\(",
+       "runs a process"},
+      {"\\b(fopen|freopen|open|openat|creat|remove|unlink|rename|mkdir|rmdir|truncate)[ \t]*\\(",
+       "touches files"},
+      {"(std::[io]?fstream|\\bofstream|\\bifstream)", "touches files"},
+      {"\\b(socket|connect|bind|listen|accept|getaddrinfo|gethostbyname|curl_easy_[a-z]+)[ \t]*\\(",
+       "uses the network"},
+      {"\\b(getenv|setenv|putenv|unsetenv|secure_getenv)[ \t]*\\(", "reads or changes the environment"},
+      {"\\b(dlopen|dlsym)[ \t]*\\(", "loads code"},
+      {"#[ \t]*include[ \t]*<(fstream|unistd\\.h|fcntl\\.h|sys/[a-z_]+\\.h|netinet/[a-z_]+\\.h|"
+       "arpa/inet\\.h|netdb\\.h|dlfcn\\.h|spawn\\.h|filesystem|curl/curl\\.h)>",
+       "a header for processes, files or the network"},
+      {"\\basm[ \t]*(volatile[ \t]*)?\\([^)]*\\b(syscall)\\b", "a system call"},
+  };
+  return scan(Before, After, Patterns);
+}
+
+std::vector<std::string> scanForLowerPrecision(StringRef Before, StringRef After) {
+  static const Pattern Patterns[] = {
+      {"\\b(__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__nv_fp8_[a-z0-9]+)\\b",
+       "a 16-bit or 8-bit floating-point type"},
+      {"\\b(__float2half[a-z_0-9]*|__float2bfloat16[a-z_0-9]*|__double2float_r[a-z])[ \t]*\\(",
+       "a conversion to lower precision"},
+      {"\\b(__expf|__exp10f|__logf|__log2f|__log10f|__sinf|__cosf|__tanf|__powf|__fdividef|"
+       "__saturatef|__frcp_r[nzud]|__fsqrt_r[nzud])[ \t]*\\(",
+       "a fast-math intrinsic with lower accuracy"},
+  };
+  return scan(Before, After, Patterns);
+}
+
+} // namespace forge::agent
