@@ -1,15 +1,162 @@
-//===- passes/optimize/ExpertProposer.cpp - The rule table as a Proposer ---===//
-// Placeholder while the runner is written (issue #6).
+//===- passes/optimize/ExpertProposer.cpp - The rule table as a Proposer --===//
 #include "ExpertProposer.h"
+#include "forge/Agent/EditBlocks.h"
+#include "forge/Frontend/CudaParser.h"
 #include "forge/Support/Error.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace llvm;
 
 namespace forge::passes {
+
+namespace {
+/// The __global__ definitions of the user's code: plain functions and
+/// template patterns, never instantiations.
+class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
+public:
+  explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
+  std::vector<const FunctionDecl *> Kernels;
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() &&
+        !FD->isTemplateInstantiation() && frontend::isUserLocation(SM, FD->getLocation()))
+      Kernels.push_back(FD);
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+};
+
+/// Kernel by qualified name ("ns::k"), else by name when that is unique.
+Expected<const FunctionDecl *> findKernel(ASTContext &Ctx, StringRef Name, StringRef File) {
+  KernelFinder F(Ctx.getSourceManager());
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (const FunctionDecl *K : F.Kernels)
+    if (K->getQualifiedNameAsString() == Name)
+      return K;
+  std::vector<const FunctionDecl *> ByName;
+  for (const FunctionDecl *K : F.Kernels)
+    if (K->getName() == Name)
+      ByName.push_back(K);
+  if (ByName.size() == 1)
+    return ByName.front();
+  std::vector<std::string> Names;
+  for (const FunctionDecl *K : F.Kernels)
+    Names.push_back(K->getQualifiedNameAsString());
+  if (ByName.size() > 1)
+    return makeError("kernel name '{0}' is ambiguous in {1}; use the qualified name: {2}", Name,
+                     File, join(Names, ", "));
+  return makeError("kernel '{0}' is not defined in {1}; kernels defined there: {2}", Name,
+                   File, Names.empty() ? std::string("none") : join(Names, ", "));
+}
+
+/// Whether a proposal's blocks apply to Source (a rule bug otherwise).
+Error checkApplies(const agent::Proposal &P, StringRef File, StringRef Source) {
+  auto Blocks = agent::parseEditBlocks(P.Edits);
+  if (!Blocks)
+    return Blocks.takeError();
+  patch::ContentsProvider Contents = [&](StringRef) -> Expected<std::string> {
+    return Source.str();
+  };
+  auto Set = agent::applyEditBlocks(*Blocks, File, {}, Contents, P.Origin);
+  if (!Set)
+    return Set.takeError();
+  return Error::success();
+}
+} // namespace
+
 ExpertProposer::ExpertProposer(const frontend::Toolchain &TC, frontend::ParseOptions Parse,
                                std::vector<const RuleInfo *> Rules)
     : TC(TC), Parse(std::move(Parse)), Rules(std::move(Rules)) {}
 
-llvm::Expected<std::vector<agent::Proposal>>
-ExpertProposer::propose(const agent::ProposalRequest &) {
-  return makeError("the expert proposer is not written yet");
+Expected<std::vector<agent::Proposal>>
+ExpertProposer::propose(const agent::ProposalRequest &Req) {
+  Skipped.clear();
+  LastParseErrors = 0;
+  frontend::ParseOptions PO = Parse;
+  if (!Req.Target.empty())
+    PO.Arch = Req.Target;
+  auto Target = arch::lookupTarget(frontend::effectiveArch(PO));
+  if (!Target)
+    return Target.takeError();
+  PO.Arch = Target->Name;
+
+  // Rules already tried in an earlier round are not asked again.
+  std::vector<const RuleInfo *> Ask;
+  for (const RuleInfo *R : Rules) {
+    std::string Origin = std::string("expert:") + R->Name;
+    const agent::Attempt *Tried = nullptr;
+    for (const agent::Attempt &A : Req.History)
+      if (A.Origin == Origin)
+        Tried = &A;
+    if (Tried) {
+      Skipped.push_back({R->Name, "tried in round " + std::to_string(Tried->Round) + ": " +
+                                      (Tried->Verdict.empty() ? "no verdict" : Tried->Verdict)});
+      continue;
+    }
+    Ask.push_back(R);
+  }
+  std::vector<agent::Proposal> Out;
+  if (Ask.empty())
+    return Out;
+
+  frontend::ParseRequest PR;
+  PR.File = Req.File;
+  PR.S = frontend::Side::Device;
+  PR.Contents = Req.Source;
+  frontend::ParseDiagnostics Diags(DiagOS);
+  Error Failure = Error::success();
+  Error E = frontend::parseCuda(
+      TC, PO, PR, Diags,
+      [&](ASTContext &Ctx, CompilerInstance &CI, const frontend::PreprocessorFacts &) {
+        auto Kernel = findKernel(Ctx, Req.Kernel, Req.File);
+        if (!Kernel) {
+          Failure = Kernel.takeError();
+          return;
+        }
+        const SourceManager &SM = Ctx.getSourceManager();
+        if (!SM.isWrittenInMainFile(SM.getExpansionLoc((*Kernel)->getLocation()))) {
+          PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc((*Kernel)->getLocation()));
+          Failure = makeError("kernel '{0}' is defined in {1}, not in {2}; propose on that file",
+                              Req.Kernel, P.isValid() ? P.getFilename() : "a header",
+                              Req.File);
+          return;
+        }
+        RuleInput In{Ctx, CI, **Kernel, Req.File, Req.Source, *Target, Req};
+        for (const RuleInfo *R : Ask) {
+          std::unique_ptr<ExpertRule> Rule = R->Create();
+          RuleOutcome O = Rule->propose(In);
+          if (O.Proposals.empty()) {
+            Skipped.push_back({R->Name, O.NotApplicable.empty() ? std::string("no proposal")
+                                                                : O.NotApplicable});
+            continue;
+          }
+          for (agent::Proposal &P : O.Proposals) {
+            P.Origin = std::string("expert:") + R->Name;
+            // A block that does not apply is the rule's bug; say so rather
+            // than hand the loop an edit that fails at once.
+            if (Error AE = checkApplies(P, Req.File, Req.Source)) {
+              Skipped.push_back({R->Name, "internal error: the proposed edit does not apply: " +
+                                              toString(std::move(AE))});
+              continue;
+            }
+            Out.push_back(std::move(P));
+          }
+        }
+      });
+  LastParseErrors = Diags.errors();
+  if (E) {
+    consumeError(std::move(Failure));
+    return std::move(E);
+  }
+  if (Failure)
+    return std::move(Failure);
+  return Out;
 }
+
 } // namespace forge::passes

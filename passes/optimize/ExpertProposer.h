@@ -14,6 +14,7 @@
 #include "ExpertRule.h"
 #include "forge/Frontend/CudaInvocation.h"
 #include "forge/Frontend/Toolchain.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace forge::passes {
 
@@ -36,12 +37,19 @@ public:
   propose(const agent::ProposalRequest &Req) override;
   /// The rules that did not propose in the last call, with reasons.
   const std::vector<RuleSkip> &skipped() const { return Skipped; }
+  /// Where parse errors of the source are printed (default: nowhere; they
+  /// are counted either way).
+  void setParseDiagnostics(llvm::raw_ostream *OS) { DiagOS = OS; }
+  /// Parse errors (after nvcc-compatible downgrades) of the last call.
+  unsigned parseErrors() const { return LastParseErrors; }
 
 private:
   const frontend::Toolchain &TC;
   frontend::ParseOptions Parse;
   std::vector<const RuleInfo *> Rules;
   std::vector<RuleSkip> Skipped;
+  llvm::raw_ostream *DiagOS = nullptr;
+  unsigned LastParseErrors = 0;
 };
 
 } // namespace forge::passes

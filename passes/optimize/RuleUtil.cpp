@@ -1,0 +1,915 @@
+//===- passes/optimize/RuleUtil.cpp - What the expert rules share ---------===//
+#include "RuleUtil.h"
+#include "forge/Frontend/Divergence.h"
+#include "forge/Frontend/KernelFacts.h"
+#include "forge/Support/Error.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace forge::passes {
+
+//===----------------------------------------------------------------------===//
+// Edits and SEARCH/REPLACE rendering
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Edits sorted by offset (an insertion before a replacement at the same
+/// offset), checked against Source.
+Expected<std::vector<SourceEdit>> sortedEdits(StringRef Source, ArrayRef<SourceEdit> Edits) {
+  std::vector<SourceEdit> Out(Edits.begin(), Edits.end());
+  llvm::stable_sort(Out, [](const SourceEdit &A, const SourceEdit &B) {
+    return std::make_pair(A.Offset, A.Length) < std::make_pair(B.Offset, B.Length);
+  });
+  for (size_t I = 0; I < Out.size(); ++I) {
+    const SourceEdit &E = Out[I];
+    if (size_t(E.Offset) + E.Length > Source.size())
+      return makeError("an edit at offset {0} (length {1}) reaches past the end of the "
+                       "source ({2} bytes)",
+                       E.Offset, E.Length, Source.size());
+    if (I == 0)
+      continue;
+    const SourceEdit &P = Out[I - 1];
+    if (P.Offset + P.Length > E.Offset ||
+        (P.Length == 0 && E.Length == 0 && P.Offset == E.Offset))
+      return makeError("edits at offsets {0} and {1} overlap", P.Offset, E.Offset);
+  }
+  return Out;
+}
+
+/// Line starts of a text; line K spans [Start[K], end(K)).
+struct Lines {
+  std::vector<unsigned> Start;
+  unsigned Size;
+  explicit Lines(StringRef Text) : Size(unsigned(Text.size())) {
+    Start.push_back(0);
+    for (unsigned I = 0; I < Text.size(); ++I)
+      if (Text[I] == '\n')
+        Start.push_back(I + 1);
+  }
+  unsigned count() const { return unsigned(Start.size()); }
+  unsigned lineOf(unsigned Offset) const {
+    return unsigned(std::upper_bound(Start.begin(), Start.end(), Offset) - Start.begin()) - 1;
+  }
+  /// The end of line K, before its newline.
+  unsigned end(unsigned K) const { return K + 1 < count() ? Start[K + 1] - 1 : Size; }
+};
+
+size_t occurrences(StringRef Text, StringRef Needle) {
+  size_t N = 0;
+  for (size_t P = Text.find(Needle); P != StringRef::npos; P = Text.find(Needle, P + 1))
+    ++N;
+  return N;
+}
+
+/// Whether a line would be read as a block marker by parseEditBlocks.
+bool looksLikeMarker(StringRef Line) {
+  Line = Line.trim();
+  if (Line.size() >= 5 && Line.find_first_not_of('=') == StringRef::npos)
+    return true;
+  for (char C : {'<', '>'}) {
+    size_t N = 0;
+    while (N < Line.size() && Line[N] == C)
+      ++N;
+    if (N >= 5) {
+      StringRef Word = Line.drop_front(N).trim();
+      if (Word == "SEARCH" || Word == "REPLACE")
+        return true;
+    }
+  }
+  return false;
+}
+
+struct Group {
+  unsigned First, Last; ///< lines
+  std::vector<SourceEdit> Edits;
+};
+
+} // namespace
+
+Expected<std::string> applySourceEdits(StringRef Source, ArrayRef<SourceEdit> Edits) {
+  auto Sorted = sortedEdits(Source, Edits);
+  if (!Sorted)
+    return Sorted.takeError();
+  std::string Out;
+  unsigned Pos = 0;
+  for (const SourceEdit &E : *Sorted) {
+    Out += Source.slice(Pos, E.Offset);
+    Out += E.Text;
+    Pos = E.Offset + E.Length;
+  }
+  Out += Source.substr(Pos);
+  return Out;
+}
+
+Expected<std::string> renderEditBlocks(StringRef Source, ArrayRef<SourceEdit> Edits,
+                                       unsigned MergeGap) {
+  auto Sorted = sortedEdits(Source, Edits);
+  if (!Sorted)
+    return Sorted.takeError();
+  if (Sorted->empty())
+    return makeError("no edits to render");
+  Lines L(Source);
+
+  std::vector<Group> Groups;
+  for (SourceEdit &E : *Sorted) {
+    unsigned First = L.lineOf(E.Offset), Last = L.lineOf(E.Offset + E.Length);
+    if (!Groups.empty() && First <= Groups.back().Last + MergeGap + 1) {
+      Groups.back().Last = std::max(Groups.back().Last, Last);
+      Groups.back().Edits.push_back(std::move(E));
+      continue;
+    }
+    Groups.push_back({First, Last, {std::move(E)}});
+  }
+
+  auto Text = [&](const Group &G) {
+    return Source.slice(L.Start[G.First], L.end(G.Last));
+  };
+  // Extend each group until its text is unique, merge groups that come to
+  // share a line, and repeat until nothing changes.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Group &G : Groups) {
+      bool Below = true;
+      while (Text(G).trim().empty() || occurrences(Source, Text(G)) != 1) {
+        bool CanBelow = G.Last + 1 < L.count(), CanAbove = G.First > 0;
+        if (!CanBelow && !CanAbove)
+          return makeError("no SEARCH text around line {0} is unique in the source",
+                           G.First + 1);
+        if ((Below && CanBelow) || !CanAbove)
+          ++G.Last;
+        else
+          --G.First;
+        Below = !Below;
+      }
+    }
+    for (size_t I = 1; I < Groups.size();) {
+      Group &P = Groups[I - 1], &G = Groups[I];
+      if (G.First <= P.Last) {
+        P.Last = std::max(P.Last, G.Last);
+        P.Edits.insert(P.Edits.end(), G.Edits.begin(), G.Edits.end());
+        Groups.erase(Groups.begin() + I);
+        Changed = true;
+        continue;
+      }
+      ++I;
+    }
+  }
+
+  std::string Out;
+  for (const Group &G : Groups) {
+    unsigned Begin = L.Start[G.First];
+    std::vector<SourceEdit> Local = G.Edits;
+    for (SourceEdit &E : Local)
+      E.Offset -= Begin;
+    StringRef Search = Text(G);
+    auto Replace = applySourceEdits(Search, Local);
+    if (!Replace)
+      return Replace.takeError();
+    for (StringRef Part : {Search, StringRef(*Replace)}) {
+      SmallVector<StringRef, 16> PartLines;
+      Part.split(PartLines, '\n');
+      for (StringRef Line : PartLines)
+        if (looksLikeMarker(Line))
+          return makeError("line {0} of the source reads as a SEARCH/REPLACE marker",
+                           G.First + 1);
+    }
+    if (!Out.empty())
+      Out += "\n";
+    Out += "<<<<<<< SEARCH\n";
+    Out += Search;
+    Out += "\n=======\n";
+    // An empty replacement has no line at all; any other text ends in a
+    // line of its own so that a final newline survives parsing.
+    if (!Replace->empty())
+      Out += *Replace + "\n";
+    Out += ">>>>>>> REPLACE\n";
+  }
+  return Out;
+}
+
+StringRef lineIndent(StringRef Source, unsigned Offset) {
+  unsigned Start = lineStart(Source, Offset);
+  StringRef Line = Source.substr(Start);
+  return Line.take_while([](char C) { return C == ' ' || C == '\t'; });
+}
+
+unsigned lineStart(StringRef Source, unsigned Offset) {
+  size_t NL = Source.take_front(Offset).rfind('\n');
+  return NL == StringRef::npos ? 0 : unsigned(NL + 1);
+}
+
+//===----------------------------------------------------------------------===//
+// EditCollector
+//===----------------------------------------------------------------------===//
+
+EditCollector::EditCollector(const SourceManager &SM, const LangOptions &LO, StringRef Source)
+    : SM(SM), LO(LO), Source(Source) {}
+
+EditCollector::EditCollector(const RuleInput &In)
+    : EditCollector(In.Ctx.getSourceManager(), In.Ctx.getLangOpts(), In.Source) {}
+
+std::optional<unsigned> EditCollector::offsetOf(SourceLocation Loc) const {
+  if (Loc.isInvalid() || Loc.isMacroID())
+    return std::nullopt;
+  auto [FID, Offset] = SM.getDecomposedLoc(Loc);
+  if (FID != SM.getMainFileID() || Offset > Source.size())
+    return std::nullopt;
+  return Offset;
+}
+
+std::optional<std::pair<unsigned, unsigned>> EditCollector::rangeOf(SourceRange R) const {
+  auto B = offsetOf(R.getBegin());
+  if (!B || R.getEnd().isMacroID())
+    return std::nullopt;
+  SourceLocation EndLoc = Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, LO);
+  auto E = offsetOf(EndLoc);
+  if (!E || *E < *B)
+    return std::nullopt;
+  return std::make_pair(*B, *E);
+}
+
+bool EditCollector::refuse(SourceLocation Loc, StringRef Why) {
+  if (Failure.empty()) {
+    PresumedLoc P = SM.getPresumedLoc(SM.getFileLoc(Loc));
+    Failure = Why.str();
+    if (P.isValid())
+      Failure += " (line " + std::to_string(P.getLine()) + ")";
+  }
+  return false;
+}
+
+bool EditCollector::replace(CharSourceRange R, StringRef Text) {
+  if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
+    return refuse(R.getBegin(), "the code to change is inside a macro expansion");
+  SourceLocation End = R.getEnd();
+  if (R.isTokenRange())
+    End = Lexer::getLocForEndOfToken(End, 0, SM, LO);
+  auto B = offsetOf(R.getBegin()), E = offsetOf(End);
+  if (!B || !E || *E < *B)
+    return refuse(R.getBegin(), "the code to change is not in the main file");
+  Edits.push_back({*B, *E - *B, Text.str()});
+  return true;
+}
+
+bool EditCollector::replace(SourceRange R, StringRef Text) {
+  return replace(CharSourceRange::getTokenRange(R), Text);
+}
+
+bool EditCollector::insertBefore(SourceLocation Loc, StringRef Text) {
+  if (Loc.isMacroID())
+    return refuse(Loc, "the code to change is inside a macro expansion");
+  auto B = offsetOf(Loc);
+  if (!B)
+    return refuse(Loc, "the code to change is not in the main file");
+  Edits.push_back({*B, 0, Text.str()});
+  return true;
+}
+
+bool EditCollector::insertAfterToken(SourceLocation Loc, StringRef Text) {
+  if (Loc.isMacroID())
+    return refuse(Loc, "the code to change is inside a macro expansion");
+  SourceLocation End = Lexer::getLocForEndOfToken(Loc, 0, SM, LO);
+  auto B = offsetOf(End);
+  if (!B)
+    return refuse(Loc, "the code to change is not in the main file");
+  Edits.push_back({*B, 0, Text.str()});
+  return true;
+}
+
+RuleOutcome proposeEdits(const RuleInput &In, StringRef Rule, std::string Summary,
+                         std::string Rationale, ArrayRef<SourceEdit> Edits,
+                         std::optional<agent::SpecChange> Spec) {
+  if (Edits.empty())
+    return notApplicable("nothing to change");
+  auto Blocks = renderEditBlocks(In.Source, Edits);
+  if (!Blocks)
+    return notApplicable("the edits cannot be written as SEARCH/REPLACE blocks: " +
+                         toString(Blocks.takeError()));
+  agent::Proposal P;
+  P.Origin = ("expert:" + Rule).str();
+  P.Summary = std::move(Summary);
+  P.Rationale = std::move(Rationale);
+  P.Edits = std::move(*Blocks);
+  if (Spec && !Spec->empty())
+    P.Spec = std::move(Spec);
+  RuleOutcome O;
+  O.Proposals.push_back(std::move(P));
+  return O;
+}
+
+//===----------------------------------------------------------------------===//
+// AST helpers
+//===----------------------------------------------------------------------===//
+
+StringRef sourceText(const SourceManager &SM, const LangOptions &LO, SourceRange R) {
+  CharSourceRange CR = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
+  if (CR.isInvalid())
+    return "";
+  bool Invalid = false;
+  StringRef T = Lexer::getSourceText(CR, SM, LO, &Invalid);
+  return Invalid ? StringRef() : T;
+}
+
+std::string textOf(const Stmt *S, ASTContext &Ctx) {
+  if (!S)
+    return "";
+  return sourceText(Ctx.getSourceManager(), Ctx.getLangOpts(), S->getSourceRange()).str();
+}
+
+const CompoundStmt *kernelBody(const FunctionDecl &Kernel) {
+  return dyn_cast_or_null<CompoundStmt>(Kernel.getBody());
+}
+
+const Expr *stripCasts(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(Next)) {
+      QualType To = C->getType(), From = C->getSubExpr()->getType();
+      if (To->isIntegerType() && From->isIntegerType()) {
+        Next = C->getSubExpr();
+      }
+    }
+    if (Next == E)
+      break;
+    E = Next;
+  }
+  return E;
+}
+
+std::optional<BuiltinRef> builtinRef(const Expr *E) {
+  if (!E)
+    return std::nullopt;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *POE = dyn_cast<PseudoObjectExpr>(E))
+    E = POE->getSyntacticForm()->IgnoreParens();
+  const Expr *Base = nullptr;
+  StringRef Field;
+  if (const auto *P = dyn_cast<MSPropertyRefExpr>(E)) {
+    Base = P->getBaseExpr();
+    Field = P->getPropertyDecl()->getName();
+  } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
+    Base = M->getBase();
+    if (const IdentifierInfo *II = M->getMemberDecl()->getIdentifier())
+      Field = II->getName();
+  }
+  if (!Base || Field.size() != 1 || (Field != "x" && Field != "y" && Field != "z"))
+    return std::nullopt;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+  if (!DRE)
+    return std::nullopt;
+  const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+  if (!VD || !VD->getIdentifier())
+    return std::nullopt;
+  StringRef Var = VD->getName();
+  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" && Var != "gridDim")
+    return std::nullopt;
+  return BuiltinRef{Var, Field[0]};
+}
+
+bool isBuiltin(const Expr *E, StringRef Var, char Dim) {
+  auto B = builtinRef(E);
+  return B && B->Var == Var && B->Dim == Dim;
+}
+
+/// E is A * B with the two builtins in either order, for one component;
+/// Dim is set from the first.
+static bool isProductOf(const Expr *E, StringRef A, StringRef B, char &Dim) {
+  const auto *Mul = dyn_cast<BinaryOperator>(stripCasts(E));
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return false;
+  auto L = builtinRef(stripCasts(Mul->getLHS())), R = builtinRef(stripCasts(Mul->getRHS()));
+  if (!L || !R || L->Dim != R->Dim)
+    return false;
+  if ((L->Var == A && R->Var == B) || (L->Var == B && R->Var == A)) {
+    Dim = L->Dim;
+    return true;
+  }
+  return false;
+}
+
+bool isGlobalIndex(const Expr *E, char *Dim) {
+  const auto *Add = dyn_cast_or_null<BinaryOperator>(stripCasts(E));
+  if (!Add || Add->getOpcode() != BO_Add)
+    return false;
+  for (auto [T, P] : {std::pair(Add->getLHS(), Add->getRHS()), std::pair(Add->getRHS(), Add->getLHS())}) {
+    auto Tid = builtinRef(stripCasts(T));
+    char D = 0;
+    if (Tid && Tid->Var == "threadIdx" && isProductOf(P, "blockIdx", "blockDim", D) &&
+        D == Tid->Dim) {
+      if (Dim)
+        *Dim = D;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool isGridStride(const Expr *E, char Dim) {
+  char D = 0;
+  return isProductOf(E, "blockDim", "gridDim", D) && D == Dim;
+}
+
+std::optional<int64_t> evaluateInt(const Expr *E, ASTContext &Ctx) {
+  return frontend::constantInt(E, Ctx);
+}
+
+namespace {
+/// Walks an expression and clears Constant at the first part that is not
+/// known at compile time.
+class ConstantWalk : public RecursiveASTVisitor<ConstantWalk> {
+public:
+  explicit ConstantWalk(ASTContext &Ctx) : Ctx(Ctx) {}
+  bool Constant = true;
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const ValueDecl *D = E->getDecl();
+    if (isa<NonTypeTemplateParmDecl>(D) || isa<EnumConstantDecl>(D) || isa<FunctionDecl>(D))
+      return true;
+    if (const auto *VD = dyn_cast<VarDecl>(D)) {
+      if (VD->isConstexpr())
+        return true;
+      if (VD->getType().isConstQualified() && VD->hasInit() && !isa<ParmVarDecl>(VD)) {
+        ConstantWalk Inner(Ctx);
+        Inner.TraverseStmt(const_cast<Expr *>(VD->getInit()));
+        if (Inner.Constant)
+          return true;
+      }
+    }
+    return fail();
+  }
+  // T::value, Traits<T>::size: static members of a dependent type.
+  bool VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *FD = E->getDirectCallee();
+    if (FD && FD->isConstexpr())
+      return true;
+    return fail();
+  }
+  bool VisitMemberExpr(MemberExpr *) { return fail(); }
+  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *) { return fail(); }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *) { return fail(); }
+  bool VisitPseudoObjectExpr(PseudoObjectExpr *) { return fail(); }
+  bool VisitCXXThisExpr(CXXThisExpr *) { return fail(); }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_Deref)
+      return fail();
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      return fail();
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return fail(); }
+  // sizeof and alignof are constant whatever their operand.
+  bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) { return true; }
+
+private:
+  bool fail() {
+    Constant = false;
+    return false;
+  }
+  ASTContext &Ctx;
+};
+} // namespace
+
+bool isCompileTimeConstant(const Expr *E, ASTContext &Ctx) {
+  if (!E)
+    return false;
+  if (!E->isValueDependent() && !E->isTypeDependent())
+    if (evaluateInt(E, Ctx))
+      return true;
+  ConstantWalk W(Ctx);
+  W.TraverseStmt(const_cast<Expr *>(E));
+  return W.Constant;
+}
+
+std::vector<const FunctionDecl *> instantiationsOf(const FunctionDecl &Kernel) {
+  std::vector<const FunctionDecl *> Out;
+  if (const FunctionTemplateDecl *TD = Kernel.getDescribedFunctionTemplate())
+    for (const FunctionDecl *Spec : TD->specializations())
+      if (Spec->hasBody() && Spec->getTemplateSpecializationKind() != TSK_ExplicitSpecialization)
+        Out.push_back(Spec);
+  return Out;
+}
+
+namespace {
+class FindBySource : public RecursiveASTVisitor<FindBySource> {
+public:
+  FindBySource(const Stmt *Want) : Want(Want) {}
+  const Stmt *Found = nullptr;
+  bool shouldVisitImplicitCode() const { return false; }
+  bool VisitStmt(Stmt *S) {
+    if (S->getStmtClass() == Want->getStmtClass() &&
+        S->getBeginLoc() == Want->getBeginLoc() && S->getEndLoc() == Want->getEndLoc()) {
+      Found = S;
+      return false;
+    }
+    return true;
+  }
+
+private:
+  const Stmt *Want;
+};
+} // namespace
+
+const Stmt *instantiatedStmt(const Stmt *PatternStmt, const FunctionDecl &Instance) {
+  if (!PatternStmt || !Instance.getBody())
+    return nullptr;
+  FindBySource F(PatternStmt);
+  F.TraverseStmt(Instance.getBody());
+  return F.Found;
+}
+
+std::optional<unsigned> paramIndex(const FunctionDecl &Kernel, const VarDecl *P) {
+  for (unsigned I = 0; I < Kernel.getNumParams(); ++I)
+    if (Kernel.getParamDecl(I) == P)
+      return I;
+  return std::nullopt;
+}
+
+const VarDecl *asVar(const Expr *E) {
+  if (!E)
+    return nullptr;
+  const auto *DRE = dyn_cast<DeclRefExpr>(stripCasts(E));
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+const ParmVarDecl *asParam(const Expr *E, const FunctionDecl &Kernel) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(asVar(E));
+  return P && paramIndex(Kernel, P) ? P : nullptr;
+}
+
+namespace {
+class RefCollector : public RecursiveASTVisitor<RefCollector> {
+public:
+  explicit RefCollector(const VarDecl *V) : V(V) {}
+  std::vector<const DeclRefExpr *> Refs;
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (E->getDecl() == V)
+      Refs.push_back(E);
+    return true;
+  }
+
+private:
+  const VarDecl *V;
+};
+
+bool contains(const Stmt *Outer, const Stmt *Inner, ParentMap &PM) {
+  for (const Stmt *S = Inner; S; S = PM.getParent(S))
+    if (S == Outer)
+      return true;
+  return false;
+}
+} // namespace
+
+bool isModified(const VarDecl *V, const Stmt *Body, const Stmt *Except) {
+  if (!V || !Body)
+    return false;
+  RefCollector C(V);
+  C.TraverseStmt(const_cast<Stmt *>(Body));
+  ParentMap PM(const_cast<Stmt *>(Body));
+  for (const DeclRefExpr *R : C.Refs) {
+    if (Except && contains(Except, R, PM))
+      continue;
+    const Stmt *Child = R;
+    const Stmt *P = PM.getParent(R);
+    while (P && isa<ParenExpr>(P)) {
+      Child = P;
+      P = PM.getParent(P);
+    }
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P))
+      if (IC->getCastKind() == CK_LValueToRValue)
+        continue;
+    if (const auto *U = dyn_cast_or_null<UnaryOperator>(P))
+      if (!U->isIncrementDecrementOp() && U->getOpcode() != UO_AddrOf)
+        continue;
+    if (const auto *B = dyn_cast_or_null<BinaryOperator>(P))
+      if (!(B->isAssignmentOp() && B->getLHS()->IgnoreParens() == Child))
+        continue;
+    // An array or a pointer decays without being written.
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P))
+      if (IC->getCastKind() == CK_ArrayToPointerDecay)
+        continue;
+    if (isa_and_nonnull<UnaryExprOrTypeTraitExpr>(P))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// The elementwise shape
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Checks a guarded body for the elementwise contract: global memory only
+/// as p[i], no early exits, nothing that moves an index or a pointer.
+class BodyCheck : public RecursiveASTVisitor<BodyCheck> {
+public:
+  BodyCheck(const FunctionDecl &Kernel, const VarDecl *Index, ASTContext &Ctx,
+            const Stmt *Body)
+      : Kernel(Kernel), Index(Index), Ctx(Ctx), PM(const_cast<Stmt *>(Body)) {}
+
+  std::string Failure;
+  std::vector<ElementwiseShape::Access> Arrays;
+
+  bool TraverseForStmt(ForStmt *S) { return nested([&] { return Base::TraverseForStmt(S); }); }
+  bool TraverseWhileStmt(WhileStmt *S) {
+    return nested([&] { return Base::TraverseWhileStmt(S); });
+  }
+  bool TraverseDoStmt(DoStmt *S) { return nested([&] { return Base::TraverseDoStmt(S); }); }
+  bool TraverseSwitchStmt(SwitchStmt *S) {
+    return nested([&] { return Base::TraverseSwitchStmt(S); });
+  }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) {
+    return nested([&] { return Base::TraverseCXXForRangeStmt(S); });
+  }
+
+  bool VisitReturnStmt(ReturnStmt *) { return fail("the guarded body returns"); }
+  bool VisitBreakStmt(BreakStmt *) {
+    return Depth ? true : fail("the guarded body has a 'break' outside a loop");
+  }
+  bool VisitContinueStmt(ContinueStmt *) {
+    return Depth ? true : fail("the guarded body has a 'continue' outside a loop");
+  }
+  bool VisitGotoStmt(GotoStmt *) { return fail("the guarded body has a 'goto'"); }
+  bool VisitGCCAsmStmt(GCCAsmStmt *) { return fail("the guarded body has inline asm"); }
+  bool VisitCallExpr(CallExpr *C) {
+    if (const FunctionDecl *FD = C->getDirectCallee())
+      if (const IdentifierInfo *II = FD->getIdentifier()) {
+        StringRef N = II->getName();
+        if (N.contains("syncthreads") || N.starts_with("__sync") || N.contains("atomic") ||
+            N.starts_with("__shfl") || N.starts_with("__ballot"))
+          return fail(("the guarded body calls '" + N + "'").str());
+      }
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->getOpcode() == UO_Deref)
+      return fail("the guarded body dereferences a pointer ('*p'); only p[i] is allowed");
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *M) {
+    if (M->isArrow())
+      return fail("the guarded body uses '->'; only p[i] is allowed");
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+    const ParmVarDecl *P = asParam(A->getBase()->IgnoreParenImpCasts(), Kernel);
+    const VarDecl *I = asVar(A->getIdx());
+    if (!P || !P->getType()->isPointerType())
+      return fail("'" + textOf(A, Ctx) + "' does not index a kernel pointer parameter");
+    if (I != Index)
+      return fail("'" + textOf(A, Ctx) + "' is not indexed by '" + Index->getName().str() +
+                  "' alone");
+    Subscripts.insert(A->getBase()->IgnoreParenImpCasts());
+    bool Read = true, Written = false;
+    const Stmt *Child = A;
+    const Stmt *Parent = PM.getParent(A);
+    while (Parent && isa<ParenExpr>(Parent)) {
+      Child = Parent;
+      Parent = PM.getParent(Parent);
+    }
+    if (const auto *B = dyn_cast_or_null<BinaryOperator>(Parent)) {
+      if (B->isAssignmentOp() && B->getLHS()->IgnoreParens() == Child) {
+        Written = true;
+        Read = B->isCompoundAssignmentOp();
+      }
+    } else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Parent)) {
+      if (U->isIncrementDecrementOp())
+        Written = true;
+      if (U->getOpcode() == UO_AddrOf)
+        return fail("the guarded body takes the address of '" + textOf(A, Ctx) + "'");
+    } else if (!isa_and_nonnull<ImplicitCastExpr>(Parent)) {
+      // Bound to a reference or passed by reference: unknown use.
+      return fail("'" + textOf(A, Ctx) + "' is used by reference");
+    }
+    size_t K = 0;
+    while (K < Arrays.size() && Arrays[K].Param != P)
+      ++K;
+    if (K == Arrays.size())
+      Arrays.push_back({P});
+    Arrays[K].Read |= Read;
+    Arrays[K].Written |= Written;
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
+      if (VD->hasGlobalStorage() && !VD->getType().isConstQualified() &&
+          !isa<ParmVarDecl>(VD) && builtinName(VD).empty())
+        return fail("the guarded body uses the global variable '" + VD->getName().str() + "'");
+      if (const auto *P = dyn_cast<ParmVarDecl>(VD))
+        if (P->getType()->isPointerType())
+          PointerRefs.push_back(E);
+    }
+    return true;
+  }
+
+  /// Pointer parameters used other than as the base of p[i].
+  bool checkPointerUses() {
+    for (const DeclRefExpr *E : PointerRefs) {
+      if (Subscripts.count(E))
+        continue;
+      return fail("the pointer '" + E->getDecl()->getName().str() +
+                  "' is used other than as '" + E->getDecl()->getName().str() + "[" +
+                  Index->getName().str() + "]'");
+    }
+    return true;
+  }
+
+private:
+  using Base = RecursiveASTVisitor<BodyCheck>;
+  template <typename F> bool nested(F Traverse) {
+    ++Depth;
+    bool R = Traverse();
+    --Depth;
+    return R;
+  }
+  static StringRef builtinName(const VarDecl *VD) {
+    StringRef N = VD->getName();
+    if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" || N == "gridDim" ||
+        N == "warpSize")
+      return N;
+    return "";
+  }
+  bool fail(std::string Why) {
+    if (Failure.empty())
+      Failure = std::move(Why);
+    return false;
+  }
+
+  const FunctionDecl &Kernel;
+  const VarDecl *Index;
+  ASTContext &Ctx;
+  ParentMap PM;
+  unsigned Depth = 0;
+  llvm::SmallPtrSet<const Expr *, 8> Subscripts;
+  std::vector<const DeclRefExpr *> PointerRefs;
+};
+
+/// Whether S mentions V.
+bool mentions(const Stmt *S, const VarDecl *V) {
+  RefCollector C(V);
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return !C.Refs.empty();
+}
+
+} // namespace
+
+Expected<ElementwiseShape> matchElementwise(const FunctionDecl &Kernel, ASTContext &Ctx) {
+  const CompoundStmt *Body = kernelBody(Kernel);
+  if (!Body)
+    return makeError("the kernel has no body");
+  ElementwiseShape Shape;
+  const Stmt *Last = nullptr;
+  for (const Stmt *S : Body->body()) {
+    if (isa<NullStmt>(S))
+      continue;
+    if (Last)
+      return makeError("the 'if (i < n)' guard is not the kernel's last statement");
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls()) {
+        const auto *VD = dyn_cast<VarDecl>(D);
+        if (!VD)
+          continue;
+        if (VD->isStaticLocal() || VD->hasAttr<CUDASharedAttr>())
+          return makeError("the kernel declares '{0}' static or __shared__", VD->getName());
+        char Dim = 0;
+        if (!Shape.Index && VD->getInit() && isGlobalIndex(VD->getInit(), &Dim) && Dim == 'x' &&
+            DS->isSingleDecl()) {
+          Shape.Index = VD;
+          Shape.IndexDecl = DS;
+          continue;
+        }
+        if (Shape.Index && VD->getInit() && mentions(VD->getInit(), Shape.Index))
+          return makeError("'{0}' is computed from the index before the guard",
+                           VD->getName());
+      }
+      continue;
+    }
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      Last = S;
+      Shape.Guard = If;
+      continue;
+    }
+    return makeError("the kernel body has a statement other than declarations before its "
+                     "'if (i < n)' guard (line {0})",
+                     Ctx.getSourceManager().getPresumedLineNumber(S->getBeginLoc()));
+  }
+  if (!Shape.Index)
+    return makeError("the kernel has no index 'i = blockIdx.x * blockDim.x + threadIdx.x'");
+  if (!Shape.Guard)
+    return makeError("the kernel has no 'if ({0} < n)' guard after the index",
+                     Shape.Index->getName());
+  const IfStmt *If = Shape.Guard;
+  if (If->getElse() || If->getInit() || If->getConditionVariable() || If->isConstexpr())
+    return makeError("the guard 'if ({0} < n)' has an else branch or an init statement",
+                     Shape.Index->getName());
+  const auto *Cmp = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (Cmp && Cmp->getOpcode() == BO_LT && asVar(Cmp->getLHS()) == Shape.Index)
+    Shape.Bound = Cmp->getRHS();
+  else if (Cmp && Cmp->getOpcode() == BO_GT && asVar(Cmp->getRHS()) == Shape.Index)
+    Shape.Bound = Cmp->getLHS();
+  if (!Shape.Bound)
+    return makeError("the guard is not '{0} < n'", Shape.Index->getName());
+  Shape.Bound = Shape.Bound->IgnoreParenImpCasts();
+  if (mentions(Shape.Bound, Shape.Index) || !frontend::isWarpUniform(Ctx, Shape.Bound))
+    return makeError("the bound '{0}' is not the same for every thread",
+                     textOf(Shape.Bound, Ctx));
+  Shape.Body = If->getThen();
+  if (isModified(Shape.Index, Body, Shape.IndexDecl))
+    return makeError("the index '{0}' is modified", Shape.Index->getName());
+  if (const VarDecl *BV = asVar(Shape.Bound))
+    if (isModified(BV, Body))
+      return makeError("the bound '{0}' is modified", BV->getName());
+
+  BodyCheck Check(Kernel, Shape.Index, Ctx, Shape.Body);
+  Check.TraverseStmt(const_cast<Stmt *>(Shape.Body));
+  if (Check.Failure.empty())
+    Check.checkPointerUses();
+  if (!Check.Failure.empty())
+    return makeError("{0}", Check.Failure);
+  if (Check.Arrays.empty())
+    return makeError("the guarded body accesses no array as p[{0}]", Shape.Index->getName());
+  for (const auto &A : Check.Arrays)
+    if (isModified(A.Param, Body))
+      return makeError("the pointer '{0}' is modified", A.Param->getName());
+  llvm::sort(Check.Arrays, [&](const auto &A, const auto &B) {
+    return A.Param->getFunctionScopeIndex() < B.Param->getFunctionScopeIndex();
+  });
+  Shape.Arrays = std::move(Check.Arrays);
+  return Shape;
+}
+
+namespace {
+class StrideLoopFinder : public RecursiveASTVisitor<StrideLoopFinder> {
+public:
+  bool Found = false;
+  bool VisitForStmt(ForStmt *F) {
+    if (F->getInc() && mentionsGridDim(F->getInc()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitWhileStmt(WhileStmt *W) { return checkLoopBody(W->getBody()); }
+  bool VisitDoStmt(DoStmt *D) { return checkLoopBody(D->getBody()); }
+
+private:
+  bool checkLoopBody(const Stmt *Body) {
+    struct Assigns : RecursiveASTVisitor<Assigns> {
+      bool Found = false;
+      bool VisitBinaryOperator(BinaryOperator *B) {
+        if (B->isAssignmentOp() && mentionsGridDim(B->getRHS()))
+          Found = true;
+        return !Found;
+      }
+    } A;
+    A.TraverseStmt(const_cast<Stmt *>(Body));
+    Found |= A.Found;
+    return !Found;
+  }
+  /// gridDim used directly or through a variable initialised from it.
+  static bool mentionsGridDim(const Stmt *S) {
+    struct Walk : RecursiveASTVisitor<Walk> {
+      bool Found = false;
+      unsigned Depth = 0;
+      bool VisitDeclRefExpr(DeclRefExpr *E) {
+        if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
+          if (VD->getName() == "gridDim")
+            Found = true;
+          else if (VD->hasLocalStorage() && VD->getInit() && Depth < 3 &&
+                   !isa<ParmVarDecl>(VD)) {
+            ++Depth;
+            TraverseStmt(const_cast<Expr *>(VD->getInit()));
+            --Depth;
+          }
+        }
+        return !Found;
+      }
+    } W;
+    W.TraverseStmt(const_cast<Stmt *>(S));
+    return W.Found;
+  }
+};
+} // namespace
+
+bool hasGridStrideLoop(const FunctionDecl &Kernel) {
+  StrideLoopFinder F;
+  F.TraverseStmt(Kernel.getBody());
+  return F.Found;
+}
+
+} // namespace forge::passes

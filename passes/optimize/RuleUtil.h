@@ -1,0 +1,243 @@
+//===- passes/optimize/RuleUtil.h - What the expert rules share -*- C++ -*-===//
+///
+/// \file
+/// Helpers for writing expert rules (ExpertRule.h):
+///
+/// - SourceEdit and renderEditBlocks: a rule computes its edits as byte
+///   ranges of the current source, usually from Clang source ranges through
+///   an EditCollector, and renders them as SEARCH/REPLACE blocks whose
+///   SEARCH parts are whole lines that occur exactly once in the source.
+///   parseEditBlocks + applyEditBlocks on the text give back exactly the
+///   edited source.
+/// - Small AST helpers: the source text of a node, CUDA builtins
+///   (threadIdx.x, blockDim.x, ...), the `blockIdx.x * blockDim.x +
+///   threadIdx.x` global index and the grid stride, constant integers
+///   (template parameters and constexpr variables included where the AST
+///   gives them), and the elementwise kernel shape that several rules
+///   rewrite.
+///
+/// Anything two rules need belongs here, not in both.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_OPTIMIZE_RULEUTIL_H
+#define FORGE_PASSES_OPTIMIZE_RULEUTIL_H
+
+#include "ExpertRule.h"
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class CompoundStmt;
+class Expr;
+class ForStmt;
+class IfStmt;
+class LangOptions;
+class ParmVarDecl;
+class SourceManager;
+class Stmt;
+class VarDecl;
+} // namespace clang
+
+namespace forge::passes {
+
+//===----------------------------------------------------------------------===//
+// Edits and SEARCH/REPLACE rendering
+//===----------------------------------------------------------------------===//
+
+/// One edit of the main file: Length bytes at Offset become Text (Length 0
+/// inserts).
+struct SourceEdit {
+  unsigned Offset = 0;
+  unsigned Length = 0;
+  std::string Text;
+};
+
+/// Source with Edits applied. Edits may come in any order; they must lie in
+/// Source and not overlap (two insertions at one offset are an error, since
+/// their order would be arbitrary).
+llvm::Expected<std::string> applySourceEdits(llvm::StringRef Source,
+                                             llvm::ArrayRef<SourceEdit> Edits);
+
+/// Edits as SEARCH/REPLACE blocks (include/forge/Agent/EditBlocks.h) for the
+/// main file (no file line). Each block's SEARCH part is the whole lines its
+/// edits touch, extended by neighbouring lines until it occurs exactly once
+/// in Source; edits whose lines are at most MergeGap lines apart share one
+/// block, and so do blocks that would overlap after the extension. Fails
+/// for bad edits (as applySourceEdits), when no extension is unique, or
+/// when a line of the block would read as a block marker.
+llvm::Expected<std::string> renderEditBlocks(llvm::StringRef Source,
+                                             llvm::ArrayRef<SourceEdit> Edits,
+                                             unsigned MergeGap = 2);
+
+/// The leading blanks of the line that holds Offset.
+llvm::StringRef lineIndent(llvm::StringRef Source, unsigned Offset);
+/// The offset where the line that holds Offset begins.
+unsigned lineStart(llvm::StringRef Source, unsigned Offset);
+
+/// Builds edits from Clang locations, refusing any that are not plain text
+/// of the main file (a macro expansion, a header): the first refusal is
+/// kept as a reason in words, so a rule can say why it does not apply.
+class EditCollector {
+public:
+  EditCollector(const clang::SourceManager &SM, const clang::LangOptions &LO,
+                llvm::StringRef Source);
+  explicit EditCollector(const RuleInput &In);
+
+  /// Replaces the characters of R (a token range is extended to the end of
+  /// its last token).
+  bool replace(clang::CharSourceRange R, llvm::StringRef Text);
+  /// Replaces the tokens of R.
+  bool replace(clang::SourceRange R, llvm::StringRef Text);
+  bool insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
+  /// Inserts after the token that starts at Loc.
+  bool insertAfterToken(clang::SourceLocation Loc, llvm::StringRef Text);
+  /// Adds an edit computed by hand (byte offsets of the main file).
+  void add(SourceEdit E) { Edits.push_back(std::move(E)); }
+
+  /// The main-file offset of Loc, when Loc is a file location there (not
+  /// inside a macro expansion).
+  std::optional<unsigned> offsetOf(clang::SourceLocation Loc) const;
+  /// The main-file byte range [Begin, End) of R (tokens), when it is plain
+  /// text of the main file.
+  std::optional<std::pair<unsigned, unsigned>> rangeOf(clang::SourceRange R) const;
+
+  const std::vector<SourceEdit> &edits() const { return Edits; }
+  bool failed() const { return !Failure.empty(); }
+  /// Why an edit was refused ("'LOAD(x)' is inside a macro expansion").
+  const std::string &failure() const { return Failure; }
+  llvm::StringRef source() const { return Source; }
+
+private:
+  bool refuse(clang::SourceLocation Loc, llvm::StringRef Why);
+
+  const clang::SourceManager &SM;
+  const clang::LangOptions &LO;
+  llvm::StringRef Source;
+  std::vector<SourceEdit> Edits;
+  std::string Failure;
+};
+
+/// The outcome of a rule that made Edits: one proposal with Origin
+/// "expert:<Rule>" and the rendered blocks, or NotApplicable with the
+/// reason when there are no edits or they cannot be rendered.
+RuleOutcome proposeEdits(const RuleInput &In, llvm::StringRef Rule, std::string Summary,
+                         std::string Rationale, llvm::ArrayRef<SourceEdit> Edits,
+                         std::optional<agent::SpecChange> Spec = std::nullopt);
+
+/// A RuleOutcome that does not apply, with the reason.
+inline RuleOutcome notApplicable(std::string Reason) {
+  RuleOutcome O;
+  O.NotApplicable = std::move(Reason);
+  return O;
+}
+
+//===----------------------------------------------------------------------===//
+// AST helpers
+//===----------------------------------------------------------------------===//
+
+/// The source text of R (tokens) as written in the file, or "" when R is
+/// not a plain range of one file (for example it spans a macro).
+llvm::StringRef sourceText(const clang::SourceManager &SM, const clang::LangOptions &LO,
+                           clang::SourceRange R);
+/// The source text of a statement or expression.
+std::string textOf(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// The kernel's body, or null for a declaration.
+const clang::CompoundStmt *kernelBody(const clang::FunctionDecl &Kernel);
+
+/// E without parentheses, implicit casts and no-op casts written in the
+/// source (static_cast, C casts) between integer types.
+const clang::Expr *stripCasts(const clang::Expr *E);
+
+/// When E (casts aside) is a CUDA builtin component such as `threadIdx.x`
+/// (member or Clang's property form), the variable ("threadIdx",
+/// "blockIdx", "blockDim", "gridDim") and the component ('x', 'y', 'z').
+struct BuiltinRef {
+  llvm::StringRef Var;
+  char Dim = 0;
+};
+std::optional<BuiltinRef> builtinRef(const clang::Expr *E);
+/// E is Var.Dim ("threadIdx", 'x').
+bool isBuiltin(const clang::Expr *E, llvm::StringRef Var, char Dim = 'x');
+
+/// E is `blockIdx.D * blockDim.D + threadIdx.D` in any operand order
+/// (`threadIdx.x + blockDim.x * blockIdx.x`, casts allowed, the product
+/// may be cast to a wider type first). Sets Dim to the component.
+bool isGlobalIndex(const clang::Expr *E, char *Dim = nullptr);
+/// E is `blockDim.D * gridDim.D` in either order.
+bool isGridStride(const clang::Expr *E, char Dim = 'x');
+
+/// E's value when it is a constant: an integer constant expression, or a
+/// reference to a constexpr or const-initialised variable. In a template
+/// pattern, an expression that depends on template parameters has no
+/// value here (see isCompileTimeConstant).
+std::optional<int64_t> evaluateInt(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// E is known at compile time in every instantiation: built from literals,
+/// enumerators, template parameters, constexpr or const-initialised
+/// variables, sizeof/alignof and constexpr calls.
+bool isCompileTimeConstant(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// The instantiations of a kernel template's pattern that have bodies (none
+/// for a plain function).
+std::vector<const clang::FunctionDecl *> instantiationsOf(const clang::FunctionDecl &Kernel);
+
+/// The statement of Instance (an instantiation of Pattern's template) that
+/// was instantiated from PatternStmt, found by its source range and class.
+const clang::Stmt *instantiatedStmt(const clang::Stmt *PatternStmt,
+                                    const clang::FunctionDecl &Instance);
+
+/// The index of P among the kernel's parameters, when it is one.
+std::optional<unsigned> paramIndex(const clang::FunctionDecl &Kernel, const clang::VarDecl *P);
+/// When E (casts aside) names a kernel parameter, that parameter.
+const clang::ParmVarDecl *asParam(const clang::Expr *E, const clang::FunctionDecl &Kernel);
+/// When E (casts aside) names a variable, that variable.
+const clang::VarDecl *asVar(const clang::Expr *E);
+
+/// Whether the body assigns to V (=, op=, ++, --, or takes its address or
+/// a non-const reference to it) anywhere other than at Except.
+bool isModified(const clang::VarDecl *V, const clang::Stmt *Body,
+                const clang::Stmt *Except = nullptr);
+
+/// The elementwise kernel shape that vectorize and grid-stride rewrite:
+///
+///     [IndexType] i = <global index>;      // blockIdx.x*blockDim.x+threadIdx.x
+///     if (i < n) <body>                    // or n > i; the last statement
+///
+/// possibly with declarations of uniform values before the if. Every
+/// global access in the body is p[i] on a kernel pointer parameter.
+struct ElementwiseShape {
+  const clang::VarDecl *Index = nullptr;      ///< i
+  const clang::Stmt *IndexDecl = nullptr;     ///< its DeclStmt
+  const clang::IfStmt *Guard = nullptr;       ///< if (i < n)
+  const clang::Expr *Bound = nullptr;         ///< n
+  const clang::Stmt *Body = nullptr;          ///< the guarded statement
+  /// The pointer parameters indexed as p[i], in parameter order, and
+  /// whether each is read and/or written there.
+  struct Access {
+    const clang::ParmVarDecl *Param;
+    bool Read = false, Written = false;
+  };
+  std::vector<Access> Arrays;
+};
+
+/// Matches Kernel's body against ElementwiseShape; on a mismatch, the
+/// reason in words ("the kernel has no 'if (i < n)' guard after the
+/// index").
+llvm::Expected<ElementwiseShape> matchElementwise(const clang::FunctionDecl &Kernel,
+                                                  clang::ASTContext &Ctx);
+
+/// Whether the kernel already loops over a grid stride (a loop whose
+/// increment adds blockDim * gridDim or a variable holding it).
+bool hasGridStrideLoop(const clang::FunctionDecl &Kernel);
+
+} // namespace forge::passes
+
+#endif

@@ -1,0 +1,192 @@
+//===- ExpertProposerTest.cpp - The rule table and its runner -------------===//
+#include "ExpertProposer.h"
+#include "RuleUtil.h"
+#include "forge/Config.h"
+#include "forge/Agent/EditBlocks.h"
+#include "forge/Support/Error.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+using namespace forge::passes;
+
+namespace {
+
+std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
+
+std::vector<std::string> names(const std::vector<const RuleInfo *> &Rules) {
+  std::vector<std::string> Out;
+  for (const RuleInfo *R : Rules)
+    Out.push_back(R->Name);
+  return Out;
+}
+
+TEST(SelectExpertRules, GlobsKeepTableOrder) {
+  auto All = selectExpertRules("*");
+  ASSERT_TRUE(bool(All)) << err(All.takeError());
+  EXPECT_EQ(All->size(), allExpertRules().size());
+  EXPECT_EQ(names(*All).front(), "restrict");
+
+  auto Two = selectExpertRules("unroll,restrict");
+  ASSERT_TRUE(bool(Two)) << err(Two.takeError());
+  EXPECT_EQ(names(*Two), (std::vector<std::string>{"restrict", "unroll"}));
+
+  auto Some = selectExpertRules("*,-register-*,-smem-*,-warp-*");
+  ASSERT_TRUE(bool(Some)) << err(Some.takeError());
+  EXPECT_EQ(names(*Some), (std::vector<std::string>{"restrict", "unroll", "launch-bounds",
+                                                    "vectorize", "grid-stride"}));
+}
+
+TEST(SelectExpertRules, UnknownRuleIsAUsageError) {
+  auto R = selectExpertRules("restrict,no-such-rule");
+  ASSERT_FALSE(bool(R));
+  bool Usage = false;
+  llvm::handleAllErrors(R.takeError(), [&](const UsageError &U) {
+    Usage = true;
+    EXPECT_NE(U.message().find("no-such-rule"), std::string::npos) << U.message();
+  });
+  EXPECT_TRUE(Usage);
+}
+
+/// A rule that puts a comment before the kernel's first statement.
+class CommentRule : public ExpertRule {
+public:
+  llvm::StringRef name() const override { return "test-comment"; }
+  RuleOutcome propose(const RuleInput &In) override {
+    EditCollector C(In);
+    const auto *Body = kernelBody(In.Kernel);
+    if (!Body || Body->body_empty())
+      return notApplicable("the kernel has no statement");
+    const clang::Stmt *First = *Body->body_begin();
+    auto Off = C.offsetOf(First->getBeginLoc());
+    std::string Indent = Off ? lineIndent(In.Source, *Off).str() : "";
+    C.insertBefore(First->getBeginLoc(), "// " + In.Kernel.getNameAsString() + " on " +
+                                             In.Target.Name + "\n" + Indent);
+    if (C.failed())
+      return notApplicable(C.failure());
+    return proposeEdits(In, name(), "a comment", "for the test", C.edits());
+  }
+};
+/// A rule that never applies.
+class NeverRule : public ExpertRule {
+public:
+  llvm::StringRef name() const override { return "test-never"; }
+  RuleOutcome propose(const RuleInput &) override { return notApplicable("never applies"); }
+};
+/// A rule whose edit does not match the source (a rule bug).
+class BrokenRule : public ExpertRule {
+public:
+  llvm::StringRef name() const override { return "test-broken"; }
+  RuleOutcome propose(const RuleInput &) override {
+    RuleOutcome O;
+    agent::Proposal P;
+    P.Summary = "broken";
+    P.Edits = "<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n";
+    O.Proposals.push_back(P);
+    return O;
+  }
+};
+
+const RuleInfo TestRules[] = {
+    {"test-comment", "comment", [] { return std::unique_ptr<ExpertRule>(new CommentRule); }},
+    {"test-never", "never", [] { return std::unique_ptr<ExpertRule>(new NeverRule); }},
+    {"test-broken", "broken", [] { return std::unique_ptr<ExpertRule>(new BrokenRule); }},
+};
+
+const char *Source = R"(namespace ns {
+template <int B>
+__global__ void scale(const float *x, float *y, int n) {
+  int i = blockIdx.x * B + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+}
+__global__ void other(float *y) { y[0] = 1; }
+void run(const float *x, float *y, int n) { ns::scale<256><<<n / 256, 256>>>(x, y, n); }
+)";
+
+struct Runner {
+  frontend::Toolchain TC;
+  frontend::ParseOptions Opts;
+  Runner() {
+    TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+    Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                      "-include", "cuda_runtime.h"};
+  }
+  agent::ProposalRequest request(std::string Kernel) {
+    agent::ProposalRequest R;
+    R.File = "/tmp/forge-proposer-test.cu";
+    R.Source = ::Source;
+    R.Kernel = std::move(Kernel);
+    R.Target = "sm_90";
+    return R;
+  }
+};
+
+TEST(ExpertProposer, AsksEveryRuleAndRecordsSkips) {
+  Runner Run;
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0], &TestRules[1], &TestRules[2]});
+  auto Req = Run.request("ns::scale");
+  auto Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  EXPECT_EQ(P.parseErrors(), 0u);
+  ASSERT_EQ(Props->size(), 1u);
+  EXPECT_EQ((*Props)[0].Origin, "expert:test-comment");
+  // The edit applies and lands inside the template pattern, on the target.
+  auto Blocks = agent::parseEditBlocks((*Props)[0].Edits);
+  ASSERT_TRUE(bool(Blocks)) << err(Blocks.takeError());
+  patch::ContentsProvider C = [](llvm::StringRef) -> llvm::Expected<std::string> {
+    return std::string(::Source);
+  };
+  auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, C, "t");
+  ASSERT_TRUE(bool(Set)) << err(Set.takeError());
+  auto New = Set->applyTo(Req.File, ::Source);
+  ASSERT_TRUE(bool(New)) << err(New.takeError());
+  EXPECT_NE(New->find("{\n  // scale on sm_90\n  int i ="), std::string::npos) << *New;
+
+  ASSERT_EQ(P.skipped().size(), 2u);
+  EXPECT_EQ(P.skipped()[0].Rule, "test-never");
+  EXPECT_EQ(P.skipped()[0].Reason, "never applies");
+  EXPECT_EQ(P.skipped()[1].Rule, "test-broken");
+  EXPECT_NE(P.skipped()[1].Reason.find("does not apply"), std::string::npos)
+      << P.skipped()[1].Reason;
+}
+
+TEST(ExpertProposer, RulesTriedBeforeAreNotAskedAgain) {
+  Runner Run;
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0], &TestRules[1]});
+  auto Req = Run.request("scale"); // a unique unqualified name is enough
+  agent::Attempt A;
+  A.Round = 2;
+  A.Origin = "expert:test-comment";
+  A.Verdict = "slower";
+  Req.History.push_back(A);
+  auto Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  EXPECT_TRUE(Props->empty());
+  ASSERT_EQ(P.skipped().size(), 2u);
+  EXPECT_EQ(P.skipped()[0].Rule, "test-comment");
+  EXPECT_EQ(P.skipped()[0].Reason, "tried in round 2: slower");
+}
+
+TEST(ExpertProposer, UnknownKernelIsAnError) {
+  Runner Run;
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0]});
+  auto Props = P.propose(Run.request("nope"));
+  ASSERT_FALSE(bool(Props));
+  std::string E = err(Props.takeError());
+  EXPECT_NE(E.find("kernel 'nope' is not defined"), std::string::npos) << E;
+  EXPECT_NE(E.find("ns::scale, other"), std::string::npos) << E;
+}
+
+TEST(ExpertProposer, UnknownTargetIsAnError) {
+  Runner Run;
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0]});
+  auto Req = Run.request("other");
+  Req.Target = "sm_42";
+  auto Props = P.propose(Req);
+  ASSERT_FALSE(bool(Props));
+  EXPECT_NE(err(Props.takeError()).find("sm_42"), std::string::npos);
+}
+
+} // namespace
