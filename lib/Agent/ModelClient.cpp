@@ -51,7 +51,7 @@ Expected<ModelConfig> resolveModelConfig(StringRef UrlFlag,
 
   std::vector<std::string> Missing;
   if (C.Url.empty())
-    Missing.push_back("no model endpoint: pass --model-url or set FORGE_LLM_URL");
+    Missing.push_back("no model endpoint: pass --llm or set FORGE_LLM_URL");
   if (C.Model.empty())
     Missing.push_back("no model: pass --model or set FORGE_LLM_MODEL");
   if (!Missing.empty())

@@ -248,8 +248,7 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
                  ? formatv("{0} error(s), as before", After->ParseErrors).str()
                  : formatv("{0} new parse error(s): {1}",
                            After->ParseErrors - CurrentContract.ParseErrors,
-                           After->ErrorMessages.empty() ? std::string("")
-                                                        : After->ErrorMessages.front())
+                           join(After->ErrorMessages, "\n"))
                        .str()))
     return false;
   if (!stage(Rec, "contract", After->Found,
@@ -464,13 +463,17 @@ Expected<OptimizeResult> Loop::run() {
       C.Rec.P = (*Props)[I];
       progress(formatv("round {0}/{1}: validating {2} of {3}: {4}", Round, O.MaxRounds, I + 1,
                        Props->size(), C.Rec.P.Origin));
-      if (!validate(C, C.Rec.P, Round, unsigned(I)))
-        continue;
-      auto Ok = compile(C);
-      if (!Ok)
-        return Ok.takeError();
-      if (*Ok)
-        continue;
+      if (!validate(C, C.Rec.P, Round, unsigned(I))) {
+        // Clang's errors are compiler errors too: they get the repair.
+        if (C.Rec.failedStage()->Stage != "reparse")
+          continue;
+      } else {
+        auto Ok = compile(C);
+        if (!Ok)
+          return Ok.takeError();
+        if (*Ok)
+          continue;
+      }
       // One repair attempt with the compiler's errors.
       ProposalRequest RQ = Q;
       RQ.CompileErrors = C.Rec.Stages.back().Detail;

@@ -8,8 +8,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Regex.h"
 #include <map>
+#include <regex>
 
 using namespace clang;
 using namespace llvm;
@@ -154,11 +154,12 @@ std::vector<std::string> scan(StringRef Before, StringRef After, ArrayRef<Patter
   for (const std::string &L : addedLines(Before, After)) {
     StringRef Code = StringRef(L).split("//").first;
     for (const Pattern &P : Patterns) {
-      Regex R(P.Regex);
-      SmallVector<StringRef, 2> M;
-      if (R.match(Code, &M)) {
+      std::regex R(P.Regex);
+      std::smatch M;
+      std::string Line = Code.str();
+      if (std::regex_search(Line, M, R)) {
         std::string Reason = P.Why;
-        std::string Found = M.size() > 1 && !M[1].empty() ? M[1].str() : M[0].str();
+        std::string Found = M.size() > 1 && M[1].matched ? M[1].str() : M[0].str();
         std::string Text = "'" + StringRef(Found).trim().str() + "' (" + Reason + ")";
         if (!is_contained(Out, Text))
           Out.push_back(Text);

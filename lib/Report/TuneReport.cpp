@@ -1,5 +1,6 @@
 //===- TuneReport.cpp - Tuning reports ------------------------------------===//
 #include "forge/Report/TuneReport.h"
+#include "ReportCommon.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -20,10 +21,6 @@ std::optional<Format> forge::report::formatOf(llvm::StringRef Path) {
   if (Ext == ".html" || Ext == ".htm")
     return Format::Html;
   return std::nullopt;
-}
-
-static std::string us(double Ns) {
-  return llvm::formatv("{0:F2}", Ns / 1000).str();
 }
 
 static std::string valuesText(const std::map<std::string, int64_t> &V) {
@@ -165,67 +162,25 @@ std::string forge::report::tuneReportMarkdown(const TuneReportInput &In) {
   return S;
 }
 
-static std::string escape(llvm::StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    switch (C) {
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '&': Out += "&amp;"; break;
-    case '"': Out += "&quot;"; break;
-    default: Out += C;
-    }
-  }
-  return Out;
-}
-
 std::string forge::report::tuneChartSvg(const TuneResult &R) {
-  std::vector<const ConfigResult *> Ok;
-  for (const ConfigResult *C : sorted(R))
-    if (C->Status == "ok")
-      Ok.push_back(C);
-  const unsigned Bar = 16, Gap = 4, Left = 200, Width = 460;
-  double Max = 0;
-  for (const ConfigResult *C : Ok)
-    Max = std::max(Max, C->CostNs);
-  unsigned H = unsigned(Ok.size()) * (Bar + Gap) + 30;
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Left + Width + 90
-     << "\" height=\"" << H << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  OS << "<text x=\"" << Left << "\" y=\"12\">time per launch (us), shorter is "
-        "better</text>\n";
-  unsigned Y = 20;
-  for (const ConfigResult *C : Ok) {
-    double W = Max > 0 ? C->CostNs / Max * Width : 0;
+  std::vector<Bar> Bars;
+  bool First = true;
+  for (const ConfigResult *C : sorted(R)) {
+    if (C->Status != "ok")
+      continue;
     bool Original = C->Key == R.DefaultKey;
-    bool BestOne = C == Ok.front();
-    const char *Fill = BestOne ? "#2a9d4b" : Original ? "#d08b1f" : "#5b7fb5";
-    OS << "<text x=\"" << Left - 6 << "\" y=\"" << Y + 12
-       << "\" text-anchor=\"end\">" << escape(C->Key)
-       << (Original ? " (original)" : "") << "</text>\n";
-    OS << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2:F1}\" "
-                        "height=\"{3}\" fill=\"{4}\"/>\n",
-                        Left, Y, W, Bar, Fill);
-    OS << llvm::formatv("<text x=\"{0:F1}\" y=\"{1}\">{2}</text>\n",
-                        Left + W + 4, Y + 12, us(C->CostNs));
-    Y += Bar + Gap;
+    Bars.push_back({C->Key + (Original ? " (original)" : ""), C->CostNs, us(C->CostNs),
+                    First ? "#2a9d4b" : Original ? "#d08b1f" : "#5b7fb5"});
+    First = false;
   }
-  OS << "</svg>\n";
-  return S;
+  return barChartSvg("time per launch (us), shorter is better", Bars);
 }
 
 std::string forge::report::tuneReportHtml(const TuneReportInput &In) {
   const TuneResult &R = *In.Result;
   std::string S;
   llvm::raw_string_ostream OS(S);
-  OS << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Tuning "
-        "report: "
-     << escape(In.Spec->Kernel)
-     << "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:"
-        "2em auto}table{border-collapse:collapse}td,th{border:1px solid "
-        "#ccc;padding:2px 6px;text-align:left}pre{background:#f6f6f6;"
-        "padding:8px;overflow:auto}</style></head><body>\n";
+  OS << htmlHead("Tuning report: " + In.Spec->Kernel);
   OS << "<h1>Tuning report: <code>" << escape(In.Spec->Kernel)
      << "</code></h1>\n<ul>\n";
   OS << "<li>source: <code>" << escape(In.Source) << "</code>, " << In.Date

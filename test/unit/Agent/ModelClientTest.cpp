@@ -490,9 +490,9 @@ TEST(ModelConfig, MissingPiecesAreNamed) {
   EXPECT_EQ(configError("http://h", ""),
             "no model: pass --model or set FORGE_LLM_MODEL");
   EXPECT_EQ(configError("", "m"),
-            "no model endpoint: pass --model-url or set FORGE_LLM_URL");
+            "no model endpoint: pass --llm or set FORGE_LLM_URL");
   EXPECT_EQ(configError("", ""),
-            "no model endpoint: pass --model-url or set FORGE_LLM_URL; no "
+            "no model endpoint: pass --llm or set FORGE_LLM_URL; no "
             "model: pass --model or set FORGE_LLM_MODEL");
   auto C = resolveModelConfig("", "");
   ASSERT_FALSE(bool(C));

@@ -1,0 +1,74 @@
+//===- Agent/Transcript.h - Every prompt, reply and verdict ----*- C++ -*-===//
+///
+/// \file
+/// `forge-port optimize --transcript t.json` keeps everything the loop saw
+/// and decided: each proposal with its prompt and reply (a model's) or its
+/// rule (the expert proposer's), the repair attempt, every stage's verdict,
+/// and every measurement job's results as the worker wrote them.
+/// `--replay t.json` reruns the loop from it: the recorded replies stand in
+/// for the proposer, the recorded results for the GPU, so the same
+/// decisions follow with no network and no GPU, and any difference is
+/// reported. The format is in docs/transcript-format.md. API keys are never
+/// in it.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_AGENT_TRANSCRIPT_H
+#define FORGE_AGENT_TRANSCRIPT_H
+
+#include "forge/Agent/Optimizer.h"
+#include "forge/Support/Json.h"
+
+namespace forge::agent {
+
+/// What the transcript says about the run apart from its rounds.
+struct TranscriptInfo {
+  std::string Tool;      ///< "forge-port 0.5"
+  std::string Date;      ///< "2026-11-29"
+  std::string Proposer;  ///< "expert", "model", "replay"
+  std::string Model;     ///< the model's name; empty for the expert
+  std::string Endpoint;  ///< scheme, host and path of the model's URL
+  std::string Spec;      ///< the spec's path
+};
+
+/// Records the measurement jobs of a run, in order.
+class MeasurementLog {
+public:
+  /// Runs Measure and keeps its results (read from the job's results.jsonl).
+  llvm::Expected<measure::MeasureReport>
+  record(const measure::MeasureRequest &Req,
+         llvm::function_ref<llvm::Expected<measure::MeasureReport>(const measure::MeasureRequest &)>
+             Measure);
+  Json toJson() const { return Jobs; }
+
+private:
+  Json Jobs = Json::array();
+};
+
+/// The whole transcript.
+Json transcriptToJson(const TranscriptInfo &Info, const OptimizeOptions &O,
+                      const OptimizeResult &R, const MeasurementLog &Log);
+
+/// A transcript read back for --replay.
+class Replay : public Proposer {
+public:
+  static llvm::Expected<std::unique_ptr<Replay>> load(llvm::StringRef Path);
+  llvm::StringRef name() const override { return "replay"; }
+  llvm::Expected<std::vector<Proposal>> propose(const ProposalRequest &Req) override;
+  llvm::Expected<std::optional<Proposal>> repair(const ProposalRequest &Req,
+                                                 const Proposal &Failed) override;
+  /// The recorded measurement job that matches Req (the next one in order);
+  /// an error when the run has diverged from the recording.
+  llvm::Expected<measure::MeasureReport> measure(const measure::MeasureRequest &Req);
+  /// The recorded run's options: rounds, threshold, target, kernel.
+  const Json &recorded() const { return J; }
+  /// Differences between the recorded decisions and R's, one line each.
+  std::vector<std::string> compare(const OptimizeResult &R) const;
+
+private:
+  Json J;
+  size_t NextJob = 0;
+};
+
+} // namespace forge::agent
+
+#endif

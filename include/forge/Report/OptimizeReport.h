@@ -1,0 +1,38 @@
+//===- Report/OptimizeReport.h - Optimisation reports ----------*- C++ -*-===//
+///
+/// \file
+/// The report of `forge-port optimize` as JSON, Markdown or HTML: per round,
+/// what was changed and why, the diff, before and after times with noise,
+/// roofline position, registers and occupancy, and the rejected proposals
+/// with the stage and reason that rejected them; a chart of the rounds.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_REPORT_OPTIMIZEREPORT_H
+#define FORGE_REPORT_OPTIMIZEREPORT_H
+
+#include "forge/Agent/Optimizer.h"
+#include "forge/Report/TuneReport.h"
+
+namespace forge::report {
+
+struct OptimizeReportInput {
+  const agent::OptimizeResult *Result = nullptr;
+  const agent::OptimizeOptions *Options = nullptr;
+  std::string Proposer; ///< "expert", "model", ...
+  std::string File;
+  std::string Diff;     ///< original -> final, unified
+  std::string Date;
+};
+
+Json optimizeReportJson(const OptimizeReportInput &In);
+std::string optimizeReportMarkdown(const OptimizeReportInput &In);
+std::string optimizeReportHtml(const OptimizeReportInput &In);
+std::string renderOptimizeReport(const OptimizeReportInput &In, Format F);
+
+/// "Round 2: expert:smem-stencil-tiling: <summary>; <rationale>; 3.90x
+/// faster." for the accepted proposal of a round, or what happened.
+std::string roundSentence(const agent::RoundRecord &R);
+
+} // namespace forge::report
+
+#endif

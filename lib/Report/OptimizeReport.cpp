@@ -1,0 +1,203 @@
+//===- Report/OptimizeReport.cpp - Optimisation reports -------------------===//
+#include "forge/Report/OptimizeReport.h"
+#include "ReportCommon.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace forge::report {
+
+namespace {
+
+Json snapshotJson(const agent::KernelSnapshot &S) {
+  return {{"median_ns", S.MedianNs}, {"noise", S.Noise},           {"bound", S.Bound},
+          {"gbps", S.AchievedGBs},   {"gflops", S.AchievedGflops}, {"registers", S.Registers},
+          {"static_shared", S.StaticShared}, {"occupancy", S.Occupancy},
+          {"analysis", S.Analysis}};
+}
+
+std::string snapshotLine(const agent::KernelSnapshot &S) {
+  if (S.MedianNs <= 0)
+    return S.Analysis.empty() ? "not measured" : S.Analysis;
+  return S.Analysis;
+}
+
+const agent::ProposalRecord *accepted(const agent::RoundRecord &R) {
+  return R.Accepted >= 0 ? &R.Proposals[size_t(R.Accepted)] : nullptr;
+}
+
+} // namespace
+
+std::string roundSentence(const agent::RoundRecord &R) {
+  std::string S = formatv("Round {0}: ", R.Number).str();
+  if (const agent::ProposalRecord *A = accepted(R)) {
+    S += A->P.Origin + ": " + A->P.Summary;
+    if (!A->P.Rationale.empty())
+      S += "; " + A->P.Rationale;
+    S += formatv("; {0:F2}x faster ({1} us -> {2} us).", R.Gain, us(R.Before.MedianNs),
+                 us(R.After.MedianNs))
+             .str();
+    return S;
+  }
+  return S + (R.Note.empty() ? "nothing was kept." : R.Note + ".");
+}
+
+Json optimizeReportJson(const OptimizeReportInput &In) {
+  const agent::OptimizeResult &R = *In.Result;
+  Json Rounds = Json::array();
+  for (const agent::RoundRecord &RR : R.Rounds) {
+    Json Props = Json::array();
+    for (const agent::ProposalRecord &P : RR.Proposals) {
+      Json Stages = Json::array();
+      for (const agent::StageVerdict &V : P.Stages)
+        Stages.push_back({{"stage", V.Stage}, {"passed", V.Passed}, {"detail", V.Detail}});
+      Props.push_back({{"origin", P.P.Origin},
+                       {"summary", P.P.Summary},
+                       {"rationale", P.P.Rationale},
+                       {"verdict", P.Verdict},
+                       {"reason", P.Reason},
+                       {"repaired", P.Repaired},
+                       {"median_ns", P.MedianNs},
+                       {"speedup", P.Speedup},
+                       {"registers", P.Registers},
+                       {"stages", Stages},
+                       {"diff", P.Diff}});
+    }
+    Rounds.push_back({{"round", RR.Number},
+                      {"before", snapshotJson(RR.Before)},
+                      {"after", snapshotJson(RR.After)},
+                      {"gain", RR.Gain},
+                      {"accepted", RR.Accepted},
+                      {"sentence", roundSentence(RR)},
+                      {"note", RR.Note},
+                      {"proposals", Props}});
+  }
+  return {{"kernel", In.Options->Spec->Kernel},
+          {"file", In.File},
+          {"date", In.Date},
+          {"target", In.Options->Target},
+          {"gpu", R.Device ? R.Device->Name : std::string()},
+          {"proposer", In.Proposer},
+          {"measured", R.Measured},
+          {"baseline_ns", R.Baseline.MedianNs},
+          {"final_ns", R.Final.MedianNs},
+          {"speedup", R.speedup()},
+          {"baseline", snapshotJson(R.Baseline)},
+          {"final", snapshotJson(R.Final)},
+          {"stop_reason", R.StopReason},
+          {"rounds", Rounds},
+          {"diff", In.Diff},
+          {"final_source", R.FinalSource}};
+}
+
+std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
+  const agent::OptimizeResult &R = *In.Result;
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "# Optimisation report: `" << In.Options->Spec->Kernel << "`\n\n";
+  OS << "- source: `" << In.File << "`, " << In.Date << "\n";
+  OS << "- target: " << In.Options->Target;
+  if (R.Device)
+    OS << ", measured on " << R.Device->Name;
+  else
+    OS << ", not measured (no GPU)";
+  OS << "\n- proposer: " << In.Proposer << "\n";
+  if (R.Measured && R.Final.MedianNs > 0)
+    OS << formatv("- result: {0} us -> {1} us, **{2:F2}x** over the original\n",
+                  us(R.Baseline.MedianNs), us(R.Final.MedianNs), R.speedup());
+  OS << "- stopped: " << R.StopReason << "\n\n";
+  OS << "| round | before (us) | after (us) | gain | kept | registers | occupancy | roofline "
+        "|\n|---|---|---|---|---|---|---|---|\n";
+  for (const agent::RoundRecord &RR : R.Rounds) {
+    const agent::ProposalRecord *A = accepted(RR);
+    OS << formatv("| {0} | {1} ±{2:F1}% | {3} | {4:F2}x | {5} | {6} | {7:F0}% | {8} {9:F0}% |\n",
+                  RR.Number, us(RR.Before.MedianNs), RR.Before.Noise * 100,
+                  us(RR.After.MedianNs), RR.Gain, A ? A->P.Origin : std::string("none"),
+                  RR.After.Registers, RR.After.Occupancy * 100,
+                  RR.After.Bound.empty() ? std::string("-") : RR.After.Bound,
+                  RR.After.FractionOfPeak * 100);
+  }
+  for (const agent::RoundRecord &RR : R.Rounds) {
+    OS << "\n## Round " << RR.Number << "\n\n" << roundSentence(RR) << "\n\n";
+    OS << "- before: " << snapshotLine(RR.Before) << "\n";
+    if (const agent::ProposalRecord *A = accepted(RR)) {
+      OS << "- after: " << snapshotLine(RR.After) << "\n";
+      if (!A->Diff.empty())
+        OS << "\n```diff\n" << A->Diff << "```\n";
+    }
+    bool Any = false;
+    for (const agent::ProposalRecord &P : RR.Proposals) {
+      if (&P == accepted(RR))
+        continue;
+      if (!Any)
+        OS << "\nNot kept:\n\n";
+      Any = true;
+      OS << "- " << P.P.Origin << " (" << P.P.Summary << "): **" << P.Verdict << "**"
+         << (P.Reason.empty() ? "" : ": " + P.Reason) << (P.Repaired ? " (after a repair)" : "")
+         << "\n";
+    }
+  }
+  if (!In.Diff.empty())
+    OS << "\n## The whole change\n\n```diff\n" << In.Diff << "```\n";
+  OS << "\nTimes are medians of interleaved runs with L2 flushed; every kept version was "
+        "checked against the original kernel's outputs on two random input sets.\n";
+  return S;
+}
+
+std::string optimizeReportHtml(const OptimizeReportInput &In) {
+  const agent::OptimizeResult &R = *In.Result;
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << htmlHead("Optimisation report: " + In.Options->Spec->Kernel);
+  OS << "<h1>Optimisation report: <code>" << escape(In.Options->Spec->Kernel)
+     << "</code></h1>\n<ul><li>source: <code>" << escape(In.File) << "</code>, " << In.Date
+     << "</li><li>target: " << escape(In.Options->Target)
+     << (R.Device ? ", measured on " + escape(R.Device->Name) : std::string(", not measured"))
+     << "</li><li>proposer: " << escape(In.Proposer) << "</li>";
+  if (R.Measured && R.Final.MedianNs > 0)
+    OS << formatv("<li>result: {0} us &rarr; {1} us, <b>{2:F2}x</b></li>", us(R.Baseline.MedianNs),
+                  us(R.Final.MedianNs), R.speedup());
+  OS << "<li>stopped: " << escape(R.StopReason) << "</li></ul>\n";
+  std::vector<Bar> Bars;
+  if (R.Baseline.MedianNs > 0)
+    Bars.push_back({"original", R.Baseline.MedianNs, us(R.Baseline.MedianNs) + " us", "#d08b1f"});
+  for (const agent::RoundRecord &RR : R.Rounds)
+    if (RR.After.MedianNs > 0)
+      Bars.push_back({formatv("after round {0}", RR.Number).str(), RR.After.MedianNs,
+                      us(RR.After.MedianNs) + " us", RR.Accepted >= 0 ? "#2a9d4b" : "#999999"});
+  if (!Bars.empty())
+    OS << barChartSvg("time per launch (us), shorter is better", Bars);
+  for (const agent::RoundRecord &RR : R.Rounds) {
+    OS << "<h2>Round " << RR.Number << "</h2>\n<p>" << escape(roundSentence(RR)) << "</p>\n<ul><li>before: "
+       << escape(snapshotLine(RR.Before)) << "</li>";
+    if (const agent::ProposalRecord *A = accepted(RR))
+      OS << "<li>after: " << escape(snapshotLine(RR.After)) << "</li></ul>\n<pre>"
+         << escape(A->Diff) << "</pre>\n";
+    else
+      OS << "</ul>\n";
+    OS << "<table><tr><th>proposal</th><th>verdict</th><th>reason</th></tr>\n";
+    for (const agent::ProposalRecord &P : RR.Proposals)
+      OS << "<tr><td>" << escape(P.P.Origin) << ": " << escape(P.P.Summary) << "</td><td>"
+         << escape(P.Verdict) << "</td><td>" << escape(P.Reason) << "</td></tr>\n";
+    OS << "</table>\n";
+  }
+  if (!In.Diff.empty())
+    OS << "<h2>The whole change</h2>\n<pre>" << escape(In.Diff) << "</pre>\n";
+  OS << "</body></html>\n";
+  return S;
+}
+
+std::string renderOptimizeReport(const OptimizeReportInput &In, Format F) {
+  switch (F) {
+  case Format::Json:
+    return optimizeReportJson(In).dump(2) + "\n";
+  case Format::Markdown:
+    return optimizeReportMarkdown(In);
+  case Format::Html:
+    return optimizeReportHtml(In);
+  }
+  return "";
+}
+
+} // namespace forge::report
