@@ -414,7 +414,7 @@ Expected<OptimizeResult> Loop::run() {
                      O.Spec->Kernel);
   CurrentContract = *C0;
 
-  bool Gpu = !O.GpuTarget.empty() || O.Measure;
+  bool Gpu = !O.GpuTarget.empty();
   R.Measured = Gpu;
   KernelSnapshot Snap;
   if (Gpu) {

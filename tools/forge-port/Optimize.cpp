@@ -140,12 +140,9 @@ void printRounds(raw_ostream &OS, const agent::OptimizeResult &R) {
     if (RR.Accepted >= 0)
       OS << formatv(" -> {0:F2} us ({1:F2}x) with {2}: {3}", RR.After.MedianNs / 1000, RR.Gain,
                     RR.Proposals[RR.Accepted].P.Origin, RR.Proposals[RR.Accepted].P.Summary);
-    OS << "\n";
-    for (const agent::ProposalRecord &P : RR.Proposals)
-      OS << "  " << P.P.Origin << ": " << P.Verdict
-         << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
-    if (!RR.Note.empty())
-      OS << "  " << RR.Note << "\n";
+    else
+      OS << " nothing kept of " << RR.Proposals.size() << " proposal(s)";
+    OS << (RR.Note.empty() ? "" : "; " + RR.Note) << "\n";
   }
 }
 
@@ -273,7 +270,8 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     O.MinGain = Opts.value("min_gain", O.MinGain);
     O.Scope = Opts.value("scope", O.Scope);
     O.MaxProposalsPerRound = Opts.value("proposals_per_round", O.MaxProposalsPerRound);
-    O.GpuTarget = Replayed->recorded().value("gpu", "").empty() ? "" : Target->Name;
+    if (Replayed->recorded().value("measured", false))
+      O.GpuTarget = Target->Name;
     O.Measure = [&](const measure::MeasureRequest &Q) { return Replayed->measure(Q); };
   } else {
     O.Propose = Prop.get();
