@@ -199,6 +199,31 @@ Expected<std::string> renderEditBlocks(StringRef Source, ArrayRef<SourceEdit> Ed
   return Out;
 }
 
+SourceEdit eraseWithLine(StringRef Source, unsigned Begin, unsigned End) {
+  unsigned LS = lineStart(Source, Begin);
+  size_t LE = Source.find('\n', End);
+  if (LE == StringRef::npos)
+    LE = Source.size();
+  if (Source.slice(LS, Begin).trim().empty() && Source.slice(End, LE).trim().empty()) {
+    unsigned Stop = LE < Source.size() ? unsigned(LE + 1) : unsigned(LE);
+    return {LS, Stop - LS, ""};
+  }
+  return {Begin, End - Begin, ""};
+}
+
+std::string indentLines(ArrayRef<std::string> Lines, StringRef Indent) {
+  std::string Out;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (I) {
+      Out += "\n";
+      if (!Lines[I].empty())
+        Out += Indent;
+    }
+    Out += Lines[I];
+  }
+  return Out;
+}
+
 StringRef lineIndent(StringRef Source, unsigned Offset) {
   unsigned Start = lineStart(Source, Offset);
   StringRef Line = Source.substr(Start);
@@ -238,6 +263,42 @@ std::optional<std::pair<unsigned, unsigned>> EditCollector::rangeOf(SourceRange 
   if (!E || *E < *B)
     return std::nullopt;
   return std::make_pair(*B, *E);
+}
+
+std::optional<std::pair<unsigned, unsigned>>
+EditCollector::rangeOfStatement(const Stmt *S) const {
+  auto R = rangeOf(S->getSourceRange());
+  if (!R)
+    return std::nullopt;
+  // A statement that ends with a sub-statement ends where that one does.
+  const Stmt *Tail = nullptr;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    Tail = If->getElse() ? If->getElse() : If->getThen();
+  else if (const auto *F = dyn_cast<ForStmt>(S))
+    Tail = F->getBody();
+  else if (const auto *W = dyn_cast<WhileStmt>(S))
+    Tail = W->getBody();
+  else if (const auto *A = dyn_cast<AttributedStmt>(S))
+    Tail = A->getSubStmt();
+  else if (const auto *L = dyn_cast<LabelStmt>(S))
+    Tail = L->getSubStmt();
+  if (Tail) {
+    auto T = rangeOfStatement(Tail);
+    if (!T)
+      return std::nullopt;
+    return std::make_pair(R->first, std::max(R->second, T->second));
+  }
+  // Compound statements, declarations and the like end with their last
+  // token; expression, return, jump and do statements end before their ';'.
+  if (isa<CompoundStmt>(S) || isa<DeclStmt>(S) || isa<NullStmt>(S) || isa<SwitchStmt>(S) ||
+      isa<CXXForRangeStmt>(S) || isa<CXXTryStmt>(S))
+    return R;
+  size_t P = R->second;
+  while (P < Source.size() && isspace(static_cast<unsigned char>(Source[P])))
+    ++P;
+  if (P < Source.size() && Source[P] == ';')
+    return std::make_pair(R->first, unsigned(P + 1));
+  return R;
 }
 
 bool EditCollector::refuse(SourceLocation Loc, StringRef Why) {
@@ -366,7 +427,11 @@ std::optional<BuiltinRef> builtinRef(const Expr *E) {
   }
   if (!Base || Field.size() != 1 || (Field != "x" && Field != "y" && Field != "z"))
     return std::nullopt;
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+  Base = Base->IgnoreParenImpCasts();
+  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
+    if (OVE->getSourceExpr())
+      Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
   if (!DRE)
     return std::nullopt;
   const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
@@ -575,6 +640,24 @@ bool contains(const Stmt *Outer, const Stmt *Inner, ParentMap &PM) {
 }
 } // namespace
 
+std::vector<const DeclRefExpr *> referencesTo(const VarDecl *V, const Stmt *S) {
+  RefCollector C(V);
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return C.Refs;
+}
+
+std::string wideIndexType(const Expr *Bound, ASTContext &Ctx) {
+  QualType T = Bound->IgnoreParenImpCasts()->getType();
+  if (T.isNull() || !T->isIntegerType() || T->isDependentType())
+    return "long long";
+  if (Ctx.getTypeSize(T) >= 64) {
+    // Spelled as written where that is a plain name (size_t, int64_t).
+    QualType Unq = T.getUnqualifiedType();
+    return Unq.getAsString(Ctx.getPrintingPolicy());
+  }
+  return T->isSignedIntegerType() ? "long long" : "unsigned long long";
+}
+
 bool isModified(const VarDecl *V, const Stmt *Body, const Stmt *Except) {
   if (!V || !Body)
     return false;
@@ -626,6 +709,8 @@ public:
 
   std::string Failure;
   std::vector<ElementwiseShape::Access> Arrays;
+  std::vector<const ArraySubscriptExpr *> SubscriptExprs;
+  llvm::SmallPtrSet<const DeclRefExpr *, 8> IndexRefs;
 
   bool TraverseForStmt(ForStmt *S) { return nested([&] { return Base::TraverseForStmt(S); }); }
   bool TraverseWhileStmt(WhileStmt *S) {
@@ -677,6 +762,8 @@ public:
       return fail("'" + textOf(A, Ctx) + "' is not indexed by '" + Index->getName().str() +
                   "' alone");
     Subscripts.insert(A->getBase()->IgnoreParenImpCasts());
+    SubscriptExprs.push_back(A);
+    IndexRefs.insert(dyn_cast<DeclRefExpr>(stripCasts(A->getIdx())));
     bool Read = true, Written = false;
     const Stmt *Child = A;
     const Stmt *Parent = PM.getParent(A);
@@ -852,6 +939,10 @@ Expected<ElementwiseShape> matchElementwise(const FunctionDecl &Kernel, ASTConte
     return A.Param->getFunctionScopeIndex() < B.Param->getFunctionScopeIndex();
   });
   Shape.Arrays = std::move(Check.Arrays);
+  Shape.Subscripts = std::move(Check.SubscriptExprs);
+  for (const DeclRefExpr *R : referencesTo(Shape.Index, Shape.Body))
+    if (!Check.IndexRefs.count(R))
+      Shape.IndexValueUses.push_back(R);
   return Shape;
 }
 

@@ -34,7 +34,9 @@
 #include <vector>
 
 namespace clang {
+class ArraySubscriptExpr;
 class CompoundStmt;
+class DeclRefExpr;
 class Expr;
 class ForStmt;
 class IfStmt;
@@ -76,6 +78,14 @@ llvm::Expected<std::string> renderEditBlocks(llvm::StringRef Source,
                                              llvm::ArrayRef<SourceEdit> Edits,
                                              unsigned MergeGap = 2);
 
+/// An edit that erases [Begin, End) of Source, and the whole line with its
+/// newline when nothing but blanks is left on it.
+SourceEdit eraseWithLine(llvm::StringRef Source, unsigned Begin, unsigned End);
+
+/// Lines joined with "\n" + Indent after each newline (the first line is
+/// not indented: it goes where the replaced code began).
+std::string indentLines(llvm::ArrayRef<std::string> Lines, llvm::StringRef Indent);
+
 /// The leading blanks of the line that holds Offset.
 llvm::StringRef lineIndent(llvm::StringRef Source, unsigned Offset);
 /// The offset where the line that holds Offset begins.
@@ -107,6 +117,10 @@ public:
   /// The main-file byte range [Begin, End) of R (tokens), when it is plain
   /// text of the main file.
   std::optional<std::pair<unsigned, unsigned>> rangeOf(clang::SourceRange R) const;
+
+  /// The main-file byte range of a statement, its terminating ';'
+  /// included (Clang's ranges of expression statements stop before it).
+  std::optional<std::pair<unsigned, unsigned>> rangeOfStatement(const clang::Stmt *S) const;
 
   const std::vector<SourceEdit> &edits() const { return Edits; }
   bool failed() const { return !Failure.empty(); }
@@ -201,6 +215,15 @@ const clang::ParmVarDecl *asParam(const clang::Expr *E, const clang::FunctionDec
 /// When E (casts aside) names a variable, that variable.
 const clang::VarDecl *asVar(const clang::Expr *E);
 
+/// The references to V inside S.
+std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *V,
+                                                     const clang::Stmt *S);
+
+/// A 64-bit integer type, spelled for source, that holds any value of
+/// Bound's type plus a grid stride without overflow: Bound's own type when
+/// it is 64-bit, else "long long" or "unsigned long long" by signedness.
+std::string wideIndexType(const clang::Expr *Bound, clang::ASTContext &Ctx);
+
 /// Whether the body assigns to V (=, op=, ++, --, or takes its address or
 /// a non-const reference to it) anywhere other than at Except.
 bool isModified(const clang::VarDecl *V, const clang::Stmt *Body,
@@ -226,6 +249,10 @@ struct ElementwiseShape {
     bool Read = false, Written = false;
   };
   std::vector<Access> Arrays;
+  /// The p[i] expressions of the body, in source order.
+  std::vector<const clang::ArraySubscriptExpr *> Subscripts;
+  /// References to i in the body other than as the index of p[i].
+  std::vector<const clang::DeclRefExpr *> IndexValueUses;
 };
 
 /// Matches Kernel's body against ElementwiseShape; on a mismatch, the
