@@ -17,7 +17,10 @@ __global__ void sgemm(const float *A, const float *B, float *C, int m, int n,
 
 void launch_sgemm(const float *A, const float *B, float *C, int m, int n,
                   int k) {
-  dim3 block(16, 16);
-  dim3 grid((n + block.x - 1) / block.x, (m + block.y - 1) / block.y);
+  // The spec's tunables: BLOCK threads in a BX x BLOCK / BX block.
+  const int BLOCK = 256;
+  const int BX = 16;
+  dim3 block(BX, BLOCK / BX);
+  dim3 grid((n + BX - 1) / BX, (m + BLOCK / BX - 1) / (BLOCK / BX));
   sgemm<<<grid, block>>>(A, B, C, m, n, k);
 }

@@ -20,7 +20,10 @@ __global__ void sgemm_batched(const float *A, const float *B, float *C, int n,
 
 void launch_sgemm_batched(const float *A, const float *B, float *C, int n,
                           int batch) {
-  dim3 block(16, 16);
-  dim3 grid((n + block.x - 1) / block.x, (n + block.y - 1) / block.y, batch);
+  // The spec's tunables: BLOCK threads in a BX x BLOCK / BX block.
+  const int BLOCK = 256;
+  const int BX = 16;
+  dim3 block(BX, BLOCK / BX);
+  dim3 grid((n + BX - 1) / BX, (n + BLOCK / BX - 1) / (BLOCK / BX), batch);
   sgemm_batched<<<grid, block>>>(A, B, C, n, batch);
 }
