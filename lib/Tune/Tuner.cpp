@@ -604,3 +604,43 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
   }
   return llvm::Error::success();
 }
+
+/// The spec tunables the harness cannot set: named in none of the template
+/// arguments, the geometry, the scalars or the buffer counts.
+std::vector<std::string> forge::tune::sourceOnlyTunables(const measure::LaunchSpec &Spec) {
+  std::set<std::string> Used;
+  auto AddExpr = [&](const measure::IntExpr &E) {
+    for (const std::string &Id : E.identifiers())
+      Used.insert(Id);
+  };
+  for (const std::string &A : Spec.TemplateArgs) {
+    llvm::StringRef T = A;
+    while (!T.empty()) {
+      if (llvm::isAlpha(T.front()) || T.front() == '_') {
+        size_t N = 1;
+        while (N < T.size() && (llvm::isAlnum(T[N]) || T[N] == '_'))
+          ++N;
+        Used.insert(T.take_front(N).str());
+        T = T.drop_front(N);
+      } else {
+        T = T.drop_front();
+      }
+    }
+  }
+  for (const measure::IntExpr &E : Spec.Grid)
+    AddExpr(E);
+  for (const measure::IntExpr &E : Spec.Block)
+    AddExpr(E);
+  AddExpr(Spec.SharedMem);
+  for (const measure::Scalar &Sc : Spec.Scalars)
+    if (auto *E = std::get_if<measure::IntExpr>(&Sc.Value))
+      AddExpr(*E);
+  for (const measure::Buffer &B : Spec.Buffers)
+    AddExpr(B.Count);
+  std::vector<std::string> Out;
+  for (const measure::Tunable &T : Spec.Tunables)
+    if (!Used.count(T.Name))
+      Out.push_back(T.Name);
+  return Out;
+}
+

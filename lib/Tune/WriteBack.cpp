@@ -13,7 +13,12 @@
 #include "forge/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "forge/Support/FileUtil.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
+#include <memory>
+#include <tuple>
 #include <algorithm>
 #include <set>
 
@@ -1791,3 +1796,42 @@ Expected<patch::PatchSet> dispatchEdits(const FileIndex &Index, StringRef Kernel
 }
 
 } // namespace forge::tune
+
+llvm::Expected<forge::tune::SourceVariantFn>
+forge::tune::sourceVariants(frontend::FileIndex Index, llvm::StringRef Kernel,
+                            llvm::ArrayRef<std::string> Names, std::string Text,
+                            std::string Dir) {
+  auto Bindings = bindTunables(Index, Kernel, Names);
+  if (!Bindings)
+    return makeError("{0} set(s) no template argument, launch dimension or scalar of the spec, "
+                     "so each configuration needs its own copy of the source, but: {1}",
+                     llvm::join(Names, ", "), llvm::toString(Bindings.takeError()));
+  if (auto EC = llvm::sys::fs::create_directories(Dir))
+    return makeError("cannot create {0}: {1}", Dir, EC.message());
+  std::string Name = llvm::sys::path::filename(Index.File).str();
+  auto Shared = std::make_shared<std::tuple<frontend::FileIndex, std::vector<TunableBinding>,
+                                            std::string>>(std::move(Index), std::move(*Bindings),
+                                                          std::move(Text));
+  std::vector<std::string> Only(Names.begin(), Names.end());
+  return [Shared, Only, Dir, Name](const std::map<std::string, int64_t> &All)
+             -> llvm::Expected<std::string> {
+    auto &[Idx, Binds, Contents] = *Shared;
+    std::map<std::string, int64_t> Values;
+    std::string Tag;
+    for (const std::string &N : Only) {
+      Values[N] = All.at(N);
+      Tag += "-" + N + std::to_string(All.at(N));
+    }
+    auto Edits = writeBackEdits(Idx, Binds, Values);
+    if (!Edits)
+      return Edits.takeError();
+    auto Patched = Edits->applyTo(patch::PatchSet::normalizePath(Idx.File), Contents);
+    if (!Patched)
+      return Patched.takeError();
+    std::string Path = Dir + "/" + llvm::sys::path::stem(Name).str() + Tag +
+                       llvm::sys::path::extension(Name).str();
+    if (auto E = writeFileAtomically(Path, *Patched))
+      return std::move(E);
+    return Path;
+  };
+}

@@ -236,89 +236,20 @@ Error checkLaunchGeometry(const Invocation &Inv, const measure::LaunchSpec &Spec
   return Error::success();
 }
 
-/// The spec tunables the harness cannot set: named in none of the template
-/// arguments, the geometry, the scalars or the buffer counts.
-std::vector<std::string> sourceOnlyTunables(const measure::LaunchSpec &Spec) {
-  std::set<std::string> Used;
-  auto AddExpr = [&](const measure::IntExpr &E) {
-    for (const std::string &Id : E.identifiers())
-      Used.insert(Id);
-  };
-  for (const std::string &A : Spec.TemplateArgs) {
-    StringRef T = A;
-    while (!T.empty()) {
-      if (isAlpha(T.front()) || T.front() == '_') {
-        size_t N = 1;
-        while (N < T.size() && (isAlnum(T[N]) || T[N] == '_'))
-          ++N;
-        Used.insert(T.take_front(N).str());
-        T = T.drop_front(N);
-      } else {
-        T = T.drop_front();
-      }
-    }
-  }
-  for (const measure::IntExpr &E : Spec.Grid)
-    AddExpr(E);
-  for (const measure::IntExpr &E : Spec.Block)
-    AddExpr(E);
-  AddExpr(Spec.SharedMem);
-  for (const measure::Scalar &Sc : Spec.Scalars)
-    if (auto *E = std::get_if<measure::IntExpr>(&Sc.Value))
-      AddExpr(*E);
-  for (const measure::Buffer &B : Spec.Buffers)
-    AddExpr(B.Count);
-  std::vector<std::string> Out;
-  for (const measure::Tunable &T : Spec.Tunables)
-    if (!Used.count(T.Name))
-      Out.push_back(T.Name);
-  return Out;
-}
-
 /// Writes each configuration of the source-only tunables into a copy of the
 /// file under JobRoot/variants (the write-back of those tunables alone).
-Expected<std::function<Expected<std::string>(const std::map<std::string, int64_t> &)>>
-sourceVariants(const Invocation &Inv, const measure::LaunchSpec &Spec,
-               ArrayRef<std::string> Names, StringRef Arch, StringRef JobRoot) {
+Expected<tune::SourceVariantFn> sourceVariants(const Invocation &Inv,
+                                               const measure::LaunchSpec &Spec,
+                                               ArrayRef<std::string> Names, StringRef Arch,
+                                               StringRef JobRoot) {
   auto Index = indexFile(Inv, File, Arch, Inv.ExtraArgs);
   if (!Index)
     return Index.takeError();
-  auto Bindings = tune::bindTunables(*Index, Spec.Kernel, Names);
-  if (!Bindings)
-    return makeError("{0} set(s) no template argument, launch dimension or scalar of the spec, "
-                     "so each configuration needs its own copy of the source, but: {1}",
-                     join(Names, ", "), toString(Bindings.takeError()));
   auto Original = readFile(File);
   if (!Original)
     return Original.takeError();
-  std::string Dir = (JobRoot + "/variants").str();
-  if (auto EC = sys::fs::create_directories(Dir))
-    return makeError("cannot create {0}: {1}", Dir, EC.message());
-  auto Shared = std::make_shared<std::tuple<frontend::FileIndex, std::vector<tune::TunableBinding>,
-                                            std::string>>(std::move(*Index), std::move(*Bindings),
-                                                          std::move(*Original));
-  std::vector<std::string> Only(Names.begin(), Names.end());
-  std::string Name = sys::path::filename(File).str();
-  return [Shared, Only, Dir, Name](const std::map<std::string, int64_t> &All)
-             -> Expected<std::string> {
-    auto &[Idx, Binds, Text] = *Shared;
-    std::map<std::string, int64_t> Values;
-    std::string Tag;
-    for (const std::string &N : Only) {
-      Values[N] = All.at(N);
-      Tag += "-" + N + std::to_string(All.at(N));
-    }
-    auto Edits = tune::writeBackEdits(Idx, Binds, Values);
-    if (!Edits)
-      return Edits.takeError();
-    auto Patched = Edits->applyTo(patch::PatchSet::normalizePath(Idx.File), Text);
-    if (!Patched)
-      return Patched.takeError();
-    std::string Path = Dir + "/" + sys::path::stem(Name).str() + Tag + sys::path::extension(Name).str();
-    if (auto E = writeFileAtomically(Path, *Patched))
-      return std::move(E);
-    return Path;
-  };
+  return tune::sourceVariants(std::move(*Index), Spec.Kernel, Names, std::move(*Original),
+                              (JobRoot + "/variants").str());
 }
 
 struct Written {
@@ -486,7 +417,7 @@ int forge::tool::runTune(const Invocation &Inv) {
   O.Interrupted = &Interrupted;
   // Tunables the harness cannot set get a copy of the source per
   // configuration, with its values written in.
-  std::vector<std::string> SourceOnly = sourceOnlyTunables(*Spec);
+  std::vector<std::string> SourceOnly = tune::sourceOnlyTunables(*Spec);
   if (!SourceOnly.empty() && !O.GpuTarget.empty() && ReplayPath.empty()) {
     auto SF = sourceVariants(Inv, *Spec, SourceOnly, O.GpuTarget, *Root);
     if (!SF)

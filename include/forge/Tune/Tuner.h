@@ -121,6 +121,10 @@ llvm::Expected<TuneResult> runTuning(const TuneOptions &Opts);
 llvm::Error verifyTuned(const TuneOptions &Opts, TuneResult &R,
                         llvm::StringRef TunedSource);
 
+/// The spec tunables the harness cannot set: named in none of the template
+/// arguments, the geometry, the scalars or the buffer counts.
+std::vector<std::string> sourceOnlyTunables(const measure::LaunchSpec &Spec);
+
 /// The space of Spec's tunables, valid where the constraints hold and the
 /// geometry can launch on every target in Targets (threads per block,
 /// dynamic shared memory against the opt-in limit).

@@ -69,6 +69,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -146,6 +147,17 @@ writeBackEdits(const frontend::FileIndex &Index,
                const patch::ContentsProvider &Contents = patch::diskContents());
 
 /// The values chosen for one target.
+/// Writes a configuration's values of Names (tunables the harness cannot
+/// set: an unroll count, a macro) into a copy of Text (the contents of
+/// Index.File) under Dir, named after the file with the values appended,
+/// and returns its path. Fails up front when a name binds to nothing.
+using SourceVariantFn =
+    std::function<llvm::Expected<std::string>(const std::map<std::string, int64_t> &)>;
+llvm::Expected<SourceVariantFn> sourceVariants(frontend::FileIndex Index,
+                                               llvm::StringRef Kernel,
+                                               llvm::ArrayRef<std::string> Names,
+                                               std::string Text, std::string Dir);
+
 struct TargetValues {
   std::string Target;                    ///< "sm_90", "sm_90a", "sm_100"
   std::map<std::string, int64_t> Values; ///< spec name -> value
