@@ -107,6 +107,11 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
   measure::ValueMap V = Values;
   for (const auto &[Name, Vals] : C.NewTunables)
     V[Name] = Vals.front();
+  for (const auto &[Name, Val] : C.Values) {
+    if (!S.findTunable(Name))
+      return makeError("{0} is not a tunable of the spec", Name);
+    V[Name] = Val;
+  }
   auto G = S.geometry(V);
   if (!G)
     return makeError("the changed launch does not evaluate: {0}", toString(G.takeError()));
@@ -188,6 +193,7 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
   Q.Bound = Snap.Bound;
   Q.History = History;
   Q.SmCount = O.SmCount;
+  Q.Spec = Current.Spec;
   Q.Tunables = std::map<std::string, int64_t>(Current.Values.begin(), Current.Values.end());
   for (const measure::Tunable &T : Current.Spec->Tunables)
     Q.Tunables.try_emplace(T.Name, T.defaultValue());
@@ -276,6 +282,8 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
     std::vector<std::string> Parts;
     for (const auto &[F, T] : P.Spec->Geometry)
       Parts.push_back(F + " = " + T);
+    for (const auto &[F, V] : P.Spec->Values)
+      Parts.push_back(F + " = " + std::to_string(V));
     Rec.Stages.back().Detail += "; launch changed (" + join(Parts, ", ") +
                                 "): " + P.Spec->Justification;
   }

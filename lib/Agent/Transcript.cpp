@@ -27,12 +27,14 @@ Json proposalJson(const Proposal &P) {
   if (P.PromptTokens || P.ReplyTokens)
     J["tokens"] = {{"prompt", P.PromptTokens}, {"reply", P.ReplyTokens}};
   if (P.Spec) {
-    Json G = Json::object(), T = Json::object();
-    for (const auto &[K, V] : P.Spec->Geometry)
-      G[K] = V;
-    for (const auto &[K, V] : P.Spec->NewTunables)
-      T[K] = V;
-    J["spec_change"] = {{"geometry", G}, {"new_tunables", T},
+    Json G = Json::object(), T = Json::object(), V = Json::object();
+    for (const auto &[K, X] : P.Spec->Geometry)
+      G[K] = X;
+    for (const auto &[K, X] : P.Spec->NewTunables)
+      T[K] = X;
+    for (const auto &[K, X] : P.Spec->Values)
+      V[K] = X;
+    J["spec_change"] = {{"geometry", G}, {"new_tunables", T}, {"values", V},
                         {"justification", P.Spec->Justification}};
   }
   return J;
@@ -62,6 +64,10 @@ Proposal proposalFrom(const Json &J) {
           for (const Json &V : It.value())
             if (V.is_number_integer())
               C.NewTunables[It.key()].push_back(V.get<int64_t>());
+    if (S.contains("values") && S["values"].is_object())
+      for (auto It = S["values"].begin(); It != S["values"].end(); ++It)
+        if (It.value().is_number_integer())
+          C.Values[It.key()] = It.value().get<int64_t>();
     C.Justification = S.value("justification", "");
     P.Spec = C;
   }

@@ -10,6 +10,7 @@
 #include "Common.h"
 #include "forge/Config.h"
 #include "ExpertProposer.h"
+#include "TunerProposer.h"
 #include "forge/Agent/ModelProposer.h"
 #include "forge/Agent/Optimizer.h"
 #include "forge/Agent/Prompt.h"
@@ -79,9 +80,11 @@ cl::opt<std::string> Rules("rules", cl::desc("Expert rules to use (globs, defaul
 cl::opt<bool> NoTuner("no-tuner", cl::desc("Do not propose a parameter sweep of the spec's "
                                            "tunables"),
                       cl::cat(Cat), cl::sub(OptSub));
-cl::opt<std::string> TuneBudget("tune-budget",
-                                cl::desc("Configurations the tuner proposal may measure (64)"),
-                                cl::init("64"), cl::cat(Cat), cl::sub(OptSub));
+cl::opt<unsigned> TuneBudget("tune-budget",
+                             cl::desc("Configurations the tuner proposal may measure (64)"),
+                             cl::init(64), cl::cat(Cat), cl::sub(OptSub));
+cl::opt<std::string> TuneDb("db", cl::desc("Tuning database for the tuner proposal (JSON)"),
+                            cl::value_desc("tuning.json"), cl::cat(Cat), cl::sub(OptSub));
 cl::opt<std::string> Scope("scope",
                            cl::desc("Where edits may go: kernel (kernels, device functions, "
                                     "launch configuration; default) or file"),
@@ -241,6 +244,8 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     return reportError(Root.takeError());
 
   agent::SourceChecker Checker(TC, *PO);
+  std::unique_ptr<passes::TunerProposer> Tuner;
+  std::unique_ptr<agent::CombinedProposer> Both;
   O.File = File;
   O.Spec = &*Spec;
   O.Target = Target->Name;
@@ -275,7 +280,35 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     O.Measure = [&](const measure::MeasureRequest &Q) { return Replayed->measure(Q); };
   } else {
     O.Propose = Prop.get();
-    // TUNER-PROPOSAL (added with the edit-block renderer's move to lib/Agent)
+    // The tuner's sweep is a proposal of its own, next to the rules or the
+    // model.
+    if (!NoTuner && !Spec->Tunables.empty() && !O.GpuTarget.empty()) {
+      passes::TunerOptions TO;
+      TO.File = File;
+      TO.GpuTarget = O.GpuTarget;
+      TO.GpuName = O.GpuName;
+      TO.WorkerPath = O.WorkerPath;
+      TO.Toolkit = Driver.toolkit().Version;
+      TO.Limit.MaxEvaluations = TuneBudget;
+      TO.Seed = Seed;
+      TO.DbPath = TuneDb;
+      TO.JobRoot = *Root + "/tuner";
+      TO.Job = O.Job;
+      TO.NvccFlags = O.NvccFlags;
+      TO.Driver = &Driver;
+      TO.Toolchain = &TC;
+      TO.Parse = *PO;
+      TO.Interrupted = &Interrupted;
+      TO.OnProgress = [&](StringRef Msg) {
+        if (O.OnProgress)
+          O.OnProgress(Msg);
+      };
+      Tuner = std::make_unique<passes::TunerProposer>(TO);
+      Both = std::make_unique<agent::CombinedProposer>(
+          std::vector<agent::Proposer *>{Prop.get(), Tuner.get()});
+      Both->setName(Prop->name().str() + " + tuner");
+      O.Propose = Both.get();
+    }
   }
   agent::MeasurementLog Log;
   if (!O.Measure && !O.GpuTarget.empty())

@@ -11,6 +11,7 @@
 #ifndef FORGE_AGENT_PROPOSER_H
 #define FORGE_AGENT_PROPOSER_H
 
+#include "forge/Measure/LaunchSpec.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <array>
@@ -33,9 +34,12 @@ struct SpecChange {
   /// Tunables added (name -> candidate values; the first is the default),
   /// so that a later tuner proposal can sweep them.
   std::map<std::string, std::vector<int64_t>> NewTunables;
+  /// Values of the spec's tunables to launch with from now on (the tuner's
+  /// best configuration, written into the source by the same proposal).
+  std::map<std::string, int64_t> Values;
   /// Why the change keeps the kernel correct, in words, for the report.
   std::string Justification;
-  bool empty() const { return Geometry.empty() && NewTunables.empty(); }
+  bool empty() const { return Geometry.empty() && NewTunables.empty() && Values.empty(); }
 };
 
 /// One proposed transformation.
@@ -90,6 +94,9 @@ struct ProposalRequest {
   std::map<std::string, std::string> Geometry;
   /// Streaming multiprocessors of the GPU (or a typical part of the target).
   unsigned SmCount = 0;
+  /// The launch spec the current kernel is measured with (earlier launch
+  /// changes applied); its tunables' values are Tunables.
+  const measure::LaunchSpec *Spec = nullptr;
   std::vector<Attempt> History;
   /// Compiler errors of the previous attempt (set only for a repair).
   std::string CompileErrors;
@@ -111,6 +118,23 @@ public:
   repair(const ProposalRequest &Req, const Proposal &Failed) {
     return std::optional<Proposal>();
   }
+};
+
+/// Several proposers as one: their proposals in order, each asked every
+/// round; a repair goes to the proposer whose proposal failed.
+class CombinedProposer : public Proposer {
+public:
+  explicit CombinedProposer(std::vector<Proposer *> Parts) : Parts(std::move(Parts)) {}
+  llvm::StringRef name() const override { return Name; }
+  llvm::Expected<std::vector<Proposal>> propose(const ProposalRequest &Req) override;
+  llvm::Expected<std::optional<Proposal>> repair(const ProposalRequest &Req,
+                                                 const Proposal &Failed) override;
+  void setName(std::string N) { Name = std::move(N); }
+
+private:
+  std::vector<Proposer *> Parts;
+  std::map<std::string, Proposer *> OwnerOf; ///< by proposal origin
+  std::string Name = "combined";
 };
 
 } // namespace forge::agent

@@ -259,9 +259,9 @@ TEST_F(OptimizerTest, WithoutAGpuNothingIsKept) {
 
 TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   Proposal Capped = prop("capped", block(Body, Alt));
-  Capped.Spec = SpecChange{{{"grid.x", "min(ceil_div(n, 256), 2)"}}, {}, "grid-stride"};
+  Capped.Spec = SpecChange{{{"grid.x", "min(ceil_div(n, 256), 2)"}}, {}, {}, "grid-stride"};
   Proposal Block = prop("block", block(Body, Alt));
-  Block.Spec = SpecChange{{{"block.x", "128"}}, {}, "no"};
+  Block.Spec = SpecChange{{{"block.x", "128"}}, {}, {}, "no"};
   P.Rounds[1] = {Capped, Block};
   std::vector<int64_t> Grids;
   playGpu({{"original", 100}, {"capped", 60}});

@@ -1,0 +1,171 @@
+//===- passes/optimize/TunerProposer.cpp - A sweep as a proposal ----------===//
+#include "TunerProposer.h"
+#include "RuleUtil.h"
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelIndex.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "forge/Tune/Tuner.h"
+#include "forge/Tune/WriteBack.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace forge::passes {
+
+namespace {
+
+std::string valuesText(const std::map<std::string, int64_t> &V) {
+  std::vector<std::string> Parts;
+  for (const auto &[K, X] : V)
+    Parts.push_back(K + "=" + std::to_string(X));
+  return join(Parts, " ");
+}
+
+} // namespace
+
+Expected<std::vector<agent::Proposal>>
+TunerProposer::propose(const agent::ProposalRequest &Req) {
+  Skip.clear();
+  if (O.GpuTarget.empty()) {
+    Skip = "no GPU to sweep on";
+    return std::vector<agent::Proposal>();
+  }
+  if (!Req.Spec || Req.Spec->Tunables.empty()) {
+    Skip = "the spec has no tunables";
+    return std::vector<agent::Proposal>();
+  }
+  // Once at the start, then again only after another proposal was kept.
+  for (auto It = Req.History.rbegin(); It != Req.History.rend(); ++It) {
+    if (It->Origin == "tuner") {
+      Skip = formatv("swept in round {0} and nothing was kept since", It->Round).str();
+      return std::vector<agent::Proposal>();
+    }
+    if (It->Verdict == "accepted")
+      break;
+  }
+  ++Sweeps;
+  std::string Dir = formatv("{0}/sweep-{1}", O.JobRoot, Sweeps).str();
+  if (auto EC = sys::fs::create_directories(Dir))
+    return makeError("cannot create {0}: {1}", Dir, EC.message());
+  std::string Path = Dir + "/" + sys::path::filename(O.File).str();
+  if (Error E = writeFileAtomically(Path, Req.Source))
+    return std::move(E);
+  SmallString<256> SrcDir(O.File);
+  sys::fs::make_absolute(SrcDir);
+  sys::path::remove_filename(SrcDir);
+
+  // The source's index: where each tunable is written.
+  frontend::ParseOptions PO = O.Parse;
+  PO.Arch = Req.Target;
+  PO.ExtraArgs.push_back("-I" + SrcDir.str().str());
+  frontend::ParseDiagnostics Diags(nullptr);
+  auto Index = frontend::buildKernelIndex(*O.Toolchain, PO, Path, Diags);
+  if (!Index)
+    return Index.takeError();
+  std::vector<std::string> Names;
+  for (const measure::Tunable &T : Req.Spec->Tunables)
+    Names.push_back(T.Name);
+
+  tune::TuneOptions T;
+  T.Source = Path;
+  T.Spec = Req.Spec;
+  T.Targets = {Req.Target};
+  T.GpuTarget = O.GpuTarget;
+  T.GpuName = O.GpuName;
+  T.Strategy = O.Strategy;
+  T.Limit = O.Limit;
+  if (!T.Limit.MaxEvaluations && !T.Limit.MaxSeconds)
+    T.Limit.MaxEvaluations = 64;
+  T.Seed = O.Seed;
+  T.DbPath = O.DbPath;
+  T.Toolkit = O.Toolkit;
+  T.WorkerPath = O.WorkerPath;
+  T.JobRoot = Dir;
+  T.Job = O.Job;
+  T.NvccFlags = O.NvccFlags;
+  T.NvccFlags.push_back("-I" + SrcDir.str().str());
+  T.Driver = O.Driver;
+  T.Interrupted = O.Interrupted;
+  std::vector<std::string> SourceOnly = tune::sourceOnlyTunables(*Req.Spec);
+  if (!SourceOnly.empty()) {
+    auto SF = tune::sourceVariants(*Index, Req.Spec->Kernel, SourceOnly, Req.Source,
+                                   Dir + "/variants");
+    if (!SF)
+      return SF.takeError();
+    T.SourceFor = std::move(*SF);
+  }
+  if (O.OnProgress)
+    T.OnProgress = [&](const tune::TuneProgress &P) {
+      O.OnProgress(formatv("tuner: {0}/{1} configurations, best {2}", P.Done, P.Total,
+                           P.BestNs ? formatv("{0:F2} us", *P.BestNs / 1000).str()
+                                    : std::string("none yet"))
+                       .str());
+    };
+  auto R = tune::runTuning(T);
+  if (!R)
+    return R.takeError();
+  if (R->Targets.empty() || R->Targets.front().Best.empty()) {
+    Skip = "no configuration passed its checks";
+    return std::vector<agent::Proposal>();
+  }
+  const tune::TargetResult &Best = R->Targets.front();
+  std::map<std::string, int64_t> Current;
+  for (const measure::Tunable &Tn : Req.Spec->Tunables) {
+    auto It = Req.Tunables.find(Tn.Name);
+    Current[Tn.Name] = It != Req.Tunables.end() ? It->second : Tn.defaultValue();
+  }
+  if (Best.Best == Current) {
+    Skip = formatv("the sweep of {0} configuration(s) found the current values best ({1})",
+                   R->Configs.size(), valuesText(Current))
+               .str();
+    return std::vector<agent::Proposal>();
+  }
+  auto Bindings = tune::bindTunables(*Index, Req.Spec->Kernel, Names);
+  if (!Bindings) {
+    Skip = "the best values cannot be written into the source: " + toString(Bindings.takeError());
+    return std::vector<agent::Proposal>();
+  }
+  auto Edits = tune::writeBackEdits(*Index, *Bindings, Best.Best);
+  if (!Edits)
+    return Edits.takeError();
+  std::vector<SourceEdit> SE;
+  for (const patch::Edit &E : Edits->editsFor(patch::PatchSet::normalizePath(Index->File)))
+    SE.push_back({E.Replacement.getOffset(), E.Replacement.getLength(),
+                  E.Replacement.getReplacementText().str()});
+  agent::Proposal P;
+  P.Origin = "tuner";
+  P.Summary = formatv("{0} (was {1})", valuesText(Best.Best), valuesText(Current)).str();
+  double Baseline = 0;
+  for (const tune::ConfigResult &C : R->Configs)
+    if (C.Values == Current && C.Status == "ok")
+      Baseline = C.MedianNs;
+  P.Rationale = formatv("{0} sweep of {1} configuration(s) on {2}: best {3:F2} us{4}",
+                        R->Strategy, R->Configs.size(), O.GpuName, Best.BestNs / 1000,
+                        Baseline > 0 ? formatv(" against {0:F2} us for the current values",
+                                               Baseline / 1000)
+                                           .str()
+                                     : std::string())
+                    .str();
+  agent::SpecChange C;
+  C.Values = Best.Best;
+  C.Justification = "the tuner's best configuration, written into the source by the same edit";
+  P.Spec = C;
+  if (SE.empty()) {
+    // Values the harness sets only through the spec (no literal in the
+    // source to change): the proposal is the spec change alone. The edit
+    // format needs a block, so none is proposed.
+    Skip = "the best values change nothing in the source (" + valuesText(Best.Best) + ")";
+    return std::vector<agent::Proposal>();
+  }
+  auto Text = renderEditBlocks(Req.Source, SE);
+  if (!Text)
+    return Text.takeError();
+  P.Edits = *Text;
+  return std::vector<agent::Proposal>{std::move(P)};
+}
+
+} // namespace forge::passes

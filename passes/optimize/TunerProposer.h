@@ -1,0 +1,63 @@
+//===- passes/optimize/TunerProposer.h - A sweep as a proposal --*- C++ -*-===//
+///
+/// \file
+/// The tuner as a proposal of its own in the optimisation loop: it sweeps
+/// the current launch spec's tunables over the current source on the GPU
+/// (lib/Tune, the same batches, database and checks as `forge-port tune`),
+/// writes the best configuration back into the source (template arguments,
+/// launch dimensions, macros, unroll counts) and proposes that edit, with
+/// the new values as a spec change, to be validated like any other. It
+/// proposes once at the start and again after any other proposal is kept,
+/// since a restructured kernel may want other parameters.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_OPTIMIZE_TUNERPROPOSER_H
+#define FORGE_PASSES_OPTIMIZE_TUNERPROPOSER_H
+
+#include "forge/Agent/Proposer.h"
+#include "forge/Build/NvccDriver.h"
+#include "forge/Frontend/CudaInvocation.h"
+#include "forge/Frontend/Toolchain.h"
+#include "forge/Measure/Harness.h"
+#include "forge/Tune/Strategy.h"
+#include <atomic>
+
+namespace forge::passes {
+
+struct TunerOptions {
+  std::string File;            ///< the user's file (for its name and directory)
+  std::string GpuTarget, GpuName, WorkerPath, Toolkit;
+  std::string Strategy = "exhaustive";
+  tune::Budget Limit;          ///< default: 64 configurations
+  uint64_t Seed = 1;
+  std::string DbPath;          ///< empty: no database
+  std::string JobRoot;
+  measure::JobOptions Job;
+  std::vector<std::string> NvccFlags;
+  const build::NvccDriver *Driver = nullptr;
+  const frontend::Toolchain *Toolchain = nullptr;
+  frontend::ParseOptions Parse;
+  const std::atomic<bool> *Interrupted = nullptr;
+  std::function<void(llvm::StringRef)> OnProgress;
+};
+
+class TunerProposer : public agent::Proposer {
+public:
+  explicit TunerProposer(TunerOptions O) : O(std::move(O)) {}
+  llvm::StringRef name() const override { return "tuner"; }
+  /// Nothing without a GPU, without tunables, when the sweep finds the
+  /// current values best, or when it already swept since the last change.
+  llvm::Expected<std::vector<agent::Proposal>>
+  propose(const agent::ProposalRequest &Req) override;
+  /// Why the last call proposed nothing, in words.
+  const std::string &skipReason() const { return Skip; }
+
+private:
+  TunerOptions O;
+  std::string Skip;
+  unsigned Sweeps = 0;
+};
+
+} // namespace forge::passes
+
+#endif
