@@ -22,6 +22,8 @@ Json snapshotJson(const KernelSnapshot &S) {
 Json proposalJson(const Proposal &P) {
   Json J = {{"origin", P.Origin}, {"summary", P.Summary}, {"rationale", P.Rationale},
             {"reply", P.Edits}};
+  if (P.Trusted)
+    J["trusted"] = true;
   if (!P.Prompt.empty())
     J["prompt"] = P.Prompt;
   if (P.PromptTokens || P.ReplyTokens)
@@ -47,6 +49,7 @@ Proposal proposalFrom(const Json &J) {
   P.Rationale = J.value("rationale", "");
   P.Edits = J.value("reply", "");
   P.Prompt = J.value("prompt", "");
+  P.Trusted = J.value("trusted", false);
   if (J.contains("tokens")) {
     P.PromptTokens = J["tokens"].value("prompt", uint64_t(0));
     P.ReplyTokens = J["tokens"].value("reply", uint64_t(0));

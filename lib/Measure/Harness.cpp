@@ -311,7 +311,9 @@ forge::measure::renderPlan(const LaunchSpec &Spec, const JobEntry &Reference,
                        llvm::toString(Bytes.takeError()));
     uint64_t Count = *Bytes / dtypeSize(B.Type);
     for (const JobEntry &C : Candidates) {
-      auto CB = Spec.bufferBytes(B, C.Values);
+      // An entry with its own spec knows its own tunables; the buffers are
+      // the same by construction (only the launch may differ).
+      auto CB = (C.Spec ? *C.Spec : Spec).bufferBytes(B, C.Values);
       if (!CB)
         return makeError("buffer '{0}' for {1}: {2}", B.Name, C.Label,
                          llvm::toString(CB.takeError()));

@@ -138,6 +138,7 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
           }
           for (agent::Proposal &P : O.Proposals) {
             P.Origin = std::string("expert:") + R->Name;
+            P.Trusted = true;
             // A block that does not apply is the rule's bug; say so rather
             // than hand the loop an edit that fails at once.
             if (Error AE = checkApplies(P, Req.File, Req.Source)) {

@@ -138,6 +138,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
                   E.Replacement.getReplacementText().str()});
   agent::Proposal P;
   P.Origin = "tuner";
+  P.Trusted = true;
   P.Summary = formatv("{0} (was {1})", valuesText(Best.Best), valuesText(Current)).str();
   double Baseline = 0;
   for (const tune::ConfigResult &C : R->Configs)

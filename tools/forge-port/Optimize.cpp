@@ -144,7 +144,8 @@ void printRounds(raw_ostream &OS, const agent::OptimizeResult &R) {
       OS << formatv(" -> {0:F2} us ({1:F2}x) with {2}: {3}", RR.After.MedianNs / 1000, RR.Gain,
                     RR.Proposals[RR.Accepted].P.Origin, RR.Proposals[RR.Accepted].P.Summary);
     else
-      OS << " nothing kept of " << RR.Proposals.size() << " proposal(s)";
+      OS << (RR.Before.MedianNs > 0 ? ";" : "") << " nothing kept of " << RR.Proposals.size()
+         << " proposal(s)";
     OS << (RR.Note.empty() ? "" : "; " + RR.Note) << "\n";
   }
 }

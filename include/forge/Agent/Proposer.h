@@ -55,6 +55,10 @@ struct Proposal {
   /// proposer produced them (a model's whole reply).
   std::string Edits;
   std::optional<SpecChange> Spec;
+  /// Built-in proposers (the expert rules, the tuner) are trusted with
+  /// edits anywhere in the file (the tuner rewrites a tunable's definition
+  /// at file scope); a model's edits are held to the scope (DESIGN.md).
+  bool Trusted = false;
   /// For a model: the prompt that produced the reply, the model's token
   /// counts, the attempt count. Kept in the transcript, never the API key.
   std::string Prompt;

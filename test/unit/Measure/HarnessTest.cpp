@@ -123,11 +123,15 @@ TEST(Harness, PlanUsesAnEntrysOwnSpecForItsGeometry) {
   // loop) runs with a capped grid; the reference keeps the spec's.
   LaunchSpec S = parse(Templated);
   LaunchSpec Capped = S;
-  auto G = IntExpr::parse("min(ceil_div(N, BLOCK), 4)");
+  Tunable Waves;
+  Waves.Name = "WAVES";
+  Waves.Values = {4, 8};
+  Capped.Tunables.push_back(Waves);
+  auto G = IntExpr::parse("min(ceil_div(N, BLOCK), WAVES)");
   ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
   Capped.Grid = {*G};
   JobEntry Ref{"ref", "h0.so", "forge_entry_0", "ref", {}};
-  JobEntry C{"c1", "h1.so", "forge_entry_0", "capped", {}, &Capped};
+  JobEntry C{"c1", "h1.so", "forge_entry_0", "capped", {{"WAVES", 4}}, &Capped};
   auto P = renderPlan(S, Ref, {C}, JobOptions());
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   EXPECT_NE(P->find("reference ref h0.so forge_entry_0\n  label ref\n  grid 16 1 1\n"),
