@@ -398,6 +398,9 @@ KernelSnapshot Loop::snapshot(const measure::MeasureReport &Rep,
                        Roof.empty() ? std::string("no roofline (no ceilings)") : Roof,
                        S.Registers, S.StaticShared, S.Occupancy * 100)
                    .str();
+  std::string Hot = describeHotLines(CurrentContract.Hot);
+  if (!Hot.empty())
+    S.Analysis += "; " + Hot;
   return S;
 }
 
@@ -434,6 +437,9 @@ Expected<OptimizeResult> Loop::run() {
     Snap = snapshot(*Rep, Rep->Outcomes.front(), *O.Spec, {});
   } else {
     Snap.Analysis = "not measured (no GPU)";
+    std::string Hot = describeHotLines(CurrentContract.Hot);
+    if (!Hot.empty())
+      Snap.Analysis += "; " + Hot;
   }
   R.Baseline = Snap;
 

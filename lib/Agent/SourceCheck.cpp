@@ -5,9 +5,11 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/StringExtras.h"
+#include <functional>
 #include <map>
 #include <regex>
 
@@ -83,8 +85,101 @@ public:
         (F->getQualifiedNameAsString() == Kernel || F->getNameAsString() == Kernel)) {
       Out.Found = true;
       Out.Signature = signatureOf(*F, Ctx);
+      if (F->getBody())
+        hotLines(*F);
     }
     return true;
+  }
+
+  /// The global accesses per line of Kernel's body (HotLine).
+  void hotLines(const FunctionDecl &K) {
+    std::map<unsigned, HotLine> Lines;
+    std::function<void(const Stmt *, uint64_t, bool)> Walk = [&](const Stmt *S, uint64_t W,
+                                                                  bool Unknown) {
+      if (!S)
+        return;
+      if (const auto *For = dyn_cast<ForStmt>(S)) {
+        std::optional<uint64_t> Trip = tripCount(*For);
+        uint64_t W2 = Trip ? W * std::max<uint64_t>(*Trip, 1) : W;
+        for (const Stmt *C : For->children())
+          Walk(C, C == For->getBody() ? W2 : W, Unknown || (!Trip && C == For->getBody()));
+        return;
+      }
+      if (isa<WhileStmt>(S) || isa<DoStmt>(S)) {
+        for (const Stmt *C : S->children())
+          Walk(C, W, true);
+        return;
+      }
+      const Expr *Base = nullptr;
+      if (const auto *A = dyn_cast<ArraySubscriptExpr>(S))
+        Base = A->getBase();
+      else if (const auto *U = dyn_cast<UnaryOperator>(S); U && U->getOpcode() == UO_Deref)
+        Base = U->getSubExpr();
+      if (Base) {
+        if (const auto *D = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()))
+          if (const auto *P = dyn_cast<ParmVarDecl>(D->getDecl());
+              P && P->getType()->isPointerType()) {
+            unsigned L = line(S->getBeginLoc());
+            HotLine &H = Lines[L];
+            H.Line = L;
+            H.Weight = std::max(H.Weight, W);
+            H.InUnknownLoop |= Unknown;
+            if (isWritten(cast<Expr>(S)))
+              ++H.Stores;
+            else
+              ++H.Loads;
+          }
+      }
+      for (const Stmt *C : S->children())
+        Walk(C, W, Unknown);
+    };
+    Walk(K.getBody(), 1, false);
+    StringRef Buf = SM.getBufferData(SM.getMainFileID());
+    for (auto &[L, H] : Lines) {
+      StringRef Rest = Buf;
+      for (unsigned I = 1; I < L && !Rest.empty(); ++I)
+        Rest = Rest.split('\n').second;
+      H.Text = Rest.split('\n').first.trim().str();
+      Out.Hot.push_back(H);
+    }
+    llvm::stable_sort(Out.Hot, [](const HotLine &A, const HotLine &B) {
+      if (A.InUnknownLoop != B.InUnknownLoop)
+        return A.InUnknownLoop;
+      return A.perThread() > B.perThread();
+    });
+  }
+
+  std::optional<uint64_t> tripCount(const ForStmt &F) const {
+    const auto *Cond = dyn_cast_or_null<BinaryOperator>(F.getCond());
+    if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE))
+      return std::nullopt;
+    const VarDecl *V = nullptr;
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(F.getInit()); DS && DS->isSingleDecl())
+      V = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!V || !V->getInit())
+      return std::nullopt;
+    Expr::EvalResult Lo, Hi;
+    if (!V->getInit()->EvaluateAsInt(Lo, Ctx) || !Cond->getRHS()->EvaluateAsInt(Hi, Ctx))
+      return std::nullopt;
+    const auto *Inc = dyn_cast_or_null<UnaryOperator>(F.getInc());
+    if (!Inc || !Inc->isIncrementOp())
+      return std::nullopt;
+    int64_t N = Hi.Val.getInt().getExtValue() - Lo.Val.getInt().getExtValue() +
+                (Cond->getOpcode() == BO_LE ? 1 : 0);
+    return N > 0 ? uint64_t(N) : 0;
+  }
+
+  bool isWritten(const Expr *E) const {
+    DynTypedNodeList Parents = Ctx.getParents(*E);
+    if (Parents.empty())
+      return false;
+    if (const auto *B = Parents[0].get<BinaryOperator>())
+      return B->isAssignmentOp() && B->getLHS()->IgnoreParenImpCasts() == E;
+    if (const auto *C = Parents[0].get<CompoundAssignOperator>())
+      return C->getLHS()->IgnoreParenImpCasts() == E;
+    if (const auto *U = Parents[0].get<UnaryOperator>())
+      return U->isIncrementDecrementOp();
+    return false;
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
@@ -192,6 +287,24 @@ Expected<KernelContract> SourceChecker::analyse(StringRef File, StringRef Conten
   Out.ErrorMessages = Diags.errorMessages();
   sort(Out.Launches);
   return Out;
+}
+
+std::string describeHotLines(const std::vector<HotLine> &Hot, unsigned Max) {
+  std::vector<std::string> Parts;
+  for (const HotLine &H : Hot) {
+    if (Parts.size() == Max)
+      break;
+    std::string P = "line " + std::to_string(H.Line) + " (";
+    if (H.InUnknownLoop)
+      P += "in a loop with a run-time trip count: ";
+    P += std::to_string(H.Loads) + " load(s), " + std::to_string(H.Stores) + " store(s)";
+    if (H.Weight > 1)
+      P += " x " + std::to_string(H.Weight) + " iterations = " + std::to_string(H.perThread()) +
+           " per thread";
+    P += "): " + H.Text;
+    Parts.push_back(P);
+  }
+  return Parts.empty() ? "" : "global memory accesses by line: " + join(Parts, "; ");
 }
 
 std::vector<std::string> scanForHostCalls(StringRef Before, StringRef After) {

@@ -16,6 +16,7 @@
 #include "forge/Frontend/CudaInvocation.h"
 #include "forge/Frontend/Toolchain.h"
 #include "llvm/Support/Error.h"
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,16 @@ namespace forge::agent {
 /// Inclusive 1-based line span.
 struct LineSpan {
   unsigned First = 0, Last = 0;
+};
+
+/// One line's global memory accesses per thread (static: from the AST).
+struct HotLine {
+  unsigned Line = 0;
+  unsigned Loads = 0, Stores = 0;  ///< as written on the line
+  uint64_t Weight = 1;             ///< product of the enclosing constant trip counts
+  bool InUnknownLoop = false;      ///< inside a loop whose trip count is not constant
+  std::string Text;                ///< the line, trimmed
+  uint64_t perThread() const { return (uint64_t(Loads) + Stores) * Weight; }
 };
 
 /// The facts of one version of the source that edits are checked against.
@@ -43,7 +54,15 @@ struct KernelContract {
   /// kernel.
   std::vector<LineSpan> Editable;
   bool editable(unsigned First, unsigned Last) const;
+  /// Where the kernel's global memory traffic comes from: each line of the
+  /// kernel body that reads or writes through a pointer parameter, with the
+  /// accesses one thread makes there (loop trip counts multiplied in where
+  /// they are constants). The heaviest first.
+  std::vector<HotLine> Hot;
 };
+
+/// "the responsible lines" of a memory-bound kernel's analysis.
+std::string describeHotLines(const std::vector<HotLine> &Hot, unsigned Max = 3);
 
 class SourceChecker {
 public:

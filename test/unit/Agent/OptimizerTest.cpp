@@ -283,6 +283,30 @@ TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   EXPECT_EQ(R->FinalSpec.Grid[0].text(), "min(ceil_div(n, 256), 2)");
 }
 
+TEST_F(OptimizerTest, TheAnalysisNamesTheLinesThatMoveMemory) {
+  const char *Conv = R"CU(#include <cuda_runtime.h>
+__global__ void conv(const float *in, const float *w, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 2 || i >= n - 2) return;
+  float acc = 0.0f;
+  for (int k = -2; k <= 2; ++k)
+    acc += w[k + 2] * in[i + k];
+  out[i] = acc;
+}
+)CU";
+  auto C = Checker->analyse(File, Conv, "conv", "sm_90");
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  ASSERT_EQ(C->Hot.size(), 2u);
+  EXPECT_EQ(C->Hot[0].Line, 7u);
+  EXPECT_EQ(C->Hot[0].Loads, 2u);
+  EXPECT_EQ(C->Hot[0].Weight, 5u);
+  EXPECT_EQ(C->Hot[1].Line, 8u);
+  EXPECT_EQ(C->Hot[1].Stores, 1u);
+  EXPECT_EQ(describeHotLines(C->Hot, 1),
+            "global memory accesses by line: line 7 (2 load(s), 0 store(s) x 5 iterations = 10 "
+            "per thread): acc += w[k + 2] * in[i + k];");
+}
+
 TEST(SourceScan, HostCallsAndLowerPrecision) {
   EXPECT_TRUE(scanForHostCalls("a\nb\n", "a\nb\n").empty());
   auto Calls = scanForHostCalls("x\n", "x\nFILE *f = fopen(\"/etc/passwd\", \"r\");\n"
