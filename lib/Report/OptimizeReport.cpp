@@ -86,6 +86,8 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
           {"baseline", snapshotJson(R.Baseline)},
           {"final", snapshotJson(R.Final)},
           {"stop_reason", R.StopReason},
+          {"final_config", R.FinalValues},
+          {"final_spec", measure::toJson(R.FinalSpec)},
           {"rounds", Rounds},
           {"diff", In.Diff},
           {"final_source", R.FinalSource}};
