@@ -40,9 +40,9 @@ public:
     EditCollector C(In);
     auto Decl = C.rangeOfStatement(Shape->IndexDecl);
     auto Head = C.offsetOf(Shape->Guard->getBeginLoc());
-    auto Body = C.offsetOf(Shape->Body->getBeginLoc());
+    auto Paren = C.offsetOf(Shape->Guard->getRParenLoc());
     std::string Cond = textOf(Shape->Guard->getCond(), Ctx);
-    if (!Decl || !Head || !Body || Cond.empty())
+    if (!Decl || !Head || !Paren || Cond.empty())
       return notApplicable("the index or the guard is written through a macro");
 
     std::string I = Shape->Index->getName().str();
@@ -51,9 +51,10 @@ public:
                               Ctx.getPrintingPolicy())
                         : wideIndexType(Shape->Bound, Ctx);
     C.add(eraseWithLine(In.Source, Decl->first, Decl->second));
-    C.add({*Head, *Body - *Head,
+    // 'if (cond)' becomes the loop head; the body stays where it is.
+    C.add({*Head, *Paren + 1 - *Head,
            formatv("for ({0} {1} = ({0})blockIdx.x * blockDim.x + threadIdx.x; {2}; {1} += "
-                   "({0})blockDim.x * gridDim.x) ",
+                   "({0})blockDim.x * gridDim.x)",
                    T, I, Cond)
                .str()});
 

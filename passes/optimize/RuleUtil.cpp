@@ -761,6 +761,10 @@ public:
     if (I != Index)
       return fail("'" + textOf(A, Ctx) + "' is not indexed by '" + Index->getName().str() +
                   "' alone");
+    if (!A->getType()->isArithmeticType())
+      return fail("'" + P->getName().str() + "' has elements of type '" +
+                  A->getType().getUnqualifiedType().getAsString() +
+                  "'; only arithmetic elements are followed");
     Subscripts.insert(A->getBase()->IgnoreParenImpCasts());
     SubscriptExprs.push_back(A);
     IndexRefs.insert(dyn_cast<DeclRefExpr>(stripCasts(A->getIdx())));
@@ -889,6 +893,13 @@ Expected<ElementwiseShape> matchElementwise(const FunctionDecl &Kernel, ASTConte
       continue;
     }
     if (const auto *If = dyn_cast<IfStmt>(S)) {
+      if (isa<ReturnStmt>(If->getThen()) ||
+          (isa<CompoundStmt>(If->getThen()) &&
+           cast<CompoundStmt>(If->getThen())->size() == 1 &&
+           isa<ReturnStmt>(*cast<CompoundStmt>(If->getThen())->body_begin())))
+        return makeError("the kernel returns early ('if ({0}) return;'); only 'if (i < n) "
+                         "body' is rewritten",
+                         textOf(If->getCond(), Ctx));
       Last = S;
       Shape.Guard = If;
       continue;

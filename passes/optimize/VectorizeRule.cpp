@@ -73,6 +73,21 @@ bool surelyAssigned(const Stmt *Body, const ParmVarDecl *P) {
   return Check(Body);
 }
 
+/// The lines of a statement's text, each after the first without the
+/// leading Indent of the line it began on (the first line starts mid-line).
+std::vector<std::string> dedent(StringRef Text, StringRef Indent) {
+  SmallVector<StringRef, 16> Lines;
+  Text.split(Lines, '\n');
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef Line = Lines[I];
+    if (I)
+      Line.consume_front(Indent);
+    Out.push_back(Line.rtrim().str());
+  }
+  return Out;
+}
+
 class VectorizeRule : public ExpertRule {
 public:
   StringRef name() const override { return "vectorize"; }
@@ -191,36 +206,33 @@ public:
                     .str());
     for (const std::string &S : Loads)
       L.push_back("  " + S);
+    std::string Indent = lineIndent(In.Source, Guard->first).str();
+    bool Compound = isa<CompoundStmt>(Shape->Body);
     for (unsigned K = 0; K < VEC; ++K) {
       // Each lane in a block of its own, so its locals do not clash.
-      bool Compound = isa<CompoundStmt>(Shape->Body);
-      std::vector<std::string> BodyLines;
-      SmallVector<StringRef, 8> Split;
-      StringRef(LaneBodies[K]).split(Split, '\n');
-      for (StringRef S : Split)
-        BodyLines.push_back(S.str());
-      if (Compound) {
-        L.push_back("  " + BodyLines.front());
-        for (size_t J = 1; J < BodyLines.size(); ++J)
-          L.push_back("  " + BodyLines[J]);
-      } else {
+      if (!Compound) {
         L.push_back("  { " + LaneBodies[K] + " }");
+        continue;
       }
+      for (const std::string &Line : dedent(LaneBodies[K], Indent))
+        L.push_back(Line.empty() ? Line : "  " + Line);
     }
     for (const std::string &S : Stores)
       L.push_back("  " + S);
     L.push_back("}");
-    L.push_back(formatv("for ({0} {1} = forge_vectors * {2} + forge_first; {1} < forge_n; {1} "
-                        "+= forge_stride)",
-                        T, I, VEC)
-                    .str());
-    std::string Indent = lineIndent(In.Source, Guard->first).str();
+    std::string Loop = formatv("for ({0} {1} = forge_vectors * {2} + forge_first; {1} < forge_n; "
+                               "{1} += forge_stride)",
+                               T, I, VEC)
+                           .str();
+    if (Compound) {
+      std::vector<std::string> Tail = dedent(BodyText, Indent);
+      L.push_back(Loop + " " + Tail.front());
+      L.insert(L.end(), Tail.begin() + 1, Tail.end());
+    } else {
+      L.push_back(Loop);
+      L.push_back("  " + BodyText.str());
+    }
     std::string Code = indentLines(L, Indent);
-    std::string Tail = BodyText.str();
-    if (!isa<CompoundStmt>(Shape->Body))
-      Code += "\n" + Indent + "  " + Tail;
-    else
-      Code += "\n" + Indent + Tail;
 
     C.add(eraseWithLine(In.Source, Decl->first, Decl->second));
     C.add({Guard->first, Guard->second - Guard->first, Code});
