@@ -2,10 +2,8 @@
 ///
 /// \file
 /// `__launch_bounds__(N)` on a kernel that has none, N the block size the
-/// loop runs it with. Without it ptxas must assume blocks of up to 1024
-/// threads and budget registers for them; with it, it may use up to
-/// 65536 / N registers per thread where that helps, and spills less
-/// (docs/passes/launch-bounds.md).
+/// loop runs it with, so that ptxas allocates registers for the block size
+/// actually used (docs/passes/launch-bounds.md).
 ///
 //===----------------------------------------------------------------------===//
 #include "RuleUtil.h"
@@ -85,10 +83,12 @@ public:
     int64_t Regs = std::min<int64_t>(In.Target.limits().MaxRegistersPerThread,
                                      In.Target.limits().RegistersPerSM / N);
     std::string Rationale = formatv(
-        "Without launch bounds ptxas must assume blocks of up to {0} threads. The kernel runs "
-        "with {1} threads per block, so __launch_bounds__({2}) lets ptxas plan registers for "
-        "{1} threads (up to {3} per thread on {4} before a block no longer fits) and spill "
-        "less; a launch with more threads than the bound fails instead of running slowly.",
+        "__launch_bounds__({2}) tells ptxas the largest block the kernel runs with ({1} "
+        "threads; without a bound it must allow for {0}). It keeps register use within what "
+        "a block of {1} threads can get on {4} (at most {3} per thread), so the launch cannot "
+        "fail for lack of registers, and it can weigh registers against occupancy knowing "
+        "the block size; the PTX carries .maxntid. A launch with more threads than the bound "
+        "fails instead of running.",
         MaxThreads, N, Text, Regs, In.Target.Name);
     if (Text != std::to_string(N))
       Rationale += "\n'" + Text + "' is the block size's own name, so the bound follows it when "
