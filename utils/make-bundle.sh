@@ -30,7 +30,7 @@ cp -r "$res/include" "$stage/forge-port/lib/clang/22/"
 # Shared libraries outside glibc and the C++ runtime: the image lacks some.
 ldd "$build/bin/forge-port" | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
     *) cp -L "$lib" "$stage/forge-port/lib/" ;;
   esac
 done
