@@ -1,14 +1,667 @@
-//===- passes/optimize/WarpShuffleReductionRule.cpp - The warp-shuffle-reduction expert rule ---------------===//
-// Placeholder while the rule is written (issue #6): it proposes nothing.
+//===- passes/optimize/WarpShuffleReductionRule.cpp - warp-shuffle-reduction ===//
+///
+/// \file
+/// A shared-memory tree reduction
+///
+///     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+///       if (tid < s)
+///         sdata[tid] += sdata[tid + s];
+///       __syncthreads();
+///     }
+///     if (tid == 0) out[blockIdx.x] = sdata[0];
+///
+/// spends its last five rounds (s = 16 .. 1) and their __syncthreads() on
+/// one warp. The rule stops the tree at s = 64 and lets the first warp
+/// finish in registers with __shfl_down_sync, in the same order of
+/// operations, so float results stay bitwise identical. A second proposal
+/// reduces every warp with shuffles first and keeps only one partial per
+/// warp in shared memory (fewer steps still, but a float sum is
+/// re-associated).
+///
+//===----------------------------------------------------------------------===//
+#include "RuleAst.h"
+#include "RuleUtil.h"
 #include "Rules.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace clang;
+using namespace llvm;
 
 namespace forge::passes {
 namespace {
+
+/// The parts of a recognised tree reduction.
+struct Tree {
+  const ForStmt *Loop = nullptr;
+  const VarDecl *Stride = nullptr; ///< s
+  const Expr *Size = nullptr;      ///< N in `s = N / 2`
+  const VarDecl *Shared = nullptr; ///< sdata
+  const VarDecl *TidVar = nullptr; ///< tid, or null for threadIdx.x itself
+  /// `+` and friends, or a call (`fmaxf`).
+  BinaryOperatorKind Op = BO_Add;
+  std::string Callee;
+  bool Compound = false; ///< sdata[tid] op= sdata[tid + s]
+  bool Swapped = false;  ///< sdata[tid + s] first
+  const CompoundStmt *Parent = nullptr;
+  unsigned Index = 0; ///< of Loop in Parent
+};
+
+/// Strips parentheses and implicit casts, and a compound statement of one
+/// statement.
+const Stmt *single(const Stmt *S) {
+  while (const auto *CS = dyn_cast_or_null<CompoundStmt>(S)) {
+    if (CS->size() != 1)
+      return S;
+    S = CS->body_front();
+  }
+  return S;
+}
+
+bool isSyncthreads(const Stmt *S) {
+  const auto *C = dyn_cast_or_null<CallExpr>(S);
+  const FunctionDecl *FD = C ? C->getDirectCallee() : nullptr;
+  return FD && FD->getIdentifier() && FD->getName() == "__syncthreads";
+}
+
+/// The function a call names, resolved or not ("fmaxf", "max").
+std::string calleeName(const CallExpr *C) {
+  if (const FunctionDecl *FD = C->getDirectCallee())
+    return FD->getIdentifier() ? FD->getName().str() : "";
+  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
+    return U->getName().getAsString();
+  return "";
+}
+
+bool isAssociativeCall(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases({"fmaxf", "fminf", "fmax", "fmin", "max", "min"}, true)
+      .Default(false);
+}
+
+class TreeMatcher {
+public:
+  TreeMatcher(const RuleInput &In) : In(In), Ctx(In.Ctx) {}
+
+  /// Loop as a tree reduction; otherwise Why says what differs.
+  std::optional<Tree> match(const ForStmt *Loop, std::string &Why) {
+    Tree T;
+    T.Loop = Loop;
+    auto Fail = [&](std::string W) -> std::optional<Tree> {
+      Why = std::move(W);
+      return std::nullopt;
+    };
+    // for (s = N / 2; ...)
+    const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit());
+    if (!DS || !DS->isSingleDecl())
+      return Fail("the loop does not declare its stride");
+    T.Stride = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!T.Stride || !T.Stride->getType()->isIntegerType() || !T.Stride->getInit())
+      return Fail("the loop's stride is not an initialised integer");
+    const auto *Half = dyn_cast<BinaryOperator>(stripCasts(T.Stride->getInit()));
+    if (!Half || !((Half->getOpcode() == BO_Div && evaluateInt(Half->getRHS(), Ctx) == 2) ||
+                   (Half->getOpcode() == BO_Shr && evaluateInt(Half->getRHS(), Ctx) == 1)))
+      return Fail("the stride does not start at half the block ('s = N / 2')");
+    T.Size = Half->getLHS()->IgnoreParens();
+    // s > 0
+    const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+        Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
+    bool CondOk = false;
+    if (Cond) {
+      auto L = asVar(Cond->getLHS()), R = asVar(Cond->getRHS());
+      auto LV = evaluateInt(Cond->getLHS(), Ctx), RV = evaluateInt(Cond->getRHS(), Ctx);
+      BinaryOperatorKind Op = Cond->getOpcode();
+      CondOk = (L == T.Stride && ((Op == BO_GT && RV == 0) || (Op == BO_GE && RV == 1) ||
+                                  (Op == BO_NE && RV == 0))) ||
+               (R == T.Stride && ((Op == BO_LT && LV == 0) || (Op == BO_LE && LV == 1) ||
+                                  (Op == BO_NE && LV == 0)));
+    }
+    if (!CondOk)
+      return Fail("the loop does not run while 's > 0'");
+    // s >>= 1, s /= 2, s = s >> 1, s = s / 2
+    bool Halves = false;
+    if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc())) {
+      Halves = asVar(CA->getLHS()) == T.Stride &&
+               ((CA->getOpcode() == BO_ShrAssign && evaluateInt(CA->getRHS(), Ctx) == 1) ||
+                (CA->getOpcode() == BO_DivAssign && evaluateInt(CA->getRHS(), Ctx) == 2));
+    } else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Loop->getInc())) {
+      const auto *R = dyn_cast<BinaryOperator>(stripCasts(A->getRHS()));
+      Halves = A->getOpcode() == BO_Assign && asVar(A->getLHS()) == T.Stride && R &&
+               asVar(R->getLHS()) == T.Stride &&
+               ((R->getOpcode() == BO_Shr && evaluateInt(R->getRHS(), Ctx) == 1) ||
+                (R->getOpcode() == BO_Div && evaluateInt(R->getRHS(), Ctx) == 2));
+    }
+    if (!Halves)
+      return Fail("the loop does not halve its stride ('s >>= 1' or 's /= 2')");
+    if (isModified(T.Stride, Loop->getBody()))
+      return Fail("the loop body assigns its stride");
+    // { if (tid < s) <update>; __syncthreads(); }
+    const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
+    if (!Body || Body->size() != 2 || !isSyncthreads(Body->body_back()))
+      return Fail("the loop body is not 'if (tid < s) ...; __syncthreads();'");
+    const auto *If = dyn_cast<IfStmt>(Body->body_front());
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+      return Fail("the loop body is not 'if (tid < s) ...; __syncthreads();'");
+    const auto *Lt = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+    const Expr *Tid = nullptr;
+    if (Lt && Lt->getOpcode() == BO_LT && asVar(Lt->getRHS()) == T.Stride)
+      Tid = Lt->getLHS();
+    else if (Lt && Lt->getOpcode() == BO_GT && asVar(Lt->getLHS()) == T.Stride)
+      Tid = Lt->getRHS();
+    if (!Tid || !setTid(T, Tid))
+      return Fail("the step is not guarded by 'tid < s' with tid = threadIdx.x");
+    // The update.
+    const auto *Update = dyn_cast_or_null<Expr>(single(If->getThen()));
+    const auto *Assign = Update ? dyn_cast<BinaryOperator>(Update->IgnoreParens()) : nullptr;
+    if (!Assign || !Assign->isAssignmentOp())
+      return Fail("the step is not an assignment to 'sdata[tid]'");
+    if (!isElement(T, Assign->getLHS(), false))
+      return Fail("the step does not assign 'sdata[tid]' of a __shared__ array");
+    if (const auto *CA = dyn_cast<CompoundAssignOperator>(Assign)) {
+      T.Compound = true;
+      T.Op = BinaryOperator::getOpForCompoundAssignment(CA->getOpcode());
+      if (!isElement(T, CA->getRHS(), true))
+        return Fail("the step does not combine 'sdata[tid]' with 'sdata[tid + s]'");
+    } else {
+      const Expr *R = Assign->getRHS()->IgnoreParenImpCasts();
+      const Expr *A = nullptr, *B = nullptr;
+      if (const auto *BO = dyn_cast<BinaryOperator>(R)) {
+        T.Op = BO->getOpcode();
+        A = BO->getLHS();
+        B = BO->getRHS();
+      } else if (const auto *C = dyn_cast<CallExpr>(R); C && C->getNumArgs() == 2) {
+        T.Callee = calleeName(C);
+        A = C->getArg(0);
+        B = C->getArg(1);
+      }
+      if (!A)
+        return Fail("the step is not 'sdata[tid] = op(sdata[tid], sdata[tid + s])'");
+      if (isElement(T, A, false) && isElement(T, B, true))
+        T.Swapped = false;
+      else if (isElement(T, A, true) && isElement(T, B, false))
+        T.Swapped = true;
+      else
+        return Fail("the step does not combine 'sdata[tid]' with 'sdata[tid + s]'");
+    }
+    if (!T.Callee.empty() ? !isAssociativeCall(T.Callee)
+                          : !(T.Op == BO_Add || T.Op == BO_Mul || T.Op == BO_And ||
+                              T.Op == BO_Or || T.Op == BO_Xor))
+      return Fail("the step's operator '" +
+                  (T.Callee.empty() ? BinaryOperator::getOpcodeStr(T.Op).str() : T.Callee) +
+                  "' is not one of +, *, &, |, ^, min, max, fminf, fmaxf");
+    return T;
+  }
+
+  /// tid is threadIdx.x, or a variable initialised from it and never
+  /// assigned.
+  bool setTid(Tree &T, const Expr *E) {
+    if (isCudaBuiltin(stripCasts(E), "threadIdx", 'x')) {
+      T.TidVar = nullptr;
+      return true;
+    }
+    const VarDecl *V = asVar(E);
+    if (!V || !V->hasLocalStorage() || !V->getInit() ||
+        !isCudaBuiltin(stripCasts(V->getInit()), "threadIdx", 'x') ||
+        isModified(V, In.Kernel.getBody()))
+      return false;
+    T.TidVar = V;
+    return true;
+  }
+
+  bool isTid(const Tree &T, const Expr *E) const {
+    return T.TidVar ? asVar(E) == T.TidVar : isCudaBuiltin(stripCasts(E), "threadIdx", 'x');
+  }
+
+  /// E is sdata[tid] (Plus false) or sdata[tid + s] / sdata[s + tid].
+  bool isElement(Tree &T, const Expr *E, bool Plus) {
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
+    if (!AS)
+      return false;
+    const VarDecl *Arr = asVar(AS->getBase()->IgnoreParenImpCasts());
+    if (!Arr || !Arr->hasAttr<CUDASharedAttr>() || (T.Shared && Arr != T.Shared))
+      return false;
+    const Expr *Idx = AS->getIdx();
+    bool Ok = false;
+    if (!Plus) {
+      Ok = isTid(T, Idx);
+    } else if (const auto *Add = dyn_cast<BinaryOperator>(stripCasts(Idx));
+               Add && Add->getOpcode() == BO_Add) {
+      Ok = (isTid(T, Add->getLHS()) && asVar(Add->getRHS()) == T.Stride) ||
+           (isTid(T, Add->getRHS()) && asVar(Add->getLHS()) == T.Stride);
+    }
+    if (Ok)
+      T.Shared = Arr;
+    return Ok;
+  }
+
+private:
+  const RuleInput &In;
+  ASTContext &Ctx;
+};
+
+/// The for loops of a body with their enclosing compound statement.
+class LoopFinder : public RecursiveASTVisitor<LoopFinder> {
+public:
+  std::vector<std::tuple<const ForStmt *, const CompoundStmt *, unsigned>> Loops;
+  bool VisitCompoundStmt(CompoundStmt *CS) {
+    unsigned I = 0;
+    for (const Stmt *S : CS->body()) {
+      if (const auto *F = dyn_cast<ForStmt>(S))
+        Loops.emplace_back(F, CS, I);
+      ++I;
+    }
+    return true;
+  }
+};
+
+/// The references to V in Body that begin after Loc.
+std::vector<const DeclRefExpr *> refsAfter(const Stmt *Body, const VarDecl *V, SourceLocation Loc,
+                                           const SourceManager &SM) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    const VarDecl *V;
+    SourceLocation Loc;
+    const SourceManager *SM;
+    std::vector<const DeclRefExpr *> Out;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (E->getDecl() == V && SM->isBeforeInTranslationUnit(Loc, E->getBeginLoc()))
+        Out.push_back(E);
+      return true;
+    }
+  } W;
+  W.V = V;
+  W.Loc = Loc;
+  W.SM = &SM;
+  W.TraverseStmt(const_cast<Stmt *>(Body));
+  return W.Out;
+}
+
 class WarpShuffleReductionRule : public ExpertRule {
 public:
-  llvm::StringRef name() const override { return "warp-shuffle-reduction"; }
-  RuleOutcome propose(const RuleInput &) override { return {{}, "not written yet"}; }
+  StringRef name() const override { return "warp-shuffle-reduction"; }
+  RuleOutcome propose(const RuleInput &In) override;
+
+private:
+  /// The block sizes the reduction runs with, or why they are not known.
+  Expected<std::vector<int64_t>> blockSizes(const RuleInput &In, const Tree &T);
+  /// Whether the element type is a 4- or 8-byte arithmetic type in every
+  /// instantiation; otherwise why not.
+  std::string checkElementType(const RuleInput &In, const Tree &T, bool &IsFloat,
+                               std::string &TypeName);
 };
+
+Expected<std::vector<int64_t>> WarpShuffleReductionRule::blockSizes(const RuleInput &In,
+                                                                   const Tree &T) {
+  const agent::ProposalRequest &Req = In.Request;
+  if (isCudaBuiltin(stripCasts(T.Size), "blockDim", 'x')) {
+    if (Req.Block && ((*Req.Block)[1] != 1 || (*Req.Block)[2] != 1))
+      return createStringError("the block is %lldx%lldx%lld, but the tree runs over threadIdx.x",
+                               (long long)(*Req.Block)[0], (long long)(*Req.Block)[1],
+                               (long long)(*Req.Block)[2]);
+    if (Req.Block)
+      return std::vector<int64_t>{(*Req.Block)[0]};
+    if (Req.BlockThreads)
+      return std::vector<int64_t>{*Req.BlockThreads};
+    return createStringError("the block size is not known (the tree starts at blockDim.x / 2; "
+                             "give a spec or a launch with a constant block)");
+  }
+  if (auto V = evaluateInt(T.Size, In.Ctx))
+    return std::vector<int64_t>{*V};
+  if (!isCompileTimeConstant(T.Size, In.Ctx))
+    return createStringError("the tree's size '%s' is neither blockDim.x nor a compile-time "
+                             "constant",
+                             textOf(T.Size, In.Ctx).c_str());
+  // A template parameter: every instantiation's value.
+  std::vector<int64_t> Sizes;
+  for (const FunctionDecl *Inst : instantiationsOf(In.Kernel)) {
+    const auto *F = dyn_cast_or_null<ForStmt>(instantiatedStmt(T.Loop, *Inst));
+    const auto *DS = F ? dyn_cast_or_null<DeclStmt>(F->getInit()) : nullptr;
+    const auto *VD = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+    const auto *Half = VD && VD->getInit() ? dyn_cast<BinaryOperator>(stripCasts(VD->getInit()))
+                                           : nullptr;
+    if (auto V = Half ? evaluateInt(Half->getLHS(), In.Ctx) : std::nullopt)
+      Sizes.push_back(*V);
+  }
+  if (Sizes.empty() && Req.BlockThreads)
+    Sizes.push_back(*Req.BlockThreads);
+  if (Sizes.empty())
+    return createStringError("the tree's size '%s' has no known value (no instantiation in "
+                             "this file, no block size given)",
+                             textOf(T.Size, In.Ctx).c_str());
+  return Sizes;
+}
+
+std::string WarpShuffleReductionRule::checkElementType(const RuleInput &In, const Tree &T,
+                                                       bool &IsFloat, std::string &TypeName) {
+  std::vector<QualType> Types;
+  QualType Decl = T.Shared->getType();
+  if (!Decl->isDependentType()) {
+    Types.push_back(Decl);
+  } else {
+    for (const FunctionDecl *Inst : instantiationsOf(In.Kernel)) {
+      struct Find : RecursiveASTVisitor<Find> {
+        StringRef Name;
+        const VarDecl *Found = nullptr;
+        bool VisitVarDecl(VarDecl *V) {
+          if (V->getName() == Name && V->hasAttr<CUDASharedAttr>())
+            Found = V;
+          return !Found;
+        }
+      } F;
+      F.Name = T.Shared->getName();
+      F.TraverseStmt(Inst->getBody());
+      if (F.Found)
+        Types.push_back(F.Found->getType());
+    }
+    if (Types.empty())
+      return "the element type of '" + T.Shared->getNameAsString() +
+             "' depends on a template parameter that has no instantiation in this file";
+  }
+  TypeName = "";
+  for (QualType Ty : Types) {
+    const Type *Elem = Ty->getPointeeOrArrayElementType();
+    QualType E = Elem ? QualType(Elem, 0) : Ty;
+    if (!E->isArithmeticType() || E->isBooleanType() || E->isAnyComplexType())
+      return "the element type '" + E.getAsString() + "' of '" +
+             T.Shared->getNameAsString() + "' is not arithmetic";
+    uint64_t Bytes = In.Ctx.getTypeSize(E) / 8;
+    if (Bytes != 4 && Bytes != 8)
+      return formatv("the element type '{0}' of '{1}' has {2} bytes; warp shuffles here take "
+                     "4- and 8-byte values",
+                     E.getAsString(), T.Shared->getName(), Bytes)
+          .str();
+    IsFloat |= E->isFloatingType();
+  }
+  if (!Decl->isDependentType())
+    TypeName = typeSpelling(QualType(Decl->getPointeeOrArrayElementType(), 0), In.Ctx);
+  return "";
+}
+
+RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
+  const CompoundStmt *Body = kernelBody(In.Kernel);
+  if (!Body)
+    return notApplicable("the kernel has no body");
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+
+  LoopFinder Finder;
+  Finder.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  TreeMatcher Matcher(In);
+  std::optional<Tree> Found;
+  std::string Why;
+  for (auto [Loop, Parent, Index] : Finder.Loops) {
+    std::string W;
+    auto T = Matcher.match(Loop, W);
+    if (!T) {
+      // Say why the first loop with a __syncthreads() is not a tree.
+      if (Why.empty() && callsSyncthreads(Loop->getBody()))
+        Why = formatv("the loop at line {0} is not one: {1}",
+                      SM.getPresumedLineNumber(Loop->getBeginLoc()), W)
+                  .str();
+      continue;
+    }
+    T->Parent = Parent;
+    T->Index = Index;
+    Found = T;
+    break;
+  }
+  if (!Found)
+    return notApplicable(
+        "no shared-memory tree reduction ('for (s = N / 2; s > 0; s >>= 1) { if (tid < s) "
+        "sdata[tid] += sdata[tid + s]; __syncthreads(); }')" +
+        (Why.empty() ? std::string(" in the kernel") : "; " + Why));
+  Tree &T = *Found;
+
+  // Preconditions: the block size, the element type.
+  auto Sizes = blockSizes(In, T);
+  if (!Sizes)
+    return notApplicable(toString(Sizes.takeError()));
+  for (int64_t B : *Sizes)
+    if (B < 64 || !isPowerOf2_64(uint64_t(B)))
+      return notApplicable(formatv("the tree runs over {0} threads; the rule needs a power of "
+                                   "two of at least 64 (two warps)",
+                                   B)
+                               .str());
+  bool IsFloat = false;
+  std::string TypeName;
+  if (std::string Why = checkElementType(In, T, IsFloat, TypeName); !Why.empty())
+    return notApplicable(Why);
+  if (TypeName.empty()) // dependent: write the declared element type
+    TypeName = typeSpelling(QualType(T.Shared->getType()->getPointeeOrArrayElementType(), 0), Ctx);
+  for (const Stmt *A : ancestors(T.Loop, Body, Ctx))
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(A))
+      return notApplicable("the tree reduction is inside another loop");
+
+  // Later uses of the shared array: only sdata[0] may be read.
+  std::vector<const DeclRefExpr *> Later = refsAfter(Body, T.Shared, T.Loop->getEndLoc(), SM);
+  for (const DeclRefExpr *R : Later) {
+    auto Parents = Ctx.getParents(*R);
+    const Expr *Up = R;
+    while (!Parents.empty() && Parents[0].get<ImplicitCastExpr>()) {
+      Up = Parents[0].get<ImplicitCastExpr>();
+      Parents = Ctx.getParents(*Up);
+    }
+    const auto *AS = Parents.empty() ? nullptr : Parents[0].get<ArraySubscriptExpr>();
+    if (!AS || AS->getBase()->IgnoreParenImpCasts() != R || evaluateInt(AS->getIdx(), Ctx) != 0)
+      return notApplicable("'" + T.Shared->getNameAsString() +
+                           "' is used after the reduction other than as '" +
+                           T.Shared->getNameAsString() + "[0]' (line " +
+                           std::to_string(SM.getPresumedLineNumber(R->getBeginLoc())) + ")");
+  }
+
+  // The statement after the loop: `if (tid == 0) <uses sdata[0]>` is
+  // fused into the warp's code when nothing later reads sdata.
+  const IfStmt *Tail = nullptr;
+  if (T.Index + 1 < T.Parent->size()) {
+    const auto *If = dyn_cast<IfStmt>(T.Parent->body_begin()[T.Index + 1]);
+    if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+        !callsSyncthreads(If)) {
+      const Expr *C = If->getCond()->IgnoreParenImpCasts();
+      bool IsLane0 = false;
+      if (const auto *Eq = dyn_cast<BinaryOperator>(C); Eq && Eq->getOpcode() == BO_EQ)
+        IsLane0 = (Matcher.isTid(T, Eq->getLHS()) && evaluateInt(Eq->getRHS(), Ctx) == 0) ||
+                  (Matcher.isTid(T, Eq->getRHS()) && evaluateInt(Eq->getLHS(), Ctx) == 0);
+      else if (const auto *Not = dyn_cast<UnaryOperator>(C); Not && Not->getOpcode() == UO_LNot)
+        IsLane0 = Matcher.isTid(T, Not->getSubExpr());
+      bool LaterUse = llvm::any_of(Later, [&](const DeclRefExpr *R) {
+        return SM.isBeforeInTranslationUnit(If->getEndLoc(), R->getBeginLoc());
+      });
+      if (IsLane0 && !LaterUse && references(If->getThen(), T.Shared))
+        Tail = If;
+    }
+  }
+
+  // Fresh names and the pieces of text.
+  std::set<std::string> Taken;
+  std::string V = freshName("val", In.Kernel, Taken);
+  std::string Off = freshName("offset", In.Kernel, Taken);
+  std::string Tid = T.TidVar ? T.TidVar->getNameAsString() : "threadIdx.x";
+  std::string SD = T.Shared->getNameAsString();
+  std::string SizeText = textOf(T.Size, Ctx);
+  if (SizeText.empty())
+    return notApplicable("the tree's size is written inside a macro");
+  auto Combine = [&](const std::string &Self, const std::string &Other) {
+    std::string A = T.Swapped ? Other : Self, B = T.Swapped ? Self : Other;
+    if (!T.Callee.empty())
+      return T.Callee + "(" + A + ", " + B + ")";
+    return A + " " + BinaryOperator::getOpcodeStr(T.Op).str() + " " + B;
+  };
+  auto Accumulate = [&](const std::string &Other) {
+    if (T.Compound && !T.Swapped)
+      return V + " " + BinaryOperator::getOpcodeStr(T.Op).str() + "= " + Other + ";";
+    return V + " = " + Combine(V, Other) + ";";
+  };
+  std::string Shfl = "__shfl_down_sync(0xffffffff, " + V + ", " + Off + ")";
+  bool SizeIsConstant = !isCudaBuiltin(stripCasts(T.Size), "blockDim", 'x');
+  std::string Assert =
+      SizeIsConstant ? "static_assert((" + SizeText + ") >= 64 && ((" + SizeText + ") & ((" +
+                           SizeText +
+                           ") - 1)) == 0, \"warp-shuffle-reduction: needs a power-of-two "
+                           "block of at least 64 threads\");"
+                     : "";
+
+  EditCollector EC(In);
+  auto LoopOff = EC.offsetOf(T.Loop->getBeginLoc());
+  if (!LoopOff)
+    return notApplicable("the tree reduction is written inside a macro");
+  StringRef Ind = lineIndent(In.Source, *LoopOff);
+  std::string I1 = Ind.str() + "  ", I2 = Ind.str() + "    ";
+
+  // The finish: the fused output statement, or sdata[0] for later readers.
+  std::string Finish;
+  bool NeedsSync = false;
+  if (Tail) {
+    std::vector<std::pair<SourceRange, std::string>> Repl;
+    struct Zeros : RecursiveASTVisitor<Zeros> {
+      const VarDecl *SD;
+      ASTContext *Ctx;
+      std::vector<SourceRange> Out;
+      bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+        if (asVar(A->getBase()->IgnoreParenImpCasts()) == SD && evaluateInt(A->getIdx(), *Ctx) == 0)
+          Out.push_back(A->getSourceRange());
+        return true;
+      }
+    } Z;
+    Z.SD = T.Shared;
+    Z.Ctx = &Ctx;
+    Z.TraverseStmt(const_cast<IfStmt *>(Tail));
+    for (SourceRange R : Z.Out)
+      Repl.push_back({R, V});
+    auto Text = textWithReplacements(Tail, Ctx, Repl);
+    if (!Text)
+      return notApplicable("the output statement after the reduction is inside a macro");
+    Finish = indentFollowingLines(*Text, "  ");
+    auto R = EC.rangeOf(Tail->getSourceRange());
+    if (R && pastSemicolon(In.Source, R->second) != R->second)
+      Finish += ";";
+  } else {
+    Finish = "if (" + Tid + " == 0)\n" + I2 + SD + "[0] = " + V + ";";
+    NeedsSync = true;
+  }
+
+  std::string What = IsFloat ? "float" : "integer";
+  unsigned Log = Log2_64(uint64_t((*Sizes)[0]));
+  std::string SizeWords = Sizes->size() == 1 ? std::to_string((*Sizes)[0]) + " threads"
+                                             : "the block size";
+
+  std::vector<agent::Proposal> Proposals;
+
+  // 1. The tree stops at s = 64; the first warp does s = 32 .. 1.
+  {
+    EditCollector E(In);
+    E.replace(T.Loop->getCond()->getSourceRange(), T.Stride->getNameAsString() + " > 32");
+    std::string Warp;
+    Warp += "if (" + Tid + " < 32) {\n";
+    Warp += I1 + "// warp-shuffle-reduction: steps s = 32 .. 1 in the first warp, in registers.\n";
+    if (!Assert.empty())
+      Warp += I1 + Assert + "\n";
+    Warp += I1 + TypeName + " " + V + " = " +
+            Combine(SD + "[" + Tid + "]", SD + "[" + Tid + " + 32]") + ";\n";
+    Warp += I1 + "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)\n";
+    Warp += I2 + Accumulate(Shfl) + "\n";
+    Warp += I1 + Finish + "\n";
+    Warp += Ind.str() + "}";
+    if (Tail) {
+      auto R = E.rangeOf(Tail->getSourceRange());
+      if (!R)
+        return notApplicable("the output statement after the reduction is inside a macro");
+      E.add({R->first, pastSemicolon(In.Source, R->second) - R->first, Warp});
+    } else {
+      E.insertAfterToken(T.Loop->getEndLoc(),
+                         "\n" + Ind.str() + Warp + "\n" + Ind.str() + "__syncthreads();");
+    }
+    if (E.failed())
+      return notApplicable(E.failure());
+    unsigned StepsAfter = Log - 5, SyncsAfter = Log - 6 + (NeedsSync ? 1 : 0);
+    std::string Rationale = formatv(
+        "The tree over {0} takes {1} steps, each a shared-memory round and a __syncthreads(); "
+        "the last five (s = 16 .. 1) keep only one warp busy. The first warp now does s = 32 "
+        "from shared memory and s = 16 .. 1 with __shfl_down_sync in registers: shared-memory "
+        "steps {1} -> {2}, __syncthreads() {1} -> {3}. The {4} operations happen in the same "
+        "order as before, so the results are {5}.",
+        SizeWords, Log, StepsAfter, SyncsAfter, What,
+        IsFloat ? "bitwise identical" : "exact").str();
+    RuleOutcome O = proposeEdits(In, name(),
+                                 "the last 6 steps of the tree reduction over '" + SD +
+                                     "' as warp shuffles",
+                                 Rationale, E.edits());
+    if (!O.NotApplicable.empty())
+      return O;
+    Proposals.push_back(std::move(O.Proposals.front()));
+  }
+
+  // 2. Warp-first: when the loop is preceded by `sdata[tid] = e;
+  // __syncthreads();`, every warp reduces its values with shuffles and
+  // shared memory holds one partial per warp.
+  if (T.Index >= 2 && isSyncthreads(T.Parent->body_begin()[T.Index - 1])) {
+    const auto *Store = dyn_cast<BinaryOperator>(T.Parent->body_begin()[T.Index - 2]);
+    if (Store && Store->getOpcode() == BO_Assign && Matcher.isElement(T, Store->getLHS(), false) &&
+        !references(Store->getRHS(), T.Shared)) {
+      auto ValueText = textWithReplacements(Store->getRHS(), Ctx, {});
+      std::string Warps = "(" + SizeText + ") / 32";
+      if (ValueText) {
+        std::string W;
+        W += TypeName + " " + V + " = " + *ValueText + ";\n";
+        W += Ind.str() + "// warp-shuffle-reduction: each warp reduces its 32 values in registers;\n";
+        W += Ind.str() + "// shared memory holds one partial per warp.\n";
+        if (!Assert.empty())
+          W += Ind.str() + Assert + "\n";
+        W += Ind.str() + "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)\n";
+        W += I1 + Accumulate(Shfl) + "\n";
+        W += Ind.str() + "if ((" + Tid + " & 31) == 0)\n";
+        W += I1 + SD + "[" + Tid + " / 32] = " + V + ";\n";
+        W += Ind.str() + "__syncthreads();\n";
+        W += Ind.str() + "if (" + Tid + " < 32) {\n";
+        W += I1 + V + " = " + Tid + " < " + Warps + " ? " + SD + "[" + Tid + "] : " + SD + "[0];\n";
+        W += I1 + "for (int " + Off + " = " + Warps + " / 2; " + Off + " > 0; " + Off + " >>= 1)\n";
+        W += I2 + Accumulate(Shfl) + "\n";
+        W += I1 + Finish + "\n";
+        W += Ind.str() + "}";
+        if (NeedsSync)
+          W += "\n" + Ind.str() + "__syncthreads();";
+        EditCollector E(In);
+        const Stmt *Last = Tail ? static_cast<const Stmt *>(Tail) : T.Loop;
+        auto B = E.offsetOf(Store->getBeginLoc());
+        auto End = E.rangeOf(Last->getSourceRange());
+        if (B && End) {
+          E.add({*B, pastSemicolon(In.Source, End->second) - *B, W});
+          unsigned SyncsAfter = 1 + (NeedsSync ? 1 : 0);
+          std::string Rationale = formatv(
+              "Every warp reduces its 32 values with __shfl_down_sync before anything is "
+              "stored; shared memory then holds {0} partials, which the first warp reduces "
+              "with shuffles as well: shared-memory steps {1} -> 1, __syncthreads() {2} -> {3}. "
+              "{4}",
+              Sizes->size() == 1 ? std::to_string((*Sizes)[0] / 32) : "one per warp", Log,
+              Log + 1, SyncsAfter,
+              IsFloat ? "The float operations are re-associated (warp by warp), so results "
+                        "may differ from the tree's in the last bits."
+                      : "Integer results are exact in any order.")
+                                      .str();
+          RuleOutcome O = proposeEdits(In, name(),
+                                       "reduce each warp with shuffles first; '" + SD +
+                                           "' keeps one partial per warp",
+                                       Rationale, E.edits());
+          if (O.NotApplicable.empty())
+            Proposals.push_back(std::move(O.Proposals.front()));
+        }
+      }
+    }
+  }
+
+  RuleOutcome Out;
+  Out.Proposals = std::move(Proposals);
+  return Out;
+}
+
 } // namespace
-std::unique_ptr<ExpertRule> createWarpShuffleReductionRule() { return std::make_unique<WarpShuffleReductionRule>(); }
+
+std::unique_ptr<ExpertRule> createWarpShuffleReductionRule() {
+  return std::make_unique<WarpShuffleReductionRule>();
+}
+
 } // namespace forge::passes

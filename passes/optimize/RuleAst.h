@@ -1,0 +1,227 @@
+//===- passes/optimize/RuleAst.h - Index algebra for restructuring rules -*- C++ -*-===//
+///
+/// \file
+/// What the restructuring rules (warp-shuffle-reduction, smem-stencil-tiling,
+/// register-tiling) need beyond RuleUtil.h:
+///
+/// - IndexPoly and PolyBuilder: an index expression as an integer
+///   polynomial over atoms (threadIdx.x, blockIdx.y, kernel parameters,
+///   loop counters), with local variables replaced by their definitions and
+///   blockDim by the known block size. `in[(size_t)yy * w + xx]` with
+///   `yy = y + i`, `y = blockIdx.y * blockDim.y + threadIdx.y` becomes
+///   `16*blockIdx.y*w + threadIdx.y*w + i*w + ...`, so one comparison
+///   recognises every way of writing the same index.
+/// - Loop counters with constant bounds and their ranges.
+/// - Facts that hold where a statement runs: the conditions of the
+///   enclosing branches, `if (c) continue;` before it, `?:` and `&&`.
+/// - Fresh names and source text with some subexpressions replaced.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_OPTIMIZE_RULEAST_H
+#define FORGE_PASSES_OPTIMIZE_RULEAST_H
+
+#include "RuleUtil.h"
+#include "clang/AST/ASTContext.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringRef.h"
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace forge::passes {
+
+/// An integer polynomial over atoms numbered by a PolyBuilder.
+class IndexPoly {
+public:
+  /// Sorted atom numbers (a product; an atom may repeat).
+  using Monomial = std::vector<unsigned>;
+
+  static IndexPoly constant(int64_t C);
+  static IndexPoly atom(unsigned Id);
+
+  IndexPoly operator+(const IndexPoly &O) const;
+  IndexPoly operator-(const IndexPoly &O) const;
+  IndexPoly operator*(const IndexPoly &O) const;
+  IndexPoly scaled(int64_t C) const;
+  bool operator==(const IndexPoly &O) const { return Terms == O.Terms; }
+  bool operator!=(const IndexPoly &O) const { return Terms != O.Terms; }
+
+  bool isConstant() const;
+  /// The constant term.
+  int64_t constantTerm() const;
+  /// The atoms that occur, each once.
+  std::set<unsigned> atoms() const;
+  /// The highest power of Id in any term.
+  unsigned degreeIn(unsigned Id) const;
+  /// Whether every term is a constant or one atom to the first power.
+  bool isLinear() const;
+  /// The terms that contain Id exactly once, divided by Id, and the terms
+  /// without Id; none when Id occurs squared.
+  std::optional<std::pair<IndexPoly, IndexPoly>> divideBy(unsigned Id) const;
+  /// The terms whose atoms all satisfy Keep (constants included).
+  template <typename Pred> IndexPoly filtered(Pred Keep) const {
+    IndexPoly Out;
+    for (const auto &[M, C] : Terms) {
+      bool All = true;
+      for (unsigned A : M)
+        All &= bool(Keep(A));
+      if (All)
+        Out.Terms[M] = C;
+    }
+    return Out;
+  }
+
+  const std::map<Monomial, int64_t> &terms() const { return Terms; }
+
+private:
+  void add(const Monomial &M, int64_t C);
+  std::map<Monomial, int64_t> Terms; ///< no zero coefficients
+};
+
+/// What an atom stands for.
+struct PolyAtom {
+  enum KindTy {
+    ThreadIdx, ///< threadIdx.{x,y,z}: differs between the threads of a block
+    BlockIdx,  ///< blockIdx.{x,y,z}
+    Dim,       ///< blockDim or gridDim (when blockDim is not given)
+    Param,     ///< a kernel parameter that the kernel never assigns
+    TemplateParam,
+    Variable,  ///< a local variable that was not expanded (a loop counter, ...)
+  } Kind;
+  std::string Spelling; ///< "threadIdx.x", "w", "i"
+  const clang::ValueDecl *Decl = nullptr;
+  char Component = 0; ///< builtins: 'x', 'y', 'z'
+
+  /// The same in every thread of a block.
+  bool blockUniform() const {
+    return Kind == BlockIdx || Kind == Dim || Kind == Param || Kind == TemplateParam;
+  }
+};
+
+/// Turns integer expressions of a kernel into IndexPolys.
+class PolyBuilder {
+public:
+  /// Body: the kernel body, where variables must not be assigned for their
+  /// definitions to be used.
+  PolyBuilder(clang::ASTContext &Ctx, const clang::FunctionDecl &Kernel);
+
+  /// blockDim.{x,y,z} become these constants.
+  std::optional<std::array<int64_t, 3>> BlockDims;
+  /// Local variables kept as atoms although they have a usable definition.
+  llvm::SmallPtrSet<const clang::VarDecl *, 4> Opaque;
+
+  /// E as a polynomial, or none with Why set ("'f(x)' is not built from
+  /// +, - and *").
+  std::optional<IndexPoly> build(const clang::Expr *E);
+  std::string Why;
+
+  /// The atom for a variable or parameter (created on first use).
+  unsigned atomFor(const clang::ValueDecl *D);
+  /// The atom for a CUDA builtin component ("threadIdx", 'x').
+  unsigned builtinAtom(llvm::StringRef Var, char Dim);
+  const PolyAtom &atom(unsigned Id) const { return Atoms[Id]; }
+
+  /// blockIdx.D * BlockDims[D] + threadIdx.D (BlockDims must be set).
+  IndexPoly globalIndex(char Dim);
+
+  /// P as C source ("threadIdx.y + i + 2"), atoms by their spellings.
+  std::string render(const IndexPoly &P) const;
+
+private:
+  std::optional<IndexPoly> buildRec(const clang::Expr *E, unsigned Depth);
+  clang::ASTContext &Ctx;
+  const clang::FunctionDecl &Kernel;
+  std::vector<PolyAtom> Atoms;
+  llvm::DenseMap<const clang::ValueDecl *, unsigned> ByDecl;
+  std::map<std::string, unsigned> ByBuiltin;
+  llvm::DenseMap<const clang::VarDecl *, bool> ModifiedCache;
+};
+
+/// RuleUtil's builtinRef, also for the form Clang's own CUDA headers give
+/// (`threadIdx.x` as a property reference whose base is an opaque value).
+std::optional<BuiltinRef> cudaBuiltin(const clang::Expr *E);
+/// E is Var.Dim (see cudaBuiltin).
+bool isCudaBuiltin(const clang::Expr *E, llvm::StringRef Var, char Dim);
+
+/// A loop `for (int i = LO; i <= HI; ++i)` (or `i < HI`, `i++`, `i += 1`)
+/// with constant bounds that does not assign i in its body.
+struct CountedLoop {
+  const clang::ForStmt *Loop = nullptr;
+  const clang::VarDecl *Var = nullptr;
+  int64_t First = 0, Last = 0; ///< the values i takes, inclusive
+  int64_t trips() const { return Last >= First ? Last - First + 1 : 0; }
+};
+/// F as a CountedLoop, when it is one; otherwise Why says what differs.
+std::optional<CountedLoop> matchCountedLoop(const clang::ForStmt *F, clang::ASTContext &Ctx,
+                                            std::string *Why = nullptr);
+
+/// The range of a linear polynomial whose atoms are counters of Loops (and
+/// constants); none when another atom occurs or a term is not linear.
+std::optional<std::pair<int64_t, int64_t>>
+polyRange(const IndexPoly &P, const PolyBuilder &B, llvm::ArrayRef<CountedLoop> Loops);
+
+/// The statements from S up to (not including) Body, innermost first.
+std::vector<const clang::Stmt *> ancestors(const clang::Stmt *S, const clang::Stmt *Body,
+                                           clang::ASTContext &Ctx);
+
+/// A condition known to hold where a statement runs: Cond is true when
+/// Holds, false otherwise.
+struct Condition {
+  const clang::Expr *Cond;
+  bool Holds;
+};
+/// The conditions that hold at S inside Body: branches of enclosing if and
+/// ?: statements, left operands of enclosing && and ||, and `if (c)
+/// continue;` / `break;` / `return;` statements that come before S in an
+/// enclosing block.
+std::vector<Condition> conditionsAt(const clang::Stmt *S, const clang::Stmt *Body,
+                                    clang::ASTContext &Ctx);
+
+/// Facts `F >= 0` from Conds: conjunctions are split, negations pushed
+/// into comparisons; a part that is not a comparison of polynomials is
+/// dropped (a fact fewer is always safe).
+std::vector<IndexPoly> factsFrom(llvm::ArrayRef<Condition> Conds, PolyBuilder &B);
+
+/// A name based on Base that no declaration in Kernel (its parameters,
+/// locals and any referenced declaration) and nothing in Taken uses; added
+/// to Taken.
+std::string freshName(llvm::StringRef Base, const clang::FunctionDecl &Kernel,
+                      std::set<std::string> &Taken);
+
+/// The source text of S with some of its subexpressions replaced (each
+/// range must lie inside S and be plain text of S's file); none when S or a
+/// range is not plain text.
+std::optional<std::string>
+textWithReplacements(const clang::Stmt *S, clang::ASTContext &Ctx,
+                     llvm::ArrayRef<std::pair<clang::SourceRange, std::string>> Repl);
+
+/// The offset just past the ';' that ends a statement whose last token ends
+/// at End (an expression statement's range leaves its ';' out), or End when
+/// the next token is not ';'.
+unsigned pastSemicolon(llvm::StringRef Source, unsigned End);
+
+/// Text with Extra prepended to every line after the first.
+std::string indentFollowingLines(llvm::StringRef Text, llvm::StringRef Extra);
+
+/// How a type is written in source ("float", "unsigned long long").
+std::string typeSpelling(clang::QualType T, clang::ASTContext &Ctx);
+
+/// A zero of type T written in source ("0.0f", "0.0", "T(0)").
+std::string zeroOf(clang::QualType T, clang::ASTContext &Ctx);
+
+/// The calls to __syncthreads (and friends) in S.
+bool callsSyncthreads(const clang::Stmt *S);
+
+/// Whether S references V.
+bool references(const clang::Stmt *S, const clang::ValueDecl *V);
+
+} // namespace forge::passes
+
+#endif

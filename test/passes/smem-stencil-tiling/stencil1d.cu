@@ -1,0 +1,45 @@
+// REQUIRES: cuda
+// A 1D stencil written with an early return and 'continue' guards: the
+// tile is loaded before the early return (every thread must reach the
+// barrier), its bounds come from the 'continue' conditions.
+// RUN: forge-port propose %s --kernel stencil --block 128 --rules=smem-stencil-tiling \
+// RUN:   --apply -o %t.cu 2>&1 | FileCheck %s --check-prefix=NOTE
+// RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.cu -o - | FileCheck %s --check-prefix=PTX
+// NOTE: forge-port: note: applied expert:smem-stencil-tiling: stage 'x' in a 136-element shared-memory tile (the 128-thread block's outputs and their halo)
+// PTX: .shared .align 4 .b8 {{.*}}x_tile[544];
+// PTX: st.shared.f32
+// PTX: bar.sync
+// PTX: ld.shared.f32
+#define RADIUS 4
+
+__global__ void stencil(int n, const float *x, const float *wt, float *y) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (i >= n)
+    return;
+  float acc = 0.0f;
+  for (int k = 0; k < 2 * RADIUS + 1; ++k) {
+    int p = i + k - RADIUS;
+    if (p < 0 || p >= n)
+      continue;
+    acc += wt[k] * x[p];
+  }
+  y[i] = acc;
+}
+// FIX:      __global__ void stencil(int n, const float *x, const float *wt, float *y) {
+// FIX-NEXT:   // smem-stencil-tiling: the block's 136-element input tile (128 outputs and their halo),
+// FIX-NEXT:   // loaded once by all threads and then read from shared memory.
+// FIX-NEXT:   __shared__ float x_tile[136];
+// FIX-NEXT:   {
+// FIX-NEXT:     float x_v[2];
+// FIX-NEXT: #pragma unroll
+// FIX-NEXT:     for (int k2 = 0; k2 < 2; ++k2) {
+// FIX-NEXT:       int t = threadIdx.x + k2 * 128;
+// FIX-NEXT:       int gx = (int)blockIdx.x * 128 + t - 4;
+// FIX-NEXT:       x_v[k2] = t < 136 && gx >= 0 && gx < n ? x[gx] : 0.0f;
+// FIX-NEXT:     }
+// FIX:        __syncthreads();
+// FIX-NEXT:   int i = threadIdx.x + blockDim.x * blockIdx.x;
+// FIX-NEXT:   if (i >= n)
+// FIX-NEXT:     return;
+// FIX:          acc += wt[k] * x_tile[threadIdx.x + k];

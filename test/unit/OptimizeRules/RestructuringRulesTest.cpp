@@ -1,0 +1,439 @@
+//===- RestructuringRulesTest.cpp - warp-shuffle-reduction, smem-stencil-tiling, register-tiling ===//
+//
+// Each rule on small kernels parsed against the mock CUDA headers: what it
+// proposes (applied and compared piece by piece), and the reason it gives
+// when a precondition fails. The lit tests (test/passes/<rule>/) cover the
+// command line, real CUDA headers and nvcc.
+//
+//===----------------------------------------------------------------------===//
+#include "ExpertProposer.h"
+#include "forge/Agent/EditBlocks.h"
+#include "forge/Config.h"
+#include "forge/Measure/IntExpr.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+using namespace forge::passes;
+
+namespace {
+
+std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
+
+struct Result {
+  std::vector<agent::Proposal> Proposals;
+  std::string Skip; ///< the rule's reason when it did not apply
+  /// The source with each proposal applied (one per proposal).
+  std::vector<std::string> Applied;
+};
+
+struct Case {
+  std::string Code, Kernel;
+  std::optional<std::array<int64_t, 3>> Block;
+  std::map<std::string, std::string> Geometry;
+};
+
+Result run(llvm::StringRef Rule, const Case &C) {
+  frontend::Toolchain TC;
+  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+  frontend::ParseOptions Opts;
+  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                    "-include", "cuda_runtime.h"};
+  auto Rules = selectExpertRules(Rule);
+  EXPECT_TRUE(bool(Rules)) << err(Rules.takeError());
+  ExpertProposer P(TC, Opts, *Rules);
+  agent::ProposalRequest Req;
+  Req.File = "/tmp/forge-restructuring-test.cu";
+  Req.Source = C.Code;
+  Req.Kernel = C.Kernel;
+  Req.Target = "sm_90";
+  Req.Block = C.Block;
+  if (C.Block)
+    Req.BlockThreads = (*C.Block)[0] * (*C.Block)[1] * (*C.Block)[2];
+  Req.Geometry = C.Geometry;
+  Result R;
+  auto Props = P.propose(Req);
+  EXPECT_TRUE(bool(Props)) << err(Props.takeError());
+  if (!Props)
+    return R;
+  EXPECT_EQ(P.parseErrors(), 0u);
+  R.Proposals = *Props;
+  for (const RuleSkip &S : P.skipped())
+    R.Skip += S.Reason;
+  for (const agent::Proposal &Pr : R.Proposals) {
+    EXPECT_EQ(Pr.Origin, ("expert:" + Rule).str());
+    auto Blocks = agent::parseEditBlocks(Pr.Edits);
+    EXPECT_TRUE(bool(Blocks)) << err(Blocks.takeError());
+    if (!Blocks)
+      continue;
+    patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
+      return C.Code;
+    };
+    auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, Contents, Pr.Origin);
+    EXPECT_TRUE(bool(Set)) << err(Set.takeError());
+    if (!Set)
+      continue;
+    auto New = Set->applyTo(Req.File, C.Code);
+    EXPECT_TRUE(bool(New)) << err(New.takeError());
+    R.Applied.push_back(New ? *New : "");
+  }
+  return R;
+}
+
+bool has(const std::string &Text, llvm::StringRef Piece) {
+  return Text.find(Piece.str()) != std::string::npos;
+}
+
+//===----------------------------------------------------------------------===//
+// warp-shuffle-reduction
+//===----------------------------------------------------------------------===//
+
+const char *BlockSum = R"(__global__ void block_sum(const float *in, float *out, int n) {
+  __shared__ float sdata[256];
+  unsigned tid = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+)";
+
+TEST(WarpShuffleReduction, StopsTheTreeAtOneWarpAndFusesTheOutput) {
+  Result R = run("warp-shuffle-reduction", {BlockSum, "block_sum", {{256, 1, 1}}, {}});
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  ASSERT_EQ(R.Applied.size(), 2u);
+  const std::string &New = R.Applied[0];
+  EXPECT_TRUE(has(New, "for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {")) << New;
+  EXPECT_TRUE(has(New, "  if (tid < 32) {\n")) << New;
+  EXPECT_TRUE(has(New, "float val = sdata[tid] + sdata[tid + 32];")) << New;
+  EXPECT_TRUE(has(New, "for (int offset = 16; offset > 0; offset >>= 1)\n"
+                       "      val += __shfl_down_sync(0xffffffff, val, offset);"))
+      << New;
+  // The output statement moved into the warp's block, reading the register.
+  EXPECT_TRUE(has(New, "    if (tid == 0)\n      out[blockIdx.x] = val;\n  }\n}")) << New;
+  EXPECT_FALSE(has(New, "sdata[0]")) << New;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "shared-memory steps 8 -> 3")) << R.Proposals[0].Rationale;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "bitwise identical"));
+
+  // The warp-first variant: shuffles before anything is stored.
+  const std::string &Second = R.Applied[1];
+  EXPECT_TRUE(has(Second, "float val = i < n ? in[i] : 0.0f;")) << Second;
+  EXPECT_TRUE(has(Second, "sdata[tid / 32] = val;")) << Second;
+  EXPECT_TRUE(has(Second, "for (int offset = (blockDim.x) / 32 / 2; offset > 0;")) << Second;
+  EXPECT_FALSE(has(Second, "s >>= 1")) << Second;
+  EXPECT_TRUE(has(R.Proposals[1].Rationale, "re-associated"));
+}
+
+TEST(WarpShuffleReduction, KeepsSharedResultForLaterReaders) {
+  std::string Code = R"(template <int BLOCK>
+__global__ void bmax(const float *in, float *out) {
+  __shared__ float sm[BLOCK];
+  sm[threadIdx.x] = in[blockIdx.x * BLOCK + threadIdx.x];
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s)
+      sm[threadIdx.x] = fmaxf(sm[threadIdx.x], sm[threadIdx.x + s]);
+    __syncthreads();
+  }
+  out[blockIdx.x * BLOCK + threadIdx.x] = in[blockIdx.x * BLOCK + threadIdx.x] - sm[0];
+}
+template __global__ void bmax<128>(const float *, float *);
+)";
+  Result R = run("warp-shuffle-reduction", {Code, "bmax", std::nullopt, {}});
+  ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+  const std::string &New = R.Applied[0];
+  EXPECT_TRUE(has(New, "static_assert((BLOCK) >= 64")) << New;
+  EXPECT_TRUE(has(New, "val = fmaxf(val, __shfl_down_sync(0xffffffff, val, offset));")) << New;
+  // Every thread reads sm[0] afterwards: the first warp writes it back.
+  EXPECT_TRUE(has(New, "    if (threadIdx.x == 0)\n      sm[0] = val;\n  }\n  __syncthreads();\n"))
+      << New;
+  EXPECT_TRUE(has(New, "- sm[0];")) << New;
+}
+
+TEST(WarpShuffleReduction, Preconditions) {
+  auto Skip = [](std::string Code, std::optional<std::array<int64_t, 3>> Block) {
+    Result R = run("warp-shuffle-reduction", {Code, "block_sum", Block, {}});
+    EXPECT_TRUE(R.Proposals.empty());
+    return R.Skip;
+  };
+  EXPECT_TRUE(has(Skip(BlockSum, {{32, 1, 1}}), "runs over 32 threads; the rule needs a power of "
+                                                "two of at least 64"));
+  EXPECT_TRUE(has(Skip(BlockSum, {{96, 1, 1}}), "96 threads"));
+  EXPECT_TRUE(has(Skip(BlockSum, std::nullopt), "the block size is not known"));
+  EXPECT_TRUE(has(Skip(BlockSum, {{16, 16, 1}}), "the block is 16x16x1"));
+  std::string Minus = BlockSum;
+  Minus.replace(Minus.find("+= sdata[tid + s]"), 2, "-=");
+  EXPECT_TRUE(has(Skip(Minus, {{256, 1, 1}}), "operator '-' is not one of"));
+  std::string Short = BlockSum;
+  Short.replace(Short.find("__shared__ float"), 16, "__shared__ short");
+  EXPECT_TRUE(has(Skip(Short, {{256, 1, 1}}), "has 2 bytes")) << Skip(Short, {{256, 1, 1}});
+  std::string NoSync = BlockSum;
+  NoSync.replace(NoSync.find("    __syncthreads();\n  }"), 21, "");
+  EXPECT_TRUE(has(Skip(NoSync, {{256, 1, 1}}), "no shared-memory tree reduction"));
+}
+
+//===----------------------------------------------------------------------===//
+// smem-stencil-tiling
+//===----------------------------------------------------------------------===//
+
+const char *Conv = R"(__global__ void conv(const float *in, const float *f, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += f[(i + 1) * 3 + j + 1] * in[(size_t)yy * w + xx];
+      }
+    out[(size_t)y * w + x] = acc;
+  }
+}
+)";
+
+TEST(SmemStencilTiling, StagesTheTileAndRewritesTheRead) {
+  Result R = run("smem-stencil-tiling", {Conv, "conv", {{32, 8, 1}}, {}});
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  const std::string &New = R.Applied[0];
+  EXPECT_TRUE(has(New, "__shared__ float in_tile[10][34];")) << New;
+  // All loads first, then all stores: 340 elements, 2 per thread.
+  EXPECT_TRUE(has(New, "    float in_v[2];\n#pragma unroll\n    for (int k = 0; k < 2; ++k) {\n"
+                       "      int t = threadIdx.y * 32 + threadIdx.x + k * 256;\n"
+                       "      int gy = (int)blockIdx.y * 8 + t / 34 - 1;\n"
+                       "      int gx = (int)blockIdx.x * 32 + t % 34 - 1;\n"
+                       "      in_v[k] = t < 340 && gy >= 0 && gy < h && gx >= 0 && gx < w\n"
+                       "          ? in[(size_t)gy * w + gx] : 0.0f;\n"))
+      << New;
+  EXPECT_TRUE(has(New, "      if (t < 340)\n        in_tile[t / 34][t % 34] = in_v[k];\n    }\n  }\n"
+                       "  __syncthreads();\n"))
+      << New;
+  EXPECT_TRUE(has(New, "acc += f[(i + 1) * 3 + j + 1] * in_tile[threadIdx.y + i + 1][threadIdx.x + j + 1];"))
+      << New;
+  // The filter is not staged, the output not touched.
+  EXPECT_TRUE(has(New, "out[(size_t)y * w + x] = acc;"));
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "global loads per output 9 -> 1.33")) << R.Proposals[0].Rationale;
+}
+
+TEST(SmemStencilTiling, PadsRowsThatShareAWarp) {
+  // 16 threads wide: a warp reads two rows of the tile, which a stride of
+  // 48 (16 modulo 32) puts on different banks; the index math keeps 18.
+  Result R = run("smem-stencil-tiling", {Conv, "conv", {{16, 16, 1}}, {}});
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  const std::string &New = R.Applied[0];
+  EXPECT_TRUE(has(New, "__shared__ float in_tile[18][48];")) << New;
+  EXPECT_TRUE(has(New, "in_tile[t / 18][t % 18] = in_v[k];")) << New;
+  EXPECT_TRUE(has(New, "in_tile[threadIdx.y + i + 1][threadIdx.x + j + 1]")) << New;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "3456 bytes of shared memory")) << R.Proposals[0].Rationale;
+}
+
+TEST(SmemStencilTiling, OneDimensionWithContinueGuardsAndEarlyReturn) {
+  std::string Code = R"(#define RAD 2
+__global__ void st(int n, const float *x, const float *wt, float *y) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < 2 * RAD + 1; ++k) {
+    int p = i + k - RAD;
+    if (p < 0 || p >= n)
+      continue;
+    acc += wt[k] * x[p];
+  }
+  y[i] = acc;
+}
+)";
+  Result R = run("smem-stencil-tiling", {Code, "st", {{128, 1, 1}}, {}});
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  const std::string &New = R.Applied[0];
+  // Loaded before the early return, so that every thread reaches the barrier.
+  EXPECT_TRUE(has(New, "{\n  // smem-stencil-tiling")) << New;
+  EXPECT_TRUE(has(New, "__shared__ float x_tile[132];")) << New;
+  EXPECT_TRUE(has(New, "int gx = (int)blockIdx.x * 128 + t - 2;")) << New;
+  // 'k' is taken by the kernel's own loop.
+  EXPECT_TRUE(has(New, "int t = threadIdx.x + k2 * 128;")) << New;
+  EXPECT_TRUE(has(New, "x_v[k2] = t < 132 && gx >= 0 && gx < n ? x[gx] : 0.0f;")) << New;
+  EXPECT_TRUE(has(New, "x_tile[t] = x_v[k2];")) << New;
+  EXPECT_TRUE(has(New, "acc += wt[k] * x_tile[threadIdx.x + k];")) << New;
+}
+
+TEST(SmemStencilTiling, InteriorOnlyKernelTakesItsBoundsFromTheThreadCheck) {
+  // Reads unguarded except by the thread's own interior check: each read
+  // stays inside [0, h) x [0, w), the union of what they read is loaded.
+  std::string Code = R"(__global__ void lap(const float *in, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= 1 && x < w - 1 && y >= 1 && y < h - 1)
+    out[y * w + x] = in[(y - 1) * w + x] + in[(y + 1) * w + x] + in[y * w + x - 1] +
+                     in[y * w + x + 1] - 4.0f * in[y * w + x];
+}
+)";
+  Result R = run("smem-stencil-tiling", {Code, "lap", {{32, 8, 1}}, {}});
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  const std::string &New = R.Applied[0];
+  EXPECT_TRUE(has(New, "in_v[k] = t < 340 && gy >= 0 && gy < h && gx >= 0 && gx < w\n")) << New;
+  EXPECT_TRUE(has(New, "out[y * w + x] = in_tile[threadIdx.y][threadIdx.x + 1] + "
+                       "in_tile[threadIdx.y + 2][threadIdx.x + 1] + in_tile[threadIdx.y + 1][threadIdx.x] +"))
+      << New;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "global loads per output 5 -> 1.33"))
+      << R.Proposals[0].Rationale;
+}
+
+TEST(SmemStencilTiling, Preconditions) {
+  auto Skip = [](std::string Code, std::optional<std::array<int64_t, 3>> Block) {
+    Result R = run("smem-stencil-tiling", {Code, "conv", Block, {}});
+    EXPECT_TRUE(R.Proposals.empty());
+    return R.Skip;
+  };
+  EXPECT_TRUE(has(Skip(Conv, std::nullopt), "the block's dimensions are not known"));
+  std::string Unguarded = Conv;
+  Unguarded.replace(Unguarded.find("if (yy >= 0 && yy < h && xx >= 0 && xx < w)"), 44, "");
+  std::string Why = Skip(Unguarded, {{16, 16, 1}});
+  EXPECT_TRUE(has(Why, "is not guarded by bounds checks")) << Why;
+  std::string Wide = Conv;
+  for (const char *Bound : {"int i = -1; i <= 1", "int j = -1; j <= 1"}) {
+    std::string B = Bound;
+    std::string NewB = B;
+    NewB.replace(NewB.find("-1"), 2, "-40");
+    NewB.replace(NewB.rfind("1"), 1, "40");
+    Wide.replace(Wide.find(B), B.size(), NewB);
+  }
+  Why = Skip(Wide, {{32, 32, 1}});
+  EXPECT_TRUE(has(Why, "50176 bytes of shared memory")) << Why;
+  EXPECT_TRUE(has(Why, "49152 bytes")) << Why;
+  std::string Pointwise = R"(__global__ void conv(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+})";
+  EXPECT_TRUE(has(Skip(Pointwise, {{256, 1, 1}}), "at one position only"));
+  std::string Loopy = Conv;
+  Loopy.replace(Loopy.find("j <= 1"), 6, "j <= w");
+  Why = Skip(Loopy, {{16, 16, 1}});
+  EXPECT_TRUE(has(Why, "inside a loop without constant bounds")) << Why;
+}
+
+//===----------------------------------------------------------------------===//
+// register-tiling
+//===----------------------------------------------------------------------===//
+
+const char *Sgemm = R"(__global__ void sgemm(const float *A, const float *B, float *C, int m, int n,
+                      int k) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < m && col < n) {
+    float acc = 0.0f;
+    for (int p = 0; p < k; ++p)
+      acc += A[(size_t)row * k + p] * B[(size_t)p * n + col];
+    C[(size_t)row * n + col] = acc;
+  }
+}
+)";
+
+TEST(RegisterTiling, TwoLevelTilingThenRowsPerThread) {
+  Result R = run("register-tiling", {Sgemm, "sgemm", {{16, 16, 1}},
+                                     {{"grid.x", "ceil_div(N, BX)"},
+                                      {"grid.y", "ceil_div(M, BLOCK / BX)"}}});
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  const std::string &Two = R.Applied[0];
+  EXPECT_TRUE(has(Two, "int col = blockIdx.x * 128 + threadIdx.x;")) << Two;
+  EXPECT_TRUE(has(Two, "int row = blockIdx.y * 128 + threadIdx.y;")) << Two;
+  EXPECT_TRUE(has(Two, "__shared__ float rt_As[128][16];")) << Two;
+  EXPECT_TRUE(has(Two, "rt_As[rt_i][rt_kk] = rt_row < m && rt_p < k ? A[(size_t)rt_row * k + rt_p] : 0.0f;"))
+      << Two;
+  EXPECT_TRUE(has(Two, "rt_Bs[rt_kk][rt_j] = rt_p < k && rt_col < n ? B[(size_t)rt_p * n + rt_col] : 0.0f;"))
+      << Two;
+  EXPECT_TRUE(has(Two, "rt_acc[rt_i][rt_j] += rt_a[rt_i] * rt_b[rt_j];")) << Two;
+  EXPECT_TRUE(has(Two, "if (rt_row < m && rt_col < n)\n        C[(size_t)rt_row * n + rt_col] = rt_acc[rt_i][rt_j];"))
+      << Two;
+  ASSERT_TRUE(R.Proposals[0].Spec.has_value());
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.x"), "ceil_div(ceil_div(N, BX), 8)");
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(M, BLOCK / BX), 8)");
+
+  const std::string &Rows = R.Applied[1];
+  EXPECT_TRUE(has(Rows, "int row = blockIdx.y * blockDim.y * 4 + threadIdx.y;")) << Rows;
+  EXPECT_TRUE(has(Rows, "rt_ok[rt_r] = rt_row < m && col < n;")) << Rows;
+  EXPECT_TRUE(has(Rows, "float rt_b = B[(size_t)p * n + col];")) << Rows;
+  EXPECT_TRUE(has(Rows, "rt_acc[rt_r] += A[(size_t)rt_row * k + p] * rt_b;")) << Rows;
+  ASSERT_TRUE(R.Proposals[1].Spec.has_value());
+  EXPECT_EQ(R.Proposals[1].Spec->Geometry.size(), 1u);
+  EXPECT_EQ(R.Proposals[1].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(M, BLOCK / BX), 4)");
+}
+
+TEST(RegisterTiling, SpecChangeParsesAndCoversTheMatrix) {
+  Result R = run("register-tiling", {Sgemm, "sgemm", {{16, 16, 1}},
+                                     {{"grid.x", "ceil_div(N, BX)"},
+                                      {"grid.y", "ceil_div(M, BLOCK / BX)"}}});
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  measure::ValueMap Env{{"M", 2000}, {"N", 2048}, {"BLOCK", 256}, {"BX", 16}};
+  auto Eval = [&](const std::string &Text) -> int64_t {
+    auto E = measure::IntExpr::parse(Text);
+    EXPECT_TRUE(bool(E)) << err(E.takeError());
+    if (!E)
+      return -1;
+    auto V = E->evaluate(Env);
+    EXPECT_TRUE(bool(V)) << err(V.takeError());
+    return V ? *V : -1;
+  };
+  // 2000 rows: 125 blocks of 16 rows before; 128-row blocks need 16.
+  EXPECT_EQ(Eval(R.Proposals[0].Spec->Geometry.at("grid.y")), 16);
+  EXPECT_EQ(Eval(R.Proposals[0].Spec->Geometry.at("grid.x")), 16);
+  EXPECT_EQ(Eval(R.Proposals[1].Spec->Geometry.at("grid.y")), 32); // ceil(125 / 4)
+}
+
+TEST(RegisterTiling, EarlyReturnAlphaBetaAndDouble) {
+  std::string Code = R"(__global__ void dg(int m, int n, int k, double alpha, const double *A,
+                   const double *B, double beta, double *C) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= m || col >= n)
+    return;
+  double acc = 0.0;
+  for (int p = 0; p < k; p++)
+    acc = acc + B[p * n + col] * A[row * k + p];
+  C[row * n + col] = alpha * acc + beta * C[row * n + col];
+}
+)";
+  Result R = run("register-tiling", {Code, "dg", {{32, 8, 1}}, {}});
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  const std::string &Two = R.Applied[0];
+  // Doubles: at most 4 x 4 per thread; no early return before the barriers.
+  EXPECT_TRUE(has(Two, "double rt_acc[4][2];")) << Two;
+  EXPECT_FALSE(has(Two, "return;")) << Two;
+  EXPECT_TRUE(has(Two, "rt_acc[rt_i][rt_j] = rt_acc[rt_i][rt_j] + rt_b[rt_j] * rt_a[rt_i];")) << Two;
+  EXPECT_TRUE(has(Two, "if (!(rt_row >= m || rt_col >= n))\n"
+                       "        C[rt_row * n + rt_col] = alpha * rt_acc[rt_i][rt_j] + beta * C[rt_row * n + rt_col];"))
+      << Two;
+  // No geometry in the request: no spec change, and the rationale says so.
+  EXPECT_FALSE(R.Proposals[0].Spec.has_value());
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "must be divided")) << R.Proposals[0].Rationale;
+}
+
+TEST(RegisterTiling, Preconditions) {
+  auto Skip = [](std::string Code) {
+    Result R = run("register-tiling", {Code, "sgemm", {{16, 16, 1}}, {}});
+    EXPECT_TRUE(R.Proposals.empty());
+    return R.Skip;
+  };
+  std::string NoGuard = Sgemm;
+  NoGuard.replace(NoGuard.find("if (row < m && col < n) "), 24, "");
+  EXPECT_TRUE(has(Skip(NoGuard), "no bounds check")) << Skip(NoGuard);
+  std::string Swapped = Sgemm;
+  Swapped.replace(Swapped.find("blockIdx.y * blockDim.y + threadIdx.y"), 37,
+                  "blockIdx.x * blockDim.y + threadIdx.y");
+  EXPECT_TRUE(has(Skip(Swapped), "are not a row")) << Skip(Swapped);
+  std::string Thread = Sgemm;
+  Thread.replace(Thread.find("C[(size_t)row * n + col] = acc;"), 31,
+                 "C[(size_t)row * n + col] = acc + threadIdx.x;");
+  EXPECT_TRUE(has(Skip(Thread), "uses 'threadIdx' directly")) << Skip(Thread);
+  std::string Elementwise = R"(__global__ void sgemm(const float *A, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) C[i] = A[i];
+})";
+  EXPECT_TRUE(has(Skip(Elementwise), "no loop accumulates")) << Skip(Elementwise);
+}
+
+} // namespace
