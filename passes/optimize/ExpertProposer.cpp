@@ -86,7 +86,8 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
     return Target.takeError();
   PO.Arch = Target->Name;
 
-  // Rules already tried in an earlier round are not asked again.
+  // Rules already tried in an earlier round are not asked again, except
+  // those superseded by a faster proposal.
   std::vector<const RuleInfo *> Ask;
   for (const RuleInfo *R : Rules) {
     std::string Origin = std::string("expert:") + R->Name;
@@ -94,6 +95,10 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
     for (const agent::Attempt &A : Req.History)
       if (A.Origin == Origin)
         Tried = &A;
+    // A rule that was correct and faster but lost to a faster proposal is
+    // asked again on the new source: its gain may add to the winner's.
+    if (Tried && Tried->Verdict == "superseded")
+      Tried = nullptr;
     if (Tried) {
       Skipped.push_back({R->Name, "tried in round " + std::to_string(Tried->Round) + ": " +
                                       (Tried->Verdict.empty() ? "no verdict" : Tried->Verdict)});

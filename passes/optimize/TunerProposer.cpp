@@ -38,14 +38,18 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
     Skip = "the spec has no tunables";
     return std::vector<agent::Proposal>();
   }
-  // Once at the start, then again only after another proposal was kept.
-  for (auto It = Req.History.rbegin(); It != Req.History.rend(); ++It) {
-    if (It->Origin == "tuner") {
-      Skip = formatv("swept in round {0} and nothing was kept since", It->Round).str();
-      return std::vector<agent::Proposal>();
-    }
-    if (It->Verdict == "accepted")
-      break;
+  // Once at the start, then again after another proposal was kept (in the
+  // same round as the last sweep, too: that sweep saw the older source).
+  unsigned LastSweep = 0, LastKept = 0;
+  for (const agent::Attempt &A : Req.History) {
+    if (A.Origin == "tuner")
+      LastSweep = std::max(LastSweep, A.Round);
+    else if (A.Verdict == "accepted")
+      LastKept = std::max(LastKept, A.Round);
+  }
+  if (LastSweep && LastKept < LastSweep) {
+    Skip = formatv("swept in round {0} and nothing else was kept since", LastSweep).str();
+    return std::vector<agent::Proposal>();
   }
   ++Sweeps;
   std::string Dir = formatv("{0}/sweep-{1}", O.JobRoot, Sweeps).str();

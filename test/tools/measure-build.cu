@@ -12,6 +12,20 @@
 // RUN: test -s %t/harness-0.so
 // RUN: %nvcc --version > /dev/null
 // RUN: forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.one --config BLOCK=512 | FileCheck %s --check-prefix=ONE
+// A variant whose launch changed (a capped grid, a new tunable) is measured
+// with its own spec, against the reference at the spec's.
+// RUN: sed -e 's/"grid": "ceil_div(N, BLOCK)"/"grid": "min(ceil_div(N, BLOCK), 132 * W)"/' -e 's/"tunables": \[/"tunables": [{"name": "W", "values": [4, 8]}, /' %S/Inputs/measure-saxpy.json > %t.capped.json
+// RUN: cp %s %t.variant.cu
+// RUN: forge-port measure %s %t.variant.cu --spec %S/Inputs/measure-saxpy.json --spec-of %t.variant.cu=%t.capped.json --arch sm_90 --no-run --job-dir %t.own
+// RUN: FileCheck %s --check-prefix=OWN --input-file=%t.own/job.plan
+// OWN: reference ref
+// OWN-NEXT: label {{.*}}measure-build.cu BLOCK=256
+// OWN-NEXT: grid 4096 1 1
+// OWN: candidate c1
+// OWN-NEXT: label {{.*}}variant.cu (own spec)
+// OWN-NEXT: grid 528 1 1
+// RUN: not forge-port measure %s %t.variant.cu --spec %S/Inputs/measure-saxpy.json --spec-of %t.other.cu=%t.capped.json --arch sm_90 --no-run --job-dir %t.bad 2>&1 | FileCheck %s --check-prefix=BADOWN
+// BADOWN: error: --spec-of '{{.*}}other.cu={{.*}}capped.json': expected FILE=SPEC with FILE one of the files measured
 
 #include <cstdio>
 

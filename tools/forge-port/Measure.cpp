@@ -40,6 +40,11 @@ cl::list<std::string> Files(cl::Positional, cl::desc("<original.cu> [variant.cu.
                             cl::cat(Cat), cl::sub(MeasureSub));
 cl::opt<std::string> SpecPath("spec", cl::desc("Launch spec (JSON, docs/spec-format.md)"),
                               cl::value_desc("spec.json"), cl::cat(Cat), cl::sub(MeasureSub));
+cl::list<std::string> SpecOf("spec-of",
+                            cl::desc("Measure FILE with its own spec (a transformation that "
+                                     "changed the launch: same kernel and buffers, another "
+                                     "grid or tunables), at that spec's defaults"),
+                            cl::value_desc("file.cu=spec.json"), cl::cat(Cat), cl::sub(MeasureSub));
 cl::list<std::string> ConfigOpt("config",
                                 cl::desc("A configuration to measure, NAME=VALUE[,NAME=VALUE]; "
                                          "repeatable (default: the spec's defaults)"),
@@ -504,15 +509,42 @@ int forge::tool::runMeasure(const Invocation &Inv) {
       L += " " + configLabel(*Spec, V);
     return L;
   };
+  // Files measured with their own spec.
+  std::map<std::string, LaunchSpec> OwnSpecs;
+  for (const std::string &S : SpecOf) {
+    auto [F, P] = StringRef(S).split('=');
+    if (F.empty() || P.empty() || !llvm::is_contained(Files, F.str()))
+      return reportError(makeUsageError(
+          "--spec-of '{0}': expected FILE=SPEC with FILE one of the files measured", S));
+    if (F == StringRef(Files.front()))
+      return reportError(makeUsageError("--spec-of '{0}': the reference uses --spec", S));
+    auto Own = readLaunchSpec(P);
+    if (!Own)
+      return reportError(Own.takeError());
+    if (Own->Kernel != Spec->Kernel || Own->Args != Spec->Args)
+      return reportError(makeUsageError(
+          "--spec-of '{0}': the spec must launch the same kernel with the same arguments as "
+          "--spec ({1})",
+          S, Spec->Kernel));
+    OwnSpecs[F.str()] = std::move(*Own);
+  }
   Req.Reference = {"ref", Files.front(), Defaults, Label(Files.front(), Defaults)};
   unsigned N = 0;
-  for (size_t F = 0; F < Files.size(); ++F)
+  for (size_t F = 0; F < Files.size(); ++F) {
+    auto Own = OwnSpecs.find(Files[F]);
+    if (Own != OwnSpecs.end()) {
+      Req.Candidates.push_back({"c" + std::to_string(++N), Files[F], {},
+                                sys::path::filename(Files[F]).str() + " (own spec)",
+                                &Own->second});
+      continue;
+    }
     for (size_t C = 0; C < Configs.size(); ++C) {
       if (F == 0 && Full(Configs[C]) == Defaults)
         continue; // the reference itself
       Req.Candidates.push_back(
           {"c" + std::to_string(++N), Files[F], Configs[C], Label(Files[F], Configs[C])});
     }
+  }
   Req.Arch = Arch;
   Req.NvccFlags = Inv.ExtraArgs;
   Req.Job.Seed = Seed;

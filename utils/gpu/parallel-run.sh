@@ -50,3 +50,7 @@ done
 wait "${pids[@]}"
 echo "== done $(date -u +%H:%MZ)"
 for f in "$out"/*.log; do echo "--- $f"; tail -15 "$f"; done
+# Few files travel back well: everything but the logs in one archive.
+(cd "$out" && tar czf results.tgz --exclude=results.tgz --exclude='*.log' --exclude='*.so' . \
+   && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name '*.log' -exec rm -rf {} +)
+ls -la "$out"

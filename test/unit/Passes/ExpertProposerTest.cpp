@@ -169,6 +169,21 @@ TEST(ExpertProposer, RulesTriedBeforeAreNotAskedAgain) {
   EXPECT_EQ(P.skipped()[0].Reason, "tried in round 2: slower");
 }
 
+TEST(ExpertProposer, ASupersededRuleIsAskedAgain) {
+  Runner Run;
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0]});
+  auto Req = Run.request("scale");
+  agent::Attempt A;
+  A.Round = 1;
+  A.Origin = "expert:test-comment";
+  A.Verdict = "superseded";
+  Req.History.push_back(A);
+  auto Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  ASSERT_EQ(Props->size(), 1u);
+  EXPECT_EQ((*Props)[0].Origin, "expert:test-comment");
+}
+
 TEST(ExpertProposer, UnknownKernelIsAnError) {
   Runner Run;
   ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0]});
