@@ -6,8 +6,9 @@
 #      serves recorded replies; the cheats must be rejected at correctness,
 #      the good edit measured, and the user's file never changed;
 #   2. the built-in expert proposer (with the tuner) on four naive kernels:
-#      an elementwise triad, a shared-memory tree reduction, a naive 5x5
-#      convolution on 4096^2 and a naive SGEMM 2048^3 (utils/bench/kernels),
+#      an elementwise triad, a shared-memory tree reduction
+#      (test/gpu/Inputs/optimize), a naive 5x5 convolution on 4096^2 and a
+#      naive SGEMM 2048^3 (utils/bench/kernels),
 #      with Markdown and JSON reports and transcripts;
 #   3. a replay of one transcript (no GPU, no network): the same decisions;
 #   4. the library references of the four (cuBLAS, CUB, memcpy bandwidth,
@@ -17,7 +18,7 @@ set -uo pipefail
 out="${1:?usage: optimize-check.sh OUT [kernel...]}"
 shift
 kernels=("$@")
-[ ${#kernels[@]} -eq 0 ] && kernels=(triad reduce_sum conv2d_5x5 sgemm)
+[ ${#kernels[@]} -eq 0 ] && kernels=(triad reduce_tree conv2d_5x5 sgemm)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 mkdir -p "$out"
@@ -61,8 +62,9 @@ if [ "${SKIP_MODEL:-0}" != 1 ]; then
   check "the signature change rejected" "grep -q 'model: rejected (contract' /tmp/opt-signature.log"
 fi
 
-B=utils/bench/kernels
 for k in "${kernels[@]}"; do
+  B=utils/bench/kernels
+  [ -f test/gpu/Inputs/optimize/$k.cu ] && B=test/gpu/Inputs/optimize
   step "forge-port optimize $B/$k.cu --spec $B/$k.json --to sm_90 (built-in expert rules + tuner)"
   w=$(mktemp -d)
   cp $B/$k.cu $B/$k.json "$w/"
@@ -92,6 +94,7 @@ if [ ! -x /tmp/bench-refs ]; then
   nvcc -arch=sm_90 "${objs[@]}" -lcublas -o /tmp/bench-refs || fail=1
 fi
 ops=$(IFS=,; echo "${kernels[*]}")
+ops=${ops//reduce_tree/reduce_sum}   # the library reference of a tree reduction: CUB's
 /tmp/bench-refs --op "$ops" | tee "$out/references.jsonl"
 
 echo

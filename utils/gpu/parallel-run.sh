@@ -3,7 +3,7 @@
 # forge-port bundle once, then runs one job per GPU at the same time, each
 # with CUDA_VISIBLE_DEVICES set, and waits for all. A job is either
 # "optimize" (utils/gpu/optimize-check.sh) or "suite:<category>[,<category>]"
-# (utils/bench/run-suite, one category after the other).
+# (utils/bench/run-suite); "a+b" runs a then b on one GPU.
 #   utils/gpu/parallel-run.sh OUT job0 [job1 ...]      # job i runs on GPU i
 # Extra run-suite options come from $SUITE_OPTS; results of earlier calls
 # under $RESUME_DIR/<category> are resumed from.
@@ -21,29 +21,31 @@ export FORGE_WORKER=/tmp/build-worker/forge-worker
 mkdir -p /tmp/fp && tar -C /tmp/fp -xJf bundle/forge-port.tar.xz
 fp=/tmp/fp/forge-port/bin/forge-port
 "$fp" --version
-gpu=0
-pids=()
-for job in "$@"; do
+run_one() { # GPU JOB
+  local gpu=$1 job=$2
   case "$job" in
     optimize)
-      (CUDA_VISIBLE_DEVICES=$gpu bash utils/gpu/optimize-check.sh "$out/optimize" \
-         > "$out/optimize.log" 2>&1) &
+      CUDA_VISIBLE_DEVICES=$gpu bash utils/gpu/optimize-check.sh "$out/optimize" \
+        > "$out/optimize.log" 2>&1
       ;;
     suite:*)
-      cats="${job#suite:}"
-      (for c in ${cats//,/ }; do
-         res=/tmp/res-$c
-         if [ -n "${RESUME_DIR:-}" ] && [ -d "$RESUME_DIR/$c" ]; then
-           mkdir -p "$res" && cp -r "$RESUME_DIR/$c/." "$res/"
-         fi
-         CUDA_VISIBLE_DEVICES=$gpu python3 utils/bench/run-suite --category "$c" \
-           --forge-port "$fp" --worker /tmp/build-worker/forge-worker --out "$res" \
-           --build-dir /tmp/bb-$gpu --export "$out/bench-$c" --resume ${SUITE_OPTS:-}
-         echo "run-suite $c: exit $?"
-       done > "$out/suite-${cats//,/+}.log" 2>&1) &
+      local c="${job#suite:}" res=/tmp/res-${job#suite:}
+      if [ -n "${RESUME_DIR:-}" ] && [ -d "$RESUME_DIR/$c" ]; then
+        mkdir -p "$res" && cp -r "$RESUME_DIR/$c/." "$res/"
+      fi
+      CUDA_VISIBLE_DEVICES=$gpu python3 utils/bench/run-suite --category "$c" \
+        --forge-port "$fp" --worker /tmp/build-worker/forge-worker --out "$res" \
+        --build-dir /tmp/bb-$gpu --export "$out/bench-$c" --resume ${SUITE_OPTS:-} \
+        > "$out/suite-$c.log" 2>&1
+      echo "run-suite $c: exit $?" >> "$out/suite-$c.log"
       ;;
-    *) echo "unknown job '$job'"; exit 2 ;;
+    *) echo "unknown job '$job'" ;;
   esac
+}
+gpu=0
+pids=()
+for jobs in "$@"; do   # "a+b" runs a, then b, on the same GPU
+  (for job in ${jobs//+/ }; do run_one $gpu "$job"; done) &
   pids+=($!)
   gpu=$((gpu + 1))
 done
