@@ -21,11 +21,16 @@ export FORGE_WORKER=/tmp/build-worker/forge-worker
 mkdir -p /tmp/fp && tar -C /tmp/fp -xJf bundle/forge-port.tar.xz
 fp=/tmp/fp/forge-port/bin/forge-port
 "$fp" --version
+# Everything ends by $TOTAL_S seconds after the start (default 540), so that
+# the archive below is made within the device's 10-minute call.
+end=$(( $(date +%s) + ${TOTAL_S:-540} ))
 run_one() { # GPU JOB
   local gpu=$1 job=$2
+  local left=$(( end - $(date +%s) ))
+  [ $left -le 20 ] && { echo "no time left for $job" >> "$out/skipped.log"; return; }
   case "$job" in
     optimize)
-      CUDA_VISIBLE_DEVICES=$gpu bash utils/gpu/optimize-check.sh "$out/optimize" \
+      CUDA_VISIBLE_DEVICES=$gpu timeout -k 10 $left bash utils/gpu/optimize-check.sh "$out/optimize" \
         > "$out/optimize.log" 2>&1
       ;;
     suite:*)
@@ -33,9 +38,10 @@ run_one() { # GPU JOB
       if [ -n "${RESUME_DIR:-}" ] && [ -d "$RESUME_DIR/$c" ]; then
         mkdir -p "$res" && cp -r "$RESUME_DIR/$c/." "$res/"
       fi
-      CUDA_VISIBLE_DEVICES=$gpu python3 utils/bench/run-suite --category "$c" \
+      CUDA_VISIBLE_DEVICES=$gpu timeout -k 10 $left python3 utils/bench/run-suite --category "$c" \
         --forge-port "$fp" --worker /tmp/build-worker/forge-worker --out "$res" \
-        --build-dir /tmp/bb-$gpu --export "$out/bench-$c" --resume ${SUITE_OPTS:-} \
+        --build-dir /tmp/bb-$gpu --export "$out/bench-$c" --resume \
+        --deadline "$(awk -v s=$left 'BEGIN{printf "%.1f", (s - 25) / 60}')" ${SUITE_OPTS:-} \
         > "$out/suite-$c.log" 2>&1
       echo "run-suite $c: exit $?" >> "$out/suite-$c.log"
       ;;
