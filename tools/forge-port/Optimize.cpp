@@ -333,6 +333,12 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     errs() << (Tty ? "\r\033[K" : "") << "forge-port: round " << Round << ": " << P.P.Origin
            << ": " << P.Verdict << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
   };
+  if (!O.GpuTarget.empty() && O.GpuTarget != Target->Name)
+    WithColor::warning(errs(), "forge-port")
+        << "the proposals compile for " << Target->Name << " but are checked and timed on the "
+        << (O.GpuName.empty() ? O.GpuTarget : O.GpuName) << " (" << O.GpuTarget
+        << "): the speed-ups are " << O.GpuTarget << "'s, a prediction for " << Target->Name
+        << "\n";
   errs() << "forge-port: optimising " << Spec->Kernel << " for " << Target->Name << " with the "
          << Info.Proposer << " proposer"
          << (O.GpuTarget.empty() ? std::string(", no GPU")
