@@ -215,3 +215,19 @@ forge::agent::applyEditBlocks(llvm::ArrayRef<EditBlock> Blocks,
   }
   return Set;
 }
+
+llvm::Expected<std::string> forge::agent::applyEditText(llvm::StringRef Edits,
+                                                        llvm::StringRef File,
+                                                        llvm::StringRef Source,
+                                                        llvm::StringRef Origin) {
+  auto Blocks = parseEditBlocks(Edits);
+  if (!Blocks)
+    return Blocks.takeError();
+  patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
+    return Source.str();
+  };
+  auto Set = applyEditBlocks(*Blocks, File, {}, Contents, Origin);
+  if (!Set)
+    return Set.takeError();
+  return Set->applyTo(patch::PatchSet::normalizePath(File), Source);
+}

@@ -57,16 +57,8 @@ Expected<const FunctionDecl *> findKernel(ASTContext &Ctx, StringRef Name, Strin
 
 /// Whether a proposal's blocks apply to Source (a rule bug otherwise).
 Error checkApplies(const agent::Proposal &P, StringRef File, StringRef Source) {
-  auto Blocks = agent::parseEditBlocks(P.Edits);
-  if (!Blocks)
-    return Blocks.takeError();
-  patch::ContentsProvider Contents = [&](StringRef) -> Expected<std::string> {
-    return Source.str();
-  };
-  auto Set = agent::applyEditBlocks(*Blocks, File, {}, Contents, P.Origin);
-  if (!Set)
-    return Set.takeError();
-  return Error::success();
+  auto Text = agent::applyEditText(P.Edits, File, Source, P.Origin);
+  return Text ? Error::success() : Text.takeError();
 }
 } // namespace
 

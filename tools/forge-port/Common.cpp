@@ -1,6 +1,8 @@
 //===- forge-port/Common.cpp ----------------------------------------------===//
 #include "Common.h"
 #include "forge/Arch/TargetInfo.h"
+#include "forge/Measure/Measurement.h"
+#include "forge/Support/FileUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -109,3 +111,21 @@ Expected<std::string> ScratchDir::make(StringRef UserPath, StringRef Prefix) {
 }
 
 } // namespace forge::tool
+
+forge::tool::LocalGpu forge::tool::findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
+                                                llvm::StringRef Consequence) {
+  LocalGpu G;
+  auto W = measure::findWorker(WorkerOpt, executableDir(Argv0));
+  if (!W) {
+    llvm::WithColor::warning(llvm::errs(), "forge-port")
+        << llvm::toString(W.takeError()) << "; " << Consequence << "\n";
+    return G;
+  }
+  auto Info = measure::queryGpu(*W);
+  if (!Info) {
+    llvm::WithColor::warning(llvm::errs(), "forge-port")
+        << llvm::toString(Info.takeError()) << "; " << Consequence << "\n";
+    return G;
+  }
+  return {*W, Info->Target, Info->Name};
+}

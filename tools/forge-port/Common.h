@@ -63,6 +63,15 @@ private:
   bool Keep = true;
 };
 
+/// The local GPU through forge-worker: the worker's path, the GPU's target
+/// and name. Empty when there is none; then a warning says why and what
+/// follows (Consequence: "values are predicted").
+struct LocalGpu {
+  std::string Worker, Target, Name;
+};
+LocalGpu findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
+                      llvm::StringRef Consequence);
+
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);
 int runSpec(const Invocation &Inv);

@@ -222,22 +222,12 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   const build::NvccDriver &Driver = *(*Tools)->Driver;
 
   agent::OptimizeOptions O;
-  std::string ToolDir = executableDir(Inv.Argv0);
   if (!NoGpu && ReplayPath.empty()) {
-    auto W = measure::findWorker(WorkerOpt, ToolDir);
-    if (W) {
-      if (auto G = measure::queryGpu(*W)) {
-        O.WorkerPath = *W;
-        O.GpuTarget = G->Target;
-        O.GpuName = G->Name;
-      } else {
-        WithColor::warning(errs(), "forge-port")
-            << toString(G.takeError()) << "; proposals are validated up to the compile stage\n";
-      }
-    } else {
-      WithColor::warning(errs(), "forge-port")
-          << toString(W.takeError()) << "; proposals are validated up to the compile stage\n";
-    }
+    LocalGpu G = findLocalGpu(WorkerOpt, Inv.Argv0,
+                              "proposals are validated up to the compile stage");
+    O.WorkerPath = G.Worker;
+    O.GpuTarget = G.Target;
+    O.GpuName = G.Name;
   }
   ScratchDir Scratch;
   auto Root = Scratch.make(JobDirOpt, "forge-optimize");

@@ -208,16 +208,7 @@ static void noteSkips(const passes::ExpertProposer &P) {
 
 /// Source with the proposal's blocks applied.
 static Expected<std::string> applyProposal(const agent::Proposal &P, StringRef Source) {
-  auto Blocks = agent::parseEditBlocks(P.Edits);
-  if (!Blocks)
-    return Blocks.takeError();
-  patch::ContentsProvider Contents = [&](StringRef) -> Expected<std::string> {
-    return Source.str();
-  };
-  auto Set = agent::applyEditBlocks(*Blocks, File, {}, Contents, P.Origin);
-  if (!Set)
-    return Set.takeError();
-  return Set->applyTo(File, Source);
+  return agent::applyEditText(P.Edits, File, Source, P.Origin);
 }
 
 int forge::tool::runPropose(const Invocation &Inv) {

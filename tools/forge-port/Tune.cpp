@@ -372,22 +372,11 @@ int forge::tool::runTune(const Invocation &Inv) {
 
   // The GPU, if there is one.
   tune::TuneOptions O;
-  std::string ToolDir = executableDir(Inv.Argv0);
   if (!NoGpu && ReplayPath.empty()) {
-    auto W = measure::findWorker(WorkerOpt, ToolDir);
-    if (W) {
-      if (auto G = measure::queryGpu(*W)) {
-        O.WorkerPath = *W;
-        O.GpuTarget = G->Target;
-        O.GpuName = G->Name;
-      } else {
-        WithColor::warning(errs(), "forge-port")
-            << toString(G.takeError()) << "; nothing is measured, values are predicted\n";
-      }
-    } else {
-      WithColor::warning(errs(), "forge-port")
-          << toString(W.takeError()) << "; nothing is measured, values are predicted\n";
-    }
+    LocalGpu G = findLocalGpu(WorkerOpt, Inv.Argv0, "nothing is measured, values are predicted");
+    O.WorkerPath = G.Worker;
+    O.GpuTarget = G.Target;
+    O.GpuName = G.Name;
   }
   ScratchDir Scratch;
   auto Root = Scratch.make(JobDirOpt, "forge-tune");

@@ -56,6 +56,11 @@ applyEditBlocks(llvm::ArrayRef<EditBlock> Blocks, llvm::StringRef MainFile,
                 const patch::ContentsProvider &Contents,
                 llvm::StringRef Origin);
 
+/// Edits (a reply's text) applied to Source, the contents of File, in
+/// memory: parse, apply, and the new text. Errors as the two steps give.
+llvm::Expected<std::string> applyEditText(llvm::StringRef Edits, llvm::StringRef File,
+                                          llvm::StringRef Source, llvm::StringRef Origin);
+
 } // namespace forge::agent
 
 #endif
