@@ -464,8 +464,10 @@ Expected<OptimizeResult> Loop::run() {
       R.ProposerFailed = true;
       break;
     }
+    RR.NotProposed = O.Propose->notProposed();
     if (Props->empty()) {
       R.StopReason = "the " + O.Propose->name().str() + " proposer has nothing new to propose";
+      R.LastNotProposed = RR.NotProposed;
       break;
     }
     if (Props->size() > O.MaxProposalsPerRound)

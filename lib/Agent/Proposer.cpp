@@ -27,4 +27,12 @@ llvm::Expected<std::optional<Proposal>> CombinedProposer::repair(const ProposalR
   return It->second->repair(Req, Failed);
 }
 
+std::vector<std::pair<std::string, std::string>> CombinedProposer::notProposed() const {
+  std::vector<std::pair<std::string, std::string>> All;
+  for (const Proposer *P : Parts)
+    for (auto &N : P->notProposed())
+      All.push_back(std::move(N));
+  return All;
+}
+
 } // namespace forge::agent

@@ -64,6 +64,9 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
                        {"stages", Stages},
                        {"diff", P.Diff}});
     }
+    Json NotProposed = Json::object();
+    for (const auto &[Who, Why] : RR.NotProposed)
+      NotProposed[Who] = Why;
     Rounds.push_back({{"round", RR.Number},
                       {"before", snapshotJson(RR.Before)},
                       {"after", snapshotJson(RR.After)},
@@ -71,8 +74,12 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
                       {"accepted", RR.Accepted},
                       {"sentence", roundSentence(RR)},
                       {"note", RR.Note},
+                      {"not_proposed", NotProposed},
                       {"proposals", Props}});
   }
+  Json LastNot = Json::object();
+  for (const auto &[Who, Why] : R.LastNotProposed)
+    LastNot[Who] = Why;
   return {{"kernel", In.Options->Spec->Kernel},
           {"file", In.File},
           {"date", In.Date},
@@ -87,6 +94,7 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
           {"final", snapshotJson(R.Final)},
           {"stop_reason", R.StopReason},
           {"final_config", R.FinalValues},
+          {"not_proposed_at_the_end", LastNot},
           {"final_spec", measure::toJson(R.FinalSpec)},
           {"rounds", Rounds},
           {"diff", In.Diff},
@@ -128,6 +136,11 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
       if (!A->Diff.empty())
         OS << "\n```diff\n" << A->Diff << "```\n";
     }
+    if (!RR.NotProposed.empty()) {
+      OS << "\nNot proposed:\n\n";
+      for (const auto &[Who, Why] : RR.NotProposed)
+        OS << "- " << Who << ": " << Why << "\n";
+    }
     bool Any = false;
     for (const agent::ProposalRecord &P : RR.Proposals) {
       if (&P == accepted(RR))
@@ -139,6 +152,11 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
          << (P.Reason.empty() ? "" : ": " + P.Reason) << (P.Repaired ? " (after a repair)" : "")
          << "\n";
     }
+  }
+  if (!R.LastNotProposed.empty()) {
+    OS << "\n## Why nothing more was proposed\n\n";
+    for (const auto &[Who, Why] : R.LastNotProposed)
+      OS << "- " << Who << ": " << Why << "\n";
   }
   if (!In.Diff.empty())
     OS << "\n## The whole change\n\n```diff\n" << In.Diff << "```\n";

@@ -37,6 +37,12 @@ public:
   propose(const agent::ProposalRequest &Req) override;
   /// The rules that did not propose in the last call, with reasons.
   const std::vector<RuleSkip> &skipped() const { return Skipped; }
+  std::vector<std::pair<std::string, std::string>> notProposed() const override {
+    std::vector<std::pair<std::string, std::string>> Out;
+    for (const RuleSkip &S : Skipped)
+      Out.push_back({"expert:" + S.Rule, S.Reason});
+    return Out;
+  }
   /// Where parse errors of the source are printed (default: nowhere; they
   /// are counted either way).
   void setParseDiagnostics(llvm::raw_ostream *OS) { DiagOS = OS; }

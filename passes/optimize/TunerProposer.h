@@ -51,6 +51,11 @@ public:
   propose(const agent::ProposalRequest &Req) override;
   /// Why the last call proposed nothing, in words.
   const std::string &skipReason() const { return Skip; }
+  std::vector<std::pair<std::string, std::string>> notProposed() const override {
+    if (Skip.empty())
+      return {};
+    return {{"tuner", Skip}};
+  }
 
 private:
   TunerOptions O;

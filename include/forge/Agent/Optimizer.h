@@ -84,6 +84,8 @@ struct RoundRecord {
   KernelSnapshot After;     ///< equals Before when nothing was accepted
   double Gain = 1.0;        ///< Before / After
   std::string Note;         ///< why the loop stopped here, if it did
+  /// What the proposer considered and did not propose, with the reasons.
+  std::vector<std::pair<std::string, std::string>> NotProposed;
 };
 
 struct OptimizeOptions {
@@ -131,6 +133,8 @@ struct OptimizeResult {
   std::string StopReason;
   bool Measured = false;            ///< false: no GPU, nothing was timed
   bool ProposerFailed = false;      ///< the proposer could not be asked
+  /// Why the proposer had nothing more, when that ended the loop.
+  std::vector<std::pair<std::string, std::string>> LastNotProposed;
   std::optional<measure::DeviceInfo> Device;
   double speedup() const {
     return Final.MedianNs > 0 ? Baseline.MedianNs / Final.MedianNs : 0;

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace forge::agent {
@@ -122,6 +123,10 @@ public:
   repair(const ProposalRequest &Req, const Proposal &Failed) {
     return std::optional<Proposal>();
   }
+  /// What the last propose() considered and did not propose, with the
+  /// reason ("expert:vectorize" -> "not an elementwise kernel ..."), for
+  /// the report.
+  virtual std::vector<std::pair<std::string, std::string>> notProposed() const { return {}; }
 };
 
 /// Several proposers as one: their proposals in order, each asked every
@@ -134,6 +139,7 @@ public:
   llvm::Expected<std::optional<Proposal>> repair(const ProposalRequest &Req,
                                                  const Proposal &Failed) override;
   void setName(std::string N) { Name = std::move(N); }
+  std::vector<std::pair<std::string, std::string>> notProposed() const override;
 
 private:
   std::vector<Proposer *> Parts;
