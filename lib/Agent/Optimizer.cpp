@@ -218,29 +218,29 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
 
 bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned Index) {
   ProposalRecord &Rec = C.Rec;
+  // A stage records one verdict: its first failure, or its success.
+  auto Fail = [&](StringRef Stage, std::string Why) { return stage(Rec, Stage, false, Why); };
+  auto Pass = [&](StringRef Stage, std::string What) { stage(Rec, Stage, true, What); };
+
   auto Blocks = parseEditBlocks(P.Edits);
-  if (!stage(Rec, "parse", bool(Blocks),
-             Blocks ? formatv("{0} edit block(s)", Blocks->size()).str()
-                    : toString(Blocks.takeError())))
-    return false;
+  if (!Blocks)
+    return Fail("parse", toString(Blocks.takeError()));
+  Pass("parse", formatv("{0} edit block(s)", Blocks->size()).str());
+
   patch::ContentsProvider Contents = [&](StringRef F) -> Expected<std::string> {
     if (patch::PatchSet::normalizePath(F) == Key)
       return Current.Source;
     return makeError("{0} is not the file being optimised", F);
   };
   auto Patches = applyEditBlocks(*Blocks, O.File, {}, Contents, P.Origin);
-  if (!stage(Rec, "apply", bool(Patches),
-             Patches ? formatv("{0} edit(s)", Patches->size()).str()
-                     : toString(Patches.takeError())))
-    return false;
+  if (!Patches)
+    return Fail("apply", toString(Patches.takeError()));
   auto Patched = Patches->applyTo(Key, Current.Source);
-  if (!stage(Rec, "apply", bool(Patched), Patched ? "" : toString(Patched.takeError())))
-    return false;
-  Rec.Stages.pop_back(); // the second apply verdict only matters when it fails
-  if (!stage(Rec, "apply", *Patched != Current.Source, "the edits change nothing")) {
-    return false;
-  }
-  Rec.Stages.pop_back();
+  if (!Patched)
+    return Fail("apply", toString(Patched.takeError()));
+  if (*Patched == Current.Source)
+    return Fail("apply", "the edits change nothing");
+  Pass("apply", formatv("{0} edit(s)", Patches->size()).str());
   if (auto D = Patches->diff(Contents))
     Rec.Diff = *D;
   else
@@ -248,63 +248,60 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
 
   auto After = O.Checker->analyse(O.File, *Patched, O.Spec->Kernel, O.Target);
   if (!After)
-    return stage(Rec, "reparse", false, toString(After.takeError()));
-  if (!stage(Rec, "reparse", After->ParseErrors <= CurrentContract.ParseErrors,
-             After->ParseErrors <= CurrentContract.ParseErrors
-                 ? formatv("{0} error(s), as before", After->ParseErrors).str()
-                 : formatv("{0} new parse error(s): {1}",
-                           After->ParseErrors - CurrentContract.ParseErrors,
-                           join(After->ErrorMessages, "\n"))
-                       .str()))
-    return false;
-  if (!stage(Rec, "contract", After->Found,
-             "the kernel " + O.Spec->Kernel + " is no longer defined"))
-    return false;
-  if (!stage(Rec, "contract", After->Signature == CurrentContract.Signature,
-             "the signature changed from '" + CurrentContract.Signature + "' to '" +
-                 After->Signature + "'"))
-    return false;
-  if (!stage(Rec, "contract", After->Launches == CurrentContract.Launches,
-             "the launches changed from [" + join(CurrentContract.Launches, "; ") + "] to [" +
-                 join(After->Launches, "; ") + "]"))
-    return false;
-  Rec.Stages.resize(Rec.Stages.size() - 2);
-  Rec.Stages.back().Detail = "signature '" + After->Signature + "' and " +
-                             std::to_string(After->Launches.size()) + " launch(es) unchanged";
+    return Fail("reparse", toString(After.takeError()));
+  if (After->ParseErrors > CurrentContract.ParseErrors)
+    return Fail("reparse", formatv("{0} new parse error(s): {1}",
+                                   After->ParseErrors - CurrentContract.ParseErrors,
+                                   join(After->ErrorMessages, "\n"))
+                               .str());
+  Pass("reparse", formatv("{0} error(s), as before", After->ParseErrors).str());
+
+  if (!After->Found)
+    return Fail("contract", "the kernel " + O.Spec->Kernel + " is no longer defined");
+  if (After->Signature != CurrentContract.Signature)
+    return Fail("contract", "the signature changed from '" + CurrentContract.Signature +
+                                "' to '" + After->Signature + "'");
+  if (After->Launches != CurrentContract.Launches)
+    return Fail("contract", "the launches changed from [" +
+                                join(CurrentContract.Launches, "; ") + "] to [" +
+                                join(After->Launches, "; ") + "]");
+  std::string Contract = "signature '" + After->Signature + "' and " +
+                         std::to_string(After->Launches.size()) + " launch(es) unchanged";
   C.Spec = Current.Spec;
   C.Values = Current.Values;
   if (P.Spec && !P.Spec->empty()) {
     auto S = applySpecChange(*Current.Spec, *P.Spec, Specs, C.Values);
-    if (!stage(Rec, "contract", bool(S),
-               S ? "" : "the launch change is not allowed: " + toString(S.takeError())))
-      return false;
+    if (!S)
+      return Fail("contract", "the launch change is not allowed: " + toString(S.takeError()));
     C.Spec = *S;
     std::vector<std::string> Parts;
     for (const auto &[F, T] : P.Spec->Geometry)
       Parts.push_back(F + " = " + T);
     for (const auto &[F, V] : P.Spec->Values)
       Parts.push_back(F + " = " + std::to_string(V));
-    Rec.Stages.back().Detail += "; launch changed (" + join(Parts, ", ") +
-                                "): " + P.Spec->Justification;
+    Contract += "; launch changed (" + join(Parts, ", ") + "): " + P.Spec->Justification;
   }
+  Pass("contract", Contract);
+
   if (O.Scope != "file" && !P.Trusted) {
     std::string Why = checkScope(*Patches, Key, Current.Source, CurrentContract, *Patched, *After);
-    if (!stage(Rec, "scope", Why.empty(), Why))
-      return false;
+    if (!Why.empty())
+      return Fail("scope", Why);
+    Pass("scope", "only kernels, device functions and launch configuration changed");
   }
+
   std::vector<std::string> Calls = scanForHostCalls(Current.Source, *Patched);
-  if (!stage(Rec, "scan", Calls.empty(),
-             "the edit adds host code no kernel optimisation needs: " + join(Calls, ", ")))
-    return false;
+  if (!Calls.empty())
+    return Fail("scan", "the edit adds host code no kernel optimisation needs: " +
+                            join(Calls, ", "));
   if (!O.Spec->AllowLowerPrecision) {
     std::vector<std::string> Low = scanForLowerPrecision(Current.Source, *Patched);
-    if (!stage(Rec, "scan", Low.empty(),
-               "lowered precision without permission (the spec's allow_lower_precision): " +
-                   join(Low, ", ")))
-      return false;
-    Rec.Stages.pop_back();
+    if (!Low.empty())
+      return Fail("scan", "lowered precision without permission (the spec's "
+                          "allow_lower_precision): " +
+                              join(Low, ", "));
   }
-  Rec.Stages.back().Detail = "no host calls or lowered precision added";
+  Pass("scan", "no host calls or lowered precision added");
   C.Patched = *Patched;
   C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), *Patched);
   return true;

@@ -31,11 +31,9 @@ public:
 
   RuleOutcome propose(const RuleInput &In) override {
     ASTContext &Ctx = In.Ctx;
-    if (hasGridStrideLoop(In.Kernel))
-      return notApplicable("the kernel already loops over a grid stride");
-    auto Shape = matchElementwise(In.Kernel, Ctx);
+    auto Shape = matchOneElementPerThread(In.Kernel, Ctx);
     if (!Shape)
-      return notApplicable("not an elementwise kernel: " + toString(Shape.takeError()));
+      return notApplicable(toString(Shape.takeError()));
 
     EditCollector C(In);
     auto Decl = C.rangeOfStatement(Shape->IndexDecl);

@@ -1014,4 +1014,14 @@ bool hasGridStrideLoop(const FunctionDecl &Kernel) {
   return F.Found;
 }
 
+Expected<ElementwiseShape> matchOneElementPerThread(const FunctionDecl &Kernel,
+                                                    ASTContext &Ctx) {
+  if (hasGridStrideLoop(Kernel))
+    return makeError("the kernel already loops over a grid stride");
+  auto Shape = matchElementwise(Kernel, Ctx);
+  if (!Shape)
+    return makeError("not an elementwise kernel: {0}", toString(Shape.takeError()));
+  return Shape;
+}
+
 } // namespace forge::passes

@@ -265,6 +265,12 @@ llvm::Expected<ElementwiseShape> matchElementwise(const clang::FunctionDecl &Ker
 /// increment adds blockDim * gridDim or a variable holding it).
 bool hasGridStrideLoop(const clang::FunctionDecl &Kernel);
 
+/// The elementwise shape of a kernel that handles one element per thread
+/// (no grid-stride loop yet): what vectorize and grid-stride rewrite. The
+/// error is the reason in words, as a rule's NotApplicable.
+llvm::Expected<ElementwiseShape> matchOneElementPerThread(const clang::FunctionDecl &Kernel,
+                                                          clang::ASTContext &Ctx);
+
 } // namespace forge::passes
 
 #endif
