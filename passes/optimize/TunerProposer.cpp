@@ -30,7 +30,7 @@ std::string valuesText(const std::map<std::string, int64_t> &V) {
 Expected<std::vector<agent::Proposal>>
 TunerProposer::propose(const agent::ProposalRequest &Req) {
   Skip.clear();
-  if (O.GpuTarget.empty()) {
+  if (O.Sweep.GpuTarget.empty()) {
     Skip = "no GPU to sweep on";
     return std::vector<agent::Proposal>();
   }
@@ -52,7 +52,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
     return std::vector<agent::Proposal>();
   }
   ++Sweeps;
-  std::string Dir = formatv("{0}/sweep-{1}", O.JobRoot, Sweeps).str();
+  std::string Dir = formatv("{0}/sweep-{1}", O.Sweep.JobRoot, Sweeps).str();
   if (auto EC = sys::fs::create_directories(Dir))
     return makeError("cannot create {0}: {1}", Dir, EC.message());
   std::string Path = Dir + "/" + sys::path::filename(O.File).str();
@@ -74,26 +74,14 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   for (const measure::Tunable &T : Req.Spec->Tunables)
     Names.push_back(T.Name);
 
-  tune::TuneOptions T;
+  tune::TuneOptions T = O.Sweep;
   T.Source = Path;
   T.Spec = Req.Spec;
   T.Targets = {Req.Target};
-  T.GpuTarget = O.GpuTarget;
-  T.GpuName = O.GpuName;
-  T.Strategy = O.Strategy;
-  T.Limit = O.Limit;
   if (!T.Limit.MaxEvaluations && !T.Limit.MaxSeconds)
     T.Limit.MaxEvaluations = 64;
-  T.Seed = O.Seed;
-  T.DbPath = O.DbPath;
-  T.Toolkit = O.Toolkit;
-  T.WorkerPath = O.WorkerPath;
   T.JobRoot = Dir;
-  T.Job = O.Job;
-  T.NvccFlags = O.NvccFlags;
   T.NvccFlags.push_back("-I" + SrcDir.str().str());
-  T.Driver = O.Driver;
-  T.Interrupted = O.Interrupted;
   std::vector<std::string> SourceOnly = tune::sourceOnlyTunables(*Req.Spec);
   if (!SourceOnly.empty()) {
     auto SF = tune::sourceVariants(*Index, Req.Spec->Kernel, SourceOnly, Req.Source,
@@ -149,7 +137,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
     if (C.Values == Current && C.Status == "ok")
       Baseline = C.MedianNs;
   P.Rationale = formatv("{0} sweep of {1} configuration(s) on {2}: best {3:F2} us{4}",
-                        R->Strategy, R->Configs.size(), O.GpuName, Best.BestNs / 1000,
+                        R->Strategy, R->Configs.size(), O.Sweep.GpuName, Best.BestNs / 1000,
                         Baseline > 0 ? formatv(" against {0:F2} us for the current values",
                                                Baseline / 1000)
                                            .str()

@@ -15,29 +15,21 @@
 #define FORGE_PASSES_OPTIMIZE_TUNERPROPOSER_H
 
 #include "forge/Agent/Proposer.h"
-#include "forge/Build/NvccDriver.h"
 #include "forge/Frontend/CudaInvocation.h"
 #include "forge/Frontend/Toolchain.h"
-#include "forge/Measure/Harness.h"
-#include "forge/Tune/Strategy.h"
-#include <atomic>
+#include "forge/Tune/Tuner.h"
 
 namespace forge::passes {
 
 struct TunerOptions {
-  std::string File;            ///< the user's file (for its name and directory)
-  std::string GpuTarget, GpuName, WorkerPath, Toolkit;
-  std::string Strategy = "exhaustive";
-  tune::Budget Limit;          ///< default: 64 configurations
-  uint64_t Seed = 1;
-  std::string DbPath;          ///< empty: no database
-  std::string JobRoot;
-  measure::JobOptions Job;
-  std::vector<std::string> NvccFlags;
-  const build::NvccDriver *Driver = nullptr;
+  std::string File; ///< the user's file (for its name and directory)
+  /// The sweeps' settings: GPU, worker, strategy, budget (default 64
+  /// configurations), seed, database, job options, nvcc flags, driver,
+  /// interrupt flag; JobRoot holds one directory per sweep. Source, spec,
+  /// targets and progress are set per sweep.
+  tune::TuneOptions Sweep;
   const frontend::Toolchain *Toolchain = nullptr;
   frontend::ParseOptions Parse;
-  const std::atomic<bool> *Interrupted = nullptr;
   std::function<void(llvm::StringRef)> OnProgress;
 };
 

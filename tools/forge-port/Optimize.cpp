@@ -276,20 +276,20 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     if (!NoTuner && !Spec->Tunables.empty() && !O.GpuTarget.empty()) {
       passes::TunerOptions TO;
       TO.File = File;
-      TO.GpuTarget = O.GpuTarget;
-      TO.GpuName = O.GpuName;
-      TO.WorkerPath = O.WorkerPath;
-      TO.Toolkit = Driver.toolkit().Version;
-      TO.Limit.MaxEvaluations = TuneBudget;
-      TO.Seed = Seed;
-      TO.DbPath = TuneDb;
-      TO.JobRoot = *Root + "/tuner";
-      TO.Job = O.Job;
-      TO.NvccFlags = O.NvccFlags;
-      TO.Driver = &Driver;
+      TO.Sweep.GpuTarget = O.GpuTarget;
+      TO.Sweep.GpuName = O.GpuName;
+      TO.Sweep.WorkerPath = O.WorkerPath;
+      TO.Sweep.Toolkit = Driver.toolkit().Version;
+      TO.Sweep.Limit.MaxEvaluations = TuneBudget;
+      TO.Sweep.Seed = Seed;
+      TO.Sweep.DbPath = TuneDb;
+      TO.Sweep.JobRoot = *Root + "/tuner"; // each sweep in its own directory below
+      TO.Sweep.Job = O.Job;
+      TO.Sweep.NvccFlags = O.NvccFlags;
+      TO.Sweep.Driver = &Driver;
+      TO.Sweep.Interrupted = &Interrupted;
       TO.Toolchain = &TC;
       TO.Parse = *PO;
-      TO.Interrupted = &Interrupted;
       TO.OnProgress = [&](StringRef Msg) {
         if (O.OnProgress)
           O.OnProgress(Msg);
