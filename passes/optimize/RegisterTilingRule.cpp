@@ -74,11 +74,6 @@ const Stmt *single(const Stmt *S) {
   return S;
 }
 
-bool isBuiltinVar(const ValueDecl *D) {
-  StringRef N = D->getIdentifier() ? D->getName() : "";
-  return N == "threadIdx" || N == "blockIdx" || N == "blockDim" || N == "gridDim";
-}
-
 /// The local variables that E references.
 std::vector<const VarDecl *> localsIn(const Stmt *E) {
   struct Walk : RecursiveASTVisitor<Walk> {
@@ -277,7 +272,7 @@ bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) 
     std::string Why;
     bool VisitDeclRefExpr(DeclRefExpr *R) {
       const ValueDecl *D = R->getDecl();
-      if (isBuiltinVar(D))
+      if (frontend::isCudaBuiltinVar(D))
         return fail("it uses '" + D->getNameAsString() + "' directly");
       if (const auto *V = dyn_cast<VarDecl>(D)) {
         if (V == G->Row || V == G->Col || V == G->Acc || V == G->P)

@@ -264,36 +264,6 @@ std::string PolyBuilder::render(const IndexPoly &P) const {
   return Out.empty() ? "0" : Out;
 }
 
-std::optional<BuiltinRef> cudaBuiltin(const Expr *E) {
-  if (!E)
-    return std::nullopt;
-  if (auto B = builtinRef(E))
-    return B;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *POE = dyn_cast<PseudoObjectExpr>(E))
-    E = POE->getSyntacticForm()->IgnoreParens();
-  const auto *P = dyn_cast<MSPropertyRefExpr>(E);
-  if (!P)
-    return std::nullopt;
-  const Expr *Base = P->getBaseExpr()->IgnoreParenImpCasts();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OVE->getSourceExpr() ? OVE->getSourceExpr()->IgnoreParenImpCasts() : nullptr;
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Base);
-  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  StringRef Field = P->getPropertyDecl()->getName();
-  if (!VD || !VD->getIdentifier() || (Field != "x" && Field != "y" && Field != "z"))
-    return std::nullopt;
-  StringRef Var = VD->getName();
-  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" && Var != "gridDim")
-    return std::nullopt;
-  return BuiltinRef{Var, Field[0]};
-}
-
-bool isCudaBuiltin(const Expr *E, StringRef Var, char Dim) {
-  auto B = cudaBuiltin(E);
-  return B && B->Var == Var && B->Dim == Dim;
-}
-
 //===----------------------------------------------------------------------===//
 // Loops, ranges and facts
 //===----------------------------------------------------------------------===//

@@ -144,12 +144,6 @@ private:
   llvm::DenseMap<const clang::VarDecl *, bool> ModifiedCache;
 };
 
-/// RuleUtil's builtinRef, also for the form Clang's own CUDA headers give
-/// (`threadIdx.x` as a property reference whose base is an opaque value).
-std::optional<BuiltinRef> cudaBuiltin(const clang::Expr *E);
-/// E is Var.Dim (see cudaBuiltin).
-bool isCudaBuiltin(const clang::Expr *E, llvm::StringRef Var, char Dim);
-
 /// A loop `for (int i = LO; i <= HI; ++i)` (or `i < HI`, `i++`, `i += 1`)
 /// with constant bounds that does not assign i in its body.
 struct CountedLoop {

@@ -409,52 +409,13 @@ const Expr *stripCasts(const Expr *E) {
   return E;
 }
 
-std::optional<BuiltinRef> builtinRef(const Expr *E) {
-  if (!E)
-    return std::nullopt;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *POE = dyn_cast<PseudoObjectExpr>(E))
-    E = POE->getSyntacticForm()->IgnoreParens();
-  const Expr *Base = nullptr;
-  StringRef Field;
-  if (const auto *P = dyn_cast<MSPropertyRefExpr>(E)) {
-    Base = P->getBaseExpr();
-    Field = P->getPropertyDecl()->getName();
-  } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
-    Base = M->getBase();
-    if (const IdentifierInfo *II = M->getMemberDecl()->getIdentifier())
-      Field = II->getName();
-  }
-  if (!Base || Field.size() != 1 || (Field != "x" && Field != "y" && Field != "z"))
-    return std::nullopt;
-  Base = Base->IgnoreParenImpCasts();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    if (OVE->getSourceExpr())
-      Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
-  if (!DRE)
-    return std::nullopt;
-  const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-  if (!VD || !VD->getIdentifier())
-    return std::nullopt;
-  StringRef Var = VD->getName();
-  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" && Var != "gridDim")
-    return std::nullopt;
-  return BuiltinRef{Var, Field[0]};
-}
-
-bool isBuiltin(const Expr *E, StringRef Var, char Dim) {
-  auto B = builtinRef(E);
-  return B && B->Var == Var && B->Dim == Dim;
-}
-
 /// E is A * B with the two builtins in either order, for one component;
 /// Dim is set from the first.
 static bool isProductOf(const Expr *E, StringRef A, StringRef B, char &Dim) {
   const auto *Mul = dyn_cast<BinaryOperator>(stripCasts(E));
   if (!Mul || Mul->getOpcode() != BO_Mul)
     return false;
-  auto L = builtinRef(stripCasts(Mul->getLHS())), R = builtinRef(stripCasts(Mul->getRHS()));
+  auto L = cudaBuiltin(stripCasts(Mul->getLHS())), R = cudaBuiltin(stripCasts(Mul->getRHS()));
   if (!L || !R || L->Dim != R->Dim)
     return false;
   if ((L->Var == A && R->Var == B) || (L->Var == B && R->Var == A)) {
@@ -469,7 +430,7 @@ bool isGlobalIndex(const Expr *E, char *Dim) {
   if (!Add || Add->getOpcode() != BO_Add)
     return false;
   for (auto [T, P] : {std::pair(Add->getLHS(), Add->getRHS()), std::pair(Add->getRHS(), Add->getLHS())}) {
-    auto Tid = builtinRef(stripCasts(T));
+    auto Tid = cudaBuiltin(stripCasts(T));
     char D = 0;
     if (Tid && Tid->Var == "threadIdx" && isProductOf(P, "blockIdx", "blockDim", D) &&
         D == Tid->Dim) {

@@ -23,6 +23,7 @@
 #define FORGE_PASSES_OPTIMIZE_RULEUTIL_H
 
 #include "ExpertRule.h"
+#include "forge/Frontend/CudaBuiltins.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -170,16 +171,10 @@ const clang::CompoundStmt *kernelBody(const clang::FunctionDecl &Kernel);
 /// source (static_cast, C casts) between integer types.
 const clang::Expr *stripCasts(const clang::Expr *E);
 
-/// When E (casts aside) is a CUDA builtin component such as `threadIdx.x`
-/// (member or Clang's property form), the variable ("threadIdx",
-/// "blockIdx", "blockDim", "gridDim") and the component ('x', 'y', 'z').
-struct BuiltinRef {
-  llvm::StringRef Var;
-  char Dim = 0;
-};
-std::optional<BuiltinRef> builtinRef(const clang::Expr *E);
-/// E is Var.Dim ("threadIdx", 'x').
-bool isBuiltin(const clang::Expr *E, llvm::StringRef Var, char Dim = 'x');
+/// CUDA builtins (threadIdx.x, ...) are recognised in lib/Frontend.
+using frontend::BuiltinRef;
+using frontend::cudaBuiltin;
+using frontend::isCudaBuiltin;
 
 /// E is `blockIdx.D * blockDim.D + threadIdx.D` in any operand order
 /// (`threadIdx.x + blockDim.x * blockIdx.x`, casts allowed, the product
