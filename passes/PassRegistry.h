@@ -22,12 +22,6 @@ llvm::ArrayRef<PassInfo> allPasses();
 /// pass is a usage error.
 llvm::Expected<std::vector<const PassInfo *>> selectPasses(llvm::StringRef Globs);
 
-/// The indices of Names a glob list selects, in Names' order. Option and
-/// What name the flag and the kind of thing in messages ("--rules", "rule").
-llvm::Expected<std::vector<size_t>> selectByGlobs(llvm::ArrayRef<llvm::StringRef> Names,
-                                                  llvm::StringRef Globs, llvm::StringRef Option,
-                                                  llvm::StringRef What);
-
 } // namespace forge::passes
 
 #endif

@@ -1,7 +1,7 @@
 //===- passes/optimize/ExpertRules.cpp - The table of expert rules --------===//
 #include "ExpertRule.h"
 #include "Rules.h"
-#include "PassRegistry.h"
+#include "forge/Support/Glob.h"
 
 using namespace llvm;
 
