@@ -1617,7 +1617,7 @@ int Executor::run() {
 
   // The timer, before the context exists.
   UseCupti = false;
-  if (P.Opts.UseCupti) {
+  if (P.Opts.Cupti) {
     if (cuptiStart(TimerError)) {
       UseCupti = true;
     } else {

@@ -342,9 +342,9 @@ bool Parser::option(const std::vector<std::string> &F) {
   }
   // timer
   if (V == "cupti")
-    O.UseCupti = true;
+    O.Cupti = true;
   else if (V == "events")
-    O.UseCupti = false;
+    O.Cupti = false;
   else
     return fail("unknown timer '" + V + "' (expected 'cupti' or 'events')");
   return true;

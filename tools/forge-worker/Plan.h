@@ -10,6 +10,7 @@
 #ifndef FORGE_WORKER_PLAN_H
 #define FORGE_WORKER_PLAN_H
 
+#include "forge/Measure/WorkerProtocol.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,18 +61,8 @@ struct CandidatePlan {
   std::vector<ArgPlan> Args;
 };
 
-struct Options {
-  uint64_t Seed = 1;
-  unsigned InputSets = 2;
-  unsigned Warmup = 3;
-  unsigned Rounds = 5;
-  unsigned Reps = 10;
-  double MinTimeMs = 0;
-  bool FlushL2 = true;
-  bool UseCupti = true;
-  double FloorFactor = 0.5;
-  double CandidateTimeoutS = 30;
-};
+/// The plan's options: the protocol's one definition (WorkerProtocol.h).
+using Options = measure::JobOptions;
 
 struct WorkPlan {
   double Bytes = 0, Flops = 0;

@@ -19,6 +19,7 @@
 #define FORGE_MEASURE_HARNESS_H
 
 #include "forge/Measure/LaunchSpec.h"
+#include "forge/Measure/WorkerProtocol.h"
 #include "llvm/ADT/ArrayRef.h"
 
 namespace forge::measure {
@@ -49,20 +50,6 @@ llvm::Expected<std::string> kernelExpression(const LaunchSpec &Spec,
 
 /// Replaces whole-word identifiers of Text that Values names.
 std::string substituteIdentifiers(llvm::StringRef Text, const ValueMap &Values);
-
-/// How the worker runs a job (the plan's `option` lines).
-struct JobOptions {
-  uint64_t Seed = 20261129;
-  unsigned InputSets = 2;
-  unsigned Warmup = 3;
-  unsigned Rounds = 5;
-  unsigned Reps = 10;
-  double MinTimeMs = 0;
-  bool FlushL2 = true;
-  bool Cupti = true;
-  double FloorFactor = 0.5;
-  double CandidateTimeoutS = 30;
-};
 
 /// One entry of the plan: a library, its entry symbol and a configuration.
 struct JobEntry {

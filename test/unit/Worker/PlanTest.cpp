@@ -94,7 +94,7 @@ TEST(WorkerPlan, ParsesTheDocExample) {
   EXPECT_EQ(P.Opts.Reps, 7u);
   EXPECT_DOUBLE_EQ(P.Opts.MinTimeMs, 1.5);
   EXPECT_FALSE(P.Opts.FlushL2);
-  EXPECT_FALSE(P.Opts.UseCupti);
+  EXPECT_FALSE(P.Opts.Cupti);
   EXPECT_DOUBLE_EQ(P.Opts.FloorFactor, 0.25);
   EXPECT_DOUBLE_EQ(P.Opts.CandidateTimeoutS, 12);
   ASSERT_TRUE(P.Work.has_value());
@@ -181,13 +181,15 @@ TEST(WorkerPlan, Defaults) {
                         "grid 1 1 1\nblock 4 1 1\nend\n",
                         "", P, Error))
       << Error;
-  EXPECT_EQ(P.Opts.Seed, 1u);
+  // One definition of the options for both sides (WorkerProtocol.h): the
+  // worker's default seed is forge-port's.
+  EXPECT_EQ(P.Opts.Seed, 20261129u);
   EXPECT_EQ(P.Opts.InputSets, 2u);
   EXPECT_EQ(P.Opts.Warmup, 3u);
   EXPECT_EQ(P.Opts.Rounds, 5u);
   EXPECT_EQ(P.Opts.Reps, 10u);
   EXPECT_TRUE(P.Opts.FlushL2);
-  EXPECT_TRUE(P.Opts.UseCupti);
+  EXPECT_TRUE(P.Opts.Cupti);
   EXPECT_DOUBLE_EQ(P.Opts.FloorFactor, 0.5);
   EXPECT_DOUBLE_EQ(P.Opts.CandidateTimeoutS, 30);
   EXPECT_FALSE(P.Work.has_value());
