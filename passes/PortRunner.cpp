@@ -59,7 +59,7 @@ private:
 Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts, StringRef File,
                     PortDiagnostics &Diag, frontend::ParseDiagnostics &ParseDiags) {
   frontend::ParseOptions PO = Opts.Parse;
-  PO.Arch = Opts.Target->Name;
+  PO.Target = Opts.Target;
   for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
     std::vector<std::unique_ptr<PortPass>> Passes;
     for (const PassInfo *PI : Opts.Passes) {

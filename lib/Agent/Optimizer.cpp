@@ -246,7 +246,7 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   else
     consumeError(D.takeError());
 
-  auto After = O.Checker->analyse(O.File, *Patched, O.Spec->Kernel, O.Target);
+  auto After = O.Checker->analyse(O.File, *Patched, O.Spec->Kernel, *O.Target);
   if (!After)
     return Fail("reparse", toString(After.takeError()));
   if (After->ParseErrors > CurrentContract.ParseErrors)
@@ -310,7 +310,7 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
 Expected<bool> Loop::compile(Candidate &C) {
   build::CompileJob J;
   J.Source = C.Rec.SourcePath;
-  J.Targets = {O.Target};
+  J.Targets = {*O.Target};
   J.Output = build::OutputKind::Object;
   J.IncludeDirs = {SrcDir};
   J.ExtraFlags = O.NvccFlags;
@@ -318,7 +318,7 @@ Expected<bool> Loop::compile(Candidate &C) {
   if (!R)
     return R.takeError();
   if (R->ok())
-    return stage(C.Rec, "compile", true, "compiles for " + O.Target);
+    return stage(C.Rec, "compile", true, std::string("compiles for ") + O.Target->Name);
   stage(C.Rec, "compile", false, firstErrors(*R));
   return false;
 }
@@ -329,7 +329,7 @@ Loop::measure(unsigned Round, std::vector<measure::MeasureCandidate> Cands) {
   Q.Spec = O.Spec;
   Q.Reference = {"ref", Origin.Path, Origin.Values, "original", nullptr};
   Q.Candidates = std::move(Cands);
-  Q.Arch = O.GpuTarget;
+  Q.Target = O.GpuTarget;
   Q.NvccFlags = O.NvccFlags;
   Q.NvccFlags.push_back("-I" + SrcDir);
   Q.Job = O.Job;
@@ -368,9 +368,9 @@ KernelSnapshot Loop::snapshot(const measure::MeasureReport &Rep,
     S.Registers = Out.Resources->Registers;
     S.StaticShared = Out.Resources->SharedMemBytes;
   }
-  auto T = arch::lookupTarget(O.GpuTarget.empty() ? O.Target : O.GpuTarget);
+  const arch::TargetInfo *T = O.GpuTarget ? O.GpuTarget : O.Target;
   auto Env = Spec.environment(Values);
-  if (T && Env && Out.Resources) {
+  if (Env && Out.Resources) {
     if (auto G = Spec.geometry(*Env)) {
       arch::KernelResources K;
       K.ThreadsPerBlock = int(G->Block[0] * G->Block[1] * G->Block[2]);
@@ -385,8 +385,6 @@ KernelSnapshot Loop::snapshot(const measure::MeasureReport &Rep,
       consumeError(G.takeError());
     }
   }
-  if (!T)
-    consumeError(T.takeError());
   if (!Env)
     consumeError(Env.takeError());
   S.Analysis = formatv("{0:F2} us (noise ±{1:F1} %); {2}; {3} registers, {4} B static shared "
@@ -414,7 +412,7 @@ Expected<OptimizeResult> Loop::run() {
   Current = Origin;
 
   progress("reading " + O.File);
-  auto C0 = O.Checker->analyse(O.File, *Text, O.Spec->Kernel, O.Target);
+  auto C0 = O.Checker->analyse(O.File, *Text, O.Spec->Kernel, *O.Target);
   if (!C0)
     return C0.takeError();
   if (!C0->Found)
@@ -422,7 +420,7 @@ Expected<OptimizeResult> Loop::run() {
                      O.Spec->Kernel);
   CurrentContract = *C0;
 
-  bool Gpu = !O.GpuTarget.empty();
+  bool Gpu = O.GpuTarget != nullptr;
   R.Measured = Gpu;
   KernelSnapshot Snap;
   if (Gpu) {
@@ -601,7 +599,7 @@ Expected<OptimizeResult> Loop::run() {
             WO = &Out;
         RR.Accepted = Best;
         Current = {W.Rec.SourcePath, W.Patched, W.Spec, W.Values};
-        auto CC = O.Checker->analyse(O.File, W.Patched, O.Spec->Kernel, O.Target);
+        auto CC = O.Checker->analyse(O.File, W.Patched, O.Spec->Kernel, *O.Target);
         if (!CC)
           return CC.takeError();
         CurrentContract = *CC;
@@ -652,8 +650,9 @@ Expected<OptimizeResult> Loop::run() {
 } // namespace
 
 Expected<OptimizeResult> runOptimization(const OptimizeOptions &O) {
-  if (!O.Spec || !O.Checker || !O.Driver || !O.Propose)
-    return makeError("runOptimization: the spec, checker, driver and proposer are required");
+  if (!O.Spec || !O.Target || !O.Checker || !O.Driver || !O.Propose)
+    return makeError(
+        "runOptimization: the spec, target, checker, driver and proposer are required");
   Loop L(O);
   return L.run();
 }

@@ -36,12 +36,8 @@ the lines that replace them
 Each SEARCH text must appear exactly once in the current source. Use as many blocks as you need.)";
 }
 
-std::string targetFacts(StringRef Target) {
-  auto T = arch::lookupTarget(Target);
-  if (!T) {
-    consumeError(T.takeError());
-    return ("target " + Target).str();
-  }
+std::string targetFacts(const arch::TargetInfo &Target) {
+  const arch::TargetInfo *T = &Target;
   const arch::SmLimits &L = T->limits();
   std::string S;
   raw_string_ostream OS(S);
@@ -76,7 +72,7 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
   raw_string_ostream OS(S);
   OS << "## Kernel\n`" << Req.Kernel << "` in " << Req.File << " (round " << Req.Round
      << ").\n\n## Target\n"
-     << (Req.TargetFacts.empty() ? targetFacts(Req.Target) : Req.TargetFacts) << "\n\n";
+     << (Req.TargetFacts.empty() && Req.Target ? targetFacts(*Req.Target) : Req.TargetFacts) << "\n\n";
   OS << "## Latest measurement\n" << (Req.Analysis.empty() ? "not measured" : Req.Analysis)
      << "\n";
   if (Req.BlockThreads)

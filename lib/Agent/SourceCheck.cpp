@@ -267,9 +267,10 @@ std::vector<std::string> scan(StringRef Before, StringRef After, ArrayRef<Patter
 } // namespace
 
 Expected<KernelContract> SourceChecker::analyse(StringRef File, StringRef Contents,
-                                                StringRef Kernel, StringRef Target) const {
+                                                StringRef Kernel,
+                                                const arch::TargetInfo &Target) const {
   frontend::ParseOptions PO = Opts;
-  PO.Arch = Target.str();
+  PO.Target = &Target;
   frontend::ParseRequest Req;
   Req.File = File.str();
   Req.S = frontend::Side::Device;

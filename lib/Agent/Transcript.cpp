@@ -137,7 +137,7 @@ Json transcriptToJson(const TranscriptInfo &Info, const OptimizeOptions &O,
             {"file", O.File},
             {"spec", Info.Spec},
             {"kernel", O.Spec->Kernel},
-            {"target", O.Target},
+            {"target", O.Target->Name},
             {"gpu", R.Device ? R.Device->Name : std::string()},
             {"proposer", Info.Proposer}};
   if (!Info.Model.empty())

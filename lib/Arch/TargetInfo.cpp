@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace llvm;
 
@@ -131,6 +132,10 @@ std::string TargetInfo::gencodeArch() const {
   return "compute_" + StringRef(Name).drop_front(3).str();
 }
 
+std::string TargetInfo::gencode(bool Ptx) const {
+  return "arch=" + gencodeArch() + ",code=" + (Ptx ? gencodeArch() : gencodeCode());
+}
+
 bool TargetInfo::runsOn(const TargetInfo &Device) const {
   if (Variant == ArchVariant::ArchSpecific)
     return Device.Major == Major && Device.Minor == Minor;
@@ -138,6 +143,13 @@ bool TargetInfo::runsOn(const TargetInfo &Device) const {
 }
 
 ArrayRef<TargetInfo> allTargets() { return Targets; }
+
+const TargetInfo &defaultTarget() {
+  for (const TargetInfo &T : Targets)
+    if (StringRef(T.Name) == "sm_80")
+      return T;
+  llvm_unreachable("the target table has no sm_80");
+}
 
 std::vector<std::string> knownTargetNames() {
   std::vector<std::string> Names;

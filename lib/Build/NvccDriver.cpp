@@ -36,28 +36,6 @@ StringRef outputKindName(OutputKind K) {
   return "object";
 }
 
-Expected<GencodeTarget> parseTarget(StringRef Target) {
-  StringRef T = Target.trim();
-  bool Virtual = false;
-  if (T.consume_front("compute_"))
-    Virtual = true;
-  else
-    T.consume_front("sm_");
-  // Two or three digits, then an optional 'a' (arch-specific) or 'f'
-  // (family-specific) suffix.
-  StringRef Digits = T.take_while(isDigit);
-  StringRef Suffix = T.drop_front(Digits.size());
-  if (Digits.size() < 2 || Digits.size() > 3 ||
-      !(Suffix.empty() || Suffix == "a" || Suffix == "f"))
-    return makeUsageError("invalid target '{0}'; expected a name such as "
-                          "'sm_90', 'sm_90a', 'sm_100f' or 'compute_90'",
-                          Target);
-  GencodeTarget G;
-  G.Arch = ("compute_" + T).str();
-  G.Code = Virtual ? G.Arch : ("sm_" + T).str();
-  return G;
-}
-
 NvccDriver::NvccDriver(CudaToolkit Toolkit, DriverOptions Opts)
     : Toolkit(std::move(Toolkit)), Opts(Opts) {}
 
@@ -67,16 +45,17 @@ NvccDriver::buildArgs(const CompileJob &Job, StringRef OutputPath,
   std::vector<std::string> Args = {Toolkit.NvccPath};
   bool OneTargetKind =
       Job.Output == OutputKind::Cubin || Job.Output == OutputKind::Ptx;
-  if (OneTargetKind && Job.Targets.size() > 1)
+  if (OneTargetKind && Job.Targets.size() > 1) {
+    std::vector<std::string> Names;
+    for (const CodeTarget &T : Job.Targets)
+      Names.push_back(T.Arch->Name);
     return makeUsageError("{0} output takes one target; got {1} ({2})",
                           outputKindName(Job.Output), Job.Targets.size(),
-                          join(Job.Targets, ", "));
-  for (const std::string &T : Job.Targets) {
-    auto G = parseTarget(T);
-    if (!G)
-      return G.takeError();
+                          join(Names, ", "));
+  }
+  for (const CodeTarget &T : Job.Targets) {
     Args.push_back("-gencode");
-    Args.push_back("arch=" + G->Arch + ",code=" + G->Code);
+    Args.push_back(T.Arch->gencode(T.Ptx));
   }
   switch (Job.Output) {
   case OutputKind::Object:
@@ -282,12 +261,9 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
 
   // A single target names the arch of functions ptxas lists without one.
   std::string DefaultArch;
-  if (Job.Targets.size() == 1) {
-    if (auto G = parseTarget(Job.Targets.front()))
-      DefaultArch = G->Code;
-    else
-      consumeError(G.takeError());
-  }
+  if (Job.Targets.size() == 1)
+    DefaultArch = Job.Targets.front().Ptx ? Job.Targets.front().Arch->gencodeArch()
+                                          : Job.Targets.front().Arch->gencodeCode();
 
   if (Key) {
     if (std::optional<CompileResult> Hit =

@@ -14,15 +14,6 @@ static bool isArchArg(StringRef A) {
   return A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch=");
 }
 
-std::string effectiveArch(const ParseOptions &Opts) {
-  if (!Opts.Arch.empty())
-    return Opts.Arch;
-  for (const std::string &A : Opts.ExtraArgs)
-    if (isArchArg(A))
-      return StringRef(A).split('=').second.str();
-  return "sm_80";
-}
-
 std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptions &Opts,
                                            StringRef File, Side S) {
   std::vector<std::string> Cmd = {"clang++", "-x", "cuda", "-fsyntax-only"};
@@ -32,19 +23,18 @@ std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptio
   // target as the 'a' one, and set the macros as nvcc 13 does (checked with
   // nvcc -E): 'a' defines both plus __CUDA_ARCH_FEAT_SMxx_ALL, 'f' only the
   // family one.
-  std::string Arch = effectiveArch(Opts);
-  StringRef A(Arch);
-  bool Family = A.starts_with("sm_") && A.ends_with("f");
-  bool Specific = A.starts_with("sm_") && A.ends_with("a");
-  std::string Num = (Family || Specific) ? A.drop_front(3).drop_back().str() : "";
-  Cmd.push_back("--cuda-gpu-arch=" + (Family ? "sm_" + Num + "a" : Arch));
+  const arch::TargetInfo &T = Opts.target();
+  bool Family = T.Variant == arch::ArchVariant::FamilySpecific;
+  bool Specific = T.Variant == arch::ArchVariant::ArchSpecific;
+  std::string Num = std::to_string(T.ccNumber());
+  Cmd.push_back("--cuda-gpu-arch=" + (Family ? "sm_" + Num + "a" : std::string(T.Name)));
   if (S == Side::Device && Family) {
     Cmd.push_back("-U__CUDA_ARCH_SPECIFIC__");
     Cmd.push_back("-U__CUDA_ARCH_FEAT_SM" + Num + "_ALL");
-    Cmd.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + Num + "0");
+    Cmd.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + T.archMacroValue());
   } else if (S == Side::Device && Specific) {
-    Cmd.push_back("-D__CUDA_ARCH_SPECIFIC__=" + Num + "0");
-    Cmd.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + Num + "0");
+    Cmd.push_back("-D__CUDA_ARCH_SPECIFIC__=" + T.archMacroValue());
+    Cmd.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + T.archMacroValue());
   }
   if (TC.hasCuda()) {
     Cmd.push_back("--cuda-path=" + TC.CudaPath);
@@ -279,6 +269,37 @@ Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, Strin
     }
   }
   return R;
+}
+
+Expected<ParseOptions> makeParseOptions(StringRef File, StringRef BuildDir,
+                                        const arch::TargetInfo *Target,
+                                        ArrayRef<std::string> ExtraArgs) {
+  ParseOptions Opts;
+  std::string FlagArch;
+  if (!BuildDir.empty()) {
+    auto Flags = flagsFromCompilationDatabase(BuildDir, File);
+    if (!Flags)
+      return Flags.takeError();
+    Opts.ExtraArgs = Flags->ClangArgs;
+    if (!Flags->Archs.empty())
+      FlagArch = Flags->Archs.front();
+  }
+  Opts.ExtraArgs.insert(Opts.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());
+  if (FlagArch.empty())
+    for (const std::string &A : Opts.ExtraArgs)
+      if (isArchArg(A)) {
+        FlagArch = StringRef(A).split('=').second.str();
+        break;
+      }
+  if (Target) {
+    Opts.Target = Target;
+  } else if (!FlagArch.empty()) {
+    auto T = arch::lookupTarget(FlagArch);
+    if (!T)
+      return T.takeError();
+    Opts.Target = &*T;
+  }
+  return Opts;
 }
 
 } // namespace forge::frontend

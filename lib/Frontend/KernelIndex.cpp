@@ -1441,7 +1441,7 @@ Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Op
 
   FileIndex Out;
   Out.File = File.str();
-  Out.Arch = effectiveArch(Opts);
+  Out.Arch = Opts.target().Name;
   unsigned ErrorsBefore = Diags.errors();
 
   for (Side S : {Side::Host, Side::Device}) {

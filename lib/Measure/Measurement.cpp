@@ -2,6 +2,8 @@
 #include "forge/Measure/Measurement.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Support/JsonReader.h"
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Support/Subprocess.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -149,12 +151,21 @@ llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
   auto J = parseJson(llvm::StringRef(R->Stdout).trim(), "forge-worker info");
   if (!J)
     return J.takeError();
-  std::string CC = J->value("cc", "");
+  JsonReader Read("forge-worker info");
+  std::string CC = Read.string(*J, "$", "cc", /*Required=*/true);
+  std::string Name = Read.string(*J, "$", "name");
+  if (auto E = Read.takeError())
+    return std::move(E);
   auto [Major, Minor] = llvm::StringRef(CC).split('.');
   if (Major.empty() || Minor.empty())
     return makeError("forge-worker info gave no compute capability: {0}",
                      R->Stdout);
-  return GpuInfo{"sm_" + Major.str() + Minor.str(), J->value("name", "")};
+  auto T = arch::lookupTarget("sm_" + Major.str() + Minor.str());
+  if (!T)
+    return makeError("the GPU ({0}) has compute capability {1}, which the Arch "
+                     "database does not know",
+                     Name, CC);
+  return GpuInfo{&*T, Name};
 }
 
 namespace {
@@ -279,7 +290,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
       return std::move(E);
     build::CompileJob J;
     J.Source = Cu;
-    J.Targets = {Req.Arch};
+    J.Targets = {*Req.Target};
     J.Output = build::OutputKind::SharedLibrary;
     J.OutputPath = Req.JobDir + "/harness-" + std::to_string(H) + ".so";
     J.ResourceUsage = true;

@@ -184,7 +184,7 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
     V.Executable = Req.JobDir + "/program-" + std::to_string(I);
     build::CompileJob J;
     J.Source = V.Source;
-    J.Targets = {Req.Arch};
+    J.Targets = {*Req.Target};
     J.Output = build::OutputKind::Executable;
     J.OutputPath = V.Executable;
     J.LineInfo = true;

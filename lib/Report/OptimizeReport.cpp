@@ -83,7 +83,7 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
   return {{"kernel", In.Options->Spec->Kernel},
           {"file", In.File},
           {"date", In.Date},
-          {"target", In.Options->Target},
+          {"target", In.Options->Target->Name},
           {"gpu", R.Device ? R.Device->Name : std::string()},
           {"proposer", In.Proposer},
           {"measured", R.Measured},
@@ -107,7 +107,7 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
   raw_string_ostream OS(S);
   OS << "# Optimisation report: `" << In.Options->Spec->Kernel << "`\n\n";
   OS << "- source: `" << In.File << "`, " << In.Date << "\n";
-  OS << "- target: " << In.Options->Target;
+  OS << "- target: " << In.Options->Target->Name;
   if (R.Device)
     OS << ", measured on " << R.Device->Name;
   else
@@ -172,7 +172,7 @@ std::string optimizeReportHtml(const OptimizeReportInput &In) {
   OS << htmlHead("Optimisation report: " + In.Options->Spec->Kernel);
   OS << "<h1>Optimisation report: <code>" << escape(In.Options->Spec->Kernel)
      << "</code></h1>\n<ul><li>source: <code>" << escape(In.File) << "</code>, " << In.Date
-     << "</li><li>target: " << escape(In.Options->Target)
+     << "</li><li>target: " << escape(In.Options->Target->Name)
      << (R.Device ? ", measured on " + escape(R.Device->Name) : std::string(", not measured"))
      << "</li><li>proposer: " << escape(In.Proposer) << "</li>";
   if (R.Measured && R.Final.MedianNs > 0)

@@ -67,7 +67,7 @@ Json forge::report::tuneReportJson(const TuneReportInput &In) {
     Json V = Json::object();
     for (const auto &[K, X] : T.Best)
       V[K] = X;
-    Targets.push_back({{"target", T.Target},
+    Targets.push_back({{"target", T.Target->Name},
                        {"measured", T.Measured},
                        {"label", T.Measured ? "measured" : "predicted"},
                        {"gpu", T.Gpu},
@@ -101,7 +101,7 @@ Json forge::report::tuneReportJson(const TuneReportInput &In) {
 }
 
 static std::string targetLine(const TargetResult &T) {
-  std::string S = T.Target + ": " + valuesText(T.Best) + " (" +
+  std::string S = T.Target->Name + std::string(": ") + valuesText(T.Best) + " (" +
                   (T.Measured ? "measured" : "predicted") + "; " + T.Basis +
                   ")";
   if (T.Speedup > 0)

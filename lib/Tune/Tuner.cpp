@@ -19,7 +19,7 @@ using measure::ValueMap;
 
 llvm::Expected<SearchSpace>
 forge::tune::buildSearchSpace(const LaunchSpec &Spec,
-                              llvm::ArrayRef<std::string> Targets) {
+                              llvm::ArrayRef<const arch::TargetInfo *> Targets) {
   if (Spec.Tunables.empty())
     return makeUsageError(
         "the spec has no tunables to sweep; add some under \"tunables\" "
@@ -29,13 +29,7 @@ forge::tune::buildSearchSpace(const LaunchSpec &Spec,
     Parameter P{T.Name, T.Values, "spec"};
     Params.push_back(std::move(P));
   }
-  std::vector<const arch::TargetInfo *> Infos;
-  for (const std::string &T : Targets) {
-    auto I = arch::lookupTarget(T);
-    if (!I)
-      return I.takeError();
-    Infos.push_back(&*I);
-  }
+  std::vector<const arch::TargetInfo *> Infos(Targets.begin(), Targets.end());
   const LaunchSpec *S = &Spec;
   auto Valid = [S, Infos](const std::map<std::string, int64_t> &V) {
     ValueMap Values(V.begin(), V.end());
@@ -65,7 +59,12 @@ forge::tune::buildSearchSpace(const LaunchSpec &Spec,
 
 namespace {
 
-
+std::string targetNames(llvm::ArrayRef<const arch::TargetInfo *> Targets) {
+  std::vector<std::string> Names;
+  for (const arch::TargetInfo *T : Targets)
+    Names.push_back(T->Name);
+  return llvm::join(Names, ", ");
+}
 
 /// The measurement side of a tuning run: each batch is one job (the
 /// original at its defaults as the reference, then the batch), compiled in
@@ -129,7 +128,7 @@ public:
       PlannedIndex.push_back(I);
     }
     Next += Batch.size();
-    Req.Arch = O.GpuTarget;
+    Req.Target = O.GpuTarget;
     Req.NvccFlags = O.NvccFlags;
     Req.Job = O.Job;
     Req.JobDir = O.JobRoot + "/batch-" + std::to_string(++Batches);
@@ -157,7 +156,7 @@ public:
       CR.Values = Space.values(Batch[I]);
       CR.Status = Out[I].Status;
       CR.Detail = Out[I].Detail;
-      CR.Target = O.GpuTarget;
+      CR.Target = O.GpuTarget->Name;
       CR.Gpu = O.GpuName;
       Fresh.push_back(CR);
     };
@@ -204,7 +203,7 @@ public:
       CR.MedianNs = Median;
       CR.Noise = C.Result.Noise.value_or(0);
       CR.Detail = E.Detail;
-      CR.Target = O.GpuTarget;
+      CR.Target = O.GpuTarget->Name;
       CR.Gpu = O.GpuName;
       if (C.Resources) {
         CR.Registers = C.Resources->Registers;
@@ -269,12 +268,12 @@ replayTuning(const TuneOptions &O, const SearchSpace &Space, Strategy &Strat,
   const DbRecord *Rec = nullptr;
   for (const DbRecord &X : Db->records())
     if (X.Key.Kernel == Key.Kernel && X.Key.SourceHash == Key.SourceHash &&
-        X.Key.Sizes == Key.Sizes && X.Key.Target == O.Targets.front())
+        X.Key.Sizes == Key.Sizes && X.Key.Target == O.Targets.front()->Name)
       Rec = &X;
   if (!Rec)
     return makeError("{0} has no measurements of {1} for {2} with this source "
                      "and sizes ({3})",
-                     O.ReplayPath, Key.Kernel, O.Targets.front(), Key.Sizes);
+                     O.ReplayPath, Key.Kernel, O.Targets.front()->Name, Key.Sizes);
   std::map<std::string, Evaluation> Cache;
   std::map<std::string, const DbMeasurement *> ByKey;
   for (const DbMeasurement &X : Rec->Measurements) {
@@ -306,7 +305,7 @@ replayTuning(const TuneOptions &O, const SearchSpace &Space, Strategy &Strat,
   R.Replayed = true;
   R.Measured = Run.evaluations();
   TargetResult TR;
-  TR.Target = Rec->Key.Target;
+  TR.Target = O.Targets.front();
   TR.Measured = true;
   TR.Gpu = Rec->Key.Gpu;
   if (auto B = Run.best()) {
@@ -337,7 +336,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
   if (R.ValidConfigs == 0)
     return makeError("no configuration of the spec's tunables satisfies the "
                      "constraints and the limits of {0}",
-                     llvm::join(O.Targets, ", "));
+                     targetNames(O.Targets));
   auto Strat = createStrategy(O.Strategy);
   if (!Strat)
     return Strat.takeError();
@@ -360,13 +359,13 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
   auto Ident = sourceIdentity(O.Source);
   if (!Ident)
     return Ident.takeError();
-  Key = {O.Spec->Kernel, *Ident, O.GpuTarget, O.GpuName,
+  Key = {O.Spec->Kernel, *Ident, O.GpuTarget ? O.GpuTarget->Name : "", O.GpuName,
          sizeBucket(O.Spec->Sizes), O.Toolkit};
 
   if (!O.ReplayPath.empty())
     return replayTuning(O, *Space, **Strat, Key, std::move(R), Defaults);
 
-  bool HaveGpu = !O.GpuTarget.empty() && O.Driver && !O.WorkerPath.empty();
+  bool HaveGpu = O.GpuTarget && O.Driver && !O.WorkerPath.empty();
   auto ResultOf = [](const DbMeasurement &X, const DbKey &K) {
     ConfigResult CR;
     CR.Key = X.Config;
@@ -502,15 +501,12 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
                        return A->CostNs < B->CostNs;
                      });
 
-  for (const std::string &T : O.Targets) {
-    auto Info = arch::lookupTarget(T);
-    if (!Info)
-      return Info.takeError();
+  for (const arch::TargetInfo *Info : O.Targets) {
     TargetResult TR;
-    TR.Target = Info->Name;
+    TR.Target = Info;
     const Pool *Own = nullptr;
     for (const Pool &P : Pools)
-      if (P.Target == TR.Target)
+      if (P.Target == Info->Name)
         Own = &P;
     if (Own) {
       const ConfigResult *B = Own->Ok.front();
@@ -547,7 +543,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       TR.BestKey = Pick->Key;
       TR.Basis = "predicted: the fastest configuration measured on " +
                  From.Gpu + " (" + From.Target +
-                 ") that keeps its predicted occupancy on " + TR.Target;
+                 ") that keeps its predicted occupancy on " + Info->Name;
     } else {
       TR.Best = {Defaults.begin(), Defaults.end()};
       TR.BestKey = R.DefaultKey;
@@ -564,7 +560,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
 
 llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
                                      llvm::StringRef TunedSource) {
-  bool HaveGpu = !O.GpuTarget.empty() && O.Driver && !O.WorkerPath.empty();
+  bool HaveGpu = O.GpuTarget && O.Driver && !O.WorkerPath.empty();
   if (!HaveGpu || R.Interrupted || R.Replayed)
     return llvm::Error::success();
   ValueMap Defaults;
@@ -582,7 +578,7 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
     Req.Candidates = {{"tuned", TunedSource.str(),
                        ValueMap(TR.Best.begin(), TR.Best.end()),
                        "tuned " + TR.BestKey}};
-    Req.Arch = O.GpuTarget;
+    Req.Target = O.GpuTarget;
     Req.NvccFlags = O.NvccFlags;
     Req.Job = O.Job;
     Req.Job.Rounds = std::max(O.Job.Rounds, 7u);

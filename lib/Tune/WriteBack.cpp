@@ -1256,20 +1256,8 @@ Expected<patch::PatchSet> writeBackEdits(const FileIndex &Index,
 // Multi-target dispatch
 //===----------------------------------------------------------------------===//
 
-Expected<unsigned> computeCapability(StringRef Target) {
-  StringRef T = Target.trim();
-  if (!T.consume_front("sm_") && !T.consume_front("compute_"))
-    return makeError("`{0}` is not a CUDA target (expected sm_XY)", Target);
-  StringRef Digits = T.take_while(isDigit);
-  StringRef Rest = T.drop_front(Digits.size());
-  unsigned CC;
-  if (Digits.size() < 2 || Digits.getAsInteger(10, CC) || !(Rest.empty() || Rest == "a" || Rest == "f"))
-    return makeError("`{0}` is not a CUDA target (expected sm_XY)", Target);
-  return CC;
-}
-
 std::string targetLabel(const TargetValues &T) {
-  std::string S = T.Target + (T.Measured ? " measured" : " predicted");
+  std::string S = T.Target->Name + std::string(T.Measured ? " measured" : " predicted");
   if (T.Measured && !T.Device.empty())
     S += " on " + T.Device;
   std::vector<std::string> Vals;
@@ -1362,7 +1350,7 @@ std::string labels(ArrayRef<Target> Ts) {
 std::string shortLabels(ArrayRef<Target> Ts) {
   std::vector<std::string> L;
   for (const Target &T : Ts) {
-    std::string S = T.Values->Target + (T.Values->Measured ? " measured" : " predicted");
+    std::string S = T.Values->Target->Name + std::string(T.Values->Measured ? " measured" : " predicted");
     if (T.Values->Measured && !T.Values->Device.empty())
       S += " on " + T.Values->Device;
     L.push_back(S);
@@ -1460,19 +1448,18 @@ Expected<patch::PatchSet> dispatchEdits(const FileIndex &Index, StringRef Kernel
     return writeBackEdits(Index, Bindings, PerTarget.front().Values, Contents);
   std::vector<Target> Ts;
   for (const TargetValues &T : PerTarget) {
-    auto CC = computeCapability(T.Target);
-    if (!CC)
-      return CC.takeError();
+    unsigned CC = unsigned(T.Target->ccNumber());
     for (const Target &O : Ts)
-      if (O.CC == *CC)
+      if (O.CC == CC)
         return makeError("targets {0} and {1} have the same compute capability; a run-time "
                          "dispatch cannot tell them apart",
-                         O.Values->Target, T.Target);
-    if (Error E = checkValues(Bindings, T.Values, (" for " + T.Target).c_str()))
+                         O.Values->Target->Name, T.Target->Name);
+    std::string For = std::string(" for ") + T.Target->Name;
+    if (Error E = checkValues(Bindings, T.Values, For.c_str()))
       return std::move(E);
-    if (Error E = checkLaunchBounds(Index, Bindings, T.Values, (" for " + T.Target).c_str()))
+    if (Error E = checkLaunchBounds(Index, Bindings, T.Values, For.c_str()))
       return std::move(E);
-    Ts.push_back({&T, *CC});
+    Ts.push_back({&T, CC});
   }
   llvm::sort(Ts, [](const Target &A, const Target &B) { return A.CC > B.CC; });
   const KernelInfo *K = findKernel(Index, Kernel);

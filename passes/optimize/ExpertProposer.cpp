@@ -71,12 +71,9 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
   Skipped.clear();
   LastParseErrors = 0;
   frontend::ParseOptions PO = Parse;
-  if (!Req.Target.empty())
-    PO.Arch = Req.Target;
-  auto Target = arch::lookupTarget(frontend::effectiveArch(PO));
-  if (!Target)
-    return Target.takeError();
-  PO.Arch = Target->Name;
+  if (Req.Target)
+    PO.Target = Req.Target;
+  const arch::TargetInfo *Target = &PO.target();
 
   // Rules already tried in an earlier round are not asked again, except
   // those superseded by a faster proposal.

@@ -30,7 +30,7 @@ std::string valuesText(const std::map<std::string, int64_t> &V) {
 Expected<std::vector<agent::Proposal>>
 TunerProposer::propose(const agent::ProposalRequest &Req) {
   Skip.clear();
-  if (O.Sweep.GpuTarget.empty()) {
+  if (!O.Sweep.GpuTarget) {
     Skip = "no GPU to sweep on";
     return std::vector<agent::Proposal>();
   }
@@ -64,7 +64,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
 
   // The source's index: where each tunable is written.
   frontend::ParseOptions PO = O.Parse;
-  PO.Arch = Req.Target;
+  PO.Target = Req.Target;
   PO.ExtraArgs.push_back("-I" + SrcDir.str().str());
   frontend::ParseDiagnostics Diags(nullptr);
   auto Index = frontend::buildKernelIndex(*O.Toolchain, PO, Path, Diags);

@@ -43,24 +43,14 @@ bool parseOptions(const Invocation &Inv, StringRef Overview) {
 Expected<frontend::ParseOptions> makeParseOptions(StringRef File, StringRef BuildDir,
                                                   StringRef Arch,
                                                   ArrayRef<std::string> ExtraArgs) {
-  frontend::ParseOptions Opts;
-  if (!BuildDir.empty()) {
-    auto Flags = frontend::flagsFromCompilationDatabase(BuildDir, File);
-    if (!Flags)
-      return Flags.takeError();
-    Opts.ExtraArgs = Flags->ClangArgs;
-    if (!Flags->Archs.empty())
-      Opts.Arch = Flags->Archs.front();
+  const arch::TargetInfo *Target = nullptr;
+  if (!Arch.empty()) {
+    auto T = arch::lookupTarget(Arch);
+    if (!T)
+      return T.takeError();
+    Target = &*T;
   }
-  Opts.ExtraArgs.insert(Opts.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());
-  if (!Arch.empty())
-    Opts.Arch = Arch.str();
-  std::string Effective = frontend::effectiveArch(Opts);
-  auto T = arch::lookupTarget(Effective);
-  if (!T)
-    return T.takeError();
-  Opts.Arch = T->Name;
-  return Opts;
+  return frontend::makeParseOptions(File, BuildDir, Target, ExtraArgs);
 }
 
 Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath) {

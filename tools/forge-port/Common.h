@@ -67,7 +67,9 @@ private:
 /// and name. Empty when there is none; then a warning says why and what
 /// follows (Consequence: "values are predicted").
 struct LocalGpu {
-  std::string Worker, Target, Name;
+  std::string Worker;
+  const arch::TargetInfo *Target = nullptr;
+  std::string Name;
 };
 LocalGpu findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
                       llvm::StringRef Consequence);

@@ -142,14 +142,17 @@ Expected<ValueMap> parseAssignments(StringRef Text, const LaunchSpec &Spec) {
   return V;
 }
 
-/// The GPU's target ("sm_90"), known to the Arch database.
-Expected<std::string> detectArch(StringRef Worker) {
+/// --arch, parsed.
+const arch::TargetInfo *ArchTarget = nullptr;
+
+/// The target to compile for: --arch, else the GPU's.
+Expected<const arch::TargetInfo *> resolveArch(StringRef Worker) {
+  if (ArchTarget)
+    return ArchTarget;
   auto G = queryGpu(Worker);
   if (!G)
     return makeError("{0}; give --arch to build the job without one",
                      toString(G.takeError()));
-  if (auto T = arch::lookupTarget(G->Target); !T)
-    return T.takeError();
   return G->Target;
 }
 
@@ -190,19 +193,20 @@ Json rowJson(const Row &R, const MeasureReport &Rep) {
   return J;
 }
 
-int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec, StringRef Arch) {
-  auto Target = arch::lookupTarget(Arch);
+int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec,
+                    const arch::TargetInfo &Target) {
+  StringRef Arch = Target.Name;
   std::vector<Row> Rows;
   for (const CandidateOutcome &O : Rep.Outcomes) {
     Row R{&O, std::nullopt, std::nullopt};
     auto G = Spec.geometry(O.Candidate.Values);
-    if (Target && O.Resources && G) {
+    if (O.Resources && G) {
       arch::KernelResources K;
       K.ThreadsPerBlock = int(G->Block[0] * G->Block[1] * G->Block[2]);
       K.RegistersPerThread = int(O.Resources->Registers);
       K.StaticSharedBytes = int(O.Resources->SharedMemBytes);
       K.DynamicSharedBytes = int(G->SharedMemBytes);
-      if (auto Occ = arch::computeOccupancy(*Target, K))
+      if (auto Occ = arch::computeOccupancy(Target, K))
         R.Occ = *Occ;
       else
         consumeError(Occ.takeError());
@@ -214,9 +218,6 @@ int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec, StringRef 
                        Rep.Work.Type == DType::F64);
     Rows.push_back(R);
   }
-  if (!Target)
-    consumeError(Target.takeError());
-
   bool AllOk = llvm::all_of(Rep.Outcomes, [](const CandidateOutcome &O) { return O.Result.ok(); });
   if (Format == "json") {
     Json J;
@@ -326,13 +327,10 @@ int runProgramModeCommand(const tool::Invocation &Inv, const build::NvccDriver &
   if (!sys::fs::exists(Inject))
     return tool::reportError(makeError(
         "libforge-inject.so is not beside {0}; build the forge-inject target", *Worker));
-  std::string Arch = ArchOpt;
-  if (Arch.empty()) {
-    auto A = detectArch(*Worker);
-    if (!A)
-      return tool::reportError(A.takeError());
-    Arch = *A;
-  }
+  auto Target = resolveArch(*Worker);
+  if (!Target)
+    return tool::reportError(Target.takeError());
+  StringRef Arch = (*Target)->Name;
   ScratchDir G;
   auto Dir = G.make(JobDirOpt, "forge-measure");
   if (!Dir)
@@ -341,7 +339,7 @@ int runProgramModeCommand(const tool::Invocation &Inv, const build::NvccDriver &
   Req.Sources.assign(Files.begin(), Files.end());
   Req.Command = RunCmd;
   Req.Runs = Runs;
-  Req.Arch = Arch;
+  Req.Target = *Target;
   Req.NvccFlags = Inv.ExtraArgs;
   Req.InjectLibrary = Inject.str().str();
   Req.JobDir = *Dir;
@@ -427,9 +425,12 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   for (const std::string &F : Files)
     if (auto E = frontend::checkCudaInput(F))
       return reportError(std::move(E));
-  if (!ArchOpt.empty())
-    if (auto T = arch::lookupTarget(ArchOpt); !T)
+  if (!ArchOpt.empty()) {
+    auto T = arch::lookupTarget(ArchOpt);
+    if (!T)
       return reportError(T.takeError());
+    ArchTarget = &*T;
+  }
 
   auto Tools = findNvcc(CudaPathOpt);
   if (!Tools)
@@ -484,15 +485,12 @@ int forge::tool::runMeasure(const Invocation &Inv) {
       return reportError(W.takeError());
     WorkerPath = *W;
   }
-  std::string Arch = ArchOpt;
-  if (Arch.empty()) {
-    if (NoRun)
-      return reportError(makeUsageError("--no-run needs --arch"));
-    auto A = detectArch(WorkerPath);
-    if (!A)
-      return reportError(A.takeError());
-    Arch = *A;
-  }
+  if (ArchOpt.empty() && NoRun)
+    return reportError(makeUsageError("--no-run needs --arch"));
+  auto Target = resolveArch(WorkerPath);
+  if (!Target)
+    return reportError(Target.takeError());
+  StringRef Arch = (*Target)->Name;
   if (NoRun && JobDirOpt.empty())
     return reportError(makeUsageError("--no-run needs --job-dir"));
 
@@ -545,7 +543,7 @@ int forge::tool::runMeasure(const Invocation &Inv) {
           {"c" + std::to_string(++N), Files[F], Configs[C], Label(Files[F], Configs[C])});
     }
   }
-  Req.Arch = Arch;
+  Req.Target = *Target;
   Req.NvccFlags = Inv.ExtraArgs;
   Req.Job.Seed = Seed;
   Req.Job.InputSets = InputSets;
@@ -600,5 +598,5 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   }
   if (!Rep)
     return reportError(Rep.takeError());
-  return printSpecReport(*Rep, *Spec, Arch);
+  return printSpecReport(*Rep, *Spec, **Target);
 }

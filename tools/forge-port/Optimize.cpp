@@ -189,7 +189,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   Info.Spec = SpecPath;
   bool UseModel = !LlmUrl.empty() || !ModelName.empty() ||
                   (ReplayPath.empty() && sys::Process::GetEnv("FORGE_LLM_MODEL"));
-  auto PO = makeParseOptions(File, BuildPath, Target->Name, Inv.ExtraArgs);
+  auto PO = frontend::makeParseOptions(File, BuildPath, &*Target, Inv.ExtraArgs);
   if (!PO)
     return reportError(PO.takeError());
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
@@ -239,7 +239,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   std::unique_ptr<agent::CombinedProposer> Both;
   O.File = File;
   O.Spec = &*Spec;
-  O.Target = Target->Name;
+  O.Target = &*Target;
   O.MaxRounds = MaxRounds;
   O.Threshold = Threshold;
   O.MaxProposalsPerRound = std::max(1u, PerRound.getValue());
@@ -252,7 +252,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   O.NvccFlags = nvccFlagsFor(Inv.ExtraArgs);
   O.Checker = &Checker;
   O.Driver = &Driver;
-  O.TargetFacts = agent::targetFacts(Target->Name);
+  O.TargetFacts = agent::targetFacts(*Target);
   if (const arch::GpuModel *G = arch::referenceGpuFor(*Target))
     O.SmCount = unsigned(G->SMs);
   O.Interrupted = &Interrupted;
@@ -267,13 +267,13 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     O.Scope = Opts.value("scope", O.Scope);
     O.MaxProposalsPerRound = Opts.value("proposals_per_round", O.MaxProposalsPerRound);
     if (Replayed->recorded().value("measured", false))
-      O.GpuTarget = Target->Name;
+      O.GpuTarget = &*Target;
     O.Measure = [&](const measure::MeasureRequest &Q) { return Replayed->measure(Q); };
   } else {
     O.Propose = Prop.get();
     // The tuner's sweep is a proposal of its own, next to the rules or the
     // model.
-    if (!NoTuner && !Spec->Tunables.empty() && !O.GpuTarget.empty()) {
+    if (!NoTuner && !Spec->Tunables.empty() && O.GpuTarget) {
       passes::TunerOptions TO;
       TO.File = File;
       TO.Sweep.GpuTarget = O.GpuTarget;
@@ -302,7 +302,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     }
   }
   agent::MeasurementLog Log;
-  if (!O.Measure && !O.GpuTarget.empty())
+  if (!O.Measure && O.GpuTarget)
     O.Measure = [&](const measure::MeasureRequest &Q) {
       return Log.record(Q, [&](const measure::MeasureRequest &Q2) {
         return measure::runMeasurement(Driver, Q2);
@@ -323,16 +323,18 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     errs() << (Tty ? "\r\033[K" : "") << "forge-port: round " << Round << ": " << P.P.Origin
            << ": " << P.Verdict << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
   };
-  if (!O.GpuTarget.empty() && O.GpuTarget != Target->Name)
+  if (O.GpuTarget && O.GpuTarget != &*Target)
     WithColor::warning(errs(), "forge-port")
         << "the proposals compile for " << Target->Name << " but are checked and timed on the "
-        << (O.GpuName.empty() ? O.GpuTarget : O.GpuName) << " (" << O.GpuTarget
-        << "): the speed-ups are " << O.GpuTarget << "'s, a prediction for " << Target->Name
+        << (O.GpuName.empty() ? StringRef(O.GpuTarget->Name) : StringRef(O.GpuName)) << " ("
+        << O.GpuTarget->Name << "): the speed-ups are " << O.GpuTarget->Name
+        << "'s, a prediction for " << Target->Name
         << "\n";
   errs() << "forge-port: optimising " << Spec->Kernel << " for " << Target->Name << " with the "
          << Info.Proposer << " proposer"
-         << (O.GpuTarget.empty() ? std::string(", no GPU")
-                                 : ", measured on " + (O.GpuName.empty() ? O.GpuTarget : O.GpuName))
+         << (!O.GpuTarget ? std::string(", no GPU")
+                          : ", measured on " + (O.GpuName.empty() ? std::string(O.GpuTarget->Name)
+                                                                  : O.GpuName))
          << "\n";
   auto *Old = std::signal(SIGINT, onOptimizeInterrupt);
   auto R = agent::runOptimization(O);

@@ -151,7 +151,7 @@ static Validation validate(StringRef File, StringRef Contents, const frontend::P
   for (const arch::TargetInfo *T : {&Target, &Source}) {
     build::CompileJob J;
     J.Source = Tmp.str().str();
-    J.Targets = {T->Name};
+    J.Targets = {*T};
     J.Output = build::OutputKind::ResourceCheck;
     J.ResourceUsage = true;
     J.IncludeDirs.push_back(Dir.str().str());
@@ -317,9 +317,7 @@ int forge::tool::runPort(const Invocation &Inv) {
       Status = ExitFailure;
       continue;
     }
-    auto Source = arch::lookupTarget(PO->Arch);
-    if (!Source)
-      return reportError(Source.takeError());
+    const arch::TargetInfo *Source = &PO->target();
     auto Original = readFile(File);
     if (!Original) {
       reportError(Original.takeError());
@@ -339,7 +337,7 @@ int forge::tool::runPort(const Invocation &Inv) {
     PortOptions Opts;
     Opts.Launches = &Launches;
     Opts.Target = &*Target;
-    Opts.Source = &*Source;
+    Opts.Source = Source;
     Opts.Passes = *Selected;
     Opts.Parse = *PO;
     if (Error E = runPortPasses(TC, Opts, File, Diag, ParseDiags)) {
@@ -377,7 +375,7 @@ int forge::tool::runPort(const Invocation &Inv) {
       // The original's count is known from the run; only the patched text is
       // parsed again (host and target).
       frontend::ParseOptions Reparse = *PO;
-      Reparse.Arch = Target->Name;
+      Reparse.Target = &*Target;
       unsigned AfterCount = 0;
       auto Count = [&](StringRef F, StringRef Contents) -> Expected<unsigned> {
         if (Contents == *Original)

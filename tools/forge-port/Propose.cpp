@@ -11,6 +11,7 @@
 #include "Common.h"
 #include "ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
+#include "forge/Agent/Prompt.h"
 #include "forge/Arch/GpuModel.h"
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Frontend/KernelIndex.h"
@@ -141,15 +142,6 @@ static void fillFromLaunch(agent::ProposalRequest &Req, const frontend::Toolchai
   }
 }
 
-static std::string targetFacts(const arch::TargetInfo &T) {
-  const arch::SmLimits &L = T.limits();
-  return formatv("{0}: {1} threads, {2} blocks, {3} registers and {4} bytes of shared memory "
-                 "per SM; at most {5} threads per block",
-                 T.Name, L.MaxThreadsPerSM, L.MaxBlocksPerSM, L.RegistersPerSM,
-                 L.SharedMemPerSM, L.MaxThreadsPerBlock)
-      .str();
-}
-
 static std::string specLine(const std::string &Field, const std::string &Expr) {
   return "spec: " + Field + " -> " + Expr;
 }
@@ -275,8 +267,8 @@ int forge::tool::runPropose(const Invocation &Inv) {
   Req.File = File;
   Req.Source = *Source;
   Req.Kernel = Kernel;
-  Req.Target = Target->Name;
-  Req.TargetFacts = targetFacts(*Target);
+  Req.Target = &*Target;
+  Req.TargetFacts = agent::targetFacts(*Target);
   // The SM count of the target's reference GPU (H200 for sm_90), else an
   // H200's 132: there is no GPU to ask here.
   const arch::GpuModel *Gpu = arch::referenceGpuFor(*Target);

@@ -141,7 +141,7 @@ void printTuneSummary(raw_ostream &OS, const tune::TuneResult &R) {
   for (const auto &[Status, N] : Failed)
     OS << "  " << N << " " << Status << "\n";
   for (const tune::TargetResult &T : R.Targets) {
-    OS << "  " << T.Target << ": ";
+    OS << "  " << T.Target->Name << ": ";
     std::vector<std::string> Parts;
     for (const auto &[K, V] : T.Best)
       Parts.push_back(K + "=" + std::to_string(V));
@@ -163,9 +163,10 @@ Error writeTuneReport(StringRef Path, const tune::TuneResult &R, const measure::
 }
 
 /// The KernelIndex of Path, read for Arch with the user's compiler args.
-Expected<frontend::FileIndex> indexFile(const Invocation &Inv, StringRef Path, StringRef Arch,
+Expected<frontend::FileIndex> indexFile(const Invocation &Inv, StringRef Path,
+                                        const arch::TargetInfo &Target,
                                         ArrayRef<std::string> Args) {
-  auto PO = makeParseOptions(Path, "", Arch, Args);
+  auto PO = frontend::makeParseOptions(Path, "", &Target, Args);
   if (!PO)
     return PO.takeError();
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
@@ -185,7 +186,7 @@ Error checkLaunchGeometry(const Invocation &Inv, const measure::LaunchSpec &Spec
   sys::fs::make_absolute(Dir);
   sys::path::remove_filename(Dir);
   Args.push_back("-I" + Dir.str().str());
-  auto Index = indexFile(Inv, TunedPath, R.Targets.front().Target, Args);
+  auto Index = indexFile(Inv, TunedPath, *R.Targets.front().Target, Args);
   if (!Index)
     return Index.takeError();
   std::vector<measure::Geometry> Expected;
@@ -240,9 +241,10 @@ Error checkLaunchGeometry(const Invocation &Inv, const measure::LaunchSpec &Spec
 /// file under JobRoot/variants (the write-back of those tunables alone).
 Expected<tune::SourceVariantFn> sourceVariants(const Invocation &Inv,
                                                const measure::LaunchSpec &Spec,
-                                               ArrayRef<std::string> Names, StringRef Arch,
+                                               ArrayRef<std::string> Names,
+                                               const arch::TargetInfo &Target,
                                                StringRef JobRoot) {
-  auto Index = indexFile(Inv, File, Arch, Inv.ExtraArgs);
+  auto Index = indexFile(Inv, File, Target, Inv.ExtraArgs);
   if (!Index)
     return Index.takeError();
   auto Original = readFile(File);
@@ -264,7 +266,7 @@ struct Written {
 Expected<Written> writeTunedSource(const Invocation &Inv, const measure::LaunchSpec &Spec,
                                    const tune::TuneResult &R, const build::NvccDriver &Driver,
                                    StringRef JobRoot) {
-  auto Index = indexFile(Inv, File, R.Targets.front().Target, Inv.ExtraArgs);
+  auto Index = indexFile(Inv, File, *R.Targets.front().Target, Inv.ExtraArgs);
   if (!Index)
     return Index.takeError();
   if (Index->Errors)
@@ -316,7 +318,7 @@ Expected<Written> writeTunedSource(const Invocation &Inv, const measure::LaunchS
   build::CompileJob J;
   J.Source = W.Path;
   for (const tune::TargetResult &T : R.Targets)
-    J.Targets.push_back(T.Target);
+    J.Targets.push_back(*T.Target);
   J.Output = build::OutputKind::Object;
   J.IncludeDirs = {sys::path::parent_path(sys::path::is_absolute(File)
                                               ? std::string(File)
@@ -334,7 +336,7 @@ Expected<Written> writeTunedSource(const Invocation &Inv, const measure::LaunchS
         break;
       }
     return makeError("the tuned source does not compile for {0}: {1}; nothing is written",
-                     join(J.Targets, ", "), First.empty() ? C->Log : First);
+                     To, First.empty() ? C->Log : First);
   }
   return W;
 }
@@ -385,8 +387,7 @@ int forge::tool::runTune(const Invocation &Inv) {
 
   O.Source = File;
   O.Spec = &*Spec;
-  for (const arch::TargetInfo *T : *Targets)
-    O.Targets.push_back(T->Name);
+  O.Targets = *Targets;
   O.Strategy = StrategyOpt;
   O.Limit = *Budget;
   O.Seed = Seed;
@@ -407,8 +408,8 @@ int forge::tool::runTune(const Invocation &Inv) {
   // Tunables the harness cannot set get a copy of the source per
   // configuration, with its values written in.
   std::vector<std::string> SourceOnly = tune::sourceOnlyTunables(*Spec);
-  if (!SourceOnly.empty() && !O.GpuTarget.empty() && ReplayPath.empty()) {
-    auto SF = sourceVariants(Inv, *Spec, SourceOnly, O.GpuTarget, *Root);
+  if (!SourceOnly.empty() && O.GpuTarget && ReplayPath.empty()) {
+    auto SF = sourceVariants(Inv, *Spec, SourceOnly, *O.GpuTarget, *Root);
     if (!SF)
       return reportError(SF.takeError());
     O.SourceFor = std::move(*SF);
@@ -431,12 +432,12 @@ int forge::tool::runTune(const Invocation &Inv) {
            << (Tty ? "" : "\n");
   };
   auto *Old = std::signal(SIGINT, onInterrupt);
-  if (!O.GpuTarget.empty())
+  if (O.GpuTarget)
     errs() << "forge-port: tuning " << Spec->Kernel << " on " << O.GpuName << " ("
-           << O.GpuTarget << ") with the " << O.Strategy << " strategy\n";
+           << O.GpuTarget->Name << ") with the " << O.Strategy << " strategy\n";
   auto R = tune::runTuning(O);
   std::signal(SIGINT, Old);
-  if (Tty && !O.GpuTarget.empty())
+  if (Tty && O.GpuTarget)
     errs() << "\n";
   if (!R)
     return reportError(R.takeError());
@@ -468,7 +469,7 @@ int forge::tool::runTune(const Invocation &Inv) {
     if (T.Speedup > 0)
       errs() << formatv("forge-port: {0}: {1:F3}x over the original ({2:F2} us -> {3:F2} us, "
                         "noise ±{4:F1}%)\n",
-                        T.Target, T.Speedup, T.BaselineNs / 1000, T.BestNs / 1000,
+                        T.Target->Name, T.Speedup, T.BaselineNs / 1000, T.BestNs / 1000,
                         T.Noise * 100);
   if (!ReportPath.empty())
     if (auto E = writeTuneReport(ReportPath, *R, *Spec, File, Written->Diff))

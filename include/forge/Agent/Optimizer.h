@@ -25,6 +25,7 @@
 
 #include "forge/Agent/Proposer.h"
 #include "forge/Agent/SourceCheck.h"
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Build/NvccDriver.h"
 #include "forge/Measure/Measurement.h"
 #include <atomic>
@@ -91,8 +92,11 @@ struct RoundRecord {
 struct OptimizeOptions {
   std::string File;                 ///< the user's file (read, never written)
   const measure::LaunchSpec *Spec = nullptr;
-  std::string Target = "sm_90";     ///< compile target of stage 5
-  std::string GpuTarget, GpuName;   ///< the local GPU; empty: none
+  /// The compile target of stage 5 (required).
+  const arch::TargetInfo *Target = nullptr;
+  /// The local GPU's target; null: none (nothing is measured or kept).
+  const arch::TargetInfo *GpuTarget = nullptr;
+  std::string GpuName;
   std::string WorkerPath;
   unsigned MaxRounds = 10;
   double Threshold = 0.05;          ///< a round gaining less ends the loop

@@ -25,7 +25,7 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed = nul
 
 /// The target facts paragraph for Target ("sm_90: 228 KB shared memory per
 /// SM, ...") from the Arch database.
-std::string targetFacts(llvm::StringRef Target);
+std::string targetFacts(const arch::TargetInfo &Target);
 
 } // namespace forge::agent
 

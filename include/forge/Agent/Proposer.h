@@ -11,6 +11,7 @@
 #ifndef FORGE_AGENT_PROPOSER_H
 #define FORGE_AGENT_PROPOSER_H
 
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -81,7 +82,8 @@ struct ProposalRequest {
   std::string File;        ///< the user's file, as named on the command line
   std::string Source;      ///< its current contents (earlier rounds applied)
   std::string Kernel;      ///< qualified name
-  std::string Target;      ///< "sm_90"
+  /// The target the kernel is optimised for.
+  const arch::TargetInfo *Target = nullptr;
   std::string TargetFacts; ///< the Arch database's facts, as text
   /// The latest measurement and roofline analysis, as text ("memory-bound:
   /// 3120 GB/s of 4092 (76 %), 23 registers, occupancy 100 %").

@@ -72,7 +72,7 @@ public:
   /// Parses Contents as File for Target. Fails only when Clang cannot run.
   llvm::Expected<KernelContract> analyse(llvm::StringRef File, llvm::StringRef Contents,
                                          llvm::StringRef Kernel,
-                                         llvm::StringRef Target) const;
+                                         const arch::TargetInfo &Target) const;
 
 private:
   const frontend::Toolchain &TC;

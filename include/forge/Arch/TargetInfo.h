@@ -84,6 +84,11 @@ struct TargetInfo {
   std::string gencodeArch() const;
   /// The real architecture for -gencode code= ("sm_90a").
   std::string gencodeCode() const { return Name; }
+  /// The value of nvcc's -gencode for this target: SASS
+  /// ("arch=compute_90a,code=sm_90a"), or with Ptx the PTX embedded for
+  /// JIT compilation ("arch=compute_90a,code=compute_90a"). The only place
+  /// that spells a -gencode.
+  std::string gencode(bool Ptx = false) const;
   bool hasFeature(Feature F) const {
     return FeatureMask & (1u << static_cast<unsigned>(F));
   }
@@ -93,6 +98,10 @@ struct TargetInfo {
   /// the exact compute capability.
   bool runsOn(const TargetInfo &Device) const;
 };
+
+/// The target a file is read for when nothing names one: sm_80, the oldest
+/// target whose features (cp.async) most current code assumes.
+const TargetInfo &defaultTarget();
 
 /// All known targets, in ascending compute-capability order.
 llvm::ArrayRef<TargetInfo> allTargets();

@@ -8,6 +8,7 @@
 #ifndef FORGE_BUILD_NVCCDRIVER_H
 #define FORGE_BUILD_NVCCDRIVER_H
 
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Build/CompileCache.h"
 #include "forge/Build/CompileResult.h"
 #include "forge/Build/CudaToolkit.h"
@@ -27,11 +28,18 @@ enum class OutputKind {
 
 llvm::StringRef outputKindName(OutputKind K);
 
+/// One -gencode of a compile: SASS for a target, or the target's PTX
+/// embedded for JIT compilation.
+struct CodeTarget {
+  const arch::TargetInfo *Arch;
+  bool Ptx = false;
+  CodeTarget(const arch::TargetInfo &T, bool Ptx = false) : Arch(&T), Ptx(Ptx) {}
+};
+
 struct CompileJob {
   std::string Source;
-  /// "sm_80", "sm_90a", "sm_100f" (SASS from matching PTX) or "compute_90"
-  /// (embedded PTX). Empty: nvcc's default target.
-  std::vector<std::string> Targets;
+  /// The -gencode entries, in order. Empty: nvcc's default target.
+  std::vector<CodeTarget> Targets;
   OutputKind Output = OutputKind::Object;
   /// Empty: a temporary file, removed after the compile.
   std::string OutputPath;
@@ -56,16 +64,6 @@ struct DriverOptions {
   /// Not owned; null: no caching.
   const CompileCache *Cache = nullptr;
 };
-
-/// A target name split into the parts of a -gencode.
-struct GencodeTarget {
-  std::string Arch; ///< "compute_90a"
-  std::string Code; ///< "sm_90a" or "compute_90a"
-};
-
-/// Parses "sm_90a", "compute_90", "sm_100f" (also "90a", "100"); a usage
-/// error for anything else.
-llvm::Expected<GencodeTarget> parseTarget(llvm::StringRef Target);
 
 class NvccDriver {
 public:

@@ -10,6 +10,7 @@
 #ifndef FORGE_FRONTEND_CUDAINVOCATION_H
 #define FORGE_FRONTEND_CUDAINVOCATION_H
 
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Frontend/Toolchain.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -27,9 +28,9 @@ inline constexpr const char *PreludeName = "forge_nvcc_compat.h";
 llvm::StringRef nvccCompatPrelude();
 
 struct ParseOptions {
-  /// Device target of the device-side parse ("sm_90a"). Empty: the first
-  /// arch found in the user's flags, else sm_80.
-  std::string Arch;
+  /// Device target of the device-side parse. Null: sm_80 (makeParseOptions
+  /// sets it from the command line or the user's flags).
+  const arch::TargetInfo *Target = nullptr;
   /// Extra Clang arguments: after '--' on the command line, or translated
   /// from a compilation database entry.
   std::vector<std::string> ExtraArgs;
@@ -37,6 +38,8 @@ struct ParseOptions {
   bool NvccCompat = true;
   /// Keep parse warnings (by default only errors are shown).
   bool ShowWarnings = false;
+
+  const arch::TargetInfo &target() const { return Target ? *Target : arch::defaultTarget(); }
 };
 
 /// Clang driver arguments (argv[0] first, the file last) for one side.
@@ -44,8 +47,6 @@ std::vector<std::string> buildClangCommand(const Toolchain &TC,
                                            const ParseOptions &Opts,
                                            llvm::StringRef File, Side S);
 
-/// The device arch the options select (see ParseOptions::Arch).
-std::string effectiveArch(const ParseOptions &Opts);
 
 /// nvcc flags translated to Clang's.
 struct TranslatedFlags {
@@ -63,6 +64,15 @@ TranslatedFlags translateNvccFlags(llvm::ArrayRef<std::string> Arguments);
 /// flags for File.
 llvm::Expected<TranslatedFlags> flagsFromCompilationDatabase(llvm::StringRef BuildDir,
                                                             llvm::StringRef File);
+
+/// The parse options for File: the flags of BuildDir's compilation database
+/// (when BuildDir is not empty), then ExtraArgs. The target is Target when
+/// given, else the first arch of those flags (nvcc's -arch/-gencode or
+/// Clang's --cuda-gpu-arch), else sm_80; an arch name in the flags that the
+/// Arch database does not know is a usage error.
+llvm::Expected<ParseOptions> makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir,
+                                              const arch::TargetInfo *Target,
+                                              llvm::ArrayRef<std::string> ExtraArgs);
 
 } // namespace forge::frontend
 

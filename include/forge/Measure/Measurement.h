@@ -33,7 +33,8 @@ struct MeasureRequest {
   const LaunchSpec *Spec = nullptr;
   MeasureCandidate Reference;
   std::vector<MeasureCandidate> Candidates;
-  std::string Arch;                   ///< the GPU's target, "sm_90"
+  /// The GPU's target: what the harnesses are compiled for.
+  const arch::TargetInfo *Target = nullptr;
   std::vector<std::string> NvccFlags; ///< the user's, for every compile
   JobOptions Job;
   std::string JobDir;     ///< created if missing; results.jsonl is reset
@@ -88,11 +89,12 @@ findKernelResources(const build::CompileResult &R, llvm::StringRef Kernel,
 
 /// The GPU forge-worker sees.
 struct GpuInfo {
-  std::string Target; ///< "sm_90"
-  std::string Name;   ///< "NVIDIA H200"
+  const arch::TargetInfo *Target = nullptr; ///< sm_90 for compute capability 9.0
+  std::string Name;                         ///< "NVIDIA H200"
 };
 
-/// Asks `forge-worker info`; an error says there is no usable GPU.
+/// Asks `forge-worker info`; an error says there is no usable GPU, or one
+/// whose compute capability the Arch database does not know.
 llvm::Expected<GpuInfo> queryGpu(llvm::StringRef WorkerPath);
 
 /// Where forge-worker is: Explicit, else $FORGE_WORKER, else next to

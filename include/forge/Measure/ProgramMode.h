@@ -71,7 +71,7 @@ struct ProgramRequest {
   std::vector<std::string> Sources; ///< none: run Command as it is
   std::string Command;              ///< "{exe}" stands for the built program
   unsigned Runs = 3;
-  std::string Arch;
+  const arch::TargetInfo *Target = nullptr; ///< what the programs are built for
   std::vector<std::string> NvccFlags;
   std::string InjectLibrary;
   std::string JobDir;

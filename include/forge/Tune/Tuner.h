@@ -13,6 +13,7 @@
 #ifndef FORGE_TUNE_TUNER_H
 #define FORGE_TUNE_TUNER_H
 
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Build/NvccDriver.h"
 #include "forge/Measure/Measurement.h"
 #include "forge/Tune/Database.h"
@@ -32,8 +33,9 @@ struct TuneProgress {
 struct TuneOptions {
   std::string Source;
   const measure::LaunchSpec *Spec = nullptr;
-  std::vector<std::string> Targets; ///< "sm_90", ...
-  std::string GpuTarget;            ///< the local GPU's target; empty: none
+  std::vector<const arch::TargetInfo *> Targets;
+  /// The local GPU's target; null: no GPU (values are predicted).
+  const arch::TargetInfo *GpuTarget = nullptr;
   std::string GpuName;              ///< "NVIDIA H200"
   std::string Strategy = "exhaustive";
   Budget Limit;
@@ -79,7 +81,7 @@ struct ConfigResult {
 };
 
 struct TargetResult {
-  std::string Target;
+  const arch::TargetInfo *Target = nullptr;
   bool Measured = false;  ///< false: predicted (no such GPU here)
   std::string Gpu;
   std::string Basis;      ///< how the values were chosen, in words
@@ -130,7 +132,7 @@ std::vector<std::string> sourceOnlyTunables(const measure::LaunchSpec &Spec);
 /// dynamic shared memory against the opt-in limit).
 llvm::Expected<SearchSpace>
 buildSearchSpace(const measure::LaunchSpec &Spec,
-                 llvm::ArrayRef<std::string> Targets);
+                 llvm::ArrayRef<const arch::TargetInfo *> Targets);
 
 } // namespace forge::tune
 

@@ -63,6 +63,7 @@
 #ifndef FORGE_TUNE_WRITEBACK_H
 #define FORGE_TUNE_WRITEBACK_H
 
+#include "forge/Arch/TargetInfo.h"
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Patch/PatchSet.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -159,15 +160,11 @@ llvm::Expected<SourceVariantFn> sourceVariants(frontend::FileIndex Index,
                                                std::string Text, std::string Dir);
 
 struct TargetValues {
-  std::string Target;                    ///< "sm_90", "sm_90a", "sm_100"
+  const arch::TargetInfo *Target = nullptr;
   std::map<std::string, int64_t> Values; ///< spec name -> value
   bool Measured = false;                 ///< false: predicted by the model
   std::string Device;                    ///< "NVIDIA H200" when measured
 };
-
-/// The compute capability of "sm_90a" / "compute_100" as major*10+minor
-/// (90, 100); an error for anything else.
-llvm::Expected<unsigned> computeCapability(llvm::StringRef Target);
 
 /// The label of a target's values in comments:
 /// "sm_90 measured on NVIDIA H200 (BLOCK=256, TILE=16)".

@@ -91,7 +91,7 @@ protected:
     Checker = std::make_unique<SourceChecker>(TC, PO);
     O.File = File;
     O.Spec = &Spec;
-    O.Target = "sm_90";
+    O.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
     O.JobRoot = (Dir + "/job").str();
     O.Checker = Checker.get();
     O.Driver = Driver.get();
@@ -102,7 +102,7 @@ protected:
   /// A GPU that times candidates by their origin (TimesUs) and rejects
   /// those in Wrong with a worker status.
   void playGpu(std::map<std::string, double> TimesUs, std::map<std::string, std::string> Wrong = {}) {
-    O.GpuTarget = "sm_90";
+    O.GpuTarget = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
     O.Measure = [=](const measure::MeasureRequest &Q) -> llvm::Expected<measure::MeasureReport> {
       measure::MeasureReport R;
       R.Device = measure::DeviceInfo{"Played GPU (test)", "9.0", 132};
@@ -294,7 +294,7 @@ __global__ void conv(const float *in, const float *w, float *out, int n) {
   out[i] = acc;
 }
 )CU";
-  auto C = Checker->analyse(File, Conv, "conv", "sm_90");
+  auto C = Checker->analyse(File, Conv, "conv", llvm::cantFail(arch::lookupTarget("sm_90")));
   ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
   ASSERT_EQ(C->Hot.size(), 2u);
   EXPECT_EQ(C->Hot[0].Line, 7u);

@@ -116,6 +116,9 @@ TEST(TargetInfo, NamingHelpers) {
     EXPECT_EQ(T.archMacroValue(), C.Macro) << C.Name;
     EXPECT_EQ(T.gencodeArch(), C.Arch) << C.Name;
     EXPECT_EQ(T.gencodeCode(), C.Code) << C.Name;
+    EXPECT_EQ(T.gencode(), std::string("arch=") + C.Arch + ",code=" + C.Code) << C.Name;
+    EXPECT_EQ(T.gencode(/*Ptx=*/true), std::string("arch=") + C.Arch + ",code=" + C.Arch)
+        << C.Name;
     EXPECT_EQ(T.Variant, C.Variant) << C.Name;
   }
 }
@@ -258,3 +261,8 @@ TEST(TargetInfo, BinaryCompatibility) {
 }
 
 } // namespace
+
+TEST(TargetInfo, DefaultTargetIsSm80) {
+  EXPECT_STREQ(defaultTarget().Name, "sm_80");
+  EXPECT_EQ(&defaultTarget(), &get("sm_80"));
+}

@@ -12,6 +12,11 @@
 
 namespace forge::build::testing {
 
+/// A -gencode entry for a target of the Arch table ("sm_90a").
+inline CodeTarget sm(llvm::StringRef Name, bool Ptx = false) {
+  return CodeTarget(llvm::cantFail(arch::lookupTarget(Name)), Ptx);
+}
+
 /// Text of a recorded fixture in test/unit/Build/Inputs.
 inline std::string fixturePath(llvm::StringRef Name) {
   llvm::SmallString<256> P(FORGE_BUILD_TEST_INPUTS);

@@ -21,7 +21,7 @@ protected:
   CompileJob job(llvm::StringRef Source, llvm::StringRef Output = "") {
     CompileJob J;
     J.Source = Source.str();
-    J.Targets = {"sm_90"};
+    J.Targets = {sm("sm_90")};
     J.OutputPath = Output.str();
     return J;
   }
@@ -104,7 +104,7 @@ TEST_F(CompileCacheTest, KeyedBySourceFlagsHeadersAndDependencies) {
   compile(J);
   EXPECT_EQ(Fake.runs(), 4u);
 
-  J.Targets = {"sm_90a"};
+  J.Targets = {sm("sm_90a")};
   compile(J);
   EXPECT_EQ(Fake.runs(), 5u);
 

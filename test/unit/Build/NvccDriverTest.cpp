@@ -12,7 +12,7 @@ namespace {
 CompileJob job(llvm::StringRef Source, llvm::StringRef Output = "") {
   CompileJob J;
   J.Source = Source.str();
-  J.Targets = {"sm_90"};
+  J.Targets = {sm("sm_90")};
   J.OutputPath = Output.str();
   return J;
 }
@@ -90,7 +90,8 @@ TEST(NvccDriver, ErrorsOnlyWhenNvccCannotRunOrTheJobIsInvalid) {
 
   FakeNvcc Fake;
   CompileJob Bad = job(Work.path("k.cu"));
-  Bad.Targets = {"sm_xx"};
+  Bad.Targets = {sm("sm_80"), sm("sm_90")};
+  Bad.Output = OutputKind::Cubin; // one target only: refused before nvcc runs
   auto R2 = NvccDriver(Fake.toolkit()).compile(Bad);
   EXPECT_FALSE(static_cast<bool>(R2));
   llvm::consumeError(R2.takeError());
@@ -108,7 +109,8 @@ TEST(NvccDriver, CompileAllKeepsTheOrderOfTheJobs) {
                        Work.path(Name + ".o")));
   }
   Jobs[2].Source = Work.write("bad.cu", "BROKEN\n");
-  Jobs[4].Targets = {"not-an-arch"};
+  Jobs[4].Targets = {sm("sm_80"), sm("sm_90")};
+  Jobs[4].Output = OutputKind::Ptx; // one target only: an invalid job
   auto Results = Driver.compileAll(Jobs, 3);
   ASSERT_EQ(Results.size(), Jobs.size());
   for (size_t I = 0; I < Jobs.size(); ++I) {

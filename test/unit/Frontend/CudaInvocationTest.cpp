@@ -4,6 +4,10 @@
 
 using namespace forge::frontend;
 
+static const forge::arch::TargetInfo &target(llvm::StringRef Name) {
+  return llvm::cantFail(forge::arch::lookupTarget(Name));
+}
+
 static bool has(const std::vector<std::string> &V, const std::string &S) {
   return llvm::is_contained(V, S);
 }
@@ -60,7 +64,7 @@ TEST(BuildClangCommand, OneSideOneTarget) {
   TC.CudaPath = "/usr/local/cuda";
   TC.ResourceDir = "/res";
   ParseOptions O;
-  O.Arch = "sm_90";
+  O.Target = &target("sm_90");
   O.ExtraArgs = {"-DX", "--cuda-gpu-arch=sm_70"};
   auto Host = buildClangCommand(TC, O, "k.cu", Side::Host);
   EXPECT_TRUE(has(Host, "--cuda-host-only"));
@@ -81,13 +85,13 @@ TEST(BuildClangCommand, ArchSpecificAndFamilyMacrosAsNvcc) {
   Toolchain TC;
   TC.ResourceDir = "/res";
   ParseOptions O;
-  O.Arch = "sm_100f";
+  O.Target = &target("sm_100f");
   auto F = buildClangCommand(TC, O, "k.cu", Side::Device);
   EXPECT_TRUE(has(F, "--cuda-gpu-arch=sm_100a"));
   EXPECT_TRUE(has(F, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=1000"));
   EXPECT_TRUE(has(F, "-U__CUDA_ARCH_SPECIFIC__"));
   EXPECT_TRUE(has(F, "-U__CUDA_ARCH_FEAT_SM100_ALL"));
-  O.Arch = "sm_90a";
+  O.Target = &target("sm_90a");
   auto A = buildClangCommand(TC, O, "k.cu", Side::Device);
   EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_90a"));
   EXPECT_TRUE(has(A, "-D__CUDA_ARCH_SPECIFIC__=900"));
@@ -97,11 +101,17 @@ TEST(BuildClangCommand, ArchSpecificAndFamilyMacrosAsNvcc) {
   EXPECT_FALSE(has(H, "-D__CUDA_ARCH_SPECIFIC__=900"));
 }
 
-TEST(EffectiveArch, FromOptionsThenFlagsThenDefault) {
-  ParseOptions O;
-  EXPECT_EQ(effectiveArch(O), "sm_80");
-  O.ExtraArgs = {"--offload-arch=sm_89"};
-  EXPECT_EQ(effectiveArch(O), "sm_89");
-  O.Arch = "sm_100";
-  EXPECT_EQ(effectiveArch(O), "sm_100");
+TEST(MakeParseOptions, TargetFromOptionsThenFlagsThenDefault) {
+  auto Name = [](const forge::arch::TargetInfo *Given, std::vector<std::string> Args) {
+    auto O = makeParseOptions("k.cu", "", Given, Args);
+    EXPECT_TRUE(bool(O)) << llvm::toString(O.takeError());
+    return O ? std::string(O->target().Name) : std::string();
+  };
+  EXPECT_EQ(Name(nullptr, {}), "sm_80");
+  EXPECT_EQ(Name(nullptr, {"--offload-arch=sm_89"}), "sm_89");
+  EXPECT_EQ(Name(&target("sm_100"), {"--offload-arch=sm_89"}), "sm_100");
+  // An arch in the flags that the Arch database does not know.
+  auto Bad = makeParseOptions("k.cu", "", nullptr, {"--cuda-gpu-arch=sm_42"});
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(llvm::toString(Bad.takeError()).find("unknown target 'sm_42'"), std::string::npos);
 }

@@ -45,7 +45,7 @@ Result run(llvm::StringRef Rule, const Case &C) {
   Req.File = "/tmp/forge-restructuring-test.cu";
   Req.Source = C.Code;
   Req.Kernel = C.Kernel;
-  Req.Target = "sm_90";
+  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
   Req.Block = C.Block;
   if (C.Block)
     Req.BlockThreads = (*C.Block)[0] * (*C.Block)[1] * (*C.Block)[2];

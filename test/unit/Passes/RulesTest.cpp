@@ -44,7 +44,7 @@ std::vector<agent::Proposal> propose(const char *Source, const std::string &Kern
   Req.File = "/tmp/forge-rules-test.cu";
   Req.Source = Source;
   Req.Kernel = Kernel;
-  Req.Target = "sm_90";
+  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
   Req.SmCount = 132;
   Req.Geometry = std::move(Geometry);
   if (Block) {

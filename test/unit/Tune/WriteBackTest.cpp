@@ -79,6 +79,10 @@ std::string single(const Source &S, llvm::StringRef Kernel, std::vector<std::str
   return P ? S.apply(*P) : "";
 }
 
+const forge::arch::TargetInfo &target(llvm::StringRef Name) {
+  return llvm::cantFail(forge::arch::lookupTarget(Name));
+}
+
 std::string errorOf(llvm::Error E) {
   EXPECT_TRUE(bool(E)) << "expected an error";
   return llvm::toString(std::move(E));
@@ -88,8 +92,8 @@ std::string errorOf(llvm::Error E) {
 std::vector<TargetValues> threeTargets(std::map<std::string, int64_t> V80,
                                        std::map<std::string, int64_t> V90,
                                        std::map<std::string, int64_t> V100) {
-  return {{"sm_80", V80, false, ""}, {"sm_90", V90, true, "NVIDIA H200"},
-          {"sm_100", V100, false, ""}};
+  return {{&target("sm_80"), V80, false, ""}, {&target("sm_90"), V90, true, "NVIDIA H200"},
+          {&target("sm_100"), V100, false, ""}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -353,8 +357,8 @@ void run(float *y, int n) {
 )");
   auto B = bindNames(*S, "k", {"ITEMS", "kWarps", "UNROLL", "LAUNCH_BOUNDS", "BLOCK"});
   auto P = dispatchEdits(S->Index, "k", B,
-                         {{"sm_80", {{"ITEMS", 2}, {"kWarps", 2}, {"UNROLL", 2}, {"LAUNCH_BOUNDS", 128}, {"BLOCK", 128}}, false, ""},
-                          {"sm_90", {{"ITEMS", 8}, {"kWarps", 8}, {"UNROLL", 8}, {"LAUNCH_BOUNDS", 512}, {"BLOCK", 512}}, true, "NVIDIA H200"}},
+                         {{&target("sm_80"), {{"ITEMS", 2}, {"kWarps", 2}, {"UNROLL", 2}, {"LAUNCH_BOUNDS", 128}, {"BLOCK", 128}}, false, ""},
+                          {&target("sm_90"), {{"ITEMS", 8}, {"kWarps", 8}, {"UNROLL", 8}, {"LAUNCH_BOUNDS", 512}, {"BLOCK", 512}}, true, "NVIDIA H200"}},
                          S->contents());
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   std::string Out = S->apply(*P);
@@ -425,8 +429,8 @@ void run(float *y, int n) {
   EXPECT_EQ(B[1].Origin, "constexpr");
   EXPECT_EQ(B[1].Symbol, "threads");
   auto P = dispatchEdits(S->Index, "ns::k", B,
-                         {{"sm_80", {{"TILE", 8}, {"BLOCK", 128}}, false, ""},
-                          {"sm_120", {{"TILE", 16}, {"BLOCK", 256}}, false, ""}},
+                         {{&target("sm_80"), {{"TILE", 8}, {"BLOCK", 128}}, false, ""},
+                          {&target("sm_120"), {{"TILE", 16}, {"BLOCK", 256}}, false, ""}},
                          S->contents());
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   std::string Out = S->apply(*P);
@@ -472,8 +476,8 @@ void run(float *y, int n) {
 }
 )");
   auto Targets = [](const char *Name) {
-    return std::vector<TargetValues>{{"sm_80", {{Name, 128}}, false, ""},
-                                     {"sm_90", {{Name, 256}}, true, "NVIDIA H200"}};
+    return std::vector<TargetValues>{{&target("sm_80"), {{Name, 128}}, false, ""},
+                                     {&target("sm_90"), {{Name, 256}}, true, "NVIDIA H200"}};
   };
   auto B = bindNames(*S, "k", {"BLOCK"});
   std::string Msg =
@@ -487,8 +491,8 @@ void run(float *y, int n) {
   EXPECT_NE(Msg.find(":12: TILE (TILE) is used in host code"), std::string::npos) << Msg;
   // Same compute capability twice.
   Msg = errorOf(dispatchEdits(S->Index, "k", B,
-                              {{"sm_90", {{"TILE", 4}}, false, ""},
-                               {"sm_90a", {{"TILE", 8}}, false, ""}},
+                              {{&target("sm_90"), {{"TILE", 4}}, false, ""},
+                               {&target("sm_90a"), {{"TILE", 8}}, false, ""}},
                               S->contents())
                     .takeError());
   EXPECT_NE(Msg.find("same compute capability"), std::string::npos) << Msg;
@@ -502,19 +506,11 @@ void run(float *y) {
 )");
   auto B = bindNames(*S, "k", {"BLOCK"});
   std::string Msg = errorOf(dispatchEdits(S->Index, "k", B,
-                                          {{"sm_80", {{"BLOCK", 32}}, false, ""},
-                                           {"sm_100", {{"BLOCK", 128}}, false, ""}},
+                                          {{&target("sm_80"), {{"BLOCK", 32}}, false, ""},
+                                           {&target("sm_100"), {{"BLOCK", 128}}, false, ""}},
                                           S->contents())
                                 .takeError());
   EXPECT_NE(Msg.find("only a launch statement of its own"), std::string::npos) << Msg;
-}
-
-TEST(WriteBackDispatch, TargetNames) {
-  EXPECT_EQ(*computeCapability("sm_90a"), 90u);
-  EXPECT_EQ(*computeCapability("sm_100"), 100u);
-  EXPECT_EQ(*computeCapability("compute_80"), 80u);
-  EXPECT_FALSE(bool(computeCapability("gfx90a")));
-  llvm::consumeError(computeCapability("gfx90a").takeError());
 }
 
 //===----------------------------------------------------------------------===//
