@@ -12,8 +12,6 @@
 
 namespace forge::passes {
 
-PortPass::~PortPass() = default;
-
 template <class T> static std::unique_ptr<PortPass> make() { return std::make_unique<T>(); }
 
 static const PassInfo Passes[] = {

@@ -8,12 +8,6 @@
 
 namespace forge::passes {
 
-struct PassInfo {
-  const char *Name;
-  const char *Summary;
-  std::unique_ptr<PortPass> (*Create)();
-};
-
 /// Every pass, sorted by name.
 llvm::ArrayRef<PassInfo> allPasses();
 

@@ -1,74 +1,25 @@
-//===- passes/PortPass.h - A porting pass ----------------------*- C++ -*-===//
+//===- passes/PortPass.h - What porting passes are written in --*- C++ -*-===//
 ///
 /// \file
-/// One porting rule of DESIGN.md is one PortPass: it registers AST matchers
-/// (and, if it needs them, preprocessor callbacks), and reports findings
-/// through a PortDiagnostics, attaching fix-its only when the fix is safe.
-/// A pass never writes a file; its fix-its become a PatchSet.
+/// The porting passes are written against lib/Port's interface (a PortPass
+/// reporting through PortDiagnostics); this brings its names into
+/// forge::passes, where the passes live.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_PASSES_PORTPASS_H
 #define FORGE_PASSES_PORTPASS_H
 
-#include "forge/Arch/TargetInfo.h"
-#include "forge/Frontend/CudaInvocation.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Basic/Diagnostic.h"
-#include "llvm/ADT/StringRef.h"
-#include <memory>
-#include <string>
-#include <vector>
-
-namespace clang {
-class CompilerInstance;
-class Preprocessor;
-} // namespace clang
+#include "forge/Port/PortDiagnostics.h"
+#include "forge/Port/PortPass.h"
 
 namespace forge::passes {
-
-class PortDiagnostics;
-
-/// An error Clang reported while parsing, kept so that passes can recognise
-/// code that no longer compiles with CUDA 13 (a removed field, say).
-struct ParseError {
-  unsigned ID;
-  clang::SourceLocation Loc;
-  std::string Message; ///< as Clang printed it
-};
-
-/// What a pass sees of the run.
-struct PassContext {
-  const arch::TargetInfo &Target;
-  const arch::TargetInfo &Source;
-  frontend::Side S;
-  clang::ASTContext &Ctx;
-  clang::CompilerInstance &CI;
-  PortDiagnostics &Diag;
-  const std::vector<ParseError> &ParseErrors;
-};
-
-/// Like a clang-tidy check, a pass is the callback of the matchers it
-/// registers: `Finder.addMatcher(M, this)`.
-class PortPass : public clang::ast_matchers::MatchFinder::MatchCallback {
-public:
-  ~PortPass() override;
-  void setContext(PassContext *C) { Context = C; }
-  void run(const clang::ast_matchers::MatchFinder::MatchResult &R) final { check(R, *Context); }
-  /// The kebab-case name: class, test directory, docs page and diagnostic tag.
-  virtual llvm::StringRef name() const = 0;
-  /// Which sides of the parse the pass inspects (device, host or both).
-  virtual bool wantsSide(frontend::Side S) const { return true; }
-  /// Preprocessor callbacks, registered before parsing starts.
-  virtual void registerPPCallbacks(clang::Preprocessor &PP, PassContext &C) {}
-  virtual void registerMatchers(clang::ast_matchers::MatchFinder &Finder) {}
-  virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &R, PassContext &C) {}
-  /// After matching: passes that look at the whole file (parse errors, say).
-  virtual void finish(PassContext &C) {}
-
-private:
-  PassContext *Context = nullptr;
-};
-
+using port::Finding;
+using port::ParseError;
+using port::PassContext;
+using port::PassInfo;
+using port::PortDiagnostics;
+using port::PortPass;
+using port::Severity;
 } // namespace forge::passes
 
 #endif

@@ -372,4 +372,15 @@ NvccDriver::compileAll(ArrayRef<CompileJob> JobList, unsigned Jobs) const {
   return Results;
 }
 
+Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath) {
+  auto TK = CudaToolkit::find(CudaPath);
+  if (!TK)
+    return TK.takeError();
+  auto N = std::make_unique<Nvcc>();
+  DriverOptions DO;
+  DO.Cache = &N->Cache;
+  N->Driver = std::make_unique<NvccDriver>(*TK, DO);
+  return N;
+}
+
 } // namespace forge::build

@@ -302,4 +302,21 @@ Expected<ParseOptions> makeParseOptions(StringRef File, StringRef BuildDir,
   return Opts;
 }
 
+std::vector<std::string> nvccFlagsFromClangArgs(ArrayRef<std::string> ClangArgs) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < ClangArgs.size(); ++I) {
+    StringRef A = ClangArgs[I];
+    bool Next = I + 1 < ClangArgs.size();
+    if (A.consume_front("-I"))
+      Out.push_back("-I" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
+    else if (A.consume_front("-D"))
+      Out.push_back("-D" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
+    else if (A == "-isystem" && Next)
+      Out.push_back("-I" + ClangArgs[++I]);
+    else if (A.starts_with("-std="))
+      Out.push_back(A.str());
+  }
+  return Out;
+}
+
 } // namespace forge::frontend

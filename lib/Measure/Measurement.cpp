@@ -168,6 +168,17 @@ llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
   return GpuInfo{&*T, Name};
 }
 
+llvm::Expected<LocalGpu> forge::measure::findLocalGpu(llvm::StringRef Explicit,
+                                                      llvm::StringRef ToolDir) {
+  auto W = findWorker(Explicit, ToolDir);
+  if (!W)
+    return W.takeError();
+  auto Info = queryGpu(*W);
+  if (!Info)
+    return Info.takeError();
+  return LocalGpu{*W, Info->Target, Info->Name};
+}
+
 namespace {
 
 /// Lines of results.jsonl that appeared since the last call.

@@ -1,6 +1,6 @@
 //===- ArchGuards.cpp - arch-guards ---------------------------------------===//
 #include "ArchGuards.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"

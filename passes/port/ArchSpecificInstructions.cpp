@@ -1,6 +1,6 @@
 //===- ArchSpecificInstructions.cpp - arch-specific-instructions ----------===//
 #include "ArchSpecificInstructions.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"

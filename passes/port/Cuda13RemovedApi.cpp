@@ -1,6 +1,6 @@
 //===- Cuda13RemovedApi.cpp - cuda13-removed-api --------------------------===//
 #include "Cuda13RemovedApi.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

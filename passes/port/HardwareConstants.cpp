@@ -1,6 +1,6 @@
 //===- HardwareConstants.cpp - hardware-constants -------------------------===//
 #include "HardwareConstants.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/Matchers.h"
 #include "clang/AST/ASTContext.h"

@@ -1,6 +1,6 @@
 //===- RetuneNeeded.cpp - retune-needed -----------------------------------===//
 #include "RetuneNeeded.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Arch/Occupancy.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelFacts.h"

@@ -1,6 +1,6 @@
 //===- SharedMemoryLimits.cpp - shared-memory-limits ----------------------===//
 #include "SharedMemoryLimits.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelFacts.h"
 #include "forge/Frontend/Matchers.h"

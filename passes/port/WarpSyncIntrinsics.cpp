@@ -1,6 +1,6 @@
 //===- WarpSyncIntrinsics.cpp - warp-sync-intrinsics ----------------------===//
 #include "WarpSyncIntrinsics.h"
-#include "../PortDiagnostics.h"
+#include "../PortPass.h"
 #include "forge/Frontend/Divergence.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

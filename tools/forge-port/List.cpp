@@ -2,192 +2,64 @@
 ///
 /// \file
 /// Prints every kernel, launch site and tunable of the given files, as a
-/// table for people or as the JSON contract of DESIGN.md for scripts.
+/// table for people or as the JSON contract of DESIGN.md for scripts
+/// (Frontend/KernelIndexText.h, KernelIndexJson.h).
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "SharedOptions.h"
+#include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Frontend/KernelIndexJson.h"
+#include "forge/Frontend/KernelIndexText.h"
 #include "forge/Support/Error.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 using namespace forge;
 using namespace forge::frontend;
+using namespace forge::tool;
 
 namespace {
-cl::SubCommand ListSub("list", "list the kernels, launch sites and tunables");
 cl::OptionCategory ListCategory("forge-port list options");
 cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>..."), cl::OneOrMore,
-                            cl::cat(ListCategory), cl::sub(ListSub));
+                            cl::cat(ListCategory), cl::sub(listCommand()));
 enum class Format { Text, Json };
 cl::opt<Format> OutputFormat("format", cl::desc("Output format"),
                              cl::values(clEnumValN(Format::Text, "text", "a table (default)"),
                                         clEnumValN(Format::Json, "json", "the JSON contract")),
-                             cl::init(Format::Text), cl::cat(ListCategory), cl::sub(ListSub));
+                             cl::init(Format::Text), cl::cat(ListCategory),
+                             cl::sub(listCommand()));
 cl::opt<std::string> Arch("arch",
                           cl::desc("Device target to read the files for (default: the "
                                    "arch in the compile flags, else sm_80)"),
-                          cl::value_desc("sm_XX"), cl::cat(ListCategory), cl::sub(ListSub));
-cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
-                               cl::value_desc("build-dir"), cl::cat(ListCategory), cl::sub(ListSub));
+                          cl::value_desc("sm_XX"), cl::cat(ListCategory),
+                          cl::sub(listCommand()));
 cl::opt<bool> ShowWarnings("show-parse-warnings",
                            cl::desc("Also print the compiler's warnings"),
-                           cl::cat(ListCategory), cl::sub(ListSub));
-cl::opt<std::string> CudaPathOpt("cuda-path", cl::desc("CUDA toolkit to parse against"),
-                                 cl::cat(ListCategory), cl::sub(ListSub));
+                           cl::cat(ListCategory), cl::sub(listCommand()));
 } // namespace
-
-static std::string where(const Location &L) {
-  return L.File + ":" + std::to_string(L.Line) + ":" + std::to_string(L.Column);
-}
-
-static std::string valueText(const ValueText &V) {
-  std::string S = V.Text.empty() ? "(default)" : V.Text;
-  if (V.Dim3) {
-    std::string D = "(" + std::to_string((*V.Dim3)[0]) + "," + std::to_string((*V.Dim3)[1]) +
-                    "," + std::to_string((*V.Dim3)[2]) + ")";
-    if (D != S)
-      S += " = " + D;
-  } else if (V.Value && std::to_string(*V.Value) != V.Text) {
-    S += " = " + std::to_string(*V.Value);
-  }
-  return S;
-}
-
-static std::string argsText(const std::vector<TemplateArgInfo> &Args) {
-  std::vector<std::string> Parts;
-  for (const TemplateArgInfo &A : Args) {
-    std::string T = A.Text;
-    if (A.IntValue && std::to_string(*A.IntValue) != A.Text && A.Text != "true" &&
-        A.Text != "false")
-      T += "=" + std::to_string(*A.IntValue);
-    Parts.push_back(T);
-  }
-  return "<" + join(Parts, ", ") + ">";
-}
-
-static void printText(const FileIndex &I, raw_ostream &OS) {
-  OS << I.File << " (read for " << I.Arch << "): " << I.Kernels.size() << " kernel"
-     << (I.Kernels.size() == 1 ? "" : "s") << ", " << I.LaunchSites.size() << " launch site"
-     << (I.LaunchSites.size() == 1 ? "" : "s") << ", " << I.Tunables.size() << " tunable"
-     << (I.Tunables.size() == 1 ? "" : "s");
-  if (I.Errors)
-    OS << ", " << I.Errors << " parse error" << (I.Errors == 1 ? "" : "s");
-  OS << "\n";
-
-  if (!I.Kernels.empty())
-    OS << "\nKernels\n";
-  for (const KernelInfo &K : I.Kernels) {
-    OS << "  " << left_justify(where(K.Loc), 28) << " " << K.QualifiedName;
-    if (!K.Active) {
-      OS << "  [inactive for " << I.Arch << "]\n";
-      continue;
-    }
-    if (!K.TemplateParams.empty()) {
-      std::vector<std::string> P;
-      for (const TemplateParamInfo &T : K.TemplateParams)
-        P.push_back((T.Kind == "type" ? "typename " : T.Type + " ") + T.Name);
-      OS << " template<" << join(P, ", ") << ">";
-    }
-    OS << "\n      " << K.Signature << "\n";
-    std::vector<std::string> Facts;
-    if (K.MaxThreads)
-      Facts.push_back("launch_bounds(" + K.MaxThreads->Text +
-                      (K.MinBlocks ? ", " + K.MinBlocks->Text : "") + ")");
-    if (K.StaticSharedBytes && *K.StaticSharedBytes)
-      Facts.push_back("static shared " + std::to_string(*K.StaticSharedBytes) + " B");
-    if (K.DynamicShared)
-      Facts.push_back("dynamic shared");
-    if (!K.Features.empty())
-      Facts.push_back("features: " + join(K.Features, ", "));
-    if (!K.InactiveFeatures.empty())
-      Facts.push_back("inactive for " + I.Arch + ": " + join(K.InactiveFeatures, ", "));
-    if (!Facts.empty())
-      OS << "      " << join(Facts, "; ") << "\n";
-    for (const KernelInstantiation &In : K.Instantiations) {
-      OS << "      instantiated " << argsText(In.Args);
-      if (In.Explicit)
-        OS << " (explicit)";
-      if (In.StaticSharedBytes && *In.StaticSharedBytes)
-        OS << ", static shared " << *In.StaticSharedBytes << " B";
-      OS << "\n";
-    }
-  }
-
-  if (!I.LaunchSites.empty())
-    OS << "\nLaunch sites\n";
-  for (const LaunchSiteInfo &L : I.LaunchSites) {
-    OS << "  " << left_justify(where(L.Loc), 28) << " " << L.Kernel;
-    if (!L.TemplateArgs.empty())
-      OS << argsText(L.TemplateArgs);
-    OS << "  [" << L.Syntax;
-    if (!L.Via.empty())
-      OS << " via '" << L.Via << "'";
-    if (L.DeviceSide)
-      OS << ", device-side";
-    if (!L.Resolved)
-      OS << ", unresolved";
-    if (!L.Active)
-      OS << ", inactive for " << I.Arch;
-    OS << "]";
-    if (!L.Active) {
-      OS << "\n";
-      continue;
-    }
-    if (!L.EnclosingFunction.empty())
-      OS << " in " << L.EnclosingFunction;
-    OS << "\n      grid " << valueText(L.Grid) << "; block " << valueText(L.Block)
-       << "; shared " << valueText(L.SharedMem) << "; stream " << valueText(L.Stream) << "\n";
-    for (const LaunchInstantiation &LI : L.Instantiations)
-      OS << "      in " << LI.Context << ": " << LI.Kernel << "; block "
-         << valueText(LI.Block) << "\n";
-  }
-
-  if (!I.Tunables.empty())
-    OS << "\nTunables\n";
-  for (const TunableInfo &T : I.Tunables) {
-    std::vector<std::string> C;
-    for (int64_t V : T.Candidates)
-      C.push_back(std::to_string(V));
-    OS << "  " << left_justify(T.Name, 28) << " " << left_justify(T.Origin, 13) << " "
-       << left_justify(T.Current ? std::to_string(*T.Current) : T.CurrentText, 8) << " "
-       << where(T.Loc);
-    if (!T.Kernel.empty())
-      OS << "  (" << T.Role << " of " << T.Kernel << ")";
-    OS << "\n      candidates: " << join(C, ", ") << "\n";
-  }
-
-  if (!I.InactiveRegions.empty())
-    OS << "\nInactive for " << I.Arch << " (preprocessor)\n";
-  for (const InactiveRegion &R : I.InactiveRegions) {
-    OS << "  " << R.Begin.File << ":" << R.Begin.Line << "-" << R.EndLine;
-    if (!R.Kernels.empty())
-      OS << "  kernels: " << join(R.Kernels, ", ");
-    if (!R.Launches.empty())
-      OS << "  launches: " << join(R.Launches, ", ");
-    if (!R.Features.empty())
-      OS << "  features: " << join(R.Features, ", ");
-    OS << "\n";
-  }
-}
 
 int forge::tool::runList(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port list: the kernels, launch sites and tunables of CUDA files\n"))
     return ExitUsage;
-  Toolchain TC = Toolchain::detect(Inv.Argv0, CudaPathOpt);
-  if (!CudaPathOpt.empty() && !TC.hasCuda())
+  Toolchain TC = Toolchain::detect(Inv.Argv0, CudaPath);
+  if (!CudaPath.empty() && !TC.hasCuda())
     return reportError(makeUsageError("'{0}' is not a CUDA toolkit (no include/cuda_runtime.h)",
-                                      CudaPathOpt));
+                                      CudaPath));
+  const arch::TargetInfo *Target = nullptr;
+  if (!Arch.empty()) {
+    auto T = arch::lookupTarget(Arch);
+    if (!T)
+      return reportError(T.takeError());
+    Target = &*T;
+  }
   int Status = ExitOK;
   Json All = Json::array();
   bool First = true;
   for (const std::string &File : Files) {
-    auto Opts = makeParseOptions(File, BuildPath, Arch, Inv.ExtraArgs);
+    auto Opts = frontend::makeParseOptions(File, BuildPath, Target, Inv.ExtraArgs);
     if (!Opts) {
       int Code = reportError(Opts.takeError());
       if (Code == ExitUsage)
@@ -214,7 +86,7 @@ int forge::tool::runList(const Invocation &Inv) {
     } else {
       if (!First)
         outs() << "\n";
-      printText(*Index, outs());
+      renderText(*Index, outs());
       First = false;
     }
   }

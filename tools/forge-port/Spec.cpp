@@ -6,6 +6,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "SharedOptions.h"
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Measure/SpecDraft.h"
 #include "llvm/Support/CommandLine.h"
@@ -13,27 +14,31 @@
 
 using namespace llvm;
 using namespace forge;
+using namespace forge::tool;
 
 namespace {
-cl::SubCommand SpecSub("spec", "draft a launch spec for one kernel");
 cl::OptionCategory SpecCategory("forge-port spec options");
 cl::opt<std::string> File(cl::Positional, cl::desc("<file.cu>"), cl::Required,
-                          cl::cat(SpecCategory), cl::sub(SpecSub));
+                          cl::cat(SpecCategory), cl::sub(specCommand()));
 cl::opt<std::string> KernelName("kernel", cl::desc("The kernel (name or qualified name)"),
-                                cl::Required, cl::cat(SpecCategory), cl::sub(SpecSub));
+                                cl::Required, cl::cat(SpecCategory), cl::sub(specCommand()));
 cl::opt<int64_t> ProblemSize("size", cl::desc("The value of the size N in the draft"),
-                             cl::init(1 << 24), cl::cat(SpecCategory), cl::sub(SpecSub));
+                             cl::init(1 << 24), cl::cat(SpecCategory), cl::sub(specCommand()));
 cl::opt<std::string> Arch("arch", cl::desc("Device target to read the file for"),
-                          cl::value_desc("sm_XX"), cl::cat(SpecCategory), cl::sub(SpecSub));
-cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
-                               cl::value_desc("build-dir"), cl::cat(SpecCategory),
-                               cl::sub(SpecSub));
+                          cl::value_desc("sm_XX"), cl::cat(SpecCategory), cl::sub(specCommand()));
 } // namespace
 
 int forge::tool::runSpec(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port spec: draft a launch spec (JSON) for one kernel\n"))
     return ExitUsage;
-  auto Opts = makeParseOptions(File, BuildPath, Arch, Inv.ExtraArgs);
+  const arch::TargetInfo *Target = nullptr;
+  if (!Arch.empty()) {
+    auto T = arch::lookupTarget(Arch);
+    if (!T)
+      return reportError(T.takeError());
+    Target = &*T;
+  }
+  auto Opts = frontend::makeParseOptions(File, BuildPath, Target, Inv.ExtraArgs);
   if (!Opts)
     return reportError(Opts.takeError());
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);

@@ -13,6 +13,7 @@
 #include "forge/Build/CompileResult.h"
 #include "forge/Build/CudaToolkit.h"
 #include "llvm/ADT/ArrayRef.h"
+#include <memory>
 #include <optional>
 
 namespace forge::build {
@@ -98,6 +99,15 @@ private:
   CudaToolkit Toolkit;
   DriverOptions Opts;
 };
+
+/// nvcc of the toolkit at CudaPath (or the usual places, see CudaToolkit)
+/// with the compile cache of the user's cache directory: what every
+/// subcommand compiles with.
+struct Nvcc {
+  CompileCache Cache{CompileCache::defaultDirectory()};
+  std::unique_ptr<NvccDriver> Driver;
+};
+llvm::Expected<std::unique_ptr<Nvcc>> findNvcc(llvm::StringRef CudaPath);
 
 } // namespace forge::build
 

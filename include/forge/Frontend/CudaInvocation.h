@@ -65,6 +65,11 @@ TranslatedFlags translateNvccFlags(llvm::ArrayRef<std::string> Arguments);
 llvm::Expected<TranslatedFlags> flagsFromCompilationDatabase(llvm::StringRef BuildDir,
                                                             llvm::StringRef File);
 
+/// The nvcc spelling of the Clang arguments that matter to a compile (-I,
+/// -isystem, -D, -std=): the user's flags after '--' as nvcc takes them.
+/// Clang-only flags are dropped.
+std::vector<std::string> nvccFlagsFromClangArgs(llvm::ArrayRef<std::string> ClangArgs);
+
 /// The parse options for File: the flags of BuildDir's compilation database
 /// (when BuildDir is not empty), then ExtraArgs. The target is Target when
 /// given, else the first arch of those flags (nvcc's -arch/-gencode or

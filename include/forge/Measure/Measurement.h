@@ -102,6 +102,15 @@ llvm::Expected<GpuInfo> queryGpu(llvm::StringRef WorkerPath);
 llvm::Expected<std::string> findWorker(llvm::StringRef Explicit,
                                        llvm::StringRef ToolDir);
 
+/// The local GPU as tune and optimize use it: the worker (findWorker) and
+/// what it reports (queryGpu). An error says why there is none.
+struct LocalGpu {
+  std::string Worker;
+  const arch::TargetInfo *Target = nullptr;
+  std::string Name;
+};
+llvm::Expected<LocalGpu> findLocalGpu(llvm::StringRef Explicit, llvm::StringRef ToolDir);
+
 } // namespace forge::measure
 
 #endif

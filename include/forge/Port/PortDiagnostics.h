@@ -1,4 +1,4 @@
-//===- passes/PortDiagnostics.h - Findings, printed and patched -*- C++ -*-===//
+//===- Port/PortDiagnostics.h - Findings, printed and patched -*- C++ -*-===//
 ///
 /// \file
 /// Passes report through this: findings are printed by clang's
@@ -7,8 +7,8 @@
 /// parsed once per side, so a finding reported twice is shown once.
 ///
 //===----------------------------------------------------------------------===//
-#ifndef FORGE_PASSES_PORTDIAGNOSTICS_H
-#define FORGE_PASSES_PORTDIAGNOSTICS_H
+#ifndef FORGE_PORT_PORTDIAGNOSTICS_H
+#define FORGE_PORT_PORTDIAGNOSTICS_H
 
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Patch/PatchSet.h"
@@ -21,7 +21,7 @@ class TextDiagnosticPrinter;
 class Preprocessor;
 } // namespace clang
 
-namespace forge::passes {
+namespace forge::port {
 
 enum class Severity { Note, Warning, Error };
 
@@ -38,6 +38,7 @@ struct Finding {
 
 class PortDiagnostics {
 public:
+  /// OS may be null: the findings are recorded, not printed.
   PortDiagnostics(llvm::raw_ostream *OS, bool WarningsAsErrors);
   ~PortDiagnostics();
 
@@ -64,6 +65,7 @@ private:
   bool WarningsAsErrors;
   std::unique_ptr<clang::DiagnosticOptions> Opts;
   std::unique_ptr<clang::TextDiagnosticPrinter> Printer;
+  std::unique_ptr<clang::DiagnosticConsumer> Ignore;
   std::unique_ptr<clang::DiagnosticsEngine> Engine;
   clang::SourceManager *SM = nullptr;
   const clang::LangOptions *LO = nullptr;
@@ -72,6 +74,6 @@ private:
   llvm::StringSet<> Seen;
 };
 
-} // namespace forge::passes
+} // namespace forge::port
 
 #endif

@@ -1,14 +1,14 @@
-//===- passes/PortRunner.h - Run the porting passes over a file -*- C++ -*-===//
-#ifndef FORGE_PASSES_PORTRUNNER_H
-#define FORGE_PASSES_PORTRUNNER_H
+//===- Port/PortRunner.h - Run the porting passes over a file --*- C++ -*-===//
+#ifndef FORGE_PORT_PORTRUNNER_H
+#define FORGE_PORT_PORTRUNNER_H
 
-#include "PassRegistry.h"
-#include "PortDiagnostics.h"
+#include "forge/Port/PortDiagnostics.h"
+#include "forge/Port/PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
 #include <map>
 
-namespace forge::passes {
+namespace forge::port {
 
 /// A launch's shape where it is a compile-time constant, for the occupancy
 /// comparison.
@@ -18,7 +18,7 @@ struct LaunchShape {
   frontend::Location Loc;
 };
 
-struct PortOptions {
+struct PassRunOptions {
   const arch::TargetInfo *Target = nullptr;
   const arch::TargetInfo *Source = nullptr;
   std::vector<const PassInfo *> Passes;
@@ -32,7 +32,7 @@ struct PortOptions {
 /// selected pass on each, and reports through Diag (findings and fixes)
 /// and ParseDiags (the compiler's own errors). Fails only when Clang cannot
 /// run.
-llvm::Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts,
+llvm::Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts,
                           llvm::StringRef File, PortDiagnostics &Diag,
                           frontend::ParseDiagnostics &ParseDiags);
 
@@ -42,6 +42,6 @@ llvm::Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                           const frontend::ParseOptions &Opts,
                                           llvm::StringRef File, llvm::StringRef Contents);
 
-} // namespace forge::passes
+} // namespace forge::port
 
 #endif

@@ -1,5 +1,5 @@
-//===- passes/PortDiagnostics.cpp -----------------------------------------===//
-#include "PortDiagnostics.h"
+//===- Port/PortDiagnostics.cpp -------------------------------------------===//
+#include "forge/Port/PortDiagnostics.h"
 #include "clang/Basic/DiagnosticIDs.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
@@ -9,7 +9,7 @@
 using namespace clang;
 using namespace llvm;
 
-namespace forge::passes {
+namespace forge::port {
 
 PortDiagnostics::PortDiagnostics(raw_ostream *OS, bool WarningsAsErrors)
     : OS(OS), WarningsAsErrors(WarningsAsErrors), Opts(std::make_unique<DiagnosticOptions>()) {
@@ -24,7 +24,12 @@ void PortDiagnostics::beginFile(SourceManager &S, const LangOptions &L, const Pr
   SM = &S;
   LO = &L;
   IntrusiveRefCntPtr<DiagnosticIDs> IDs(new DiagnosticIDs());
-  Engine = std::make_unique<DiagnosticsEngine>(IDs, *Opts, Printer.get(),
+  // Without a stream the findings are only recorded.
+  if (!Printer && !Ignore)
+    Ignore = std::make_unique<IgnoringDiagConsumer>();
+  DiagnosticConsumer *Client = Printer ? static_cast<DiagnosticConsumer *>(Printer.get())
+                                       : Ignore.get();
+  Engine = std::make_unique<DiagnosticsEngine>(IDs, *Opts, Client,
                                                /*ShouldOwnClient=*/false);
   Engine->setSourceManager(&S);
   if (Printer)
@@ -148,4 +153,4 @@ unsigned PortDiagnostics::warnings() const {
   return count_if(Findings, [](const Finding &F) { return F.Level == Severity::Warning; });
 }
 
-} // namespace forge::passes
+} // namespace forge::port

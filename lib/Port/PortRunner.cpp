@@ -1,5 +1,5 @@
-//===- passes/PortRunner.cpp ----------------------------------------------===//
-#include "PortRunner.h"
+//===- Port/PortRunner.cpp ------------------------------------------------===//
+#include "forge/Port/PortRunner.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
@@ -12,7 +12,9 @@ using namespace clang;
 using namespace clang::ast_matchers;
 using namespace llvm;
 
-namespace forge::passes {
+namespace forge::port {
+
+PortPass::~PortPass() = default;
 
 namespace {
 /// Records the first launch of each kernel whose block size is a constant.
@@ -56,7 +58,7 @@ private:
 };
 } // namespace
 
-Error runPortPasses(const frontend::Toolchain &TC, const PortOptions &Opts, StringRef File,
+Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, StringRef File,
                     PortDiagnostics &Diag, frontend::ParseDiagnostics &ParseDiags) {
   frontend::ParseOptions PO = Opts.Parse;
   PO.Target = Opts.Target;
@@ -129,4 +131,4 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
   return Quiet.errors();
 }
 
-} // namespace forge::passes
+} // namespace forge::port

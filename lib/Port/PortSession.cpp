@@ -1,0 +1,250 @@
+//===- Port/PortSession.cpp - The port driver -----------------------------===//
+#include "forge/Port/PortSession.h"
+#include "forge/Build/NvccDriver.h"
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Patch/ReparseCheck.h"
+#include "forge/Patch/UnifiedDiff.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace forge::port {
+
+bool PortResult::failed() const {
+  return any_of(Files, [](const FilePortResult &F) { return F.Failed; });
+}
+
+std::pair<LaunchShape, bool> launchShapeFor(const FilePortResult &R, StringRef Mangled,
+                                            unsigned AssumedBlockThreads) {
+  auto It = R.Launches.find(Mangled.str());
+  if (It != R.Launches.end())
+    return {It->second, true};
+  LaunchShape S;
+  S.Threads = AssumedBlockThreads;
+  return {S, false};
+}
+
+namespace {
+void note(FilePortResult &R, std::string Text, bool AfterSummary = false) {
+  R.Messages.push_back({SessionMessage::Kind::Note, std::move(Text), AfterSummary});
+}
+void error(FilePortResult &R, std::string Text, bool AfterSummary = false) {
+  R.Messages.push_back({SessionMessage::Kind::Error, std::move(Text), AfterSummary});
+  R.Failed = true;
+}
+} // namespace
+
+Validation PortSession::validate(const FilePortResult &R, const frontend::ParseOptions &PO) {
+  Validation V;
+  auto Tools = build::findNvcc(O.CudaPath);
+  if (!Tools) {
+    V.Note = "not validated: " + toString(Tools.takeError());
+    return V;
+  }
+  SmallString<128> Tmp;
+  if (auto EC = sys::fs::createTemporaryFile("forge-port", "cu", Tmp)) {
+    V.Note = "not validated: " + EC.message();
+    return V;
+  }
+  if (Error E = writeFileAtomically(Tmp, R.Result)) {
+    V.Note = "not validated: " + toString(std::move(E));
+    return V;
+  }
+  // The copy is compiled where the user's file is, so its includes resolve.
+  SmallString<256> Dir(R.File);
+  sys::fs::make_absolute(Dir);
+  sys::path::remove_filename(Dir);
+  std::vector<build::CompileJob> Jobs;
+  for (const arch::TargetInfo *T : {R.Target, R.Source}) {
+    build::CompileJob J;
+    J.Source = Tmp.str().str();
+    J.Targets = {*T};
+    J.Output = build::OutputKind::ResourceCheck;
+    J.ResourceUsage = true;
+    J.IncludeDirs.push_back(Dir.str().str());
+    J.ExtraFlags = frontend::nvccFlagsFromClangArgs(PO.ExtraArgs);
+    J.TimeoutSeconds = O.ValidateTimeoutS;
+    Jobs.push_back(J);
+    if (R.Target == R.Source)
+      break; // one compile serves both
+  }
+  auto Results = (*Tools)->Driver->compileAll(Jobs, 2);
+  sys::fs::remove(Tmp);
+  V.Ran = true;
+  for (auto &C : Results) {
+    if (!C) {
+      V.Note = "not validated: " + toString(C.takeError());
+      V.Ran = false;
+      V.Results.clear();
+      return V;
+    }
+    // Diagnostics are about the user's file, not the temporary copy.
+    for (build::CompilerDiagnostic &D : C->Diagnostics)
+      if (D.File == Tmp.str())
+        D.File = R.File;
+    V.Results.push_back(std::move(*C));
+  }
+  V.TargetOK = V.Results[0].ok();
+  return V;
+}
+
+Expected<FilePortResult> PortSession::portFile(const std::string &File) {
+  FilePortResult R;
+  R.File = File;
+  R.Target = O.Target;
+  auto PO = frontend::makeParseOptions(File, O.BuildDir, O.Source, O.ExtraArgs);
+  if (!PO) {
+    Error E = PO.takeError();
+    if (E.isA<UsageError>())
+      return std::move(E);
+    R.Failure = toString(std::move(E));
+    R.Failed = true;
+    return R;
+  }
+  R.Source = &PO->target();
+  auto Original = readFile(File);
+  if (!Original) {
+    R.Failure = toString(Original.takeError());
+    R.Failed = true;
+    return R;
+  }
+  if (Error E = frontend::checkCudaInput(File)) {
+    R.Failure = toString(std::move(E));
+    R.Failed = true;
+    return R;
+  }
+  R.Original = *Original;
+  R.Result = *Original;
+
+  PortDiagnostics Diag(O.DiagOS, O.WarningsAsErrors);
+  frontend::ParseDiagnostics ParseDiags(O.ParseDiagOS);
+  PassRunOptions Run;
+  Run.Launches = &R.Launches;
+  Run.Target = O.Target;
+  Run.Source = R.Source;
+  Run.Passes = O.Passes;
+  Run.Parse = *PO;
+  if (Error E = runPortPasses(*O.Toolchain, Run, File, Diag, ParseDiags)) {
+    R.Failure = toString(std::move(E));
+    R.Failed = true;
+    return R;
+  }
+  R.Findings = Diag.findings();
+  R.Errors = Diag.errors();
+  R.Warnings = Diag.warnings();
+  R.ParseErrors = ParseDiags.errorMessages();
+  R.RemainingParseErrors = ParseDiags.errors();
+
+  // Fixes apply to the file being ported; a fix-it in a project header is
+  // shown but not applied (the header is shared by other files).
+  patch::PatchSet Patches;
+  std::string MainKey = patch::PatchSet::normalizePath(File);
+  for (const std::string &F : Diag.patches().files()) {
+    if (F != MainKey) {
+      note(R, "fix-its in '" + F + "' are not applied; port that file itself");
+      continue;
+    }
+    for (const patch::Edit &E : Diag.patches().editsFor(F))
+      if (Error Err = Patches.add(E.Replacement, E.originText()))
+        consumeError(std::move(Err)); // already conflict-free in Diag
+  }
+  if (!Patches.empty()) {
+    auto New = Patches.applyTo(File, R.Original);
+    if (!New) {
+      error(R, toString(New.takeError()));
+      return R;
+    }
+    // The original's count is known from the run; only the patched text is
+    // parsed again (host and target).
+    frontend::ParseOptions Reparse = *PO;
+    Reparse.Target = O.Target;
+    unsigned AfterCount = 0;
+    auto Count = [&](StringRef F, StringRef Contents) -> Expected<unsigned> {
+      if (Contents == R.Original)
+        return ParseDiags.errors();
+      auto N = countParseErrors(*O.Toolchain, Reparse, F, Contents);
+      if (N)
+        AfterCount = *N;
+      return N;
+    };
+    patch::ContentsProvider Provide = [&](StringRef) -> Expected<std::string> {
+      return R.Original;
+    };
+    if (Error E = patch::verifyNoNewErrors(Patches, Provide, Count)) {
+      error(R, toString(std::move(E)) + "; nothing was written");
+      return R;
+    }
+    R.Result = *New;
+    R.Patched = true;
+    R.RemainingParseErrors = AfterCount;
+  }
+
+  R.Fixed = unsigned(count_if(R.Findings, [&](const Finding &F) {
+    return F.Fixed && patch::PatchSet::normalizePath(F.Loc.File) == MainKey;
+  }));
+  // Errors that the written result still has.
+  unsigned LeftParseErrors = O.Output.writes() ? R.RemainingParseErrors : ParseDiags.errors();
+  R.RemainingParseErrors = LeftParseErrors;
+  if (R.Errors || LeftParseErrors)
+    R.Failed = true;
+
+  if (O.Validate && !LeftParseErrors) {
+    R.Check = validate(R, *PO);
+    if (R.Check.Ran && !R.Check.TargetOK) {
+      for (const build::CompilerDiagnostic &D : R.Check.Results[0].Diagnostics)
+        if (D.isError())
+          R.Messages.push_back({SessionMessage::Kind::CompilerDiagnostic, D.format(), false});
+      error(R, File + ": nvcc does not compile the " + (R.Patched ? "patched " : "") +
+                   "file for " + O.Target->Name);
+    } else if (!R.Check.Ran) {
+      note(R, R.Check.Note);
+    }
+  }
+
+  R.Completed = true;
+  // Only a result that does not have more errors than the input is
+  // written, and only atomically.
+  switch (O.Output.K) {
+  case OutputChoice::Kind::File:
+    if (Error E = writeFileAtomically(O.Output.Path, R.Result))
+      error(R, toString(std::move(E)), /*AfterSummary=*/true);
+    break;
+  case OutputChoice::Kind::InPlace:
+    if (R.Patched)
+      if (Error E = writeFileAtomically(File, R.Result))
+        error(R, toString(std::move(E)), /*AfterSummary=*/true);
+    break;
+  case OutputChoice::Kind::Diff:
+    if (R.Patched)
+      R.DiffText = patch::unifiedDiff(R.Original, R.Result, "a/" + File, "b/" + File);
+    break;
+  case OutputChoice::Kind::Stdout:
+  case OutputChoice::Kind::None:
+    break;
+  }
+  return R;
+}
+
+Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)> OnFile) {
+  if (!O.Target || !O.Toolchain)
+    return makeError("PortSession: the target and the toolchain are required");
+  if ((O.Output.K == OutputChoice::Kind::File || O.Output.K == OutputChoice::Kind::Stdout) &&
+      O.Files.size() > 1)
+    return makeUsageError("-o takes one input file; use -i or --diff for several");
+  PortResult Out;
+  for (const std::string &File : O.Files) {
+    auto R = portFile(File);
+    if (!R)
+      return R.takeError();
+    if (OnFile)
+      OnFile(*R);
+    Out.Files.push_back(std::move(*R));
+  }
+  return Out;
+}
+
+} // namespace forge::port

@@ -1,0 +1,218 @@
+//===- Report/PortReport.cpp ----------------------------------------------===//
+#include "forge/Report/PortReport.h"
+#include "forge/Arch/Occupancy.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
+#include <optional>
+
+using namespace llvm;
+
+namespace forge::report {
+
+using port::FilePortResult;
+using port::Finding;
+using port::SessionMessage;
+using port::Severity;
+
+namespace {
+
+std::string occupancyText(const arch::TargetInfo &T, const build::KernelResources &R,
+                          const port::LaunchShape &Shape) {
+  arch::KernelResources K;
+  K.ThreadsPerBlock = int(Shape.Threads);
+  K.RegistersPerThread = R.Registers;
+  K.StaticSharedBytes = int(R.SharedMemBytes);
+  K.DynamicSharedBytes = int(Shape.DynamicShared);
+  auto O = arch::computeOccupancy(T, K);
+  if (!O) {
+    consumeError(O.takeError());
+    return "cannot launch";
+  }
+  return formatv("{0:P0}", O->Occupancy).str();
+}
+
+void printMessage(raw_ostream &OS, const SessionMessage &M) {
+  switch (M.K) {
+  case SessionMessage::Kind::Note:
+    WithColor::note(OS, "forge-port") << M.Text << "\n";
+    break;
+  case SessionMessage::Kind::Error:
+    WithColor::error(OS, "forge-port") << M.Text << "\n";
+    break;
+  case SessionMessage::Kind::CompilerDiagnostic:
+    OS << M.Text << "\n";
+    break;
+  }
+}
+
+void printResources(raw_ostream &OS, const FilePortResult &R, unsigned Assumed) {
+  const port::Validation &V = R.Check;
+  if (!V.Ran || V.Results.empty())
+    return;
+  const build::CompileResult &TR = V.Results[0];
+  const build::CompileResult *SR = V.Results.size() > 1 ? &V.Results[1] : nullptr;
+  if (none_of(TR.Resources, [](const build::KernelResources &K) { return K.IsEntry; }))
+    return;
+  OS << "resources per kernel, " << R.Source->Name << " -> " << R.Target->Name
+     << " (occupancy predicted from the Arch database; no GPU measured it):\n";
+  OS << formatv("  {0,-32} {1,-12} {2,-12} {3,-16} {4,-14} {5}\n", "kernel", "registers",
+                "spills (B)", "static smem (B)", "block", "occupancy");
+  for (const build::KernelResources &K : TR.Resources) {
+    if (!K.IsEntry)
+      continue;
+    const build::KernelResources *S = SR ? SR->findKernel(K.MangledName) : nullptr;
+    auto Pair = [&](uint64_t A, std::optional<uint64_t> B) {
+      return B ? formatv("{0} -> {1}", *B, A).str() : std::to_string(A);
+    };
+    auto [Shape, FromLaunch] = port::launchShapeFor(R, K.MangledName, Assumed);
+    std::string Block = std::to_string(Shape.Threads) + (FromLaunch ? "" : " (assumed)");
+    if (Shape.DynamicShared)
+      Block += " +" + std::to_string(Shape.DynamicShared) + "B";
+    std::string Name = K.DemangledName.empty() ? K.MangledName : K.DemangledName;
+    if (Name.size() > 32)
+      Name = Name.substr(0, 29) + "...";
+    OS << formatv("  {0,-32} {1,-12} {2,-12} {3,-16} {4,-14} {5}\n", Name,
+                  Pair(K.Registers, S ? std::optional<uint64_t>(S->Registers) : std::nullopt),
+                  Pair(K.SpillStoreBytes + K.SpillLoadBytes,
+                       S ? std::optional<uint64_t>(S->SpillStoreBytes + S->SpillLoadBytes)
+                         : std::nullopt),
+                  Pair(K.SharedMemBytes,
+                       S ? std::optional<uint64_t>(S->SharedMemBytes) : std::nullopt),
+                  Block,
+                  (S ? occupancyText(*R.Source, *S, Shape) + " -> " : std::string()) +
+                      occupancyText(*R.Target, K, Shape));
+  }
+}
+
+Json locationJson(const frontend::Location &L) {
+  return {{"file", L.File}, {"line", L.Line}, {"column", L.Column}};
+}
+
+Json findingJson(const Finding &F) {
+  const char *Level = F.Level == Severity::Error     ? "error"
+                      : F.Level == Severity::Warning ? "warning"
+                                                     : "note";
+  Json J = {{"pass", F.Pass},
+            {"severity", Level},
+            {"message", F.Message},
+            {"location", locationJson(F.Loc)},
+            {"fixed", F.Fixed}};
+  Json Notes = Json::array();
+  for (const Finding &N : F.Notes)
+    Notes.push_back({{"message", N.Message}, {"location", locationJson(N.Loc)}});
+  J["notes"] = Notes;
+  J["fixits"] = F.FixIts;
+  return J;
+}
+
+Json resourcesJson(const FilePortResult &R, unsigned Assumed) {
+  Json Out = Json::array();
+  const port::Validation &V = R.Check;
+  if (!V.Ran || V.Results.empty())
+    return Out;
+  auto Side = [&](const arch::TargetInfo &T, const build::KernelResources &K,
+                  const port::LaunchShape &Shape) {
+    return Json{{"arch", T.Name},
+                {"registers", K.Registers},
+                {"spill_bytes", K.SpillStoreBytes + K.SpillLoadBytes},
+                {"static_shared_bytes", K.SharedMemBytes},
+                {"occupancy", occupancyText(T, K, Shape)},
+                {"occupancy_kind", "predicted"}};
+  };
+  for (const build::KernelResources &K : V.Results[0].Resources) {
+    if (!K.IsEntry)
+      continue;
+    auto [Shape, FromLaunch] = port::launchShapeFor(R, K.MangledName, Assumed);
+    Json J = {{"kernel", K.DemangledName},
+              {"threads_per_block", Shape.Threads},
+              {"threads_from", FromLaunch ? "launch" : "assumed"},
+              {"dynamic_shared_bytes", Shape.DynamicShared},
+              {"target", Side(*R.Target, K, Shape)}};
+    if (V.Results.size() > 1)
+      if (const build::KernelResources *S = V.Results[1].findKernel(K.MangledName))
+        J["source"] = Side(*R.Source, *S, Shape);
+    Out.push_back(J);
+  }
+  return Out;
+}
+
+} // namespace
+
+void renderPortErrors(raw_ostream &OS, const FilePortResult &R) {
+  if (!R.Failure.empty())
+    WithColor::error(OS, "forge-port") << R.Failure << "\n";
+  for (const SessionMessage &M : R.Messages)
+    if (M.K == SessionMessage::Kind::Error)
+      printMessage(OS, M);
+}
+
+void renderPortText(raw_ostream &OS, const FilePortResult &R, bool Writing,
+                    unsigned AssumedBlockThreads) {
+  if (!R.Failure.empty()) {
+    WithColor::error(OS, "forge-port") << R.Failure << "\n";
+    return;
+  }
+  for (const SessionMessage &M : R.Messages)
+    if (!M.AfterSummary)
+      printMessage(OS, M);
+  if (!R.Completed)
+    return;
+  const port::Validation &V = R.Check;
+  OS << R.File << ": " << R.Errors << " error(s), " << R.Warnings << " warning(s) for "
+     << R.Target->Name << "; " << R.Fixed << " fixed"
+     << (Writing ? "" : " (use -o, -i or --diff to apply)");
+  if (V.Ran)
+    OS << "; nvcc " << (V.TargetOK ? "compiles" : "does not compile") << " the "
+       << (Writing && R.Patched ? "patched " : "") << "file for " << R.Target->Name;
+  OS << "\n";
+  printResources(OS, R, AssumedBlockThreads);
+  for (const SessionMessage &M : R.Messages)
+    if (M.AfterSummary)
+      printMessage(OS, M);
+}
+
+Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads) {
+  Json F = Json::array();
+  for (const Finding &X : R.Findings)
+    F.push_back(findingJson(X));
+  Json Val = nullptr;
+  if (R.Check.Ran)
+    Val = {{"target", R.Target->Name}, {"compiles", R.Check.TargetOK}};
+  return {{"file", R.File},
+          {"target", R.Target->Name},
+          {"source", R.Source ? R.Source->Name : ""},
+          {"findings", F},
+          {"parse_errors", R.ParseErrors},
+          {"patched", R.Patched},
+          {"validation", Val},
+          {"resources", resourcesJson(R, AssumedBlockThreads)}};
+}
+
+Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
+  Json Rules = Json::array();
+  for (const port::PassInfo &P : Passes)
+    Rules.push_back({{"id", P.Name},
+                     {"shortDescription", {{"text", P.Summary}}},
+                     {"helpUri", std::string("docs/passes/") + P.Name + ".md"}});
+  Json Results = Json::array();
+  for (const FilePortResult &R : Run.Files)
+    for (const Finding &F : R.Completed ? R.Findings : std::vector<Finding>()) {
+      Json Loc = {{"physicalLocation",
+                   {{"artifactLocation", {{"uri", F.Loc.File}}},
+                    {"region", {{"startLine", F.Loc.Line}, {"startColumn", F.Loc.Column}}}}}};
+      Results.push_back({{"ruleId", F.Pass},
+                         {"level", F.Level == Severity::Error ? "error" : "warning"},
+                         {"message", {{"text", F.Message}}},
+                         {"locations", Json::array({Loc})}});
+    }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", Json::array({{{"tool",
+                                  {{"driver",
+                                    {{"name", "forge-port"},
+                                     {"informationUri", "docs/port.md"},
+                                     {"rules", Rules}}}}},
+                                 {"results", Results}}})}};
+}
+
+} // namespace forge::report

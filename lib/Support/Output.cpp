@@ -1,0 +1,45 @@
+//===- Support/Output.cpp -------------------------------------------------===//
+#include "forge/Support/Output.h"
+#include "forge/Support/Error.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace forge {
+
+llvm::Expected<OutputChoice> OutputChoice::fromFlags(llvm::StringRef OutputPath, bool InPlace,
+                                                     bool Diff) {
+  if (int(!OutputPath.empty()) + int(InPlace) + int(Diff) > 1)
+    return makeUsageError("-o, -i and --diff exclude each other");
+  OutputChoice C;
+  if (OutputPath == "-")
+    C.K = Kind::Stdout;
+  else if (!OutputPath.empty()) {
+    C.K = Kind::File;
+    C.Path = OutputPath.str();
+  } else if (InPlace)
+    C.K = Kind::InPlace;
+  else if (Diff)
+    C.K = Kind::Diff;
+  return C;
+}
+
+ScratchDir::~ScratchDir() {
+  if (!Keep && !Path.empty())
+    llvm::sys::fs::remove_directories(Path);
+}
+
+llvm::Expected<std::string> ScratchDir::make(llvm::StringRef UserPath, llvm::StringRef Prefix) {
+  if (!UserPath.empty()) {
+    Path = UserPath.str();
+    Keep = true;
+    return Path;
+  }
+  llvm::SmallString<128> P;
+  if (auto EC = llvm::sys::fs::createUniqueDirectory(Prefix, P))
+    return makeError("cannot create a working directory: {0}", EC.message());
+  Path = P.str().str();
+  Keep = false;
+  return Path;
+}
+
+} // namespace forge

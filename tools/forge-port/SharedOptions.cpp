@@ -1,0 +1,75 @@
+//===- forge-port/SharedOptions.cpp ---------------------------------------===//
+#include "SharedOptions.h"
+#include "forge/Support/Error.h"
+
+using namespace llvm;
+
+namespace forge::tool {
+
+#define FORGE_SUBCOMMAND(Fn, Name, Desc)                                                   \
+  cl::SubCommand &Fn() {                                                                   \
+    static cl::SubCommand S(Name, Desc);                                                   \
+    return S;                                                                              \
+  }
+FORGE_SUBCOMMAND(listCommand, "list", "list the kernels, launch sites and tunables")
+FORGE_SUBCOMMAND(portCommand, "port", "port kernels to another GPU target")
+FORGE_SUBCOMMAND(specCommand, "spec", "draft a launch spec for one kernel")
+FORGE_SUBCOMMAND(measureCommand, "measure", "verify and time kernels on the local GPU")
+FORGE_SUBCOMMAND(tuneCommand, "tune", "sweep a kernel's tunables on the GPU and write the best back")
+FORGE_SUBCOMMAND(proposeCommand, "propose", "show or apply the expert rules' proposals for a kernel")
+FORGE_SUBCOMMAND(optimizeCommand, "optimize",
+                 "propose, validate and keep faster versions of a kernel")
+#undef FORGE_SUBCOMMAND
+
+cl::OptionCategory &sharedCategory() {
+  static cl::OptionCategory C("forge-port options shared by several subcommands");
+  return C;
+}
+
+namespace {
+/// Several cl::sub at once.
+struct subs {
+  std::vector<cl::SubCommand *> List;
+  template <class Opt> void apply(Opt &O) const {
+    for (cl::SubCommand *S : List)
+      O.addSubCommand(*S);
+  }
+};
+// Which subcommands take which shared option.
+const subs Writers{{&portCommand()}};
+const subs Targeted{{&portCommand()}};
+const subs Parsers{{&listCommand(), &portCommand(), &specCommand()}};
+const subs Toolkit{{&listCommand(), &portCommand()}};
+} // namespace
+
+cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),
+                                cl::value_desc("file"), cl::cat(sharedCategory()), Writers);
+cl::opt<bool> InPlace("i", cl::desc("Rewrite the input file in place (atomically)"),
+                      cl::cat(sharedCategory()), Writers);
+cl::opt<bool> Diff("diff", cl::desc("Print the change as a unified diff on stdout"),
+                   cl::cat(sharedCategory()), Writers);
+cl::opt<std::string> To("to",
+                        cl::desc("Target architecture (sm_80, sm_90a, sm_100, ...); tune takes "
+                                 "a comma-separated list"),
+                        cl::value_desc("arch"), cl::cat(sharedCategory()), Targeted);
+cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
+                               cl::value_desc("build-dir"), cl::cat(sharedCategory()), Parsers);
+cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA toolkit root"),
+                              cl::cat(sharedCategory()), Toolkit);
+Expected<OutputChoice> outputChoice() {
+  return OutputChoice::fromFlags(OutputPath, InPlace, Diff);
+}
+
+Expected<const arch::TargetInfo *> targetOption(bool Required) {
+  if (To.empty()) {
+    if (Required)
+      return makeUsageError("for the --to option: must be specified at least once");
+    return nullptr;
+  }
+  auto T = arch::lookupTarget(To);
+  if (!T)
+    return T.takeError();
+  return &*T;
+}
+
+} // namespace forge::tool

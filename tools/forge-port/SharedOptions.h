@@ -1,0 +1,56 @@
+//===- forge-port/SharedOptions.h - Options of several subcommands -*- C++ -*-===//
+///
+/// \file
+/// The subcommands, and the options that several of them take, declared
+/// once. A subcommand is made on first use, so that options in other files
+/// can name it during static initialisation whatever the order of the
+/// files. Options with defaults that differ between subcommands (--seed)
+/// have none here: the driver's options struct holds the default, and a
+/// tool applies the option only when it was given (applyIfGiven).
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_TOOLS_FORGEPORT_SHAREDOPTIONS_H
+#define FORGE_TOOLS_FORGEPORT_SHAREDOPTIONS_H
+
+#include "forge/Arch/TargetInfo.h"
+#include "forge/Support/Output.h"
+#include "llvm/Support/CommandLine.h"
+#include <string>
+
+namespace forge::tool {
+
+llvm::cl::SubCommand &listCommand();
+llvm::cl::SubCommand &portCommand();
+llvm::cl::SubCommand &specCommand();
+llvm::cl::SubCommand &measureCommand();
+llvm::cl::SubCommand &tuneCommand();
+llvm::cl::SubCommand &proposeCommand();
+llvm::cl::SubCommand &optimizeCommand();
+
+/// The category of the shared options in every subcommand's --help.
+llvm::cl::OptionCategory &sharedCategory();
+
+// Where a rewritten source goes: port, tune, optimize (propose: -o, --diff).
+extern llvm::cl::opt<std::string> OutputPath; ///< -o FILE | -o -
+extern llvm::cl::opt<bool> InPlace;           ///< -i
+extern llvm::cl::opt<bool> Diff;              ///< --diff
+// What the file is read and compiled with.
+extern llvm::cl::opt<std::string> To;        ///< --to: port, tune (a list), optimize, propose
+extern llvm::cl::opt<std::string> BuildPath; ///< -p: compile_commands.json
+extern llvm::cl::opt<std::string> CudaPath;  ///< --cuda-path
+/// -o/-i/--diff as an OutputChoice (a usage error when several are given).
+llvm::Expected<OutputChoice> outputChoice();
+
+/// --to as one target; a usage error when it is missing and Required, or
+/// names no known target. Null when not given and not required.
+llvm::Expected<const arch::TargetInfo *> targetOption(bool Required);
+
+/// Sets Field from Opt when the option was given on the command line.
+template <class T, class F> void applyIfGiven(const llvm::cl::opt<T> &Opt, F &Field) {
+  if (Opt.getNumOccurrences())
+    Field = Opt.getValue();
+}
+
+} // namespace forge::tool
+
+#endif
