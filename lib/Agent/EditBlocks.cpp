@@ -1,6 +1,8 @@
 //===- EditBlocks.cpp - SEARCH/REPLACE edit blocks ------------------------===//
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -230,4 +232,189 @@ llvm::Expected<std::string> forge::agent::applyEditText(llvm::StringRef Edits,
   if (!Set)
     return Set.takeError();
   return Set->applyTo(patch::PatchSet::normalizePath(File), Source);
+}
+
+//===----------------------------------------------------------------------===//
+// Rendering edits as blocks
+//===----------------------------------------------------------------------===//
+
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace {
+
+/// Edits sorted by offset (an insertion before a replacement at the same
+/// offset), checked against Source.
+Expected<std::vector<SourceEdit>> sortedEdits(StringRef Source, ArrayRef<SourceEdit> Edits) {
+  std::vector<SourceEdit> Out(Edits.begin(), Edits.end());
+  llvm::stable_sort(Out, [](const SourceEdit &A, const SourceEdit &B) {
+    return std::make_pair(A.Offset, A.Length) < std::make_pair(B.Offset, B.Length);
+  });
+  for (size_t I = 0; I < Out.size(); ++I) {
+    const SourceEdit &E = Out[I];
+    if (size_t(E.Offset) + E.Length > Source.size())
+      return makeError("an edit at offset {0} (length {1}) reaches past the end of the "
+                       "source ({2} bytes)",
+                       E.Offset, E.Length, Source.size());
+    if (I == 0)
+      continue;
+    const SourceEdit &P = Out[I - 1];
+    if (P.Offset + P.Length > E.Offset ||
+        (P.Length == 0 && E.Length == 0 && P.Offset == E.Offset))
+      return makeError("edits at offsets {0} and {1} overlap", P.Offset, E.Offset);
+  }
+  return Out;
+}
+
+/// Line starts of a text; line K spans [Start[K], end(K)).
+struct Lines {
+  std::vector<unsigned> Start;
+  unsigned Size;
+  explicit Lines(StringRef Text) : Size(unsigned(Text.size())) {
+    Start.push_back(0);
+    for (unsigned I = 0; I < Text.size(); ++I)
+      if (Text[I] == '\n')
+        Start.push_back(I + 1);
+  }
+  unsigned count() const { return unsigned(Start.size()); }
+  unsigned lineOf(unsigned Offset) const {
+    return unsigned(std::upper_bound(Start.begin(), Start.end(), Offset) - Start.begin()) - 1;
+  }
+  /// The end of line K, before its newline.
+  unsigned end(unsigned K) const { return K + 1 < count() ? Start[K + 1] - 1 : Size; }
+};
+
+size_t occurrences(StringRef Text, StringRef Needle) {
+  size_t N = 0;
+  for (size_t P = Text.find(Needle); P != StringRef::npos; P = Text.find(Needle, P + 1))
+    ++N;
+  return N;
+}
+
+/// Whether a line would be read as a block marker by parseEditBlocks.
+bool looksLikeMarker(StringRef Line) {
+  Line = Line.trim();
+  if (Line.size() >= 5 && Line.find_first_not_of('=') == StringRef::npos)
+    return true;
+  for (char C : {'<', '>'}) {
+    size_t N = 0;
+    while (N < Line.size() && Line[N] == C)
+      ++N;
+    if (N >= 5) {
+      StringRef Word = Line.drop_front(N).trim();
+      if (Word == "SEARCH" || Word == "REPLACE")
+        return true;
+    }
+  }
+  return false;
+}
+
+struct Group {
+  unsigned First, Last; ///< lines
+  std::vector<SourceEdit> Edits;
+};
+
+} // namespace
+
+Expected<std::string> forge::agent::applySourceEdits(StringRef Source, ArrayRef<SourceEdit> Edits) {
+  auto Sorted = sortedEdits(Source, Edits);
+  if (!Sorted)
+    return Sorted.takeError();
+  std::string Out;
+  unsigned Pos = 0;
+  for (const SourceEdit &E : *Sorted) {
+    Out += Source.slice(Pos, E.Offset);
+    Out += E.Text;
+    Pos = E.Offset + E.Length;
+  }
+  Out += Source.substr(Pos);
+  return Out;
+}
+
+Expected<std::string> forge::agent::renderEditBlocks(StringRef Source, ArrayRef<SourceEdit> Edits,
+                                       unsigned MergeGap) {
+  auto Sorted = sortedEdits(Source, Edits);
+  if (!Sorted)
+    return Sorted.takeError();
+  if (Sorted->empty())
+    return makeError("no edits to render");
+  Lines L(Source);
+
+  std::vector<Group> Groups;
+  for (SourceEdit &E : *Sorted) {
+    unsigned First = L.lineOf(E.Offset), Last = L.lineOf(E.Offset + E.Length);
+    if (!Groups.empty() && First <= Groups.back().Last + MergeGap + 1) {
+      Groups.back().Last = std::max(Groups.back().Last, Last);
+      Groups.back().Edits.push_back(std::move(E));
+      continue;
+    }
+    Groups.push_back({First, Last, {std::move(E)}});
+  }
+
+  auto Text = [&](const Group &G) {
+    return Source.slice(L.Start[G.First], L.end(G.Last));
+  };
+  // Extend each group until its text is unique, merge groups that come to
+  // share a line, and repeat until nothing changes.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Group &G : Groups) {
+      bool Below = true;
+      while (Text(G).trim().empty() || occurrences(Source, Text(G)) != 1) {
+        bool CanBelow = G.Last + 1 < L.count(), CanAbove = G.First > 0;
+        if (!CanBelow && !CanAbove)
+          return makeError("no SEARCH text around line {0} is unique in the source",
+                           G.First + 1);
+        if ((Below && CanBelow) || !CanAbove)
+          ++G.Last;
+        else
+          --G.First;
+        Below = !Below;
+      }
+    }
+    for (size_t I = 1; I < Groups.size();) {
+      Group &P = Groups[I - 1], &G = Groups[I];
+      if (G.First <= P.Last) {
+        P.Last = std::max(P.Last, G.Last);
+        P.Edits.insert(P.Edits.end(), G.Edits.begin(), G.Edits.end());
+        Groups.erase(Groups.begin() + I);
+        Changed = true;
+        continue;
+      }
+      ++I;
+    }
+  }
+
+  std::string Out;
+  for (const Group &G : Groups) {
+    unsigned Begin = L.Start[G.First];
+    std::vector<SourceEdit> Local = G.Edits;
+    for (SourceEdit &E : Local)
+      E.Offset -= Begin;
+    StringRef Search = Text(G);
+    auto Replace = applySourceEdits(Search, Local);
+    if (!Replace)
+      return Replace.takeError();
+    for (StringRef Part : {Search, StringRef(*Replace)}) {
+      SmallVector<StringRef, 16> PartLines;
+      Part.split(PartLines, '\n');
+      for (StringRef Line : PartLines)
+        if (looksLikeMarker(Line))
+          return makeError("line {0} of the source reads as a SEARCH/REPLACE marker",
+                           G.First + 1);
+    }
+    if (!Out.empty())
+      Out += "\n";
+    Out += "<<<<<<< SEARCH\n";
+    Out += Search;
+    Out += "\n=======\n";
+    // An empty replacement has no line at all; any other text ends in a
+    // line of its own so that a final newline survives parsing.
+    if (!Replace->empty())
+      Out += *Replace + "\n";
+    Out += ">>>>>>> REPLACE\n";
+  }
+  return Out;
 }

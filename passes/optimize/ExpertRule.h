@@ -1,76 +1,22 @@
-//===- passes/optimize/ExpertRule.h - A built-in transformation -*- C++ -*-===//
+//===- passes/optimize/ExpertRule.h - The rules' vocabulary and table -*- C++ -*-===//
 ///
 /// \file
-/// The built-in expert proposer of `forge-port optimize` is a table of
-/// rules. A rule looks at one kernel in the AST (device side), checks its
-/// preconditions and either proposes a transformation, as SEARCH/REPLACE
-/// edit blocks against the current source (the same format a model
-/// answers in, so one validation pipeline judges both), or says why it
-/// does not apply. A rule never writes a file and never decides whether its
-/// edit is kept: the loop compiles, checks and times it.
-///
-/// Rules are registered in ExpertRules.cpp; each has its docs page
-/// (docs/passes/<name>.md) and lit tests (test/passes/<name>/).
+/// The expert rules implement lib/Agent's ExpertRule interface; this brings
+/// its names into forge::passes, where the rules live, and declares their
+/// table (ExpertRules.cpp), from which the drivers are given a selection.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_PASSES_OPTIMIZE_EXPERTRULE_H
 #define FORGE_PASSES_OPTIMIZE_EXPERTRULE_H
 
-#include "forge/Agent/Proposer.h"
-#include "forge/Arch/TargetInfo.h"
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-#include <memory>
-#include <string>
-#include <vector>
-
-namespace clang {
-class ASTContext;
-class FunctionDecl;
-class CompilerInstance;
-} // namespace clang
+#include "forge/Agent/ExpertRule.h"
 
 namespace forge::passes {
 
-/// What a rule is given.
-struct RuleInput {
-  clang::ASTContext &Ctx;
-  clang::CompilerInstance &CI;
-  /// The kernel's definition (for a template, the pattern's).
-  const clang::FunctionDecl &Kernel;
-  /// The main file's path and current contents: edits are made against
-  /// these, and SEARCH texts must be unique in them.
-  llvm::StringRef File;
-  llvm::StringRef Source;
-  const arch::TargetInfo &Target;
-  /// The loop's state: block size, tunables, bound class, history.
-  const agent::ProposalRequest &Request;
-};
-
-/// What a rule says: a proposal, or why it does not apply.
-struct RuleOutcome {
-  std::vector<agent::Proposal> Proposals;
-  /// Empty when the rule proposed; otherwise the precondition that failed,
-  /// in words ("b is written through", "no loop with a constant trip count").
-  std::string NotApplicable;
-};
-
-class ExpertRule {
-public:
-  virtual ~ExpertRule();
-  /// Kebab-case: "restrict", "grid-stride", "vectorize", "unroll",
-  /// "launch-bounds", "warp-shuffle-reduction", "smem-stencil-tiling",
-  /// "register-tiling". The proposal's Origin is "expert:<name>".
-  virtual llvm::StringRef name() const = 0;
-  virtual RuleOutcome propose(const RuleInput &In) = 0;
-};
-
-struct RuleInfo {
-  const char *Name;
-  const char *Summary;
-  std::unique_ptr<ExpertRule> (*Create)();
-};
+using agent::ExpertRule;
+using agent::RuleInfo;
+using agent::RuleInput;
+using agent::RuleOutcome;
 
 /// Every rule, in the order the proposer tries them (cheap, safe rules
 /// first; the big restructurings last).

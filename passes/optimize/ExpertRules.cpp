@@ -7,8 +7,6 @@ using namespace llvm;
 
 namespace forge::passes {
 
-ExpertRule::~ExpertRule() = default;
-
 ArrayRef<RuleInfo> allExpertRules() {
   static const RuleInfo Rules[] = {
       {"restrict", "const __restrict__ on read-only pointer parameters", createRestrictRule},

@@ -23,6 +23,7 @@
 #define FORGE_PASSES_OPTIMIZE_RULEUTIL_H
 
 #include "ExpertRule.h"
+#include "forge/Agent/EditBlocks.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -54,30 +55,11 @@ namespace forge::passes {
 // Edits and SEARCH/REPLACE rendering
 //===----------------------------------------------------------------------===//
 
-/// One edit of the main file: Length bytes at Offset become Text (Length 0
-/// inserts).
-struct SourceEdit {
-  unsigned Offset = 0;
-  unsigned Length = 0;
-  std::string Text;
-};
-
-/// Source with Edits applied. Edits may come in any order; they must lie in
-/// Source and not overlap (two insertions at one offset are an error, since
-/// their order would be arbitrary).
-llvm::Expected<std::string> applySourceEdits(llvm::StringRef Source,
-                                             llvm::ArrayRef<SourceEdit> Edits);
-
-/// Edits as SEARCH/REPLACE blocks (include/forge/Agent/EditBlocks.h) for the
-/// main file (no file line). Each block's SEARCH part is the whole lines its
-/// edits touch, extended by neighbouring lines until it occurs exactly once
-/// in Source; edits whose lines are at most MergeGap lines apart share one
-/// block, and so do blocks that would overlap after the extension. Fails
-/// for bad edits (as applySourceEdits), when no extension is unique, or
-/// when a line of the block would read as a block marker.
-llvm::Expected<std::string> renderEditBlocks(llvm::StringRef Source,
-                                             llvm::ArrayRef<SourceEdit> Edits,
-                                             unsigned MergeGap = 2);
+/// Edits of the main file and their SEARCH/REPLACE rendering are Agent's
+/// (EditBlocks.h): the tuner proposal renders the same way.
+using agent::applySourceEdits;
+using agent::renderEditBlocks;
+using agent::SourceEdit;
 
 /// An edit that erases [Begin, End) of Source, and the whole line with its
 /// newline when nothing but blanks is left on it.

@@ -9,8 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "forge/Config.h"
-#include "ExpertProposer.h"
-#include "TunerProposer.h"
+#include "ExpertRule.h"
+#include "forge/Agent/ExpertProposer.h"
+#include "forge/Agent/TunerProposer.h"
 #include "forge/Agent/ModelProposer.h"
 #include "forge/Agent/Optimizer.h"
 #include "forge/Agent/Prompt.h"
@@ -157,7 +158,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
                          "kernel\n"))
     return ExitUsage;
   if (int(!Output.empty()) + int(InPlace) + int(Diff) > 1)
-    return reportError(makeUsageError("-o, -i and --diff are alternatives; give one"));
+    return reportError(makeUsageError("-o, -i and --diff exclude each other"));
   if (Scope != "kernel" && Scope != "file")
     return reportError(makeUsageError("--scope '{0}': expected kernel or file", Scope));
   if (Threshold < 0 || Threshold >= 1)
@@ -213,7 +214,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     Prop = std::make_unique<agent::ModelProposer>(*C);
   } else {
     Info.Proposer = "expert";
-    Prop = std::make_unique<passes::ExpertProposer>(TC, *PO, *Selected);
+    Prop = std::make_unique<agent::ExpertProposer>(TC, *PO, *Selected);
   }
 
   auto Tools = findNvcc(CudaPathOpt);
@@ -235,7 +236,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     return reportError(Root.takeError());
 
   agent::SourceChecker Checker(TC, *PO);
-  std::unique_ptr<passes::TunerProposer> Tuner;
+  std::unique_ptr<agent::TunerProposer> Tuner;
   std::unique_ptr<agent::CombinedProposer> Both;
   O.File = File;
   O.Spec = &*Spec;
@@ -274,7 +275,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     // The tuner's sweep is a proposal of its own, next to the rules or the
     // model.
     if (!NoTuner && !Spec->Tunables.empty() && O.GpuTarget) {
-      passes::TunerOptions TO;
+      agent::TunerOptions TO;
       TO.File = File;
       TO.Sweep.GpuTarget = O.GpuTarget;
       TO.Sweep.GpuName = O.GpuName;
@@ -294,7 +295,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
         if (O.OnProgress)
           O.OnProgress(Msg);
       };
-      Tuner = std::make_unique<passes::TunerProposer>(TO);
+      Tuner = std::make_unique<agent::TunerProposer>(TO);
       Both = std::make_unique<agent::CombinedProposer>(
           std::vector<agent::Proposer *>{Prop.get(), Tuner.get()});
       Both->setName(Prop->name().str() + " + tuner");

@@ -9,7 +9,8 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
-#include "ExpertProposer.h"
+#include "ExpertRule.h"
+#include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Agent/Prompt.h"
 #include "forge/Arch/GpuModel.h"
@@ -193,8 +194,8 @@ static Json proposalJson(const agent::Proposal &P) {
   return J;
 }
 
-static void noteSkips(const passes::ExpertProposer &P) {
-  for (const passes::RuleSkip &S : P.skipped())
+static void noteSkips(const agent::ExpertProposer &P) {
+  for (const agent::RuleSkip &S : P.skipped())
     WithColor::note(errs(), "forge-port") << S.Rule << ": not applicable: " << S.Reason << "\n";
 }
 
@@ -287,7 +288,7 @@ int forge::tool::runPropose(const Invocation &Inv) {
   }
 
   if (!Applying) {
-    passes::ExpertProposer P(TC, *PO, *Selected);
+    agent::ExpertProposer P(TC, *PO, *Selected);
     P.setParseDiagnostics(&errs());
     auto Proposals = P.propose(Req);
     if (!Proposals)
@@ -312,7 +313,7 @@ int forge::tool::runPropose(const Invocation &Inv) {
   std::string Current = *Source;
   std::vector<agent::Proposal> Applied;
   for (size_t I = 0; I < Selected->size(); ++I) {
-    passes::ExpertProposer P(TC, *PO, {(*Selected)[I]});
+    agent::ExpertProposer P(TC, *PO, {(*Selected)[I]});
     P.setParseDiagnostics(I == 0 ? &errs() : nullptr);
     Req.Source = Current;
     auto Proposals = P.propose(Req);

@@ -347,7 +347,7 @@ int forge::tool::runTune(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port tune: sweep tunables on the GPU and write the best back\n"))
     return ExitUsage;
   if (int(!Output.empty()) + int(InPlace) + int(Diff) > 1)
-    return reportError(makeUsageError("-o, -i and --diff are alternatives; give one"));
+    return reportError(makeUsageError("-o, -i and --diff exclude each other"));
   if (auto E = frontend::checkCudaInput(File))
     return reportError(std::move(E));
   auto Targets = arch::parseTargetList(To);

@@ -6,7 +6,8 @@
 // command line, real CUDA headers and nvcc.
 //
 //===----------------------------------------------------------------------===//
-#include "ExpertProposer.h"
+#include "ExpertRule.h"
+#include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Config.h"
 #include "forge/Measure/IntExpr.h"
@@ -14,6 +15,8 @@
 
 using namespace forge;
 using namespace forge::passes;
+using agent::ExpertProposer;
+using agent::RuleSkip;
 
 namespace {
 

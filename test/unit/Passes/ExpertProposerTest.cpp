@@ -1,5 +1,6 @@
 //===- ExpertProposerTest.cpp - The rule table and its runner -------------===//
-#include "ExpertProposer.h"
+#include "ExpertRule.h"
+#include "forge/Agent/ExpertProposer.h"
 #include "RuleUtil.h"
 #include "forge/Config.h"
 #include "forge/Agent/EditBlocks.h"
@@ -10,6 +11,8 @@
 
 using namespace forge;
 using namespace forge::passes;
+using agent::ExpertProposer;
+using agent::RuleSkip;
 
 namespace {
 

@@ -3,7 +3,8 @@
 // headers and nvcc; these check what the command line cannot show: the spec
 // changes as IntExpr reads them, and the rules on the mock headers' AST
 // (plain members instead of Clang's property form of threadIdx.x).
-#include "ExpertProposer.h"
+#include "ExpertRule.h"
+#include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Config.h"
 #include "forge/Measure/IntExpr.h"
@@ -11,6 +12,8 @@
 
 using namespace forge;
 using namespace forge::passes;
+using agent::ExpertProposer;
+using agent::RuleSkip;
 
 namespace {
 

@@ -1,5 +1,5 @@
-//===- passes/optimize/ExpertProposer.cpp - The rule table as a Proposer --===//
-#include "ExpertProposer.h"
+//===- Agent/ExpertProposer.cpp - Expert rules as a Proposer -------------===//
+#include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Support/Error.h"
@@ -12,7 +12,9 @@
 using namespace clang;
 using namespace llvm;
 
-namespace forge::passes {
+namespace forge::agent {
+
+ExpertRule::~ExpertRule() = default;
 
 namespace {
 /// The __global__ definitions of the user's code: plain functions and
@@ -154,4 +156,4 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
   return Out;
 }
 
-} // namespace forge::passes
+} // namespace forge::agent

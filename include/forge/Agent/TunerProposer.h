@@ -1,4 +1,4 @@
-//===- passes/optimize/TunerProposer.h - A sweep as a proposal --*- C++ -*-===//
+//===- Agent/TunerProposer.h - A sweep as a proposal -----------*- C++ -*-===//
 ///
 /// \file
 /// The tuner as a proposal of its own in the optimisation loop: it sweeps
@@ -11,15 +11,15 @@
 /// since a restructured kernel may want other parameters.
 ///
 //===----------------------------------------------------------------------===//
-#ifndef FORGE_PASSES_OPTIMIZE_TUNERPROPOSER_H
-#define FORGE_PASSES_OPTIMIZE_TUNERPROPOSER_H
+#ifndef FORGE_AGENT_TUNERPROPOSER_H
+#define FORGE_AGENT_TUNERPROPOSER_H
 
 #include "forge/Agent/Proposer.h"
 #include "forge/Frontend/CudaInvocation.h"
 #include "forge/Frontend/Toolchain.h"
 #include "forge/Tune/Tuner.h"
 
-namespace forge::passes {
+namespace forge::agent {
 
 struct TunerOptions {
   std::string File; ///< the user's file (for its name and directory)
@@ -55,6 +55,6 @@ private:
   unsigned Sweeps = 0;
 };
 
-} // namespace forge::passes
+} // namespace forge::agent
 
 #endif

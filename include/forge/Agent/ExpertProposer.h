@@ -1,4 +1,4 @@
-//===- passes/optimize/ExpertProposer.h - The rule table as a Proposer -*- C++ -*-===//
+//===- Agent/ExpertProposer.h - Expert rules as a Proposer -----*- C++ -*-===//
 ///
 /// \file
 /// The default proposer of `forge-port optimize`: parses the current source
@@ -8,15 +8,15 @@
 /// rules have nothing new to offer. Works offline and without a GPU.
 ///
 //===----------------------------------------------------------------------===//
-#ifndef FORGE_PASSES_OPTIMIZE_EXPERTPROPOSER_H
-#define FORGE_PASSES_OPTIMIZE_EXPERTPROPOSER_H
+#ifndef FORGE_AGENT_EXPERTPROPOSER_H
+#define FORGE_AGENT_EXPERTPROPOSER_H
 
-#include "ExpertRule.h"
+#include "forge/Agent/ExpertRule.h"
 #include "forge/Frontend/CudaInvocation.h"
 #include "forge/Frontend/Toolchain.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace forge::passes {
+namespace forge::agent {
 
 /// A rule that did not propose, and why; for reports and `forge-port propose`.
 struct RuleSkip {
@@ -24,7 +24,7 @@ struct RuleSkip {
   std::string Reason;
 };
 
-class ExpertProposer : public agent::Proposer {
+class ExpertProposer : public Proposer {
 public:
   /// Rules: the selection (selectExpertRules); Parse: the user's flags
   /// (its Arch is replaced by each request's Target).
@@ -33,8 +33,7 @@ public:
   llvm::StringRef name() const override { return "expert"; }
   /// Fails when the source does not parse into an AST or the kernel is not
   /// in it; a rule that does not apply is a skip, not an error.
-  llvm::Expected<std::vector<agent::Proposal>>
-  propose(const agent::ProposalRequest &Req) override;
+  llvm::Expected<std::vector<Proposal>> propose(const ProposalRequest &Req) override;
   /// The rules that did not propose in the last call, with reasons.
   const std::vector<RuleSkip> &skipped() const { return Skipped; }
   std::vector<std::pair<std::string, std::string>> notProposed() const override {
@@ -58,6 +57,6 @@ private:
   unsigned LastParseErrors = 0;
 };
 
-} // namespace forge::passes
+} // namespace forge::agent
 
 #endif

@@ -1,6 +1,6 @@
-//===- passes/optimize/TunerProposer.cpp - A sweep as a proposal ----------===//
-#include "TunerProposer.h"
-#include "RuleUtil.h"
+//===- Agent/TunerProposer.cpp - A sweep as a proposal -------------------===//
+#include "forge/Agent/TunerProposer.h"
+#include "forge/Agent/EditBlocks.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Support/Error.h"
@@ -14,7 +14,7 @@
 
 using namespace llvm;
 
-namespace forge::passes {
+namespace forge::agent {
 
 namespace {
 
@@ -161,4 +161,4 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   return std::vector<agent::Proposal>{std::move(P)};
 }
 
-} // namespace forge::passes
+} // namespace forge::agent
