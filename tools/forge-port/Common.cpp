@@ -4,6 +4,7 @@
 #include "forge/Measure/Measurement.h"
 #include "forge/Support/FileUtil.h"
 #include "forge/Support/Error.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/WithColor.h"
@@ -98,6 +99,23 @@ Expected<std::string> ScratchDir::make(StringRef UserPath, StringRef Prefix) {
   Path = P.str().str();
   Keep = false;
   return Path;
+}
+
+Expected<std::array<int64_t, 3>> parseBlockDims(StringRef Text) {
+  std::array<int64_t, 3> B{{1, 1, 1}};
+  SmallVector<StringRef, 3> Parts;
+  Text.split(Parts, ',');
+  if (Parts.size() > 3)
+    return makeUsageError("--block: expected N[,Y[,Z]], got '{0}'", Text);
+  int64_t Threads = 1;
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    if (Parts[I].trim().getAsInteger(10, B[I]) || B[I] <= 0)
+      return makeUsageError("--block: expected positive integers N[,Y[,Z]], got '{0}'", Text);
+    Threads *= B[I];
+  }
+  if (Threads > 1024)
+    return makeUsageError("--block: {0} threads per block; CUDA allows at most 1024", Threads);
+  return B;
 }
 
 } // namespace forge::tool

@@ -8,6 +8,7 @@
 #include <memory>
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,10 @@ struct LocalGpu {
 };
 LocalGpu findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
                       llvm::StringRef Consequence);
+
+/// Block dimensions as the command line gives them: "256", "16,16" or
+/// "8,8,4"; at most 1024 threads.
+llvm::Expected<std::array<int64_t, 3>> parseBlockDims(llvm::StringRef Text);
 
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);

@@ -36,16 +36,17 @@ struct subs {
   }
 };
 // Which subcommands take which shared option.
-const subs Writers{{&portCommand()}};
-const subs Targeted{{&portCommand()}};
-const subs Parsers{{&listCommand(), &portCommand(), &specCommand()}};
-const subs Toolkit{{&listCommand(), &portCommand()}};
+const subs Writers{{&portCommand(), &proposeCommand()}};
+const subs InPlaceWriters{{&portCommand()}};
+const subs Targeted{{&portCommand(), &proposeCommand()}};
+const subs Parsers{{&listCommand(), &portCommand(), &specCommand(), &proposeCommand()}};
+const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand()}};
 } // namespace
 
 cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),
                                 cl::value_desc("file"), cl::cat(sharedCategory()), Writers);
 cl::opt<bool> InPlace("i", cl::desc("Rewrite the input file in place (atomically)"),
-                      cl::cat(sharedCategory()), Writers);
+                      cl::cat(sharedCategory()), InPlaceWriters);
 cl::opt<bool> Diff("diff", cl::desc("Print the change as a unified diff on stdout"),
                    cl::cat(sharedCategory()), Writers);
 cl::opt<std::string> To("to",
