@@ -40,7 +40,8 @@ const subs Writers{{&portCommand(), &proposeCommand()}};
 const subs InPlaceWriters{{&portCommand()}};
 const subs Targeted{{&portCommand(), &proposeCommand()}};
 const subs Parsers{{&listCommand(), &portCommand(), &specCommand(), &proposeCommand()}};
-const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand()}};
+const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand(), &measureCommand()}};
+const subs OnGpu{{&measureCommand()}};
 } // namespace
 
 cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),
@@ -57,6 +58,23 @@ cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_comma
                                cl::value_desc("build-dir"), cl::cat(sharedCategory()), Parsers);
 cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA toolkit root"),
                               cl::cat(sharedCategory()), Toolkit);
+cl::opt<std::string> WorkerPath("worker", cl::desc("The forge-worker executable"),
+                                cl::value_desc("path"), cl::cat(sharedCategory()), OnGpu);
+cl::opt<std::string> JobDir("job-dir",
+                            cl::desc("Keep the job directories here (default: a temporary "
+                                     "directory, removed afterwards)"),
+                            cl::value_desc("dir"), cl::cat(sharedCategory()), OnGpu);
+cl::opt<uint64_t> Seed("seed",
+                       cl::desc("Seed of the inputs (and of the tuner's strategy); default "
+                                "20261129, 1 for tune"),
+                       cl::cat(sharedCategory()), OnGpu);
+cl::opt<unsigned> Reps("reps", cl::desc("Timed launches per round (10)"), cl::init(10),
+                       cl::cat(sharedCategory()), OnGpu);
+cl::opt<double> TimeoutS("timeout",
+                         cl::desc("Seconds one candidate may take on the GPU before it is "
+                                  "killed (30)"),
+                         cl::init(30), cl::cat(sharedCategory()), OnGpu);
+
 Expected<OutputChoice> outputChoice() {
   return OutputChoice::fromFlags(OutputPath, InPlace, Diff);
 }

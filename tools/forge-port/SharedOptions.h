@@ -38,6 +38,13 @@ extern llvm::cl::opt<bool> Diff;              ///< --diff
 extern llvm::cl::opt<std::string> To;        ///< --to: port, tune (a list), optimize, propose
 extern llvm::cl::opt<std::string> BuildPath; ///< -p: compile_commands.json
 extern llvm::cl::opt<std::string> CudaPath;  ///< --cuda-path
+// The GPU side: measure, tune, optimize.
+extern llvm::cl::opt<std::string> WorkerPath; ///< --worker
+extern llvm::cl::opt<std::string> JobDir;     ///< --job-dir
+extern llvm::cl::opt<uint64_t> Seed;          ///< --seed
+extern llvm::cl::opt<unsigned> Reps;          ///< --reps
+extern llvm::cl::opt<double> TimeoutS;        ///< --timeout
+
 /// -o/-i/--diff as an OutputChoice (a usage error when several are given).
 llvm::Expected<OutputChoice> outputChoice();
 
