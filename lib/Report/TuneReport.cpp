@@ -5,6 +5,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <map>
+#include <set>
 
 using namespace forge;
 using namespace forge::report;
@@ -220,4 +222,40 @@ std::string forge::report::renderTuneReport(const TuneReportInput &In,
     return tuneReportHtml(In);
   }
   return "";
+}
+
+void forge::report::renderTuneSummary(llvm::raw_ostream &OS, const TuneResult &R) {
+  using namespace llvm;
+  std::set<std::string> Keys, OkKeys;
+  for (const ConfigResult &C : R.Configs) {
+    Keys.insert(C.Key);
+    if (C.Status == "ok")
+      OkKeys.insert(C.Key);
+  }
+  OS << formatv("forge-port: {0} of {1} valid configuration(s) evaluated ({2} measured now, "
+                "{3} measurement(s) from the database), {4} passed the checks",
+                Keys.size(), R.ValidConfigs, R.Measured, R.Reused, OkKeys.size());
+  if (R.Measured)
+    OS << formatv("; {0:F1} configurations per minute (compile {1:F1} s, run {2:F1} s)",
+                  R.ConfigsPerMinute, R.CompileSeconds, R.RunSeconds);
+  OS << "\n";
+  std::map<std::string, size_t> Failed;
+  for (const ConfigResult &C : R.Configs)
+    if (C.Status != "ok")
+      ++Failed[C.Status];
+  for (const auto &[Status, N] : Failed)
+    OS << "  " << N << " " << Status << "\n";
+  for (const TargetResult &T : R.Targets) {
+    OS << "  " << T.Target->Name << ": ";
+    std::vector<std::string> Parts;
+    for (const auto &[K, V] : T.Best)
+      Parts.push_back(K + "=" + std::to_string(V));
+    OS << join(Parts, " ") << " [" << (T.Measured ? "measured" : "predicted") << "] "
+       << T.Basis;
+    if (T.Speedup > 0)
+      OS << formatv("; {0:F3}x over the original {1} ({2:F2} us -> {3:F2} us, noise ±{4:F1}%)",
+                    T.Speedup, R.DefaultKey, T.BaselineNs / 1000, T.BestNs / 1000,
+                    T.Noise * 100);
+    OS << "\n";
+  }
 }

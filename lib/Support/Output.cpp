@@ -30,6 +30,9 @@ ScratchDir::~ScratchDir() {
 
 llvm::Expected<std::string> ScratchDir::make(llvm::StringRef UserPath, llvm::StringRef Prefix) {
   if (!UserPath.empty()) {
+    if (auto EC = llvm::sys::fs::create_directories(UserPath))
+      return makeError("cannot create the working directory '{0}': {1}", UserPath,
+                       EC.message());
     Path = UserPath.str();
     Keep = true;
     return Path;

@@ -36,12 +36,13 @@ struct subs {
   }
 };
 // Which subcommands take which shared option.
-const subs Writers{{&portCommand(), &proposeCommand()}};
-const subs InPlaceWriters{{&portCommand()}};
-const subs Targeted{{&portCommand(), &proposeCommand()}};
+const subs Writers{{&portCommand(), &tuneCommand(), &proposeCommand()}};
+const subs InPlaceWriters{{&portCommand(), &tuneCommand()}};
+const subs Targeted{{&portCommand(), &tuneCommand(), &proposeCommand()}};
 const subs Parsers{{&listCommand(), &portCommand(), &specCommand(), &proposeCommand()}};
-const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand(), &measureCommand()}};
-const subs OnGpu{{&measureCommand()}};
+const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
+                    &tuneCommand()}};
+const subs OnGpu{{&measureCommand(), &tuneCommand()}};
 } // namespace
 
 cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),

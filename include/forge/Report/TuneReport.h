@@ -12,6 +12,7 @@
 
 #include "forge/Measure/LaunchSpec.h"
 #include "forge/Tune/Tuner.h"
+#include "llvm/Support/raw_ostream.h"
 #include <optional>
 
 namespace forge::report {
@@ -33,6 +34,11 @@ Json tuneReportJson(const TuneReportInput &In);
 std::string tuneReportMarkdown(const TuneReportInput &In);
 std::string tuneReportHtml(const TuneReportInput &In);
 std::string renderTuneReport(const TuneReportInput &In, Format F);
+
+/// The summary of a sweep for a terminal: configurations evaluated and
+/// reused, failures by status, and each target's values (measured or
+/// predicted) with the speed-up over the original.
+void renderTuneSummary(llvm::raw_ostream &OS, const tune::TuneResult &R);
 
 /// A horizontal bar chart of the configurations' times as an SVG element
 /// (ok ones as bars, failed ones listed with their status).

@@ -33,8 +33,8 @@ struct OutputChoice {
                                                 bool Diff);
 };
 
-/// A working directory: the one the user named (kept), or a temporary one
-/// removed when this goes out of scope.
+/// A working directory: the one the user named (created if missing, and
+/// kept), or a temporary one removed when this goes out of scope.
 class ScratchDir {
 public:
   ScratchDir() = default;

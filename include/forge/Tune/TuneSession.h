@@ -1,0 +1,94 @@
+//===- Tune/TuneSession.h - `forge-port tune` without the CLI --*- C++ -*-===//
+///
+/// \file
+/// The tune driver in two steps, so that a caller can show the sweep's
+/// summary before anything is written:
+///
+///  1. tune(): the sweep (Tuner.h), with source-only tunables (an unroll
+///     count, a macro in the kernel body) compiled from a copy of the file
+///     per configuration;
+///  2. writeBack(): the best values written into the source (in place for
+///     one target, a compute-capability dispatch for several), checked to
+///     launch what the spec launches for those values, compiled for every
+///     target, checked on the GPU against the original (which gives the
+///     speed-up), and only then written where the options say.
+///
+/// run() does both. Rendering is in Report/TuneReport.h.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_TUNE_TUNESESSION_H
+#define FORGE_TUNE_TUNESESSION_H
+
+#include "forge/Frontend/KernelIndex.h"
+#include "forge/Frontend/Toolchain.h"
+#include "forge/Support/Output.h"
+#include "forge/Tune/Tuner.h"
+
+namespace forge::tune {
+
+/// "40" (configurations), "90s", "5m" (seconds) as a Budget; empty: none.
+/// Anything else is a usage error.
+llvm::Expected<Budget> parseBudget(llvm::StringRef Text);
+
+struct TuneSessionOptions {
+  /// The sweep: File is Sweep.Source; Sweep.Spec, Targets, GPU, strategy,
+  /// budget, seed, database, replay, batches, job options and interrupt
+  /// flag as Tuner.h says. Sweep.JobRoot empty: a temporary directory.
+  /// Sweep.Driver, Toolkit and NvccFlags are filled in from CudaPath and
+  /// ExtraArgs when unset.
+  TuneOptions Sweep;
+  OutputChoice Output;
+  /// The user's Clang arguments (for the index the write-back edits, and
+  /// translated for nvcc).
+  std::vector<std::string> ExtraArgs;
+  std::string CudaPath;
+  const frontend::Toolchain *Toolchain = nullptr; ///< required
+  /// Things worth telling the user as the run goes: what the run does
+  /// ("UNROLL changes the source, not the launch: ..."), and, with Caveat
+  /// set, a limit of what was checked.
+  std::function<void(llvm::StringRef Text, bool Caveat)> OnNote;
+};
+
+/// The tuned source, as written (or printed) and as a unified diff.
+struct TunedSource {
+  std::string Contents;
+  std::string Diff;
+  std::string Path; ///< a copy in the job directory
+};
+
+class TuneSession {
+public:
+  explicit TuneSession(TuneSessionOptions O);
+  ~TuneSession();
+
+  /// Checks the options, finds nvcc, makes the job root and the source
+  /// copies of source-only tunables; tune() and writeBack() call it when
+  /// the caller has not.
+  llvm::Error prepare();
+  /// The sweep. An interrupted run's result has Interrupted set: the
+  /// database keeps what was measured, and nothing should be written back.
+  llvm::Expected<TuneResult> tune();
+  /// The best values of R written back, checked and written out; fills
+  /// R's measured targets' speed-up and noise. Fails, writing nothing, when
+  /// the launch does not derive its geometry from the tuned values, the
+  /// tuned source does not compile for a target, or it fails its check
+  /// against the original on the GPU.
+  llvm::Expected<TunedSource> writeBack(TuneResult &R);
+  /// Both; an interrupted sweep is returned without a write-back.
+  llvm::Expected<std::pair<TuneResult, std::optional<TunedSource>>> run();
+
+private:
+  llvm::Expected<frontend::FileIndex> index(llvm::StringRef Path,
+                                            const arch::TargetInfo &Target,
+                                            llvm::ArrayRef<std::string> Args) const;
+  llvm::Error checkLaunchGeometry(const TuneResult &R, llvm::StringRef TunedPath) const;
+
+  TuneSessionOptions O;
+  std::unique_ptr<build::Nvcc> Tools;
+  ScratchDir Scratch;
+  bool Prepared = false;
+};
+
+} // namespace forge::tune
+
+#endif

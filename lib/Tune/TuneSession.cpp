@@ -1,0 +1,299 @@
+//===- Tune/TuneSession.cpp - The tune driver -----------------------------===//
+#include "forge/Tune/TuneSession.h"
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelIndex.h"
+#include "forge/Patch/PatchSet.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "forge/Tune/WriteBack.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include <array>
+
+using namespace llvm;
+
+namespace forge::tune {
+
+Expected<Budget> parseBudget(StringRef S) {
+  Budget B;
+  if (S.empty())
+    return B;
+  double Scale = 0;
+  StringRef Num = S;
+  if (Num.consume_back("s"))
+    Scale = 1;
+  else if (Num.consume_back("m"))
+    Scale = 60;
+  double V;
+  if (Num.getAsDouble(V) || V <= 0)
+    return makeUsageError("--budget '{0}': expected a number of configurations (40) or of "
+                          "seconds (90s, 5m)",
+                          S);
+  if (Scale)
+    B.MaxSeconds = V * Scale;
+  else if (V != double(size_t(V)))
+    return makeUsageError("--budget '{0}': a number of configurations is a whole number", S);
+  else
+    B.MaxEvaluations = size_t(V);
+  return B;
+}
+
+namespace {
+std::string targetNames(const TuneResult &R) {
+  std::vector<std::string> Names;
+  for (const TargetResult &T : R.Targets)
+    Names.push_back(T.Target->Name);
+  return join(Names, ", ");
+}
+
+/// The directory of File, absolute, for -I.
+std::string directoryOf(StringRef File) {
+  SmallString<256> Dir(File);
+  sys::fs::make_absolute(Dir);
+  sys::path::remove_filename(Dir);
+  return Dir.str().str();
+}
+} // namespace
+
+TuneSession::TuneSession(TuneSessionOptions O) : O(std::move(O)) {}
+TuneSession::~TuneSession() = default;
+
+Expected<frontend::FileIndex> TuneSession::index(StringRef Path, const arch::TargetInfo &Target,
+                                                 ArrayRef<std::string> Args) const {
+  auto PO = frontend::makeParseOptions(Path, "", &Target, Args);
+  if (!PO)
+    return PO.takeError();
+  frontend::ParseDiagnostics Diags(nullptr);
+  return frontend::buildKernelIndex(*O.Toolchain, *PO, Path, Diags);
+}
+
+Error TuneSession::prepare() {
+  if (Prepared)
+    return Error::success();
+  TuneOptions &S = O.Sweep;
+  if (!S.Spec || S.Targets.empty() || !O.Toolchain)
+    return makeError("TuneSession: the spec, the targets and the toolchain are required");
+  if (Error E = frontend::checkCudaInput(S.Source))
+    return E;
+  if (auto Strat = createStrategy(S.Strategy); !Strat)
+    return Strat.takeError();
+  if (!S.Driver) {
+    auto N = build::findNvcc(O.CudaPath);
+    if (!N)
+      return N.takeError();
+    Tools = std::move(*N);
+    S.Driver = Tools->Driver.get();
+  }
+  if (S.Toolkit.empty())
+    S.Toolkit = S.Driver->toolkit().Version;
+  if (S.NvccFlags.empty())
+    S.NvccFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);
+  auto Root = Scratch.make(S.JobRoot, "forge-tune");
+  if (!Root)
+    return Root.takeError();
+  S.JobRoot = *Root;
+  // Tunables the harness cannot set get a copy of the source per
+  // configuration, with its values written in.
+  std::vector<std::string> SourceOnly = sourceOnlyTunables(*S.Spec);
+  if (!SourceOnly.empty() && S.GpuTarget && S.ReplayPath.empty()) {
+    auto Index = index(S.Source, *S.GpuTarget, O.ExtraArgs);
+    if (!Index)
+      return Index.takeError();
+    auto Original = readFile(S.Source);
+    if (!Original)
+      return Original.takeError();
+    auto SF = sourceVariants(std::move(*Index), S.Spec->Kernel, SourceOnly,
+                             std::move(*Original), S.JobRoot + "/variants");
+    if (!SF)
+      return SF.takeError();
+    S.SourceFor = std::move(*SF);
+    S.NvccFlags.push_back("-I" + directoryOf(S.Source));
+    if (O.OnNote)
+      O.OnNote(join(SourceOnly, ", ") +
+               " change(s) the source, not the launch: each configuration is compiled from "
+               "its own copy",
+               false);
+  }
+  Prepared = true;
+  return Error::success();
+}
+
+Expected<TuneResult> TuneSession::tune() {
+  if (Error E = prepare())
+    return std::move(E);
+  return runTuning(O.Sweep);
+}
+
+/// The launches of the tuned source must launch what the spec launches for
+/// the tuned values, or the program would run the tuned kernel with the old
+/// geometry (the harness, which uses the spec's geometry, cannot see that).
+/// Launch dimensions the index can evaluate are compared with the spec's
+/// for some target's values; the others are reported as not checked.
+Error TuneSession::checkLaunchGeometry(const TuneResult &R, StringRef TunedPath) const {
+  const measure::LaunchSpec &Spec = *O.Sweep.Spec;
+  std::vector<std::string> Args = O.ExtraArgs;
+  Args.push_back("-I" + directoryOf(O.Sweep.Source));
+  auto Index = index(TunedPath, *R.Targets.front().Target, Args);
+  if (!Index)
+    return Index.takeError();
+  std::vector<measure::Geometry> Want;
+  for (const TargetResult &T : R.Targets) {
+    auto G = Spec.geometry(measure::ValueMap(T.Best.begin(), T.Best.end()));
+    if (!G)
+      return G.takeError();
+    Want.push_back(*G);
+  }
+  auto Dims = [](const frontend::ValueText &V) -> std::optional<std::array<int64_t, 3>> {
+    if (V.Dim3)
+      return *V.Dim3;
+    if (V.Value)
+      return std::array<int64_t, 3>{*V.Value, 1, 1};
+    return std::nullopt;
+  };
+  auto Text = [](const std::array<int64_t, 3> &D) {
+    return formatv("({0}, {1}, {2})", D[0], D[1], D[2]).str();
+  };
+  unsigned Unchecked = 0;
+  for (const frontend::LaunchSiteInfo &L : Index->LaunchSites) {
+    if (!L.Active || L.Kernel != Spec.Kernel)
+      continue;
+    for (auto [Name, Value, IsBlock] :
+         {std::tuple{"block", &L.Block, true}, std::tuple{"grid", &L.Grid, false}}) {
+      auto Have = Dims(*Value);
+      if (!Have) {
+        ++Unchecked;
+        continue;
+      }
+      bool Match = any_of(Want, [&](const measure::Geometry &G) {
+        return (IsBlock ? G.Block : G.Grid) == *Have;
+      });
+      if (!Match)
+        return makeError(
+            "{0}:{1}: after the write-back this launch of {2} has the {3} {4} ({5}), "
+            "but the spec launches {6} for the tuned values: the launch does not derive "
+            "its geometry from the tuned parameters. Write it with the tunables' names "
+            "(as the spec does), or tune only what it derives; nothing is written",
+            O.Sweep.Source, L.Loc.Line, Spec.Kernel, Name, Text(*Have), Value->Text,
+            Text(IsBlock ? Want.front().Block : Want.front().Grid));
+    }
+  }
+  if (Unchecked && O.OnNote)
+    O.OnNote(formatv("{0} launch dimension(s) of {1} depend on run-time values and were not "
+                     "checked against the spec",
+                     Unchecked, Spec.Kernel)
+                 .str(),
+             true);
+  return Error::success();
+}
+
+Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
+  if (Error E = prepare())
+    return std::move(E);
+  const TuneOptions &S = O.Sweep;
+  if (R.Targets.empty())
+    return makeError("no target to write back");
+  auto Index = index(S.Source, *R.Targets.front().Target, O.ExtraArgs);
+  if (!Index)
+    return Index.takeError();
+  if (Index->Errors)
+    return makeError("{0} has {1} parse error(s); nothing is written back (see "
+                     "forge-port list {0})",
+                     S.Source, Index->Errors);
+  std::vector<std::string> Names;
+  for (const measure::Tunable &T : S.Spec->Tunables)
+    Names.push_back(T.Name);
+  auto Bindings = bindTunables(*Index, S.Spec->Kernel, Names);
+  if (!Bindings)
+    return Bindings.takeError();
+  Expected<patch::PatchSet> Edits = patch::PatchSet();
+  bool Same = all_of(R.Targets, [&](const TargetResult &T) {
+    return T.Best == R.Targets.front().Best;
+  });
+  if (Same && R.Targets.size() > 1 && O.OnNote)
+    O.OnNote("every target has the same values; they are written once, without a dispatch",
+             false);
+  if (Same) {
+    Edits = writeBackEdits(*Index, *Bindings, R.Targets.front().Best);
+  } else {
+    std::vector<TargetValues> Per;
+    for (const TargetResult &T : R.Targets)
+      Per.push_back({T.Target, T.Best, T.Measured, T.Gpu});
+    Edits = dispatchEdits(*Index, S.Spec->Kernel, *Bindings, Per);
+  }
+  if (!Edits)
+    return Edits.takeError();
+  auto Original = readFile(S.Source);
+  if (!Original)
+    return Original.takeError();
+  TunedSource W;
+  auto Patched = Edits->applyTo(patch::PatchSet::normalizePath(Index->File), *Original);
+  if (!Patched)
+    return Patched.takeError();
+  W.Contents = *Patched;
+  auto D = Edits->diff(patch::diskContents());
+  if (!D)
+    return D.takeError();
+  W.Diff = *D;
+  // The tuned source must launch what the spec launches and compile for
+  // every target before it is written.
+  W.Path = (S.JobRoot + "/tuned-" + sys::path::filename(S.Source)).str();
+  if (Error E = writeFileAtomically(W.Path, W.Contents))
+    return std::move(E);
+  if (Error E = checkLaunchGeometry(R, W.Path))
+    return std::move(E);
+  build::CompileJob J;
+  J.Source = W.Path;
+  for (const TargetResult &T : R.Targets)
+    J.Targets.push_back(*T.Target);
+  J.Output = build::OutputKind::Object;
+  J.IncludeDirs = {directoryOf(S.Source)};
+  J.ExtraFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);
+  auto C = S.Driver->compile(J);
+  if (!C)
+    return C.takeError();
+  if (!C->ok()) {
+    std::string First;
+    for (const build::CompilerDiagnostic &Dg : C->Diagnostics)
+      if (Dg.isError()) {
+        First = Dg.format();
+        break;
+      }
+    return makeError("the tuned source does not compile for {0}: {1}; nothing is written",
+                     targetNames(R), First.empty() ? C->Log : First);
+  }
+  // On the GPU: the tuned source against the original, before anything is
+  // written.
+  if (Error E = verifyTuned(S, R, W.Path))
+    return std::move(E);
+  switch (O.Output.K) {
+  case OutputChoice::Kind::InPlace:
+    if (Error E = writeFileAtomically(S.Source, W.Contents))
+      return std::move(E);
+    break;
+  case OutputChoice::Kind::File:
+    if (Error E = writeFileAtomically(O.Output.Path, W.Contents))
+      return std::move(E);
+    break;
+  case OutputChoice::Kind::Stdout:
+  case OutputChoice::Kind::Diff:
+  case OutputChoice::Kind::None:
+    break;
+  }
+  return W;
+}
+
+Expected<std::pair<TuneResult, std::optional<TunedSource>>> TuneSession::run() {
+  auto R = tune();
+  if (!R)
+    return R.takeError();
+  if (R->Interrupted)
+    return std::make_pair(std::move(*R), std::optional<TunedSource>());
+  auto W = writeBack(*R);
+  if (!W)
+    return W.takeError();
+  return std::make_pair(std::move(*R), std::optional<TunedSource>(std::move(*W)));
+}
+
+} // namespace forge::tune
