@@ -583,4 +583,17 @@ Expected<ModelReply> ModelClient::complete(StringRef System,
   }
 }
 
+std::string redactedEndpoint(StringRef Url) {
+  StringRef U = Url.split('?').first;
+  size_t Scheme = U.find("://");
+  if (Scheme != StringRef::npos) {
+    StringRef Rest = U.drop_front(Scheme + 3);
+    size_t At = Rest.find('@');
+    size_t Slash = Rest.find('/');
+    if (At != StringRef::npos && (Slash == StringRef::npos || At < Slash))
+      return (U.take_front(Scheme + 3) + Rest.drop_front(At + 1)).str();
+  }
+  return U.str();
+}
+
 } // namespace forge::agent

@@ -1,5 +1,6 @@
 //===- Agent/Transcript.cpp - Every prompt, reply and verdict -------------===//
 #include "forge/Agent/Transcript.h"
+#include "forge/Support/JsonReader.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -185,6 +186,24 @@ Expected<std::unique_ptr<Replay>> Replay::load(StringRef Path) {
     if (!J->contains(K) || !(*J)[K].is_array())
       return makeError("{0}: $.{1}: expected an array", Path, K);
   auto R = std::make_unique<Replay>();
+  JsonReader Read(Path.str());
+  RecordedOptions &RO = R->Options;
+  RO.Measured = Read.boolean(*J, "$", "measured");
+  if (const Json *Opts = Read.object(*J, "$", "options", /*Required=*/false)) {
+    const std::string P = "$.options";
+    if (Opts->contains("rounds"))
+      RO.Rounds = unsigned(Read.count(*Opts, P, "rounds"));
+    if (Opts->contains("proposals_per_round"))
+      RO.ProposalsPerRound = unsigned(Read.count(*Opts, P, "proposals_per_round"));
+    if (Opts->contains("threshold"))
+      RO.Threshold = Read.number(*Opts, P, "threshold");
+    if (Opts->contains("min_gain"))
+      RO.MinGain = Read.number(*Opts, P, "min_gain");
+    if (Opts->contains("scope"))
+      RO.Scope = Read.string(*Opts, P, "scope");
+  }
+  if (Error E = Read.takeError())
+    return std::move(E);
   R->J = std::move(*J);
   return std::move(R);
 }

@@ -221,3 +221,19 @@ std::string renderOptimizeReport(const OptimizeReportInput &In, Format F) {
 }
 
 } // namespace forge::report
+
+void forge::report::renderOptimizeRounds(llvm::raw_ostream &OS, const agent::OptimizeResult &R) {
+  using llvm::formatv;
+  for (const agent::RoundRecord &RR : R.Rounds) {
+    OS << formatv("round {0}:", RR.Number);
+    if (RR.Before.MedianNs > 0)
+      OS << formatv(" {0:F2} us", RR.Before.MedianNs / 1000);
+    if (RR.Accepted >= 0)
+      OS << formatv(" -> {0:F2} us ({1:F2}x) with {2}: {3}", RR.After.MedianNs / 1000, RR.Gain,
+                    RR.Proposals[RR.Accepted].P.Origin, RR.Proposals[RR.Accepted].P.Summary);
+    else
+      OS << (RR.Before.MedianNs > 0 ? ";" : "") << " nothing kept of " << RR.Proposals.size()
+         << " proposal(s)";
+    OS << (RR.Note.empty() ? "" : "; " + RR.Note) << "\n";
+  }
+}

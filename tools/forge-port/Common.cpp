@@ -1,8 +1,5 @@
 //===- forge-port/Common.cpp ----------------------------------------------===//
 #include "Common.h"
-#include "forge/Arch/TargetInfo.h"
-#include "forge/Measure/Measurement.h"
-#include "forge/Support/FileUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
@@ -41,66 +38,6 @@ bool parseOptions(const Invocation &Inv, StringRef Overview) {
   return OK;
 }
 
-Expected<frontend::ParseOptions> makeParseOptions(StringRef File, StringRef BuildDir,
-                                                  StringRef Arch,
-                                                  ArrayRef<std::string> ExtraArgs) {
-  const arch::TargetInfo *Target = nullptr;
-  if (!Arch.empty()) {
-    auto T = arch::lookupTarget(Arch);
-    if (!T)
-      return T.takeError();
-    Target = &*T;
-  }
-  return frontend::makeParseOptions(File, BuildDir, Target, ExtraArgs);
-}
-
-Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath) {
-  auto TK = build::CudaToolkit::find(CudaPath);
-  if (!TK)
-    return TK.takeError();
-  auto N = std::make_unique<Nvcc>();
-  build::DriverOptions DO;
-  DO.Cache = &N->Cache;
-  N->Driver = std::make_unique<build::NvccDriver>(*TK, DO);
-  return N;
-}
-
-std::vector<std::string> nvccFlagsFor(ArrayRef<std::string> ClangArgs) {
-  std::vector<std::string> Out;
-  for (size_t I = 0; I < ClangArgs.size(); ++I) {
-    StringRef A = ClangArgs[I];
-    bool Next = I + 1 < ClangArgs.size();
-    if (A.consume_front("-I"))
-      Out.push_back("-I" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
-    else if (A.consume_front("-D"))
-      Out.push_back("-D" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
-    else if (A == "-isystem" && Next)
-      Out.push_back("-I" + ClangArgs[++I]);
-    else if (A.starts_with("-std="))
-      Out.push_back(A.str());
-  }
-  return Out;
-}
-
-ScratchDir::~ScratchDir() {
-  if (!Keep && !Path.empty())
-    sys::fs::remove_directories(Path);
-}
-
-Expected<std::string> ScratchDir::make(StringRef UserPath, StringRef Prefix) {
-  if (!UserPath.empty()) {
-    Path = UserPath.str();
-    Keep = true;
-    return Path;
-  }
-  SmallString<128> P;
-  if (auto EC = sys::fs::createUniqueDirectory(Prefix, P))
-    return makeError("cannot create a working directory: {0}", EC.message());
-  Path = P.str().str();
-  Keep = false;
-  return Path;
-}
-
 Expected<std::array<int64_t, 3>> parseBlockDims(StringRef Text) {
   std::array<int64_t, 3> B{{1, 1, 1}};
   SmallVector<StringRef, 3> Parts;
@@ -119,21 +56,3 @@ Expected<std::array<int64_t, 3>> parseBlockDims(StringRef Text) {
 }
 
 } // namespace forge::tool
-
-forge::tool::LocalGpu forge::tool::findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
-                                                llvm::StringRef Consequence) {
-  LocalGpu G;
-  auto W = measure::findWorker(WorkerOpt, executableDir(Argv0));
-  if (!W) {
-    llvm::WithColor::warning(llvm::errs(), "forge-port")
-        << llvm::toString(W.takeError()) << "; " << Consequence << "\n";
-    return G;
-  }
-  auto Info = measure::queryGpu(*W);
-  if (!Info) {
-    llvm::WithColor::warning(llvm::errs(), "forge-port")
-        << llvm::toString(Info.takeError()) << "; " << Consequence << "\n";
-    return G;
-  }
-  return {*W, Info->Target, Info->Name};
-}

@@ -2,10 +2,6 @@
 #ifndef FORGE_TOOLS_FORGEPORT_COMMON_H
 #define FORGE_TOOLS_FORGEPORT_COMMON_H
 
-#include "forge/Build/CompileCache.h"
-#include "forge/Build/NvccDriver.h"
-#include "forge/Frontend/CudaInvocation.h"
-#include <memory>
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <array>
@@ -32,48 +28,6 @@ int reportError(llvm::Error E);
 /// Parses Args with the options of the given subcommand; false on a usage
 /// error (already printed).
 bool parseOptions(const Invocation &Inv, llvm::StringRef Overview);
-
-/// The parse options for File: flags from -p's compilation database (if
-/// given) then the extra arguments; Arch validated against the Arch
-/// database when not empty.
-llvm::Expected<frontend::ParseOptions>
-makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef Arch,
-                 llvm::ArrayRef<std::string> ExtraArgs);
-
-/// nvcc from the toolkit at CudaPath (or the usual places), with the
-/// compile cache of the user's cache directory.
-struct Nvcc {
-  build::CompileCache Cache{build::CompileCache::defaultDirectory()};
-  std::unique_ptr<build::NvccDriver> Driver;
-};
-llvm::Expected<std::unique_ptr<Nvcc>> findNvcc(llvm::StringRef CudaPath);
-
-/// The nvcc spelling of the Clang arguments that matter to a compile
-/// (-I, -isystem, -D, -std=); the rest (Clang-only flags) are dropped.
-std::vector<std::string> nvccFlagsFor(llvm::ArrayRef<std::string> ClangArgs);
-
-/// A working directory: the one the user named (kept), or a temporary one
-/// removed when this goes out of scope.
-class ScratchDir {
-public:
-  ~ScratchDir();
-  llvm::Expected<std::string> make(llvm::StringRef UserPath, llvm::StringRef Prefix);
-
-private:
-  std::string Path;
-  bool Keep = true;
-};
-
-/// The local GPU through forge-worker: the worker's path, the GPU's target
-/// and name. Empty when there is none; then a warning says why and what
-/// follows (Consequence: "values are predicted").
-struct LocalGpu {
-  std::string Worker;
-  const arch::TargetInfo *Target = nullptr;
-  std::string Name;
-};
-LocalGpu findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
-                      llvm::StringRef Consequence);
 
 /// Block dimensions as the command line gives them: "256", "16,16" or
 /// "8,8,4"; at most 1024 threads.

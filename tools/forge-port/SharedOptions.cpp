@@ -36,13 +36,14 @@ struct subs {
   }
 };
 // Which subcommands take which shared option.
-const subs Writers{{&portCommand(), &tuneCommand(), &proposeCommand()}};
-const subs InPlaceWriters{{&portCommand(), &tuneCommand()}};
-const subs Targeted{{&portCommand(), &tuneCommand(), &proposeCommand()}};
-const subs Parsers{{&listCommand(), &portCommand(), &specCommand(), &proposeCommand()}};
+const subs Writers{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand()}};
+const subs InPlaceWriters{{&portCommand(), &tuneCommand(), &optimizeCommand()}};
+const subs Targeted{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand()}};
+const subs Parsers{{&listCommand(), &portCommand(), &specCommand(), &proposeCommand(),
+                    &optimizeCommand()}};
 const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
-                    &tuneCommand()}};
-const subs OnGpu{{&measureCommand(), &tuneCommand()}};
+                    &tuneCommand(), &optimizeCommand()}};
+const subs OnGpu{{&measureCommand(), &tuneCommand(), &optimizeCommand()}};
 } // namespace
 
 cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),

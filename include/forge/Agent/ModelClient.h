@@ -64,6 +64,10 @@ struct ModelConfig {
 llvm::Expected<ModelConfig> resolveModelConfig(llvm::StringRef UrlFlag,
                                                llvm::StringRef ModelFlag);
 
+/// Url as a transcript may keep it: scheme, host and path, without user
+/// information or a query (where keys hide).
+std::string redactedEndpoint(llvm::StringRef Url);
+
 /// The URL a request goes to and its format, after Auto and base-URL
 /// completion: "http://host:8080" -> "http://host:8080/v1/chat/completions".
 struct Endpoint {

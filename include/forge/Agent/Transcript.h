@@ -48,6 +48,15 @@ private:
 Json transcriptToJson(const TranscriptInfo &Info, const OptimizeOptions &O,
                       const OptimizeResult &R, const MeasurementLog &Log);
 
+/// The options a recorded run was made with, as far as the transcript says
+/// (a missing field: the loop's default).
+struct RecordedOptions {
+  std::optional<unsigned> Rounds, ProposalsPerRound;
+  std::optional<double> Threshold, MinGain;
+  std::optional<std::string> Scope;
+  bool Measured = false; ///< the recorded run had a GPU
+};
+
 /// A transcript read back for --replay.
 class Replay : public Proposer {
 public:
@@ -59,13 +68,14 @@ public:
   /// The recorded measurement job that matches Req (the next one in order);
   /// an error when the run has diverged from the recording.
   llvm::Expected<measure::MeasureReport> measure(const measure::MeasureRequest &Req);
-  /// The recorded run's options: rounds, threshold, target, kernel.
-  const Json &recorded() const { return J; }
+  /// The recorded run's options, checked when the transcript was loaded.
+  const RecordedOptions &options() const { return Options; }
   /// Differences between the recorded decisions and R's, one line each.
   std::vector<std::string> compare(const OptimizeResult &R) const;
 
 private:
   Json J;
+  RecordedOptions Options;
   size_t NextJob = 0;
 };
 

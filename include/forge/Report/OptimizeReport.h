@@ -33,6 +33,10 @@ std::string renderOptimizeReport(const OptimizeReportInput &In, Format F);
 /// faster." for the accepted proposal of a round, or what happened.
 std::string roundSentence(const agent::RoundRecord &R);
 
+/// One line per round for a terminal: "round 2: 119.70 us -> 30.10 us
+/// (3.98x) with expert:...: <summary>", or what was not kept.
+void renderOptimizeRounds(llvm::raw_ostream &OS, const agent::OptimizeResult &R);
+
 } // namespace forge::report
 
 #endif

@@ -1,0 +1,202 @@
+//===- Agent/OptimizeSession.cpp - The optimize driver --------------------===//
+#include "forge/Agent/OptimizeSession.h"
+#include "forge/Agent/ExpertProposer.h"
+#include "forge/Agent/ModelProposer.h"
+#include "forge/Agent/Prompt.h"
+#include "forge/Agent/TunerProposer.h"
+#include "forge/Arch/GpuModel.h"
+#include "forge/Frontend/CudaParser.h"
+#include "forge/Patch/PatchSet.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+
+using namespace llvm;
+
+namespace forge::agent {
+
+OptimizeSession::OptimizeSession(OptimizeSessionOptions O) : O(std::move(O)) {}
+OptimizeSession::~OptimizeSession() = default;
+
+StringRef OptimizeSession::proposerName() const { return Name; }
+
+Expected<OptimizeSessionResult> OptimizeSession::run() {
+  if (!O.Spec || !O.Target || !O.Toolchain)
+    return makeError("OptimizeSession: the spec, the target and the toolchain are required");
+  if (O.Scope != "kernel" && O.Scope != "file")
+    return makeUsageError("--scope '{0}': expected kernel or file", O.Scope);
+  if (O.Threshold < 0 || O.Threshold >= 1)
+    return makeUsageError("--threshold {0}: expected a fraction in [0, 1)", O.Threshold);
+  if (!O.ReplayPath.empty() && O.Model)
+    return makeUsageError("--replay reruns a transcript; it takes no --llm/--model");
+  if (Error E = frontend::checkCudaInput(O.File))
+    return std::move(E);
+  auto PO = frontend::makeParseOptions(O.File, O.BuildDir, O.Target, O.ExtraArgs);
+  if (!PO)
+    return PO.takeError();
+
+  OptimizeSessionResult Out;
+  Out.Info.Tool = O.ToolVersion;
+  Out.Info.Date = O.Date;
+  Out.Info.Spec = O.SpecPath;
+  // The proposer: a transcript, a model, or the expert rules.
+  Proposer *Main = nullptr;
+  if (!O.ReplayPath.empty()) {
+    auto R = Replay::load(O.ReplayPath);
+    if (!R)
+      return R.takeError();
+    Replayed = std::move(*R);
+    Main = Replayed.get();
+    Out.Info.Proposer = "replay of " + O.ReplayPath;
+    Out.Replayed = true;
+  } else if (O.Model) {
+    Out.Info.Proposer = "model";
+    Out.Info.Model = O.Model->Model;
+    Out.Info.Endpoint = redactedEndpoint(O.Model->Url);
+    Proposers.push_back(std::make_unique<ModelProposer>(*O.Model));
+    Main = Proposers.back().get();
+  } else {
+    Out.Info.Proposer = "expert";
+    Proposers.push_back(std::make_unique<ExpertProposer>(*O.Toolchain, *PO, O.Rules));
+    Main = Proposers.back().get();
+  }
+  Name = Out.Info.Proposer;
+
+  auto N = build::findNvcc(O.CudaPath);
+  if (!N)
+    return N.takeError();
+  Tools = std::move(*N);
+  const build::NvccDriver &Driver = *Tools->Driver;
+  ScratchDir Work; // the candidates and jobs, for this run only
+  auto Root = Work.make(O.JobDir, "forge-optimize");
+  if (!Root)
+    return Root.takeError();
+
+  Checker = std::make_unique<SourceChecker>(*O.Toolchain, *PO);
+  OptimizeOptions &L = Loop;
+  L.File = O.File;
+  L.Spec = O.Spec;
+  L.Target = O.Target;
+  L.MaxRounds = O.MaxRounds;
+  L.Threshold = O.Threshold;
+  L.MaxProposalsPerRound = std::max(1u, O.ProposalsPerRound);
+  L.Scope = O.Scope;
+  L.JobRoot = *Root;
+  L.Job = O.Job;
+  L.NvccFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);
+  L.Checker = Checker.get();
+  L.Driver = &Driver;
+  L.TargetFacts = targetFacts(*O.Target);
+  if (const arch::GpuModel *G = arch::referenceGpuFor(*O.Target))
+    L.SmCount = unsigned(G->SMs);
+  L.Interrupted = O.Interrupted;
+  L.OnProgress = O.OnProgress;
+  L.OnRecord = O.OnRecord;
+  if (O.Gpu && !Replayed) {
+    L.WorkerPath = O.Gpu->Worker;
+    L.GpuTarget = O.Gpu->Target;
+    L.GpuName = O.Gpu->Name;
+  }
+  L.Propose = Main;
+
+  MeasurementLog Log;
+  if (Replayed) {
+    // The recorded run's options decide, so that the same decisions follow.
+    const RecordedOptions &R = Replayed->options();
+    L.MaxRounds = R.Rounds.value_or(L.MaxRounds);
+    L.Threshold = R.Threshold.value_or(L.Threshold);
+    L.MinGain = R.MinGain.value_or(L.MinGain);
+    L.Scope = R.Scope.value_or(L.Scope);
+    L.MaxProposalsPerRound = R.ProposalsPerRound.value_or(L.MaxProposalsPerRound);
+    if (R.Measured)
+      L.GpuTarget = O.Target;
+    Replay *Rep = Replayed.get();
+    L.Measure = [&Log, Rep](const measure::MeasureRequest &Q) {
+      return Log.record(Q, [Rep](const measure::MeasureRequest &Q2) { return Rep->measure(Q2); });
+    };
+  } else {
+    // The tuner's sweep is a proposal of its own, next to the rules or the
+    // model.
+    if (O.Tuner && !O.Spec->Tunables.empty() && L.GpuTarget) {
+      TunerOptions TO;
+      TO.File = O.File;
+      TO.Sweep.GpuTarget = L.GpuTarget;
+      TO.Sweep.GpuName = L.GpuName;
+      TO.Sweep.WorkerPath = L.WorkerPath;
+      TO.Sweep.Toolkit = Driver.toolkit().Version;
+      TO.Sweep.Limit.MaxEvaluations = O.TuneBudget;
+      TO.Sweep.Seed = O.Job.Seed;
+      TO.Sweep.DbPath = O.TuneDb;
+      TO.Sweep.JobRoot = *Root + "/tuner"; // each sweep in its own directory below
+      TO.Sweep.Job = L.Job;
+      TO.Sweep.NvccFlags = L.NvccFlags;
+      TO.Sweep.Driver = &Driver;
+      TO.Sweep.Interrupted = O.Interrupted;
+      TO.Toolchain = O.Toolchain;
+      TO.Parse = *PO;
+      TO.OnProgress = O.OnProgress;
+      Proposers.push_back(std::make_unique<TunerProposer>(TO));
+      auto Both = std::make_unique<CombinedProposer>(
+          std::vector<Proposer *>{Main, Proposers.back().get()});
+      Both->setName(Main->name().str() + " + tuner");
+      Name = Out.Info.Proposer + " + tuner";
+      L.Propose = Both.get();
+      Proposers.push_back(std::move(Both));
+    }
+    if (L.GpuTarget)
+      L.Measure = [&Log, &Driver](const measure::MeasureRequest &Q) {
+        return Log.record(Q, [&Driver](const measure::MeasureRequest &Q2) {
+          return measure::runMeasurement(Driver, Q2);
+        });
+      };
+  }
+
+  auto R = runOptimization(L);
+  if (!R)
+    return R.takeError();
+  Out.Result = std::move(*R);
+  const OptimizeResult &Res = Out.Result;
+
+  if (!O.TranscriptPath.empty()) {
+    Json T = transcriptToJson(Out.Info, L, Res, Log);
+    if (Error E = writeFileAtomically(O.TranscriptPath, T.dump(2) + "\n"))
+      return std::move(E);
+  }
+  if (Res.FinalSource != Res.OriginalSource) {
+    patch::PatchSet Change;
+    patch::ContentsProvider Orig = [&](StringRef) -> Expected<std::string> {
+      return Res.OriginalSource;
+    };
+    if (Error E = Change.add(patch::makeReplacement(patch::PatchSet::normalizePath(O.File), 0,
+                                                    unsigned(Res.OriginalSource.size()),
+                                                    Res.FinalSource),
+                             "optimize"))
+      return std::move(E);
+    auto D = Change.diff(Orig);
+    if (!D)
+      return D.takeError();
+    Out.Diff = *D;
+  }
+  if (Replayed)
+    Out.ReplayDifferences = Replayed->compare(Res);
+  switch (O.Output.K) {
+  case OutputChoice::Kind::InPlace:
+    if (Res.FinalSource != Res.OriginalSource)
+      if (Error E = writeFileAtomically(O.File, Res.FinalSource))
+        return std::move(E);
+    break;
+  case OutputChoice::Kind::File:
+    if (Error E = writeFileAtomically(O.Output.Path, Res.FinalSource))
+      return std::move(E);
+    break;
+  case OutputChoice::Kind::Stdout:
+  case OutputChoice::Kind::Diff:
+  case OutputChoice::Kind::None:
+    break;
+  }
+  // The loop's options keep pointing at what the session owns; the job
+  // directory goes with the run.
+  Loop.Measure = nullptr;
+  return Out;
+}
+
+} // namespace forge::agent
