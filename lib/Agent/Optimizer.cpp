@@ -554,7 +554,7 @@ Expected<OptimizeResult> Loop::run() {
         if (It == Live.end())
           continue;
         Candidate &C = Cands[*It];
-        C.Rec.Status = Out.Result.Status;
+        C.Rec.Status = statusName(Out.Result.Status);
         if (Out.Resources) {
           C.Rec.Registers = Out.Resources->Registers;
           C.Rec.StaticShared = Out.Resources->SharedMemBytes;
@@ -562,7 +562,7 @@ Expected<OptimizeResult> Loop::run() {
         if (!stage(C.Rec, "correctness", Out.Result.ok(),
                    Out.Result.ok()
                        ? "matches the original on every output; inputs unchanged"
-                       : Out.Result.Status + ": " +
+                       : std::string(statusName(Out.Result.Status)) + ": " +
                              measure::describeRejection(Out.Result, O.Job.FloorFactor)))
           continue;
         C.Rec.MedianNs = Out.Result.Time ? Out.Result.Time->Median : 0;

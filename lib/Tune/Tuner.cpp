@@ -144,7 +144,7 @@ public:
     Req.OnResult = [&](const measure::CandidateResult &C, size_t, size_t) {
       if (C.Reference || !O.OnProgress)
         return;
-      Progress.Last = C.Label + ": " + C.Status +
+      Progress.Last = C.Label + ": " + statusName(C.Status) +
                       (C.Time ? llvm::formatv(" {0:F2} us", C.Time->Median / 1000)
                                     .str()
                               : "");
@@ -188,7 +188,7 @@ public:
       size_t I = PlannedIndex[P];
       const measure::CandidateOutcome &C = Rep->Outcomes[P + 1];
       Evaluation &E = Out[I];
-      E.Status = C.Result.Status;
+      E.Status = statusName(C.Result.Status);
       E.Ok = C.Result.ok() && C.Result.Time && RefNs > 0;
       double Median = C.Result.Time ? C.Result.Time->Median : 0;
       E.Cost = E.Ok ? Median * FirstRefNs / RefNs : 0;
@@ -592,7 +592,7 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
     if (!Tuned.ok())
       return makeError("the tuned source at {0} failed its check against the "
                        "original: {1} {2}; nothing was written",
-                       TR.BestKey, Tuned.Status, Tuned.Error);
+                       TR.BestKey, statusName(Tuned.Status), Tuned.Error);
     TR.BaselineNs = Ref.Time ? Ref.Time->Median : 0;
     TR.BestNs = Tuned.Time ? Tuned.Time->Median : 0;
     TR.Speedup = Tuned.Speedup.value_or(0);

@@ -292,8 +292,8 @@ int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec,
     std::string Bn = R.Pos ? bottleneckName(R.Pos->Class).str() : "-";
     OS << formatv("{0,-6} {1,-28} {2,-13} {3,10} {4,10} {5,7} {6,16} {7,8} {8,9} {9,8} {10,5} "
                   "{11,6} {12,7} {13,9}  {14}\n",
-                  C.Id, Label, C.Status, Med, Min, Spread, Speed, GB, GF, Roof, Regs, Spill, Smem,
-                  Occ, Bn);
+                  C.Id, Label, statusName(C.Status), Med, Min, Spread, Speed, GB, GF, Roof, Regs,
+                  Spill, Smem, Occ, Bn);
   }
   bool Header = false;
   for (const Row &R : Rows) {
@@ -303,9 +303,13 @@ int printSpecReport(const MeasureReport &Rep, const LaunchSpec &Spec,
     if (!Header)
       OS << "\nrejected:\n";
     Header = true;
-    OS << "  " << C.Id << " (" << R.O->Candidate.Label << "): " << C.Status;
+    OS << "  " << C.Id << " (" << R.O->Candidate.Label << "): " << statusName(C.Status);
     if (C.Reasons.size() > 1)
-      OS << " [" << join(C.Reasons, ", ") << "]";
+      OS << " ["
+         << join(map_range(C.Reasons,
+                           [](CandidateStatus S) { return StringRef(statusName(S)); }),
+                 ", ")
+         << "]";
     std::string D = describeRejection(C, FloorFactor);
     if (!D.empty())
       OS << ": " << D;
@@ -580,14 +584,14 @@ int forge::tool::runMeasure(const Invocation &Inv) {
     double Elapsed = Clock.seconds();
     double Eta = Done ? Elapsed / Done * (Total - Done) : 0;
     errs() << formatv("[{0}/{1}] {2} {3}{4}; best {5}; ETA {6:F0} s\n", Done, Total, C.Id,
-                      C.Status, C.Time ? " " + fmtUs(C.Time->Median) + " us" : "",
+                      statusName(C.Status), C.Time ? " " + fmtUs(C.Time->Median) + " us" : "",
                       BestNs ? fmtUs(BestNs) + " us (" + Best + ")" : "none yet", Eta);
   };
   auto Rep = runMeasurement(Driver, Req);
   if (Rep && NoRun) {
     bool AllBuilt = true;
     for (const CandidateOutcome &O : Rep->Outcomes) {
-      bool Built = O.Result.Status != "compile-failed";
+      bool Built = O.Result.Status != CandidateStatus::CompileFailed;
       AllBuilt &= Built;
       outs() << O.Candidate.Id << " " << O.Candidate.Label << ": "
              << (Built ? "built" : "compile-failed: " + O.Result.Error) << "\n";

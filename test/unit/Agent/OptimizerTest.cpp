@@ -101,7 +101,8 @@ protected:
 
   /// A GPU that times candidates by their origin (TimesUs) and rejects
   /// those in Wrong with a worker status.
-  void playGpu(std::map<std::string, double> TimesUs, std::map<std::string, std::string> Wrong = {}) {
+  void playGpu(std::map<std::string, double> TimesUs,
+               std::map<std::string, measure::CandidateStatus> Wrong = {}) {
     O.GpuTarget = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
     O.Measure = [=](const measure::MeasureRequest &Q) -> llvm::Expected<measure::MeasureReport> {
       measure::MeasureReport R;
@@ -119,9 +120,9 @@ protected:
         auto W = Wrong.find(Key);
         if (W != Wrong.end()) {
           Out.Result.Status = W->second;
-          Out.Result.Error = "played: " + W->second;
+          Out.Result.Error = std::string("played: ") + statusName(W->second);
         } else {
-          Out.Result.Status = "ok";
+          Out.Result.Status = measure::CandidateStatus::Ok;
           measure::TimeStats T;
           T.Median = 1000 * (TimesUs.count(Key) ? TimesUs.at(Key) : 100.0);
           Out.Result.Time = T;
@@ -203,7 +204,7 @@ TEST_F(OptimizerTest, EachStageRejectsWithItsReasonAndTheBestIsKept) {
 TEST_F(OptimizerTest, WrongAndSlowerProposalsAreRolledBack) {
   P.Rounds[1] = {prop("cheat", block(Body, "  if (i < n / 2) a[i] = b[i] + s * c[i];")),
                  prop("slow", block(Body, Alt))};
-  playGpu({{"original", 100}, {"slow", 130}}, {{"cheat", "unwritten"}});
+  playGpu({{"original", 100}, {"slow", 130}}, {{"cheat", measure::CandidateStatus::Unwritten}});
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto M = byOrigin(R->Rounds[0]);
