@@ -8,6 +8,7 @@
 
 using namespace forge;
 using namespace forge::report;
+using measure::CandidateStatus;
 using tune::ConfigResult;
 using tune::TargetResult;
 using tune::TuneResult;
@@ -37,7 +38,8 @@ static std::vector<const ConfigResult *> sorted(const TuneResult &R) {
     V.push_back(&C);
   std::stable_sort(V.begin(), V.end(),
                    [](const ConfigResult *A, const ConfigResult *B) {
-                     bool OkA = A->Status == "ok", OkB = B->Status == "ok";
+                     bool OkA = A->Status == CandidateStatus::Ok,
+                          OkB = B->Status == CandidateStatus::Ok;
                      if (OkA != OkB)
                        return OkA;
                      return OkA && A->CostNs < B->CostNs;
@@ -53,7 +55,7 @@ Json forge::report::tuneReportJson(const TuneReportInput &In) {
   Json Configs = Json::array();
   for (const ConfigResult *C : sorted(R))
     Configs.push_back({{"config", C->Key},
-                       {"status", C->Status},
+                       {"status", statusName(C->Status)},
                        {"cost_ns", C->CostNs},
                        {"median_ns", C->MedianNs},
                        {"noise", C->Noise},
@@ -150,8 +152,8 @@ std::string forge::report::tuneReportMarkdown(const TuneReportInput &In) {
     if (!C->Detail.empty())
       Note += (Note.empty() ? "" : "; ") + C->Detail;
     std::replace(Note.begin(), Note.end(), '|', '/');
-    OS << "| " << C->Key << " | " << C->Status << " | "
-       << (C->Status == "ok" ? us(C->CostNs) : "-") << " | "
+    OS << "| " << C->Key << " | " << statusName(C->Status) << " | "
+       << (C->Status == CandidateStatus::Ok ? us(C->CostNs) : "-") << " | "
        << (C->Registers ? std::to_string(C->Registers) : "-") << " | " << Note
        << " |\n";
   }
@@ -166,7 +168,7 @@ std::string forge::report::tuneChartSvg(const TuneResult &R) {
   std::vector<Bar> Bars;
   bool First = true;
   for (const ConfigResult *C : sorted(R)) {
-    if (C->Status != "ok")
+    if (C->Status != CandidateStatus::Ok)
       continue;
     bool Original = C->Key == R.DefaultKey;
     Bars.push_back({C->Key + (Original ? " (original)" : ""), C->CostNs, us(C->CostNs),
@@ -198,8 +200,9 @@ std::string forge::report::tuneReportHtml(const TuneReportInput &In) {
   OS << "<table><tr><th>configuration</th><th>status</th><th>time "
         "(us)</th><th>registers</th><th>note</th></tr>\n";
   for (const ConfigResult *C : sorted(R))
-    OS << "<tr><td>" << escape(C->Key) << "</td><td>" << escape(C->Status)
-       << "</td><td>" << (C->Status == "ok" ? us(C->CostNs) : "-")
+    OS << "<tr><td>" << escape(C->Key) << "</td><td>"
+       << escape(statusName(C->Status)) << "</td><td>"
+       << (C->Status == CandidateStatus::Ok ? us(C->CostNs) : "-")
        << "</td><td>" << (C->Registers ? std::to_string(C->Registers) : "-")
        << "</td><td>" << escape(C->Detail) << "</td></tr>\n";
   OS << "</table>\n";

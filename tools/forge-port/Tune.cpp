@@ -124,7 +124,7 @@ void printTuneSummary(raw_ostream &OS, const tune::TuneResult &R) {
   std::set<std::string> Keys, OkKeys;
   for (const tune::ConfigResult &C : R.Configs) {
     Keys.insert(C.Key);
-    if (C.Status == "ok")
+    if (C.Status == measure::CandidateStatus::Ok)
       OkKeys.insert(C.Key);
   }
   OS << formatv("forge-port: {0} of {1} valid configuration(s) evaluated ({2} measured now, "
@@ -134,10 +134,10 @@ void printTuneSummary(raw_ostream &OS, const tune::TuneResult &R) {
     OS << formatv("; {0:F1} configurations per minute (compile {1:F1} s, run {2:F1} s)",
                   R.ConfigsPerMinute, R.CompileSeconds, R.RunSeconds);
   OS << "\n";
-  std::map<std::string, size_t> Failed;
+  std::map<std::string, size_t> Failed; // by name: the order they are listed in
   for (const tune::ConfigResult &C : R.Configs)
-    if (C.Status != "ok")
-      ++Failed[C.Status];
+    if (C.Status != measure::CandidateStatus::Ok)
+      ++Failed[statusName(C.Status)];
   for (const auto &[Status, N] : Failed)
     OS << "  " << N << " " << Status << "\n";
   for (const tune::TargetResult &T : R.Targets) {
