@@ -373,11 +373,11 @@ int runProgramModeCommand(const tool::Invocation &Inv, const build::NvccDriver &
                      {"run_spread", S.RunSpread}});
       J.push_back({{"label", V.Label},
                    {"source", V.Source},
-                   {"status", V.Status},
+                   {"status", statusName(V.Status).str()},
                    {"detail", V.Detail},
                    {"runs", V.Runs.size()},
                    {"kernels", K}});
-      AllOk &= V.Status == "ok";
+      AllOk &= V.Status == ProgramStatus::Ok;
     }
     outs() << J.dump(2) << "\n";
     return AllOk ? ExitOK : ExitFailure;
@@ -386,8 +386,8 @@ int runProgramModeCommand(const tool::Invocation &Inv, const build::NvccDriver &
   OS << "program mode: " << RunCmd << " (" << Arch << ", " << Runs
      << " run(s) each; kernel times from CUPTI activity records)\n";
   for (const ProgramVariant &V : *Vs) {
-    AllOk &= V.Status == "ok";
-    OS << "\n" << V.Label << ": " << V.Status;
+    AllOk &= V.Status == ProgramStatus::Ok;
+    OS << "\n" << V.Label << ": " << statusName(V.Status);
     if (!V.Detail.empty())
       OS << " (" << V.Detail << ")";
     OS << "\n";
