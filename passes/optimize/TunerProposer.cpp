@@ -44,7 +44,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   for (const agent::Attempt &A : Req.History) {
     if (A.Origin == "tuner")
       LastSweep = std::max(LastSweep, A.Round);
-    else if (A.Verdict == "accepted")
+    else if (A.Verdict == agent::Verdict::Accepted)
       LastKept = std::max(LastKept, A.Round);
   }
   if (LastSweep && LastKept < LastSweep) {

@@ -176,16 +176,16 @@ TEST_F(OptimizerTest, EachStageRejectsWithItsReasonAndTheBestIsKept) {
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_GE(R->Rounds.size(), 1u);
   auto M = byOrigin(R->Rounds[0]);
-  EXPECT_EQ(M["good"]->Verdict, "accepted");
-  EXPECT_EQ(M["unrolled"]->Verdict, "superseded");
-  EXPECT_EQ(M["garbage"]->failedStage()->Stage, "parse");
-  EXPECT_EQ(M["missing"]->failedStage()->Stage, "apply");
-  EXPECT_EQ(M["signature"]->failedStage()->Stage, "contract");
+  EXPECT_EQ(M["good"]->Verdict, Verdict::Accepted);
+  EXPECT_EQ(M["unrolled"]->Verdict, Verdict::Superseded);
+  EXPECT_EQ(M["garbage"]->failedStage()->Stage, Stage::Parse);
+  EXPECT_EQ(M["missing"]->failedStage()->Stage, Stage::Apply);
+  EXPECT_EQ(M["signature"]->failedStage()->Stage, Stage::Contract);
   EXPECT_NE(M["signature"]->Reason.find("signature changed"), std::string::npos) << M["signature"]->Reason;
-  EXPECT_EQ(M["host-call"]->failedStage()->Stage, "scan");
+  EXPECT_EQ(M["host-call"]->failedStage()->Stage, Stage::Scan);
   EXPECT_NE(M["host-call"]->Reason.find("system"), std::string::npos) << M["host-call"]->Reason;
-  EXPECT_EQ(M["outside"]->failedStage()->Stage, "scope");
-  EXPECT_EQ(M["no-compile"]->failedStage()->Stage, "compile");
+  EXPECT_EQ(M["outside"]->failedStage()->Stage, Stage::Scope);
+  EXPECT_EQ(M["no-compile"]->failedStage()->Stage, Stage::Compile);
   EXPECT_NE(M["no-compile"]->Reason.find("triad.cu:5:3: error: Unknown modifier '.an'"),
             std::string::npos)
       << M["no-compile"]->Reason;
@@ -208,9 +208,9 @@ TEST_F(OptimizerTest, WrongAndSlowerProposalsAreRolledBack) {
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto M = byOrigin(R->Rounds[0]);
-  EXPECT_EQ(M["cheat"]->failedStage()->Stage, "correctness");
+  EXPECT_EQ(M["cheat"]->failedStage()->Stage, Stage::Correctness);
   EXPECT_NE(M["cheat"]->Reason.find("unwritten"), std::string::npos) << M["cheat"]->Reason;
-  EXPECT_EQ(M["slow"]->Verdict, "slower");
+  EXPECT_EQ(M["slow"]->Verdict, Verdict::Slower);
   EXPECT_EQ(R->Rounds[0].Accepted, -1);
   EXPECT_EQ(R->FinalSource, Kernel);
 }
@@ -237,7 +237,7 @@ TEST_F(OptimizerTest, ABrokenBuildGetsOneRepair) {
   ASSERT_TRUE(Rec.Repair.has_value());
   std::vector<std::string> Stages;
   for (const StageVerdict &S : Rec.Stages)
-    Stages.push_back(S.Stage + (S.Passed ? "+" : "-"));
+    Stages.push_back(stageName(S.Stage).str() + (S.Passed ? "+" : "-"));
   EXPECT_EQ(Stages, (std::vector<std::string>{"parse+", "apply+", "reparse+", "contract+", "scope+",
                                               "scan+", "compile-", "repair+", "parse+", "apply+",
                                               "reparse+", "contract+", "scope+", "scan+",
@@ -253,7 +253,7 @@ TEST_F(OptimizerTest, WithoutAGpuNothingIsKept) {
   P.Rounds[1] = {prop("good", block(Body, Alt))};
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  EXPECT_EQ(R->Rounds[0].Proposals[0].Verdict, "unmeasured");
+  EXPECT_EQ(R->Rounds[0].Proposals[0].Verdict, Verdict::Unmeasured);
   EXPECT_EQ(R->FinalSource, Kernel);
   EXPECT_NE(R->StopReason.find("no GPU"), std::string::npos);
 }
@@ -277,8 +277,8 @@ TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto M = byOrigin(R->Rounds[0]);
-  EXPECT_EQ(M["capped"]->Verdict, "accepted");
-  EXPECT_EQ(M["block"]->failedStage()->Stage, "contract");
+  EXPECT_EQ(M["capped"]->Verdict, Verdict::Accepted);
+  EXPECT_EQ(M["block"]->failedStage()->Stage, Stage::Contract);
   EXPECT_NE(M["block"]->Reason.find("only the grid"), std::string::npos) << M["block"]->Reason;
   EXPECT_EQ(Grids, std::vector<int64_t>{2});
   EXPECT_EQ(R->FinalSpec.Grid[0].text(), "min(ceil_div(n, 256), 2)");
