@@ -201,7 +201,8 @@ std::string optimizeReportHtml(const OptimizeReportInput &In) {
     OS << "<table><tr><th>proposal</th><th>verdict</th><th>reason</th></tr>\n";
     for (const agent::ProposalRecord &P : RR.Proposals)
       OS << "<tr><td>" << escape(P.P.Origin) << ": " << escape(P.P.Summary) << "</td><td>"
-         << escape(agent::verdictName(P.Verdict)) << "</td><td>" << escape(P.Reason) << "</td></tr>\n";
+         << escape(agent::verdictName(P.Verdict)) << "</td><td>" << escape(P.Reason)
+         << "</td></tr>\n";
     OS << "</table>\n";
   }
   if (!In.Diff.empty())

@@ -1476,7 +1476,8 @@ std::string Executor::candidateLine(const CandState &C) const {
   std::string L = "{\"type\":\"candidate\",\"id\":" + jsonQuote(C.Plan->Id) +
                   ",\"reference\":" + (C.Plan->Reference ? "true" : "false") +
                   ",\"label\":" + jsonQuote(C.Plan->Label) +
-                  ",\"status\":" + jsonQuote(statusName(Status)) + ",\"reasons\":[";
+                  ",\"status\":" + jsonQuote(statusName(Status)) +
+                  ",\"reasons\":[";
   for (size_t I = 0; I < Rs.size(); ++I)
     L += (I ? "," : "") + jsonQuote(statusName(Rs[I]));
   L += "],\"error\":" + jsonQuote(C.Error) + ",\"checks\":[";

@@ -56,8 +56,9 @@ enum class CandidateStatus : uint8_t {
   Invalid,           ///< outside the constraints or the target's limits
   MeasurementFailed, ///< the measurement job as a whole failed
   Interrupted,       ///< not measured: the run was interrupted
-  Missing, ///< not measured: no result for it (replay: not in the recorded cache)
+  Missing,           ///< not measured: no result (a replay cache without it)
 };
+/// The last value, for a loop over them all.
 inline constexpr CandidateStatus LastCandidateStatus = CandidateStatus::Missing;
 
 /// The spelling in results.jsonl, reports and the tuning database

@@ -107,7 +107,8 @@ TEST(Evaluator, SecondsBudget) {
   BatchMeasure Slow = [&](const std::vector<Config> &Batch) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     Measured += Batch.size();
-    return std::vector<Evaluation>(Batch.size(), Evaluation{true, 1, CandidateStatus::Ok, ""});
+    return std::vector<Evaluation>(Batch.size(),
+                                   Evaluation{true, 1, CandidateStatus::Ok, ""});
   };
   Evaluator E(S, Slow, Budget{0, 0.2});
   EXPECT_FALSE(E.exhausted());
@@ -141,7 +142,8 @@ TEST(Evaluator, BestIsTheCheapestOkFirstOnTies) {
   SearchSpace S({{"A", {0, 1, 2, 3, 4}, ""}});
   std::map<std::string, Evaluation> Cache = {
       {"A=0", {true, 50, CandidateStatus::Ok, ""}},
-      {"A=1", {false, 0, CandidateStatus::Crashed, ""}}, // a zero cost that must not win
+      // A zero cost that must not win.
+      {"A=1", {false, 0, CandidateStatus::Crashed, ""}},
       {"A=2", {true, 20, CandidateStatus::Ok, ""}},
       {"A=3", {true, 20, CandidateStatus::Ok, ""}},
       {"A=4", {true, 10, CandidateStatus::Ok, ""}}};
@@ -181,7 +183,8 @@ TEST(Evaluator, PreloadIsFreeAndCanBeBest) {
 TEST(Evaluator, ShortMeasurementsAreMissing) {
   SearchSpace S = square();
   BatchMeasure Short = [](const std::vector<Config> &Batch) {
-    return std::vector<Evaluation>(1, Evaluation{true, 7, CandidateStatus::Ok, ""});
+    return std::vector<Evaluation>(1,
+                                   Evaluation{true, 7, CandidateStatus::Ok, ""});
   };
   Evaluator E(S, Short, Budget{});
   std::vector<Evaluation> R = E.evaluate({{0, 0}, {0, 1}});

@@ -156,7 +156,9 @@ TEST_P(EachStrategy, ToleratesFailedConfigurations) {
   for (auto &[Key, E] : Broken) {
     if (E.Ok && E.Cost <= 1.25 * Opt) {
       E = Evaluation{false, 0,
-                     Failed++ % 2 ? CandidateStatus::Crashed : CandidateStatus::Wrong, ""};
+                     Failed++ % 2 ? CandidateStatus::Crashed
+                                  : CandidateStatus::Wrong,
+                     ""};
       continue;
     }
     if (E.Ok)
@@ -246,7 +248,8 @@ TEST_P(EachStrategy, EndsOnAHugeSparseSpace) {
                V.at("A") == V.at("C");
       });
   BatchMeasure M = [](const std::vector<Config> &Batch) {
-    return std::vector<Evaluation>(Batch.size(), {true, 1, CandidateStatus::Ok, ""});
+    return std::vector<Evaluation>(Batch.size(),
+                                   {true, 1, CandidateStatus::Ok, ""});
   };
   // The exhaustive scan minds the clock; the others give up on their own.
   Budget B{0, GetParam() == "exhaustive" ? 0.5 : 0};
@@ -289,7 +292,8 @@ TEST_P(EachStrategy, KeepsTheBudgetOnAHugeSpace) {
 
 TEST_P(EachStrategy, HandlesDegenerateSpaces) {
   BatchMeasure M = [](const std::vector<Config> &Batch) {
-    return std::vector<Evaluation>(Batch.size(), {true, 3, CandidateStatus::Ok, ""});
+    return std::vector<Evaluation>(Batch.size(),
+                                   {true, 3, CandidateStatus::Ok, ""});
   };
   // No parameters: the one empty configuration (the kernel as written).
   SearchSpace One;

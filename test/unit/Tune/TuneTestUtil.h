@@ -58,9 +58,9 @@ inline llvm::Expected<RecordedCache> loadCache(const std::string &Name,
       std::string Status = R.at("status").get<std::string>();
       auto S = measure::parseCandidateStatus(Status);
       if (!S)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       Name + ": " + Key + ": unknown status '" +
-                                           Status + "'");
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            Name + ": " + Key + ": unknown status '" + Status + "'");
       E.Status = *S;
       E.Ok = E.Status == measure::CandidateStatus::Ok;
       if (E.Ok)
