@@ -88,11 +88,12 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
         Tried = &A;
     // A rule that was correct and faster but lost to a faster proposal is
     // asked again on the new source: its gain may add to the winner's.
-    if (Tried && Tried->Verdict == "superseded")
+    if (Tried && Tried->Verdict == agent::Verdict::Superseded)
       Tried = nullptr;
     if (Tried) {
       Skipped.push_back({R->Name, "tried in round " + std::to_string(Tried->Round) + ": " +
-                                      (Tried->Verdict.empty() ? "no verdict" : Tried->Verdict)});
+                                      (Tried->Verdict ? agent::verdictName(*Tried->Verdict).str()
+                                                      : "no verdict")});
       continue;
     }
     Ask.push_back(R);

@@ -25,11 +25,11 @@ const StageVerdict *ProposalRecord::failedStage() const {
 namespace {
 
 /// Adds a verdict; returns whether it passed.
-bool stage(ProposalRecord &R, StringRef Name, bool Passed, std::string Detail = "") {
-  R.Stages.push_back({Name.str(), Passed, std::move(Detail)});
+bool stage(ProposalRecord &R, Stage S, bool Passed, std::string Detail = "") {
+  R.Stages.push_back({S, Passed, std::move(Detail)});
   if (!Passed) {
-    R.Verdict = "rejected";
-    R.Reason = Name.str() + ": " + R.Stages.back().Detail;
+    R.Verdict = Verdict::Rejected;
+    R.Reason = stageName(S).str() + ": " + R.Stages.back().Detail;
   }
   return Passed;
 }
@@ -219,13 +219,13 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
 bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned Index) {
   ProposalRecord &Rec = C.Rec;
   // A stage records one verdict: its first failure, or its success.
-  auto Fail = [&](StringRef Stage, std::string Why) { return stage(Rec, Stage, false, Why); };
-  auto Pass = [&](StringRef Stage, std::string What) { stage(Rec, Stage, true, What); };
+  auto Fail = [&](Stage S, std::string Why) { return stage(Rec, S, false, Why); };
+  auto Pass = [&](Stage S, std::string What) { stage(Rec, S, true, What); };
 
   auto Blocks = parseEditBlocks(P.Edits);
   if (!Blocks)
-    return Fail("parse", toString(Blocks.takeError()));
-  Pass("parse", formatv("{0} edit block(s)", Blocks->size()).str());
+    return Fail(Stage::Parse, toString(Blocks.takeError()));
+  Pass(Stage::Parse, formatv("{0} edit block(s)", Blocks->size()).str());
 
   patch::ContentsProvider Contents = [&](StringRef F) -> Expected<std::string> {
     if (patch::PatchSet::normalizePath(F) == Key)
@@ -234,13 +234,13 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   };
   auto Patches = applyEditBlocks(*Blocks, O.File, {}, Contents, P.Origin);
   if (!Patches)
-    return Fail("apply", toString(Patches.takeError()));
+    return Fail(Stage::Apply, toString(Patches.takeError()));
   auto Patched = Patches->applyTo(Key, Current.Source);
   if (!Patched)
-    return Fail("apply", toString(Patched.takeError()));
+    return Fail(Stage::Apply, toString(Patched.takeError()));
   if (*Patched == Current.Source)
-    return Fail("apply", "the edits change nothing");
-  Pass("apply", formatv("{0} edit(s)", Patches->size()).str());
+    return Fail(Stage::Apply, "the edits change nothing");
+  Pass(Stage::Apply, formatv("{0} edit(s)", Patches->size()).str());
   if (auto D = Patches->diff(Contents))
     Rec.Diff = *D;
   else
@@ -248,21 +248,21 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
 
   auto After = O.Checker->analyse(O.File, *Patched, O.Spec->Kernel, *O.Target);
   if (!After)
-    return Fail("reparse", toString(After.takeError()));
+    return Fail(Stage::Reparse, toString(After.takeError()));
   if (After->ParseErrors > CurrentContract.ParseErrors)
-    return Fail("reparse", formatv("{0} new parse error(s): {1}",
+    return Fail(Stage::Reparse, formatv("{0} new parse error(s): {1}",
                                    After->ParseErrors - CurrentContract.ParseErrors,
                                    join(After->ErrorMessages, "\n"))
                                .str());
-  Pass("reparse", formatv("{0} error(s), as before", After->ParseErrors).str());
+  Pass(Stage::Reparse, formatv("{0} error(s), as before", After->ParseErrors).str());
 
   if (!After->Found)
-    return Fail("contract", "the kernel " + O.Spec->Kernel + " is no longer defined");
+    return Fail(Stage::Contract, "the kernel " + O.Spec->Kernel + " is no longer defined");
   if (After->Signature != CurrentContract.Signature)
-    return Fail("contract", "the signature changed from '" + CurrentContract.Signature +
+    return Fail(Stage::Contract, "the signature changed from '" + CurrentContract.Signature +
                                 "' to '" + After->Signature + "'");
   if (After->Launches != CurrentContract.Launches)
-    return Fail("contract", "the launches changed from [" +
+    return Fail(Stage::Contract, "the launches changed from [" +
                                 join(CurrentContract.Launches, "; ") + "] to [" +
                                 join(After->Launches, "; ") + "]");
   std::string Contract = "signature '" + After->Signature + "' and " +
@@ -272,7 +272,7 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   if (P.Spec && !P.Spec->empty()) {
     auto S = applySpecChange(*Current.Spec, *P.Spec, Specs, C.Values);
     if (!S)
-      return Fail("contract", "the launch change is not allowed: " + toString(S.takeError()));
+      return Fail(Stage::Contract, "the launch change is not allowed: " + toString(S.takeError()));
     C.Spec = *S;
     std::vector<std::string> Parts;
     for (const auto &[F, T] : P.Spec->Geometry)
@@ -281,27 +281,27 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
       Parts.push_back(F + " = " + std::to_string(V));
     Contract += "; launch changed (" + join(Parts, ", ") + "): " + P.Spec->Justification;
   }
-  Pass("contract", Contract);
+  Pass(Stage::Contract, Contract);
 
   if (O.Scope != "file" && !P.Trusted) {
     std::string Why = checkScope(*Patches, Key, Current.Source, CurrentContract, *Patched, *After);
     if (!Why.empty())
-      return Fail("scope", Why);
-    Pass("scope", "only kernels, device functions and launch configuration changed");
+      return Fail(Stage::Scope, Why);
+    Pass(Stage::Scope, "only kernels, device functions and launch configuration changed");
   }
 
   std::vector<std::string> Calls = scanForHostCalls(Current.Source, *Patched);
   if (!Calls.empty())
-    return Fail("scan", "the edit adds host code no kernel optimisation needs: " +
+    return Fail(Stage::Scan, "the edit adds host code no kernel optimisation needs: " +
                             join(Calls, ", "));
   if (!O.Spec->AllowLowerPrecision) {
     std::vector<std::string> Low = scanForLowerPrecision(Current.Source, *Patched);
     if (!Low.empty())
-      return Fail("scan", "lowered precision without permission (the spec's "
+      return Fail(Stage::Scan, "lowered precision without permission (the spec's "
                           "allow_lower_precision): " +
                               join(Low, ", "));
   }
-  Pass("scan", "no host calls or lowered precision added");
+  Pass(Stage::Scan, "no host calls or lowered precision added");
   C.Patched = *Patched;
   C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), *Patched);
   return true;
@@ -318,8 +318,8 @@ Expected<bool> Loop::compile(Candidate &C) {
   if (!R)
     return R.takeError();
   if (R->ok())
-    return stage(C.Rec, "compile", true, std::string("compiles for ") + O.Target->Name);
-  stage(C.Rec, "compile", false, firstErrors(*R));
+    return stage(C.Rec, Stage::Compile, true, std::string("compiles for ") + O.Target->Name);
+  stage(C.Rec, Stage::Compile, false, firstErrors(*R));
   return false;
 }
 
@@ -476,7 +476,7 @@ Expected<OptimizeResult> Loop::run() {
                        Props->size(), C.Rec.P.Origin));
       if (!validate(C, C.Rec.P, Round, unsigned(I))) {
         // Clang's errors are compiler errors too: they get the repair.
-        if (C.Rec.failedStage()->Stage != "reparse")
+        if (C.Rec.failedStage()->Stage != Stage::Reparse)
           continue;
       } else {
         auto Ok = compile(C);
@@ -490,17 +490,17 @@ Expected<OptimizeResult> Loop::run() {
       RQ.CompileErrors = C.Rec.Stages.back().Detail;
       auto Fixed = O.Propose->repair(RQ, C.Rec.P);
       if (!Fixed) {
-        stage(C.Rec, "repair", false, toString(Fixed.takeError()));
+        stage(C.Rec, Stage::Repair, false, toString(Fixed.takeError()));
         C.Rec.Reason = "compile: " + C.Rec.Stages[C.Rec.Stages.size() - 2].Detail;
         continue;
       }
       if (!*Fixed)
         continue;
       C.Rec.Repair = **Fixed;
-      C.Rec.Stages.push_back({"repair", true, "asked once with the compiler's errors"});
+      C.Rec.Stages.push_back({Stage::Repair, true, "asked once with the compiler's errors"});
       Candidate Second;
       Second.Rec = C.Rec;
-      Second.Rec.Verdict.clear();
+      Second.Rec.Verdict.reset();
       Second.Rec.Reason.clear();
       if (validate(Second, **Fixed, Round, unsigned(I))) {
         auto Ok2 = compile(Second);
@@ -516,11 +516,11 @@ Expected<OptimizeResult> Loop::run() {
     // reference and the current kernel among the candidates.
     std::vector<size_t> Live;
     for (size_t I = 0; I < Cands.size(); ++I)
-      if (Cands[I].Rec.Verdict.empty())
+      if (!Cands[I].Rec.Verdict)
         Live.push_back(I);
     if (!Gpu) {
       for (size_t I : Live) {
-        Cands[I].Rec.Verdict = "unmeasured";
+        Cands[I].Rec.Verdict = Verdict::Unmeasured;
         Cands[I].Rec.Reason = "passed every stage up to the compile; no GPU to check and time it";
       }
     } else if (!Live.empty()) {
@@ -559,10 +559,10 @@ Expected<OptimizeResult> Loop::run() {
           C.Rec.Registers = Out.Resources->Registers;
           C.Rec.StaticShared = Out.Resources->SharedMemBytes;
         }
-        if (!stage(C.Rec, "correctness", Out.Result.ok(),
+        if (!stage(C.Rec, Stage::Correctness, Out.Result.ok(),
                    Out.Result.ok()
                        ? "matches the original on every output; inputs unchanged"
-                       : Out.Result.Status + ": " +
+                       : std::string(statusName(Out.Result.Status)) + ": " +
                              measure::describeRejection(Out.Result, O.Job.FloorFactor)))
           continue;
         C.Rec.MedianNs = Out.Result.Time ? Out.Result.Time->Median : 0;
@@ -573,22 +573,22 @@ Expected<OptimizeResult> Loop::run() {
                                 CurNs / 1000, C.Rec.MedianNs / 1000, C.Rec.Speedup, Noise * 100)
                             .str();
         if (C.Rec.Speedup > 1 + Noise) {
-          stage(C.Rec, "timing", true, T);
+          stage(C.Rec, Stage::Timing, true, T);
         } else {
-          stage(C.Rec, "timing", false, T);
-          C.Rec.Verdict = C.Rec.Speedup < 1 - Noise ? "slower" : "not-faster";
+          stage(C.Rec, Stage::Timing, false, T);
+          C.Rec.Verdict = C.Rec.Speedup < 1 - Noise ? Verdict::Slower : Verdict::NotFaster;
           C.Rec.Reason = "timing: " + T;
         }
       }
       // The fastest survivor is kept.
       int Best = -1;
       for (size_t I : Live)
-        if (Cands[I].Rec.Verdict.empty() &&
+        if (!Cands[I].Rec.Verdict &&
             (Best < 0 || Cands[I].Rec.MedianNs < Cands[size_t(Best)].Rec.MedianNs))
           Best = int(I);
       for (size_t I : Live)
-        if (Cands[I].Rec.Verdict.empty()) {
-          Cands[I].Rec.Verdict = int(I) == Best ? "accepted" : "superseded";
+        if (!Cands[I].Rec.Verdict) {
+          Cands[I].Rec.Verdict = int(I) == Best ? Verdict::Accepted : Verdict::Superseded;
           Cands[I].Rec.Reason = Cands[I].Rec.Stages.back().Detail;
         }
       if (Best >= 0) {
@@ -611,10 +611,13 @@ Expected<OptimizeResult> Loop::run() {
                   ? RR.Before.MedianNs / RR.After.MedianNs
                   : 1.0;
     for (Candidate &C : Cands) {
-      const StageVerdict *F = C.Rec.failedStage();
-      History.push_back({Round, C.Rec.P.Origin, C.Rec.P.Summary,
-                         F ? F->Stage : C.Rec.Stages.empty() ? "" : C.Rec.Stages.back().Stage,
-                         C.Rec.Verdict, C.Rec.Reason});
+      std::optional<Stage> Reached;
+      if (const StageVerdict *F = C.Rec.failedStage())
+        Reached = F->Stage;
+      else if (!C.Rec.Stages.empty())
+        Reached = C.Rec.Stages.back().Stage;
+      History.push_back(
+          {Round, C.Rec.P.Origin, C.Rec.P.Summary, Reached, C.Rec.Verdict, C.Rec.Reason});
       RR.Proposals.push_back(std::move(C.Rec));
       if (O.OnRecord)
         O.OnRecord(Round, RR.Proposals.back());

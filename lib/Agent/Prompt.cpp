@@ -92,9 +92,9 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
   if (!Req.History.empty()) {
     OS << "\n## Tried so far\n";
     for (const Attempt &A : Req.History)
-      OS << "- round " << A.Round << ", " << A.Origin << ": " << A.Summary << " -> " << A.Verdict
-         << (A.Stage.empty() ? "" : " at " + A.Stage) << (A.Reason.empty() ? "" : ": " + A.Reason)
-         << "\n";
+      OS << "- round " << A.Round << ", " << A.Origin << ": " << A.Summary << " -> "
+         << verdictName(A.Verdict) << (A.Stage ? " at " + stageName(*A.Stage).str() : "")
+         << (A.Reason.empty() ? "" : ": " + A.Reason) << "\n";
   }
   if (Failed) {
     OS << "\n## Your previous edit did not compile\nThe edit:\n" << Failed->Edits

@@ -1,7 +1,48 @@
 //===- Agent/Proposer.cpp -------------------------------------------------===//
 #include "forge/Agent/Proposer.h"
+#include "llvm/Support/ErrorHandling.h"
 
 namespace forge::agent {
+
+namespace {
+
+// One table per enum: the name functions and the parsers read the same one.
+constexpr std::pair<Stage, const char *> StageNames[] = {
+    {Stage::Parse, "parse"},       {Stage::Apply, "apply"},
+    {Stage::Reparse, "reparse"},   {Stage::Contract, "contract"},
+    {Stage::Scope, "scope"},       {Stage::Scan, "scan"},
+    {Stage::Compile, "compile"},   {Stage::Repair, "repair"},
+    {Stage::Correctness, "correctness"}, {Stage::Timing, "timing"},
+};
+
+constexpr std::pair<Verdict, const char *> VerdictNames[] = {
+    {Verdict::Accepted, "accepted"},     {Verdict::Rejected, "rejected"},
+    {Verdict::Slower, "slower"},         {Verdict::NotFaster, "not-faster"},
+    {Verdict::Unmeasured, "unmeasured"}, {Verdict::Superseded, "superseded"},
+};
+
+template <class E, size_t N>
+llvm::StringRef nameIn(const std::pair<E, const char *> (&Table)[N], E Value) {
+  for (const auto &[V, Name] : Table)
+    if (V == Value)
+      return Name;
+  llvm_unreachable("a value missing from its name table");
+}
+
+template <class E, size_t N>
+std::optional<E> valueIn(const std::pair<E, const char *> (&Table)[N], llvm::StringRef Name) {
+  for (const auto &[V, X] : Table)
+    if (Name == X)
+      return V;
+  return std::nullopt;
+}
+
+} // namespace
+
+llvm::StringRef stageName(Stage S) { return nameIn(StageNames, S); }
+std::optional<Stage> parseStage(llvm::StringRef Name) { return valueIn(StageNames, Name); }
+llvm::StringRef verdictName(Verdict V) { return nameIn(VerdictNames, V); }
+std::optional<Verdict> parseVerdict(llvm::StringRef Name) { return valueIn(VerdictNames, Name); }
 
 Proposer::~Proposer() = default;
 

@@ -3,6 +3,7 @@
 #include "forge/Support/JsonReader.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Support/JsonReader.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -84,13 +85,14 @@ Json recordJson(const ProposalRecord &R) {
     J["repair"] = proposalJson(*R.Repair);
   Json Stages = Json::array();
   for (const StageVerdict &S : R.Stages)
-    Stages.push_back({{"stage", S.Stage}, {"passed", S.Passed}, {"detail", S.Detail}});
+    Stages.push_back(
+        {{"stage", stageName(S.Stage).str()}, {"passed", S.Passed}, {"detail", S.Detail}});
   J["stages"] = Stages;
-  J["verdict"] = R.Verdict;
+  J["verdict"] = verdictName(R.Verdict).str();
   J["reason"] = R.Reason;
   J["diff"] = R.Diff;
-  if (!R.Status.empty())
-    J["status"] = R.Status;
+  if (R.Status)
+    J["status"] = measure::statusName(*R.Status);
   if (R.MedianNs > 0) {
     J["median_ns"] = R.MedianNs;
     J["speedup"] = R.Speedup;
@@ -98,6 +100,35 @@ Json recordJson(const ProposalRecord &R) {
     J["static_shared"] = R.StaticShared;
   }
   return J;
+}
+
+/// The rounds' shape and every name in them: a verdict the replay compares
+/// with, the stages and the worker's status it carries. A name this version
+/// does not know is an error, never a guess.
+void checkRounds(JsonReader &Read, const Json &Rounds) {
+  for (size_t I = 0; I < Rounds.size() && Read.ok(); ++I) {
+    std::string RP = JsonReader::element("$.rounds", I);
+    Read.count(Rounds[I], RP, "round", /*Required=*/true);
+    Read.integer(Rounds[I], RP, "accepted");
+    const Json *Props = Read.array(Rounds[I], RP, "proposals", /*Required=*/true);
+    for (size_t P = 0; Props && P < Props->size() && Read.ok(); ++P) {
+      const Json &X = (*Props)[P];
+      std::string PP = JsonReader::element(JsonReader::member(RP, "proposals"), P);
+      std::string V = Read.string(X, PP, "verdict");
+      if (!V.empty() && !parseVerdict(V))
+        Read.fail(JsonReader::member(PP, "verdict"), "unknown verdict '" + V + "'");
+      std::string S = Read.string(X, PP, "status");
+      if (!S.empty() && !measure::parseCandidateStatus(S))
+        Read.fail(JsonReader::member(PP, "status"), "unknown status '" + S + "'");
+      const Json *Stages = Read.array(X, PP, "stages");
+      for (size_t K = 0; Stages && K < Stages->size(); ++K) {
+        std::string SP = JsonReader::element(JsonReader::member(PP, "stages"), K);
+        std::string Name = Read.string((*Stages)[K], SP, "stage", /*Required=*/true);
+        if (!Name.empty() && !parseStage(Name))
+          Read.fail(JsonReader::member(SP, "stage"), "unknown stage '" + Name + "'");
+      }
+    }
+  }
 }
 
 } // namespace
@@ -185,8 +216,11 @@ Expected<std::unique_ptr<Replay>> Replay::load(StringRef Path) {
   for (const char *K : {"rounds", "measurements"})
     if (!J->contains(K) || !(*J)[K].is_array())
       return makeError("{0}: $.{1}: expected an array", Path, K);
-  auto R = std::make_unique<Replay>();
   JsonReader Read(Path.str());
+  checkRounds(Read, (*J)["rounds"]);
+  if (Error E = Read.takeError())
+    return std::move(E);
+  auto R = std::make_unique<Replay>();
   RecordedOptions &RO = R->Options;
   RO.Measured = Read.boolean(*J, "$", "measured");
   if (const Json *Opts = Read.object(*J, "$", "options", /*Required=*/false)) {
@@ -290,11 +324,12 @@ std::vector<std::string> Replay::compare(const OptimizeResult &R) const {
                               Now.Number, Was.value("accepted", -1), Now.Accepted));
     const Json &Props = Was["proposals"];
     for (size_t P = 0; P < std::min(Props.size(), Now.Proposals.size()); ++P) {
+      // load() checked that a recorded verdict is a known name or none.
       std::string V = Props[P].value("verdict", "");
-      if (V != Now.Proposals[P].Verdict)
+      if (parseVerdict(V) != Now.Proposals[P].Verdict)
         Diffs.push_back(formatv("round {0}, {1}: recorded '{2}', replayed '{3}' ({4})",
                                 Now.Number, Now.Proposals[P].P.Origin, V,
-                                Now.Proposals[P].Verdict, Now.Proposals[P].Reason));
+                                verdictName(Now.Proposals[P].Verdict), Now.Proposals[P].Reason));
     }
   }
   return Diffs;

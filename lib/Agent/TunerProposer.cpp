@@ -44,7 +44,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   for (const agent::Attempt &A : Req.History) {
     if (A.Origin == "tuner")
       LastSweep = std::max(LastSweep, A.Round);
-    else if (A.Verdict == "accepted")
+    else if (A.Verdict == agent::Verdict::Accepted)
       LastKept = std::max(LastKept, A.Round);
   }
   if (LastSweep && LastKept < LastSweep) {
@@ -134,7 +134,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   P.Summary = formatv("{0} (was {1})", valuesText(Best.Best), valuesText(Current)).str();
   double Baseline = 0;
   for (const tune::ConfigResult &C : R->Configs)
-    if (C.Values == Current && C.Status == "ok")
+    if (C.Values == Current && C.Status == measure::CandidateStatus::Ok)
       Baseline = C.MedianNs;
   P.Rationale = formatv("{0} sweep of {1} configuration(s) on {2}: best {3:F2} us{4}",
                         R->Strategy, R->Configs.size(), O.Sweep.GpuName, Best.BestNs / 1000,

@@ -101,7 +101,7 @@ Expected<MeasureSessionResult> MeasureSession::runProgram(const build::NvccDrive
   if (!Vs)
     return Vs.takeError();
   R.Programs = std::move(*Vs);
-  R.AllOk = all_of(R.Programs, [](const ProgramVariant &V) { return V.Status == "ok"; });
+  R.AllOk = all_of(R.Programs, [](const ProgramVariant &V) { return V.Status == ProgramStatus::Ok; });
   return R;
 }
 
@@ -230,7 +230,7 @@ Expected<MeasureSessionResult> MeasureSession::runSpecMode(const build::NvccDriv
   }
   if (O.BuildOnly)
     R.AllOk = none_of(R.Report->Outcomes, [](const CandidateOutcome &C) {
-      return C.Result.Status == "compile-failed";
+      return C.Result.Status == CandidateStatus::CompileFailed;
     });
   else
     R.AllOk = all_of(R.Report->Outcomes,

@@ -218,8 +218,8 @@ CandidateResult compileFailure(const MeasureCandidate &C,
   CandidateResult F;
   F.Id = C.Id;
   F.Label = C.Label;
-  F.Status = "compile-failed";
-  F.Reasons = {"compile-failed"};
+  F.Status = CandidateStatus::CompileFailed;
+  F.Reasons = {CandidateStatus::CompileFailed};
   F.Error = Why.str();
   if (R) {
     for (const build::CompilerDiagnostic &D : R->Diagnostics)
@@ -422,7 +422,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
   Rep.Device = Results->Device;
   Rep.Ceiling = Results->Ceiling;
   for (CandidateOutcome &O : Rep.Outcomes) {
-    if (O.Result.Status == "compile-failed")
+    if (O.Result.Status == CandidateStatus::CompileFailed)
       continue;
     const CandidateResult *R = Results->find(O.Candidate.Id);
     if (!R)

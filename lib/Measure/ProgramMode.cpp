@@ -4,6 +4,7 @@
 #include "forge/Support/Json.h"
 #include "forge/Support/Subprocess.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -142,6 +143,20 @@ environmentWith(llvm::ArrayRef<std::pair<std::string, std::string>> Extra) {
   return Env;
 }
 
+llvm::StringRef forge::measure::statusName(ProgramStatus S) {
+  switch (S) {
+  case ProgramStatus::Ok:
+    return "ok";
+  case ProgramStatus::BuildFailed:
+    return "build-failed";
+  case ProgramStatus::Failed:
+    return "failed";
+  case ProgramStatus::OutputDiffers:
+    return "output-differs";
+  }
+  llvm_unreachable("unknown program status");
+}
+
 static std::string describeRunFailure(const ProgramRun &R) {
   if (R.TimedOut)
     return "timed out";
@@ -211,14 +226,14 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
     if (I == 0)
       return makeError("the original ({0}) does not build: {1}",
                        Req.Sources[0], Why);
-    Vs[I].Status = "build-failed";
+    Vs[I].Status = ProgramStatus::BuildFailed;
     Vs[I].Detail = Why;
   }
 
   std::string Reference;
   for (size_t I = 0; I < Vs.size(); ++I) {
     ProgramVariant &V = Vs[I];
-    if (V.Status != "ok")
+    if (V.Status != ProgramStatus::Ok)
       continue;
     std::string Cmd = Req.Command;
     for (size_t P; Build && (P = Cmd.find("{exe}")) != std::string::npos;)
@@ -244,7 +259,7 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
       PR.Stderr = R->Stderr;
       PR.Seconds = R->Seconds;
       if (!R->ok()) {
-        V.Status = "failed";
+        V.Status = ProgramStatus::Failed;
         V.Detail = describeRunFailure(PR);
         V.Runs.push_back(std::move(PR));
         break;
@@ -269,15 +284,15 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
         return Cmp.takeError();
       if (I == 0 && Run == 1) {
         Reference = *Cmp;
-      } else if (*Cmp != Reference && V.Status == "ok") {
-        V.Status = "output-differs";
+      } else if (*Cmp != Reference && V.Status == ProgramStatus::Ok) {
+        V.Status = ProgramStatus::OutputDiffers;
         V.Detail = I == 0 ? "the original's output changes from run to run; "
                             "use --ignore-output for lines that may differ"
                           : "its output differs from the original's";
       }
       V.Runs.push_back(std::move(PR));
     }
-    if (I == 0 && V.Status == "failed")
+    if (I == 0 && V.Status == ProgramStatus::Failed)
       return makeError("the original program failed: {0}", V.Detail);
     V.Kernels = summarizeRuns(V.Runs);
   }

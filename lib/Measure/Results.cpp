@@ -85,12 +85,22 @@ llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
       if (C.Id.empty())
         In.fail("a candidate line without an \"id\"");
       C.Label = In.get<std::string>("label");
-      C.Status = In.get<std::string>("status");
-      if (C.Status.empty())
+      std::string Status = In.get<std::string>("status");
+      if (Status.empty())
         In.fail("a candidate line without a \"status\"");
+      else if (auto S = parseCandidateStatus(Status))
+        C.Status = *S;
+      else
+        In.fail("unknown status '" + Status + "'");
       C.Error = In.get<std::string>("error");
       C.Reference = In.get<bool>("reference");
-      C.Reasons = In.get<std::vector<std::string>>("reasons");
+      for (const std::string &Reason :
+           In.get<std::vector<std::string>>("reasons")) {
+        if (auto S = parseCandidateStatus(Reason))
+          C.Reasons.push_back(*S);
+        else
+          In.fail("unknown status '" + Reason + "' (in \"reasons\")");
+      }
       C.Process = In.get<unsigned>("process");
       if (auto It = J.find("checks"); It != J.end() && It->is_array()) {
         for (const Json &E : *It) {
@@ -159,9 +169,12 @@ llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
 }
 
 Json forge::measure::toJson(const CandidateResult &C) {
+  Json Reasons = Json::array();
+  for (CandidateStatus S : C.Reasons)
+    Reasons.push_back(statusName(S));
   Json J = {{"type", "candidate"}, {"id", C.Id},
             {"reference", C.Reference}, {"label", C.Label},
-            {"status", C.Status}, {"reasons", C.Reasons},
+            {"status", statusName(C.Status)}, {"reasons", Reasons},
             {"error", C.Error}};
   Json Checks = Json::array();
   for (const BufferCheck &B : C.Checks)
@@ -243,7 +256,7 @@ std::string forge::measure::describeRejection(const CandidateResult &R,
     return R.Error;
   std::vector<std::string> Parts;
   auto Us = [](double Ns) { return llvm::formatv("{0:F2}", Ns / 1000).str(); };
-  if (R.Status == "no-work" && R.Time && R.FloorNs &&
+  if (R.Status == CandidateStatus::NoWork && R.Time && R.FloorNs &&
       R.Time->Median < FloorFactor * *R.FloorNs)
     Parts.push_back(llvm::formatv("{0} us is under {1} x the roofline floor "
                                   "of {2} us",
@@ -254,7 +267,8 @@ std::string forge::measure::describeRejection(const CandidateResult &R,
   for (const InputChange &X : R.InputsChanged)
     ChangedSet = std::min(ChangedSet.value_or(X.Set), X.Set);
   auto Bad = [&](const BufferCheck &B) {
-    return B.Unwritten || B.OverBound || (R.Status == "wrong" && B.RelL2 > 0);
+    return B.Unwritten || B.OverBound ||
+           (R.Status == CandidateStatus::Wrong && B.RelL2 > 0);
   };
   for (const BufferCheck &B : R.Checks)
     if (Bad(B))
@@ -272,7 +286,7 @@ std::string forge::measure::describeRejection(const CandidateResult &R,
                                     "left unwritten (first at {3})",
                                     B.Buffer, B.Set, B.Unwritten,
                                     B.FirstUnwritten));
-    if (B.OverBound || (R.Status == "wrong" && B.RelL2 > 0))
+    if (B.OverBound || (R.Status == CandidateStatus::Wrong && B.RelL2 > 0))
       Parts.push_back(llvm::formatv(
           "'{0}', input set {1}: relative L2 error {2:E2}, largest error "
           "{3:E2}, {4} element(s) over the per-element bound (first at {5})",

@@ -119,7 +119,7 @@ void renderMeasureText(raw_ostream &OS, const MeasureSessionResult &R, const Job
     std::string Bn = Row.Position ? bottleneckName(Row.Position->Class).str() : "-";
     OS << formatv("{0,-6} {1,-28} {2,-13} {3,10} {4,10} {5,7} {6,16} {7,8} {8,9} {9,8} {10,5} "
                   "{11,6} {12,7} {13,9}  {14}\n",
-                  C.Id, Label, C.Status, Med, Min, Spread, Speed, GB, GF, Roof, Regs, Spill, Smem,
+                  C.Id, Label, statusName(C.Status), Med, Min, Spread, Speed, GB, GF, Roof, Regs, Spill, Smem,
                   Occ, Bn);
   }
   bool Header = false;
@@ -131,9 +131,13 @@ void renderMeasureText(raw_ostream &OS, const MeasureSessionResult &R, const Job
     if (!Header)
       OS << "\nrejected:\n";
     Header = true;
-    OS << "  " << C.Id << " (" << O.Candidate.Label << "): " << C.Status;
+    OS << "  " << C.Id << " (" << O.Candidate.Label << "): " << statusName(C.Status);
     if (C.Reasons.size() > 1)
-      OS << " [" << join(C.Reasons, ", ") << "]";
+      OS << " ["
+         << join(map_range(C.Reasons,
+                           [](CandidateStatus S) { return StringRef(statusName(S)); }),
+                 ", ")
+         << "]";
     std::string D = describeRejection(C, Job.FloorFactor);
     if (!D.empty())
       OS << ": " << D;
@@ -147,7 +151,7 @@ void renderMeasureText(raw_ostream &OS, const MeasureSessionResult &R, const Job
 
 void renderBuildOnly(raw_ostream &OS, const MeasureSessionResult &R) {
   for (const CandidateOutcome &O : R.Report->Outcomes) {
-    bool Built = O.Result.Status != "compile-failed";
+    bool Built = O.Result.Status != CandidateStatus::CompileFailed;
     OS << O.Candidate.Id << " " << O.Candidate.Label << ": "
        << (Built ? "built" : "compile-failed: " + O.Result.Error) << "\n";
   }
@@ -165,7 +169,7 @@ Json programJson(const MeasureSessionResult &R) {
                    {"run_spread", S.RunSpread}});
     J.push_back({{"label", V.Label},
                  {"source", V.Source},
-                 {"status", V.Status},
+                 {"status", statusName(V.Status).str()},
                  {"detail", V.Detail},
                  {"runs", V.Runs.size()},
                  {"kernels", K}});
@@ -179,7 +183,7 @@ void renderProgramText(raw_ostream &OS, const MeasureSessionResult &R, StringRef
   OS << "program mode: " << Command << " (" << R.Target->Name << ", " << Runs
      << " run(s) each; kernel times from CUPTI activity records)\n";
   for (const ProgramVariant &V : R.Programs) {
-    OS << "\n" << V.Label << ": " << V.Status;
+    OS << "\n" << V.Label << ": " << statusName(V.Status);
     if (!V.Detail.empty())
       OS << " (" << V.Detail << ")";
     OS << "\n";

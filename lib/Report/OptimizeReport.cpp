@@ -51,11 +51,13 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
     for (const agent::ProposalRecord &P : RR.Proposals) {
       Json Stages = Json::array();
       for (const agent::StageVerdict &V : P.Stages)
-        Stages.push_back({{"stage", V.Stage}, {"passed", V.Passed}, {"detail", V.Detail}});
+        Stages.push_back({{"stage", agent::stageName(V.Stage).str()},
+                          {"passed", V.Passed},
+                          {"detail", V.Detail}});
       Props.push_back({{"origin", P.P.Origin},
                        {"summary", P.P.Summary},
                        {"rationale", P.P.Rationale},
-                       {"verdict", P.Verdict},
+                       {"verdict", agent::verdictName(P.Verdict).str()},
                        {"reason", P.Reason},
                        {"repaired", P.Repaired},
                        {"median_ns", P.MedianNs},
@@ -148,9 +150,9 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
       if (!Any)
         OS << "\nNot kept:\n\n";
       Any = true;
-      OS << "- " << P.P.Origin << " (" << P.P.Summary << "): **" << P.Verdict << "**"
-         << (P.Reason.empty() ? "" : ": " + P.Reason) << (P.Repaired ? " (after a repair)" : "")
-         << "\n";
+      OS << "- " << P.P.Origin << " (" << P.P.Summary << "): **"
+         << agent::verdictName(P.Verdict) << "**" << (P.Reason.empty() ? "" : ": " + P.Reason)
+         << (P.Repaired ? " (after a repair)" : "") << "\n";
     }
   }
   if (!R.LastNotProposed.empty()) {
@@ -199,7 +201,8 @@ std::string optimizeReportHtml(const OptimizeReportInput &In) {
     OS << "<table><tr><th>proposal</th><th>verdict</th><th>reason</th></tr>\n";
     for (const agent::ProposalRecord &P : RR.Proposals)
       OS << "<tr><td>" << escape(P.P.Origin) << ": " << escape(P.P.Summary) << "</td><td>"
-         << escape(P.Verdict) << "</td><td>" << escape(P.Reason) << "</td></tr>\n";
+         << escape(agent::verdictName(P.Verdict)) << "</td><td>" << escape(P.Reason)
+         << "</td></tr>\n";
     OS << "</table>\n";
   }
   if (!In.Diff.empty())

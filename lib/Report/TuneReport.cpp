@@ -10,6 +10,7 @@
 
 using namespace forge;
 using namespace forge::report;
+using measure::CandidateStatus;
 using tune::ConfigResult;
 using tune::TargetResult;
 using tune::TuneResult;
@@ -39,7 +40,8 @@ static std::vector<const ConfigResult *> sorted(const TuneResult &R) {
     V.push_back(&C);
   std::stable_sort(V.begin(), V.end(),
                    [](const ConfigResult *A, const ConfigResult *B) {
-                     bool OkA = A->Status == "ok", OkB = B->Status == "ok";
+                     bool OkA = A->Status == CandidateStatus::Ok,
+                          OkB = B->Status == CandidateStatus::Ok;
                      if (OkA != OkB)
                        return OkA;
                      return OkA && A->CostNs < B->CostNs;
@@ -55,7 +57,7 @@ Json forge::report::tuneReportJson(const TuneReportInput &In) {
   Json Configs = Json::array();
   for (const ConfigResult *C : sorted(R))
     Configs.push_back({{"config", C->Key},
-                       {"status", C->Status},
+                       {"status", statusName(C->Status)},
                        {"cost_ns", C->CostNs},
                        {"median_ns", C->MedianNs},
                        {"noise", C->Noise},
@@ -152,8 +154,8 @@ std::string forge::report::tuneReportMarkdown(const TuneReportInput &In) {
     if (!C->Detail.empty())
       Note += (Note.empty() ? "" : "; ") + C->Detail;
     std::replace(Note.begin(), Note.end(), '|', '/');
-    OS << "| " << C->Key << " | " << C->Status << " | "
-       << (C->Status == "ok" ? us(C->CostNs) : "-") << " | "
+    OS << "| " << C->Key << " | " << statusName(C->Status) << " | "
+       << (C->Status == CandidateStatus::Ok ? us(C->CostNs) : "-") << " | "
        << (C->Registers ? std::to_string(C->Registers) : "-") << " | " << Note
        << " |\n";
   }
@@ -168,7 +170,7 @@ std::string forge::report::tuneChartSvg(const TuneResult &R) {
   std::vector<Bar> Bars;
   bool First = true;
   for (const ConfigResult *C : sorted(R)) {
-    if (C->Status != "ok")
+    if (C->Status != CandidateStatus::Ok)
       continue;
     bool Original = C->Key == R.DefaultKey;
     Bars.push_back({C->Key + (Original ? " (original)" : ""), C->CostNs, us(C->CostNs),
@@ -200,8 +202,9 @@ std::string forge::report::tuneReportHtml(const TuneReportInput &In) {
   OS << "<table><tr><th>configuration</th><th>status</th><th>time "
         "(us)</th><th>registers</th><th>note</th></tr>\n";
   for (const ConfigResult *C : sorted(R))
-    OS << "<tr><td>" << escape(C->Key) << "</td><td>" << escape(C->Status)
-       << "</td><td>" << (C->Status == "ok" ? us(C->CostNs) : "-")
+    OS << "<tr><td>" << escape(C->Key) << "</td><td>"
+       << escape(statusName(C->Status)) << "</td><td>"
+       << (C->Status == CandidateStatus::Ok ? us(C->CostNs) : "-")
        << "</td><td>" << (C->Registers ? std::to_string(C->Registers) : "-")
        << "</td><td>" << escape(C->Detail) << "</td></tr>\n";
   OS << "</table>\n";
@@ -229,7 +232,7 @@ void forge::report::renderTuneSummary(llvm::raw_ostream &OS, const TuneResult &R
   std::set<std::string> Keys, OkKeys;
   for (const ConfigResult &C : R.Configs) {
     Keys.insert(C.Key);
-    if (C.Status == "ok")
+    if (C.Status == measure::CandidateStatus::Ok)
       OkKeys.insert(C.Key);
   }
   OS << formatv("forge-port: {0} of {1} valid configuration(s) evaluated ({2} measured now, "
@@ -241,8 +244,8 @@ void forge::report::renderTuneSummary(llvm::raw_ostream &OS, const TuneResult &R
   OS << "\n";
   std::map<std::string, size_t> Failed;
   for (const ConfigResult &C : R.Configs)
-    if (C.Status != "ok")
-      ++Failed[C.Status];
+    if (C.Status != measure::CandidateStatus::Ok)
+      ++Failed[statusName(C.Status)];
   for (const auto &[Status, N] : Failed)
     OS << "  " << N << " " << Status << "\n";
   for (const TargetResult &T : R.Targets) {

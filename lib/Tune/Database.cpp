@@ -64,7 +64,7 @@ Json TuningDatabase::toJson() const {
         V[K] = X;
       Ms.push_back({{"config", M.Config},
                     {"values", V},
-                    {"status", M.Status},
+                    {"status", measure::statusName(M.Status)},
                     {"cost_ns", M.CostNs},
                     {"median_ns", M.MedianNs},
                     {"noise", M.Noise},
@@ -165,7 +165,11 @@ llvm::Expected<TuningDatabase> TuningDatabase::load(llvm::StringRef Path) {
       }
       DbMeasurement X;
       X.Config = R.str(E, "config", MP);
-      X.Status = R.str(E, "status", MP);
+      std::string Status = R.str(E, "status", MP);
+      if (auto S = measure::parseCandidateStatus(Status))
+        X.Status = *S;
+      else // a missing or mistyped status failed above; that problem wins
+        R.fail(MP + ".status", "unknown status '" + Status + "'");
       X.CostNs = R.num(E, "cost_ns", MP);
       X.MedianNs = R.num(E, "median_ns", MP);
       X.Noise = R.num(E, "noise", MP);

@@ -4,6 +4,7 @@
 #include <limits>
 
 using namespace forge::tune;
+using forge::measure::CandidateStatus;
 
 Evaluator::Evaluator(const SearchSpace &Space, BatchMeasure Measure, Budget B)
     : Space(Space), Measure(std::move(Measure)), B(B),
@@ -70,7 +71,7 @@ std::vector<Evaluation> Evaluator::evaluate(const std::vector<Config> &Batch) {
       if (I < Results.size()) {
         E = std::move(Results[I]);
       } else {
-        E.Status = "missing";
+        E.Status = CandidateStatus::Missing;
         E.Detail = "the measurement returned no result for it";
       }
       record(New[I], E);
@@ -87,7 +88,7 @@ std::vector<Evaluation> Evaluator::evaluate(const std::vector<Config> &Batch) {
       continue;
     }
     Evaluation Invalid;
-    Invalid.Status = "invalid";
+    Invalid.Status = CandidateStatus::Invalid;
     Invalid.Detail = "outside the search space or its constraints";
     Out.push_back(std::move(Invalid));
   }

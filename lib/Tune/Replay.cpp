@@ -2,6 +2,7 @@
 #include "forge/Tune/Strategy.h"
 
 using namespace forge::tune;
+using forge::measure::CandidateStatus;
 
 BatchMeasure
 forge::tune::replayMeasure(const SearchSpace &Space,
@@ -18,7 +19,7 @@ forge::tune::replayMeasure(const SearchSpace &Space,
         continue;
       }
       Evaluation Missing;
-      Missing.Status = "missing";
+      Missing.Status = CandidateStatus::Missing;
       Missing.Detail = "not in the recorded cache: " + Key;
       Out.push_back(std::move(Missing));
     }

@@ -14,6 +14,7 @@
 
 using namespace forge;
 using namespace forge::tune;
+using measure::CandidateStatus;
 using measure::LaunchSpec;
 using measure::ValueMap;
 
@@ -98,7 +99,7 @@ public:
     std::vector<Evaluation> Out(Batch.size());
     if (O.Interrupted && *O.Interrupted) {
       for (Evaluation &E : Out)
-        E.Status = "interrupted";
+        E.Status = CandidateStatus::Interrupted;
       return Out;
     }
     measure::MeasureRequest Req;
@@ -115,7 +116,7 @@ public:
         // configuration.
         auto Variant = O.SourceFor(V);
         if (!Variant) {
-          Out[I].Status = "compile-failed";
+          Out[I].Status = CandidateStatus::CompileFailed;
           Out[I].Detail = llvm::toString(Variant.takeError());
           Unbuildable.insert(I);
           continue;
@@ -144,7 +145,7 @@ public:
     Req.OnResult = [&](const measure::CandidateResult &C, size_t, size_t) {
       if (C.Reference || !O.OnProgress)
         return;
-      Progress.Last = C.Label + ": " + C.Status +
+      Progress.Last = C.Label + ": " + statusName(C.Status) +
                       (C.Time ? llvm::formatv(" {0:F2} us", C.Time->Median / 1000)
                                     .str()
                               : "");
@@ -168,7 +169,7 @@ public:
     if (!Rep) {
       std::string Why = llvm::toString(Rep.takeError());
       for (size_t I : PlannedIndex) {
-        Out[I].Status = "measurement-failed";
+        Out[I].Status = CandidateStatus::MeasurementFailed;
         Out[I].Detail = Why;
       }
       if (FirstError.empty())
@@ -278,7 +279,7 @@ replayTuning(const TuneOptions &O, const SearchSpace &Space, Strategy &Strat,
   std::map<std::string, const DbMeasurement *> ByKey;
   for (const DbMeasurement &X : Rec->Measurements) {
     Evaluation E;
-    E.Ok = X.Status == "ok";
+    E.Ok = X.Status == CandidateStatus::Ok;
     E.Cost = X.CostNs;
     E.Status = X.Status;
     E.Detail = X.Detail;
@@ -395,7 +396,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     DbRecord &Rec = Db.record(Key);
     Rec.Strategy = O.Strategy;
     for (const ConfigResult &C : M.Fresh) {
-      if (C.Status == "measurement-failed" || C.Status == "interrupted")
+      if (C.Status == CandidateStatus::MeasurementFailed ||
+          C.Status == CandidateStatus::Interrupted)
         continue;
       Rec.put({C.Key, C.Values, C.Status, C.CostNs, C.MedianNs, C.Noise,
                C.Detail, todayUtc()});
@@ -403,7 +405,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     std::optional<std::string> BestKey;
     double BestCost = 0;
     for (const DbMeasurement &X : Rec.Measurements)
-      if (X.Status == "ok" && (!BestKey || X.CostNs < BestCost)) {
+      if (X.Status == CandidateStatus::Ok &&
+          (!BestKey || X.CostNs < BestCost)) {
         BestKey = X.Config;
         BestCost = X.CostNs;
       }
@@ -424,7 +427,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       M.Progress.ElapsedS =
           std::chrono::duration<double>(Clock::now() - Start).count();
       for (const ConfigResult &C : M.Fresh)
-        if (C.Status == "ok" &&
+        if (C.Status == CandidateStatus::Ok &&
             (!M.Progress.BestNs || C.CostNs < *M.Progress.BestNs)) {
           M.Progress.BestNs = C.CostNs;
           M.Progress.BestKey = C.Key;
@@ -444,7 +447,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       Config Cf;
       if (Space->fromKey(C.Key, Cf)) {
         Evaluation Ev;
-        Ev.Ok = C.Status == "ok";
+        Ev.Ok = C.Status == CandidateStatus::Ok;
         Ev.Cost = C.CostNs;
         Ev.Status = C.Status;
         Run.preload(Cf, Ev);
@@ -457,7 +460,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       return std::move(Err);
     R.Interrupted = O.Interrupted && *O.Interrupted;
     for (const ConfigResult &C : M.Fresh)
-      if (C.Status != "measurement-failed" && C.Status != "interrupted")
+      if (C.Status != CandidateStatus::MeasurementFailed &&
+          C.Status != CandidateStatus::Interrupted)
         R.Configs.push_back(C);
     R.Measured = M.Fresh.size();
   } else if (!O.DbPath.empty()) {
@@ -483,7 +487,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
   };
   std::vector<Pool> Pools;
   for (const ConfigResult &C : R.Configs) {
-    if (C.Status != "ok")
+    if (C.Status != CandidateStatus::Ok)
       continue;
     const std::string &Target = C.Target, &Gpu = C.Gpu;
     auto It = llvm::find_if(Pools, [&](const Pool &P) {
@@ -592,7 +596,7 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
     if (!Tuned.ok())
       return makeError("the tuned source at {0} failed its check against the "
                        "original: {1} {2}; nothing was written",
-                       TR.BestKey, Tuned.Status, Tuned.Error);
+                       TR.BestKey, statusName(Tuned.Status), Tuned.Error);
     TR.BaselineNs = Ref.Time ? Ref.Time->Median : 0;
     TR.BestNs = Tuned.Time ? Tuned.Time->Median : 0;
     TR.Speedup = Tuned.Speedup.value_or(0);

@@ -163,7 +163,7 @@ int forge::tool::runMeasure(const Invocation &Inv) {
     double Eta = Done ? Elapsed / Done * (Total - Done) : 0;
     auto Us = [](double Ns) { return formatv("{0:F2}", Ns / 1000).str(); };
     errs() << formatv("[{0}/{1}] {2} {3}{4}; best {5}; ETA {6:F0} s\n", Done, Total, C.Id,
-                      C.Status, C.Time ? " " + Us(C.Time->Median) + " us" : "",
+                      statusName(C.Status), C.Time ? " " + Us(C.Time->Median) + " us" : "",
                       BestNs ? Us(BestNs) + " us (" + Best + ")" : "none yet", Eta);
   };
   O.OnRun = [&](StringRef Label, unsigned Run, unsigned N) {

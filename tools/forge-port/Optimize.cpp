@@ -154,7 +154,8 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   };
   O.OnRecord = [&](unsigned Round, const agent::ProposalRecord &P) {
     errs() << (Tty ? "\r\033[K" : "") << "forge-port: round " << Round << ": " << P.P.Origin
-           << ": " << P.Verdict << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
+           << ": " << agent::verdictName(P.Verdict)
+           << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
   };
   const measure::LocalGpu *G = O.Gpu ? &*O.Gpu : nullptr;
   if (G && G->Target != O.Target)

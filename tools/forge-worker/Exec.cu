@@ -21,6 +21,7 @@
 #include "Cupti.h"
 #include "Exec.h"
 #include "Supervisor.h"
+#include "forge/Measure/WorkerProtocol.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -43,6 +44,8 @@
 #include <vector>
 
 namespace forge::worker {
+
+using measure::CandidateStatus;
 
 namespace {
 
@@ -641,8 +644,8 @@ private:
 
   // Results.
   std::string candidateLine(const CandState &C) const;
-  std::vector<std::string> reasons(const CandState &C) const;
-  int referenceFailed(const CandState &R, const std::string &Status,
+  std::vector<CandidateStatus> reasons(const CandState &C) const;
+  int referenceFailed(const CandState &R, CandidateStatus Status,
                       const std::string &Error);
   [[noreturn]] void crashed(CandState &C);
 };
@@ -1389,7 +1392,7 @@ bool Executor::timeAll() {
     if (Out == LaunchOutcome::Crashed)
       crashed(C);
     if (Out == LaunchOutcome::LaunchFailed && C.Plan->Reference) {
-      referenceFailed(C, "launch-failed", C.Error);
+      referenceFailed(C, CandidateStatus::LaunchFailed, C.Error);
       return false;
     }
   }
@@ -1404,7 +1407,7 @@ bool Executor::timeAll() {
         crashed(C);
       if (Out == LaunchOutcome::LaunchFailed) {
         if (C.Plan->Reference) {
-          referenceFailed(C, "launch-failed", C.Error);
+          referenceFailed(C, CandidateStatus::LaunchFailed, C.Error);
           return false;
         }
         continue; // no longer live; its line says launch-failed
@@ -1420,14 +1423,14 @@ bool Executor::timeAll() {
 // Results
 //===----------------------------------------------------------------------===//
 
-std::vector<std::string> Executor::reasons(const CandState &C) const {
-  std::vector<std::string> R;
+std::vector<CandidateStatus> Executor::reasons(const CandState &C) const {
+  std::vector<CandidateStatus> R;
   if (C.Crashed)
-    R.push_back("crashed");
+    R.push_back(CandidateStatus::Crashed);
   if (C.LoadFailed)
-    R.push_back("load-failed");
+    R.push_back(CandidateStatus::LoadFailed);
   if (C.LaunchFailed)
-    R.push_back("launch-failed");
+    R.push_back(CandidateStatus::LaunchFailed);
   if (C.Plan->Reference)
     return R;
   // no-work: nothing written at all, or faster than the floor.
@@ -1452,30 +1455,31 @@ std::vector<std::string> Executor::reasons(const CandState &C) const {
       NoWork = true;
   }
   if (NoWork)
-    R.push_back("no-work");
+    R.push_back(CandidateStatus::NoWork);
   if (!C.Changes.empty())
-    R.push_back("writes-input");
+    R.push_back(CandidateStatus::WritesInput);
   bool Unwritten = false, Wrong = false;
   for (const CheckResult &K : C.Checks) {
     Unwritten |= K.Unwritten > 0;
     Wrong |= K.Wrong;
   }
   if (Unwritten)
-    R.push_back("unwritten");
+    R.push_back(CandidateStatus::Unwritten);
   if (Wrong)
-    R.push_back("wrong");
+    R.push_back(CandidateStatus::Wrong);
   return R;
 }
 
 std::string Executor::candidateLine(const CandState &C) const {
-  std::vector<std::string> Rs = reasons(C);
-  std::string Status = Rs.empty() ? "ok" : Rs.front();
+  std::vector<CandidateStatus> Rs = reasons(C);
+  CandidateStatus Status = Rs.empty() ? CandidateStatus::Ok : Rs.front();
   std::string L = "{\"type\":\"candidate\",\"id\":" + jsonQuote(C.Plan->Id) +
                   ",\"reference\":" + (C.Plan->Reference ? "true" : "false") +
                   ",\"label\":" + jsonQuote(C.Plan->Label) +
-                  ",\"status\":" + jsonQuote(Status) + ",\"reasons\":[";
+                  ",\"status\":" + jsonQuote(statusName(Status)) +
+                  ",\"reasons\":[";
   for (size_t I = 0; I < Rs.size(); ++I)
-    L += (I ? "," : "") + jsonQuote(Rs[I]);
+    L += (I ? "," : "") + jsonQuote(statusName(Rs[I]));
   L += "],\"error\":" + jsonQuote(C.Error) + ",\"checks\":[";
   for (size_t I = 0; I < C.Checks.size(); ++I) {
     const CheckResult &K = C.Checks[I];
@@ -1553,13 +1557,14 @@ std::string Executor::candidateLine(const CandState &C) const {
   return L;
 }
 
-int Executor::referenceFailed(const CandState &R, const std::string &Status,
+int Executor::referenceFailed(const CandState &R, CandidateStatus Status,
                               const std::string &Error) {
   emit("{\"type\":\"reference-failed\",\"id\":" + jsonQuote(R.Plan->Id) +
-       ",\"status\":" + jsonQuote(Status) + ",\"error\":" + jsonQuote(Error) +
+       ",\"status\":" + jsonQuote(statusName(Status)) +
+       ",\"error\":" + jsonQuote(Error) +
        ",\"process\":" + std::to_string(O.Process) + "}");
   std::fprintf(stderr, "forge-worker: the reference '%s' failed (%s): %s\n",
-               R.Plan->Id.c_str(), Status.c_str(), Error.c_str());
+               R.Plan->Id.c_str(), statusName(Status), Error.c_str());
   return 1;
 }
 
@@ -1569,7 +1574,7 @@ void Executor::crashed(CandState &C) {
   std::fprintf(stderr, "forge-worker: cuda-error: %s\n", C.Error.c_str());
   std::fflush(stderr);
   if (C.Plan->Reference) {
-    referenceFailed(C, "crashed", C.Error);
+    referenceFailed(C, CandidateStatus::Crashed, C.Error);
     throw StickyExit{1};
   }
   C.Crashed = true;
@@ -1657,15 +1662,16 @@ int Executor::run() {
     if (!load(Ref)) {
       if (Ref.Crashed)
         crashed(Ref);
-      return referenceFailed(Ref, Ref.LoadFailed ? "load-failed"
-                                                 : "launch-failed",
+      return referenceFailed(Ref,
+                             Ref.LoadFailed ? CandidateStatus::LoadFailed
+                                            : CandidateStatus::LaunchFailed,
                              Ref.Error);
     }
     try {
       if (!checkReference(Ref)) {
         if (Ref.Crashed)
           crashed(Ref);
-        return referenceFailed(Ref, "launch-failed", Ref.Error);
+        return referenceFailed(Ref, CandidateStatus::LaunchFailed, Ref.Error);
       }
     } catch (const CudaFailure &F) {
       Ref.Error = F.Text;
@@ -1674,7 +1680,7 @@ int Executor::run() {
     for (const CheckResult &K : Ref.Checks)
       if (K.Unwritten) {
         return referenceFailed(
-            Ref, "unwritten",
+            Ref, CandidateStatus::Unwritten,
             "the reference left " + std::to_string(K.Unwritten) + " of " +
                 std::to_string(K.Count) + " elements of '" + K.Buffer +
                 "' unwritten (input set " + std::to_string(K.Set) +
@@ -1683,7 +1689,7 @@ int Executor::run() {
       }
     for (const InputChange &Ch : Ref.Changes)
       return referenceFailed(
-          Ref, "writes-input",
+          Ref, CandidateStatus::WritesInput,
           "the reference changed " + std::to_string(Ch.Elements) +
               " elements of the 'in' buffer '" + Ch.Buffer + "' (input set " +
               std::to_string(Ch.Set) + ", first index " +

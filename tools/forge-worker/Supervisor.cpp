@@ -1,6 +1,7 @@
 //===- forge-worker/Supervisor.cpp - One child per batch, with timeouts ---===//
 
 #include "Supervisor.h"
+#include "forge/Measure/WorkerProtocol.h"
 
 #include <cerrno>
 #include <chrono>
@@ -335,13 +336,13 @@ int supervise(const Plan &P, const SuperviseOptions &Opts) {
       continue; // the child wrote its own line (a sticky CUDA error)
 
     std::string Error;
-    std::string Status;
+    measure::CandidateStatus Status;
     if (O.TimedOut) {
-      Status = "timeout";
+      Status = measure::CandidateStatus::Timeout;
       Error = "no result after " + fmtSeconds(Timeout) +
               " s; the worker was killed";
     } else {
-      Status = "crashed";
+      Status = measure::CandidateStatus::Crashed;
       Error = lastCudaError(NewLog);
       if (Error.empty())
         Error = describeExit(O.Status);
@@ -350,11 +351,11 @@ int supervise(const Plan &P, const SuperviseOptions &Opts) {
       appendResultLine(P.JobDir,
                        "{\"type\":\"reference-failed\",\"id\":" +
                            jsonQuote(Ref.Id) + ",\"status\":" +
-                           jsonQuote(Status) + ",\"error\":" +
+                           jsonQuote(statusName(Status)) + ",\"error\":" +
                            jsonQuote(Error) + ",\"process\":" +
                            std::to_string(Process) + "}");
       std::fprintf(stderr, "forge-worker: the reference %s: %s\n",
-                   Status == "timeout" ? "timed out" : "crashed",
+                   O.TimedOut ? "timed out" : "crashed",
                    Error.c_str());
       return 1;
     }
@@ -363,8 +364,9 @@ int supervise(const Plan &P, const SuperviseOptions &Opts) {
         P.JobDir,
         "{\"type\":\"candidate\",\"id\":" + jsonQuote(InProgress) +
             ",\"reference\":false,\"label\":" + jsonQuote(C ? C->Label : "") +
-            ",\"status\":" + jsonQuote(Status) + ",\"reasons\":[" +
-            jsonQuote(Status) + "],\"error\":" + jsonQuote(Error) +
+            ",\"status\":" + jsonQuote(statusName(Status)) +
+            ",\"reasons\":[" + jsonQuote(statusName(Status)) +
+            "],\"error\":" + jsonQuote(Error) +
             ",\"process\":" + std::to_string(Process) + "}");
   }
 }

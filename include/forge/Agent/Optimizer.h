@@ -35,8 +35,7 @@ namespace forge::agent {
 
 /// One stage's verdict for one proposal.
 struct StageVerdict {
-  std::string Stage;  ///< "parse", "apply", "reparse", "contract", "scope",
-                      ///< "scan", "compile", "repair", "correctness", "timing"
+  agent::Stage Stage = agent::Stage::Parse;
   bool Passed = false;
   std::string Detail; ///< the reason, or what was found
 };
@@ -45,10 +44,9 @@ struct StageVerdict {
 struct ProposalRecord {
   Proposal P;
   std::vector<StageVerdict> Stages;
-  /// "accepted", "rejected" (a stage failed), "slower", "not-faster"
-  /// (within the noise), "unmeasured" (no GPU), "superseded" (passed, but
-  /// another proposal of the round was faster).
-  std::string Verdict;
+  /// None while the proposal is still being judged; every recorded
+  /// proposal has one.
+  std::optional<agent::Verdict> Verdict;
   std::string Reason;       ///< the failed stage's detail, or the timing
   std::string Diff;         ///< against the round's current source
   std::string SourcePath;   ///< the candidate file in the job directory
@@ -60,7 +58,8 @@ struct ProposalRecord {
   double Speedup = 0;       ///< over the round's current kernel
   unsigned Registers = 0;
   uint64_t StaticShared = 0;
-  std::string Status;       ///< the worker's status ("ok", "wrong", ...)
+  /// The worker's status; none unless it was checked on the GPU.
+  std::optional<measure::CandidateStatus> Status;
   const StageVerdict *failedStage() const;
 };
 

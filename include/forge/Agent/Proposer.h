@@ -25,6 +25,46 @@
 
 namespace forge::agent {
 
+/// The validation stages of a proposal, in the order the loop runs them
+/// (Optimizer.h).
+enum class Stage {
+  Parse,       ///< the edit blocks parse
+  Apply,       ///< they apply to the current source
+  Reparse,     ///< Clang parses the result
+  Contract,    ///< the signature and the launches are kept
+  Scope,       ///< the edits stay where edits may go
+  Scan,        ///< no host calls or lowered precision added
+  Compile,     ///< nvcc compiles it for the target
+  Repair,      ///< the proposer's second attempt after a failed compile
+  Correctness, ///< the worker's checks against the original kernel
+  Timing,      ///< faster than the current kernel, beyond the noise
+};
+
+/// What became of a proposal.
+enum class Verdict {
+  Accepted,   ///< the fastest that passed: the new current kernel
+  Rejected,   ///< a stage failed
+  Slower,     ///< slower than the current kernel, beyond the noise
+  NotFaster,  ///< within the noise
+  Unmeasured, ///< passed up to the compile; no GPU to check and time it
+  Superseded, ///< passed, but another proposal of the round was faster
+};
+
+/// The spellings in transcripts, prompts and reports ("parse", "apply",
+/// ..., "not-faster", ...); the parse functions give none for an unknown
+/// name.
+llvm::StringRef stageName(Stage S);
+std::optional<Stage> parseStage(llvm::StringRef Name);
+llvm::StringRef verdictName(Verdict V);
+std::optional<Verdict> parseVerdict(llvm::StringRef Name);
+/// "" for none (no stage reached, a proposal still being judged).
+inline llvm::StringRef stageName(std::optional<Stage> S) {
+  return S ? stageName(*S) : "";
+}
+inline llvm::StringRef verdictName(std::optional<Verdict> V) {
+  return V ? verdictName(*V) : "";
+}
+
 /// A change of the launch spec that a transformation needs and that the
 /// contract check allows because the proposer says why: a grid-stride loop
 /// makes the kernel correct for any grid, so its grid may be capped.
@@ -71,8 +111,8 @@ struct Proposal {
 struct Attempt {
   unsigned Round = 0;
   std::string Origin, Summary;
-  std::string Stage;   ///< the last stage reached: "apply", "compile", ...
-  std::string Verdict; ///< "accepted", "rejected", "slower", ...
+  std::optional<agent::Stage> Stage;     ///< the failed or the last stage reached
+  std::optional<agent::Verdict> Verdict;
   std::string Reason;  ///< the named reason, or the speed-up
 };
 

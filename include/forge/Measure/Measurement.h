@@ -57,7 +57,7 @@ struct MeasureRequest {
 struct CandidateOutcome {
   MeasureCandidate Candidate;
   /// The worker's verdict; for a candidate that did not compile, a result
-  /// with status "compile-failed" and the first compiler error.
+  /// with status CompileFailed and the first compiler error.
   CandidateResult Result;
   std::optional<build::KernelResources> Resources; ///< from ptxas -v
   std::string Harness;                             ///< the .cu in the job

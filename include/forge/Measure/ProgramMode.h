@@ -56,12 +56,22 @@ struct KernelSummary {
   double RunSpread = 0;        ///< (max - min) / median of the runs' medians
 };
 
+/// How a program-mode variant ended.
+enum class ProgramStatus {
+  Ok,            ///< built, ran, and printed what the original printed
+  BuildFailed,   ///< did not build
+  Failed,        ///< a run failed: its exit status, a crash or a timeout
+  OutputDiffers, ///< its output differs from the original's
+};
+/// The spelling in forge-port measure --run's text and JSON ("ok",
+/// "build-failed", "failed", "output-differs").
+llvm::StringRef statusName(ProgramStatus S);
+
 struct ProgramVariant {
   std::string Source; ///< empty when the command is run as given
   std::string Label;
   std::string Executable;
-  /// "ok", "build-failed", "failed" (exit status or crash), "output-differs"
-  std::string Status = "ok";
+  ProgramStatus Status = ProgramStatus::Ok;
   std::string Detail;
   std::vector<ProgramRun> Runs;
   std::vector<KernelSummary> Kernels; ///< by total time, largest first

@@ -10,6 +10,7 @@
 #ifndef FORGE_MEASURE_RESULTS_H
 #define FORGE_MEASURE_RESULTS_H
 
+#include "forge/Measure/WorkerProtocol.h"
 #include "forge/Support/Json.h"
 #include "llvm/Support/Error.h"
 #include <optional>
@@ -59,9 +60,10 @@ struct InputChange {
 };
 
 struct CandidateResult {
-  std::string Id, Label, Status, Error;
+  std::string Id, Label, Error;
+  CandidateStatus Status = CandidateStatus::Missing;
   bool Reference = false;
-  std::vector<std::string> Reasons;
+  std::vector<CandidateStatus> Reasons; ///< every problem; Status is the first
   std::vector<BufferCheck> Checks;
   std::vector<InputChange> InputsChanged;
   std::optional<TimeStats> Time;
@@ -70,7 +72,7 @@ struct CandidateResult {
       GFlops, RooflineFraction;
   unsigned Process = 0;
 
-  bool ok() const { return Status == "ok"; }
+  bool ok() const { return Status == CandidateStatus::Ok; }
 };
 
 struct JobResults {
@@ -84,7 +86,8 @@ struct JobResults {
 };
 
 /// Parses results.jsonl text; Origin names it in errors ("results.jsonl:3:
-/// ...").
+/// ..."), an unknown status among them ("results.jsonl:3: unknown status
+/// 'foo'").
 llvm::Expected<JobResults> parseResults(llvm::StringRef Text,
                                         llvm::StringRef Origin);
 

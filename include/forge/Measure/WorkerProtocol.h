@@ -39,7 +39,7 @@ struct JobOptions {
 };
 
 /// How a candidate ended. The worker decides the first nine; forge-port adds
-/// CompileFailed (its harness did not build) and the tuner the last three
+/// CompileFailed (its harness did not build) and the tuner the last four
 /// (configurations it did not measure). A candidate with several problems
 /// lists them all as reasons; its status is the first.
 enum class CandidateStatus : uint8_t {
@@ -56,7 +56,10 @@ enum class CandidateStatus : uint8_t {
   Invalid,           ///< outside the constraints or the target's limits
   MeasurementFailed, ///< the measurement job as a whole failed
   Interrupted,       ///< not measured: the run was interrupted
+  Missing,           ///< not measured: no result (a replay cache without it)
 };
+/// The last value, for a loop over them all.
+inline constexpr CandidateStatus LastCandidateStatus = CandidateStatus::Missing;
 
 /// The spelling in results.jsonl, reports and the tuning database
 /// ("ok", "no-work", "writes-input", ...).
@@ -75,13 +78,14 @@ inline const char *statusName(CandidateStatus S) {
   case CandidateStatus::Invalid: return "invalid";
   case CandidateStatus::MeasurementFailed: return "measurement-failed";
   case CandidateStatus::Interrupted: return "interrupted";
+  case CandidateStatus::Missing: return "missing";
   }
   return "?";
 }
 
 /// The status a spelling names; none for an unknown one.
 inline std::optional<CandidateStatus> parseCandidateStatus(const std::string &Name) {
-  for (uint8_t I = 0; I <= uint8_t(CandidateStatus::Interrupted); ++I)
+  for (uint8_t I = 0; I <= uint8_t(LastCandidateStatus); ++I)
     if (Name == statusName(CandidateStatus(I)))
       return CandidateStatus(I);
   return std::nullopt;

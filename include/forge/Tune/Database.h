@@ -12,6 +12,7 @@
 #ifndef FORGE_TUNE_DATABASE_H
 #define FORGE_TUNE_DATABASE_H
 
+#include "forge/Measure/WorkerProtocol.h"
 #include "forge/Support/Json.h"
 #include "llvm/Support/Error.h"
 #include <map>
@@ -35,7 +36,8 @@ struct DbKey {
 struct DbMeasurement {
   std::string Config; ///< SearchSpace::key
   std::map<std::string, int64_t> Values;
-  std::string Status; ///< "ok" or the rejection
+  /// Ok or the rejection; the file keeps its name ("ok", "wrong", ...).
+  measure::CandidateStatus Status = measure::CandidateStatus::Missing;
   double CostNs = 0;  ///< normalised median (see docs/tune.md); 0 unless ok
   double MedianNs = 0;
   double Noise = 0;
@@ -55,9 +57,9 @@ struct DbRecord {
 
 class TuningDatabase {
 public:
-  /// Reads Path; a missing file is an empty database. Malformed content is
-  /// an error that names the JSON path, and nothing is lost: the file is
-  /// left as it is.
+  /// Reads Path; a missing file is an empty database. Malformed content (an
+  /// unknown status among it) is an error that names the JSON path, and
+  /// nothing is lost: the file is left as it is.
   static llvm::Expected<TuningDatabase> load(llvm::StringRef Path);
   /// Writes atomically.
   llvm::Error save(llvm::StringRef Path) const;

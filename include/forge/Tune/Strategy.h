@@ -16,6 +16,7 @@
 #ifndef FORGE_TUNE_STRATEGY_H
 #define FORGE_TUNE_STRATEGY_H
 
+#include "forge/Measure/WorkerProtocol.h"
 #include "forge/Tune/Space.h"
 #include "llvm/Support/Error.h"
 #include <chrono>
@@ -28,7 +29,8 @@ namespace forge::tune {
 struct Evaluation {
   bool Ok = false;     ///< compiled, correct and timed
   double Cost = 0;     ///< median time in ns when Ok; lower is better
-  std::string Status;  ///< "ok", "compile-failed", "wrong", "crashed", ...
+  /// Ok, CompileFailed, Wrong, Crashed, ...; Missing until measured.
+  measure::CandidateStatus Status = measure::CandidateStatus::Missing;
   std::string Detail;
 };
 
@@ -51,7 +53,7 @@ public:
   /// Costs of Batch, in order; configurations measured before come from the
   /// memo. When the budget runs out part way, only the first ones that fit
   /// are measured and the result is shorter than Batch. Invalid
-  /// configurations are not measured (Status "invalid").
+  /// configurations are not measured (Status Invalid).
   std::vector<Evaluation> evaluate(const std::vector<Config> &Batch);
 
   /// Whether the budget allows another distinct measurement. The seconds
@@ -110,7 +112,7 @@ std::vector<std::string> strategyNames();
 
 /// Replay mode: costs from a recorded cache, key (SearchSpace::key) ->
 /// evaluation. A configuration missing from the cache evaluates as
-/// Status "missing" (not Ok).
+/// Status Missing (not Ok).
 BatchMeasure replayMeasure(const SearchSpace &Space,
                            std::map<std::string, Evaluation> Cache);
 

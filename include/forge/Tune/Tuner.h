@@ -71,7 +71,7 @@ struct TuneOptions {
 struct ConfigResult {
   std::string Key;
   std::map<std::string, int64_t> Values;
-  std::string Status;
+  measure::CandidateStatus Status = measure::CandidateStatus::Missing;
   double CostNs = 0, MedianNs = 0, Noise = 0;
   std::string Detail;
   bool FromDatabase = false;

@@ -101,7 +101,8 @@ protected:
 
   /// A GPU that times candidates by their origin (TimesUs) and rejects
   /// those in Wrong with a worker status.
-  void playGpu(std::map<std::string, double> TimesUs, std::map<std::string, std::string> Wrong = {}) {
+  void playGpu(std::map<std::string, double> TimesUs,
+               std::map<std::string, measure::CandidateStatus> Wrong = {}) {
     O.GpuTarget = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
     O.Measure = [=](const measure::MeasureRequest &Q) -> llvm::Expected<measure::MeasureReport> {
       measure::MeasureReport R;
@@ -119,9 +120,9 @@ protected:
         auto W = Wrong.find(Key);
         if (W != Wrong.end()) {
           Out.Result.Status = W->second;
-          Out.Result.Error = "played: " + W->second;
+          Out.Result.Error = std::string("played: ") + statusName(W->second);
         } else {
-          Out.Result.Status = "ok";
+          Out.Result.Status = measure::CandidateStatus::Ok;
           measure::TimeStats T;
           T.Median = 1000 * (TimesUs.count(Key) ? TimesUs.at(Key) : 100.0);
           Out.Result.Time = T;
@@ -175,16 +176,16 @@ TEST_F(OptimizerTest, EachStageRejectsWithItsReasonAndTheBestIsKept) {
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_GE(R->Rounds.size(), 1u);
   auto M = byOrigin(R->Rounds[0]);
-  EXPECT_EQ(M["good"]->Verdict, "accepted");
-  EXPECT_EQ(M["unrolled"]->Verdict, "superseded");
-  EXPECT_EQ(M["garbage"]->failedStage()->Stage, "parse");
-  EXPECT_EQ(M["missing"]->failedStage()->Stage, "apply");
-  EXPECT_EQ(M["signature"]->failedStage()->Stage, "contract");
+  EXPECT_EQ(M["good"]->Verdict, Verdict::Accepted);
+  EXPECT_EQ(M["unrolled"]->Verdict, Verdict::Superseded);
+  EXPECT_EQ(M["garbage"]->failedStage()->Stage, Stage::Parse);
+  EXPECT_EQ(M["missing"]->failedStage()->Stage, Stage::Apply);
+  EXPECT_EQ(M["signature"]->failedStage()->Stage, Stage::Contract);
   EXPECT_NE(M["signature"]->Reason.find("signature changed"), std::string::npos) << M["signature"]->Reason;
-  EXPECT_EQ(M["host-call"]->failedStage()->Stage, "scan");
+  EXPECT_EQ(M["host-call"]->failedStage()->Stage, Stage::Scan);
   EXPECT_NE(M["host-call"]->Reason.find("system"), std::string::npos) << M["host-call"]->Reason;
-  EXPECT_EQ(M["outside"]->failedStage()->Stage, "scope");
-  EXPECT_EQ(M["no-compile"]->failedStage()->Stage, "compile");
+  EXPECT_EQ(M["outside"]->failedStage()->Stage, Stage::Scope);
+  EXPECT_EQ(M["no-compile"]->failedStage()->Stage, Stage::Compile);
   EXPECT_NE(M["no-compile"]->Reason.find("triad.cu:5:3: error: Unknown modifier '.an'"),
             std::string::npos)
       << M["no-compile"]->Reason;
@@ -203,13 +204,13 @@ TEST_F(OptimizerTest, EachStageRejectsWithItsReasonAndTheBestIsKept) {
 TEST_F(OptimizerTest, WrongAndSlowerProposalsAreRolledBack) {
   P.Rounds[1] = {prop("cheat", block(Body, "  if (i < n / 2) a[i] = b[i] + s * c[i];")),
                  prop("slow", block(Body, Alt))};
-  playGpu({{"original", 100}, {"slow", 130}}, {{"cheat", "unwritten"}});
+  playGpu({{"original", 100}, {"slow", 130}}, {{"cheat", measure::CandidateStatus::Unwritten}});
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto M = byOrigin(R->Rounds[0]);
-  EXPECT_EQ(M["cheat"]->failedStage()->Stage, "correctness");
+  EXPECT_EQ(M["cheat"]->failedStage()->Stage, Stage::Correctness);
   EXPECT_NE(M["cheat"]->Reason.find("unwritten"), std::string::npos) << M["cheat"]->Reason;
-  EXPECT_EQ(M["slow"]->Verdict, "slower");
+  EXPECT_EQ(M["slow"]->Verdict, Verdict::Slower);
   EXPECT_EQ(R->Rounds[0].Accepted, -1);
   EXPECT_EQ(R->FinalSource, Kernel);
 }
@@ -236,7 +237,7 @@ TEST_F(OptimizerTest, ABrokenBuildGetsOneRepair) {
   ASSERT_TRUE(Rec.Repair.has_value());
   std::vector<std::string> Stages;
   for (const StageVerdict &S : Rec.Stages)
-    Stages.push_back(S.Stage + (S.Passed ? "+" : "-"));
+    Stages.push_back(stageName(S.Stage).str() + (S.Passed ? "+" : "-"));
   EXPECT_EQ(Stages, (std::vector<std::string>{"parse+", "apply+", "reparse+", "contract+", "scope+",
                                               "scan+", "compile-", "repair+", "parse+", "apply+",
                                               "reparse+", "contract+", "scope+", "scan+",
@@ -252,7 +253,7 @@ TEST_F(OptimizerTest, WithoutAGpuNothingIsKept) {
   P.Rounds[1] = {prop("good", block(Body, Alt))};
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  EXPECT_EQ(R->Rounds[0].Proposals[0].Verdict, "unmeasured");
+  EXPECT_EQ(R->Rounds[0].Proposals[0].Verdict, Verdict::Unmeasured);
   EXPECT_EQ(R->FinalSource, Kernel);
   EXPECT_NE(R->StopReason.find("no GPU"), std::string::npos);
 }
@@ -276,8 +277,8 @@ TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto M = byOrigin(R->Rounds[0]);
-  EXPECT_EQ(M["capped"]->Verdict, "accepted");
-  EXPECT_EQ(M["block"]->failedStage()->Stage, "contract");
+  EXPECT_EQ(M["capped"]->Verdict, Verdict::Accepted);
+  EXPECT_EQ(M["block"]->failedStage()->Stage, Stage::Contract);
   EXPECT_NE(M["block"]->Reason.find("only the grid"), std::string::npos) << M["block"]->Reason;
   EXPECT_EQ(Grids, std::vector<int64_t>{2});
   EXPECT_EQ(R->FinalSpec.Grid[0].text(), "min(ceil_div(n, 256), 2)");

@@ -26,6 +26,15 @@ TEST(ProgramMode, ParsesTheInjectionReport) {
   EXPECT_EQ(S->MedianNs, 220800);
 }
 
+// The names are what forge-port measure --run prints and scripts read.
+TEST(ProgramMode, StatusNames) {
+  EXPECT_EQ(statusName(ProgramStatus::Ok), "ok");
+  EXPECT_EQ(statusName(ProgramStatus::BuildFailed), "build-failed");
+  EXPECT_EQ(statusName(ProgramStatus::Failed), "failed");
+  EXPECT_EQ(statusName(ProgramStatus::OutputDiffers), "output-differs");
+  EXPECT_EQ(ProgramVariant().Status, ProgramStatus::Ok);
+}
+
 TEST(ProgramMode, BadReportsNameTheLine) {
   auto E = [](const char *T) {
     auto R = parseInjectReport(T, "i.jsonl");

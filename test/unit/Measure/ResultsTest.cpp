@@ -1,6 +1,7 @@
 //===- ResultsTest.cpp - parsing result lines and the roofline class ------===//
 #include "forge/Measure/Results.h"
 #include "gtest/gtest.h"
+#include <iterator>
 
 using namespace forge;
 using namespace forge::measure;
@@ -40,8 +41,9 @@ TEST(Results, ParsesEveryKind) {
   EXPECT_FALSE(Ref->GFlops.has_value()); // null
   const CandidateResult *C1 = R->find("c1");
   ASSERT_TRUE(C1);
-  EXPECT_EQ(C1->Status, "wrong");
-  EXPECT_EQ(C1->Reasons, (std::vector<std::string>{"wrong", "unwritten"}));
+  EXPECT_EQ(C1->Status, CandidateStatus::Wrong);
+  EXPECT_EQ(C1->Reasons, (std::vector<CandidateStatus>{CandidateStatus::Wrong,
+                                                       CandidateStatus::Unwritten}));
   ASSERT_EQ(C1->Checks.size(), 1u);
   EXPECT_EQ(C1->Checks[0].Set, 1u);
   EXPECT_EQ(C1->Checks[0].OverBound, 12u);
@@ -96,6 +98,39 @@ TEST(Results, MalformedLinesNameTheLine) {
   EXPECT_EQ(E("{\"type\":\"candidate\",\"id\":\"a\",\"status\":\"ok\"}\n"
               "{\"type\":\"candidate\",\"id\":\"a\",\"status\":\"ok\"}"),
             "results.jsonl:2: a second line for candidate 'a'");
+  EXPECT_EQ(E("{\"type\":\"device\"}\n{\"type\":\"future-kind\"}\n"
+              R"({"type":"candidate","id":"a","status":"foo","reasons":["foo"]})"),
+            "results.jsonl:3: unknown status 'foo'");
+  EXPECT_EQ(E(R"({"type":"candidate","id":"a","status":"wrong","reasons":["wrong","bar"]})"),
+            "results.jsonl:1: unknown status 'bar' (in \"reasons\")");
+}
+
+// The spellings are the protocol (docs/worker-protocol.md): each status has
+// one, and each spelling reads back as its status.
+TEST(Results, EveryStatusRoundTripsThroughItsName) {
+  const char *Names[] = {"ok",
+                         "no-work",
+                         "writes-input",
+                         "unwritten",
+                         "wrong",
+                         "crashed",
+                         "timeout",
+                         "load-failed",
+                         "launch-failed",
+                         "compile-failed",
+                         "invalid",
+                         "measurement-failed",
+                         "interrupted",
+                         "missing"};
+  ASSERT_EQ(std::size(Names), size_t(LastCandidateStatus) + 1);
+  for (size_t I = 0; I < std::size(Names); ++I) {
+    CandidateStatus S = CandidateStatus(I);
+    EXPECT_STREQ(statusName(S), Names[I]);
+    EXPECT_EQ(parseCandidateStatus(Names[I]), S) << Names[I];
+  }
+  EXPECT_EQ(parseCandidateStatus("OK"), std::nullopt);
+  EXPECT_EQ(parseCandidateStatus(""), std::nullopt);
+  EXPECT_EQ(parseCandidateStatus("timed-out"), std::nullopt);
 }
 
 TEST(Roofline, ClassifiesBySideAndFraction) {
@@ -135,7 +170,7 @@ TEST(Results, RejectionsAreDescribedFromTheChecks) {
             "relative L2 error 2.50E-01, largest error 3.50E+00, 12 "
             "element(s) over the per-element bound (first at 17)");
   CandidateResult NoWork;
-  NoWork.Status = "no-work";
+  NoWork.Status = CandidateStatus::NoWork;
   NoWork.Time = TimeStats{1000, 900, 1100, 950, 1050, 0.1, 10};
   NoWork.FloorNs = 30000;
   EXPECT_EQ(describeRejection(NoWork, 0.5),

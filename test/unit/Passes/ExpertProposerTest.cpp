@@ -162,7 +162,7 @@ TEST(ExpertProposer, RulesTriedBeforeAreNotAskedAgain) {
   agent::Attempt A;
   A.Round = 2;
   A.Origin = "expert:test-comment";
-  A.Verdict = "slower";
+  A.Verdict = agent::Verdict::Slower;
   Req.History.push_back(A);
   auto Props = P.propose(Req);
   ASSERT_TRUE(bool(Props)) << err(Props.takeError());
@@ -179,7 +179,7 @@ TEST(ExpertProposer, ASupersededRuleIsAskedAgain) {
   agent::Attempt A;
   A.Round = 1;
   A.Origin = "expert:test-comment";
-  A.Verdict = "superseded";
+  A.Verdict = agent::Verdict::Superseded;
   Req.History.push_back(A);
   auto Props = P.propose(Req);
   ASSERT_TRUE(bool(Props)) << err(Props.takeError());

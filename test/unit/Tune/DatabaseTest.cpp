@@ -7,6 +7,7 @@
 
 using namespace forge;
 using namespace forge::tune;
+using forge::measure::CandidateStatus;
 
 namespace {
 
@@ -28,10 +29,13 @@ TEST(TuningDatabase, MissingFileIsEmptyAndSaveLoadRoundTrips) {
   EXPECT_TRUE(Db->records().empty());
   DbRecord &R = Db->record(key("sm_90"));
   R.Strategy = "greedy";
-  R.put({"BLOCK=256", {{"BLOCK", 256}}, "ok", 100.5, 101, 0.01, "", "2026-11-29"});
-  R.put({"BLOCK=128", {{"BLOCK", 128}}, "wrong", 0, 90, 0, "1 over", "2026-11-29"});
+  R.put({"BLOCK=256", {{"BLOCK", 256}}, CandidateStatus::Ok, 100.5, 101, 0.01, "",
+         "2026-11-29"});
+  R.put({"BLOCK=128", {{"BLOCK", 128}}, CandidateStatus::Wrong, 0, 90, 0, "1 over",
+         "2026-11-29"});
   // put replaces a configuration measured again.
-  R.put({"BLOCK=256", {{"BLOCK", 256}}, "ok", 99.0, 99, 0.01, "", "2026-11-30"});
+  R.put({"BLOCK=256", {{"BLOCK", 256}}, CandidateStatus::Ok, 99.0, 99, 0.01, "",
+         "2026-11-30"});
   R.Best = "BLOCK=256";
   Db->record(key("sm_80")); // a second record
   ASSERT_FALSE(bool(Db->save(Path)));
@@ -49,6 +53,8 @@ TEST(TuningDatabase, MissingFileIsEmptyAndSaveLoadRoundTrips) {
   EXPECT_EQ(M->When, "2026-11-30");
   EXPECT_EQ(M->Values.at("BLOCK"), 256);
   EXPECT_EQ(R2->find("BLOCK=128")->Detail, "1 over");
+  EXPECT_EQ(M->Status, CandidateStatus::Ok);
+  EXPECT_EQ(R2->find("BLOCK=128")->Status, CandidateStatus::Wrong);
   EXPECT_EQ(*R2->Best, "BLOCK=256");
   EXPECT_FALSE(Again->find(key("sm_100")));
   EXPECT_EQ(Again->toJson(), Db->toJson());
@@ -78,6 +84,21 @@ TEST(TuningDatabase, BadFilesAreErrorsThatLeaveThemAlone) {
                  "\"13.0\"}, \"measurements\": [{\"config\": \"A=1\", "
                  "\"status\": \"ok\", \"cost_ns\": \"fast\"}]}]}"),
             "db.json: $.records[0].measurements[0].cost_ns: expected a number; "
+            "the file is left as it is");
+  // The statuses are names; one this version does not know is not guessed.
+  EXPECT_EQ(Load("{\"forge_tuning_database\": 1, \"records\": [{\"key\": "
+                 "{\"kernel\": \"k\", \"source_hash\": \"h\", \"target\": "
+                 "\"sm_90\", \"gpu\": \"g\", \"sizes\": \"\", \"toolkit\": "
+                 "\"13.0\"}, \"measurements\": [{\"config\": \"A=1\", "
+                 "\"status\": \"ok\"}, {\"config\": \"A=2\", \"status\": "
+                 "\"exploded\"}]}]}"),
+            "db.json: $.records[0].measurements[1].status: unknown status "
+            "'exploded'; the file is left as it is");
+  EXPECT_EQ(Load("{\"forge_tuning_database\": 1, \"records\": [{\"key\": "
+                 "{\"kernel\": \"k\", \"source_hash\": \"h\", \"target\": "
+                 "\"sm_90\", \"gpu\": \"g\", \"sizes\": \"\", \"toolkit\": "
+                 "\"13.0\"}, \"measurements\": [{\"config\": \"A=1\"}]}]}"),
+            "db.json: $.records[0].measurements[0].status: expected a string; "
             "the file is left as it is");
   EXPECT_NE(Load("{not json").find("db.json"), std::string::npos);
   llvm::sys::fs::remove_directories(Dir);

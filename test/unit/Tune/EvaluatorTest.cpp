@@ -5,6 +5,7 @@
 
 using namespace forge::tune;
 using namespace forge::tune::test;
+using forge::measure::CandidateStatus;
 
 namespace {
 
@@ -29,7 +30,7 @@ struct CountingMeasure {
         auto V = S.values(C);
         Evaluation E;
         E.Ok = V["B"] != 2;
-        E.Status = E.Ok ? "ok" : "crashed";
+        E.Status = E.Ok ? CandidateStatus::Ok : CandidateStatus::Crashed;
         E.Cost = E.Ok ? 100.0 - 10 * V["A"] - V["B"] : 0;
         Out.push_back(E);
       }
@@ -71,7 +72,7 @@ TEST(Evaluator, InvalidConfigurationsAreNotMeasured) {
   ASSERT_EQ(R.size(), 4u);
   for (int I = 0; I < 3; ++I) {
     EXPECT_FALSE(R[I].Ok);
-    EXPECT_EQ(R[I].Status, "invalid");
+    EXPECT_EQ(R[I].Status, CandidateStatus::Invalid);
   }
   EXPECT_TRUE(R[3].Ok);
   EXPECT_EQ(M.Seen, (std::vector<Config>{{0, 1}}));
@@ -106,7 +107,8 @@ TEST(Evaluator, SecondsBudget) {
   BatchMeasure Slow = [&](const std::vector<Config> &Batch) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     Measured += Batch.size();
-    return std::vector<Evaluation>(Batch.size(), Evaluation{true, 1, "ok", ""});
+    return std::vector<Evaluation>(Batch.size(),
+                                   Evaluation{true, 1, CandidateStatus::Ok, ""});
   };
   Evaluator E(S, Slow, Budget{0, 0.2});
   EXPECT_FALSE(E.exhausted());
@@ -139,11 +141,12 @@ TEST(Evaluator, SecondsBudget) {
 TEST(Evaluator, BestIsTheCheapestOkFirstOnTies) {
   SearchSpace S({{"A", {0, 1, 2, 3, 4}, ""}});
   std::map<std::string, Evaluation> Cache = {
-      {"A=0", {true, 50, "ok", ""}},
-      {"A=1", {false, 0, "crashed", ""}}, // a zero cost that must not win
-      {"A=2", {true, 20, "ok", ""}},
-      {"A=3", {true, 20, "ok", ""}},
-      {"A=4", {true, 10, "ok", ""}}};
+      {"A=0", {true, 50, CandidateStatus::Ok, ""}},
+      // A zero cost that must not win.
+      {"A=1", {false, 0, CandidateStatus::Crashed, ""}},
+      {"A=2", {true, 20, CandidateStatus::Ok, ""}},
+      {"A=3", {true, 20, CandidateStatus::Ok, ""}},
+      {"A=4", {true, 10, CandidateStatus::Ok, ""}}};
   Evaluator E(S, replayMeasure(S, Cache), Budget{});
   EXPECT_FALSE(E.best());
   E.evaluate({{1}});
@@ -161,8 +164,8 @@ TEST(Evaluator, PreloadIsFreeAndCanBeBest) {
   SearchSpace S = square();
   CountingMeasure M;
   Evaluator E(S, M.fn(S), Budget{1, 0});
-  E.preload({3, 1}, {true, 5, "ok", "from the database"});
-  E.preload({3, 3}, {true, 1, "ok", ""}); // invalid now: ignored
+  E.preload({3, 1}, {true, 5, CandidateStatus::Ok, "from the database"});
+  E.preload({3, 3}, {true, 1, CandidateStatus::Ok, ""}); // invalid now: ignored
   EXPECT_EQ(E.evaluations(), 0u);
   EXPECT_EQ(E.known(), 1u);
   EXPECT_FALSE(E.lookup({3, 3}));
@@ -180,14 +183,15 @@ TEST(Evaluator, PreloadIsFreeAndCanBeBest) {
 TEST(Evaluator, ShortMeasurementsAreMissing) {
   SearchSpace S = square();
   BatchMeasure Short = [](const std::vector<Config> &Batch) {
-    return std::vector<Evaluation>(1, Evaluation{true, 7, "ok", ""});
+    return std::vector<Evaluation>(1,
+                                   Evaluation{true, 7, CandidateStatus::Ok, ""});
   };
   Evaluator E(S, Short, Budget{});
   std::vector<Evaluation> R = E.evaluate({{0, 0}, {0, 1}});
   ASSERT_EQ(R.size(), 2u);
   EXPECT_TRUE(R[0].Ok);
   EXPECT_FALSE(R[1].Ok);
-  EXPECT_EQ(R[1].Status, "missing");
+  EXPECT_EQ(R[1].Status, CandidateStatus::Missing);
   EXPECT_EQ(E.evaluations(), 2u);
 }
 
@@ -205,9 +209,9 @@ TEST(Replay, ReadsTheRecordedCache) {
   ASSERT_EQ(R.size(), 3u);
   EXPECT_TRUE(R[0].Ok);
   EXPECT_DOUBLE_EQ(R[0].Cost, Cache->optimum());
-  EXPECT_EQ(R[1].Status, "crashed");
+  EXPECT_EQ(R[1].Status, CandidateStatus::Crashed);
   EXPECT_FALSE(R[1].Ok);
-  EXPECT_EQ(R[2].Status, "missing");
+  EXPECT_EQ(R[2].Status, CandidateStatus::Missing);
   EXPECT_FALSE(R[2].Ok);
 
   // Every recorded key is a valid configuration of the space.

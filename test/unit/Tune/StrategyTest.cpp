@@ -8,6 +8,7 @@
 
 using namespace forge::tune;
 using namespace forge::tune::test;
+using forge::measure::CandidateStatus;
 
 namespace {
 
@@ -154,7 +155,10 @@ TEST_P(EachStrategy, ToleratesFailedConfigurations) {
   size_t Failed = 0;
   for (auto &[Key, E] : Broken) {
     if (E.Ok && E.Cost <= 1.25 * Opt) {
-      E = Evaluation{false, 0, Failed++ % 2 ? "crashed" : "wrong", ""};
+      E = Evaluation{false, 0,
+                     Failed++ % 2 ? CandidateStatus::Crashed
+                                  : CandidateStatus::Wrong,
+                     ""};
       continue;
     }
     if (E.Ok)
@@ -202,7 +206,7 @@ TEST_P(EachStrategy, StartsFromPreloadedResults) {
   // With the whole space preloaded there is nothing to do.
   Preload.clear();
   for (const Config &Cf : C.Space.enumerateValid())
-    Preload.emplace_back(Cf, Evaluation{true, 1, "ok", ""});
+    Preload.emplace_back(Cf, Evaluation{true, 1, CandidateStatus::Ok, ""});
   R = runStrategy(GetParam(), C.Space, replayMeasure(C.Space, C.Results),
                   Budget{}, 3, Preload);
   EXPECT_EQ(R.Evaluations, 0u);
@@ -221,7 +225,7 @@ TEST_P(EachStrategy, EndsOnAnAlmostEntirelyInvalidSpace) {
   BatchMeasure M = [&](const std::vector<Config> &Batch) {
     std::vector<Evaluation> Out;
     for (const Config &C : Batch)
-      Out.push_back({true, 100.0 - double(C[0]), "ok", ""});
+      Out.push_back({true, 100.0 - double(C[0]), CandidateStatus::Ok, ""});
     return Out;
   };
   Outcome R = runStrategy(GetParam(), S, M, Budget{}, 5);
@@ -244,7 +248,8 @@ TEST_P(EachStrategy, EndsOnAHugeSparseSpace) {
                V.at("A") == V.at("C");
       });
   BatchMeasure M = [](const std::vector<Config> &Batch) {
-    return std::vector<Evaluation>(Batch.size(), {true, 1, "ok", ""});
+    return std::vector<Evaluation>(Batch.size(),
+                                   {true, 1, CandidateStatus::Ok, ""});
   };
   // The exhaustive scan minds the clock; the others give up on their own.
   Budget B{0, GetParam() == "exhaustive" ? 0.5 : 0};
@@ -272,7 +277,7 @@ TEST_P(EachStrategy, KeepsTheBudgetOnAHugeSpace) {
       double Cost = 0;
       for (size_t I = 0; I < C.size(); ++I)
         Cost += (double(C[I]) - 10) * (double(C[I]) - 10);
-      Out.push_back({true, 1 + Cost, "ok", ""});
+      Out.push_back({true, 1 + Cost, CandidateStatus::Ok, ""});
     }
     return Out;
   };
@@ -287,7 +292,8 @@ TEST_P(EachStrategy, KeepsTheBudgetOnAHugeSpace) {
 
 TEST_P(EachStrategy, HandlesDegenerateSpaces) {
   BatchMeasure M = [](const std::vector<Config> &Batch) {
-    return std::vector<Evaluation>(Batch.size(), {true, 3, "ok", ""});
+    return std::vector<Evaluation>(Batch.size(),
+                                   {true, 3, CandidateStatus::Ok, ""});
   };
   // No parameters: the one empty configuration (the kernel as written).
   SearchSpace One;

@@ -55,8 +55,14 @@ inline llvm::Expected<RecordedCache> loadCache(const std::string &Name,
     Out.Space = SearchSpace(std::move(Params), std::move(Valid));
     for (const auto &[Key, R] : J->at("results").items()) {
       Evaluation E;
-      E.Status = R.at("status").get<std::string>();
-      E.Ok = E.Status == "ok";
+      std::string Status = R.at("status").get<std::string>();
+      auto S = measure::parseCandidateStatus(Status);
+      if (!S)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            Name + ": " + Key + ": unknown status '" + Status + "'");
+      E.Status = *S;
+      E.Ok = E.Status == measure::CandidateStatus::Ok;
       if (E.Ok)
         E.Cost = R.at("cost_ns").get<double>();
       if (R.contains("detail"))

@@ -1,0 +1,84 @@
+//===- TranscriptTest.cpp - the names in transcripts, read back -----------===//
+#include "forge/Agent/Transcript.h"
+#include "forge/Support/FileUtil.h"
+#include "gtest/gtest.h"
+#include "llvm/Support/FileSystem.h"
+#include <iterator>
+
+using namespace forge;
+using namespace forge::agent;
+
+namespace {
+
+// The spellings are the transcript format (docs/transcript-format.md).
+TEST(Transcript, EveryStageRoundTripsThroughItsName) {
+  const char *Names[] = {"parse", "apply",   "reparse", "contract",    "scope",
+                         "scan",  "compile", "repair",  "correctness", "timing"};
+  for (size_t I = 0; I < std::size(Names); ++I) {
+    Stage S = Stage(I);
+    EXPECT_EQ(stageName(S), Names[I]);
+    EXPECT_EQ(parseStage(Names[I]), S) << Names[I];
+  }
+  EXPECT_EQ(parseStage("Parse"), std::nullopt);
+  EXPECT_EQ(parseStage(""), std::nullopt);
+  EXPECT_EQ(stageName(std::optional<Stage>()), "");
+}
+
+TEST(Transcript, EveryVerdictRoundTripsThroughItsName) {
+  const char *Names[] = {"accepted",   "rejected",  "slower",
+                         "not-faster", "unmeasured", "superseded"};
+  for (size_t I = 0; I < std::size(Names); ++I) {
+    Verdict V = Verdict(I);
+    EXPECT_EQ(verdictName(V), Names[I]);
+    EXPECT_EQ(parseVerdict(Names[I]), V) << Names[I];
+  }
+  EXPECT_EQ(parseVerdict("not_faster"), std::nullopt);
+  EXPECT_EQ(verdictName(std::optional<Verdict>()), "");
+}
+
+class ReplayLoad : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> P;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-transcript-test", P));
+    Dir = P.str().str();
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+
+  /// The error of loading a transcript whose one proposal is Proposal.
+  std::string load(const std::string &Proposal) {
+    std::string Path = Dir + "/t.json";
+    std::string Text = R"({"forge_transcript": 1, "measurements": [], "rounds": [)"
+                       R"({"round": 1, "accepted": -1, "proposals": [)" +
+                       Proposal + "]}]}";
+    EXPECT_FALSE(bool(writeFileAtomically(Path, Text)));
+    auto R = Replay::load(Path);
+    std::string E = R ? "no error" : llvm::toString(R.takeError());
+    size_t At = E.find("t.json");
+    return At == std::string::npos ? E : E.substr(At);
+  }
+
+  std::string Dir;
+};
+
+TEST_F(ReplayLoad, KnownNamesLoad) {
+  EXPECT_EQ(load(R"({"origin": "model", "verdict": "not-faster", "status": "ok",)"
+                 R"( "stages": [{"stage": "parse", "passed": true}, {"stage": "timing"}]})"),
+            "no error");
+}
+
+TEST_F(ReplayLoad, AnUnknownNameIsAnErrorWithItsPath) {
+  EXPECT_EQ(load(R"({"origin": "model", "verdict": "exploded"})"),
+            "t.json: $.rounds[0].proposals[0].verdict: unknown verdict 'exploded'");
+  EXPECT_EQ(load(R"({"origin": "model", "verdict": "accepted", "status": "fine"})"),
+            "t.json: $.rounds[0].proposals[0].status: unknown status 'fine'");
+  EXPECT_EQ(load(R"({"origin": "model", "verdict": "rejected",)"
+                 R"( "stages": [{"stage": "parse"}, {"stage": "lint"}]})"),
+            "t.json: $.rounds[0].proposals[0].stages[1].stage: unknown stage 'lint'");
+  EXPECT_EQ(load(R"({"origin": "model", "verdict": 3})"),
+            "t.json: $.rounds[0].proposals[0].verdict: expected a string");
+  EXPECT_EQ(load(R"("not a proposal")"),
+            "t.json: $.rounds[0].proposals[0]: expected an object");
+}
+
+} // namespace
