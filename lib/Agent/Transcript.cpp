@@ -44,37 +44,48 @@ Json proposalJson(const Proposal &P) {
   return J;
 }
 
-Proposal proposalFrom(const Json &J) {
+/// A proposal as the transcript records it; problems go to Read.
+Proposal readProposal(JsonReader &Read, const Json &J, const std::string &Path) {
   Proposal P;
-  P.Origin = J.value("origin", "");
-  P.Summary = J.value("summary", "");
-  P.Rationale = J.value("rationale", "");
-  P.Edits = J.value("reply", "");
-  P.Prompt = J.value("prompt", "");
-  P.Trusted = J.value("trusted", false);
-  if (J.contains("tokens")) {
-    P.PromptTokens = J["tokens"].value("prompt", uint64_t(0));
-    P.ReplyTokens = J["tokens"].value("reply", uint64_t(0));
+  if (!Read.expectObject(J, Path))
+    return P;
+  P.Origin = Read.string(J, Path, "origin", /*Required=*/true);
+  P.Summary = Read.string(J, Path, "summary");
+  P.Rationale = Read.string(J, Path, "rationale");
+  P.Edits = Read.string(J, Path, "reply");
+  P.Prompt = Read.string(J, Path, "prompt");
+  P.Trusted = Read.boolean(J, Path, "trusted");
+  if (const Json *T = Read.object(J, Path, "tokens", /*Required=*/false)) {
+    std::string TP = JsonReader::member(Path, "tokens");
+    P.PromptTokens = Read.count(*T, TP, "prompt");
+    P.ReplyTokens = Read.count(*T, TP, "reply");
   }
-  if (J.contains("spec_change") && J["spec_change"].is_object()) {
+  if (const Json *S = Read.object(J, Path, "spec_change", /*Required=*/false)) {
+    std::string SP = JsonReader::member(Path, "spec_change");
     SpecChange C;
-    const Json &S = J["spec_change"];
-    if (S.contains("geometry") && S["geometry"].is_object())
-      for (auto It = S["geometry"].begin(); It != S["geometry"].end(); ++It)
-        if (It.value().is_string())
-          C.Geometry[It.key()] = It.value().get<std::string>();
-    if (S.contains("new_tunables") && S["new_tunables"].is_object())
-      for (auto It = S["new_tunables"].begin(); It != S["new_tunables"].end(); ++It)
-        if (It.value().is_array())
-          for (const Json &V : It.value())
-            if (V.is_number_integer())
-              C.NewTunables[It.key()].push_back(V.get<int64_t>());
-    if (S.contains("values") && S["values"].is_object())
-      for (auto It = S["values"].begin(); It != S["values"].end(); ++It)
-        if (It.value().is_number_integer())
-          C.Values[It.key()] = It.value().get<int64_t>();
-    C.Justification = S.value("justification", "");
-    P.Spec = C;
+    if (const Json *G = Read.object(*S, SP, "geometry", /*Required=*/false))
+      for (auto It = G->begin(); It != G->end(); ++It)
+        C.Geometry[It.key()] = Read.string(*G, JsonReader::member(SP, "geometry"), It.key(),
+                                           /*Required=*/true);
+    if (const Json *T = Read.object(*S, SP, "new_tunables", /*Required=*/false))
+      for (auto It = T->begin(); It != T->end(); ++It) {
+        std::string VP = JsonReader::member(JsonReader::member(SP, "new_tunables"), It.key());
+        if (!Read.expectArray(It.value(), VP))
+          break;
+        for (size_t I = 0; I < It.value().size(); ++I) {
+          if (!It.value()[I].is_number_integer()) {
+            Read.fail(JsonReader::element(VP, I), "expected an integer");
+            break;
+          }
+          C.NewTunables[It.key()].push_back(It.value()[I].get<int64_t>());
+        }
+      }
+    if (const Json *V = Read.object(*S, SP, "values", /*Required=*/false))
+      for (auto It = V->begin(); It != V->end(); ++It)
+        C.Values[It.key()] =
+            Read.integer(*V, JsonReader::member(SP, "values"), It.key(), /*Required=*/true);
+    C.Justification = Read.string(*S, SP, "justification");
+    P.Spec = std::move(C);
   }
   return P;
 }
@@ -102,33 +113,72 @@ Json recordJson(const ProposalRecord &R) {
   return J;
 }
 
-/// The rounds' shape and every name in them: a verdict the replay compares
-/// with, the stages and the worker's status it carries. A name this version
-/// does not know is an error, never a guess.
-void checkRounds(JsonReader &Read, const Json &Rounds) {
+/// The rounds: each proposal, its repair and the verdict the replay
+/// compares with; the stages and the worker's status it carries are checked
+/// too. A name this version does not know is an error, never a guess.
+std::vector<Replay::RecordedRound> readRounds(JsonReader &Read, const Json &Rounds) {
+  std::vector<Replay::RecordedRound> Out;
   for (size_t I = 0; I < Rounds.size() && Read.ok(); ++I) {
     std::string RP = JsonReader::element("$.rounds", I);
-    Read.count(Rounds[I], RP, "round", /*Required=*/true);
-    Read.integer(Rounds[I], RP, "accepted");
+    Replay::RecordedRound R;
+    R.Number = unsigned(Read.count(Rounds[I], RP, "round", /*Required=*/true));
+    R.Accepted = int(Read.integer(Rounds[I], RP, "accepted", false, -1));
     const Json *Props = Read.array(Rounds[I], RP, "proposals", /*Required=*/true);
     for (size_t P = 0; Props && P < Props->size() && Read.ok(); ++P) {
       const Json &X = (*Props)[P];
       std::string PP = JsonReader::element(JsonReader::member(RP, "proposals"), P);
+      Replay::RecordedProposal RecP;
+      RecP.P = readProposal(Read, X, PP);
+      if (!Read.ok())
+        break;
+      if (const Json *Rep = Read.object(X, PP, "repair", /*Required=*/false))
+        RecP.Repair = readProposal(Read, *Rep, JsonReader::member(PP, "repair"));
       std::string V = Read.string(X, PP, "verdict");
-      if (!V.empty() && !parseVerdict(V))
+      RecP.V = parseVerdict(V);
+      if (!V.empty() && !RecP.V)
         Read.fail(JsonReader::member(PP, "verdict"), "unknown verdict '" + V + "'");
       std::string S = Read.string(X, PP, "status");
       if (!S.empty() && !measure::parseCandidateStatus(S))
         Read.fail(JsonReader::member(PP, "status"), "unknown status '" + S + "'");
-      const Json *Stages = Read.array(X, PP, "stages");
+      const Json *Stages = Read.array(X, PP, "stages", /*Required=*/false);
       for (size_t K = 0; Stages && K < Stages->size(); ++K) {
         std::string SP = JsonReader::element(JsonReader::member(PP, "stages"), K);
         std::string Name = Read.string((*Stages)[K], SP, "stage", /*Required=*/true);
         if (!Name.empty() && !parseStage(Name))
           Read.fail(JsonReader::member(SP, "stage"), "unknown stage '" + Name + "'");
       }
+      R.Proposals.push_back(std::move(RecP));
     }
+    Out.push_back(std::move(R));
   }
+  return Out;
+}
+
+/// The measurement jobs: each one's results.jsonl lines (parsed, with line
+/// numbers, when a replay needs them) and the candidates' resources.
+std::vector<Replay::RecordedJob> readJobs(JsonReader &Read, const Json &Jobs) {
+  std::vector<Replay::RecordedJob> Out;
+  for (size_t I = 0; I < Jobs.size() && Read.ok(); ++I) {
+    std::string JP = JsonReader::element("$.measurements", I);
+    Replay::RecordedJob Job;
+    Job.Name = Read.string(Jobs[I], JP, "job");
+    const Json *Results = Read.array(Jobs[I], JP, "results", /*Required=*/true);
+    for (size_t L = 0; Results && L < Results->size(); ++L) {
+      if (!Read.expectObject((*Results)[L], JsonReader::element(JsonReader::member(JP, "results"), L)))
+        break;
+      Job.ResultLines += (*Results)[L].dump() + "\n";
+    }
+    if (const Json *Res = Read.object(Jobs[I], JP, "resources", /*Required=*/false))
+      for (auto It = Res->begin(); It != Res->end(); ++It) {
+        std::string RP = JsonReader::member(JsonReader::member(JP, "resources"), It.key());
+        if (!Read.expectObject(It.value(), RP))
+          break;
+        Job.Resources[It.key()] = {unsigned(Read.count(It.value(), RP, "registers")),
+                                   Read.count(It.value(), RP, "static_shared")};
+      }
+    Out.push_back(std::move(Job));
+  }
+  return Out;
 }
 
 } // namespace
@@ -210,17 +260,18 @@ Expected<std::unique_ptr<Replay>> Replay::load(StringRef Path) {
     return J.takeError();
   if (!J->is_object() || !J->contains("forge_transcript"))
     return makeError("{0}: not a Kernel Forge transcript (no \"forge_transcript\" key)", Path);
-  if (!(*J)["forge_transcript"].is_number_integer() || (*J)["forge_transcript"].get<int>() != 1)
+  const Json &Version = (*J)["forge_transcript"];
+  if (!Version.is_number_integer() || Version.get<int64_t>() != 1)
     return makeError("{0}: transcript version {1} is not supported (1 is)", Path,
-                     (*J)["forge_transcript"].dump());
-  for (const char *K : {"rounds", "measurements"})
-    if (!J->contains(K) || !(*J)[K].is_array())
-      return makeError("{0}: $.{1}: expected an array", Path, K);
+                     Version.dump());
   JsonReader Read(Path.str());
-  checkRounds(Read, (*J)["rounds"]);
+  const Json *Rounds = Read.array(*J, "$", "rounds", /*Required=*/true);
+  const Json *Jobs = Read.array(*J, "$", "measurements", /*Required=*/true);
   if (Error E = Read.takeError())
     return std::move(E);
   auto R = std::make_unique<Replay>();
+  R->Rounds = readRounds(Read, *Rounds);
+  R->Jobs = readJobs(Read, *Jobs);
   RecordedOptions &RO = R->Options;
   RO.Measured = Read.boolean(*J, "$", "measured");
   if (const Json *Opts = Read.object(*J, "$", "options", /*Required=*/false)) {
@@ -238,27 +289,26 @@ Expected<std::unique_ptr<Replay>> Replay::load(StringRef Path) {
   }
   if (Error E = Read.takeError())
     return std::move(E);
-  R->J = std::move(*J);
   return std::move(R);
 }
 
 Expected<std::vector<Proposal>> Replay::propose(const ProposalRequest &Req) {
   std::vector<Proposal> Out;
-  for (const Json &RR : J["rounds"])
-    if (RR.value("round", 0u) == Req.Round && RR.contains("proposals"))
-      for (const Json &P : RR["proposals"])
-        Out.push_back(proposalFrom(P));
+  for (const RecordedRound &RR : Rounds)
+    if (RR.Number == Req.Round)
+      for (const RecordedProposal &P : RR.Proposals)
+        Out.push_back(P.P);
   return Out;
 }
 
 Expected<std::optional<Proposal>> Replay::repair(const ProposalRequest &Req,
                                                  const Proposal &Failed) {
-  for (const Json &RR : J["rounds"])
-    if (RR.value("round", 0u) == Req.Round && RR.contains("proposals"))
-      for (const Json &P : RR["proposals"])
-        if (P.value("origin", "") == Failed.Origin && P.value("reply", "") == Failed.Edits) {
-          if (P.contains("repair") && P["repair"].is_object())
-            return std::optional<Proposal>(proposalFrom(P["repair"]));
+  for (const RecordedRound &RR : Rounds)
+    if (RR.Number == Req.Round)
+      for (const RecordedProposal &P : RR.Proposals)
+        if (P.P.Origin == Failed.Origin && P.P.Edits == Failed.Edits) {
+          if (P.Repair)
+            return P.Repair;
           return makeError("replay diverged: round {0}'s {1} needed a repair that the "
                            "transcript does not have",
                            Req.Round, Failed.Origin);
@@ -267,17 +317,13 @@ Expected<std::optional<Proposal>> Replay::repair(const ProposalRequest &Req,
 }
 
 Expected<measure::MeasureReport> Replay::measure(const measure::MeasureRequest &Req) {
-  const Json &Jobs = J["measurements"];
   if (NextJob >= Jobs.size())
     return makeError("replay diverged: the run needs measurement job {0} ({1}) but the "
                      "transcript has {2}",
                      NextJob + 1, Req.JobDir, Jobs.size());
-  const Json &Job = Jobs[NextJob++];
-  std::string Lines;
-  if (Job.contains("results"))
-    for (const Json &L : Job["results"])
-      Lines += L.dump() + "\n";
-  auto Res = measure::parseResults(Lines, "transcript measurement " + std::to_string(NextJob));
+  const RecordedJob &Job = Jobs[NextJob++];
+  auto Res = measure::parseResults(Job.ResultLines,
+                                   "transcript measurement " + std::to_string(NextJob));
   if (!Res)
     return Res.takeError();
   measure::MeasureReport Rep;
@@ -294,14 +340,14 @@ Expected<measure::MeasureReport> Replay::measure(const measure::MeasureRequest &
     const measure::CandidateResult *R = Res->find(C->Id);
     if (!R)
       return makeError("replay diverged: the recorded job {0} has no result for {1} ({2})",
-                       Job.value("job", "?"), C->Id, C->Label);
+                       Job.Name.empty() ? "?" : Job.Name, C->Id, C->Label);
     measure::CandidateOutcome O;
     O.Candidate = *C;
     O.Result = *R;
-    if (Job.contains("resources") && Job["resources"].contains(C->Id)) {
+    if (auto It = Job.Resources.find(C->Id); It != Job.Resources.end()) {
       build::KernelResources K;
-      K.Registers = Job["resources"][C->Id].value("registers", 0u);
-      K.SharedMemBytes = Job["resources"][C->Id].value("static_shared", uint64_t(0));
+      K.Registers = It->second.first;
+      K.SharedMemBytes = It->second.second;
       K.HasUsage = true;
       O.Resources = K;
     }
@@ -312,25 +358,21 @@ Expected<measure::MeasureReport> Replay::measure(const measure::MeasureRequest &
 
 std::vector<std::string> Replay::compare(const OptimizeResult &R) const {
   std::vector<std::string> Diffs;
-  const Json &Rounds = J["rounds"];
   if (Rounds.size() != R.Rounds.size())
     Diffs.push_back(formatv("the recording has {0} round(s), the replay {1}", Rounds.size(),
                             R.Rounds.size()));
   for (size_t I = 0; I < std::min(Rounds.size(), R.Rounds.size()); ++I) {
-    const Json &Was = Rounds[I];
+    const RecordedRound &Was = Rounds[I];
     const RoundRecord &Now = R.Rounds[I];
-    if (Was.value("accepted", -1) != Now.Accepted)
+    if (Was.Accepted != Now.Accepted)
       Diffs.push_back(formatv("round {0}: the recording accepted proposal {1}, the replay {2}",
-                              Now.Number, Was.value("accepted", -1), Now.Accepted));
-    const Json &Props = Was["proposals"];
-    for (size_t P = 0; P < std::min(Props.size(), Now.Proposals.size()); ++P) {
-      // load() checked that a recorded verdict is a known name or none.
-      std::string V = Props[P].value("verdict", "");
-      if (parseVerdict(V) != Now.Proposals[P].Verdict)
+                              Now.Number, Was.Accepted, Now.Accepted));
+    for (size_t P = 0; P < std::min(Was.Proposals.size(), Now.Proposals.size()); ++P)
+      if (Was.Proposals[P].V != Now.Proposals[P].Verdict)
         Diffs.push_back(formatv("round {0}, {1}: recorded '{2}', replayed '{3}' ({4})",
-                                Now.Number, Now.Proposals[P].P.Origin, V,
+                                Now.Number, Now.Proposals[P].P.Origin,
+                                verdictName(Was.Proposals[P].V),
                                 verdictName(Now.Proposals[P].Verdict), Now.Proposals[P].Reason));
-    }
   }
   return Diffs;
 }

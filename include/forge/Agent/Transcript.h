@@ -17,6 +17,8 @@
 
 #include "forge/Agent/Optimizer.h"
 #include "forge/Support/Json.h"
+#include <map>
+#include <optional>
 
 namespace forge::agent {
 
@@ -57,7 +59,9 @@ struct RecordedOptions {
   bool Measured = false; ///< the recorded run had a GPU
 };
 
-/// A transcript read back for --replay.
+/// A transcript read back for --replay. Every field it uses is read when it
+/// is loaded, through a JsonReader: a truncated file, a field of the wrong
+/// type or a missing one is an error naming its JSON path, never an abort.
 class Replay : public Proposer {
 public:
   static llvm::Expected<std::unique_ptr<Replay>> load(llvm::StringRef Path);
@@ -73,8 +77,27 @@ public:
   /// Differences between the recorded decisions and R's, one line each.
   std::vector<std::string> compare(const OptimizeResult &R) const;
 
+  /// What the transcript holds, read (and checked) once by load().
+  struct RecordedProposal {
+    Proposal P;
+    std::optional<Proposal> Repair;
+    std::optional<Verdict> V;
+  };
+  struct RecordedRound {
+    unsigned Number = 0;
+    int Accepted = -1;
+    std::vector<RecordedProposal> Proposals;
+  };
+  struct RecordedJob {
+    std::string Name;
+    std::string ResultLines; ///< results.jsonl as the worker wrote it
+    /// Registers and static shared memory by candidate id.
+    std::map<std::string, std::pair<unsigned, uint64_t>> Resources;
+  };
+
 private:
-  Json J;
+  std::vector<RecordedRound> Rounds;
+  std::vector<RecordedJob> Jobs;
   RecordedOptions Options;
   size_t NextJob = 0;
 };
