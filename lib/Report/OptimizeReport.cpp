@@ -2,6 +2,7 @@
 #include "forge/Report/OptimizeReport.h"
 #include "ReportCommon.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -239,4 +240,39 @@ void forge::report::renderOptimizeRounds(llvm::raw_ostream &OS, const agent::Opt
          << " proposal(s)";
     OS << (RR.Note.empty() ? "" : "; " + RR.Note) << "\n";
   }
+}
+
+void forge::report::renderOptimizeStart(llvm::raw_ostream &OS,
+                                        const agent::OptimizeSessionOptions &O,
+                                        llvm::StringRef Kernel) {
+  const measure::LocalGpu *G = O.Gpu ? &*O.Gpu : nullptr;
+  std::string GpuName = !G ? "" : G->Name.empty() ? std::string(G->Target->Name) : G->Name;
+  if (G && G->Target != O.Target)
+    llvm::WithColor::warning(OS, "forge-port")
+        << "the proposals compile for " << O.Target->Name << " but are checked and timed on the "
+        << GpuName << " (" << G->Target->Name << "): the speed-ups are " << G->Target->Name
+        << "'s, a prediction for " << O.Target->Name << "\n";
+  std::string Proposer = !O.ReplayPath.empty() ? "replay of " + O.ReplayPath
+                         : O.Model           ? "model"
+                                             : "expert";
+  OS << "forge-port: optimising " << Kernel << " for " << O.Target->Name << " with the "
+     << Proposer << " proposer" << (!G ? std::string(", no GPU") : ", measured on " + GpuName)
+     << "\n";
+}
+
+void forge::report::renderOptimizeEnd(llvm::raw_ostream &OS,
+                                      const agent::OptimizeSessionResult &R) {
+  const agent::OptimizeResult &Res = R.Result;
+  renderOptimizeRounds(OS, Res);
+  if (Res.Measured && Res.Final.MedianNs > 0)
+    OS << llvm::formatv("forge-port: {0:F2} us -> {1:F2} us, {2:F2}x over the original; "
+                        "stopped: {3}\n",
+                        Res.Baseline.MedianNs / 1000, Res.Final.MedianNs / 1000, Res.speedup(),
+                        Res.StopReason);
+  else
+    OS << "forge-port: stopped: " << Res.StopReason << "\n";
+  if (R.Replayed && R.ReplayDifferences.empty())
+    OS << "forge-port: replay: the same decisions in " << Res.Rounds.size() << " round(s)\n";
+  for (const std::string &L : R.ReplayDifferences)
+    llvm::WithColor::error(OS, "forge-port") << "replay: " << L << "\n";
 }

@@ -6,6 +6,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "Progress.h"
 #include "SharedOptions.h"
 #include "forge/Measure/MeasureSession.h"
 #include "forge/Report/MeasureReport.h"
@@ -13,8 +14,6 @@
 #include "forge/Support/FileUtil.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
-#include <chrono>
-#include <mutex>
 
 using namespace llvm;
 using namespace forge;
@@ -141,10 +140,6 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   O.CudaPath = CudaPath;
 
   bool Tty = sys::Process::StandardErrIsDisplayed();
-  auto Start = std::chrono::steady_clock::now();
-  std::mutex M;
-  double BestNs = 0;
-  std::string Best;
   O.OnPhase = [&](StringRef Phase, const MeasureSessionOptions::JobShape &S) {
     if (Phase == "compile")
       errs() << "forge-port: compiling " << S.Files << " harness(es) with " << S.Configs
@@ -152,20 +147,7 @@ int forge::tool::runMeasure(const Invocation &Inv) {
     else if (!NoRun)
       errs() << "forge-port: measuring " << S.Candidates << " candidate(s) on the GPU\n";
   };
-  O.OnResult = [&](const CandidateResult &C, size_t Done, size_t Total) {
-    std::lock_guard<std::mutex> L(M);
-    if (C.ok() && C.Time && (BestNs == 0 || C.Time->Median < BestNs)) {
-      BestNs = C.Time->Median;
-      Best = C.Label.empty() ? C.Id : C.Label;
-    }
-    double Elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-    double Eta = Done ? Elapsed / Done * (Total - Done) : 0;
-    auto Us = [](double Ns) { return formatv("{0:F2}", Ns / 1000).str(); };
-    errs() << formatv("[{0}/{1}] {2} {3}{4}; best {5}; ETA {6:F0} s\n", Done, Total, C.Id,
-                      statusName(C.Status), C.Time ? " " + Us(C.Time->Median) + " us" : "",
-                      BestNs ? Us(BestNs) + " us (" + Best + ")" : "none yet", Eta);
-  };
+  O.OnResult = measureProgress();
   O.OnRun = [&](StringRef Label, unsigned Run, unsigned N) {
     errs() << (Tty ? "\r" : "") << "forge-port: running " << Label << " (" << Run << "/" << N
            << ")" << (Tty ? "   " : "\n");

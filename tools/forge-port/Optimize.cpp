@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "ExpertRule.h"
+#include "Progress.h"
 #include "SharedOptions.h"
 #include "forge/Agent/OptimizeSession.h"
 #include "forge/Config.h"
@@ -17,7 +18,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
-#include <chrono>
 #include <csignal>
 
 using namespace llvm;
@@ -25,11 +25,16 @@ using namespace forge;
 using namespace forge::tool;
 
 namespace {
+/// The command line writes the driver's options directly (their defaults
+/// are the driver's).
+agent::OptimizeSessionOptions Opts;
 cl::OptionCategory Cat("forge-port optimize options");
 #define SUB cl::cat(Cat), cl::sub(optimizeCommand())
-cl::opt<std::string> File(cl::Positional, cl::desc("<file.cu>"), cl::Required, SUB);
-cl::opt<std::string> SpecPath("spec", cl::desc("Launch spec of the kernel (JSON)"),
-                              cl::value_desc("spec.json"), cl::Required, SUB);
+cl::opt<std::string, true> File(cl::Positional, cl::desc("<file.cu>"), cl::location(Opts.File),
+                                cl::Required, SUB);
+cl::opt<std::string, true> SpecPath("spec", cl::desc("Launch spec of the kernel (JSON)"),
+                                    cl::value_desc("spec.json"), cl::location(Opts.SpecPath),
+                                    cl::Required, SUB);
 cl::opt<std::string> LlmUrl("llm",
                             cl::desc("Model endpoint (OpenAI /v1/chat/completions or Anthropic "
                                      "/v1/messages); default $FORGE_LLM_URL when --model or "
@@ -44,33 +49,42 @@ cl::opt<double> LlmBackoff("llm-backoff", cl::desc("Seconds before the first ret
                                                    "(1)"), cl::init(1), SUB);
 cl::opt<uint64_t> TokenBudget("token-budget", cl::desc("Stop asking the model after this many "
                                                        "tokens (0: none)"), cl::init(0), SUB);
-cl::opt<std::string> ReplayPath("replay", cl::desc("Rerun a transcript: no network, no GPU; "
-                                                   "reports any decision that differs"),
-                                cl::value_desc("transcript.json"), SUB);
-cl::opt<std::string> TranscriptPath("transcript", cl::desc("Write the transcript (JSON) here"),
-                                    cl::value_desc("file"), SUB);
-cl::opt<unsigned> MaxRounds("rounds", cl::desc("Round limit (10)"), cl::init(10), SUB);
-cl::opt<double> Threshold("threshold", cl::desc("Stop when a round gains less (0.05 = 5 %)"),
-                          cl::init(0.05), SUB);
+cl::opt<std::string, true> ReplayPath("replay", cl::desc("Rerun a transcript: no network, no "
+                                                         "GPU; reports any decision that "
+                                                         "differs"),
+                                      cl::value_desc("transcript.json"),
+                                      cl::location(Opts.ReplayPath), SUB);
+cl::opt<std::string, true> TranscriptPath("transcript",
+                                          cl::desc("Write the transcript (JSON) here"),
+                                          cl::value_desc("file"),
+                                          cl::location(Opts.TranscriptPath), SUB);
+cl::opt<unsigned, true> MaxRounds("rounds", cl::desc("Round limit (10)"),
+                                  cl::location(Opts.MaxRounds), SUB);
+cl::opt<double, true> Threshold("threshold", cl::desc("Stop when a round gains less (0.05 = 5 "
+                                                      "%)"),
+                                cl::location(Opts.Threshold), SUB);
 cl::opt<std::string> Rules("rules", cl::desc("Expert rules to use (globs, default '*')"),
                            cl::init("*"), SUB);
 cl::opt<bool> NoTuner("no-tuner", cl::desc("Do not propose a parameter sweep of the spec's "
                                            "tunables"), SUB);
-cl::opt<unsigned> TuneBudget("tune-budget", cl::desc("Configurations the tuner proposal may "
-                                                     "measure (64)"), cl::init(64), SUB);
-cl::opt<std::string> TuneDb("db", cl::desc("Tuning database for the tuner proposal (JSON)"),
-                            cl::value_desc("tuning.json"), SUB);
-cl::opt<std::string> Scope("scope", cl::desc("Where edits may go: kernel (kernels, device "
-                                             "functions, launch configuration; default) or "
-                                             "file"), cl::init("kernel"), SUB);
-cl::opt<unsigned> PerRound("proposals", cl::desc("Proposals validated per round (8)"),
-                           cl::init(8), SUB);
+cl::opt<size_t, true> TuneBudget("tune-budget", cl::desc("Configurations the tuner proposal "
+                                                         "may measure (64)"),
+                                 cl::location(Opts.TuneBudget), SUB);
+cl::opt<std::string, true> TuneDb("db", cl::desc("Tuning database for the tuner proposal "
+                                                 "(JSON)"),
+                                  cl::value_desc("tuning.json"), cl::location(Opts.TuneDb), SUB);
+cl::opt<std::string, true> Scope("scope", cl::desc("Where edits may go: kernel (kernels, device "
+                                                   "functions, launch configuration; default) "
+                                                   "or file"),
+                                 cl::location(Opts.Scope), SUB);
+cl::opt<unsigned, true> PerRound("proposals", cl::desc("Proposals validated per round (8)"),
+                                 cl::location(Opts.ProposalsPerRound), SUB);
 cl::opt<std::string> ReportPath("report", cl::desc("Write a report (.json, .md or .html)"),
                                 cl::value_desc("file"), SUB);
 cl::opt<bool> NoGpu("no-gpu", cl::desc("Validate up to the compile stage only; keep nothing"),
                     SUB);
-cl::opt<unsigned> TimingRounds("timing-rounds", cl::desc("Interleaved timing rounds (5)"),
-                               cl::init(5), SUB);
+cl::opt<unsigned, true> TimingRounds("timing-rounds", cl::desc("Interleaved timing rounds (5)"),
+                                     cl::location(Opts.Job.Rounds), SUB);
 #undef SUB
 
 std::atomic<bool> Interrupted{false};
@@ -81,7 +95,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port optimize: propose, validate and keep faster versions of a "
                          "kernel\n"))
     return ExitUsage;
-  agent::OptimizeSessionOptions O;
+  agent::OptimizeSessionOptions &O = Opts;
   auto Output = outputChoice();
   if (!Output)
     return reportError(Output.takeError());
@@ -89,18 +103,18 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   if (!ReportPath.empty() && !report::formatOf(ReportPath))
     return reportError(makeUsageError("--report '{0}': the name must end in .json, .md or .html",
                                       ReportPath));
-  if (!ReplayPath.empty() && (!LlmUrl.empty() || !ModelName.empty()))
+  if (!O.ReplayPath.empty() && (!LlmUrl.empty() || !ModelName.empty()))
     return reportError(makeUsageError("--replay reruns a transcript; it takes no --llm/--model"));
   auto Target = targetOption(/*Required=*/true);
   if (!Target)
     return reportError(Target.takeError());
-  auto Spec = measure::readLaunchSpec(SpecPath);
+  auto Spec = measure::readLaunchSpec(O.SpecPath);
   if (!Spec)
     return reportError(Spec.takeError());
   auto Selected = passes::selectExpertRules(Rules);
   if (!Selected)
     return reportError(Selected.takeError());
-  if (ReplayPath.empty() &&
+  if (O.ReplayPath.empty() &&
       (!LlmUrl.empty() || !ModelName.empty() || sys::Process::GetEnv("FORGE_LLM_MODEL"))) {
     auto C = agent::resolveModelConfig(LlmUrl, ModelName);
     if (!C)
@@ -111,30 +125,14 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     C->TokenBudget = TokenBudget;
     O.Model = *C;
   }
-  if (!NoGpu && ReplayPath.empty()) {
-    auto G = measure::findLocalGpu(WorkerPath, executableDir(Inv.Argv0));
-    if (G)
-      O.Gpu = *G;
-    else
-      WithColor::warning(errs(), "forge-port")
-          << toString(G.takeError()) << "; proposals are validated up to the compile stage\n";
-  }
+  if (!NoGpu && O.ReplayPath.empty())
+    O.Gpu = localGpu(WorkerPath, Inv.Argv0, "proposals are validated up to the compile stage");
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
-  O.File = File;
   O.Spec = &*Spec;
-  O.SpecPath = SpecPath;
   O.Target = *Target;
-  O.ReplayPath = ReplayPath;
   O.Rules = *Selected;
   O.Tuner = !NoTuner;
-  O.TuneBudget = TuneBudget;
-  O.TuneDb = TuneDb;
-  O.MaxRounds = MaxRounds;
-  O.Threshold = Threshold;
-  O.ProposalsPerRound = PerRound;
-  O.Scope = Scope;
   applyIfGiven(Seed, O.Job.Seed);
-  O.Job.Rounds = TimingRounds;
   O.Job.Reps = Reps;
   O.Job.CandidateTimeoutS = TimeoutS;
   O.JobDir = JobDir;
@@ -142,38 +140,18 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   O.ExtraArgs = Inv.ExtraArgs;
   O.CudaPath = CudaPath;
   O.Toolchain = &TC;
-  O.TranscriptPath = TranscriptPath;
   O.ToolVersion = std::string("forge-port ") + FORGE_VERSION;
   O.Date = todayUtc();
   O.Interrupted = &Interrupted;
   bool Tty = sys::Process::StandardErrIsDisplayed();
-  auto Start = std::chrono::steady_clock::now();
-  O.OnProgress = [&](StringRef Msg) {
-    double S = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-    errs() << (Tty ? "\r\033[K" : "") << formatv("[{0,5:F0} s] ", S) << Msg << (Tty ? "" : "\n");
-  };
+  O.OnProgress = elapsedProgress();
   O.OnRecord = [&](unsigned Round, const agent::ProposalRecord &P) {
     errs() << (Tty ? "\r\033[K" : "") << "forge-port: round " << Round << ": " << P.P.Origin
            << ": " << agent::verdictName(P.Verdict)
            << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
   };
-  const measure::LocalGpu *G = O.Gpu ? &*O.Gpu : nullptr;
-  if (G && G->Target != O.Target)
-    WithColor::warning(errs(), "forge-port")
-        << "the proposals compile for " << O.Target->Name << " but are checked and timed on the "
-        << (G->Name.empty() ? StringRef(G->Target->Name) : StringRef(G->Name)) << " ("
-        << G->Target->Name << "): the speed-ups are " << G->Target->Name
-        << "'s, a prediction for " << O.Target->Name << "\n";
-
+  report::renderOptimizeStart(errs(), O, Spec->Kernel);
   agent::OptimizeSession Session(O);
-  std::string Proposer = !ReplayPath.empty() ? "replay of " + ReplayPath
-                         : O.Model           ? "model"
-                                             : "expert";
-  errs() << "forge-port: optimising " << Spec->Kernel << " for " << O.Target->Name
-         << " with the " << Proposer << " proposer"
-         << (!G ? std::string(", no GPU")
-                : ", measured on " + (G->Name.empty() ? std::string(G->Target->Name) : G->Name))
-         << "\n";
   auto *Old = std::signal(SIGINT, onOptimizeInterrupt);
   auto R = Session.run();
   std::signal(SIGINT, Old);
@@ -181,26 +159,15 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     errs() << "\r\033[K";
   if (!R)
     return reportError(R.takeError());
+  report::renderOptimizeEnd(errs(), *R);
   const agent::OptimizeResult &Res = R->Result;
-  report::renderOptimizeRounds(errs(), Res);
-  if (Res.Measured && Res.Final.MedianNs > 0)
-    errs() << formatv("forge-port: {0:F2} us -> {1:F2} us, {2:F2}x over the original; stopped: "
-                      "{3}\n",
-                      Res.Baseline.MedianNs / 1000, Res.Final.MedianNs / 1000, Res.speedup(),
-                      Res.StopReason);
-  else
-    errs() << "forge-port: stopped: " << Res.StopReason << "\n";
   if (!ReportPath.empty()) {
-    report::OptimizeReportInput In{&Res, &Session.loopOptions(), R->Info.Proposer, File, R->Diff,
+    report::OptimizeReportInput In{&Res, &Session.loopOptions(), R->Info.Proposer, O.File, R->Diff,
                                    O.Date};
     if (Error E = writeFileAtomically(ReportPath,
                                       report::renderOptimizeReport(In, *report::formatOf(ReportPath))))
       return reportError(std::move(E));
   }
-  if (R->Replayed && R->ReplayDifferences.empty())
-    errs() << "forge-port: replay: the same decisions in " << Res.Rounds.size() << " round(s)\n";
-  for (const std::string &L : R->ReplayDifferences)
-    WithColor::error(errs(), "forge-port") << "replay: " << L << "\n";
   if (O.Output.K == OutputChoice::Kind::Diff)
     outs() << R->Diff;
   else if (O.Output.K == OutputChoice::Kind::Stdout)

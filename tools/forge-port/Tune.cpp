@@ -6,6 +6,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "Progress.h"
 #include "SharedOptions.h"
 #include "forge/Report/TuneReport.h"
 #include "forge/Support/Date.h"
@@ -80,17 +81,12 @@ int forge::tool::runTune(const Invocation &Inv) {
   if (!Spec)
     return reportError(Spec.takeError());
   tune::TuneOptions &S = O.Sweep;
-  if (!NoGpu && ReplayPath.empty()) {
-    auto G = measure::findLocalGpu(WorkerPath, executableDir(Inv.Argv0));
-    if (G) {
+  if (!NoGpu && ReplayPath.empty())
+    if (auto G = localGpu(WorkerPath, Inv.Argv0, "nothing is measured, values are predicted")) {
       S.WorkerPath = G->Worker;
       S.GpuTarget = G->Target;
       S.GpuName = G->Name;
-    } else {
-      WithColor::warning(errs(), "forge-port") << toString(G.takeError())
-                                               << "; nothing is measured, values are predicted\n";
     }
-  }
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
   S.Source = File;
   S.Spec = &*Spec;
@@ -116,15 +112,7 @@ int forge::tool::runTune(const Invocation &Inv) {
     (Caveat ? WithColor::note(errs(), "forge-port") : errs() << "forge-port: ") << Note << "\n";
   };
   bool Tty = sys::Process::StandardErrIsDisplayed();
-  S.OnProgress = [&](const tune::TuneProgress &P) {
-    errs() << (Tty ? "\r\033[K" : "")
-           << formatv("[{0}/{1}] best {2}; {3:F0} s elapsed, ETA {4:F0} s; last {5}", P.Done,
-                      P.Total,
-                      P.BestNs ? formatv("{0:F2} us ({1})", *P.BestNs / 1000, P.BestKey).str()
-                               : std::string("none yet"),
-                      P.ElapsedS, P.EtaS, P.Last)
-           << (Tty ? "" : "\n");
-  };
+  S.OnProgress = tuneProgress();
   tune::TuneSession Session(O);
   if (Error E = Session.prepare())
     return reportError(std::move(E));

@@ -10,6 +10,7 @@
 #ifndef FORGE_REPORT_OPTIMIZEREPORT_H
 #define FORGE_REPORT_OPTIMIZEREPORT_H
 
+#include "forge/Agent/OptimizeSession.h"
 #include "forge/Agent/Optimizer.h"
 #include "forge/Report/TuneReport.h"
 
@@ -36,6 +37,16 @@ std::string roundSentence(const agent::RoundRecord &R);
 /// One line per round for a terminal: "round 2: 119.70 us -> 30.10 us
 /// (3.98x) with expert:...: <summary>", or what was not kept.
 void renderOptimizeRounds(llvm::raw_ostream &OS, const agent::OptimizeResult &R);
+
+/// What optimize says before the loop: the kernel, the target, the proposer
+/// and the GPU, with a warning when the GPU is not of the target (the
+/// speed-ups are then a prediction).
+void renderOptimizeStart(llvm::raw_ostream &OS, const agent::OptimizeSessionOptions &O,
+                         llvm::StringRef Kernel);
+
+/// And after it: the rounds, the speed-up over the original and why the
+/// loop stopped, and for a replay whether the decisions were the same.
+void renderOptimizeEnd(llvm::raw_ostream &OS, const agent::OptimizeSessionResult &R);
 
 } // namespace forge::report
 
