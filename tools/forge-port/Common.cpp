@@ -63,6 +63,23 @@ Expected<frontend::ParseOptions> makeParseOptions(StringRef File, StringRef Buil
   return Opts;
 }
 
+Expected<std::array<int64_t, 3>> parseBlockOption(StringRef Text) {
+  std::array<int64_t, 3> B{{1, 1, 1}};
+  SmallVector<StringRef, 3> Parts;
+  Text.split(Parts, ',');
+  if (Parts.size() > 3)
+    return makeUsageError("--block: expected N[,Y[,Z]], got '{0}'", Text);
+  int64_t Threads = 1;
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    if (Parts[I].trim().getAsInteger(10, B[I]) || B[I] <= 0)
+      return makeUsageError("--block: expected positive integers N[,Y[,Z]], got '{0}'", Text);
+    Threads *= B[I];
+  }
+  if (Threads > 1024)
+    return makeUsageError("--block: {0} threads per block; CUDA allows at most 1024", Threads);
+  return B;
+}
+
 Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath) {
   auto TK = build::CudaToolkit::find(CudaPath);
   if (!TK)

@@ -5,6 +5,7 @@
 #include "forge/Build/CompileCache.h"
 #include "forge/Build/NvccDriver.h"
 #include "forge/Frontend/CudaInvocation.h"
+#include <array>
 #include <memory>
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -39,6 +40,10 @@ llvm::Expected<frontend::ParseOptions>
 makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir, llvm::StringRef Arch,
                  llvm::ArrayRef<std::string> ExtraArgs);
 
+/// A --block value: "256", "16,16" or "8,8,4" (missing dimensions are 1);
+/// a UsageError for anything else or more than 1024 threads.
+llvm::Expected<std::array<int64_t, 3>> parseBlockOption(llvm::StringRef Text);
+
 /// nvcc from the toolkit at CudaPath (or the usual places), with the
 /// compile cache of the user's cache directory.
 struct Nvcc {
@@ -72,6 +77,7 @@ struct LocalGpu {
 LocalGpu findLocalGpu(llvm::StringRef WorkerOpt, const char *Argv0,
                       llvm::StringRef Consequence);
 
+int runAnalyze(const Invocation &Inv);
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);
 int runSpec(const Invocation &Inv);
