@@ -167,6 +167,33 @@ private:
 };
 } // namespace
 
+bool readsMemory(const Expr *E) {
+  class Finder : public RecursiveASTVisitor<Finder> {
+  public:
+    bool Found = false;
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+      const auto *D = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
+      const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+      if (!(V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getType()->isArrayType()))
+        Found = true;
+      return !Found;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      Found |= U->getOpcode() == UO_Deref;
+      return !Found;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      StringRef N = calleeName(C);
+      Found |= N == "__ldg" || N == "__ldcg" || N == "__ldca" || N == "__ldcs" ||
+               N == "__ldlu" || N == "__ldcv";
+      return !Found;
+    }
+  } F;
+  if (E)
+    F.TraverseStmt(const_cast<Expr *>(E));
+  return F.Found;
+}
+
 bool mentions(const Stmt *S, const ValueDecl *V) {
   if (!S || !V)
     return false;

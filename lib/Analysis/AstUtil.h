@@ -56,6 +56,10 @@ bool isBlockSync(llvm::StringRef Callee);
 /// The callee is an atomic (atomicAdd, atomicMax_block, ...).
 bool isAtomicCallee(llvm::StringRef Callee);
 
+/// E reads memory: a subscript or dereference of a pointer (not of a
+/// register array), or a load call (__ldg and its kin).
+bool readsMemory(const clang::Expr *E);
+
 /// E refers to V somewhere.
 bool mentions(const clang::Stmt *S, const clang::ValueDecl *V);
 

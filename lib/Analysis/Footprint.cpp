@@ -123,7 +123,10 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
         It->push_back(&I);
     }
     for (const auto &Cluster : Clusters) {
-      const IndexForm &Pos = Cluster.front()->Base;
+      // The position: the first load without its constant offset, so that
+      // u[i - 1], u[i], u[i + 1] read -1..1 around i.
+      const IndexForm Pos =
+          Cluster.front()->Base - IndexForm::constant(Cluster.front()->Base.constantTerm());
       if (OffsetLike(Pos))
         continue; // not a per-thread position
       bool FromLoops = any_of(Cluster, [&](const Item *I) { return !I->Loops.isZero(); });
@@ -272,6 +275,10 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
         }
         F.Dims.push_back(FD);
       }
+      // A stencil reads near its position; loads far apart (a halo copied
+      // to shared memory, two halves of an array) are separate elements.
+      if (any_of(F.Dims, [](const FootprintDim &D) { return D.extent() > 33; }))
+        continue;
       // Reuse: how many threads read each element of the interior.
       bool Box = true;
       int64_t Volume = 1;
@@ -324,8 +331,17 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
         }
         break;
       }
-      for (size_t D = 0; D < F.Dims.size(); ++D)
-        F.Radius = std::max({F.Radius, F.Dims[D].Hi - Centre[D], Centre[D] - F.Dims[D].Lo});
+      // Offsets relative to the output's position; without an output, to the
+      // middle of an odd extent (temp[l + off] with l = threadIdx.x + R).
+      if (F.Output < 0)
+        for (size_t D = 0; D < F.Dims.size(); ++D)
+          if (F.Dims[D].extent() % 2 == 1)
+            Centre[D] = (F.Dims[D].Lo + F.Dims[D].Hi) / 2;
+      for (size_t D = 0; D < F.Dims.size(); ++D) {
+        F.Dims[D].Lo -= Centre[D];
+        F.Dims[D].Hi -= Centre[D];
+        F.Radius = std::max({F.Radius, F.Dims[D].Hi, -F.Dims[D].Lo});
+      }
 
       // Border handling.
       if (any_of(Cluster, [](const Item *I) { return I->Clamped; })) {

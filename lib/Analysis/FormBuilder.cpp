@@ -39,33 +39,6 @@ const ParmVarDecl *kernelParam(const Expr *E, const FunctionDecl &K) {
 }
 } // namespace
 
-namespace {
-/// E reads memory: a subscript or dereference of a pointer, or a load call.
-bool readsMemory(const Expr *E) {
-  class Finder : public RecursiveASTVisitor<Finder> {
-  public:
-    bool Found = false;
-    bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-      const auto *D = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
-      const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-      // A register array is not memory.
-      if (!(V && V->hasLocalStorage() && V->getType()->isArrayType()))
-        Found = true;
-      return !Found;
-    }
-    bool VisitUnaryOperator(UnaryOperator *U) {
-      Found |= U->getOpcode() == UO_Deref;
-      return !Found;
-    }
-    bool VisitCallExpr(CallExpr *C) {
-      Found |= isLoadCallee(calleeName(C));
-      return !Found;
-    }
-  } F;
-  F.TraverseStmt(const_cast<Expr *>(E));
-  return F.Found;
-}
-} // namespace
 
 IndexForm KernelAnalyzer::unknownForm(UnknownKind Why, const Expr *E, std::string Reason,
                                       const void *Key) {
@@ -180,12 +153,21 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
       return IndexForm::constant(*C);
     if (const auto *Cast = dyn_cast<CastExpr>(E)) {
       const Expr *Sub = Cast->getSubExpr();
-      QualType ST = Sub->getType();
+      // (int)x is an explicit no-op over an implicit conversion: judge (and
+      // name) the conversion by the explicit cast.
+      const Expr *Inner = isa<ExplicitCastExpr>(Cast) ? Sub->IgnoreImpCasts() : Sub;
+      QualType ST = Inner->getType();
       if (isIntegerLike(ST) || ST->isDependentType())
         return formRec(Sub, Depth + 1);
-      if (ST->isRealFloatingType())
+      if (ST->isRealFloatingType()) {
+        // (int)(x[i] * n): a bin computed from data.
+        if (readsMemory(Sub))
+          return unknownForm(UnknownKind::DataDependent, E,
+                             "'" + text(E) + "' converts a floating-point value computed "
+                                             "from memory: data-dependent");
         return unknownForm(UnknownKind::NonInteger, E,
                            "'" + text(E) + "' converts a floating-point value");
+      }
       return unknownForm(UnknownKind::Opaque, E, "'" + text(E) + "' converts a pointer");
     }
     if (const auto *FC = dyn_cast<CXXUnresolvedConstructExpr>(E); FC && FC->getNumArgs() == 1)

@@ -951,22 +951,47 @@ std::string AtomTable::render(const IndexForm &F) const {
     }
     return R;
   };
+  // Within a rank, by spelling: the order atoms were created in must not
+  // show (threadIdx.x before threadIdx.y).
+  auto MonoText = [&](const IndexForm::Monomial &M) {
+    std::string S;
+    for (AtomId A : M)
+      S += renderAtom(A) + "*";
+    return S;
+  };
   llvm::stable_sort(Terms, [&](const auto &A, const auto &B) {
     int RA = Rank(A.first), RB = Rank(B.first);
     if (RA != RB)
       return RA < RB;
-    return A.first < B.first;
+    return MonoText(A.first) < MonoText(B.first);
   });
   std::string Out;
+  auto AtomRank = [&](AtomId A) {
+    switch (Atoms[A].Kind) {
+    case AtomKind::BlockIdx: return 0;
+    case AtomKind::BlockDim: return 1;
+    case AtomKind::ThreadIdx: return 2;
+    case AtomKind::GridDim: return 3;
+    case AtomKind::Param:
+    case AtomKind::TemplateParam: return 4;
+    case AtomKind::LoopVar:
+    case AtomKind::LoopIter: return 6;
+    default: return 5;
+    }
+  };
   for (const auto &[M, C] : Terms) {
-    std::string Mono;
+    std::vector<std::pair<int, std::string>> Parts;
     for (AtomId A : M) {
       std::string S = renderAtom(A);
       if (Atoms[A].Kind == AtomKind::Div || Atoms[A].Kind == AtomKind::Mod)
         if (M.size() > 1)
           S = "(" + S + ")";
-      Mono += (Mono.empty() ? "" : " * ") + S;
+      Parts.push_back({AtomRank(A), S});
     }
+    llvm::sort(Parts);
+    std::string Mono;
+    for (const auto &P : Parts)
+      Mono += (Mono.empty() ? "" : " * ") + P.second;
     int64_t Abs = C < 0 ? -C : C;
     std::string Term = M.empty() ? std::to_string(Abs)
                        : Abs == 1 ? Mono

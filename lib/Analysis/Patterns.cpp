@@ -554,8 +554,11 @@ private:
       return;
     }
     if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
+      // A local holding loaded elements is looked into; one computed from
+      // the thread alone (the index itself) is the use.
       int Def = K.defOf(D);
-      if (Def >= 0 && K.Tracker->def(Def).Kind == ValueDef::Value)
+      if (Def >= 0 && K.Tracker->def(Def).Kind == ValueDef::Value &&
+          readsMemory(K.Tracker->def(Def).E))
         return valueUses(K.Tracker->def(Def).E, Out, Depth + 1);
       Record(E);
       return;
@@ -666,10 +669,13 @@ private:
     };
     std::vector<RowPass> Passes;
     for (const Loop &L : M.Loops) {
+      // A loop every thread runs the same way (extra exits like `i + k < n`
+      // aside).
       if (!L.hasInductionVariable() || L.StepK == StepKind::GridStride ||
           L.StepK == StepKind::BlockStride || L.StepK == StepKind::Geometric || !L.Start ||
-          !T.uniformity(*L.Start).atLeast(Uniformity::WarpUniform) ||
-          !L.TripUniform.atLeast(Uniformity::WarpUniform) || !L.Step || !L.Step->isConstant())
+          !T.uniformity(*L.Start).atLeast(Uniformity::WarpUniform) || !L.Bound ||
+          !T.uniformity(*L.Bound).atLeast(Uniformity::WarpUniform) || !L.Step ||
+          !L.Step->isConstant())
         continue;
       Group LG;
       LG.Key = "loop." + std::to_string(L.Id);

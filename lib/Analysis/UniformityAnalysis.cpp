@@ -253,7 +253,8 @@ UniformityInfo KernelAnalyzer::evalUniformity(const Expr *E, bool Memo) {
       return Address;
     }
     const ValueDecl *B = baseOf(E);
-    if (const auto *V = dyn_cast_or_null<VarDecl>(B); V && V->hasLocalStorage())
+    if (const auto *V = dyn_cast_or_null<VarDecl>(B);
+        V && V->hasLocalStorage() && !isa<ParmVarDecl>(V))
       return Address; // a register array: its definitions are in Address
     if (!B)
       return varying("'" + text(E) + "' is loaded through a pointer the analysis cannot trace");
