@@ -133,6 +133,11 @@ void KernelAnalyzer::findWrittenBases() {
         Targets.push_back(B->getLHS());
       return true;
     }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+      if (auto A = asAssignment(C))
+        Targets.push_back(A->LHS);
+      return true;
+    }
     bool VisitUnaryOperator(UnaryOperator *U) {
       if (U->isIncrementDecrementOp())
         Targets.push_back(U->getSubExpr());
@@ -205,9 +210,8 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
       if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Par);
           IC && IC->getCastKind() == CK_ArrayToPointerDecay)
         continue;
-      if (const auto *B = dyn_cast_or_null<BinaryOperator>(Par);
-          B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == Child)
-        A.Kind = B->getOpcode() == BO_Assign ? AccessKind::Store : AccessKind::ReadModifyWrite;
+      if (auto As = asAssignment(Par); As && As->LHS->IgnoreParens() == Child)
+        A.Kind = As->Op == BO_Assign ? AccessKind::Store : AccessKind::ReadModifyWrite;
       else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par);
                U && U->isIncrementDecrementOp())
         A.Kind = AccessKind::ReadModifyWrite;
@@ -341,14 +345,14 @@ void KernelAnalyzer::classifyAccesses(KernelModel &M) {
     const Stmt *P = parentOf(Wr.E);
     while (P && (isa<ParenExpr>(P) || isa<MemberExpr>(P)))
       P = parentOf(P);
-    const auto *Assign = dyn_cast_or_null<BinaryOperator>(P);
-    if (!Assign || !Assign->isAssignmentOp())
+    auto Assign = asAssignment(P);
+    if (!Assign)
       continue;
     for (Access &Rd : M.Accesses) {
       if (Rd.Kind != AccessKind::Load || !Rd.Base || Rd.Base == Wr.Base || !Rd.Affine ||
           !Rd.IndexKnown)
         continue;
-      if (!flowsInto(*this, Rd.E, Assign->getRHS(), 0))
+      if (!flowsInto(*this, Rd.E, Assign->RHS, 0))
         continue;
       Slope RX = Table->slope(Rd.Index, Tx), WX = Table->slope(Wr.Index, Tx);
       for (AtomId V : Others) {

@@ -167,6 +167,21 @@ private:
 };
 } // namespace
 
+std::optional<AssignmentView> asAssignment(const Stmt *S) {
+  if (const auto *B = dyn_cast_or_null<BinaryOperator>(S)) {
+    if (!B->isAssignmentOp())
+      return std::nullopt;
+    return AssignmentView{B->getLHS(), B->getRHS(), B->getOpcode()};
+  }
+  if (const auto *C = dyn_cast_or_null<CXXOperatorCallExpr>(S)) {
+    if (!C->isAssignmentOp() || C->getNumArgs() != 2)
+      return std::nullopt;
+    return AssignmentView{C->getArg(0), C->getArg(1),
+                          BinaryOperator::getOverloadedOpcode(C->getOperator())};
+  }
+  return std::nullopt;
+}
+
 bool readsMemory(const Expr *E) {
   class Finder : public RecursiveASTVisitor<Finder> {
   public:

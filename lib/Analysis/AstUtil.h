@@ -56,6 +56,15 @@ bool isBlockSync(llvm::StringRef Callee);
 /// The callee is an atomic (atomicAdd, atomicMax_block, ...).
 bool isAtomicCallee(llvm::StringRef Callee);
 
+/// An assignment in either of its AST forms: a BinaryOperator, or for
+/// class types (float4, int4) a call of operator= or operator+= and kin.
+struct AssignmentView {
+  const clang::Expr *LHS = nullptr;
+  const clang::Expr *RHS = nullptr;
+  clang::BinaryOperatorKind Op = clang::BO_Assign; ///< BO_Assign, BO_AddAssign, ...
+};
+std::optional<AssignmentView> asAssignment(const clang::Stmt *S);
+
 /// E reads memory: a subscript or dereference of a pointer (not of a
 /// register array), or a load call (__ldg and its kin).
 bool readsMemory(const clang::Expr *E);

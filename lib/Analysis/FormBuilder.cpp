@@ -130,9 +130,13 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
   if (!E)
     return unknownForm(UnknownKind::Opaque, nullptr, "no expression");
   E = E->IgnoreParens();
-  auto Memo = ExprForm.find(E);
-  if (Memo != ExprForm.end())
-    return Memo->second;
+  // Inside an inlined callee the same expression means different things.
+  bool UseMemo = Inlined.empty();
+  if (UseMemo) {
+    auto Memo = ExprForm.find(E);
+    if (Memo != ExprForm.end())
+      return Memo->second;
+  }
   IndexForm F = [&]() -> IndexForm {
     if (Depth > 48)
       return unknownForm(UnknownKind::Opaque, E, "'" + text(E) + "' is nested too deeply");
@@ -177,6 +181,11 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
       if (const auto *NT = dyn_cast<NonTypeTemplateParmDecl>(VD))
         return IndexForm::atom(Table->symbol(AtomKind::TemplateParam, NT, NT->getName()));
       if (const auto *V = dyn_cast<VarDecl>(VD)) {
+        if (const auto *P = dyn_cast<ParmVarDecl>(V); P && !Inlined.empty()) {
+          auto It = Inlined.back().find(P);
+          if (It != Inlined.back().end())
+            return It->second;
+        }
         if (const auto *P = dyn_cast<ParmVarDecl>(V); P && P->getDeclContext() == &Kernel &&
                                                       !Tracker->isModifiedParam(P))
           return IndexForm::atom(Table->symbol(AtomKind::Param, P, P->getName()));
@@ -298,6 +307,28 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
       if (isLoadCallee(N))
         return unknownForm(UnknownKind::DataDependent, E,
                            "'" + text(E) + "' is loaded from memory: data-dependent");
+      // A small device function, `return <expr>;`: its value in terms of
+      // the arguments (int gid() { return blockIdx.x * blockDim.x + ... }).
+      if (const FunctionDecl *FD = Call->getDirectCallee(); FD && Inlined.size() < 3)
+        if (const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+            CS && CS->size() == 1 && FD->getNumParams() == Call->getNumArgs())
+          if (const auto *R = dyn_cast<ReturnStmt>(CS->body_front()); R && R->getRetValue()) {
+            DenseMap<const ParmVarDecl *, IndexForm> Args;
+            bool OK = true;
+            for (unsigned I = 0; I < FD->getNumParams() && OK; ++I) {
+              OK = isIntegerLike(FD->getParamDecl(I)->getType());
+              if (OK)
+                Args[FD->getParamDecl(I)] = formRec(Call->getArg(I), Depth + 1);
+            }
+            if (OK) {
+              Inlined.push_back(std::move(Args));
+              IndexForm V = formRec(R->getRetValue(), Depth + 1);
+              Inlined.pop_back();
+              // Unknowns inside the callee would be shared by every call.
+              if (!Table->unknownAtom(V))
+                return V;
+            }
+          }
       return unknownForm(UnknownKind::Call, E,
                          "'" + text(E) + "' is the result of a call to '" +
                              (N.empty() ? std::string("a function") : N.str()) + "'");
@@ -307,7 +338,8 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
   }();
   if (Table->dependsOnKind(F, AtomKind::Mod))
     F = Table->simplify(F);
-  ExprForm[E] = F;
+  if (UseMemo)
+    ExprForm[E] = F;
   return F;
 }
 
@@ -527,6 +559,18 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
       const Expr *S = Sub->IgnoreParens();
       if (isa<DeclRefExpr>(S))
         return pointerRec(S, Depth + 1);
+      // A pointer field of a struct parameter passed by value (p.x): as
+      // good as a pointer parameter.
+      if (const auto *M = dyn_cast<MemberExpr>(S); M && !M->isArrow())
+        if (const ParmVarDecl *Parm = kernelParam(M->getBase(), Kernel);
+            Parm && !Tracker->isModifiedParam(Parm)) {
+          PointerValue R;
+          R.Base = M->getMemberDecl();
+          R.BaseName = text(M);
+          R.Space = MemorySpace::Global;
+          R.Elem = Pointee;
+          return R;
+        }
       return unknownPointer("the pointer '" + text(S) + "' is loaded from memory", true);
     }
     if (Sub->getType()->isPointerType() || Sub->getType()->isArrayType())
@@ -754,6 +798,10 @@ const ValueDecl *KernelAnalyzer::baseOf(const Expr *E, unsigned Depth) const {
     const ValueDecl *T = baseOf(C->getTrueExpr(), Depth + 1);
     return T == baseOf(C->getFalseExpr(), Depth + 1) ? T : nullptr;
   }
+  if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow() &&
+                                               M->getType()->isPointerType())
+    if (kernelParam(M->getBase(), Kernel))
+      return M->getMemberDecl();
   if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
     const auto *V = dyn_cast<VarDecl>(D->getDecl());
     if (!V)

@@ -137,6 +137,8 @@ private:
   std::vector<std::optional<IndexForm>> DefForm;
   std::vector<char> DefBusy;
   llvm::DenseMap<const clang::Expr *, IndexForm> ExprForm;
+  /// Arguments of the small device functions being inlined (innermost last).
+  std::vector<llvm::DenseMap<const clang::ParmVarDecl *, IndexForm>> Inlined;
   uintptr_t FreshKey = 1;
 };
 

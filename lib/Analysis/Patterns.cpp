@@ -264,8 +264,8 @@ private:
     const Stmt *P = K.parentOf(W.E);
     while (P && (isa<ParenExpr>(P) || isa<MemberExpr>(P)))
       P = K.parentOf(P);
-    if (const auto *B = dyn_cast_or_null<BinaryOperator>(P); B && B->isAssignmentOp())
-      return B->getRHS();
+    if (auto A = asAssignment(P))
+      return A->RHS;
     return nullptr;
   }
 
@@ -554,13 +554,25 @@ private:
       return;
     }
     if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
-      // A local holding loaded elements is looked into; one computed from
-      // the thread alone (the index itself) is the use.
+      // A local holding loaded elements is looked into (through its partial
+      // updates, v.x += 1); one computed from the thread alone (the index
+      // itself) is the use.
       int Def = K.defOf(D);
-      if (Def >= 0 && K.Tracker->def(Def).Kind == ValueDef::Value &&
-          readsMemory(K.Tracker->def(Def).E))
-        return valueUses(K.Tracker->def(Def).E, Out, Depth + 1);
-      Record(E);
+      bool Looked = false;
+      for (unsigned Steps = 0; Def >= 0 && Steps < 8; ++Steps) {
+        const ValueDef &VD = K.Tracker->def(Def);
+        if (VD.Kind == ValueDef::Value && readsMemory(VD.E)) {
+          valueUses(VD.E, Out, Depth + 1);
+          Looked = true;
+          break;
+        }
+        if (VD.Kind != ValueDef::Partial && VD.Kind != ValueDef::Compound)
+          break;
+        valueUses(VD.E, Out, Depth + 1);
+        Def = VD.Prev;
+      }
+      if (!Looked)
+        Record(E);
       return;
     }
     for (const Stmt *C : E->children())
@@ -571,8 +583,10 @@ private:
   void elementwise() {
     std::vector<const Access *> Global;
     for (const Access &A : M.Accesses) {
-      if (A.Space == MemorySpace::Unknown)
-        return; // memory the model cannot place (rows[i][j])
+      // Memory the model cannot place (rows[i][j]), or shared memory: a
+      // value may come from another thread's element.
+      if (A.Space != MemorySpace::Global)
+        return;
       if (A.Space == MemorySpace::Global)
         Global.push_back(&A);
     }
@@ -591,12 +605,13 @@ private:
     std::vector<unsigned> Loops = Global.front()->Loops;
     if (any_of(Global, [&](const Access *A) { return A->Loops != Loops; }) || Loops.size() > 1)
       return;
-    bool GridStride = false;
+    bool GridStride = false, BlockStride = false;
     if (Loops.size() == 1) {
       const Loop &L = M.Loops[Loops.front()];
       if (L.StepK != StepKind::GridStride && L.StepK != StepKind::BlockStride)
         return;
       GridStride = L.StepK == StepKind::GridStride;
+      BlockStride = !GridStride;
     }
     const Access &First = *Global.front();
     if (First.Warp.Class != AccessClass::Coalesced)
@@ -630,7 +645,9 @@ private:
     if (Loops.size() == 1 && M.Loops[Loops.front()].hasInductionVariable())
       Index = M.Loops[Loops.front()].Var;
     P.Summary = std::string("elementwise map") + (TwoD ? " (2D)" : "") + " over " + Index +
-                (GridStride ? " (grid-stride loop)" : ": one element per thread");
+                (GridStride    ? " (grid-stride loop)"
+                 : BlockStride ? " (block-stride loop: the threads of a block share a range)"
+                               : ": one element per thread");
     P.Roles = {{"index", Index}};
     P.Details.push_back("reads " + (Reads.empty() ? std::string("nothing") : join(Reads, ", ")) +
                         "; writes " + join(Writes, ", "));

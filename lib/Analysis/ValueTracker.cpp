@@ -244,6 +244,22 @@ void ValueTracker::run(const Stmt *Body) {
         St[P] = newDef(D);
       }
   walkStmt(Body, St);
+  if (!Goto)
+    return;
+  // A goto may carry any definition to any label: only variables assigned
+  // once keep their value.
+  for (auto &[Use, D] : UseDef) {
+    const VarDecl *V = Defs[D].Var;
+    if (!V || DefsByVar[V].size() <= 1)
+      continue;
+    ValueDef U;
+    U.Kind = ValueDef::Unknown;
+    U.Var = nullptr; // not one of V's definitions
+    U.At = Use;
+    U.Reason = "'" + V->getNameAsString() + "' is assigned in a kernel that uses goto";
+    Defs.push_back(U);
+    D = int(Defs.size() - 1);
+  }
 }
 
 bool ValueTracker::isDerivedIV(const VarDecl *V, const Stmt *LoopStmt,
@@ -639,6 +655,25 @@ void ValueTracker::walkExpr(const Expr *E, State &St) {
     walkExpr(C->getFalseExpr(), F);
     merge(St, T, F, true, true, C->getCond(), C);
     return;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    // v = w, v += w for class types (int4, float2).
+    if (auto A = asAssignment(Op))
+      if (const VarDecl *V = trackedVar(A->LHS)) {
+        walkExpr(A->RHS, St);
+        ValueDef D;
+        D.At = Op;
+        D.E = A->RHS;
+        if (A->Op == BO_Assign) {
+          D.Kind = ValueDef::Value;
+        } else {
+          use(cast<DeclRefExpr>(A->LHS->IgnoreParenImpCasts()), St);
+          D.Kind = ValueDef::Partial;
+          D.Prev = St[V];
+        }
+        assign(V, D, St);
+        return;
+      }
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     for (const Stmt *Child : Call->children())
