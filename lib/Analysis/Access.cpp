@@ -195,6 +195,19 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
     } else {
       if (E->getType()->isArrayType() || E->getType()->isFunctionType())
         continue;
+      // A row of a multi-dimensional array in a template pattern (As[ty] of
+      // As[ty][tx]): its type is dependent, its declaration says it is an array.
+      if (E->getType()->isDependentType())
+        if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+          const Expr *B = Sub->getBase()->IgnoreParenImpCasts();
+          const ArrayType *AT = nullptr;
+          if (const auto *D = dyn_cast<DeclRefExpr>(B))
+            AT = Ctx.getAsArrayType(D->getDecl()->getType());
+          if (AT && Ctx.getAsArrayType(AT->getElementType()))
+            continue;
+          if (isa<ArraySubscriptExpr>(B) && isa_and_nonnull<ArraySubscriptExpr>(parentOf(E)))
+            continue;
+        }
       // The context: skip parentheses, fields of the element (p[i].x).
       const Stmt *Child = E;
       const Stmt *Par = parentOf(E);

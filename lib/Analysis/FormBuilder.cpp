@@ -485,11 +485,34 @@ PointerValue unknownPointer(std::string Why, bool Data = false) {
 }
 } // namespace
 
+namespace {
+/// The array type an lvalue has by its declaration, also in a template
+/// pattern where the expression's own type is dependent: `As[ty]` of
+/// `__shared__ float As[B][B]` is a `float[B]`.
+const ArrayType *structuralArrayType(const Expr *E, const ASTContext &Ctx) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const ArrayType *AT = Ctx.getAsArrayType(E->getType()))
+    return AT;
+  if (const auto *D = dyn_cast<DeclRefExpr>(E))
+    return Ctx.getAsArrayType(D->getDecl()->getType());
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+    if (const ArrayType *Outer = structuralArrayType(A->getBase(), Ctx))
+      return Ctx.getAsArrayType(Outer->getElementType());
+  return nullptr;
+}
+} // namespace
+
 PointerValue KernelAnalyzer::pointerOf(const Expr *E) { return pointerRec(E, 0); }
 PointerValue KernelAnalyzer::addressOf(const Expr *E) { return addressRec(E, 0); }
 
 PointerValue KernelAnalyzer::rebase(PointerValue P, QualType NewElem) {
   if (NewElem.isNull())
+    return P;
+  // In a template pattern a subscript's type may be dependent where the
+  // declaration still says what it is (As[ty][tx] of `float As[B][B]`).
+  if (NewElem->isDependentType() && !P.Elem.isNull() && !P.Elem->isDependentType())
     return P;
   if (P.Elem.isNull()) {
     P.Elem = NewElem;
@@ -535,25 +558,28 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
     return unknownPointer("the pointer is computed too deeply");
   E = E->IgnoreParens();
   QualType Pointee = E->getType()->isPointerType() ? E->getType()->getPointeeType() : QualType();
+  // An array used as a pointer: its address, counted in its elements.
+  auto Decay = [&](const Expr *Sub, const ArrayType *Arr) {
+    PointerValue A = addressRec(Sub, Depth + 1);
+    if (!A.Offset.isZero()) {
+      if (const auto *CA = dyn_cast<ConstantArrayType>(Arr)) {
+        A.Offset = A.Offset.scaled(int64_t(CA->getSize().getZExtValue()));
+      } else if (const auto *DS = dyn_cast<DependentSizedArrayType>(Arr)) {
+        A.Offset = A.Offset * formRec(DS->getSizeExpr(), Depth + 1);
+      } else {
+        A.Offset = unknownForm(UnknownKind::Opaque, Sub,
+                               "the row length of '" + text(Sub) + "' is not known");
+      }
+    }
+    A.Elem = Arr->getElementType();
+    return A;
+  };
   if (const auto *C = dyn_cast<CastExpr>(E)) {
     const Expr *Sub = C->getSubExpr();
     if (C->getCastKind() == CK_ArrayToPointerDecay) {
-      PointerValue A = addressRec(Sub, Depth + 1);
-      QualType AT = Sub->getType();
-      if (!A.Offset.isZero()) {
-        if (auto N = constantArraySize(AT)) {
-          A.Offset = A.Offset.scaled(*N);
-        } else if (const auto *DS = dyn_cast_or_null<DependentSizedArrayType>(
-                       AT->getAsArrayTypeUnsafe())) {
-          A.Offset = A.Offset * formRec(DS->getSizeExpr(), Depth + 1);
-        } else {
-          A.Offset = unknownForm(UnknownKind::Opaque, Sub,
-                                 "the row length of '" + text(Sub) + "' is not known");
-        }
-      }
-      if (const ArrayType *Arr = AT->getAsArrayTypeUnsafe())
-        A.Elem = Arr->getElementType();
-      return A;
+      if (const ArrayType *Arr = structuralArrayType(Sub, Ctx))
+        return Decay(Sub, Arr);
+      return unknownPointer("'" + text(Sub) + "' is not an array the analysis follows");
     }
     if (C->getCastKind() == CK_LValueToRValue) {
       const Expr *S = Sub->IgnoreParens();
@@ -598,8 +624,8 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
         return unknownPointer("the value of '" + V->getNameAsString() + "' is not followed");
       return rebase(pointerOfDef(Def, Depth + 1), Pointee);
     }
-    if (V->getType()->isArrayType())
-      return addressRec(E, Depth + 1);
+    if (const ArrayType *Arr = Ctx.getAsArrayType(V->getType()))
+      return Decay(E, Arr);
     return unknownPointer("'" + V->getNameAsString() + "' is a pointer variable the analysis "
                           "does not follow");
   }
@@ -636,6 +662,10 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
     }
     return unknownPointer("'" + text(E) + "' selects between different buffers");
   }
+  // In a template pattern an array row is not decayed: As[ty] of
+  // `float As[B][B]` is still an array.
+  if (const ArrayType *Arr = structuralArrayType(E, Ctx); Arr && isa<ArraySubscriptExpr>(E))
+    return Decay(E, Arr);
   if (isa<ArraySubscriptExpr>(E) || isa<MemberExpr>(E))
     return unknownPointer("the pointer '" + text(E) + "' is loaded from memory", true);
   if (const auto *Call = dyn_cast<CallExpr>(E))

@@ -340,6 +340,7 @@ Json toJson(const KernelModel &M) {
       J["transposed_a"] = P.TransposedA;
       J["transposed_b"] = P.TransposedB;
       J["loop_order"] = P.LoopOrder;
+      J["tiled"] = P.Tiled;
     }
     if (P.Kind == PatternKind::MultiPassRow)
       J["passes"] = P.Passes;

@@ -352,6 +352,17 @@ private:
     SourceSpan S;
     span2(KL.Loc, C->Loc, S);
     span2(S, A->Loc, P.Loc);
+    // An operand that slides along k as it does along another variable
+    // (in[x + j] * w[j]) is a window, not a matrix: a convolution.
+    auto Slides = [&](const Access *Op, const std::vector<Group> &Gs) {
+      Slope SK = slopeOf(Op->Index, KG);
+      return Op->Footprint >= 0 || any_of(Gs, [&](const Group &G) {
+               Slope SG = slopeOf(Op->Index, G);
+               return SK.Step && SG.Step && *SK.Step == *SG.Step && SK.Lanes == SG.Lanes;
+             });
+    };
+    if (Slides(A, GA) || Slides(B, GB))
+      return;
     if (GA.empty() != GB.empty()) {
       // Matrix-vector: the operand that moves with more than k is the matrix.
       const Access *Mat = GA.empty() ? B : A, *Vec = GA.empty() ? A : B;
@@ -367,9 +378,10 @@ private:
                   classOf(*Mat) + " across the warp";
       P.Roles = {{"y", C->Buffer}, {"A", Mat->Buffer}, {"x", Vec->Buffer},
                  {"row", names(Rows)}, {"k", KL.Var}};
+      std::string RowName = names(Rows);
       P.Details.push_back(C->Buffer + "[row] = sum over " + loopRange(M, KL) + " of " +
-                          Mat->Buffer + "[row][k] * " + Vec->Buffer + "[k], row = " +
-                          names(Rows));
+                          Mat->Buffer + "[row][k] * " + Vec->Buffer + "[k]" +
+                          (RowName == "row" ? "" : ", row = " + RowName));
       P.Details.push_back(Vec->Buffer + " is " + classOf(*Vec) + " across the warp");
       P.Accesses = {Mat->Id, Vec->Id, C->Id};
       ExplainedLoops.insert(KLoop);
@@ -416,8 +428,11 @@ private:
     P.LoopOrder = Order;
     std::string AIdx = P.TransposedA ? "[k][i]" : "[i][k]";
     std::string BIdx = P.TransposedB ? "[j][k]" : "[k][j]";
-    P.Summary = "naive matrix product " + C->Buffer + (CTransposed ? "[j][i]" : "[i][j]") +
-                " = sum over k of " + A->Buffer + AIdx + " * " + B->Buffer + BIdx;
+    P.Tiled = A->Space == MemorySpace::Shared || B->Space == MemorySpace::Shared;
+    P.Summary = std::string(P.Tiled ? "matrix product over shared-memory tiles "
+                                    : "naive matrix product ") +
+                C->Buffer + (CTransposed ? "[j][i]" : "[i][j]") + " = sum over k of " +
+                A->Buffer + AIdx + " * " + B->Buffer + BIdx;
     if (P.TransposedA || P.TransposedB)
       P.Summary += std::string(" (") +
                    (P.TransposedA && P.TransposedB ? "both operands"
@@ -848,7 +863,9 @@ private:
           if (R.Space != MemorySpace::Shared || R.Base != W.Base || R.Kind != AccessKind::Load ||
               !is_contained(R.Loops, L.Id))
             continue;
-          bool Tree = L.Factor < 0 && R.Index == W.Index + S;
+          // s[t] op= s[t + s]: a tree (halving strides, or doubling ones with
+          // interleaved addressing); s[t] += s[t - off]: a scan.
+          bool Tree = R.Index == W.Index + S;
           bool Scan = L.Factor > 0 && R.Index == W.Index - S;
           if (!Tree && !Scan)
             continue;
@@ -857,8 +874,8 @@ private:
           P.Loc = L.Loc;
           P.Loops = {L.Id};
           P.Accesses = {W.Id, R.Id};
-          P.Summary = Tree ? "block tree reduction in shared memory '" + W.Buffer +
-                                 "' over halving strides " + L.Var
+          P.Summary = Tree ? "block tree reduction in shared memory '" + W.Buffer + "' over " +
+                                 (L.Factor < 0 ? "halving" : "doubling") + " strides " + L.Var
                            : "block scan in shared memory '" + W.Buffer +
                                  "' over doubling offsets " + L.Var + " (Hillis-Steele)";
           P.Details.push_back(W.Text + " combines " + R.Text + ", with __syncthreads() in the loop");

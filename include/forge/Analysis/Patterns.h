@@ -125,6 +125,9 @@ struct Pattern {
   std::vector<ValueUse> ThreadValues;
   /// MatrixProduct: operands read transposed (A[k][i], B[j][k]).
   bool TransposedA = false, TransposedB = false;
+  /// MatrixProduct: an operand is read from shared memory (the kernel is
+  /// already tiled; the product is over its tiles).
+  bool Tiled = false;
   /// MatrixProduct: the loop order over (i, j, k) from outer to inner, with
   /// thread dimensions first ("ijk", "ikj").
   std::string LoopOrder;

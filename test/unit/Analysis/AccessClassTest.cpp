@@ -210,4 +210,29 @@ __global__ void counts(const float *__restrict__ v, float *sum, int *hits, int n
   EXPECT_EQ(access(M, "atomicAdd(&hits[i], 1)").ElementType, "int");
 }
 
+TEST(AccessClass, StructParametersDeviceFunctionsAndVectorStores) {
+  KernelModel M = analyze(R"(
+struct Params { int n; const float *x; float *y; float alpha; };
+__device__ __forceinline__ int globalIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ int twice(int v) { return 2 * v; }
+__global__ void pk(Params p, const int4 *in, int4 *out) {
+  int i = globalIndex();
+  if (i < p.n) p.y[i] = p.alpha * p.x[twice(i)];
+  int4 v = in[i];
+  v.x += 1;
+  out[i] = v;
+})",
+                          "pk");
+  const Access &Y = access(M, "p.y[i]");
+  EXPECT_EQ(Y.Buffer, "p.y");
+  EXPECT_EQ(Y.Space, MemorySpace::Global);
+  EXPECT_EQ(Y.Warp.Class, AccessClass::Coalesced);
+  EXPECT_EQ(Y.G.render(), "i < p.n");
+  // A small device function's result is its return expression.
+  EXPECT_EQ(access(M, "p.x[twice(i)]").Warp.constantStride(), 2);
+  // out[i] = v assigns a class type: a call of operator=, still a store.
+  EXPECT_EQ(access(M, "out[i]").Kind, AccessKind::Store);
+  EXPECT_EQ(access(M, "out[i]").ElementBytes, 16u);
+}
+
 } // namespace

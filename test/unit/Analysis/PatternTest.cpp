@@ -356,4 +356,80 @@ __global__ void scan(float *data) {
   EXPECT_EQ(S.Loops[0].TripCount, 9);
 }
 
+TEST(Pattern, TiledGemmTemplateIsAProductOverSharedTiles) {
+  KernelModel M = analyze(R"(
+template <int BLOCK_SIZE>
+__global__ void matrixMul(float *C, float *A, float *B, int wA, int wB) {
+  int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
+  int aBegin = wA * BLOCK_SIZE * by, aEnd = aBegin + wA - 1;
+  float Csub = 0;
+  for (int a = aBegin, b = BLOCK_SIZE * bx; a <= aEnd; a += BLOCK_SIZE, b += BLOCK_SIZE * wB) {
+    __shared__ float As[BLOCK_SIZE][BLOCK_SIZE];
+    __shared__ float Bs[BLOCK_SIZE][BLOCK_SIZE];
+    As[ty][tx] = A[a + wA * ty + tx];
+    Bs[ty][tx] = B[b + wB * ty + tx];
+    __syncthreads();
+    for (int k = 0; k < BLOCK_SIZE; ++k) Csub += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  C[wB * BLOCK_SIZE * by + BLOCK_SIZE * bx + wB * ty + tx] = Csub;
+})",
+                          "matrixMul");
+  // The dependent-size tiles are arrays, not pointers loaded from memory.
+  const Access &As = access(M, "As[ty][k]");
+  EXPECT_EQ(As.Space, MemorySpace::Shared);
+  EXPECT_EQ(As.ElementType, "float");
+  EXPECT_EQ(As.IndexText, "threadIdx.y * BLOCK_SIZE + k");
+  EXPECT_EQ(As.Warp.Class, AccessClass::Broadcast);
+  EXPECT_EQ(access(M, "Bs[k][tx]").Warp.Class, AccessClass::Coalesced);
+  EXPECT_EQ(access(M, "B[b + wB * ty + tx]").Warp.Class, AccessClass::Coalesced);
+  const Pattern *P = pattern(M, PatternKind::MatrixProduct);
+  ASSERT_NE(P, nullptr);
+  EXPECT_TRUE(P->Tiled);
+  EXPECT_EQ(P->role("A"), "As");
+  EXPECT_EQ(P->Summary.rfind("matrix product over shared-memory tiles", 0), 0u) << P->Summary;
+}
+
+TEST(Pattern, AConvolutionIsNotAMatrixVectorProduct) {
+  KernelModel M = analyze(R"(
+__global__ void conv_rows(float *dst, const float *src, const float *taps, int w, int pitch) {
+  const int RADIUS = 8;
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float sum = 0;
+  for (int j = -RADIUS; j <= RADIUS; j++)
+    sum += taps[RADIUS - j] * src[y * pitch + x + j];
+  dst[y * pitch + x] = sum;
+})",
+                          "conv_rows");
+  EXPECT_EQ(pattern(M, PatternKind::MatrixVector), nullptr);
+  const Pattern *S = pattern(M, PatternKind::Stencil);
+  ASSERT_NE(S, nullptr);
+  EXPECT_EQ(M.Footprints[S->Footprint].Radius, 8);
+  EXPECT_EQ(M.Footprints[S->Footprint].Border, BorderMode::None);
+  EXPECT_EQ(access(M, "taps[RADIUS - j]").Warp.Class, AccessClass::Broadcast);
+}
+
+TEST(Pattern, InterleavedTreeReductionWithDoublingStrides) {
+  KernelModel M = analyze(R"(
+__global__ void reduce0(int *g_idata, int *g_odata, unsigned int n) {
+  extern __shared__ int sdata[];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = (i < n) ? g_idata[i] : 0;
+  __syncthreads();
+  for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+    if ((tid % (2 * s)) == 0) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+})",
+                          "reduce0");
+  const Pattern *P = pattern(M, PatternKind::TreeReduction);
+  ASSERT_NE(P, nullptr);
+  EXPECT_NE(P->Summary.find("doubling strides s"), std::string::npos) << P->Summary;
+  EXPECT_EQ(M.Loops[0].Factor, 2);
+  EXPECT_EQ(access(M, "g_odata[blockIdx.x]").G.render(), "tid == 0");
+}
+
 } // namespace

@@ -164,4 +164,20 @@ __global__ void branchy(const float *in, float *out, int n, int mode) {
   EXPECT_NE(K.IndexText.find("?"), std::string::npos) << K.IndexText;
 }
 
+TEST(Refusal, GotoMakesReassignedValuesUnknown) {
+  KernelModel M = analyze(R"(
+__global__ void gotos(int *a, int n) {
+  int i = threadIdx.x;
+again:
+  if (a[i] > n) { i += 1; goto again; }
+  a[i] = 0;
+})",
+                          "gotos");
+  const Access &S = access(M, "a[i]", AccessKind::Store);
+  EXPECT_EQ(S.Warp.Class, AccessClass::Unknown);
+  EXPECT_EQ(S.Warp.Reason, "'i' is assigned in a kernel that uses goto");
+  EXPECT_TRUE(hasNote(M, "the kernel uses goto"));
+  EXPECT_EQ(pattern(M, PatternKind::Elementwise), nullptr);
+}
+
 } // namespace
