@@ -361,7 +361,6 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
   if (DefBusy[D] || Depth > 48)
     return Unknown(UnknownKind::Opaque, "the value of '" + Name + "' depends on itself");
   DefBusy[D] = 1;
-  unsigned Line = Def.At ? lineOf(Ctx, Def.At->getBeginLoc()) : 0;
   IndexForm F = [&]() -> IndexForm {
     if (Def.Var && Def.Var->getType()->isPointerType())
       return Unknown(UnknownKind::Opaque, "'" + Name + "' is a pointer");
@@ -466,7 +465,6 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
     }
     return Unknown(UnknownKind::Opaque, "not followed");
   }();
-  (void)Line;
   DefBusy[D] = 0;
   DefForm[D] = F;
   return F;

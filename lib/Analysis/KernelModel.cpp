@@ -111,6 +111,14 @@ std::vector<const Access *> KernelModel::accessesTo(StringRef Buffer) const {
   return Out;
 }
 
+std::vector<const Access *> KernelModel::accessesIn(const Loop &L) const {
+  std::vector<const Access *> Out;
+  for (const Access &A : Accesses)
+    if (llvm::is_contained(A.Loops, L.Id))
+      Out.push_back(&A);
+  return Out;
+}
+
 const Access *KernelModel::accessAt(const Expr *E) const {
   for (const Access &A : Accesses)
     if (E && A.E == E)

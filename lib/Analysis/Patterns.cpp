@@ -63,11 +63,13 @@ struct Group {
   int Loop = -1;
 };
 
-std::string span2(const SourceSpan &A, const SourceSpan &B, SourceSpan &Out) {
-  Out.Line = std::min(A.Line, B.Line);
-  Out.EndLine = std::max(A.EndLine ? A.EndLine : A.Line, B.EndLine ? B.EndLine : B.Line);
-  Out.Column = A.Line <= B.Line ? A.Column : B.Column;
-  return "";
+/// Out covers A and B (Out may be A).
+void span2(const SourceSpan &A, const SourceSpan &B, SourceSpan &Out) {
+  SourceSpan R;
+  R.Line = std::min(A.Line, B.Line);
+  R.EndLine = std::max(A.EndLine ? A.EndLine : A.Line, B.EndLine ? B.EndLine : B.Line);
+  R.Column = A.Line <= B.Line ? A.Column : B.Column;
+  Out = R;
 }
 
 class Recognisers {
@@ -616,18 +618,20 @@ private:
     const IndexForm &F = Global.front()->Index;
     if (any_of(Global, [&](const Access *A) { return A->Index != F; }))
       return;
-    // No loops, or one grid- or block-stride loop around every access.
+    // No loops, or grid- or block-stride loops (one per dimension) around
+    // every access.
     std::vector<unsigned> Loops = Global.front()->Loops;
-    if (any_of(Global, [&](const Access *A) { return A->Loops != Loops; }) || Loops.size() > 1)
+    if (any_of(Global, [&](const Access *A) { return A->Loops != Loops; }))
       return;
     bool GridStride = false, BlockStride = false;
-    if (Loops.size() == 1) {
-      const Loop &L = M.Loops[Loops.front()];
+    for (unsigned Id : Loops) {
+      const Loop &L = M.Loops[Id];
       if (L.StepK != StepKind::GridStride && L.StepK != StepKind::BlockStride)
         return;
-      GridStride = L.StepK == StepKind::GridStride;
-      BlockStride = !GridStride;
+      GridStride |= L.StepK == StepKind::GridStride;
+      BlockStride |= L.StepK == StepKind::BlockStride;
     }
+    BlockStride &= !GridStride;
     const Access &First = *Global.front();
     if (First.Warp.Class != AccessClass::Coalesced)
       return;
@@ -657,8 +661,12 @@ private:
       span2(P.Loc, M.Loops[Loops.front()].Loc, P.Loc);
     }
     std::string Index = K.nameOf(F);
-    if (Loops.size() == 1 && M.Loops[Loops.front()].hasInductionVariable())
-      Index = M.Loops[Loops.front()].Var;
+    if (!Loops.empty()) {
+      std::vector<std::string> Vars;
+      for (unsigned Id : Loops)
+        Vars.push_back(M.Loops[Id].Var);
+      Index = join(Vars, ", ");
+    }
     P.Summary = std::string("elementwise map") + (TwoD ? " (2D)" : "") + " over " + Index +
                 (GridStride    ? " (grid-stride loop)"
                  : BlockStride ? " (block-stride loop: the threads of a block share a range)"

@@ -105,6 +105,16 @@ public:
   const Access *accessAt(const clang::Expr *E) const;
   /// The warp access class of an access.
   const WarpBehaviour &classOf(const Access &A) const { return A.Warp; }
+  /// The accesses inside a loop (nested loops included).
+  std::vector<const Access *> accessesIn(const Loop &L) const;
+  /// The footprint a load belongs to, or null.
+  const Footprint *footprintOf(const Access &A) const {
+    return A.Footprint >= 0 ? &Footprints[A.Footprint] : nullptr;
+  }
+  /// The other access of a transposed pair, or null.
+  const Access *pairOf(const Access &A) const {
+    return A.Warp.PairedAccess >= 0 ? &Accesses[A.Warp.PairedAccess] : nullptr;
+  }
   /// How A's index changes along a builtin ("threadIdx", 'y') or loop.
   Slope slopeAlong(const Access &A, llvm::StringRef Builtin, char Dim) const;
   Slope slopeAlongLoop(const Access &A, const Loop &L) const;

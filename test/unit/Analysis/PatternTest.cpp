@@ -237,6 +237,9 @@ __global__ void transpose_naive(const float *in, float *out, int rows, int cols)
   EXPECT_EQ(P->Summary, "naive transpose: out[c * rows + r] = in[r * cols + c]");
   EXPECT_EQ(P->role("swapped"), "threadIdx.y");
   EXPECT_EQ(stride(M, access(M, "out[c * rows + r]")), "rows");
+  const Access *Pair = M.pairOf(access(M, "out[c * rows + r]"));
+  ASSERT_NE(Pair, nullptr);
+  EXPECT_EQ(Pair->Text, "in[r * cols + c]");
 
   KernelModel T = analyze(R"(
 __global__ void tiled(const float *in, float *out, int w, int h) {

@@ -62,6 +62,8 @@ __global__ void blur(const float *in, float *out, int w, int h) {
   ASSERT_EQ(F.Dims.size(), 2u);
   EXPECT_EQ(F.Dims[1].Stride, "w");
   const Access &In = access(M, "in[yy * w + xx]");
+  EXPECT_EQ(M.footprintOf(In), &F);
+  EXPECT_EQ(M.accessesIn(M.Loops[1]).size(), 1u);
   EXPECT_EQ(In.Warp.Class, AccessClass::Coalesced);
   EXPECT_EQ(In.Warp.Assumption, "inside the clamp range");
   EXPECT_EQ(In.G.render(), "x < w && y < h");
