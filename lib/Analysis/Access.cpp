@@ -13,59 +13,88 @@ namespace forge::analysis {
 
 StringRef accessKindName(AccessKind K) {
   switch (K) {
-  case AccessKind::Load: return "load";
-  case AccessKind::Store: return "store";
-  case AccessKind::ReadModifyWrite: return "read-modify-write";
-  case AccessKind::Atomic: return "atomic";
+  case AccessKind::Load:
+    return "load";
+  case AccessKind::Store:
+    return "store";
+  case AccessKind::ReadModifyWrite:
+    return "read-modify-write";
+  case AccessKind::Atomic:
+    return "atomic";
   }
   return "load";
 }
 
 StringRef atomicOpName(AtomicOp Op) {
   switch (Op) {
-  case AtomicOp::None: return "none";
-  case AtomicOp::Add: return "add";
-  case AtomicOp::Sub: return "sub";
-  case AtomicOp::Max: return "max";
-  case AtomicOp::Min: return "min";
-  case AtomicOp::And: return "and";
-  case AtomicOp::Or: return "or";
-  case AtomicOp::Xor: return "xor";
-  case AtomicOp::Exch: return "exch";
-  case AtomicOp::CAS: return "cas";
-  case AtomicOp::Inc: return "inc";
-  case AtomicOp::Dec: return "dec";
+  case AtomicOp::None:
+    return "none";
+  case AtomicOp::Add:
+    return "add";
+  case AtomicOp::Sub:
+    return "sub";
+  case AtomicOp::Max:
+    return "max";
+  case AtomicOp::Min:
+    return "min";
+  case AtomicOp::And:
+    return "and";
+  case AtomicOp::Or:
+    return "or";
+  case AtomicOp::Xor:
+    return "xor";
+  case AtomicOp::Exch:
+    return "exch";
+  case AtomicOp::CAS:
+    return "cas";
+  case AtomicOp::Inc:
+    return "inc";
+  case AtomicOp::Dec:
+    return "dec";
   }
   return "none";
 }
 
 StringRef memorySpaceName(MemorySpace S) {
   switch (S) {
-  case MemorySpace::Global: return "global";
-  case MemorySpace::Shared: return "shared";
-  case MemorySpace::Unknown: return "unknown";
+  case MemorySpace::Global:
+    return "global";
+  case MemorySpace::Shared:
+    return "shared";
+  case MemorySpace::Unknown:
+    return "unknown";
   }
   return "unknown";
 }
 
 StringRef accessClassName(AccessClass C) {
   switch (C) {
-  case AccessClass::Coalesced: return "coalesced";
-  case AccessClass::Strided: return "strided";
-  case AccessClass::Broadcast: return "broadcast";
-  case AccessClass::Transposed: return "transposed";
-  case AccessClass::DataDependent: return "data-dependent";
-  case AccessClass::Unknown: return "unknown";
+  case AccessClass::Coalesced:
+    return "coalesced";
+  case AccessClass::Strided:
+    return "strided";
+  case AccessClass::Broadcast:
+    return "broadcast";
+  case AccessClass::Transposed:
+    return "transposed";
+  case AccessClass::DataDependent:
+    return "data-dependent";
+  case AccessClass::Unknown:
+    return "unknown";
   }
   return "unknown";
 }
 
 StringRef borderModeName(BorderMode B) {
   switch (B) {
-  case BorderMode::None: return "none";
-  case BorderMode::Clamped: return "clamped";
-  case BorderMode::Guarded: return "guarded";
-  case BorderMode::Interior: return "interior";
+  case BorderMode::None:
+    return "none";
+  case BorderMode::Clamped:
+    return "clamped";
+  case BorderMode::Guarded:
+    return "guarded";
+  case BorderMode::Interior:
+    return "interior";
   }
   return "none";
 }
@@ -211,14 +240,13 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
       // The context: skip parentheses, fields of the element (p[i].x).
       const Stmt *Child = E;
       const Stmt *Par = parentOf(E);
-      while (Par && (isa<ParenExpr>(Par) ||
-                     (isa<MemberExpr>(Par) && !cast<MemberExpr>(Par)->isArrow() &&
-                      cast<MemberExpr>(Par)->getBase()->IgnoreParens() == Child))) {
+      while (Par &&
+             (isa<ParenExpr>(Par) || (isa<MemberExpr>(Par) && !cast<MemberExpr>(Par)->isArrow() &&
+                                      cast<MemberExpr>(Par)->getBase()->IgnoreParens() == Child))) {
         Child = Par;
         Par = parentOf(Par);
       }
-      if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par);
-          U && U->getOpcode() == UO_AddrOf)
+      if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par); U && U->getOpcode() == UO_AddrOf)
         continue; // an address, not an access (the call that uses it is)
       if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Par);
           IC && IC->getCastKind() == CK_ArrayToPointerDecay)
@@ -332,9 +360,9 @@ void KernelAnalyzer::classifyAccesses(KernelModel &M) {
     if (S.Step->isZero() || (S.Lanes >= 32 && C && (*C == 1 || *C == -1))) {
       W.Class = AccessClass::Broadcast;
       if (S.Lanes >= 32)
-        W.Assumption = W.Assumption.empty() ? "warps start at multiples of " +
-                                                  std::to_string(S.Lanes) + " lanes"
-                                            : W.Assumption;
+        W.Assumption = W.Assumption.empty()
+                           ? "warps start at multiples of " + std::to_string(S.Lanes) + " lanes"
+                           : W.Assumption;
     } else if (C && (*C == 1 || *C == -1)) {
       W.Class = AccessClass::Coalesced;
       if (*C == -1)
@@ -380,10 +408,9 @@ void KernelAnalyzer::classifyAccesses(KernelModel &M) {
           Self->Warp.SwappedWith = VName;
           Self->Warp.PairedAccess = int(Other->Id);
         }
-        std::string Fast = ReadFastX ? "the load runs along threadIdx.x and the store along '" +
-                                           VName + "'"
-                                     : "the load runs along '" + VName +
-                                           "' and the store along threadIdx.x";
+        std::string Fast =
+            ReadFastX ? "the load runs along threadIdx.x and the store along '" + VName + "'"
+                      : "the load runs along '" + VName + "' and the store along threadIdx.x";
         Rd.Warp.Reason = Wr.Warp.Reason = Fast;
         break;
       }

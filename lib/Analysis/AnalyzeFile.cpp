@@ -77,9 +77,9 @@ Expected<AnalyzeResult> analyzeFile(const frontend::Toolchain &TC,
             return;
           }
           if (Chosen.empty()) {
-            Failure = makeError("kernel '{0}' is not defined in {1}; kernels defined there: {2}",
-                                Kernel, File,
-                                Names.empty() ? std::string("none") : join(Names, ", "));
+            Failure =
+                makeError("kernel '{0}' is not defined in {1}; kernels defined there: {2}", Kernel,
+                          File, Names.empty() ? std::string("none") : join(Names, ", "));
             return;
           }
         }

@@ -30,8 +30,8 @@ std::string textOf(const Stmt *S, const ASTContext &Ctx) {
   if (!S)
     return "";
   const SourceManager &SM = Ctx.getSourceManager();
-  CharSourceRange CR = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(S->getSourceRange()), SM, Ctx.getLangOpts());
+  CharSourceRange CR = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(S->getSourceRange()),
+                                                SM, Ctx.getLangOpts());
   if (CR.isInvalid())
     return "";
   bool Invalid = false;
@@ -199,8 +199,8 @@ bool readsMemory(const Expr *E) {
     }
     bool VisitCallExpr(CallExpr *C) {
       StringRef N = calleeName(C);
-      Found |= N == "__ldg" || N == "__ldcg" || N == "__ldca" || N == "__ldcs" ||
-               N == "__ldlu" || N == "__ldcv";
+      Found |= N == "__ldg" || N == "__ldcg" || N == "__ldca" || N == "__ldcs" || N == "__ldlu" ||
+               N == "__ldcv";
       return !Found;
     }
   } F;

@@ -114,9 +114,8 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
     // Clusters of one position.
     std::vector<std::vector<const Item *>> Clusters;
     for (const Item &I : Items) {
-      auto It = find_if(Clusters, [&](const auto &C) {
-        return OffsetLike(I.Base - C.front()->Base);
-      });
+      auto It =
+          find_if(Clusters, [&](const auto &C) { return OffsetLike(I.Base - C.front()->Base); });
       if (It == Clusters.end())
         Clusters.push_back({&I});
       else
@@ -192,9 +191,7 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
       std::vector<DimKey> Dims(Keys.begin(), Keys.end());
       if (Dims.size() > 3)
         continue;
-      auto DimOf = [&](const DimKey &K) {
-        return unsigned(find(Dims, K) - Dims.begin());
-      };
+      auto DimOf = [&](const DimKey &K) { return unsigned(find(Dims, K) - Dims.begin()); };
       // Every point, enumerating the offset loops.
       std::set<std::vector<int64_t>> Points;
       bool TooMany = false;
@@ -301,8 +298,8 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
       std::vector<int64_t> Centre(F.Dims.size(), 0);
       IndexForm WOffset;
       for (const Access &W : M.Accesses) {
-        if ((W.Kind != AccessKind::Store && W.Kind != AccessKind::ReadModifyWrite) ||
-            !W.Base || W.Base == Base || !W.IndexKnown)
+        if ((W.Kind != AccessKind::Store && W.Kind != AccessKind::ReadModifyWrite) || !W.Base ||
+            W.Base == Base || !W.IndexKnown)
           continue;
         IndexForm U = Table->unclamped(W.Index);
         IndexForm WBase, WLoops;
@@ -365,11 +362,20 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
             break;
           IndexForm D;
           switch (T->Cmp->Op) {
-          case CmpOp::LT: D = T->Cmp->Rhs - T->Cmp->Lhs - IndexForm::constant(1); break;
-          case CmpOp::LE: D = T->Cmp->Rhs - T->Cmp->Lhs; break;
-          case CmpOp::GT: D = T->Cmp->Lhs - T->Cmp->Rhs - IndexForm::constant(1); break;
-          case CmpOp::GE: D = T->Cmp->Lhs - T->Cmp->Rhs; break;
-          default: continue;
+          case CmpOp::LT:
+            D = T->Cmp->Rhs - T->Cmp->Lhs - IndexForm::constant(1);
+            break;
+          case CmpOp::LE:
+            D = T->Cmp->Rhs - T->Cmp->Lhs;
+            break;
+          case CmpOp::GT:
+            D = T->Cmp->Lhs - T->Cmp->Rhs - IndexForm::constant(1);
+            break;
+          case CmpOp::GE:
+            D = T->Cmp->Lhs - T->Cmp->Rhs;
+            break;
+          default:
+            continue;
           }
           // D >= 0 holds. A lower bound pos >= c (c >= 1), or an upper bound
           // pos <= n - 1 - c (c >= 1).
@@ -383,8 +389,7 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
           }
           // A compile-time margin (x < n - R) keeps the position away too.
           bool Margin = any_of(D.terms(), [&](const auto &Term) {
-            return Term.second < 0 && !Term.first.empty() &&
-                   all_of(Term.first, [&](AtomId X) {
+            return Term.second < 0 && !Term.first.empty() && all_of(Term.first, [&](AtomId X) {
                      return (*Table)[X].Kind == AtomKind::TemplateParam;
                    });
           });

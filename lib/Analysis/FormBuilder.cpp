@@ -39,14 +39,12 @@ const ParmVarDecl *kernelParam(const Expr *E, const FunctionDecl &K) {
 }
 } // namespace
 
-
 IndexForm KernelAnalyzer::unknownForm(UnknownKind Why, const Expr *E, std::string Reason,
                                       const void *Key) {
   std::string Name = E ? text(E) : "?";
   if (Name.empty())
     Name = "?";
-  UniformityInfo U = E ? uniformityOf(E)
-                       : makeUniformity(Uniformity::ThreadVarying, Reason);
+  UniformityInfo U = E ? uniformityOf(E) : makeUniformity(Uniformity::ThreadVarying, Reason);
   std::vector<IndexForm> Ops;
   // A loaded value depends on the index it was loaded from.
   if (E && Why == UnknownKind::DataDependent)
@@ -57,8 +55,8 @@ IndexForm KernelAnalyzer::unknownForm(UnknownKind Why, const Expr *E, std::strin
   // Distinct unknowns without a node get keys no node address can take.
   if (!Key && !E)
     Key = reinterpret_cast<const void *>(FreshKey++);
-  return IndexForm::atom(Table->unknown(Why, Name, Reason, E ? lineOf(Ctx, E->getBeginLoc()) : 0,
-                                        U, Key ? Key : E, std::move(Ops)));
+  return IndexForm::atom(Table->unknown(Why, Name, Reason, E ? lineOf(Ctx, E->getBeginLoc()) : 0, U,
+                                        Key ? Key : E, std::move(Ops)));
 }
 
 IndexForm KernelAnalyzer::formOf(const Expr *E) { return formRec(E, 0); }
@@ -104,12 +102,24 @@ std::optional<Comparison> KernelAnalyzer::comparisonOf(const Expr *Cond, bool Ho
   Cmp.Lhs = formOf(B->getLHS());
   Cmp.Rhs = formOf(B->getRHS());
   switch (B->getOpcode()) {
-  case BO_LT: Cmp.Op = CmpOp::LT; break;
-  case BO_LE: Cmp.Op = CmpOp::LE; break;
-  case BO_GT: Cmp.Op = CmpOp::GT; break;
-  case BO_GE: Cmp.Op = CmpOp::GE; break;
-  case BO_EQ: Cmp.Op = CmpOp::EQ; break;
-  default: Cmp.Op = CmpOp::NE; break;
+  case BO_LT:
+    Cmp.Op = CmpOp::LT;
+    break;
+  case BO_LE:
+    Cmp.Op = CmpOp::LE;
+    break;
+  case BO_GT:
+    Cmp.Op = CmpOp::GT;
+    break;
+  case BO_GE:
+    Cmp.Op = CmpOp::GE;
+    break;
+  case BO_EQ:
+    Cmp.Op = CmpOp::EQ;
+    break;
+  default:
+    Cmp.Op = CmpOp::NE;
+    break;
   }
   return Holds ? Cmp : Cmp.negated();
 }
@@ -167,8 +177,9 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
         // (int)(x[i] * n): a bin computed from data.
         if (readsMemory(Sub))
           return unknownForm(UnknownKind::DataDependent, E,
-                             "'" + text(E) + "' converts a floating-point value computed "
-                                             "from memory: data-dependent");
+                             "'" + text(E) +
+                                 "' converts a floating-point value computed "
+                                 "from memory: data-dependent");
         return unknownForm(UnknownKind::NonInteger, E,
                            "'" + text(E) + "' converts a floating-point value");
       }
@@ -186,8 +197,8 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
           if (It != Inlined.back().end())
             return It->second;
         }
-        if (const auto *P = dyn_cast<ParmVarDecl>(V); P && P->getDeclContext() == &Kernel &&
-                                                      !Tracker->isModifiedParam(P))
+        if (const auto *P = dyn_cast<ParmVarDecl>(V);
+            P && P->getDeclContext() == &Kernel && !Tracker->isModifiedParam(P))
           return IndexForm::atom(Table->symbol(AtomKind::Param, P, P->getName()));
         if (Tracker->tracked(V)) {
           int Def = Tracker->defOf(D);
@@ -211,11 +222,11 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
       if (!M->isArrow())
         if (const ParmVarDecl *P = kernelParam(M->getBase(), Kernel))
           if (!Tracker->isModifiedParam(P))
-            return IndexForm::atom(Table->symbol(
-                AtomKind::Param, M->getMemberDecl(), P->getName().str() + "." +
-                                                         M->getMemberDecl()->getNameAsString(),
-                "field:" + std::to_string(reinterpret_cast<uintptr_t>(P)) + ":" +
-                    M->getMemberDecl()->getNameAsString()));
+            return IndexForm::atom(
+                Table->symbol(AtomKind::Param, M->getMemberDecl(),
+                              P->getName().str() + "." + M->getMemberDecl()->getNameAsString(),
+                              "field:" + std::to_string(reinterpret_cast<uintptr_t>(P)) + ":" +
+                                  M->getMemberDecl()->getNameAsString()));
       if (M->isArrow())
         return unknownForm(UnknownKind::DataDependent, E,
                            "'" + text(E) + "' is loaded from memory: data-dependent");
@@ -230,19 +241,23 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
         return formRec(B->getRHS(), Depth + 1);
       if (B->isComparisonOp()) {
         auto Cmp = comparisonOf(B, true);
-        return Table->select(Cmp, text(B), uniformityOf(B), IndexForm::constant(1),
-                             IndexForm());
+        return Table->select(Cmp, text(B), uniformityOf(B), IndexForm::constant(1), IndexForm());
       }
       if (Op == BO_LAnd || Op == BO_LOr || B->isAssignmentOp())
         return unknownForm(UnknownKind::Opaque, E, "'" + text(E) + "' is a truth value");
       IndexForm L = formRec(B->getLHS(), Depth + 1);
       IndexForm R = formRec(B->getRHS(), Depth + 1);
       switch (Op) {
-      case BO_Add: return L + R;
-      case BO_Sub: return L - R;
-      case BO_Mul: return L * R;
-      case BO_Div: return Table->div(L, R);
-      case BO_Rem: return Table->mod(L, R);
+      case BO_Add:
+        return L + R;
+      case BO_Sub:
+        return L - R;
+      case BO_Mul:
+        return L * R;
+      case BO_Div:
+        return Table->div(L, R);
+      case BO_Rem:
+        return Table->mod(L, R);
       case BO_Shl:
         if (auto K = R.constantValue(); K && *K >= 0 && *K < 62)
           return L.scaled(int64_t(1) << *K);
@@ -355,8 +370,8 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
   const ValueDef &Def = Tracker->def(D);
   std::string Name = Def.Var ? Def.Var->getNameAsString() : "?";
   auto Unknown = [&](UnknownKind K, std::string Why) {
-    return IndexForm::atom(Table->unknown(K, Name, Why, Def.At ? lineOf(Ctx, Def.At->getBeginLoc()) : 0,
-                                          defUniformity(D), &Def));
+    return IndexForm::atom(Table->unknown(
+        K, Name, Why, Def.At ? lineOf(Ctx, Def.At->getBeginLoc()) : 0, defUniformity(D), &Def));
   };
   if (DefBusy[D] || Depth > 48)
     return Unknown(UnknownKind::Opaque, "the value of '" + Name + "' depends on itself");
@@ -371,11 +386,16 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
       IndexForm P = formOfDef(Def.Prev, Depth + 1);
       IndexForm R = formRec(Def.E, Depth + 1);
       switch (Def.Op) {
-      case BO_Add: return P + R;
-      case BO_Sub: return P - R;
-      case BO_Mul: return P * R;
-      case BO_Div: return Table->div(P, R);
-      case BO_Rem: return Table->mod(P, R);
+      case BO_Add:
+        return P + R;
+      case BO_Sub:
+        return P - R;
+      case BO_Mul:
+        return P * R;
+      case BO_Div:
+        return Table->div(P, R);
+      case BO_Rem:
+        return Table->mod(P, R);
       case BO_Shl:
         if (auto K = R.constantValue(); K && *K >= 0 && *K < 62)
           return P.scaled(int64_t(1) << *K);
@@ -396,8 +416,8 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
     case ValueDef::Merge: {
       IndexForm T = formOfDef(Def.Prev, Depth + 1);
       IndexForm E = formOfDef(Def.Other, Depth + 1);
-      return Table->select(comparisonOf(Def.Cond, true), text(Def.Cond),
-                           uniformityOf(Def.Cond), T, E);
+      return Table->select(comparisonOf(Def.Cond, true), text(Def.Cond), uniformityOf(Def.Cond), T,
+                           E);
     }
     case ValueDef::LoopIV:
       return IndexForm::atom(Table->loopVar(Def.Loop, Def.Var, Name, defUniformity(D)));
@@ -405,9 +425,8 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
       IndexForm Entry = formOfDef(Def.Prev, Depth + 1);
       IndexForm Step = Def.StepExpr ? formRec(Def.StepExpr, Depth + 1) : IndexForm::constant(1);
       return Entry + Step.scaled(Def.Sign) *
-                         IndexForm::atom(Table->loopIter(Def.Loop, Loops[Def.Loop].Var.empty()
-                                                                       ? Name
-                                                                       : Loops[Def.Loop].Var));
+                         IndexForm::atom(Table->loopIter(
+                             Def.Loop, Loops[Def.Loop].Var.empty() ? Name : Loops[Def.Loop].Var));
     }
     case ValueDef::LoopCarried: {
       // j = next[j]: the loop walks a chain through memory.
@@ -419,10 +438,9 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
                              std::to_string(Loops[Def.Loop].Loc.Line) + " ('" + text(O.At) +
                              "'): data-dependent");
       }
-      return Unknown(UnknownKind::LoopCarried,
-                     "'" + Name + "' is updated in the loop at line " +
-                         std::to_string(Loops[Def.Loop].Loc.Line) +
-                         " (not as an induction variable)");
+      return Unknown(UnknownKind::LoopCarried, "'" + Name + "' is updated in the loop at line " +
+                                                   std::to_string(Loops[Def.Loop].Loc.Line) +
+                                                   " (not as an induction variable)");
     }
     case ValueDef::AfterLoop: {
       const LoopSyntax &Syn = LoopSyn[Def.Loop];
@@ -448,14 +466,12 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
       for (int Other : Tracker->defsOf(Def.Var)) {
         const ValueDef &O = Tracker->def(Other);
         if (!Data && O.At && O.E && inside(O.At, Loops[Def.Loop].S) && readsMemory(O.E))
-          return Unknown(UnknownKind::DataDependent,
-                         Why + ", which loads it from memory ('" + text(O.At) +
-                             "'): data-dependent");
+          return Unknown(UnknownKind::DataDependent, Why + ", which loads it from memory ('" +
+                                                         text(O.At) + "'): data-dependent");
       }
       if (Data)
-        return Unknown(UnknownKind::DataDependent,
-                       Why + ", whose trip count is data-dependent ('" + text(Syn.Cond) +
-                           "' reads memory)");
+        return Unknown(UnknownKind::DataDependent, Why + ", whose trip count is data-dependent ('" +
+                                                       text(Syn.Cond) + "' reads memory)");
       return Unknown(UnknownKind::LoopCarried, Why);
     }
     case ValueDef::Entry:
@@ -607,8 +623,8 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
     const auto *V = dyn_cast<VarDecl>(D->getDecl());
     if (!V)
       return unknownPointer("'" + text(E) + "' is not a variable");
-    if (const auto *P = dyn_cast<ParmVarDecl>(V); P && P->getDeclContext() == &Kernel &&
-                                                  !Tracker->isModifiedParam(P)) {
+    if (const auto *P = dyn_cast<ParmVarDecl>(V);
+        P && P->getDeclContext() == &Kernel && !Tracker->isModifiedParam(P)) {
       PointerValue R;
       R.Base = P;
       R.BaseName = P->getNameAsString();
@@ -624,7 +640,8 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
     }
     if (const ArrayType *Arr = Ctx.getAsArrayType(V->getType()))
       return Decay(E, Arr);
-    return unknownPointer("'" + V->getNameAsString() + "' is a pointer variable the analysis "
+    return unknownPointer("'" + V->getNameAsString() +
+                          "' is a pointer variable the analysis "
                           "does not follow");
   }
   if (const auto *B = dyn_cast<BinaryOperator>(E)) {
@@ -667,8 +684,7 @@ PointerValue KernelAnalyzer::pointerRec(const Expr *E, unsigned Depth) {
   if (isa<ArraySubscriptExpr>(E) || isa<MemberExpr>(E))
     return unknownPointer("the pointer '" + text(E) + "' is loaded from memory", true);
   if (const auto *Call = dyn_cast<CallExpr>(E))
-    return unknownPointer("the pointer is returned by a call to '" + calleeName(Call).str() +
-                          "'");
+    return unknownPointer("the pointer is returned by a call to '" + calleeName(Call).str() + "'");
   return unknownPointer("'" + text(E) + "' is not a pointer the analysis follows");
 }
 
@@ -740,8 +756,8 @@ PointerValue KernelAnalyzer::pointerOfDef(int D, unsigned Depth) {
     PointerValue T = pointerOfDef(Def.Prev, Depth + 1);
     PointerValue F = pointerOfDef(Def.Other, Depth + 1);
     if (T.Base && T.Base == F.Base) {
-      T.Offset = Table->select(comparisonOf(Def.Cond, true), text(Def.Cond),
-                               uniformityOf(Def.Cond), T.Offset, F.Offset);
+      T.Offset = Table->select(comparisonOf(Def.Cond, true), text(Def.Cond), uniformityOf(Def.Cond),
+                               T.Offset, F.Offset);
       return T;
     }
     return unknownPointer("'" + Name + "' points into different buffers on the two branches");
@@ -755,10 +771,10 @@ PointerValue KernelAnalyzer::pointerOfDef(int D, unsigned Depth) {
     if (Def.Kind == ValueDef::LoopIV && Syn.Factor != 0)
       return unknownPointer("'" + Name + "' moves geometrically");
     IndexForm Step = StepE ? formRec(StepE, Depth + 1) : IndexForm::constant(1);
-    P.Offset = P.Offset + Step.scaled(Sign) *
-                              IndexForm::atom(Table->loopIter(Def.Loop, Loops[Def.Loop].Var.empty()
-                                                                            ? Name
-                                                                            : Loops[Def.Loop].Var));
+    P.Offset =
+        P.Offset + Step.scaled(Sign) *
+                       IndexForm::atom(Table->loopIter(
+                           Def.Loop, Loops[Def.Loop].Var.empty() ? Name : Loops[Def.Loop].Var));
     return P;
   }
   case ValueDef::LoopCarried:
@@ -767,8 +783,7 @@ PointerValue KernelAnalyzer::pointerOfDef(int D, unsigned Depth) {
     P.Offset = IndexForm::atom(Table->unknown(
         UnknownKind::LoopCarried, Name,
         "'" + Name + "' moves in the loop at line " + std::to_string(Loops[Def.Loop].Loc.Line),
-        lineOf(Ctx, Def.At ? Def.At->getBeginLoc() : SourceLocation()), defUniformity(D),
-        &Def));
+        lineOf(Ctx, Def.At ? Def.At->getBeginLoc() : SourceLocation()), defUniformity(D), &Def));
     // The base stays only when every assignment in the loop moves it.
     for (int Other : Tracker->defsOf(Def.Var)) {
       const ValueDef &O = Tracker->def(Other);
@@ -826,8 +841,7 @@ const ValueDecl *KernelAnalyzer::baseOf(const Expr *E, unsigned Depth) const {
     const ValueDecl *T = baseOf(C->getTrueExpr(), Depth + 1);
     return T == baseOf(C->getFalseExpr(), Depth + 1) ? T : nullptr;
   }
-  if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow() &&
-                                               M->getType()->isPointerType())
+  if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow() && M->getType()->isPointerType())
     if (kernelParam(M->getBase(), Kernel))
       return M->getMemberDecl();
   if (const auto *D = dyn_cast<DeclRefExpr>(E)) {

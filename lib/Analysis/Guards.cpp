@@ -11,11 +11,16 @@ namespace forge::analysis {
 
 StringRef guardOriginName(GuardOrigin O) {
   switch (O) {
-  case GuardOrigin::If: return "if";
-  case GuardOrigin::EarlyExit: return "early-exit";
-  case GuardOrigin::LoopExit: return "loop-exit";
-  case GuardOrigin::Conditional: return "conditional";
-  case GuardOrigin::ShortCircuit: return "short-circuit";
+  case GuardOrigin::If:
+    return "if";
+  case GuardOrigin::EarlyExit:
+    return "early-exit";
+  case GuardOrigin::LoopExit:
+    return "loop-exit";
+  case GuardOrigin::Conditional:
+    return "conditional";
+  case GuardOrigin::ShortCircuit:
+    return "short-circuit";
   }
   return "if";
 }
@@ -62,8 +67,7 @@ bool alwaysExits(const Stmt *S, GuardOrigin &How) {
   if (const auto *If = dyn_cast<IfStmt>(S)) {
     GuardOrigin A, B;
     if (If->getElse() && alwaysExits(If->getThen(), A) && alwaysExits(If->getElse(), B)) {
-      How = A == GuardOrigin::EarlyExit && B == GuardOrigin::EarlyExit ? A
-                                                                        : GuardOrigin::LoopExit;
+      How = A == GuardOrigin::EarlyExit && B == GuardOrigin::EarlyExit ? A : GuardOrigin::LoopExit;
       return true;
     }
   }
@@ -75,7 +79,8 @@ std::string negatedText(const Expr *Cond, const ASTContext &Ctx, bool Holds) {
   if (const auto *U = dyn_cast<UnaryOperator>(C); U && U->getOpcode() == UO_LNot)
     return negatedText(U->getSubExpr(), Ctx, !Holds);
   if (const auto *B = dyn_cast<BinaryOperator>(C); B && B->isComparisonOp()) {
-    BinaryOperatorKind Op = Holds ? B->getOpcode() : BinaryOperator::negateComparisonOp(B->getOpcode());
+    BinaryOperatorKind Op =
+        Holds ? B->getOpcode() : BinaryOperator::negateComparisonOp(B->getOpcode());
     return textOf(B->getLHS(), Ctx) + " " + BinaryOperator::getOpcodeStr(Op).str() + " " +
            textOf(B->getRHS(), Ctx);
   }
@@ -108,8 +113,7 @@ Guard KernelAnalyzer::guardOf(const Stmt *S) {
           }
         }
         if (Depth < 4)
-          if (const Expr *D = definingExpr(C); D && D != C &&
-                                               D->getType()->isBooleanType())
+          if (const Expr *D = definingExpr(C); D && D != C && D->getType()->isBooleanType())
             return Add(D, Holds, O, Depth + 1);
         GuardTerm T;
         T.Cond = Cond;
@@ -151,8 +155,7 @@ Guard KernelAnalyzer::guardOf(const Stmt *S) {
         if (!If)
           continue;
         GuardOrigin How;
-        if (alwaysExits(If->getThen(), How) &&
-            !(If->getElse() && alwaysExits(If->getElse(), How)))
+        if (alwaysExits(If->getThen(), How) && !(If->getElse() && alwaysExits(If->getElse(), How)))
           Exits.push_back({If->getCond(), {false, How}});
         else if (If->getElse() && alwaysExits(If->getElse(), How))
           Exits.push_back({If->getCond(), {true, How}});

@@ -43,35 +43,52 @@ StringRef unknownKindName(UnknownKind K) {
 
 StringRef cmpOpSpelling(CmpOp Op) {
   switch (Op) {
-  case CmpOp::LT: return "<";
-  case CmpOp::LE: return "<=";
-  case CmpOp::GT: return ">";
-  case CmpOp::GE: return ">=";
-  case CmpOp::EQ: return "==";
-  case CmpOp::NE: return "!=";
+  case CmpOp::LT:
+    return "<";
+  case CmpOp::LE:
+    return "<=";
+  case CmpOp::GT:
+    return ">";
+  case CmpOp::GE:
+    return ">=";
+  case CmpOp::EQ:
+    return "==";
+  case CmpOp::NE:
+    return "!=";
   }
   return "?";
 }
 
 CmpOp negate(CmpOp Op) {
   switch (Op) {
-  case CmpOp::LT: return CmpOp::GE;
-  case CmpOp::LE: return CmpOp::GT;
-  case CmpOp::GT: return CmpOp::LE;
-  case CmpOp::GE: return CmpOp::LT;
-  case CmpOp::EQ: return CmpOp::NE;
-  case CmpOp::NE: return CmpOp::EQ;
+  case CmpOp::LT:
+    return CmpOp::GE;
+  case CmpOp::LE:
+    return CmpOp::GT;
+  case CmpOp::GT:
+    return CmpOp::LE;
+  case CmpOp::GE:
+    return CmpOp::LT;
+  case CmpOp::EQ:
+    return CmpOp::NE;
+  case CmpOp::NE:
+    return CmpOp::EQ;
   }
   return Op;
 }
 
 CmpOp swapSides(CmpOp Op) {
   switch (Op) {
-  case CmpOp::LT: return CmpOp::GT;
-  case CmpOp::LE: return CmpOp::GE;
-  case CmpOp::GT: return CmpOp::LT;
-  case CmpOp::GE: return CmpOp::LE;
-  default: return Op;
+  case CmpOp::LT:
+    return CmpOp::GT;
+  case CmpOp::LE:
+    return CmpOp::GE;
+  case CmpOp::GT:
+    return CmpOp::LT;
+  case CmpOp::GE:
+    return CmpOp::LE;
+  default:
+    return Op;
   }
 }
 
@@ -274,14 +291,15 @@ AtomId AtomTable::builtin(StringRef Var, char Dim) {
   A.Dim = Dim;
   if (Var == "threadIdx") {
     A.Kind = AtomKind::ThreadIdx;
-    A.Uniform = makeUniformity(Uniformity::ThreadVarying, "'" + A.Name + "' differs between threads");
+    A.Uniform =
+        makeUniformity(Uniformity::ThreadVarying, "'" + A.Name + "' differs between threads");
     // Warps are formed along x first: threadIdx.y is the same in a warp
     // when blockDim.x is a multiple of 32 (and threadIdx.z when x*y is).
     if (Block && Dim != 'x') {
       int64_t Below = Dim == 'y' ? (*Block)[0] : (*Block)[0] * (*Block)[1];
       if (Below % 32 == 0)
         A.Uniform = makeUniformity(Uniformity::WarpUniform,
-                               "'" + A.Name + "' differs between the warps of a block");
+                                   "'" + A.Name + "' differs between the warps of a block");
     } else if (Dim != 'x') {
       A.Uniform.Reason += " (the block size is not known, so a warp may span several " +
                           std::string(Dim == 'y' ? "rows" : "planes") + ")";
@@ -305,8 +323,8 @@ std::optional<AtomId> AtomTable::findBuiltin(StringRef Var, char Dim) const {
 }
 
 AtomId AtomTable::symbol(AtomKind Kind, const clang::Decl *D, StringRef Name, StringRef Key) {
-  std::string K = Key.empty() ? "s:" + std::to_string(reinterpret_cast<uintptr_t>(D))
-                              : ("s:" + Key).str();
+  std::string K =
+      Key.empty() ? "s:" + std::to_string(reinterpret_cast<uintptr_t>(D)) : ("s:" + Key).str();
   Atom A;
   A.Kind = Kind;
   A.Decl = D;
@@ -380,10 +398,9 @@ IndexForm AtomTable::composite(AtomKind K, const IndexForm &X, const IndexForm &
             IndexForm Rest = A.withoutAtom(*Tx);
             UniformityInfo RU = uniformity(Rest);
             if (!RU.isThreadVarying() && Rest.coefficientGcd() % *C == 0)
-              At.Uniform = RU.join(makeUniformity(Uniformity::WarpUniform,
-                                              "'" + renderAtom(*Tx) + " / " +
-                                                  std::to_string(*C) +
-                                                  "' differs between the warps of a block"));
+              At.Uniform = RU.join(makeUniformity(
+                  Uniformity::WarpUniform, "'" + renderAtom(*Tx) + " / " + std::to_string(*C) +
+                                               "' differs between the warps of a block"));
           }
   return IndexForm::atom(intern(std::move(At), Key));
 }
@@ -442,12 +459,24 @@ IndexForm AtomTable::select(std::optional<Comparison> Pred, StringRef PredText,
     if (auto D = (Pred->Lhs - Pred->Rhs).constantValue()) {
       bool Holds = false;
       switch (Pred->Op) {
-      case CmpOp::LT: Holds = *D < 0; break;
-      case CmpOp::LE: Holds = *D <= 0; break;
-      case CmpOp::GT: Holds = *D > 0; break;
-      case CmpOp::GE: Holds = *D >= 0; break;
-      case CmpOp::EQ: Holds = *D == 0; break;
-      case CmpOp::NE: Holds = *D != 0; break;
+      case CmpOp::LT:
+        Holds = *D < 0;
+        break;
+      case CmpOp::LE:
+        Holds = *D <= 0;
+        break;
+      case CmpOp::GT:
+        Holds = *D > 0;
+        break;
+      case CmpOp::GE:
+        Holds = *D >= 0;
+        break;
+      case CmpOp::EQ:
+        Holds = *D == 0;
+        break;
+      case CmpOp::NE:
+        Holds = *D != 0;
+        break;
       }
       return Holds ? T : F;
     }
@@ -467,9 +496,9 @@ IndexForm AtomTable::select(std::optional<Comparison> Pred, StringRef PredText,
   At.Pred = Pred;
   At.PredText = PredText.str();
   At.Uniform = PredUniform.join(uniformity(T)).join(uniformity(F));
-  std::string Key = "sel(" + (Pred ? Pred->Lhs.key() + cmpOpSpelling(Pred->Op).str() +
-                                         Pred->Rhs.key()
-                                   : "?" + PredText.str()) +
+  std::string Key = "sel(" +
+                    (Pred ? Pred->Lhs.key() + cmpOpSpelling(Pred->Op).str() + Pred->Rhs.key()
+                          : "?" + PredText.str()) +
                     "," + T.key() + "," + F.key() + ")";
   return IndexForm::atom(intern(std::move(At), Key));
 }
@@ -821,10 +850,18 @@ IndexForm AtomTable::substitute(const IndexForm &F,
       IndexForm X = substitute(Ops[0], Replace), Y = substitute(Ops[1], Replace);
       IndexForm New;
       switch (K) {
-      case AtomKind::Div: New = div(X, Y); break;
-      case AtomKind::Mod: New = mod(X, Y); break;
-      case AtomKind::Min: New = min(X, Y); break;
-      case AtomKind::Max: New = max(X, Y); break;
+      case AtomKind::Div:
+        New = div(X, Y);
+        break;
+      case AtomKind::Mod:
+        New = mod(X, Y);
+        break;
+      case AtomKind::Min:
+        New = min(X, Y);
+        break;
+      case AtomKind::Max:
+        New = max(X, Y);
+        break;
       default: {
         if (Pred) {
           Pred->Lhs = substitute(Pred->Lhs, Replace);
@@ -922,8 +959,8 @@ std::string AtomTable::renderAtom(AtomId X) const {
   case AtomKind::Max:
     return "max(" + render(A.Operands[0]) + ", " + render(A.Operands[1]) + ")";
   case AtomKind::Select:
-    return "(" + (A.Pred ? render(*A.Pred) : A.PredText) + " ? " + render(A.Operands[0]) +
-           " : " + render(A.Operands[1]) + ")";
+    return "(" + (A.Pred ? render(*A.Pred) : A.PredText) + " ? " + render(A.Operands[0]) + " : " +
+           render(A.Operands[1]) + ")";
   default:
     return A.Name;
   }
@@ -932,8 +969,7 @@ std::string AtomTable::renderAtom(AtomId X) const {
 std::string AtomTable::render(const IndexForm &F) const {
   if (F.overflowed())
     return "<overflow>";
-  std::vector<std::pair<IndexForm::Monomial, int64_t>> Terms(F.terms().begin(),
-                                                             F.terms().end());
+  std::vector<std::pair<IndexForm::Monomial, int64_t>> Terms(F.terms().begin(), F.terms().end());
   // Position first (blockIdx, threadIdx), then loop variables and others,
   // the constant last.
   auto Rank = [&](const IndexForm::Monomial &M) {
@@ -942,11 +978,19 @@ std::string AtomTable::render(const IndexForm &F) const {
     int R = 8;
     for (AtomId A : M) {
       switch (Atoms[A].Kind) {
-      case AtomKind::BlockIdx: R = std::min(R, 0); break;
-      case AtomKind::ThreadIdx: R = std::min(R, 1); break;
+      case AtomKind::BlockIdx:
+        R = std::min(R, 0);
+        break;
+      case AtomKind::ThreadIdx:
+        R = std::min(R, 1);
+        break;
       case AtomKind::LoopVar:
-      case AtomKind::LoopIter: R = std::min(R, 3); break;
-      default: R = std::min(R, 2); break;
+      case AtomKind::LoopIter:
+        R = std::min(R, 3);
+        break;
+      default:
+        R = std::min(R, 2);
+        break;
       }
     }
     return R;
@@ -968,15 +1012,22 @@ std::string AtomTable::render(const IndexForm &F) const {
   std::string Out;
   auto AtomRank = [&](AtomId A) {
     switch (Atoms[A].Kind) {
-    case AtomKind::BlockIdx: return 0;
-    case AtomKind::BlockDim: return 1;
-    case AtomKind::ThreadIdx: return 2;
-    case AtomKind::GridDim: return 3;
+    case AtomKind::BlockIdx:
+      return 0;
+    case AtomKind::BlockDim:
+      return 1;
+    case AtomKind::ThreadIdx:
+      return 2;
+    case AtomKind::GridDim:
+      return 3;
     case AtomKind::Param:
-    case AtomKind::TemplateParam: return 4;
+    case AtomKind::TemplateParam:
+      return 4;
     case AtomKind::LoopVar:
-    case AtomKind::LoopIter: return 6;
-    default: return 5;
+    case AtomKind::LoopIter:
+      return 6;
+    default:
+      return 5;
     }
   };
   for (const auto &[M, C] : Terms) {
@@ -993,7 +1044,7 @@ std::string AtomTable::render(const IndexForm &F) const {
     for (const auto &P : Parts)
       Mono += (Mono.empty() ? "" : " * ") + P.second;
     int64_t Abs = C < 0 ? -C : C;
-    std::string Term = M.empty() ? std::to_string(Abs)
+    std::string Term = M.empty()  ? std::to_string(Abs)
                        : Abs == 1 ? Mono
                                   : std::to_string(Abs) + " * " + Mono;
     if (Out.empty())

@@ -227,8 +227,8 @@ Expected<KernelModel> analyzeKernel(ASTContext &Ctx, const FunctionDecl &Kernel,
   PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Kernel.getLocation()));
   if (P.isValid())
     M.File = P.getFilename();
-  M.IsTemplate = Kernel.getDescribedFunctionTemplate() != nullptr ||
-                 Kernel.isTemplateInstantiation();
+  M.IsTemplate =
+      Kernel.getDescribedFunctionTemplate() != nullptr || Kernel.isTemplateInstantiation();
   M.Options = Opts;
   M.Table = std::make_shared<AtomTable>(Opts.Block);
   auto Engine = std::make_shared<KernelAnalyzer>(Ctx, Kernel, Opts, M.Table);

@@ -13,23 +13,34 @@ namespace forge::analysis {
 
 StringRef loopKindName(LoopKind K) {
   switch (K) {
-  case LoopKind::For: return "for";
-  case LoopKind::While: return "while";
-  case LoopKind::DoWhile: return "do-while";
-  case LoopKind::RangeFor: return "range-for";
+  case LoopKind::For:
+    return "for";
+  case LoopKind::While:
+    return "while";
+  case LoopKind::DoWhile:
+    return "do-while";
+  case LoopKind::RangeFor:
+    return "range-for";
   }
   return "for";
 }
 
 StringRef stepKindName(StepKind K) {
   switch (K) {
-  case StepKind::Constant: return "constant";
-  case StepKind::GridStride: return "grid-stride";
-  case StepKind::BlockStride: return "block-stride";
-  case StepKind::Uniform: return "uniform";
-  case StepKind::Geometric: return "geometric";
-  case StepKind::Varying: return "varying";
-  case StepKind::Unknown: return "unknown";
+  case StepKind::Constant:
+    return "constant";
+  case StepKind::GridStride:
+    return "grid-stride";
+  case StepKind::BlockStride:
+    return "block-stride";
+  case StepKind::Uniform:
+    return "uniform";
+  case StepKind::Geometric:
+    return "geometric";
+  case StepKind::Varying:
+    return "varying";
+  case StepKind::Unknown:
+    return "unknown";
   }
   return "unknown";
 }
@@ -106,11 +117,15 @@ public:
   std::vector<const Stmt *> Exits;
   bool Sync = false;
   unsigned Nest = 0;
-  bool TraverseForStmt(ForStmt *S) { return nested([&] { return Base::TraverseForStmt(S); }); }
+  bool TraverseForStmt(ForStmt *S) {
+    return nested([&] { return Base::TraverseForStmt(S); });
+  }
   bool TraverseWhileStmt(WhileStmt *S) {
     return nested([&] { return Base::TraverseWhileStmt(S); });
   }
-  bool TraverseDoStmt(DoStmt *S) { return nested([&] { return Base::TraverseDoStmt(S); }); }
+  bool TraverseDoStmt(DoStmt *S) {
+    return nested([&] { return Base::TraverseDoStmt(S); });
+  }
   bool TraverseSwitchStmt(SwitchStmt *S) {
     return nested([&] { return Base::TraverseSwitchStmt(S); });
   }
@@ -344,8 +359,7 @@ void KernelAnalyzer::finishLoops() {
     if (Syn.Factor == 0) {
       IndexForm Step = Syn.StepExpr ? formOf(Syn.StepExpr) : IndexForm::constant(1);
       L.Step = Step.scaled(Syn.Sign);
-      Table->setExpansion(L.VarAtom,
-                          *L.Start + *L.Step * IndexForm::atom(L.IterAtom));
+      Table->setExpansion(L.VarAtom, *L.Start + *L.Step * IndexForm::atom(L.IterAtom));
       // What kind of step.
       auto Dims = [&](char D) {
         IndexForm BD = Opts.Block ? IndexForm::constant((*Opts.Block)[D - 'x'])
@@ -369,7 +383,8 @@ void KernelAnalyzer::finishLoops() {
               Table->dependsOn(*L.Start, *Tx))
             L.StepK = StepKind::BlockStride;
       }
-      if (L.StepK == StepKind::Varying && Table->uniformity(*L.Step).atLeast(Uniformity::WarpUniform))
+      if (L.StepK == StepKind::Varying &&
+          Table->uniformity(*L.Step).atLeast(Uniformity::WarpUniform))
         L.StepK = StepKind::Uniform;
     } else {
       L.Factor = Syn.Factor;
@@ -396,12 +411,24 @@ void KernelAnalyzer::finishLoops() {
           Used = true;
           L.Bound = formOf(Other);
           switch (Op) {
-          case BO_LT: L.Cmp = CmpOp::LT; break;
-          case BO_LE: L.Cmp = CmpOp::LE; break;
-          case BO_GT: L.Cmp = CmpOp::GT; break;
-          case BO_GE: L.Cmp = CmpOp::GE; break;
-          case BO_EQ: L.Cmp = CmpOp::EQ; break;
-          default: L.Cmp = CmpOp::NE; break;
+          case BO_LT:
+            L.Cmp = CmpOp::LT;
+            break;
+          case BO_LE:
+            L.Cmp = CmpOp::LE;
+            break;
+          case BO_GT:
+            L.Cmp = CmpOp::GT;
+            break;
+          case BO_GE:
+            L.Cmp = CmpOp::GE;
+            break;
+          case BO_EQ:
+            L.Cmp = CmpOp::EQ;
+            break;
+          default:
+            L.Cmp = CmpOp::NE;
+            break;
           }
         }
       }
@@ -420,12 +447,18 @@ void KernelAnalyzer::finishLoops() {
       int64_t S = *S0, B = *B0;
       auto Holds = [&](int64_t V) {
         switch (L.Cmp) {
-        case CmpOp::LT: return V < B;
-        case CmpOp::LE: return V <= B;
-        case CmpOp::GT: return V > B;
-        case CmpOp::GE: return V >= B;
-        case CmpOp::EQ: return V == B;
-        case CmpOp::NE: return V != B;
+        case CmpOp::LT:
+          return V < B;
+        case CmpOp::LE:
+          return V <= B;
+        case CmpOp::GT:
+          return V > B;
+        case CmpOp::GE:
+          return V >= B;
+        case CmpOp::EQ:
+          return V == B;
+        case CmpOp::NE:
+          return V != B;
         }
         return false;
       };

@@ -183,8 +183,7 @@ Json toJson(const KernelModel &M) {
             {"location", spanJson(M, M.Loc)},
             {"template", M.IsTemplate}};
   if (M.Options.Block)
-    K["block"] = Json::array({(*M.Options.Block)[0], (*M.Options.Block)[1],
-                              (*M.Options.Block)[2]});
+    K["block"] = Json::array({(*M.Options.Block)[0], (*M.Options.Block)[1], (*M.Options.Block)[2]});
   else
     K["block"] = nullptr;
 
@@ -271,7 +270,8 @@ Json toJson(const KernelModel &M) {
   for (const Footprint &F : M.Footprints) {
     Json Dims = Json::array();
     for (const FootprintDim &D : F.Dims)
-      Dims.push_back({{"stride", D.Stride}, {"lo", D.Lo}, {"hi", D.Hi}, {"thread_step", D.ThreadStep}});
+      Dims.push_back(
+          {{"stride", D.Stride}, {"lo", D.Lo}, {"hi", D.Hi}, {"thread_step", D.ThreadStep}});
     Footprints.push_back({{"id", F.Id},
                           {"buffer", F.Buffer},
                           {"space", memorySpaceName(F.Space)},

@@ -29,18 +29,30 @@ namespace forge::analysis {
 
 StringRef patternKindName(PatternKind K) {
   switch (K) {
-  case PatternKind::Reduction: return "reduction";
-  case PatternKind::Elementwise: return "elementwise";
-  case PatternKind::RowLoop: return "row-loop";
-  case PatternKind::MultiPassRow: return "multi-pass-row";
-  case PatternKind::MatrixVector: return "matrix-vector";
-  case PatternKind::MatrixProduct: return "matrix-product";
-  case PatternKind::Chunk: return "chunk";
-  case PatternKind::Transpose: return "transpose";
-  case PatternKind::Stencil: return "stencil";
-  case PatternKind::Histogram: return "histogram";
-  case PatternKind::TreeReduction: return "tree-reduction";
-  case PatternKind::Scan: return "scan";
+  case PatternKind::Reduction:
+    return "reduction";
+  case PatternKind::Elementwise:
+    return "elementwise";
+  case PatternKind::RowLoop:
+    return "row-loop";
+  case PatternKind::MultiPassRow:
+    return "multi-pass-row";
+  case PatternKind::MatrixVector:
+    return "matrix-vector";
+  case PatternKind::MatrixProduct:
+    return "matrix-product";
+  case PatternKind::Chunk:
+    return "chunk";
+  case PatternKind::Transpose:
+    return "transpose";
+  case PatternKind::Stencil:
+    return "stencil";
+  case PatternKind::Histogram:
+    return "histogram";
+  case PatternKind::TreeReduction:
+    return "tree-reduction";
+  case PatternKind::Scan:
+    return "scan";
   }
   return "reduction";
 }
@@ -85,9 +97,8 @@ public:
     histograms();
     treesAndScans();
     reductions();
-    llvm::stable_sort(M.Patterns, [](const Pattern &A, const Pattern &B) {
-      return A.Loc.Line < B.Loc.Line;
-    });
+    llvm::stable_sort(M.Patterns,
+                      [](const Pattern &A, const Pattern &B) { return A.Loc.Line < B.Loc.Line; });
     for (size_t I = 0; I < M.Patterns.size(); ++I)
       M.Patterns[I].Id = unsigned(I);
   }
@@ -126,9 +137,8 @@ private:
           IndexForm Tf = HasTid ? IndexForm::atom(*Tid) : IndexForm();
           auto Bid = T.findBuiltin("blockIdx", A.Dim);
           if (Bid && E.mentions(*Bid)) {
-            IndexForm BD = K.Opts.Block
-                               ? IndexForm::constant((*K.Opts.Block)[A.Dim - 'x'])
-                               : IndexForm::atom(T.builtin("blockDim", A.Dim));
+            IndexForm BD = K.Opts.Block ? IndexForm::constant((*K.Opts.Block)[A.Dim - 'x'])
+                                        : IndexForm::atom(T.builtin("blockDim", A.Dim));
             Tf = Tf + IndexForm::atom(*Bid) * BD;
           }
           std::string N = K.nameOf(Tf);
@@ -209,16 +219,21 @@ private:
 
   std::string classOf(const Access &A) {
     switch (A.Warp.Class) {
-    case AccessClass::Coalesced: return "coalesced";
-    case AccessClass::Strided: return "strided by " + A.Warp.StrideText;
-    case AccessClass::Broadcast: return "broadcast";
+    case AccessClass::Coalesced:
+      return "coalesced";
+    case AccessClass::Strided:
+      return "strided by " + A.Warp.StrideText;
+    case AccessClass::Broadcast:
+      return "broadcast";
     case AccessClass::Transposed:
-      return A.Warp.constantStride() && (*A.Warp.constantStride() == 1 ||
-                                         *A.Warp.constantStride() == -1)
+      return A.Warp.constantStride() &&
+                     (*A.Warp.constantStride() == 1 || *A.Warp.constantStride() == -1)
                  ? "coalesced"
                  : "strided by " + A.Warp.StrideText;
-    case AccessClass::DataDependent: return "data-dependent";
-    case AccessClass::Unknown: return "unknown";
+    case AccessClass::DataDependent:
+      return "data-dependent";
+    case AccessClass::Unknown:
+      return "unknown";
     }
     return "unknown";
   }
@@ -378,8 +393,11 @@ private:
                   (ByThread ? "one thread per row" : "a loop over rows") + "; reads " +
                   Mat->Buffer + (AlongRow ? " along its row: " : " down its column: ") +
                   classOf(*Mat) + " across the warp";
-      P.Roles = {{"y", C->Buffer}, {"A", Mat->Buffer}, {"x", Vec->Buffer},
-                 {"row", names(Rows)}, {"k", KL.Var}};
+      P.Roles = {{"y", C->Buffer},
+                 {"A", Mat->Buffer},
+                 {"x", Vec->Buffer},
+                 {"row", names(Rows)},
+                 {"k", KL.Var}};
       std::string RowName = names(Rows);
       P.Details.push_back(C->Buffer + "[row] = sum over " + loopRange(M, KL) + " of " +
                           Mat->Buffer + "[row][k] * " + Vec->Buffer + "[k]" +
@@ -433,8 +451,8 @@ private:
     P.Tiled = A->Space == MemorySpace::Shared || B->Space == MemorySpace::Shared;
     P.Summary = std::string(P.Tiled ? "matrix product over shared-memory tiles "
                                     : "naive matrix product ") +
-                C->Buffer + (CTransposed ? "[j][i]" : "[i][j]") + " = sum over k of " +
-                A->Buffer + AIdx + " * " + B->Buffer + BIdx;
+                C->Buffer + (CTransposed ? "[j][i]" : "[i][j]") + " = sum over k of " + A->Buffer +
+                AIdx + " * " + B->Buffer + BIdx;
     if (P.TransposedA || P.TransposedB)
       P.Summary += std::string(" (") +
                    (P.TransposedA && P.TransposedB ? "both operands"
@@ -446,13 +464,13 @@ private:
     P.Details.push_back("i = " + names(GA) + ", j = " + names(GB) + ", k: " + loopRange(M, KL) +
                         " (line " + std::to_string(KL.Loc.Line) + ")");
     P.Details.push_back("loop order " + Order);
-    P.Details.push_back("across the warp: " + A->Buffer + " " + classOf(*A) + ", " +
-                        B->Buffer + " " + classOf(*B) + ", " + C->Buffer + " " + classOf(*C));
-    P.Details.push_back(Red >= 0 ? "accumulates in '" + M.Reductions[Red].Target +
-                                       "' and stores it to " + C->Text + " (line " +
-                                       std::to_string(C->Loc.Line) + ")"
-                                 : "accumulates in memory: " + C->Text + " (line " +
-                                       std::to_string(C->Loc.Line) + ")");
+    P.Details.push_back("across the warp: " + A->Buffer + " " + classOf(*A) + ", " + B->Buffer +
+                        " " + classOf(*B) + ", " + C->Buffer + " " + classOf(*C));
+    P.Details.push_back(
+        Red >= 0
+            ? "accumulates in '" + M.Reductions[Red].Target + "' and stores it to " + C->Text +
+                  " (line " + std::to_string(C->Loc.Line) + ")"
+            : "accumulates in memory: " + C->Text + " (line " + std::to_string(C->Loc.Line) + ")");
     if (CTransposed)
       P.Details.push_back(C->Buffer + " is stored with i fastest (column-major)");
     P.Accesses = {A->Id, B->Id, C->Id};
@@ -478,13 +496,12 @@ private:
       span2(R.Loc, W.Loc, P.Loc);
       bool Shared = R.Space == MemorySpace::Shared || W.Space == MemorySpace::Shared;
       const Access &Sh = R.Space == MemorySpace::Shared ? R : W;
-      P.Summary = Shared ? "transpose through the shared-memory tile '" + Sh.Buffer + "': " +
-                               W.Text + " = " + R.Text
+      P.Summary = Shared ? "transpose through the shared-memory tile '" + Sh.Buffer +
+                               "': " + W.Text + " = " + R.Text
                          : "naive transpose: " + W.Text + " = " + R.Text;
       P.Roles = {{"in", R.Buffer}, {"out", W.Buffer}, {"swapped", R.Warp.SwappedWith}};
       P.Details.push_back(R.Warp.Reason);
-      P.Details.push_back("load " + classOf(R) + ", store " + classOf(W) +
-                          " across the warp");
+      P.Details.push_back("load " + classOf(R) + ", store " + classOf(W) + " across the warp");
       P.Accesses = {R.Id, W.Id};
       M.Patterns.push_back(std::move(P));
     }
@@ -539,8 +556,9 @@ private:
       Pattern P;
       P.Kind = PatternKind::Histogram;
       P.Loc = A.Loc;
-      P.Summary = std::string("histogram: atomic ") + (Count ? "increments" : "additions of " + Value) +
-                  " of '" + A.Buffer + "' at data-dependent addresses";
+      P.Summary = std::string("histogram: atomic ") +
+                  (Count ? "increments" : "additions of " + Value) + " of '" + A.Buffer +
+                  "' at data-dependent addresses";
       P.Details.push_back(A.Warp.Reason);
       P.Roles = {{"bins", A.Buffer}};
       P.Accesses = {A.Id};
@@ -609,9 +627,8 @@ private:
     }
     if (Global.empty())
       return;
-    if (any_of(Global, [](const Access *A) {
-          return A->Kind == AccessKind::Atomic || !A->IndexKnown;
-        }))
+    if (any_of(Global,
+               [](const Access *A) { return A->Kind == AccessKind::Atomic || !A->IndexKnown; }))
       return;
     if (none_of(Global, [](const Access *A) { return A->writes(); }))
       return;
@@ -741,9 +758,8 @@ private:
         if (T.uniformity(Base).atLeast(Uniformity::WarpUniform))
           continue;
         // A chunk has a compile-time size; a run-time one is a row.
-        bool Fixed = Trip && all_of(Trip->atoms(), [&](AtomId X) {
-          return T[X].Kind == AtomKind::TemplateParam;
-        });
+        bool Fixed = Trip && all_of(Trip->atoms(),
+                                    [&](AtomId X) { return T[X].Kind == AtomKind::TemplateParam; });
         if (ExplainedLoops.count(L.Id))
           continue;
         if (unit(SK) && Fixed && SX.Step && SX.Lanes == 1 && *SX.Step == *Trip)
@@ -767,7 +783,8 @@ private:
         }
         P.Summary = "per-thread chunk: thread t handles t*" + P.ChunkSize + " + " + L.Var +
                     " for " + L.Var + " in [0, " + P.ChunkSize + ") of " + join(Bufs, ", ") +
-                    "; strided by " + P.ChunkSize + " across the warp (a coalesced remap "
+                    "; strided by " + P.ChunkSize +
+                    " across the warp (a coalesced remap "
                     "would stride by 1)";
         P.Roles = {{"k", L.Var}, {"chunk", P.ChunkSize}};
         if (!L.ExtraCondText.empty())
@@ -832,8 +849,8 @@ private:
       P.Loc = M.Loops[Loops.front()].Loc;
       for (unsigned L : Loops)
         span2(P.Loc, M.Loops[L].Loc, P.Loc);
-      P.Summary = "multi-pass row loop (" + std::to_string(Loops.size()) + " passes over a row of '" +
-                  Passes[I].Buffer + "', softmax-like)";
+      P.Summary = "multi-pass row loop (" + std::to_string(Loops.size()) +
+                  " passes over a row of '" + Passes[I].Buffer + "', softmax-like)";
       unsigned N = 0;
       for (unsigned L : Loops) {
         std::string What;
@@ -886,7 +903,8 @@ private:
                                  (L.Factor < 0 ? "halving" : "doubling") + " strides " + L.Var
                            : "block scan in shared memory '" + W.Buffer +
                                  "' over doubling offsets " + L.Var + " (Hillis-Steele)";
-          P.Details.push_back(W.Text + " combines " + R.Text + ", with __syncthreads() in the loop");
+          P.Details.push_back(W.Text + " combines " + R.Text +
+                              ", with __syncthreads() in the loop");
           P.Roles = {{"buffer", W.Buffer}, {"stride", L.Var}};
           M.Patterns.push_back(std::move(P));
           goto NextLoop;
@@ -927,8 +945,8 @@ private:
       } else {
         const Access &A = M.Accesses[R.Access];
         P.Accesses = {A.Id};
-        P.Summary = "atomic reduction (" + reductionOpSymbol(R.Op).str() + ") into " +
-                    R.Target + ": " +
+        P.Summary = "atomic reduction (" + reductionOpSymbol(R.Op).str() + ") into " + R.Target +
+                    ": " +
                     (R.Scope == ReductionScope::Grid ? "one address for the whole grid"
                                                      : "one address per block");
         P.Roles = {{"target", A.Buffer}};

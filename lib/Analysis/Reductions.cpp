@@ -27,30 +27,48 @@ namespace forge::analysis {
 
 StringRef reductionOpName(ReductionOp Op) {
   switch (Op) {
-  case ReductionOp::Add: return "add";
-  case ReductionOp::Mul: return "mul";
-  case ReductionOp::Min: return "min";
-  case ReductionOp::Max: return "max";
-  case ReductionOp::And: return "and";
-  case ReductionOp::Or: return "or";
-  case ReductionOp::Xor: return "xor";
-  case ReductionOp::ArgMin: return "argmin";
-  case ReductionOp::ArgMax: return "argmax";
+  case ReductionOp::Add:
+    return "add";
+  case ReductionOp::Mul:
+    return "mul";
+  case ReductionOp::Min:
+    return "min";
+  case ReductionOp::Max:
+    return "max";
+  case ReductionOp::And:
+    return "and";
+  case ReductionOp::Or:
+    return "or";
+  case ReductionOp::Xor:
+    return "xor";
+  case ReductionOp::ArgMin:
+    return "argmin";
+  case ReductionOp::ArgMax:
+    return "argmax";
   }
   return "add";
 }
 
 StringRef reductionOpSymbol(ReductionOp Op) {
   switch (Op) {
-  case ReductionOp::Add: return "+";
-  case ReductionOp::Mul: return "*";
-  case ReductionOp::Min: return "min";
-  case ReductionOp::Max: return "max";
-  case ReductionOp::And: return "&";
-  case ReductionOp::Or: return "|";
-  case ReductionOp::Xor: return "^";
-  case ReductionOp::ArgMin: return "argmin";
-  case ReductionOp::ArgMax: return "argmax";
+  case ReductionOp::Add:
+    return "+";
+  case ReductionOp::Mul:
+    return "*";
+  case ReductionOp::Min:
+    return "min";
+  case ReductionOp::Max:
+    return "max";
+  case ReductionOp::And:
+    return "&";
+  case ReductionOp::Or:
+    return "|";
+  case ReductionOp::Xor:
+    return "^";
+  case ReductionOp::ArgMin:
+    return "argmin";
+  case ReductionOp::ArgMax:
+    return "argmax";
   }
   return "+";
 }
@@ -61,9 +79,12 @@ StringRef reductionKindName(ReductionKind K) {
 
 StringRef reductionScopeName(ReductionScope S) {
   switch (S) {
-  case ReductionScope::Grid: return "grid";
-  case ReductionScope::Block: return "block";
-  case ReductionScope::Thread: return "thread";
+  case ReductionScope::Grid:
+    return "grid";
+  case ReductionScope::Block:
+    return "block";
+  case ReductionScope::Thread:
+    return "thread";
   }
   return "thread";
 }
@@ -131,12 +152,23 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
       U.Operand = Def.E;
       switch (Def.Op) {
       case BO_Add:
-      case BO_Sub: U.Op = ReductionOp::Add; return U;
-      case BO_Mul: U.Op = ReductionOp::Mul; return U;
-      case BO_And: U.Op = ReductionOp::And; return U;
-      case BO_Or: U.Op = ReductionOp::Or; return U;
-      case BO_Xor: U.Op = ReductionOp::Xor; return U;
-      default: return std::nullopt;
+      case BO_Sub:
+        U.Op = ReductionOp::Add;
+        return U;
+      case BO_Mul:
+        U.Op = ReductionOp::Mul;
+        return U;
+      case BO_And:
+        U.Op = ReductionOp::And;
+        return U;
+      case BO_Or:
+        U.Op = ReductionOp::Or;
+        return U;
+      case BO_Xor:
+        U.Op = ReductionOp::Xor;
+        return U;
+      default:
+        return std::nullopt;
       }
     case ValueDef::Step:
       U.Op = ReductionOp::Add;
@@ -152,13 +184,26 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     if (const auto *B = dyn_cast<BinaryOperator>(R)) {
       std::optional<ReductionOp> Op;
       switch (B->getOpcode()) {
-      case BO_Add: Op = ReductionOp::Add; break;
-      case BO_Sub: Op = ReductionOp::Add; break;
-      case BO_Mul: Op = ReductionOp::Mul; break;
-      case BO_And: Op = ReductionOp::And; break;
-      case BO_Or: Op = ReductionOp::Or; break;
-      case BO_Xor: Op = ReductionOp::Xor; break;
-      default: break;
+      case BO_Add:
+        Op = ReductionOp::Add;
+        break;
+      case BO_Sub:
+        Op = ReductionOp::Add;
+        break;
+      case BO_Mul:
+        Op = ReductionOp::Mul;
+        break;
+      case BO_And:
+        Op = ReductionOp::And;
+        break;
+      case BO_Or:
+        Op = ReductionOp::Or;
+        break;
+      case BO_Xor:
+        Op = ReductionOp::Xor;
+        break;
+      default:
+        break;
       }
       if (Op) {
         // v = v op e, v = e op v (not e - v), and chains v + a + b.
@@ -289,7 +334,7 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     std::vector<Update> Ups;
     ReductionOp Op = ReductionOp::Add;
     auto Base = [](ReductionOp O) {
-      return O == ReductionOp::ArgMax ? ReductionOp::Max
+      return O == ReductionOp::ArgMax   ? ReductionOp::Max
              : O == ReductionOp::ArgMin ? ReductionOp::Min
                                         : O;
     };
@@ -308,7 +353,7 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
       for (int D : Tracker->defsOf(V)) {
         const ValueDef &Def = Tracker->def(D);
         if (!(Def.Kind == ValueDef::Value || Def.Kind == ValueDef::Compound ||
-              Def.Kind == ValueDef::Step || Def.Kind == ValueDef::Partial || 
+              Def.Kind == ValueDef::Step || Def.Kind == ValueDef::Partial ||
               Def.Kind == ValueDef::Unknown) ||
             !Def.At || !inside(Def.At, LS))
           continue;
@@ -405,13 +450,26 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     switch (A.Atomic) {
     case AtomicOp::Add:
     case AtomicOp::Sub:
-    case AtomicOp::Inc: Op = ReductionOp::Add; break;
-    case AtomicOp::Max: Op = ReductionOp::Max; break;
-    case AtomicOp::Min: Op = ReductionOp::Min; break;
-    case AtomicOp::And: Op = ReductionOp::And; break;
-    case AtomicOp::Or: Op = ReductionOp::Or; break;
-    case AtomicOp::Xor: Op = ReductionOp::Xor; break;
-    default: break;
+    case AtomicOp::Inc:
+      Op = ReductionOp::Add;
+      break;
+    case AtomicOp::Max:
+      Op = ReductionOp::Max;
+      break;
+    case AtomicOp::Min:
+      Op = ReductionOp::Min;
+      break;
+    case AtomicOp::And:
+      Op = ReductionOp::And;
+      break;
+    case AtomicOp::Or:
+      Op = ReductionOp::Or;
+      break;
+    case AtomicOp::Xor:
+      Op = ReductionOp::Xor;
+      break;
+    default:
+      break;
     }
     if (!Op)
       continue;

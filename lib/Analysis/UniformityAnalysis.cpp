@@ -66,7 +66,9 @@ public:
 };
 } // namespace
 
-UniformityInfo KernelAnalyzer::uniformityOf(const Expr *E) { return evalUniformity(E, UniformDone); }
+UniformityInfo KernelAnalyzer::uniformityOf(const Expr *E) {
+  return evalUniformity(E, UniformDone);
+}
 
 UniformityInfo KernelAnalyzer::defUniformity(int D) const {
   if (D < 0 || size_t(D) >= DefUniform.size())
@@ -141,7 +143,9 @@ UniformityInfo KernelAnalyzer::loopControl(int LoopId, const VarDecl *V, bool Me
 
 UniformityInfo KernelAnalyzer::evalDef(int D) {
   const ValueDef &Def = Tracker->def(D);
-  auto Prev = [&](int P) { return P < 0 ? varying("a value the analysis does not follow") : DefUniform[P]; };
+  auto Prev = [&](int P) {
+    return P < 0 ? varying("a value the analysis does not follow") : DefUniform[P];
+  };
   switch (Def.Kind) {
   case ValueDef::Value:
     return evalUniformity(Def.E, false);
@@ -264,8 +268,8 @@ UniformityInfo KernelAnalyzer::evalUniformity(const Expr *E, bool Memo) {
     return Address;
   };
   UniformityInfo U = [&]() -> UniformityInfo {
-    if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, CXXBoolLiteralExpr, clang::StringLiteral,
-            CXXNullPtrLiteralExpr, UnaryExprOrTypeTraitExpr, GNUNullExpr>(E))
+    if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, CXXBoolLiteralExpr,
+            clang::StringLiteral, CXXNullPtrLiteralExpr, UnaryExprOrTypeTraitExpr, GNUNullExpr>(E))
       return grid();
     if (auto B = frontend::cudaBuiltin(E)) {
       if (B->Var == "blockDim" && Opts.Block)
@@ -285,9 +289,8 @@ UniformityInfo KernelAnalyzer::evalUniformity(const Expr *E, bool Memo) {
         int Def = Tracker->defOf(D);
         if (Def < 0)
           return varying("the value of '" + V->getNameAsString() + "' is not followed");
-        return Memo ? defUniformity(Def) : (size_t(Def) < DefUniform.size()
-                                                ? DefUniform[Def]
-                                                : grid());
+        return Memo ? defUniformity(Def)
+                    : (size_t(Def) < DefUniform.size() ? DefUniform[Def] : grid());
       }
       if (const auto *P = dyn_cast<ParmVarDecl>(V); P && P->getDeclContext() == &Kernel)
         return grid();
@@ -303,8 +306,8 @@ UniformityInfo KernelAnalyzer::evalUniformity(const Expr *E, bool Memo) {
       return grid();
     }
     if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-      UniformityInfo Addr = evalUniformity(A->getBase(), Memo).join(
-          evalUniformity(A->getIdx(), Memo));
+      UniformityInfo Addr =
+          evalUniformity(A->getBase(), Memo).join(evalUniformity(A->getIdx(), Memo));
       if (E->getType()->isArrayType())
         return Addr;
       return Load(Addr);

@@ -263,8 +263,8 @@ void ValueTracker::run(const Stmt *Body) {
 }
 
 bool ValueTracker::isDerivedIV(const VarDecl *V, const Stmt *LoopStmt,
-                               const std::vector<const VarDecl *> &Modified,
-                               const Expr *&StepExpr, int64_t &Sign) const {
+                               const std::vector<const VarDecl *> &Modified, const Expr *&StepExpr,
+                               int64_t &Sign) const {
   // One additive update per iteration, unconditional: a statement of the
   // body's top level, or part of a for increment.
   std::vector<const Expr *> Updates;

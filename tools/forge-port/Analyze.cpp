@@ -25,17 +25,16 @@ cl::opt<std::string> KernelName("kernel",
                                          "default: every kernel of the file"),
                                 cl::cat(AnalyzeCategory), cl::sub(AnalyzeSub));
 enum class Format { Text, Json };
-cl::opt<Format> OutputFormat(
-    "format", cl::desc("Output format"),
-    cl::values(clEnumValN(Format::Text, "text", "one line per fact (default)"),
-               clEnumValN(Format::Json, "json", "the whole model")),
-    cl::init(Format::Text), cl::cat(AnalyzeCategory), cl::sub(AnalyzeSub));
+cl::opt<Format>
+    OutputFormat("format", cl::desc("Output format"),
+                 cl::values(clEnumValN(Format::Text, "text", "one line per fact (default)"),
+                            clEnumValN(Format::Json, "json", "the whole model")),
+                 cl::init(Format::Text), cl::cat(AnalyzeCategory), cl::sub(AnalyzeSub));
 cl::opt<std::string> BlockOpt("block", cl::desc("The launch block, when known"),
                               cl::value_desc("N[,Y[,Z]]"), cl::cat(AnalyzeCategory),
                               cl::sub(AnalyzeSub));
 cl::opt<std::string> Arch("arch", cl::desc("Device target to read the file for"),
-                          cl::value_desc("sm_XX"), cl::cat(AnalyzeCategory),
-                          cl::sub(AnalyzeSub));
+                          cl::value_desc("sm_XX"), cl::cat(AnalyzeCategory), cl::sub(AnalyzeSub));
 cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
                                cl::value_desc("build-dir"), cl::cat(AnalyzeCategory),
                                cl::sub(AnalyzeSub));

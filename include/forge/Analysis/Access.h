@@ -110,7 +110,7 @@ struct Access {
   const clang::Expr *E = nullptr;
   SourceSpan Loc;
 
-  std::string ElementType;  ///< "float", "T" in a template pattern
+  std::string ElementType;   ///< "float", "T" in a template pattern
   uint64_t ElementBytes = 0; ///< 0 when not known (a dependent type)
 
   /// The index in elements of ElementType from the start of Buffer.

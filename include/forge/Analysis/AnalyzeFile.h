@@ -32,9 +32,8 @@ struct AnalyzeResult {
 /// cannot be parsed at all or the kernel is not defined there (the message
 /// lists the kernels that are). Parse diagnostics go to Diags.
 llvm::Expected<AnalyzeResult> analyzeFile(const frontend::Toolchain &TC,
-                                          const frontend::ParseOptions &Parse,
-                                          llvm::StringRef File, llvm::StringRef Kernel,
-                                          const AnalysisOptions &Opts,
+                                          const frontend::ParseOptions &Parse, llvm::StringRef File,
+                                          llvm::StringRef Kernel, const AnalysisOptions &Opts,
                                           frontend::ParseDiagnostics &Diags);
 
 /// Every kernel's text report, separated by blank lines.

@@ -64,9 +64,7 @@ public:
   IndexForm operator-() const { return scaled(-1); }
   IndexForm operator*(const IndexForm &O) const;
   IndexForm scaled(int64_t C) const;
-  bool operator==(const IndexForm &O) const {
-    return Terms == O.Terms && Overflow == O.Overflow;
-  }
+  bool operator==(const IndexForm &O) const { return Terms == O.Terms && Overflow == O.Overflow; }
   bool operator!=(const IndexForm &O) const { return !(*this == O); }
   bool operator<(const IndexForm &O) const { return Terms < O.Terms; }
 
@@ -163,9 +161,7 @@ struct Comparison {
 
   Comparison negated() const { return {Lhs, negate(Op), Rhs}; }
   Comparison swapped() const { return {Rhs, swapSides(Op), Lhs}; }
-  bool operator==(const Comparison &O) const {
-    return Op == O.Op && Lhs == O.Lhs && Rhs == O.Rhs;
-  }
+  bool operator==(const Comparison &O) const { return Op == O.Op && Lhs == O.Lhs && Rhs == O.Rhs; }
 };
 
 /// One atom of a table.

@@ -152,8 +152,7 @@ public:
 
 private:
   friend class KernelAnalyzer;
-  friend llvm::Expected<KernelModel> analyzeKernel(clang::ASTContext &,
-                                                   const clang::FunctionDecl &,
+  friend llvm::Expected<KernelModel> analyzeKernel(clang::ASTContext &, const clang::FunctionDecl &,
                                                    const AnalysisOptions &);
   std::shared_ptr<AtomTable> Table;
   std::shared_ptr<KernelAnalyzer> Engine;
@@ -162,8 +161,7 @@ private:
 /// Analyses one kernel (a __global__ function with a body; a template
 /// pattern or an instantiation). Fails only when Kernel has no body; what
 /// cannot be analysed inside it is reported in the model.
-llvm::Expected<KernelModel> analyzeKernel(clang::ASTContext &Ctx,
-                                          const clang::FunctionDecl &Kernel,
+llvm::Expected<KernelModel> analyzeKernel(clang::ASTContext &Ctx, const clang::FunctionDecl &Kernel,
                                           const AnalysisOptions &Opts = {});
 
 } // namespace forge::analysis

@@ -61,7 +61,7 @@ struct Loop {
   AtomId VarAtom = 0, IterAtom = 0;
 
   std::optional<IndexForm> Start; ///< the first value
-  std::optional<IndexForm> Step;  ///< the additive step (Constant, GridStride, BlockStride, Uniform)
+  std::optional<IndexForm> Step; ///< the additive step (Constant, GridStride, BlockStride, Uniform)
   /// Geometric: the factor (2 for `s *= 2`, -2 for `s /= 2` and `s >>= 1`).
   int64_t Factor = 0;
   StepKind StepK = StepKind::Unknown;

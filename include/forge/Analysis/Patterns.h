@@ -44,8 +44,8 @@ enum class ReductionScope {
   Thread ///< a per-thread accumulator (loop-carried)
 };
 
-llvm::StringRef reductionOpName(ReductionOp Op);       ///< "add", "max", "argmax"
-llvm::StringRef reductionOpSymbol(ReductionOp Op);     ///< "+", "max", "argmax"
+llvm::StringRef reductionOpName(ReductionOp Op);   ///< "add", "max", "argmax"
+llvm::StringRef reductionOpSymbol(ReductionOp Op); ///< "+", "max", "argmax"
 llvm::StringRef reductionKindName(ReductionKind K);
 llvm::StringRef reductionScopeName(ReductionScope S);
 
@@ -78,18 +78,18 @@ struct Reduction {
 };
 
 enum class PatternKind {
-  Reduction,      ///< a Reduction (every one is also a pattern)
-  Elementwise,    ///< one element per thread (or grid-stride), same index everywhere
-  RowLoop,        ///< a thread loops over a contiguous row or a column
-  MultiPassRow,   ///< several loops of one thread over the same row (softmax-like)
-  MatrixVector,   ///< y[r] = sum_k A[r][k] * x[k]
-  MatrixProduct,  ///< C[i][j] = sum_k A[i][k] * B[k][j], any names and loop order
-  Chunk,          ///< thread t handles t*K + k for k in [0, K)
-  Transpose,      ///< out[x][y] = in[y][x]
-  Stencil,        ///< neighbouring loads of one buffer, one output per thread
-  Histogram,      ///< atomic increments at data-dependent addresses
-  TreeReduction,  ///< a block reduction in shared memory over halving strides
-  Scan,           ///< a prefix sum in shared memory over doubling offsets
+  Reduction,     ///< a Reduction (every one is also a pattern)
+  Elementwise,   ///< one element per thread (or grid-stride), same index everywhere
+  RowLoop,       ///< a thread loops over a contiguous row or a column
+  MultiPassRow,  ///< several loops of one thread over the same row (softmax-like)
+  MatrixVector,  ///< y[r] = sum_k A[r][k] * x[k]
+  MatrixProduct, ///< C[i][j] = sum_k A[i][k] * B[k][j], any names and loop order
+  Chunk,         ///< thread t handles t*K + k for k in [0, K)
+  Transpose,     ///< out[x][y] = in[y][x]
+  Stencil,       ///< neighbouring loads of one buffer, one output per thread
+  Histogram,     ///< atomic increments at data-dependent addresses
+  TreeReduction, ///< a block reduction in shared memory over halving strides
+  Scan,          ///< a prefix sum in shared memory over doubling offsets
 };
 
 llvm::StringRef patternKindName(PatternKind K);

@@ -39,9 +39,7 @@ struct UniformityInfo {
   bool atLeast(Uniformity At) const { return Level <= At; }
   bool isThreadVarying() const { return Level == Uniformity::ThreadVarying; }
   /// The more varying of the two (this one on a tie, keeping its reason).
-  UniformityInfo join(const UniformityInfo &O) const {
-    return O.Level > Level ? O : *this;
-  }
+  UniformityInfo join(const UniformityInfo &O) const { return O.Level > Level ? O : *this; }
   bool operator==(const UniformityInfo &O) const { return Level == O.Level; }
   bool operator!=(const UniformityInfo &O) const { return Level != O.Level; }
 };

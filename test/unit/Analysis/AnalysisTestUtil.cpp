@@ -59,8 +59,8 @@ void withModel(const std::string &Code, llvm::StringRef Kernel, const AnalysisOp
   if (RealCuda)
     TC.CudaPath = FORGE_DEFAULT_CUDA_PATH;
   else
-    PO.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
-                    "-include", "cuda_runtime.h"};
+    PO.ExtraArgs = {"-nocudainc", "-nocudalib",    "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                    "-include",   "cuda_runtime.h"};
   frontend::ParseRequest Req;
   Req.File = "/tmp/forge-analysis-test.cu";
   Req.S = frontend::Side::Device;

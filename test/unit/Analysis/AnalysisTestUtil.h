@@ -18,11 +18,10 @@ namespace forge::analysis::test {
 /// Parses Code against the mock CUDA headers (or the real CUDA 13 headers
 /// when RealCuda), analyses Kernel and calls Fn while the AST is alive.
 /// Fails the test on parse errors or a missing kernel.
-void withModel(const std::string &Code, llvm::StringRef Kernel, const AnalysisOptions &Opts,
-               llvm::function_ref<void(KernelModel &, clang::ASTContext &,
-                                       const clang::FunctionDecl &)>
-                   Fn,
-               bool RealCuda = false);
+void withModel(
+    const std::string &Code, llvm::StringRef Kernel, const AnalysisOptions &Opts,
+    llvm::function_ref<void(KernelModel &, clang::ASTContext &, const clang::FunctionDecl &)> Fn,
+    bool RealCuda = false);
 
 /// The model of Kernel, detached from the AST.
 KernelModel analyze(const std::string &Code, llvm::StringRef Kernel,

@@ -65,8 +65,8 @@ TEST(IndexForm, MinMaxFoldConstantDifferencesAndSelectBecomesAClamp) {
   IndexForm S = T.T.select(Lt, "x < 0", UniformityInfo(), IndexForm(), X);
   EXPECT_EQ(S, T.T.max(X, IndexForm()));
   // min(max(x - 1, 0), n - 1) is x - 1 clamped to [0, n - 1].
-  IndexForm Cl = T.T.min(T.T.max(X - IndexForm::constant(1), IndexForm()),
-                         T.N - IndexForm::constant(1));
+  IndexForm Cl =
+      T.T.min(T.T.max(X - IndexForm::constant(1), IndexForm()), T.N - IndexForm::constant(1));
   auto C = T.T.clampOf(Cl.terms().begin()->first.front());
   ASSERT_TRUE(C);
   EXPECT_EQ(C->Value, X - IndexForm::constant(1));

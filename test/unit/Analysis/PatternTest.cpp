@@ -89,8 +89,9 @@ __global__ void matvec(const float *A, const float *x, float *y, int n) {
                           "matvec");
   const Pattern *P = pattern(M, PatternKind::MatrixVector);
   ASSERT_NE(P, nullptr);
-  EXPECT_EQ(P->Summary,
-            "matrix-vector: one thread per row; reads A along its row: strided by n across the warp");
+  EXPECT_EQ(
+      P->Summary,
+      "matrix-vector: one thread per row; reads A along its row: strided by n across the warp");
   EXPECT_EQ(P->role("A"), "A");
   EXPECT_EQ(P->role("x"), "x");
   EXPECT_EQ(P->role("row"), "row");

@@ -212,4 +212,60 @@ __global__ void halves(const float *x, float *y, int n) {
   EXPECT_EQ(pattern(M, PatternKind::Stencil), nullptr);
 }
 
+TEST(Stencil, ZeroPaddedRadiusThreeByATernary) {
+  KernelModel M = analyze(R"(
+__global__ void fir(const float *__restrict__ x, float *__restrict__ y, const float *h, int n) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (i >= n) return;
+  float acc = 0.f;
+#pragma unroll
+  for (int t = -3; t <= 3; ++t) {
+    int j = i + t;
+    acc += h[t + 3] * ((j >= 0 && j < n) ? x[j] : 0.f);
+  }
+  y[i] = acc;
+})",
+                          "fir");
+  const Footprint &F = onlyFootprint(M);
+  EXPECT_EQ(F.Buffer, "x");
+  EXPECT_EQ(F.Radius, 3);
+  EXPECT_EQ(F.Reuse, 7);
+  EXPECT_EQ(F.Border, BorderMode::Guarded);
+  const Access &X = access(M, "x[j]");
+  ASSERT_EQ(X.G.Terms.size(), 3u);
+  EXPECT_EQ(X.G.Terms[1].Origin, GuardOrigin::Conditional);
+  EXPECT_EQ(X.G.render(), "i < n && j >= 0 && j < n");
+}
+
+TEST(Stencil, Clamped3DWithMaxAndMinCalls) {
+  KernelModel M = analyze(R"(
+__global__ void smooth3(const float *v, float *o, int X, int Y, int Z) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i >= X || j >= Y || k >= Z) return;
+  float best = -1e30f;
+  for (int c = -1; c <= 1; ++c)
+    for (int b = -1; b <= 1; ++b)
+      for (int a = -1; a <= 1; ++a) {
+        int ii = max(0, min(X - 1, i + a));
+        int jj = max(0, min(Y - 1, j + b));
+        int kk = max(0, min(Z - 1, k + c));
+        best = fmaxf(best, v[((size_t)kk * Y + jj) * X + ii]);
+      }
+  o[((size_t)k * Y + j) * X + i] = best;
+})",
+                          "smooth3");
+  const Footprint &F = onlyFootprint(M);
+  EXPECT_EQ(F.shape(), "3x3x3");
+  EXPECT_EQ(F.Points, 27);
+  EXPECT_EQ(F.Reuse, 27);
+  EXPECT_EQ(F.Border, BorderMode::Clamped);
+  ASSERT_EQ(F.Dims.size(), 3u);
+  EXPECT_EQ(F.Dims[2].Stride, "X * Y");
+  ASSERT_EQ(M.Reductions.size(), 1u);
+  EXPECT_EQ(M.Reductions[0].Op, ReductionOp::Max);
+  EXPECT_EQ(M.Reductions[0].Loops.size(), 3u);
+}
+
 } // namespace

@@ -77,8 +77,8 @@ __global__ void v(const float *x, float *y, int n) {
               EXPECT_EQ(EU.Level, Uniformity::ThreadVarying);
               EXPECT_EQ(EU.Reason,
                         "'e' is assigned under the condition 't < 16', which is thread-varying");
-              EXPECT_TRUE(M.isUniform(findExpr(Ctx, K, "m", /*Last=*/true),
-                                      Uniformity::GridUniform));
+              EXPECT_TRUE(
+                  M.isUniform(findExpr(Ctx, K, "m", /*Last=*/true), Uniformity::GridUniform));
             });
 }
 
@@ -94,8 +94,8 @@ __global__ void w(float *buf, const float *ro, int *flag) {
   float sh = __shfl_down_sync(0xffffffffu, b, 1);
   buf[threadIdx.x] = a + b + vote + bc + sh + lane + warp;
 })",
-            "w", block(128), [](KernelModel &M, clang::ASTContext &Ctx,
-                                const clang::FunctionDecl &K) {
+            "w", block(128),
+            [](KernelModel &M, clang::ASTContext &Ctx, const clang::FunctionDecl &K) {
               UniformityInfo A = M.uniformity(findExpr(Ctx, K, "buf[0]"));
               EXPECT_EQ(A.Level, Uniformity::ThreadVarying);
               EXPECT_EQ(A.Reason, "'buf[0]' reads 'buf', which the kernel also writes");
