@@ -228,7 +228,7 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
       // As[ty][tx]): its type is dependent, its declaration says it is an array.
       if (E->getType()->isDependentType())
         if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
-          const Expr *B = Sub->getBase()->IgnoreParenImpCasts();
+          const Expr *B = subscriptBase(Sub)->IgnoreParenImpCasts();
           const ArrayType *AT = nullptr;
           if (const auto *D = dyn_cast<DeclRefExpr>(B))
             AT = Ctx.getAsArrayType(D->getDecl()->getType());

@@ -167,6 +167,23 @@ private:
 };
 } // namespace
 
+static bool isAddressLike(const Expr *E) {
+  QualType T = E->IgnoreParenImpCasts()->getType();
+  return T->isAnyPointerType() || T->isArrayType();
+}
+
+const Expr *subscriptBase(const ArraySubscriptExpr *A) {
+  if (isAddressLike(A->getLHS()) && !isAddressLike(A->getRHS()))
+    return A->getLHS();
+  if (isAddressLike(A->getRHS()) && !isAddressLike(A->getLHS()))
+    return A->getRHS();
+  return A->getBase();
+}
+
+const Expr *subscriptIndex(const ArraySubscriptExpr *A) {
+  return subscriptBase(A) == A->getLHS() ? A->getRHS() : A->getLHS();
+}
+
 std::optional<AssignmentView> asAssignment(const Stmt *S) {
   if (const auto *B = dyn_cast_or_null<BinaryOperator>(S)) {
     if (!B->isAssignmentOp())
@@ -187,7 +204,7 @@ bool readsMemory(const Expr *E) {
   public:
     bool Found = false;
     bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-      const auto *D = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
+      const auto *D = dyn_cast<DeclRefExpr>(subscriptBase(A)->IgnoreParenImpCasts());
       const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
       if (!(V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getType()->isArrayType()))
         Found = true;

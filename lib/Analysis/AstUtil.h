@@ -56,6 +56,13 @@ bool isBlockSync(llvm::StringRef Callee);
 /// The callee is an atomic (atomicAdd, atomicMax_block, ...).
 bool isAtomicCallee(llvm::StringRef Callee);
 
+/// The pointer (or array) and the index of a subscript. In a template
+/// pattern Clang's getBase() guesses from the index's type, which may be
+/// dependent (`a[i + n]` with `n` of type `T::size_type`); a side that is a
+/// pointer or an array is the base.
+const clang::Expr *subscriptBase(const clang::ArraySubscriptExpr *A);
+const clang::Expr *subscriptIndex(const clang::ArraySubscriptExpr *A);
+
 /// An assignment in either of its AST forms: a BinaryOperator, or for
 /// class types (float4, int4) a call of operator= or operator+= and kin.
 struct AssignmentView {

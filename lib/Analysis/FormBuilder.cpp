@@ -512,7 +512,7 @@ const ArrayType *structuralArrayType(const Expr *E, const ASTContext &Ctx) {
   if (const auto *D = dyn_cast<DeclRefExpr>(E))
     return Ctx.getAsArrayType(D->getDecl()->getType());
   if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
-    if (const ArrayType *Outer = structuralArrayType(A->getBase(), Ctx))
+    if (const ArrayType *Outer = structuralArrayType(subscriptBase(A), Ctx))
       return Ctx.getAsArrayType(Outer->getElementType());
   return nullptr;
 }
@@ -526,7 +526,8 @@ PointerValue KernelAnalyzer::rebase(PointerValue P, QualType NewElem) {
     return P;
   // In a template pattern a subscript's type may be dependent where the
   // declaration still says what it is (As[ty][tx] of `float As[B][B]`).
-  if (NewElem->isDependentType() && !P.Elem.isNull() && !P.Elem->isDependentType())
+  if (NewElem->isDependentType() && !P.Elem.isNull() &&
+      (!P.Elem->isDependentType() || NewElem->isSpecificBuiltinType(BuiltinType::Dependent)))
     return P;
   if (P.Elem.isNull()) {
     P.Elem = NewElem;
@@ -697,8 +698,8 @@ PointerValue KernelAnalyzer::addressRec(const Expr *E, unsigned Depth) {
   if (const auto *C = dyn_cast<ImplicitCastExpr>(E); C && C->getCastKind() == CK_NoOp)
     return addressRec(C->getSubExpr(), Depth + 1);
   if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-    PointerValue P = rebase(pointerRec(A->getBase(), Depth + 1), E->getType());
-    P.Offset = P.Offset + formRec(A->getIdx(), Depth + 1);
+    PointerValue P = rebase(pointerRec(subscriptBase(A), Depth + 1), E->getType());
+    P.Offset = P.Offset + formRec(subscriptIndex(A), Depth + 1);
     return P;
   }
   if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Deref)
@@ -817,10 +818,10 @@ const ValueDecl *KernelAnalyzer::baseOf(const Expr *E, unsigned Depth) const {
   E = E->IgnoreParenCasts();
   if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
     // rows[i][j]: the base is a loaded pointer unless rows[i] is an array.
-    const Expr *B = A->getBase()->IgnoreParenImpCasts();
+    const Expr *B = subscriptBase(A)->IgnoreParenImpCasts();
     if (isa<ArraySubscriptExpr>(B) && !B->getType()->isArrayType())
       return nullptr;
-    return baseOf(A->getBase(), Depth + 1);
+    return baseOf(subscriptBase(A), Depth + 1);
   }
   if (const auto *U = dyn_cast<UnaryOperator>(E)) {
     if (U->getOpcode() == UO_Deref || U->getOpcode() == UO_AddrOf)

@@ -32,10 +32,10 @@ public:
           return;
         Base = M->getBase()->IgnoreParenImpCasts();
       } else if (const auto *A = dyn_cast<ArraySubscriptExpr>(Base)) {
-        if (!A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType() &&
-            !isa<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts()))
+        if (!subscriptBase(A)->IgnoreParenImpCasts()->getType()->isArrayType() &&
+            !isa<DeclRefExpr>(subscriptBase(A)->IgnoreParenImpCasts()))
           return;
-        const Expr *B = A->getBase()->IgnoreParenImpCasts();
+        const Expr *B = subscriptBase(A)->IgnoreParenImpCasts();
         if (!B->getType()->isArrayType())
           return;
         Base = B;
@@ -610,8 +610,8 @@ void ValueTracker::walkExpr(const Expr *E, State &St) {
         if (const auto *M = dyn_cast<MemberExpr>(Base); M && !M->isArrow())
           Base = M->getBase()->IgnoreParenImpCasts();
         else if (const auto *A = dyn_cast<ArraySubscriptExpr>(Base);
-                 A && A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-          Base = A->getBase()->IgnoreParenImpCasts();
+                 A && subscriptBase(A)->IgnoreParenImpCasts()->getType()->isArrayType())
+          Base = subscriptBase(A)->IgnoreParenImpCasts();
         else
           break;
       }
