@@ -102,8 +102,13 @@ StringRef borderModeName(BorderMode B) {
 std::string Footprint::shape() const {
   std::string S;
   // Printed slowest dimension first, as arrays are written: 3x5 is 3 rows of 5.
-  for (auto It = Dims.rbegin(); It != Dims.rend(); ++It)
-    S += (S.empty() ? "" : "x") + std::to_string(It->extent());
+  for (auto It = Dims.rbegin(); It != Dims.rend(); ++It) {
+    std::string E =
+        Symbolic && !It->ExtentText.empty() ? It->ExtentText : std::to_string(It->extent());
+    if (Symbolic && Dims.size() > 1 && E.find(' ') != std::string::npos)
+      E = "(" + E + ")";
+    S += (S.empty() ? "" : "x") + E;
+  }
   return S;
 }
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelAnalyzer.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include <map>
 #include <set>
 
@@ -29,6 +30,22 @@ bool isOffsetLoop(const Loop &L) {
     return false;
   auto S = L.Step ? L.Step->constantValue() : std::nullopt;
   return S && (*S == 1 || *S == -1);
+}
+
+/// A loop over a compile-time range symmetric around 0 whose bound is
+/// symbolic in the template pattern (`for (k = -R; k <= R; ++k)`): its
+/// radius, R.
+std::optional<IndexForm> symbolicRadius(const Loop &L, const AtomTable &T) {
+  if (!L.hasInductionVariable() || L.StepK != StepKind::Constant || !L.Start || !L.Step ||
+      L.Step->constantValue() != 1 || L.TripCount)
+    return std::nullopt;
+  auto Last = L.lastValue();
+  if (!Last || !(*L.Start + *Last).isZero() || Last->isConstant())
+    return std::nullopt;
+  for (AtomId X : Last->atoms())
+    if (T[X].Kind != AtomKind::TemplateParam)
+      return std::nullopt;
+  return *Last;
 }
 
 /// The values an offset loop's variable takes.
@@ -67,9 +84,15 @@ struct OffsetTerm {
 void KernelAnalyzer::findFootprints(KernelModel &M) {
   // Atoms of offset loops.
   std::map<AtomId, unsigned> OffsetVar;
-  for (const Loop &L : M.Loops)
-    if (isOffsetLoop(L))
+  std::map<unsigned, IndexForm> SymbolicRadius;
+  for (const Loop &L : M.Loops) {
+    if (isOffsetLoop(L)) {
       OffsetVar[L.VarAtom] = L.Id;
+    } else if (auto R = symbolicRadius(L, *Table)) {
+      OffsetVar[L.VarAtom] = L.Id;
+      SymbolicRadius[L.Id] = *R;
+    }
+  }
   auto IsPosition = [&](AtomId A) {
     const Atom &At = (*Table)[A];
     if (At.Kind == AtomKind::LoopVar && OffsetVar.count(A))
@@ -192,110 +215,175 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
       if (Dims.size() > 3)
         continue;
       auto DimOf = [&](const DimKey &K) { return unsigned(find(Dims, K) - Dims.begin()); };
-      // Every point, enumerating the offset loops.
-      std::set<std::vector<int64_t>> Points;
-      bool TooMany = false;
-      for (size_t I = 0; I < Cluster.size(); ++I) {
-        std::vector<int> Vars;
-        for (const OffsetTerm &T : Terms[I])
-          if (T.Loop >= 0 && !is_contained(Vars, T.Loop))
-            Vars.push_back(T.Loop);
-        std::vector<std::vector<int64_t>> Values;
-        size_t Combos = 1;
-        for (int L : Vars) {
-          Values.push_back(valuesOf(M.Loops[L]));
-          Combos *= Values.back().size();
-        }
-        if (Combos > 4096) {
-          TooMany = true;
-          break;
-        }
-        for (size_t C = 0; C < Combos; ++C) {
-          std::map<int, int64_t> At;
-          size_t R = C;
-          for (size_t V = 0; V < Vars.size(); ++V) {
-            At[Vars[V]] = Values[V][R % Values[V].size()];
-            R /= Values[V].size();
-          }
-          std::vector<int64_t> P(Dims.size(), 0);
-          for (const OffsetTerm &T : Terms[I])
-            P[DimOf(T.Key)] += T.Coef * (T.Loop >= 0 ? At[T.Loop] : 1);
-          Points.insert(P);
-        }
-      }
-      if (TooMany || Points.size() < 2)
-        continue;
+      // Offsets over a radius the pattern does not fix: one load, each
+      // dimension offset by at most one such loop, kept as forms.
+      bool UsesSymbolic = any_of(Terms, [&](const std::vector<OffsetTerm> &Ts) {
+        return any_of(Ts, [&](const OffsetTerm &T) {
+          return T.Loop >= 0 && SymbolicRadius.count(unsigned(T.Loop));
+        });
+      });
       Footprint F;
       F.Id = unsigned(M.Footprints.size());
-      F.Buffer = M.Accesses[Cluster.front()->Access].Buffer;
-      F.Space = M.Accesses[Cluster.front()->Access].Space;
-      F.FromLoops = FromLoops;
-      F.Points = int64_t(Points.size());
-      for (const Item *I : Cluster)
-        F.Accesses.push_back(I->Access);
-      for (size_t D = 0; D < Dims.size(); ++D) {
-        FootprintDim FD;
-        IndexForm Stride = IndexForm::constant(Dims[D].Const);
-        for (AtomId X : Dims[D].Symbols)
-          Stride = Stride * IndexForm::atom(X);
-        FD.Stride = Table->render(Stride);
-        FD.Lo = FD.Hi = (*Points.begin())[D];
-        for (const auto &P : Points) {
-          FD.Lo = std::min(FD.Lo, P[D]);
-          FD.Hi = std::max(FD.Hi, P[D]);
+      if (UsesSymbolic) {
+        if (Cluster.size() != 1)
+          continue;
+        F.Symbolic = true;
+        F.FromLoops = true;
+        F.Buffer = M.Accesses[Cluster.front()->Access].Buffer;
+        F.Space = M.Accesses[Cluster.front()->Access].Space;
+        F.Accesses.push_back(Cluster.front()->Access);
+        std::vector<IndexForm> Lo(Dims.size()), Hi(Dims.size());
+        bool OK = true;
+        for (const OffsetTerm &T : Terms[0]) {
+          unsigned D = DimOf(T.Key);
+          if (T.Loop < 0) {
+            Lo[D] = Lo[D] + IndexForm::constant(T.Coef);
+            Hi[D] = Hi[D] + IndexForm::constant(T.Coef);
+            continue;
+          }
+          if (T.Coef != 1 && T.Coef != -1) {
+            OK = false;
+            break;
+          }
+          IndexForm R = SymbolicRadius.count(unsigned(T.Loop))
+                            ? SymbolicRadius[unsigned(T.Loop)]
+                            : IndexForm::constant(*M.Loops[T.Loop].TripCount / 2);
+          if (!SymbolicRadius.count(unsigned(T.Loop)) &&
+              !(*M.Loops[T.Loop].Start + *M.Loops[T.Loop].lastValue()).isZero()) {
+            OK = false;
+            break;
+          }
+          Lo[D] = Lo[D] - R;
+          Hi[D] = Hi[D] + R;
         }
-        // How far apart neighbouring threads are along this dimension (0:
-        // no thread moves along it).
-        FD.ThreadStep = 0;
-        for (AtomId A : Pos.atoms()) {
-          const Atom &At = (*Table)[A];
-          if (At.Kind != AtomKind::ThreadIdx)
-            continue;
-          auto Coef = Pos.coefficientOf(A);
-          if (!Coef)
-            continue;
-          if (auto Q = Coef->dividedExactly(Stride))
-            if (auto C = Q->constantValue(); C && *C != 0) {
-              // The thread atom whose coefficient is a multiple of this stride
-              // (and of no larger one) moves along this dimension.
-              bool Larger = false;
-              for (size_t E = D + 1; E < Dims.size(); ++E) {
-                IndexForm S2 = IndexForm::constant(Dims[E].Const);
-                for (AtomId X : Dims[E].Symbols)
-                  S2 = S2 * IndexForm::atom(X);
-                if (Coef->dividedExactly(S2))
-                  Larger = true;
-              }
-              if (!Larger)
-                FD.ThreadStep = *C < 0 ? -*C : *C;
+        if (!OK || Dims.size() > 3)
+          continue;
+        std::vector<std::string> Extents;
+        IndexForm Radius;
+        for (size_t D = 0; D < Dims.size(); ++D) {
+          FootprintDim FD;
+          IndexForm Stride = IndexForm::constant(Dims[D].Const);
+          for (AtomId X : Dims[D].Symbols)
+            Stride = Stride * IndexForm::atom(X);
+          FD.Stride = Table->render(Stride);
+          FD.LoText = Table->render(Lo[D]);
+          FD.HiText = Table->render(Hi[D]);
+          FD.ExtentText = Table->render(Hi[D] - Lo[D] + IndexForm::constant(1));
+          FD.ThreadStep = 1;
+          Extents.push_back(Dims.size() > 1 && FD.ExtentText.find(' ') != std::string::npos
+                                ? "(" + FD.ExtentText + ")"
+                                : FD.ExtentText);
+          if (Hi[D].constantTerm() == 0 && !Hi[D].isConstant())
+            Radius = Hi[D];
+          F.Dims.push_back(FD);
+        }
+        F.RadiusText = Radius.isZero() ? "?" : Table->render(Radius);
+        F.PointsText = join(Extents, " * ");
+      }
+      std::vector<int64_t> Centre(Dims.size(), 0);
+      if (!F.Symbolic) {
+        // Every point, enumerating the offset loops.
+        std::set<std::vector<int64_t>> Points;
+        bool TooMany = false;
+        for (size_t I = 0; I < Cluster.size(); ++I) {
+          std::vector<int> Vars;
+          for (const OffsetTerm &T : Terms[I])
+            if (T.Loop >= 0 && !is_contained(Vars, T.Loop))
+              Vars.push_back(T.Loop);
+          std::vector<std::vector<int64_t>> Values;
+          size_t Combos = 1;
+          for (int L : Vars) {
+            Values.push_back(valuesOf(M.Loops[L]));
+            Combos *= Values.back().size();
+          }
+          if (Combos > 4096) {
+            TooMany = true;
+            break;
+          }
+          for (size_t C = 0; C < Combos; ++C) {
+            std::map<int, int64_t> At;
+            size_t R = C;
+            for (size_t V = 0; V < Vars.size(); ++V) {
+              At[Vars[V]] = Values[V][R % Values[V].size()];
+              R /= Values[V].size();
             }
+            std::vector<int64_t> P(Dims.size(), 0);
+            for (const OffsetTerm &T : Terms[I])
+              P[DimOf(T.Key)] += T.Coef * (T.Loop >= 0 ? At[T.Loop] : 1);
+            Points.insert(P);
+          }
         }
-        F.Dims.push_back(FD);
-      }
-      // A stencil reads near its position; loads far apart (a halo copied
-      // to shared memory, two halves of an array) are separate elements.
-      if (any_of(F.Dims, [](const FootprintDim &D) { return D.extent() > 33; }))
-        continue;
-      // Reuse: how many threads read each element of the interior.
-      bool Box = true;
-      int64_t Volume = 1;
-      for (const FootprintDim &D : F.Dims)
-        Volume *= D.extent();
-      Box = Volume == F.Points;
-      bool UnitSteps = all_of(F.Dims, [](const FootprintDim &D) { return D.ThreadStep == 1; });
-      if (UnitSteps) {
-        F.Reuse = F.Points;
-      } else if (Box) {
-        F.Reuse = 1;
+        if (TooMany || Points.size() < 2)
+          continue;
+        F.Buffer = M.Accesses[Cluster.front()->Access].Buffer;
+        F.Space = M.Accesses[Cluster.front()->Access].Space;
+        F.FromLoops = FromLoops;
+        F.Points = int64_t(Points.size());
+        for (const Item *I : Cluster)
+          F.Accesses.push_back(I->Access);
+        for (size_t D = 0; D < Dims.size(); ++D) {
+          FootprintDim FD;
+          IndexForm Stride = IndexForm::constant(Dims[D].Const);
+          for (AtomId X : Dims[D].Symbols)
+            Stride = Stride * IndexForm::atom(X);
+          FD.Stride = Table->render(Stride);
+          FD.Lo = FD.Hi = (*Points.begin())[D];
+          for (const auto &P : Points) {
+            FD.Lo = std::min(FD.Lo, P[D]);
+            FD.Hi = std::max(FD.Hi, P[D]);
+          }
+          // How far apart neighbouring threads are along this dimension (0:
+          // no thread moves along it).
+          FD.ThreadStep = 0;
+          for (AtomId A : Pos.atoms()) {
+            const Atom &At = (*Table)[A];
+            if (At.Kind != AtomKind::ThreadIdx)
+              continue;
+            auto Coef = Pos.coefficientOf(A);
+            if (!Coef)
+              continue;
+            if (auto Q = Coef->dividedExactly(Stride))
+              if (auto C = Q->constantValue(); C && *C != 0) {
+                // The thread atom whose coefficient is a multiple of this stride
+                // (and of no larger one) moves along this dimension.
+                bool Larger = false;
+                for (size_t E = D + 1; E < Dims.size(); ++E) {
+                  IndexForm S2 = IndexForm::constant(Dims[E].Const);
+                  for (AtomId X : Dims[E].Symbols)
+                    S2 = S2 * IndexForm::atom(X);
+                  if (Coef->dividedExactly(S2))
+                    Larger = true;
+                }
+                if (!Larger)
+                  FD.ThreadStep = *C < 0 ? -*C : *C;
+              }
+          }
+          F.Dims.push_back(FD);
+        }
+        // A stencil reads near its position; loads far apart (a halo copied
+        // to shared memory, two halves of an array) are separate elements.
+        if (any_of(F.Dims, [](const FootprintDim &D) { return D.extent() > 33; }))
+          continue;
+        // Reuse: how many threads read each element of the interior.
+        bool Box = true;
+        int64_t Volume = 1;
         for (const FootprintDim &D : F.Dims)
-          if (D.ThreadStep > 0)
-            F.Reuse *= (D.extent() + D.ThreadStep - 1) / D.ThreadStep;
+          Volume *= D.extent();
+        Box = Volume == F.Points;
+        bool UnitSteps = all_of(F.Dims, [](const FootprintDim &D) { return D.ThreadStep == 1; });
+        if (UnitSteps) {
+          F.Reuse = F.Points;
+        } else if (Box) {
+          F.Reuse = 1;
+          for (const FootprintDim &D : F.Dims)
+            if (D.ThreadStep > 0)
+              F.Reuse *= (D.extent() + D.ThreadStep - 1) / D.ThreadStep;
+        }
+        if (F.Reuse < 2)
+          continue; // neighbouring threads share nothing: not a stencil
       }
-      if (F.Reuse < 2)
-        continue; // neighbouring threads share nothing: not a stencil
 
       // The output: a store elsewhere at the same position.
-      std::vector<int64_t> Centre(F.Dims.size(), 0);
       IndexForm WOffset;
       for (const Access &W : M.Accesses) {
         if ((W.Kind != AccessKind::Store && W.Kind != AccessKind::ReadModifyWrite) || !W.Base ||
@@ -310,6 +398,8 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
         F.Output = int(W.Id);
         // The centre: the output's offset along the dimensions.
         for (const auto &[Mono, C] : WOffset.terms()) {
+          if (F.Symbolic)
+            break;
           DimKey Key;
           Key.Symbols = Mono;
           int64_t Coef = C;
@@ -330,11 +420,11 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
       }
       // Offsets relative to the output's position; without an output, to the
       // middle of an odd extent (temp[l + off] with l = threadIdx.x + R).
-      if (F.Output < 0)
+      if (F.Output < 0 && !F.Symbolic)
         for (size_t D = 0; D < F.Dims.size(); ++D)
           if (F.Dims[D].extent() % 2 == 1)
             Centre[D] = (F.Dims[D].Lo + F.Dims[D].Hi) / 2;
-      for (size_t D = 0; D < F.Dims.size(); ++D) {
+      for (size_t D = 0; D < F.Dims.size() && !F.Symbolic; ++D) {
         F.Dims[D].Lo -= Centre[D];
         F.Dims[D].Hi -= Centre[D];
         F.Radius = std::max({F.Radius, F.Dims[D].Hi, -F.Dims[D].Lo});

@@ -58,6 +58,8 @@ std::string classText(const WarpBehaviour &W) {
 }
 
 std::string footprintText(const Footprint &F) {
+  if (F.Symbolic)
+    return "footprint " + F.shape() + " (radius " + F.RadiusText + "), reuse " + F.PointsText;
   int64_t Volume = 1;
   for (const FootprintDim &D : F.Dims)
     Volume *= D.extent();
@@ -270,17 +272,24 @@ Json toJson(const KernelModel &M) {
   for (const Footprint &F : M.Footprints) {
     Json Dims = Json::array();
     for (const FootprintDim &D : F.Dims)
-      Dims.push_back(
-          {{"stride", D.Stride}, {"lo", D.Lo}, {"hi", D.Hi}, {"thread_step", D.ThreadStep}});
+      Dims.push_back(F.Symbolic ? Json{{"stride", D.Stride},
+                                       {"lo", D.LoText},
+                                       {"hi", D.HiText},
+                                       {"thread_step", D.ThreadStep}}
+                                : Json{{"stride", D.Stride},
+                                       {"lo", D.Lo},
+                                       {"hi", D.Hi},
+                                       {"thread_step", D.ThreadStep}});
     Footprints.push_back({{"id", F.Id},
                           {"buffer", F.Buffer},
                           {"space", memorySpaceName(F.Space)},
                           {"accesses", F.Accesses},
                           {"shape", F.shape()},
                           {"dims", Dims},
-                          {"points", F.Points},
-                          {"reuse", F.Reuse},
-                          {"radius", F.Radius},
+                          {"points", F.Symbolic ? Json(F.PointsText) : Json(F.Points)},
+                          {"reuse", F.Symbolic ? Json(F.PointsText) : Json(F.Reuse)},
+                          {"radius", F.Symbolic ? Json(F.RadiusText) : Json(F.Radius)},
+                          {"symbolic", F.Symbolic},
                           {"border", borderModeName(F.Border)},
                           {"from_loops", F.FromLoops},
                           {"output", F.Output}});

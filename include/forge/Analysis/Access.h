@@ -154,6 +154,8 @@ struct FootprintDim {
   /// Elements between neighbouring threads along this dimension (1 for a
   /// stencil over the thread grid; 8 for a per-thread chunk of 8).
   int64_t ThreadStep = 1;
+  /// A symbolic footprint's bounds and extent ("-R", "R", "2 * R + 1").
+  std::string LoText, HiText, ExtentText;
   int64_t extent() const { return Hi - Lo + 1; }
 };
 
@@ -177,6 +179,11 @@ struct Footprint {
   bool FromLoops = false;
   /// The store at the centre, -1 when none was found.
   int Output = -1;
+  /// The offsets come from loops over a compile-time radius not known in
+  /// the template pattern (`for (k = -R; k <= R; ++k)`): Lo, Hi, Points,
+  /// Reuse and Radius are 0, and the Text fields hold them as forms.
+  bool Symbolic = false;
+  std::string RadiusText, PointsText;
 
   /// "3x3", "5", "3x3x3".
   std::string shape() const;

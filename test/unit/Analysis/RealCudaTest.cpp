@@ -61,10 +61,15 @@ TEST(RealCuda, ClampedStencilThroughLdgAndCudaMinMax) {
         EXPECT_EQ(L.Callee, "__ldg");
         EXPECT_EQ(L.G.render(), "i < n");
         // -R..R with R a template parameter is not a constant in the
-        // pattern: the loop is symbolic and no footprint is claimed.
+        // pattern: the footprint is kept symbolic.
         ASSERT_EQ(M.Loops.size(), 1u);
         EXPECT_EQ(M.render(*M.Loops[0].Start), "-R");
         EXPECT_EQ(M.render(*M.Loops[0].Bound), "R");
+        const Footprint *F = M.footprintOf(L);
+        ASSERT_NE(F, nullptr);
+        EXPECT_TRUE(F->Symbolic);
+        EXPECT_EQ(F->RadiusText, "R");
+        EXPECT_EQ(F->Border, BorderMode::Clamped);
         EXPECT_EQ(access(M, "out[i]").IndexText, "blockIdx.x * blockDim.x + threadIdx.x");
       },
       /*RealCuda=*/true);

@@ -268,4 +268,33 @@ __global__ void smooth3(const float *v, float *o, int X, int Y, int Z) {
   EXPECT_EQ(M.Reductions[0].Loops.size(), 3u);
 }
 
+TEST(Stencil, TemplateRadiusStaysSymbolic) {
+  KernelModel M = analyze(R"(
+template <int R>
+__global__ void blurR(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -R; dy <= R; ++dy)
+    for (int dx = -R; dx <= R; ++dx)
+      s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];
+  out[y * w + x] = s;
+})",
+                          "blurR");
+  const Footprint &F = onlyFootprint(M);
+  EXPECT_TRUE(F.Symbolic);
+  EXPECT_EQ(F.shape(), "(2 * R + 1)x(2 * R + 1)");
+  EXPECT_EQ(F.RadiusText, "R");
+  EXPECT_EQ(F.PointsText, "(2 * R + 1) * (2 * R + 1)");
+  ASSERT_EQ(F.Dims.size(), 2u);
+  EXPECT_EQ(F.Dims[1].LoText, "-R");
+  EXPECT_EQ(F.Dims[1].Stride, "w");
+  EXPECT_EQ(F.Border, BorderMode::Clamped);
+  EXPECT_EQ(M.Accesses[F.Output].Text, "out[y * w + x]");
+  // Without a compile-time radius nothing numeric is claimed.
+  EXPECT_EQ(F.Radius, 0);
+  EXPECT_EQ(F.Reuse, 0);
+}
+
 } // namespace
