@@ -130,10 +130,11 @@ public:
   // Queries that need the AST (false / unknown after detach()).
 
   bool hasAST() const { return bool(Engine); }
-  /// How E's value varies between threads: a real analysis over reaching
-  /// definitions, control dependence (a value assigned under a
-  /// thread-varying branch or loop varies) and loads (a load at a
-  /// thread-varying address varies).
+  /// How E's value varies between the threads that evaluate it: a real
+  /// analysis over reaching definitions, control dependence (a value
+  /// assigned under a thread-varying branch, or accumulated by a loop whose
+  /// trip count varies, varies) and loads (a load at a thread-varying
+  /// address, or from a buffer the kernel also writes, varies).
   UniformityInfo uniformity(const clang::Expr *E) const;
   /// E is at least as uniform as At.
   bool isUniform(const clang::Expr *E, Uniformity At = Uniformity::WarpUniform) const;
