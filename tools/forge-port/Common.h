@@ -33,6 +33,7 @@ bool parseOptions(const Invocation &Inv, llvm::StringRef Overview);
 /// "8,8,4"; at most 1024 threads.
 llvm::Expected<std::array<int64_t, 3>> parseBlockDims(llvm::StringRef Text);
 
+int runAnalyze(const Invocation &Inv);
 int runList(const Invocation &Inv);
 int runPort(const Invocation &Inv);
 int runSpec(const Invocation &Inv);

@@ -12,6 +12,7 @@ namespace forge::tool {
     return S;                                                                              \
   }
 FORGE_SUBCOMMAND(listCommand, "list", "list the kernels, launch sites and tunables")
+FORGE_SUBCOMMAND(analyzeCommand, "analyze", "print the analysis model of kernels")
 FORGE_SUBCOMMAND(portCommand, "port", "port kernels to another GPU target")
 FORGE_SUBCOMMAND(specCommand, "spec", "draft a launch spec for one kernel")
 FORGE_SUBCOMMAND(measureCommand, "measure", "verify and time kernels on the local GPU")
@@ -39,9 +40,9 @@ struct subs {
 const subs Writers{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand()}};
 const subs InPlaceWriters{{&portCommand(), &tuneCommand(), &optimizeCommand()}};
 const subs Targeted{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand()}};
-const subs Parsers{{&listCommand(), &portCommand(), &specCommand(), &proposeCommand(),
-                    &optimizeCommand()}};
-const subs Toolkit{{&listCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
+const subs Parsers{{&listCommand(), &analyzeCommand(), &portCommand(), &specCommand(),
+                    &proposeCommand(), &optimizeCommand()}};
+const subs Toolkit{{&listCommand(), &analyzeCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
                     &tuneCommand(), &optimizeCommand()}};
 const subs OnGpu{{&measureCommand(), &tuneCommand(), &optimizeCommand()}};
 } // namespace

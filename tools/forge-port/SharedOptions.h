@@ -20,6 +20,7 @@
 namespace forge::tool {
 
 llvm::cl::SubCommand &listCommand();
+llvm::cl::SubCommand &analyzeCommand();
 llvm::cl::SubCommand &portCommand();
 llvm::cl::SubCommand &specCommand();
 llvm::cl::SubCommand &measureCommand();

@@ -22,6 +22,7 @@ static const char Usage[] =
 USAGE:
   forge-port [port] <file.cu>... --to <arch> [options] [-- <compiler args>]
   forge-port list   <file.cu>... [--format=text|json] [--arch <arch>] [-p <build-dir>]
+  forge-port analyze <file.cu> [--kernel <name>] [--format=text|json] [--block N[,Y[,Z]]]
 
 PORT OPTIONS (see 'forge-port port --help'):
   --to <arch>  --from <arch>  -o <file> | -i | --diff  --checks=<globs>
@@ -30,6 +31,7 @@ PORT OPTIONS (see 'forge-port port --help'):
 SUBCOMMANDS:
   port       report what breaks or must be retuned on another GPU target, with fixes
   list       list the kernels, launch sites and tunable parameters of files
+  analyze    print the analysis model of kernels: forge-port analyze k.cu [--kernel NAME]
   spec       draft a launch spec (JSON) for one kernel: forge-port spec k.cu --kernel NAME
   measure    verify and time kernels on the local GPU: forge-port measure k.cu --spec s.json
   tune       sweep tunables on the GPU and write the best back: forge-port tune k.cu --spec s.json --to sm_90
@@ -45,6 +47,7 @@ using Runner = int (*)(const Invocation &);
 
 static Runner lookupSubcommand(StringRef Name) {
   return StringSwitch<Runner>(Name)
+      .Case("analyze", runAnalyze)
       .Case("list", runList)
       .Case("port", runPort)
       .Case("spec", runSpec)
@@ -84,14 +87,14 @@ int main(int argc, char **argv) {
   } else if (!First.starts_with("-") && !First.contains('.') && !First.contains('/')) {
     WithColor::error(errs(), "forge-port")
         << "unknown subcommand '" << First
-        << "'; known subcommands: list, port, spec, measure, tune, propose, optimize, new\n";
+        << "'; known subcommands: list, analyze, port, spec, measure, tune, propose, optimize, new\n";
     return ExitUsage;
   }
 
   Runner Run = lookupSubcommand(SubName);
   if (!Run) {
     WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: port, list, spec, measure, tune, propose, optimize\n";
+        << "'" << SubName << "' is not available in this build yet; available: port, list, analyze, spec, measure, tune, propose, optimize\n";
     return ExitFailure;
   }
 

@@ -1,0 +1,426 @@
+//===- Analysis/Access.cpp - Memory accesses and their warp classes -------===//
+#include "AstUtil.h"
+#include "KernelAnalyzer.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace forge::analysis {
+
+StringRef accessKindName(AccessKind K) {
+  switch (K) {
+  case AccessKind::Load:
+    return "load";
+  case AccessKind::Store:
+    return "store";
+  case AccessKind::ReadModifyWrite:
+    return "read-modify-write";
+  case AccessKind::Atomic:
+    return "atomic";
+  }
+  return "load";
+}
+
+StringRef atomicOpName(AtomicOp Op) {
+  switch (Op) {
+  case AtomicOp::None:
+    return "none";
+  case AtomicOp::Add:
+    return "add";
+  case AtomicOp::Sub:
+    return "sub";
+  case AtomicOp::Max:
+    return "max";
+  case AtomicOp::Min:
+    return "min";
+  case AtomicOp::And:
+    return "and";
+  case AtomicOp::Or:
+    return "or";
+  case AtomicOp::Xor:
+    return "xor";
+  case AtomicOp::Exch:
+    return "exch";
+  case AtomicOp::CAS:
+    return "cas";
+  case AtomicOp::Inc:
+    return "inc";
+  case AtomicOp::Dec:
+    return "dec";
+  }
+  return "none";
+}
+
+StringRef memorySpaceName(MemorySpace S) {
+  switch (S) {
+  case MemorySpace::Global:
+    return "global";
+  case MemorySpace::Shared:
+    return "shared";
+  case MemorySpace::Unknown:
+    return "unknown";
+  }
+  return "unknown";
+}
+
+StringRef accessClassName(AccessClass C) {
+  switch (C) {
+  case AccessClass::Coalesced:
+    return "coalesced";
+  case AccessClass::Strided:
+    return "strided";
+  case AccessClass::Broadcast:
+    return "broadcast";
+  case AccessClass::Transposed:
+    return "transposed";
+  case AccessClass::DataDependent:
+    return "data-dependent";
+  case AccessClass::Unknown:
+    return "unknown";
+  }
+  return "unknown";
+}
+
+StringRef borderModeName(BorderMode B) {
+  switch (B) {
+  case BorderMode::None:
+    return "none";
+  case BorderMode::Clamped:
+    return "clamped";
+  case BorderMode::Guarded:
+    return "guarded";
+  case BorderMode::Interior:
+    return "interior";
+  }
+  return "none";
+}
+
+std::string Footprint::shape() const {
+  std::string S;
+  // Printed slowest dimension first, as arrays are written: 3x5 is 3 rows of 5.
+  for (auto It = Dims.rbegin(); It != Dims.rend(); ++It) {
+    std::string E =
+        Symbolic && !It->ExtentText.empty() ? It->ExtentText : std::to_string(It->extent());
+    if (Symbolic && Dims.size() > 1 && E.find(' ') != std::string::npos)
+      E = "(" + E + ")";
+    S += (S.empty() ? "" : "x") + E;
+  }
+  return S;
+}
+
+namespace {
+AtomicOp atomicOpOf(StringRef N) {
+  N.consume_front("atomic");
+  N = N.split('_').first; // atomicAdd_block, atomicAdd_system
+  return StringSwitch<AtomicOp>(N)
+      .Case("Add", AtomicOp::Add)
+      .Case("Sub", AtomicOp::Sub)
+      .Case("Max", AtomicOp::Max)
+      .Case("Min", AtomicOp::Min)
+      .Case("And", AtomicOp::And)
+      .Case("Or", AtomicOp::Or)
+      .Case("Xor", AtomicOp::Xor)
+      .Case("Exch", AtomicOp::Exch)
+      .Case("CAS", AtomicOp::CAS)
+      .Case("Inc", AtomicOp::Inc)
+      .Case("Dec", AtomicOp::Dec)
+      .Default(AtomicOp::None);
+}
+bool isLoadCall(StringRef N) {
+  return N == "__ldg" || N == "__ldcg" || N == "__ldca" || N == "__ldcs" || N == "__ldlu" ||
+         N == "__ldcv";
+}
+bool isStoreCall(StringRef N) {
+  return N == "__stcg" || N == "__stcs" || N == "__stwb" || N == "__stwt";
+}
+
+class MemoryRefs : public RecursiveASTVisitor<MemoryRefs> {
+public:
+  std::vector<const Expr *> Refs;
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) { return Refs.push_back(E), true; }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->getOpcode() == UO_Deref)
+      Refs.push_back(U);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    StringRef N = calleeName(C);
+    if ((isAtomicCallee(N) || isLoadCall(N) || isStoreCall(N)) && C->getNumArgs() >= 1)
+      Refs.push_back(C);
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+};
+} // namespace
+
+void KernelAnalyzer::findWrittenBases() {
+  class Writes : public RecursiveASTVisitor<Writes> {
+  public:
+    std::vector<const Expr *> Targets;  ///< lvalues written
+    std::vector<const Expr *> Pointers; ///< pointers written through
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (B->isAssignmentOp())
+        Targets.push_back(B->getLHS());
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+      if (auto A = asAssignment(C))
+        Targets.push_back(A->LHS);
+      return true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->isIncrementDecrementOp())
+        Targets.push_back(U->getSubExpr());
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      StringRef N = calleeName(C);
+      if ((isAtomicCallee(N) || isStoreCall(N)) && C->getNumArgs() >= 1)
+        Pointers.push_back(C->getArg(0));
+      return true;
+    }
+  } W;
+  W.TraverseStmt(const_cast<Stmt *>(Body));
+  for (const Expr *T : W.Targets) {
+    const Expr *X = T->IgnoreParenImpCasts();
+    while (const auto *M = dyn_cast<MemberExpr>(X)) {
+      if (M->isArrow())
+        break;
+      X = M->getBase()->IgnoreParenImpCasts();
+    }
+    bool Memory = isa<ArraySubscriptExpr>(X) || isa<MemberExpr>(X) ||
+                  (isa<UnaryOperator>(X) && cast<UnaryOperator>(X)->getOpcode() == UO_Deref);
+    if (const auto *D = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && !V->hasLocalStorage())
+        Memory = true; // a __shared__ or __device__ scalar
+    if (Memory)
+      if (const ValueDecl *B = baseOf(X))
+        WrittenBases.insert(B);
+  }
+  for (const Expr *P : W.Pointers)
+    if (const ValueDecl *B = baseOf(P))
+      WrittenBases.insert(B);
+}
+
+void KernelAnalyzer::collectAccesses(KernelModel &M) {
+  MemoryRefs R;
+  R.TraverseStmt(const_cast<Stmt *>(Body));
+  for (const Expr *E : R.Refs) {
+    Access A;
+    PointerValue P;
+    if (const auto *C = dyn_cast<CallExpr>(E)) {
+      StringRef N = calleeName(C);
+      A.Callee = N.str();
+      const Expr *Ptr = C->getArg(0);
+      P = pointerOf(Ptr);
+      QualType PT = Ptr->IgnoreParenImpCasts()->getType();
+      if (PT->isPointerType())
+        P = rebase(P, PT->getPointeeType());
+      if (isAtomicCallee(N)) {
+        A.Kind = AccessKind::Atomic;
+        A.Atomic = atomicOpOf(N);
+      } else {
+        A.Kind = isStoreCall(N) ? AccessKind::Store : AccessKind::Load;
+      }
+    } else {
+      if (E->getType()->isArrayType() || E->getType()->isFunctionType())
+        continue;
+      // A row of a multi-dimensional array in a template pattern (As[ty] of
+      // As[ty][tx]): its type is dependent, its declaration says it is an array.
+      if (E->getType()->isDependentType())
+        if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+          const Expr *B = subscriptBase(Sub)->IgnoreParenImpCasts();
+          const ArrayType *AT = nullptr;
+          if (const auto *D = dyn_cast<DeclRefExpr>(B))
+            AT = Ctx.getAsArrayType(D->getDecl()->getType());
+          if (AT && Ctx.getAsArrayType(AT->getElementType()))
+            continue;
+          if (isa<ArraySubscriptExpr>(B) && isa_and_nonnull<ArraySubscriptExpr>(parentOf(E)))
+            continue;
+        }
+      // The context: skip parentheses, fields of the element (p[i].x).
+      const Stmt *Child = E;
+      const Stmt *Par = parentOf(E);
+      while (Par &&
+             (isa<ParenExpr>(Par) || (isa<MemberExpr>(Par) && !cast<MemberExpr>(Par)->isArrow() &&
+                                      cast<MemberExpr>(Par)->getBase()->IgnoreParens() == Child))) {
+        Child = Par;
+        Par = parentOf(Par);
+      }
+      if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par); U && U->getOpcode() == UO_AddrOf)
+        continue; // an address, not an access (the call that uses it is)
+      if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Par);
+          IC && IC->getCastKind() == CK_ArrayToPointerDecay)
+        continue;
+      if (auto As = asAssignment(Par); As && As->LHS->IgnoreParens() == Child)
+        A.Kind = As->Op == BO_Assign ? AccessKind::Store : AccessKind::ReadModifyWrite;
+      else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par);
+               U && U->isIncrementDecrementOp())
+        A.Kind = AccessKind::ReadModifyWrite;
+      else
+        A.Kind = AccessKind::Load;
+      P = addressOf(E);
+    }
+    if (P.Local)
+      continue;
+    if (P.Space == MemorySpace::Shared && !Opts.SharedMemory)
+      continue;
+    A.Id = unsigned(M.Accesses.size());
+    A.E = E;
+    A.Space = P.Base ? P.Space : MemorySpace::Unknown;
+    A.Base = P.Base;
+    A.Buffer = P.Base ? P.BaseName : text(E);
+    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(P.Base))
+      for (unsigned I = 0; I < Kernel.getNumParams(); ++I)
+        if (Kernel.getParamDecl(I) == Parm)
+          A.ParamIndex = int(I);
+    A.Text = text(E);
+    A.Loc = span(E);
+    QualType Elem = P.Elem.isNull() ? E->getType() : P.Elem;
+    A.ElementType = typeSpelling(Elem, Ctx);
+    A.ElementBytes = typeBytes(Elem, Ctx);
+    A.Index = P.Offset;
+    A.IndexText = Table->render(P.Offset);
+    A.Notes = P.Notes;
+    A.Loops = loopsAround(E);
+    A.G = guardOf(E);
+    if (!P.Base) {
+      A.IndexKnown = false;
+      A.IndexWhy = P.Why;
+    } else if (const Atom *U = Table->unknownAtom(A.Index, Uniformity::ThreadVarying)) {
+      A.IndexKnown = false;
+      A.IndexWhy = U->Reason;
+    }
+    std::string Why;
+    A.Affine = Table->isAffine(A.Index, &Why);
+    if (!A.Affine && A.IndexWhy.empty())
+      A.IndexWhy = "the index is not affine: " + Why;
+    // Unknown base: the class is decided here.
+    if (!P.Base) {
+      A.Warp.Class = P.DataDependent ? AccessClass::DataDependent : AccessClass::Unknown;
+      A.Warp.Reason = P.Why;
+    }
+    M.Accesses.push_back(std::move(A));
+  }
+}
+
+namespace {
+/// Whether the value of From reaches Into: From is inside Into, or inside
+/// the value of a local that Into reads.
+bool flowsInto(const KernelAnalyzer &K, const Expr *From, const Expr *Into, unsigned Depth) {
+  if (!From || !Into || Depth > 3)
+    return false;
+  if (K.inside(From, Into))
+    return true;
+  class Locals : public RecursiveASTVisitor<Locals> {
+  public:
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *E) { return Refs.push_back(E), true; }
+  } L;
+  L.TraverseStmt(const_cast<Expr *>(Into));
+  for (const DeclRefExpr *D : L.Refs) {
+    const Expr *Def = K.definingExpr(D);
+    if (Def && Def != D && flowsInto(K, From, Def, Depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool isUnit(const Slope &S) {
+  auto C = S.constant();
+  return C && (*C == 1 || *C == -1);
+}
+bool isSpread(const Slope &S) {
+  // Neighbours along the variable are more than one element apart.
+  if (!S.Step || S.Step->isZero() || S.Lanes != 1)
+    return false;
+  auto C = S.Step->constantValue();
+  return !C || (*C != 1 && *C != -1);
+}
+} // namespace
+
+void KernelAnalyzer::classifyAccesses(KernelModel &M) {
+  AtomId Tx = Table->builtin("threadIdx", 'x');
+  for (Access &A : M.Accesses) {
+    if (!A.Base)
+      continue;
+    WarpBehaviour &W = A.Warp;
+    Slope S = Table->slope(A.Index, Tx);
+    if (!S.known()) {
+      W.Class = S.DataDependent ? AccessClass::DataDependent : AccessClass::Unknown;
+      W.Reason = S.Why;
+      continue;
+    }
+    W.Stride = S.Step;
+    W.LanesPerElement = S.Lanes;
+    W.Assumption = S.Assumption;
+    W.StrideText = Table->render(*S.Step);
+    if (S.Lanes > 1)
+      W.StrideText += " per " + std::to_string(S.Lanes) + " lanes";
+    auto C = S.Step->constantValue();
+    if (S.Step->isZero() || (S.Lanes >= 32 && C && (*C == 1 || *C == -1))) {
+      W.Class = AccessClass::Broadcast;
+      if (S.Lanes >= 32)
+        W.Assumption = W.Assumption.empty()
+                           ? "warps start at multiples of " + std::to_string(S.Lanes) + " lanes"
+                           : W.Assumption;
+    } else if (C && (*C == 1 || *C == -1)) {
+      W.Class = AccessClass::Coalesced;
+      if (*C == -1)
+        W.Assumption += W.Assumption.empty() ? "descending" : "; descending";
+    } else {
+      W.Class = AccessClass::Strided;
+    }
+  }
+
+  // Transposes: a store whose value is a load, with the fast (unit-stride)
+  // index of one on threadIdx.x and of the other on another variable.
+  std::vector<AtomId> Others;
+  for (AtomId Id = 0; Id < Table->size(); ++Id) {
+    const Atom &At = (*Table)[Id];
+    if ((At.Kind == AtomKind::ThreadIdx && At.Dim != 'x') || At.Kind == AtomKind::LoopVar)
+      Others.push_back(Id);
+  }
+  for (Access &Wr : M.Accesses) {
+    if (Wr.Kind != AccessKind::Store || !Wr.Base || !Wr.Affine || !Wr.IndexKnown)
+      continue;
+    const Stmt *P = parentOf(Wr.E);
+    while (P && (isa<ParenExpr>(P) || isa<MemberExpr>(P)))
+      P = parentOf(P);
+    auto Assign = asAssignment(P);
+    if (!Assign)
+      continue;
+    for (Access &Rd : M.Accesses) {
+      if (Rd.Kind != AccessKind::Load || !Rd.Base || Rd.Base == Wr.Base || !Rd.Affine ||
+          !Rd.IndexKnown)
+        continue;
+      if (!flowsInto(*this, Rd.E, Assign->RHS, 0))
+        continue;
+      Slope RX = Table->slope(Rd.Index, Tx), WX = Table->slope(Wr.Index, Tx);
+      for (AtomId V : Others) {
+        Slope RV = Table->slope(Rd.Index, V), WV = Table->slope(Wr.Index, V);
+        bool ReadFastX = isUnit(RX) && isSpread(RV) && isUnit(WV) && isSpread(WX);
+        bool WriteFastX = isUnit(WX) && isSpread(WV) && isUnit(RV) && isSpread(RX);
+        if (!ReadFastX && !WriteFastX)
+          continue;
+        std::string VName = (*Table)[V].Name;
+        for (auto [Self, Other] : {std::pair(&Rd, &Wr), std::pair(&Wr, &Rd)}) {
+          Self->Warp.Class = AccessClass::Transposed;
+          Self->Warp.SwappedWith = VName;
+          Self->Warp.PairedAccess = int(Other->Id);
+        }
+        std::string Fast =
+            ReadFastX ? "the load runs along threadIdx.x and the store along '" + VName + "'"
+                      : "the load runs along '" + VName + "' and the store along threadIdx.x";
+        Rd.Warp.Reason = Wr.Warp.Reason = Fast;
+        break;
+      }
+    }
+  }
+}
+
+} // namespace forge::analysis
