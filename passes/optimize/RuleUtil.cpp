@@ -1,5 +1,6 @@
 //===- passes/optimize/RuleUtil.cpp - What the expert rules share ---------===//
 #include "RuleUtil.h"
+#include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/Divergence.h"
 #include "forge/Frontend/KernelFacts.h"
 #include "forge/Support/Error.h"
@@ -806,6 +807,24 @@ Expected<ElementwiseShape> matchOneElementPerThread(const FunctionDecl &Kernel,
   auto Shape = matchElementwise(Kernel, Ctx);
   if (!Shape)
     return makeError("not an elementwise kernel: {0}", toString(Shape.takeError()));
+  // The rewrites give an element to another thread (grid-stride) or to a
+  // thread with several elements (vectorize): every stored value must be a
+  // function of the loaded elements and of values every thread shares. The
+  // kernel model says which values vary between threads.
+  auto Model = analysis::analyzeKernel(Ctx, Kernel, analysis::AnalysisOptions());
+  if (!Model)
+    return makeError("the kernel model could not be built: {0}", toString(Model.takeError()));
+  std::vector<const analysis::Pattern *> Maps = Model->patterns(analysis::PatternKind::Elementwise);
+  if (Maps.empty())
+    return makeError("the kernel model does not see an elementwise map (each thread reading "
+                     "and writing only its own element)");
+  // The element's own index is the same whichever thread handles it.
+  for (const analysis::Pattern *P : Maps)
+    for (const analysis::ValueUse &V : P->ThreadValues)
+      if (V.Text != Shape->Index->getName())
+        return makeError("the stored value uses '{0}' (line {1}), which differs between "
+                       "threads ({2}): moving an element to another thread would change it",
+                       V.Text, V.Loc.Line, V.Why);
   return Shape;
 }
 

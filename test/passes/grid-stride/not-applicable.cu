@@ -26,3 +26,13 @@ __global__ void syncs(float *y, int n) {
   }
 }
 // SYNCS: forge-port: note: grid-stride: not applicable: not an elementwise kernel: the guarded body calls '__syncthreads'
+
+// A stored value that varies between threads other than through the index:
+// in a grid-stride loop (or with vectors) another thread would store it.
+// RUN: not forge-port propose %s --kernel tid_value --rules=grid-stride,vectorize 2>&1 | FileCheck %s --check-prefix=TID
+__global__ void tid_value(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + threadIdx.x;
+}
+// TID: forge-port: note: vectorize: not applicable: the stored value uses 'threadIdx.x' (line [[@LINE-2]]), which differs between threads ({{.*}}): moving an element to another thread would change it
+// TID: forge-port: note: grid-stride: not applicable: the stored value uses 'threadIdx.x' (line [[@LINE-3]]), which differs between threads
