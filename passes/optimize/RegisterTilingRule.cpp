@@ -617,6 +617,11 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
                    "thread\n", BM, BN, TM, TN).str();
       C += Ind + formatv("// (rows {0} apart, columns {1} apart); A and B pass through shared "
                          "memory {2} at a time.\n", BY, BX, TK).str();
+      // The tiles are sized for the spec's block: any other block would
+      // leave parts of C unwritten, so it stops the kernel instead.
+      C += Ind + formatv("if (blockDim.x != {0} || blockDim.y != {1} || blockDim.z != 1)\n", BX,
+                         BY).str();
+      C += I1 + "__trap(); // register-tiling: sized for this block shape only\n";
       C += Ind + formatv("__shared__ {0} {1}[{2}][{3}];\n", T, As, BM, TK).str();
       C += Ind + formatv("__shared__ {0} {1}[{2}][{3}];\n", T, Bs, TK, BN).str();
       C += Ind + formatv("{0} {1}[{2}][{3}];\n", T, Acc, TM, TN).str();
@@ -677,7 +682,8 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
             "each thread keeps {5} x {6} accumulators in registers and does {7} multiply-adds "
             "per {8} shared-memory loads. Each output's multiply-adds run in the original "
             "order (partial tiles add exact zeros), so the results are bitwise identical. "
-            "The tiles assume blocks of {9} x {10} threads (the spec's); the grid shrinks by "
+            "The tiles assume blocks of {9} x {10} threads (the spec's), and a launch with "
+            "another block traps rather than leave outputs unwritten; the grid shrinks by "
             "{6} in x and {5} in y{11}.",
             BM, BN, TK, Bytes, double(BM + BN) / double(BM * BN), TM, TN, TM * TN, TM + TN, BX,
             BY, S ? "" : " (the launch's grid must be divided accordingly)").str();

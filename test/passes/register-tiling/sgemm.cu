@@ -40,6 +40,8 @@ __global__ void sgemm(const float *A, const float *B, float *C, int m, int n,
 // FIX-NEXT:   int row = blockIdx.y * 128 + threadIdx.y;
 // FIX-NEXT:   // register-tiling: a 128 x 128 tile of C per block, 8 x 8 outputs per thread
 // FIX-NEXT:   // (rows 16 apart, columns 16 apart); A and B pass through shared memory 16 at a time.
+// FIX-NEXT:   if (blockDim.x != 16 || blockDim.y != 16 || blockDim.z != 1)
+// FIX-NEXT:     __trap(); // register-tiling: sized for this block shape only
 // FIX-NEXT:   __shared__ float rt_As[128][16];
 // FIX-NEXT:   __shared__ float rt_Bs[16][128];
 // FIX-NEXT:   float rt_acc[8][8];
