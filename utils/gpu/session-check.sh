@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call: builds forge-worker, unpacks the forge-port
+# bundle (utils/make-bundle.sh) and runs the steps named on the command line,
+# each with its output in OUT/<step>.log and a PASS/FAIL line; OUT/results.tar.gz
+# holds everything (the device tool brings back only a few files).
+#
+#   utils/gpu/session-check.sh OUT step...
+#
+# Steps:
+#   checks          the GPU lit tests' check programs prepared here by
+#                   utils/gpu/prepare-gpu-checks.py in bundle/gpu-checks; each
+#                   one's output is OUT/checks/<test>.out, judged back here by
+#                   'prepare-gpu-checks.py verify'
+#   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
+#                   program mode): the measure driver on a real GPU
+#   tune:K          forge-port tune of test/gpu/Inputs/tune/K.cu, exhaustive,
+#                   written back with -o and checked against the original
+#   optimize:K      forge-port optimize of utils/bench/naive/K.cu with its
+#                   defaults, a Markdown and a JSON report, a transcript
+#   optimize-suite:K  the same for utils/bench/kernels/K.cu
+set -uo pipefail
+out="${1:?usage: session-check.sh OUT step...}"
+shift
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+mkdir -p "$out"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(nvidia-smi -L | head -1)"
+start=$(date +%s)
+if [ ! -x /tmp/build-worker/forge-worker ]; then
+  cmake -S tools/forge-worker -B /tmp/build-worker -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/worker-cmake.log 2>&1 || { cat /tmp/worker-cmake.log; exit 1; }
+  ninja -C /tmp/build-worker forge-worker forge-inject > /tmp/worker-build.log 2>&1 ||
+    { cat /tmp/worker-build.log; exit 1; }
+fi
+export FORGE_WORKER=/tmp/build-worker/forge-worker
+if [ ! -x /tmp/fp/forge-port/bin/forge-port ]; then
+  mkdir -p /tmp/fp && tar -C /tmp/fp -xJf bundle/forge-port.tar.xz
+fi
+fp=/tmp/fp/forge-port/bin/forge-port
+"$fp" --version
+echo "setup: $(( $(date +%s) - start )) s"
+
+result() { # NAME STATUS
+  if [ "$2" -eq 0 ]; then echo "PASS: $1"; else echo "FAIL: $1 (exit $2)"; fi
+}
+for step in "$@"; do
+  t0=$(date +%s)
+  case "$step" in
+    checks)
+      mkdir -p "$out/checks"
+      for d in bundle/gpu-checks/*/; do
+        n=$(basename "$d")
+        bash "$d/device.sh" > "$out/checks/$n.out" 2>&1
+        result "check $n" $?
+      done
+      ;;
+    measure)
+      bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1
+      result measure $?
+      tail -3 "$out/measure.log"
+      ;;
+    tune:*)
+      k="${step#tune:}"
+      (cd test/gpu/Inputs/tune && "$fp" tune "$k.cu" --spec "$k.json" --to sm_90 \
+         --db "$out/tune-$k.db.json" -o "$out/tune-$k.tuned.cu" --report "$out/tune-$k.md") \
+        > "$out/tune-$k.log" 2>&1
+      result "tune $k" $?
+      tail -4 "$out/tune-$k.log"
+      ;;
+    optimize:* | optimize-suite:*)
+      k="${step#*:}"
+      dir=utils/bench/naive
+      [ "${step%%:*}" = optimize-suite ] && dir=utils/bench/kernels
+      cp "$dir/$k.cu" "$out/$k.cu"
+      "$fp" optimize "$out/$k.cu" --spec "$dir/$k.json" --to sm_90 -o "$out/$k.optimized.cu" \
+        --report "$out/$k.optimize.md" --transcript "$out/$k.transcript.json" \
+        > "$out/$k.optimize.log" 2>&1
+      s=$?
+      "$fp" optimize "$out/$k.cu" --spec "$dir/$k.json" --to sm_90 \
+        --replay "$out/$k.transcript.json" --report "$out/$k.optimize.json" \
+        > "$out/$k.replay.log" 2>&1
+      result "optimize $k" $s
+      result "replay $k" $?
+      grep -E "^round|forge-port: [0-9.]+ us ->|stopped" "$out/$k.optimize.log" | tail -6
+      ;;
+    *) echo "unknown step '$step'" ;;
+  esac
+  echo "   ($step: $(( $(date +%s) - t0 )) s)"
+done
+tar -C "$out" -czf /tmp/results.tar.gz --exclude=results.tar.gz . && mv /tmp/results.tar.gz "$out/"
+echo "== done in $(( $(date +%s) - start )) s"
