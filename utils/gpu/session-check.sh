@@ -6,6 +6,9 @@
 #
 #   utils/gpu/session-check.sh OUT step...
 #
+# The steps write under /tmp/session (WORK); OUT receives only the archive and
+# the log, since the device tool brings back at most eight files.
+#
 # Steps:
 #   checks          the GPU lit tests' check programs prepared here by
 #                   utils/gpu/prepare-gpu-checks.py in bundle/gpu-checks; each
@@ -19,11 +22,13 @@
 #                   defaults, a Markdown and a JSON report, a transcript
 #   optimize-suite:K  the same for utils/bench/kernels/K.cu
 set -uo pipefail
-out="${1:?usage: session-check.sh OUT step...}"
+dest="${1:?usage: session-check.sh OUT step...}"
 shift
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-mkdir -p "$out"
+out="${WORK:-/tmp/session}"
+rm -rf "$out" && mkdir -p "$out" "$dest"
+exec > >(tee "$out/session.log") 2>&1
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(nvidia-smi -L | head -1)"
 start=$(date +%s)
 if [ ! -x /tmp/build-worker/forge-worker ]; then
@@ -87,5 +92,6 @@ for step in "$@"; do
   esac
   echo "   ($step: $(( $(date +%s) - t0 )) s)"
 done
-tar -C "$out" -czf /tmp/results.tar.gz --exclude=results.tar.gz . && mv /tmp/results.tar.gz "$out/"
 echo "== done in $(( $(date +%s) - start )) s"
+tar -C "$out" -czf "$dest/results.tar.gz" .
+cp "$out/session.log" "$dest/"
