@@ -2,6 +2,7 @@
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelLookup.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -17,46 +18,6 @@ namespace forge::agent {
 ExpertRule::~ExpertRule() = default;
 
 namespace {
-/// The __global__ definitions of the user's code: plain functions and
-/// template patterns, never instantiations.
-class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
-public:
-  explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
-  std::vector<const FunctionDecl *> Kernels;
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() &&
-        !FD->isTemplateInstantiation() && frontend::isUserLocation(SM, FD->getLocation()))
-      Kernels.push_back(FD);
-    return true;
-  }
-
-private:
-  const SourceManager &SM;
-};
-
-/// Kernel by qualified name ("ns::k"), else by name when that is unique.
-Expected<const FunctionDecl *> findKernel(ASTContext &Ctx, StringRef Name, StringRef File) {
-  KernelFinder F(Ctx.getSourceManager());
-  F.TraverseDecl(Ctx.getTranslationUnitDecl());
-  for (const FunctionDecl *K : F.Kernels)
-    if (K->getQualifiedNameAsString() == Name)
-      return K;
-  std::vector<const FunctionDecl *> ByName;
-  for (const FunctionDecl *K : F.Kernels)
-    if (K->getName() == Name)
-      ByName.push_back(K);
-  if (ByName.size() == 1)
-    return ByName.front();
-  std::vector<std::string> Names;
-  for (const FunctionDecl *K : F.Kernels)
-    Names.push_back(K->getQualifiedNameAsString());
-  if (ByName.size() > 1)
-    return makeError("kernel name '{0}' is ambiguous in {1}; use the qualified name: {2}", Name,
-                     File, join(Names, ", "));
-  return makeError("kernel '{0}' is not defined in {1}; kernels defined there: {2}", Name,
-                   File, Names.empty() ? std::string("none") : join(Names, ", "));
-}
-
 /// Whether a proposal's blocks apply to Source (a rule bug otherwise).
 Error checkApplies(const agent::Proposal &P, StringRef File, StringRef Source) {
   auto Text = agent::applyEditText(P.Edits, File, Source, P.Origin);
@@ -111,7 +72,7 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
   Error E = frontend::parseCuda(
       TC, PO, PR, Diags,
       [&](ASTContext &Ctx, CompilerInstance &CI, const frontend::PreprocessorFacts &) {
-        auto Kernel = findKernel(Ctx, Req.Kernel, Req.File);
+        auto Kernel = frontend::findKernel(Ctx, Req.Kernel, Req.File);
         if (!Kernel) {
           Failure = Kernel.takeError();
           return;

@@ -178,21 +178,9 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
   }
   if (Replayed)
     Out.ReplayDifferences = Replayed->compare(Res);
-  switch (O.Output.K) {
-  case OutputChoice::Kind::InPlace:
-    if (Res.FinalSource != Res.OriginalSource)
-      if (Error E = writeFileAtomically(O.File, Res.FinalSource))
-        return std::move(E);
-    break;
-  case OutputChoice::Kind::File:
-    if (Error E = writeFileAtomically(O.Output.Path, Res.FinalSource))
-      return std::move(E);
-    break;
-  case OutputChoice::Kind::Stdout:
-  case OutputChoice::Kind::Diff:
-  case OutputChoice::Kind::None:
-    break;
-  }
+  if (Error E = O.Output.write(O.File, Res.FinalSource,
+                               Res.FinalSource != Res.OriginalSource))
+    return std::move(E);
   // The loop's options keep pointing at what the session owns; the job
   // directory goes with the run.
   Loop.Measure = nullptr;

@@ -167,7 +167,7 @@ Expected<ProposeResult> ProposeSession::run() {
     R.Steps.push_back(std::move(Step));
   }
   if (!R.empty() && O.Output.K == OutputChoice::Kind::File)
-    if (Error E = writeFileAtomically(O.Output.Path, R.Source))
+    if (Error E = O.Output.write(O.File, R.Source, /*Changed=*/true))
       return std::move(E);
   return R;
 }

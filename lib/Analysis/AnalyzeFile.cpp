@@ -1,6 +1,7 @@
 //===- Analysis/AnalyzeFile.cpp - The model of every kernel of a file -----===//
 #include "forge/Analysis/AnalyzeFile.h"
 #include "forge/Analysis/ModelRender.h"
+#include "forge/Frontend/KernelLookup.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -11,29 +12,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace forge::analysis {
-
-namespace {
-/// The __global__ definitions of the user's code: plain functions and
-/// template patterns, never instantiations.
-class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
-public:
-  explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
-  std::vector<const FunctionDecl *> Kernels;
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() &&
-        !FD->isTemplateInstantiation() && frontend::isUserLocation(SM, FD->getLocation()))
-      Kernels.push_back(FD);
-    return true;
-  }
-
-private:
-  const SourceManager &SM;
-};
-
-bool inMainFile(const SourceManager &SM, const FunctionDecl *K) {
-  return SM.isWrittenInMainFile(SM.getExpansionLoc(K->getLocation()));
-}
-} // namespace
 
 Expected<AnalyzeResult> analyzeFile(const frontend::Toolchain &TC,
                                     const frontend::ParseOptions &Parse, StringRef File,
@@ -50,38 +28,18 @@ Expected<AnalyzeResult> analyzeFile(const frontend::Toolchain &TC,
   Error E = frontend::parseCuda(
       TC, Parse, PR, Diags,
       [&](ASTContext &Ctx, CompilerInstance &, const frontend::PreprocessorFacts &) {
-        const SourceManager &SM = Ctx.getSourceManager();
-        KernelFinder F(SM);
-        F.TraverseDecl(Ctx.getTranslationUnitDecl());
         std::vector<const FunctionDecl *> Chosen;
         if (Kernel.empty()) {
-          for (const FunctionDecl *K : F.Kernels)
-            if (inMainFile(SM, K))
+          for (const FunctionDecl *K : frontend::userKernels(Ctx))
+            if (frontend::inMainFile(Ctx, *K))
               Chosen.push_back(K);
         } else {
-          for (const FunctionDecl *K : F.Kernels)
-            if (K->getQualifiedNameAsString() == Kernel)
-              Chosen.push_back(K);
-          if (Chosen.empty())
-            for (const FunctionDecl *K : F.Kernels)
-              if (K->getName() == Kernel)
-                Chosen.push_back(K);
-          std::vector<std::string> Names;
-          for (const FunctionDecl *K : F.Kernels)
-            if (inMainFile(SM, K))
-              Names.push_back(K->getQualifiedNameAsString());
-          if (Chosen.size() > 1) {
-            Failure = makeError("kernel name '{0}' is ambiguous in {1}; use the qualified "
-                                "name: {2}",
-                                Kernel, File, join(Names, ", "));
+          auto K = frontend::findKernel(Ctx, Kernel, File);
+          if (!K) {
+            Failure = K.takeError();
             return;
           }
-          if (Chosen.empty()) {
-            Failure =
-                makeError("kernel '{0}' is not defined in {1}; kernels defined there: {2}", Kernel,
-                          File, Names.empty() ? std::string("none") : join(Names, ", "));
-            return;
-          }
+          Chosen.push_back(*K);
         }
         for (const FunctionDecl *K : Chosen) {
           auto M = analyzeKernel(Ctx, *K, Opts);

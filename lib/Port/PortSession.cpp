@@ -208,24 +208,10 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   R.Completed = true;
   // Only a result that does not have more errors than the input is
   // written, and only atomically.
-  switch (O.Output.K) {
-  case OutputChoice::Kind::File:
-    if (Error E = writeFileAtomically(O.Output.Path, R.Result))
-      error(R, toString(std::move(E)), /*AfterSummary=*/true);
-    break;
-  case OutputChoice::Kind::InPlace:
-    if (R.Patched)
-      if (Error E = writeFileAtomically(File, R.Result))
-        error(R, toString(std::move(E)), /*AfterSummary=*/true);
-    break;
-  case OutputChoice::Kind::Diff:
-    if (R.Patched)
-      R.DiffText = patch::unifiedDiff(R.Original, R.Result, "a/" + File, "b/" + File);
-    break;
-  case OutputChoice::Kind::Stdout:
-  case OutputChoice::Kind::None:
-    break;
-  }
+  if (Error E = O.Output.write(File, R.Result, R.Patched))
+    error(R, toString(std::move(E)), /*AfterSummary=*/true);
+  if (O.Output.K == OutputChoice::Kind::Diff && R.Patched)
+    R.DiffText = patch::unifiedDiff(R.Original, R.Result, "a/" + File, "b/" + File);
   return R;
 }
 

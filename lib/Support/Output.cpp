@@ -1,6 +1,7 @@
 //===- Support/Output.cpp -------------------------------------------------===//
 #include "forge/Support/Output.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -21,6 +22,21 @@ llvm::Expected<OutputChoice> OutputChoice::fromFlags(llvm::StringRef OutputPath,
   else if (Diff)
     C.K = Kind::Diff;
   return C;
+}
+
+llvm::Error OutputChoice::write(llvm::StringRef Input, llvm::StringRef Contents,
+                                bool Changed) const {
+  switch (K) {
+  case Kind::File:
+    return writeFileAtomically(Path, Contents);
+  case Kind::InPlace:
+    return Changed ? writeFileAtomically(Input, Contents) : llvm::Error::success();
+  case Kind::Stdout:
+  case Kind::Diff:
+  case Kind::None:
+    break;
+  }
+  return llvm::Error::success();
 }
 
 ScratchDir::~ScratchDir() {

@@ -267,20 +267,8 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   // written.
   if (Error E = verifyTuned(S, R, W.Path))
     return std::move(E);
-  switch (O.Output.K) {
-  case OutputChoice::Kind::InPlace:
-    if (Error E = writeFileAtomically(S.Source, W.Contents))
-      return std::move(E);
-    break;
-  case OutputChoice::Kind::File:
-    if (Error E = writeFileAtomically(O.Output.Path, W.Contents))
-      return std::move(E);
-    break;
-  case OutputChoice::Kind::Stdout:
-  case OutputChoice::Kind::Diff:
-  case OutputChoice::Kind::None:
-    break;
-  }
+  if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
+    return std::move(E);
   return W;
 }
 

@@ -48,14 +48,10 @@ int forge::tool::runAnalyze(const Invocation &Inv) {
       return reportError(B.takeError());
     AO.Block = *B;
   }
-  const arch::TargetInfo *Target = nullptr;
-  if (!Arch.empty()) {
-    auto T = arch::lookupTarget(Arch);
-    if (!T)
-      return reportError(T.takeError());
-    Target = &*T;
-  }
-  auto Opts = frontend::makeParseOptions(File, BuildPath, Target, Inv.ExtraArgs);
+  auto Target = optionalTarget(Arch);
+  if (!Target)
+    return reportError(Target.takeError());
+  auto Opts = frontend::makeParseOptions(File, BuildPath, *Target, Inv.ExtraArgs);
   if (!Opts)
     return reportError(Opts.takeError());
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);

@@ -48,18 +48,14 @@ int forge::tool::runList(const Invocation &Inv) {
   if (!CudaPath.empty() && !TC.hasCuda())
     return reportError(makeUsageError("'{0}' is not a CUDA toolkit (no include/cuda_runtime.h)",
                                       CudaPath));
-  const arch::TargetInfo *Target = nullptr;
-  if (!Arch.empty()) {
-    auto T = arch::lookupTarget(Arch);
-    if (!T)
-      return reportError(T.takeError());
-    Target = &*T;
-  }
+  auto Target = optionalTarget(Arch);
+  if (!Target)
+    return reportError(Target.takeError());
   int Status = ExitOK;
   Json All = Json::array();
   bool First = true;
   for (const std::string &File : Files) {
-    auto Opts = frontend::makeParseOptions(File, BuildPath, Target, Inv.ExtraArgs);
+    auto Opts = frontend::makeParseOptions(File, BuildPath, *Target, Inv.ExtraArgs);
     if (!Opts) {
       int Code = reportError(Opts.takeError());
       if (Code == ExitUsage)

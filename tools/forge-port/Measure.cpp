@@ -82,12 +82,10 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   if (TimerOpt != "cupti" && TimerOpt != "events")
     return reportError(makeUsageError("--timer: expected cupti or events, got '{0}'", TimerOpt));
   MeasureSessionOptions O;
-  if (!ArchOpt.empty()) {
-    auto T = arch::lookupTarget(ArchOpt);
-    if (!T)
-      return reportError(T.takeError());
-    O.Target = &*T;
-  }
+  auto Target = optionalTarget(ArchOpt);
+  if (!Target)
+    return reportError(Target.takeError());
+  O.Target = *Target;
   if (!SpecPath.empty() && !RunCmd.empty())
     return reportError(makeUsageError("--spec and --run are two modes; give one"));
   std::optional<LaunchSpec> Spec;

@@ -68,12 +68,10 @@ int forge::tool::runPort(const Invocation &Inv) {
   auto Target = targetOption(/*Required=*/true);
   if (!Target)
     return reportError(Target.takeError());
-  if (!From.empty()) {
-    auto S = arch::lookupTarget(From);
-    if (!S)
-      return reportError(S.takeError());
-    O.Source = &*S;
-  }
+  auto Source = optionalTarget(From);
+  if (!Source)
+    return reportError(Source.takeError());
+  O.Source = *Source;
   auto Selected = passes::selectPasses(Checks);
   if (!Selected)
     return reportError(Selected.takeError());

@@ -82,16 +82,19 @@ Expected<OutputChoice> outputChoice() {
   return OutputChoice::fromFlags(OutputPath, InPlace, Diff);
 }
 
-Expected<const arch::TargetInfo *> targetOption(bool Required) {
-  if (To.empty()) {
-    if (Required)
-      return makeUsageError("for the --to option: must be specified at least once");
+Expected<const arch::TargetInfo *> optionalTarget(StringRef Name) {
+  if (Name.empty())
     return nullptr;
-  }
-  auto T = arch::lookupTarget(To);
+  auto T = arch::lookupTarget(Name);
   if (!T)
     return T.takeError();
   return &*T;
+}
+
+Expected<const arch::TargetInfo *> targetOption(bool Required) {
+  if (To.empty() && Required)
+    return makeUsageError("for the --to option: must be specified at least once");
+  return optionalTarget(To);
 }
 
 } // namespace forge::tool

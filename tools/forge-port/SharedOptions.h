@@ -49,6 +49,10 @@ extern llvm::cl::opt<double> TimeoutS;        ///< --timeout
 /// -o/-i/--diff as an OutputChoice (a usage error when several are given).
 llvm::Expected<OutputChoice> outputChoice();
 
+/// An arch option (--arch, --from) as a target: null when the option is
+/// empty, a usage error listing the known targets when it names none.
+llvm::Expected<const arch::TargetInfo *> optionalTarget(llvm::StringRef Name);
+
 /// --to as one target; a usage error when it is missing and Required, or
 /// names no known target. Null when not given and not required.
 llvm::Expected<const arch::TargetInfo *> targetOption(bool Required);

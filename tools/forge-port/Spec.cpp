@@ -31,14 +31,10 @@ cl::opt<std::string> Arch("arch", cl::desc("Device target to read the file for")
 int forge::tool::runSpec(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port spec: draft a launch spec (JSON) for one kernel\n"))
     return ExitUsage;
-  const arch::TargetInfo *Target = nullptr;
-  if (!Arch.empty()) {
-    auto T = arch::lookupTarget(Arch);
-    if (!T)
-      return reportError(T.takeError());
-    Target = &*T;
-  }
-  auto Opts = frontend::makeParseOptions(File, BuildPath, Target, Inv.ExtraArgs);
+  auto Target = optionalTarget(Arch);
+  if (!Target)
+    return reportError(Target.takeError());
+  auto Opts = frontend::makeParseOptions(File, BuildPath, *Target, Inv.ExtraArgs);
   if (!Opts)
     return reportError(Opts.takeError());
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);

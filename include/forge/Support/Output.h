@@ -31,6 +31,10 @@ struct OutputChoice {
   /// From the three options; a usage error when more than one is given.
   static llvm::Expected<OutputChoice> fromFlags(llvm::StringRef OutputPath, bool InPlace,
                                                 bool Diff);
+  /// Writes Contents, the result for the file Input, atomically: to the -o
+  /// file, or over Input for -i when Changed. Stdout and Diff are the
+  /// caller's to print; nothing is written for them.
+  llvm::Error write(llvm::StringRef Input, llvm::StringRef Contents, bool Changed) const;
 };
 
 /// A working directory: the one the user named (created if missing, and
