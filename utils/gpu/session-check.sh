@@ -21,6 +21,10 @@
 #   optimize:K      forge-port optimize of utils/bench/naive/K.cu with its
 #                   defaults, a Markdown and a JSON report, a transcript
 #   optimize-suite:K  the same for utils/bench/kernels/K.cu
+#   suite:CAT       utils/bench/run-suite --category CAT with this session's
+#                   forge-port and worker, the suite's own settings of
+#                   docs/bench/suite-h200.md (budget 16, 2 rounds), --resume,
+#                   results in WORK/bench (SUITE_DEADLINE minutes, default 8)
 set -uo pipefail
 dest="${1:?usage: session-check.sh OUT step...}"
 shift
@@ -87,6 +91,15 @@ for step in "$@"; do
       result "optimize $k" $s
       result "replay $k" $?
       grep -E "^round|forge-port: [0-9.]+ us ->|stopped" "$out/$k.optimize.log" | tail -6
+      ;;
+    suite:*)
+      c="${step#suite:}"
+      python3 utils/bench/run-suite --category "$c" --forge-port "$fp" --worker "$FORGE_WORKER" \
+        --out /tmp/suite-results --build-dir /tmp/suite-build --export "$out/bench" --resume \
+        --deadline "${SUITE_DEADLINE:-8}" --budget 16 --rounds 2 --optimize-timeout 150 \
+        > "$out/suite-$c.log" 2>&1
+      result "suite $c" $?
+      grep -E "^\| |not-run" "$out/suite-$c.log" | tail -14
       ;;
     *) echo "unknown step '$step'" ;;
   esac
