@@ -39,7 +39,8 @@ __global__ void spmv_csr(const int *rowptr, const int *col, const float *val, co
 // The block variant: shown second (the first proposal is a warp per row).
 // RUN: forge-port propose %s --kernel row_sum --block 256 --rules=cooperative-row > %t.props
 // RUN: FileCheck %s --check-prefix=BLK --input-file=%t.props
-// RUN: sed -n '/one block per row/,/>>>>>>> REPLACE/p' %t.props | sed -e '1,/^=======/d' -e '/^>>>>>>>/d' > %t.blk.cu
+// RUN: forge-port propose %s --kernel row_sum --block 256 --rules=cooperative-row --format=json > %t.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.json 1 %s > %t.blk.cu
 // RUN: FileCheck %s --check-prefix=BLKFIX --match-full-lines --input-file=%t.blk.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.blk.cu -o - | FileCheck %s --check-prefix=BLKPTX
 // BLK: # expert:cooperative-row: one warp per row for the row reduction (+) into 's' (lanes stride over the row, shuffle reductions)
