@@ -155,15 +155,15 @@ std::string calleeNameOf(const CallExpr *C) {
 /// beyond their result: a rewrite that changes which thread runs what
 /// cannot keep them.
 bool isThreadEffect(StringRef N) {
-  return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") ||
-         N.starts_with("__shfl") || N.starts_with("__ballot") || N.starts_with("__any") ||
-         N.starts_with("__all") || N.starts_with("__activemask") || N.starts_with("__match") ||
-         N.starts_with("__reduce_") || N.starts_with("__threadfence") || N == "printf" ||
-         N == "clock" || N == "clock64" || N == "__nanosleep" || N == "__trap" ||
-         N == "__brkpt" || N == "malloc" || N == "free" || N == "__assertfail" ||
-         N == "assert" || N.starts_with("curand") || N.starts_with("__prof_trigger") ||
-         N == "__globaltimer" || N.starts_with("cudaLaunch") || N == "cudaGetParameterBuffer" ||
-         N.starts_with("__cp_async") || N.starts_with("__pipeline");
+  return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") || N.starts_with("__shfl") ||
+         N.starts_with("__ballot") || N.starts_with("__any") || N.starts_with("__all") ||
+         N.starts_with("__activemask") || N.starts_with("__match") || N.starts_with("__reduce_") ||
+         N.starts_with("__threadfence") || N == "printf" || N == "clock" || N == "clock64" ||
+         N == "__nanosleep" || N == "__trap" || N == "__brkpt" || N == "malloc" || N == "free" ||
+         N == "__assertfail" || N == "assert" || N.starts_with("curand") ||
+         N.starts_with("__prof_trigger") || N == "__globaltimer" || N.starts_with("cudaLaunch") ||
+         N == "cudaGetParameterBuffer" || N.starts_with("__cp_async") ||
+         N.starts_with("__pipeline");
 }
 
 /// The variable an lvalue is rooted at (through subscripts of local
@@ -356,8 +356,8 @@ struct Plan {
 };
 
 bool idempotent(an::ReductionOp Op) {
-  return Op == an::ReductionOp::Max || Op == an::ReductionOp::Min ||
-         Op == an::ReductionOp::And || Op == an::ReductionOp::Or;
+  return Op == an::ReductionOp::Max || Op == an::ReductionOp::Min || Op == an::ReductionOp::And ||
+         Op == an::ReductionOp::Or;
 }
 
 std::string identityOf(an::ReductionOp Op) { return Op == an::ReductionOp::Mul ? "1" : "0"; }
@@ -416,9 +416,9 @@ Candidates findRowLoops(const an::KernelModel &M) {
         continue;
       const an::WarpBehaviour &W = A->Warp;
       auto Stride = W.constantStride();
-      bool Coalesced = W.Class == an::AccessClass::Coalesced ||
-                       (W.Class == an::AccessClass::Transposed && Stride &&
-                        (*Stride == 1 || *Stride == -1));
+      bool Coalesced =
+          W.Class == an::AccessClass::Coalesced ||
+          (W.Class == an::AccessClass::Transposed && Stride && (*Stride == 1 || *Stride == -1));
       if (Coalesced) {
         Col = Col ? Col : A;
         continue;
@@ -532,9 +532,8 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
       }
       const FunctionDecl *FD = C->getDirectCallee();
       if (!FD) {
-        if (!isa<CXXOperatorCallExpr>(C) && !isa<UnresolvedLookupExpr>(
-                                                C->getCallee()->IgnoreParenImpCasts()) &&
-            Why.empty())
+        if (!isa<CXXOperatorCallExpr>(C) &&
+            !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()) && Why.empty())
           Why = "the kernel calls through a function pointer";
         return true;
       }
@@ -615,12 +614,10 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
     auto R = EC.rangeOf(D->getSourceRange());
     if (!R)
       continue;
-    bool Covered = any_of(P.Builtins, [&](const BuiltinUse &U) {
-      return U.Begin <= R->first && R->second <= U.End;
-    });
+    bool Covered = any_of(
+        P.Builtins, [&](const BuiltinUse &U) { return U.Begin <= R->first && R->second <= U.End; });
     if (!Covered)
-      return "'" + D->getDecl()->getNameAsString() +
-             "' is used as a whole, not by its components";
+      return "'" + D->getDecl()->getNameAsString() + "' is used as a whole, not by its components";
   }
   return "";
 }
@@ -673,13 +670,15 @@ std::string CooperativeRowRule::checkSplit(
   if (!C || !C->isRelationalOp())
     return Where + " runs while '" + L.CondText +
            "': the lanes need an ordered bound (<, <=, >, >=)";
-  bool IVLeft = lvalueRoot(C->getLHS()) == S.IV && isa<DeclRefExpr>(C->getLHS()->IgnoreParenCasts());
+  bool IVLeft =
+      lvalueRoot(C->getLHS()) == S.IV && isa<DeclRefExpr>(C->getLHS()->IgnoreParenCasts());
   bool IVRight =
       lvalueRoot(C->getRHS()) == S.IV && isa<DeclRefExpr>(C->getRHS()->IgnoreParenCasts());
   if (IVLeft == IVRight)
     return Where + " runs while '" + L.CondText + "', which does not compare '" + L.Var +
            "' with a bound";
-  BinaryOperatorKind Op = IVLeft ? C->getOpcode() : BinaryOperator::reverseComparisonOp(C->getOpcode());
+  BinaryOperatorKind Op =
+      IVLeft ? C->getOpcode() : BinaryOperator::reverseComparisonOp(C->getOpcode());
   if ((S.Step > 0) != (Op == BO_LT || Op == BO_LE))
     return Where + " runs while '" + L.CondText + "', which does not bound its step";
   if (Cond->HasSideEffects(Ctx))
@@ -697,8 +696,8 @@ std::string CooperativeRowRule::checkSplit(
     PlainInc = A->getOpcode() == BO_Assign && lvalueRoot(A->getLHS()) == S.IV &&
                !A->getRHS()->HasSideEffects(Ctx);
   if (!PlainInc)
-    return Where + ": its increment '" + textOf(Inc, Ctx) + "' is not a plain step of '" +
-           L.Var + "'";
+    return Where + ": its increment '" + textOf(Inc, Ctx) + "' is not a plain step of '" + L.Var +
+           "'";
   S.Body = S.F->getBody();
   if (isModified(S.IV, S.Body))
     return Where + " assigns '" + L.Var + "' in its body";
@@ -725,8 +724,8 @@ std::string CooperativeRowRule::checkSplit(
              "rewrite does not make";
     QualType T = V->getType();
     if (!T->isDependentType() && !T->isArithmeticType())
-      return Where + " reduces into '" + V->getNameAsString() + "' of type '" +
-             T.getAsString() + "', which warp shuffles do not carry";
+      return Where + " reduces into '" + V->getNameAsString() + "' of type '" + T.getAsString() +
+             "', which warp shuffles do not carry";
     if (none_of(Accs, [&](const auto &X) { return X.first == V; }))
       Accs.push_back({V, R});
   }
@@ -744,8 +743,7 @@ std::string CooperativeRowRule::checkSplit(
     an::Slope Sl = M.slopeAlongLoop(*A, L);
     auto PerIt = Sl.constant();
     if (!A->IndexKnown || !PerIt || *PerIt == 0)
-      return Where + " writes '" + A->Text +
-             "' at an element that does not move with '" + L.Var +
+      return Where + " writes '" + A->Text + "' at an element that does not move with '" + L.Var +
              "': only one element per iteration may be written (the final write of a "
              "multi-pass row)";
     S.WritesMemory = true;
@@ -829,9 +827,8 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
     auto PerIt = M.slopeAlongLoop(*A, L).constant();
     if (!PerIt || *PerIt != 1 || A->Kind == an::AccessKind::Atomic)
       continue;
-    bool Conditional = any_of(A->G.Terms, [&](const an::GuardTerm &T) {
-      return T.Cond && isInside(T.Cond, S.F, Ctx);
-    });
+    bool Conditional = any_of(
+        A->G.Terms, [&](const an::GuardTerm &T) { return T.Cond && isInside(T.Cond, S.F, Ctx); });
     const Expr *E = A->E;
     const Expr *Addr = nullptr;
     bool Ldg = false;
@@ -917,8 +914,7 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
     return No("nothing to move");
 }
 
-std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::KernelModel &M,
-                                           Plan &P) {
+std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P) {
   ASTContext &Ctx = In.Ctx;
   auto InSplit = [&](const Stmt *E) -> const Split * {
     for (const Split &S : P.Splits)
@@ -943,10 +939,10 @@ std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::Kernel
     const auto *For = dyn_cast<ForStmt>(Parent);
     const auto *While = dyn_cast<WhileStmt>(Parent);
     const auto *Do = dyn_cast<DoStmt>(Parent);
-    bool IsBody = isa<CompoundStmt>(Parent) || (If && (If->getThen() == St || If->getElse() == St)) ||
-                  (For && For->getBody() == St) || (While && While->getBody() == St) ||
-                  (Do && Do->getBody() == St) || isa<LabelStmt>(Parent) ||
-                  isa<AttributedStmt>(Parent);
+    bool IsBody =
+        isa<CompoundStmt>(Parent) || (If && (If->getThen() == St || If->getElse() == St)) ||
+        (For && For->getBody() == St) || (While && While->getBody() == St) ||
+        (Do && Do->getBody() == St) || isa<LabelStmt>(Parent) || isa<AttributedStmt>(Parent);
     if (!IsBody)
       return "the write '" + A.Text + "' is part of a condition or a loop header";
     if (A.Kind == an::AccessKind::Atomic && St != A.E &&
@@ -968,15 +964,17 @@ std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::Kernel
     const Stmt *Parent = nullptr;
     const Stmt *St = statementOf(A.E, Ctx, Parent);
     if (!is_contained(P.Wraps, St))
-      return "'" + A.Buffer + "' is written outside the row loops (by one lane of the warp) "
-             "and read by '" + A.Text + "', which every lane runs";
+      return "'" + A.Buffer +
+             "' is written outside the row loops (by one lane of the warp) "
+             "and read by '" +
+             A.Text + "', which every lane runs";
   }
   return "";
 }
 
-std::string CooperativeRowRule::planCombines(
-    const RuleInput &In, const an::KernelModel &M, Plan &P,
-    ArrayRef<std::pair<const VarDecl *, const an::Reduction *>> Accs) {
+std::string
+CooperativeRowRule::planCombines(const RuleInput &In, const an::KernelModel &M, Plan &P,
+                                 ArrayRef<std::pair<const VarDecl *, const an::Reduction *>> Accs) {
   ASTContext &Ctx = In.Ctx;
   for (const auto &[V, R] : Accs) {
     // The loops the reduction runs over that contain a split loop it
@@ -996,9 +994,8 @@ std::string CooperativeRowRule::planCombines(
       // lane (harmless for max, min, &, |).
       if (After != S.F && !idempotent(R->Op))
         for (const auto &[W, E] : writesIn(After).Vars)
-          if (W == V && none_of(P.Splits, [&, E = E](const Split &X) {
-                return isInside(E, X.F, Ctx);
-              }))
+          if (W == V &&
+              none_of(P.Splits, [&, E = E](const Split &X) { return isInside(E, X.F, Ctx); }))
             return "'" + V->getNameAsString() + "' is also updated outside the row loop (line " +
                    std::to_string(Ctx.getSourceManager().getPresumedLineNumber(E->getBeginLoc())) +
                    "), which every lane of the warp would repeat";
@@ -1062,7 +1059,7 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
     return createStringError("the kernel has no body");
   Candidates C = findRowLoops(M);
   if (C.Rows.empty()) {
-    std::string Why = !C.ColumnWhy.empty() ? C.ColumnWhy
+    std::string Why = !C.ColumnWhy.empty()  ? C.ColumnWhy
                       : !C.ChunkWhy.empty() ? C.ChunkWhy
                       : !C.ShortWhy.empty() ? C.ShortWhy
                                             : "";
@@ -1094,8 +1091,7 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
     if (none_of(P.Combines, [&, V = V](const Combine &X) {
           return any_of(X.Accs, [&](const AccInfo &A) { return A.V == V; });
         }))
-      return createStringError("internal: no combine point for '%s'",
-                               V->getNameAsString().c_str());
+      return createStringError("internal: no combine point for '%s'", V->getNameAsString().c_str());
 
   // What it computes, from the patterns over the split loops.
   auto Covers = [&](const an::Pattern *Pt) {
@@ -1105,9 +1101,9 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
   };
   for (const an::Pattern *Pt : M.patterns(an::PatternKind::MultiPassRow))
     if (Covers(Pt)) {
-      P.What = formatv("multi-pass row ({0} passes over a row of '{1}')", Pt->Passes,
-                       Pt->role("buffer"))
-                   .str();
+      P.What =
+          formatv("multi-pass row ({0} passes over a row of '{1}')", Pt->Passes, Pt->role("buffer"))
+              .str();
       P.Facts.push_back(Pt->Summary);
     }
   if (P.What.empty())
@@ -1123,8 +1119,8 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
         P.Facts.push_back(Pt->Summary);
         if (Pt->Reduction >= 0) {
           const an::Reduction &R = M.Reductions[Pt->Reduction];
-          P.What = "row reduction (" + an::reductionOpSymbol(R.Op).str() + ") into '" +
-                   R.Target + "'";
+          P.What =
+              "row reduction (" + an::reductionOpSymbol(R.Op).str() + ") into '" + R.Target + "'";
         } else {
           P.What = "row loop over '" + Pt->role("buffer").str() + "'";
         }
@@ -1134,9 +1130,9 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
     bool Sparse = any_of(M.accessesIn(*S.L), [](const an::Access *A) {
       return A->Warp.Class == an::AccessClass::DataDependent && A->writes() == false;
     });
-    P.What = Sparse ? "sparse row loop over '" + S.L->Var +
-                          "' (rows start at loaded offsets, CSR-like)"
-                    : "row loop over '" + S.L->Var + "'";
+    P.What =
+        Sparse ? "sparse row loop over '" + S.L->Var + "' (rows start at loaded offsets, CSR-like)"
+               : "row loop over '" + S.L->Var + "'";
   }
   return P;
 }
@@ -1270,8 +1266,7 @@ std::string Emitter::combine(const Combine &C, const std::string &Ind) {
   if (V.Block) {
     L.push_back("if (" + V.Lane + " % 32 == 0) {");
     for (const AccInfo &A : C.Accs)
-      L.push_back("  " + V.Parts[A.V] + "[" + V.Lane + " / 32] = " + A.V->getNameAsString() +
-                  ";");
+      L.push_back("  " + V.Parts[A.V] + "[" + V.Lane + " / 32] = " + A.V->getNameAsString() + ";");
     L.push_back("}");
     L.push_back("__syncthreads();");
     for (const AccInfo &A : C.Accs)
@@ -1370,8 +1365,8 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
     };
     for (VecGroup G : S.Vec) {
       std::string Base = G.First->Buffer;
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(G.Ldg ? G.Address->IgnoreParenCasts()
-                                                              : G.Address))
+      if (const auto *AS =
+              dyn_cast<ArraySubscriptExpr>(G.Ldg ? G.Address->IgnoreParenCasts() : G.Address))
         if (const auto *D = dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
           Base = D->getDecl()->getNameAsString();
       if (const auto *U = dyn_cast<UnaryOperator>(G.Address->IgnoreParenCasts());
@@ -1394,8 +1389,7 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
       std::string Load = G.Ldg ? "__ldg(reinterpret_cast<" + CT + ">(" + AddrHere + "))"
                                : "*reinterpret_cast<" + CT + ">(" + AddrHere + ")";
       if (G.Load)
-        Hoist.push_back((G.Store ? "" : "const ") + G.VecType + " " + G.Name + " = " + Load +
-                        ";");
+        Hoist.push_back((G.Store ? "" : "const ") + G.VecType + " " + G.Name + " = " + Load + ";");
       else
         Hoist.push_back(G.VecType + " " + G.Name + ";");
       if (G.Store)
@@ -1456,10 +1450,10 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
     for (const std::string &St : Stores)
       Out.push_back(I2 + "  " + St);
     Out.push_back(I2 + "}");
-    std::string Whole = Zero ? N + " > 0 ? " + N + " / " + std::to_string(W) + " * " +
-                                   std::to_string(W) + " : 0"
-                             : S0 + " + (" + N + " > " + S0 + " ? (" + N + " - " + S0 + ") / " +
-                                   std::to_string(W) + " * " + std::to_string(W) + " : 0)";
+    std::string Whole =
+        Zero ? N + " > 0 ? " + N + " / " + std::to_string(W) + " * " + std::to_string(W) + " : 0"
+             : S0 + " + (" + N + " > " + S0 + " ? (" + N + " - " + S0 + ") / " + std::to_string(W) +
+                   " * " + std::to_string(W) + " : 0)";
     Out.push_back(I2 + Rest + " = " + Whole + ";");
     Out.push_back(I1 + "}");
     auto L = ScalarLoop(Rest);
@@ -1515,8 +1509,7 @@ Expected<std::string> Emitter::body() {
   for (const Split &S : P.Splits) {
     auto R = stmtRange(S.F);
     if (!R)
-      return createStringError("the row loop at line %u is written inside a macro",
-                               S.L->Loc.Line);
+      return createStringError("the row loop at line %u is written inside a macro", S.L->Loc.Line);
     std::string LInd = indentAt(R->first);
     auto T = splitLoop(S, R->first, R->second, LInd);
     if (!T)
@@ -1612,7 +1605,8 @@ Expected<std::string> Emitter::body() {
     L.push_back("const int " + V.Lane + " = threadIdx.x % 32;");
     L.push_back("// The original thread this warp runs: its threadIdx.x, blockIdx.x and "
                 "gridDim.x.");
-    L.push_back("const unsigned int " + V.Warp + " = blockIdx.x * (blockDim.x / 32) + "
+    L.push_back("const unsigned int " + V.Warp +
+                " = blockIdx.x * (blockDim.x / 32) + "
                 "threadIdx.x / 32;");
     L.push_back("const unsigned int " + V.Tid + " = " + V.Warp + " % blockDim.x;");
     L.push_back("const unsigned int " + V.Bid + " = " + V.Warp + " / blockDim.x;");
@@ -1668,8 +1662,7 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
       bool FP = T->isDependentType() || T->isRealFloatingType();
       if (FP && !idempotent(A.Op))
         Float = true;
-      Ops.push_back("'" + A.V->getNameAsString() + "' (" + an::reductionOpSymbol(A.Op).str() +
-                    ")");
+      Ops.push_back("'" + A.V->getNameAsString() + "' (" + an::reductionOpSymbol(A.Op).str() + ")");
     }
   unsigned Vectorised = 0;
   std::vector<std::string> NoVec;
@@ -1718,23 +1711,24 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
 
     std::string Unit = Block ? "block" : "warp";
     std::string Factor = Block ? "the block size" : "32";
-    std::string Rationale = formatv(
-        "A per-thread {0}: each thread walks its own row, so the 32 lanes of a warp read 32 "
-        "rows at once{1} and every load instruction touches 32 separate cache lines. Now one "
-        "{2} runs what one original thread ran: its {3} take consecutive elements of the row "
-        "(one 128-byte line per warp instruction{4}), and the loop-carried reductions {5} are "
-        "combined with an __shfl_xor_sync butterfly{6}, so every lane holds the result for "
-        "later passes. Writes outside the row loops are made by {7} only; a row loop's "
-        "per-element writes by every {8}.",
-        P->What, Strided.empty() ? "" : " (" + join(Strided, ", ") + ")", Unit,
-        Block ? "threads" : "32 lanes",
-        Vectorised ? ", 16 bytes per lane while the row is 16-byte aligned, checked per row "
-                     "at run time; otherwise one element at a time"
-                   : "",
-        Ops.empty() ? std::string("(none)") : join(Ops, ", "),
-        Block ? " per warp and then through shared memory across the block's warps" : "",
-        Block ? "thread 0 of the block" : "lane 0", Block ? "thread" : "lane")
-                                .str();
+    std::string Rationale =
+        formatv(
+            "A per-thread {0}: each thread walks its own row, so the 32 lanes of a warp read 32 "
+            "rows at once{1} and every load instruction touches 32 separate cache lines. Now one "
+            "{2} runs what one original thread ran: its {3} take consecutive elements of the row "
+            "(one 128-byte line per warp instruction{4}), and the loop-carried reductions {5} are "
+            "combined with an __shfl_xor_sync butterfly{6}, so every lane holds the result for "
+            "later passes. Writes outside the row loops are made by {7} only; a row loop's "
+            "per-element writes by every {8}.",
+            P->What, Strided.empty() ? "" : " (" + join(Strided, ", ") + ")", Unit,
+            Block ? "threads" : "32 lanes",
+            Vectorised ? ", 16 bytes per lane while the row is 16-byte aligned, checked per row "
+                         "at run time; otherwise one element at a time"
+                       : "",
+            Ops.empty() ? std::string("(none)") : join(Ops, ", "),
+            Block ? " per warp and then through shared memory across the block's warps" : "",
+            Block ? "thread 0 of the block" : "lane 0", Block ? "thread" : "lane")
+            .str();
     if (Float)
       Rationale += " The floating-point sums are re-associated (each lane sums a strided part "
                    "of the row, then the lanes are combined): results differ from the "
@@ -1776,10 +1770,10 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
                            "original.",
                            Block ? "blockDim.x" : "32")
                        .str();
-    std::string Summary =
-        Block ? "one block per row for the " + P->What + " (a block reduction)"
-              : "one warp per row for the " + P->What + " (lanes stride over the row, shuffle "
-                                                        "reductions)";
+    std::string Summary = Block ? "one block per row for the " + P->What + " (a block reduction)"
+                                : "one warp per row for the " + P->What +
+                                      " (lanes stride over the row, shuffle "
+                                      "reductions)";
     RuleOutcome O = proposeEdits(In, name(), Summary, Rationale, Edits, std::move(Spec));
     if (!O.NotApplicable.empty()) {
       if (First.empty())

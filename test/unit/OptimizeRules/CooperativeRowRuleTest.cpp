@@ -42,8 +42,8 @@ Outcome run(const std::string &Body, const std::string &Kernel,
   frontend::Toolchain TC;
   TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
   frontend::ParseOptions Opts;
-  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
-                    "-include", "cuda_runtime.h"};
+  Opts.ExtraArgs = {"-nocudainc", "-nocudalib",    "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                    "-include",   "cuda_runtime.h"};
   auto Rules = selectExpertRules("cooperative-row");
   EXPECT_TRUE(bool(Rules)) << err(Rules.takeError());
   agent::ExpertProposer P(TC, Opts, *Rules);
@@ -400,7 +400,8 @@ const Refusal Refusals[] = {
     y[row] = s;
   }
 })",
-     "blockDim.x is not a multiple of 32", {48, 1, 1}},
+     "blockDim.x is not a multiple of 32",
+     {48, 1, 1}},
     {"elementwise",
      R"(__global__ void k(const float *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
