@@ -21,6 +21,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createSmemStencilTilingRule},
       {"register-tiling", "several outputs per thread for a naive matrix product",
        createRegisterTilingRule},
+      {"cooperative-row", "a warp (or a block) per row for per-thread row loops",
+       createCooperativeRowRule},
   };
   return Rules;
 }

@@ -1,0 +1,1798 @@
+//===- passes/optimize/CooperativeRowRule.cpp - cooperative-row -----------===//
+///
+/// \file
+/// Per-thread row loops (the model's row-loop, matrix-vector and
+/// multi-pass-row patterns): one thread walks a whole row, so a warp reads
+/// 32 rows at a stride of the row length. The rule gives each row to a
+/// warp (or, as a second proposal, to a block): every warp of the rewritten
+/// kernel runs what one thread of the original ran, with threadIdx.x,
+/// blockIdx.x and gridDim.x replaced by the original thread's values; its
+/// lanes share the row loops (lane, lane + 32, ..., coalesced, 16 bytes per
+/// lane where the row is aligned at run time) and combine their partial
+/// reductions with an __shfl_xor_sync butterfly, so every lane holds the
+/// result for later passes. Writes outside the row loops are made by lane
+/// 0; a row loop's per-element writes by every lane. The grid grows by 32
+/// (by the block size) through a SpecChange; a block whose blockDim.x is
+/// not a multiple of 32 runs the original code (docs/passes/cooperative-row.md).
+///
+//===----------------------------------------------------------------------===//
+#include "RuleAst.h"
+#include "RuleUtil.h"
+#include "Rules.h"
+#include "forge/Analysis/KernelModel.h"
+#include "forge/Measure/IntExpr.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <map>
+#include <set>
+
+using namespace clang;
+using namespace llvm;
+namespace an = forge::analysis;
+
+namespace forge::passes {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Text: ranges of the main file rendered with replacements
+//===----------------------------------------------------------------------===//
+
+/// One replacement of [Begin, End) of the main file (an insertion when
+/// Begin == End).
+struct Piece {
+  unsigned Begin = 0, End = 0;
+  std::string Text;
+};
+
+/// Source[Begin, End) with the pieces that lie inside it applied:
+/// insertions at one offset in their order and before a replacement that
+/// starts there. None when two replacements overlap or one straddles the
+/// range.
+std::optional<std::string> render(StringRef Source, unsigned Begin, unsigned End,
+                                  ArrayRef<Piece> Pieces) {
+  std::vector<std::pair<size_t, const Piece *>> In;
+  for (size_t I = 0; I < Pieces.size(); ++I) {
+    const Piece &P = Pieces[I];
+    if (P.End <= Begin && P.Begin < Begin)
+      continue;
+    if (P.Begin >= End && P.End > End)
+      continue;
+    if (P.Begin < Begin || P.End > End)
+      return std::nullopt;
+    In.push_back({I, &P});
+  }
+  llvm::stable_sort(In, [](const auto &A, const auto &B) {
+    if (A.second->Begin != B.second->Begin)
+      return A.second->Begin < B.second->Begin;
+    bool AI = A.second->Begin == A.second->End, BI = B.second->Begin == B.second->End;
+    if (AI != BI)
+      return AI; // insertions first
+    return A.first < B.first;
+  });
+  std::string Out;
+  unsigned Pos = Begin;
+  for (const auto &[I, P] : In) {
+    if (P->Begin < Pos)
+      return std::nullopt;
+    Out += Source.slice(Pos, P->Begin);
+    Out += P->Text;
+    Pos = P->End;
+  }
+  Out += Source.slice(Pos, End);
+  return Out;
+}
+
+std::string spaces(size_t N) { return std::string(N, ' '); }
+
+/// A builtin component's occurrence in the body.
+struct BuiltinUse {
+  unsigned Begin, End;
+  std::string Var;
+  char Dim;
+};
+
+//===----------------------------------------------------------------------===//
+// AST helpers
+//===----------------------------------------------------------------------===//
+
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*S);
+  while (true) {
+    auto Ps = Ctx.getParents(N);
+    if (Ps.empty())
+      return nullptr;
+    N = Ps[0];
+    if (const Stmt *P = N.get<Stmt>())
+      return P;
+    if (!N.get<Decl>())
+      return nullptr;
+    // A declaration's parent (a VarDecl's DeclStmt).
+  }
+}
+
+bool isInside(const Stmt *S, const Stmt *Outer, ASTContext &Ctx) {
+  for (const Stmt *P = S; P; P = parentStmt(P, Ctx))
+    if (P == Outer)
+      return true;
+  return false;
+}
+
+/// The statement an expression belongs to: the outermost expression whose
+/// parent is a statement. Sets Parent to that statement.
+const Stmt *statementOf(const Stmt *E, ASTContext &Ctx, const Stmt *&Parent) {
+  const Stmt *Cur = E;
+  while (true) {
+    const Stmt *P = parentStmt(Cur, Ctx);
+    if (!P) {
+      Parent = nullptr;
+      return Cur;
+    }
+    if (!isa<Expr>(P)) {
+      Parent = P;
+      return Cur;
+    }
+    Cur = P;
+  }
+}
+
+std::string calleeNameOf(const CallExpr *C) {
+  if (const FunctionDecl *FD = C->getDirectCallee())
+    return FD->getIdentifier() ? FD->getName().str() : FD->getNameAsString();
+  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
+    return U->getName().getAsString();
+  return "";
+}
+
+/// Calls that synchronise or communicate between threads, or have effects
+/// beyond their result: a rewrite that changes which thread runs what
+/// cannot keep them.
+bool isThreadEffect(StringRef N) {
+  return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") || N.starts_with("__shfl") ||
+         N.starts_with("__ballot") || N.starts_with("__any") || N.starts_with("__all") ||
+         N.starts_with("__activemask") || N.starts_with("__match") || N.starts_with("__reduce_") ||
+         N.starts_with("__threadfence") || N == "printf" || N == "clock" || N == "clock64" ||
+         N == "__nanosleep" || N == "__trap" || N == "__brkpt" || N == "malloc" || N == "free" ||
+         N == "__assertfail" || N == "assert" || N.starts_with("curand") ||
+         N.starts_with("__prof_trigger") || N == "__globaltimer" || N.starts_with("cudaLaunch") ||
+         N == "cudaGetParameterBuffer" || N.starts_with("__cp_async") ||
+         N.starts_with("__pipeline");
+}
+
+/// The variable an lvalue is rooted at (through subscripts of local
+/// arrays, members and casts), or null for memory through a pointer.
+const VarDecl *lvalueRoot(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *D = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(D->getDecl());
+    if (const auto *M = dyn_cast<MemberExpr>(E)) {
+      if (M->isArrow())
+        return nullptr;
+      E = M->getBase();
+      continue;
+    }
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      const Expr *B = A->getBase()->IgnoreParenImpCasts();
+      if (B->getType()->isPointerType() && !isa<DeclRefExpr>(B))
+        return nullptr;
+      if (const auto *D = dyn_cast<DeclRefExpr>(B))
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && V->getType()->isArrayType())
+          return V;
+      return nullptr;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// What a statement modifies: locals (by root variable) and lvalues
+/// through pointers (by expression).
+struct Writes {
+  std::vector<std::pair<const VarDecl *, const Expr *>> Vars;
+  std::vector<const Expr *> Memory;
+  /// Addresses of locals taken (`&v`), passed on or stored.
+  std::vector<const VarDecl *> AddressTaken;
+};
+
+Writes writesIn(const Stmt *S) {
+  struct W : RecursiveASTVisitor<W> {
+    Writes Out;
+    void lhs(const Expr *L) {
+      if (const VarDecl *V = lvalueRoot(L))
+        Out.Vars.push_back({V, L});
+      else
+        Out.Memory.push_back(L);
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (B->isAssignmentOp())
+        lhs(B->getLHS());
+      return true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->isIncrementDecrementOp())
+        lhs(U->getSubExpr());
+      if (U->getOpcode() == UO_AddrOf)
+        if (const VarDecl *V = lvalueRoot(U->getSubExpr()))
+          Out.AddressTaken.push_back(V);
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+      if (C->isAssignmentOp() && C->getNumArgs() > 0)
+        lhs(C->getArg(0));
+      return true;
+    }
+  } V;
+  V.TraverseStmt(const_cast<Stmt *>(S));
+  return V.Out;
+}
+
+/// Whether D is declared inside S.
+bool declaredIn(const VarDecl *D, const Stmt *S, const SourceManager &SM) {
+  SourceRange R = S->getSourceRange();
+  SourceLocation L = D->getLocation();
+  return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+}
+
+/// The constant value of an initialiser, when it has one.
+std::optional<double> constantValue(const Expr *E, ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (!E->EvaluateAsRValue(R, Ctx) || R.HasSideEffects)
+    return std::nullopt;
+  if (R.Val.isInt())
+    return double(R.Val.getInt().getSExtValue());
+  if (R.Val.isFloat())
+    return R.Val.getFloat().convertToDouble();
+  return std::nullopt;
+}
+
+/// The value of a literal initialiser, seen through casts and a
+/// functional cast or one-argument construction (`T(0)`, `(float)0`).
+std::optional<double> literalValue(const Expr *E, ASTContext &Ctx) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreParenCasts();
+    if (const auto *I = dyn_cast<IntegerLiteral>(E))
+      return double(I->getValue().getSExtValue());
+    if (const auto *F = dyn_cast<FloatingLiteral>(E))
+      return F->getValue().convertToDouble();
+    if (const auto *U = dyn_cast<CXXUnresolvedConstructExpr>(E)) {
+      if (U->getNumArgs() != 1)
+        return std::nullopt;
+      E = U->getArg(0);
+      continue;
+    }
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
+      if (C->getNumArgs() != 1)
+        return std::nullopt;
+      E = C->getArg(0);
+      continue;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Minus) {
+      auto V = literalValue(U->getSubExpr(), Ctx);
+      return V ? std::optional<double>(-*V) : std::nullopt;
+    }
+    return constantValue(E, Ctx);
+  }
+  return std::nullopt;
+}
+
+bool isLiteralZero(const Expr *E) {
+  const auto *L = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
+  return L && L->getValue() == 0;
+}
+
+/// E needs no parentheses as an operand.
+bool isPrimary(const Expr *E) {
+  E = E->IgnoreImpCasts();
+  return isa<DeclRefExpr, IntegerLiteral, ParenExpr, MemberExpr, CallExpr, ArraySubscriptExpr>(E);
+}
+
+//===----------------------------------------------------------------------===//
+// The plan
+//===----------------------------------------------------------------------===//
+
+/// Accesses of one buffer at one index inside a vectorised loop, moved as
+/// one 16-byte vector per step.
+struct VecGroup {
+  const an::Access *First = nullptr;
+  std::vector<const Expr *> Exprs; ///< the subscripts (or __ldg calls) replaced by components
+  bool Load = false, Store = false;
+  std::string Name, VecType, Elem;
+  const Expr *Address = nullptr; ///< the subscript whose address is taken (or __ldg's argument)
+  bool Ldg = false;
+};
+
+/// A row loop split over the lanes of a warp (or a block).
+struct Split {
+  const an::Loop *L = nullptr;
+  const ForStmt *F = nullptr;
+  const VarDecl *IV = nullptr;
+  bool IVDeclared = false; ///< declared in the for's init
+  const Expr *Start = nullptr;
+  const Expr *Bound = nullptr; ///< `k < N`: N; null when the test has another form
+  int64_t Step = 1;
+  const Stmt *Body = nullptr;
+  bool WritesMemory = false;
+  bool HasContinue = false;
+  /// Vectorisation: elements per vector (0: none) and the groups.
+  unsigned V = 0;
+  std::vector<VecGroup> Vec;
+  std::string NoVecWhy;
+};
+
+struct AccInfo {
+  const VarDecl *V = nullptr;
+  an::ReductionOp Op = an::ReductionOp::Add;
+  bool Reset = false; ///< lanes other than 0 start from the identity
+};
+
+/// The partial results of Accs combined after the statement After (a split
+/// loop, or a loop around one that the reduction also runs over).
+struct Combine {
+  const Stmt *After = nullptr;
+  std::vector<AccInfo> Accs;
+};
+
+struct Plan {
+  const CompoundStmt *Body = nullptr;
+  std::vector<Split> Splits;
+  std::vector<Combine> Combines;
+  /// Statements that write memory outside the split loops: lane 0 only.
+  std::vector<const Stmt *> Wraps;
+  std::vector<BuiltinUse> Builtins;
+  /// What the kernel computes, for the summary ("matrix-vector product").
+  std::string What;
+  std::vector<std::string> Facts;
+};
+
+bool idempotent(an::ReductionOp Op) {
+  return Op == an::ReductionOp::Max || Op == an::ReductionOp::Min || Op == an::ReductionOp::And ||
+         Op == an::ReductionOp::Or;
+}
+
+std::string identityOf(an::ReductionOp Op) { return Op == an::ReductionOp::Mul ? "1" : "0"; }
+
+class CooperativeRowRule : public ExpertRule {
+public:
+  StringRef name() const override { return "cooperative-row"; }
+  RuleOutcome propose(const RuleInput &In) override;
+
+private:
+  Expected<Plan> plan(const RuleInput &In, an::KernelModel &M);
+  std::string checkKernel(const RuleInput &In, const an::KernelModel &M, Plan &P);
+  std::string checkSplit(const RuleInput &In, const an::KernelModel &M, Split &S,
+                         std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs);
+  void planVectors(const RuleInput &In, const an::KernelModel &M, Split &S);
+  std::string planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P);
+  std::string planCombines(const RuleInput &In, const an::KernelModel &M, Plan &P,
+                           ArrayRef<std::pair<const VarDecl *, const an::Reduction *>> Accs);
+};
+
+//===----------------------------------------------------------------------===//
+// Preconditions
+//===----------------------------------------------------------------------===//
+
+std::string lineOf(const an::Loop &L) { return "line " + std::to_string(L.Loc.Line); }
+
+/// The loops whose accesses read a row per thread: some global access
+/// moves by one element per step of the loop (contiguous for the thread)
+/// and differs between neighbouring threads by more than one element
+/// (strided across the warp, or a data-dependent row start); and no access
+/// of the loop is already coalesced across the warp while it moves along
+/// the loop (a column walk, which a warp per row would make strided).
+struct Candidates {
+  std::vector<const an::Loop *> Rows;
+  std::string ColumnWhy, ShortWhy, ChunkWhy, ShapeWhy;
+};
+
+Candidates findRowLoops(const an::KernelModel &M) {
+  Candidates C;
+  std::set<unsigned> Chunks;
+  for (const an::Pattern *P : M.patterns(an::PatternKind::Chunk))
+    for (unsigned L : P->Loops)
+      Chunks.insert(L);
+  for (const an::Loop &L : M.Loops) {
+    if (!L.hasInductionVariable() || !L.Step)
+      continue;
+    auto Step = L.Step->constantValue();
+    if (!Step || *Step == 0)
+      continue;
+    const an::Access *Row = nullptr, *Col = nullptr;
+    for (const an::Access *A : M.accessesIn(L)) {
+      if (A->Space != an::MemorySpace::Global)
+        continue;
+      an::Slope S = M.slopeAlongLoop(*A, L);
+      if (!S.known() || S.isZero())
+        continue;
+      const an::WarpBehaviour &W = A->Warp;
+      auto Stride = W.constantStride();
+      bool Coalesced =
+          W.Class == an::AccessClass::Coalesced ||
+          (W.Class == an::AccessClass::Transposed && Stride && (*Stride == 1 || *Stride == -1));
+      if (Coalesced) {
+        Col = Col ? Col : A;
+        continue;
+      }
+      auto PerIt = S.constant();
+      if (!PerIt)
+        continue;
+      bool Contiguous = *PerIt == *Step || *PerIt == -*Step;
+      bool Spread = W.Class == an::AccessClass::Strided ||
+                    W.Class == an::AccessClass::DataDependent ||
+                    W.Class == an::AccessClass::Transposed;
+      if (Contiguous && Spread && A->Warp.Class != an::AccessClass::Broadcast)
+        Row = Row ? Row : A;
+    }
+    if (!Row) {
+      if (Col && C.ColumnWhy.empty())
+        C.ColumnWhy = "the loop over '" + L.Var + "' at " + lineOf(L) + " reads '" + Col->Text +
+                      "', which is already coalesced across the warp (neighbouring threads "
+                      "read neighbouring elements); a warp per row would make it strided";
+      continue;
+    }
+    if (Col) {
+      if (C.ColumnWhy.empty())
+        C.ColumnWhy = "the loop over '" + L.Var + "' at " + lineOf(L) + " reads '" + Row->Text +
+                      "' along a row but '" + Col->Text +
+                      "' down a column (coalesced now); a warp per row would make that one "
+                      "strided";
+      continue;
+    }
+    if (Chunks.count(L.Id)) {
+      if (C.ChunkWhy.empty())
+        C.ChunkWhy = "the loop over '" + L.Var + "' at " + lineOf(L) +
+                     " is a per-thread chunk of a compile-time size: too short for a warp "
+                     "(a coalesced remap of the chunk is the rewrite for it)";
+      continue;
+    }
+    if (L.TripCount && *L.TripCount < 64) {
+      if (C.ShortWhy.empty())
+        C.ShortWhy = formatv("the row loop over '{0}' at {1} has {2} iterations: too few to "
+                             "share among the 32 lanes of a warp",
+                             L.Var, lineOf(L), *L.TripCount)
+                         .str();
+      continue;
+    }
+    C.Rows.push_back(&L);
+  }
+  // Keep the innermost of nested row loops.
+  std::vector<const an::Loop *> Inner;
+  for (const an::Loop *L : C.Rows) {
+    bool HasInner = any_of(C.Rows, [&](const an::Loop *O) {
+      if (O == L)
+        return false;
+      for (int P = O->Parent; P >= 0; P = M.Loops[P].Parent)
+        if (unsigned(P) == L->Id)
+          return true;
+      return false;
+    });
+    if (!HasInner)
+      Inner.push_back(L);
+  }
+  C.Rows = Inner;
+  return C;
+}
+
+std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::KernelModel &M,
+                                            Plan &P) {
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const an::Access &A : M.Accesses) {
+    if (A.Space == an::MemorySpace::Shared)
+      return "the kernel uses shared memory ('" + A.Buffer +
+             "'): its threads cooperate already, and a warp per row would change who shares "
+             "what";
+    if (A.Space == an::MemorySpace::Unknown && A.writes())
+      return "the kernel writes through '" + A.Text +
+             "', a pointer the analysis cannot trace to a parameter";
+  }
+  struct Scan : RecursiveASTVisitor<Scan> {
+    const SourceManager *SM;
+    std::string Why;
+    std::vector<BuiltinUse> Uses;
+    std::vector<const DeclRefExpr *> VarRefs;
+    std::set<const FunctionDecl *> Seen;
+    unsigned Depth = 0;
+    bool VisitVarDecl(VarDecl *V) {
+      if (V->hasAttr<CUDASharedAttr>() && Why.empty())
+        Why = "the kernel declares the __shared__ array '" + V->getNameAsString() + "'";
+      if (V->isStaticLocal() && Why.empty())
+        Why = "the kernel has a static local '" + V->getNameAsString() + "'";
+      return true;
+    }
+    bool VisitLabelStmt(LabelStmt *L) {
+      if (Why.empty() && !Inside)
+        Why = "the kernel has the label '" + std::string(L->getName()) +
+              "' (the fallback copy of the body would repeat it)";
+      return true;
+    }
+    bool VisitGCCAsmStmt(GCCAsmStmt *) {
+      if (Why.empty())
+        Why = "the kernel has inline assembly";
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      std::string N = calleeNameOf(C);
+      if (isThreadEffect(N)) {
+        if (Why.empty())
+          Why = "the kernel calls '" + N +
+                "', which synchronises or communicates between threads or has effects that a "
+                "warp per row would repeat";
+        return true;
+      }
+      const FunctionDecl *FD = C->getDirectCallee();
+      if (!FD) {
+        if (!isa<CXXOperatorCallExpr>(C) &&
+            !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()) && Why.empty())
+          Why = "the kernel calls through a function pointer";
+        return true;
+      }
+      if (SM->isInSystemHeader(FD->getLocation()) || !FD->hasBody())
+        return true;
+      // A device function of the file: looked into, so that builtins or
+      // effects inside it are seen.
+      const FunctionDecl *Def = FD->getDefinition();
+      if (Def && Seen.insert(Def).second && Depth < 4) {
+        ++Depth;
+        Inside = true;
+        TraverseStmt(Def->getBody());
+        Inside = false;
+        --Depth;
+      }
+      return true;
+    }
+    bool Inside = false;
+    bool VisitExpr(Expr *E) {
+      if (isa<ParenExpr, ImplicitCastExpr>(E))
+        return true;
+      auto B = frontend::cudaBuiltin(E);
+      if (!B)
+        return true;
+      if (Inside) {
+        if (Why.empty())
+          Why = "a device function the kernel calls reads '" + B->Var.str() + "." +
+                std::string(1, B->Dim) + "'";
+        return true;
+      }
+      SourceRange R = E->getSourceRange();
+      if (R.getBegin().isMacroID() || R.getEnd().isMacroID()) {
+        if ((B->Dim == 'x' && B->Var != "blockDim") && Why.empty())
+          Why = "'" + B->Var.str() + ".x' is written inside a macro expansion";
+        return true;
+      }
+      Uses.push_back({0, 0, B->Var.str(), B->Dim});
+      Ranges.push_back(R);
+      return true;
+    }
+    std::vector<SourceRange> Ranges;
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      if (frontend::isCudaBuiltinVar(D->getDecl()))
+        VarRefs.push_back(D);
+      return true;
+    }
+  } S;
+  S.SM = &SM;
+  S.TraverseStmt(const_cast<CompoundStmt *>(P.Body));
+  if (!S.Why.empty())
+    return S.Why;
+  EditCollector EC(In);
+  std::set<std::pair<unsigned, unsigned>> Done;
+  for (size_t I = 0; I < S.Uses.size(); ++I) {
+    auto R = EC.rangeOf(S.Ranges[I]);
+    if (!R)
+      return "'" + S.Uses[I].Var + "." + std::string(1, S.Uses[I].Dim) +
+             "' is not plain text of the main file";
+    if (!Done.insert(*R).second)
+      continue;
+    BuiltinUse U = S.Uses[I];
+    U.Begin = R->first;
+    U.End = R->second;
+    P.Builtins.push_back(U);
+  }
+  // Drop occurrences nested in others (a property reference and its
+  // semantic form).
+  llvm::sort(P.Builtins, [](const BuiltinUse &A, const BuiltinUse &B) {
+    return A.Begin != B.Begin ? A.Begin < B.Begin : A.End > B.End;
+  });
+  std::vector<BuiltinUse> Flat;
+  for (const BuiltinUse &U : P.Builtins)
+    if (Flat.empty() || U.Begin >= Flat.back().End)
+      Flat.push_back(U);
+  P.Builtins = Flat;
+  // threadIdx itself (a whole uint3) cannot be replaced by a component.
+  for (const DeclRefExpr *D : S.VarRefs) {
+    auto R = EC.rangeOf(D->getSourceRange());
+    if (!R)
+      continue;
+    bool Covered = any_of(
+        P.Builtins, [&](const BuiltinUse &U) { return U.Begin <= R->first && R->second <= U.End; });
+    if (!Covered)
+      return "'" + D->getDecl()->getNameAsString() + "' is used as a whole, not by its components";
+  }
+  return "";
+}
+
+std::string CooperativeRowRule::checkSplit(
+    const RuleInput &In, const an::KernelModel &M, Split &S,
+    std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs) {
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const an::Loop &L = *S.L;
+  std::string Where = "the row loop over '" + L.Var + "' at " + lineOf(L);
+  S.F = dyn_cast_or_null<ForStmt>(L.S);
+  if (!S.F)
+    return Where + " is not a for loop";
+  if (L.HasSync)
+    return Where + " synchronises the block";
+  if (L.HasEarlyExit)
+    return Where + " may leave early (break, return or goto): its lanes could not agree "
+                   "where the row ends";
+  if (!L.ExtraCondText.empty())
+    return Where + " also tests '" + L.ExtraCondText +
+           "': an exit test besides the bound would stop each lane at a different element";
+  S.Step = *L.Step->constantValue();
+  S.IV = L.IV;
+  if (!S.IV)
+    return Where + " has no induction variable";
+  // The for's parts.
+  const Stmt *Init = S.F->getInit();
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(Init)) {
+    if (!DS->isSingleDecl() || DS->getSingleDecl() != S.IV || !S.IV->getInit())
+      return Where + " declares more than its induction variable";
+    S.IVDeclared = true;
+    S.Start = S.IV->getInit();
+  } else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Init);
+             A && A->getOpcode() == BO_Assign && lvalueRoot(A->getLHS()) == S.IV &&
+             isa<DeclRefExpr>(A->getLHS()->IgnoreParenImpCasts())) {
+    S.Start = A->getRHS();
+    // Its value after the loop would differ between lanes.
+    for (const DeclRefExpr *R : referencesTo(S.IV, In.Kernel.getBody()))
+      if (!isInside(R, S.F, Ctx))
+        return Where + ": '" + L.Var + "' is used outside the loop (line " +
+               std::to_string(SM.getPresumedLineNumber(R->getBeginLoc())) + ")";
+  } else {
+    return Where + " does not start its induction variable in the for's init";
+  }
+  if (S.Start->HasSideEffects(Ctx))
+    return Where + ": the loop's start has side effects";
+  const Expr *Cond = S.F->getCond();
+  const auto *C = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()) : nullptr;
+  if (!C || !C->isRelationalOp())
+    return Where + " runs while '" + L.CondText +
+           "': the lanes need an ordered bound (<, <=, >, >=)";
+  bool IVLeft =
+      lvalueRoot(C->getLHS()) == S.IV && isa<DeclRefExpr>(C->getLHS()->IgnoreParenCasts());
+  bool IVRight =
+      lvalueRoot(C->getRHS()) == S.IV && isa<DeclRefExpr>(C->getRHS()->IgnoreParenCasts());
+  if (IVLeft == IVRight)
+    return Where + " runs while '" + L.CondText + "', which does not compare '" + L.Var +
+           "' with a bound";
+  BinaryOperatorKind Op =
+      IVLeft ? C->getOpcode() : BinaryOperator::reverseComparisonOp(C->getOpcode());
+  if ((S.Step > 0) != (Op == BO_LT || Op == BO_LE))
+    return Where + " runs while '" + L.CondText + "', which does not bound its step";
+  if (Cond->HasSideEffects(Ctx))
+    return Where + ": the loop's test has side effects";
+  if (Op == BO_LT)
+    S.Bound = IVLeft ? C->getRHS() : C->getLHS();
+  const Expr *Inc = S.F->getInc();
+  bool PlainInc = false;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
+    PlainInc = U->isIncrementDecrementOp() && lvalueRoot(U->getSubExpr()) == S.IV;
+  else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc))
+    PlainInc = lvalueRoot(CA->getLHS()) == S.IV && !CA->getRHS()->HasSideEffects(Ctx) &&
+               (CA->getOpcode() == BO_AddAssign || CA->getOpcode() == BO_SubAssign);
+  else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Inc))
+    PlainInc = A->getOpcode() == BO_Assign && lvalueRoot(A->getLHS()) == S.IV &&
+               !A->getRHS()->HasSideEffects(Ctx);
+  if (!PlainInc)
+    return Where + ": its increment '" + textOf(Inc, Ctx) + "' is not a plain step of '" + L.Var +
+           "'";
+  S.Body = S.F->getBody();
+  if (isModified(S.IV, S.Body))
+    return Where + " assigns '" + L.Var + "' in its body";
+
+  // What the body changes: locals declared in it, reductions over this
+  // loop, and memory at one element per iteration.
+  Writes W = writesIn(S.Body);
+  for (const VarDecl *V : W.AddressTaken)
+    if (!declaredIn(V, S.Body, SM))
+      return Where + " takes the address of '" + V->getNameAsString() + "'";
+  for (const auto &[V, E] : W.Vars) {
+    if (declaredIn(V, S.Body, SM))
+      continue;
+    const an::Reduction *R = M.reductionOf(V);
+    bool Over = R && R->Kind == an::ReductionKind::LoopCarried && is_contained(R->Loops, L.Id);
+    if (!Over)
+      return Where + " carries '" + V->getNameAsString() +
+             "' from one iteration to the next, and it is not a reduction over this loop with "
+             "an associative operator (+, *, min, max, &, |, ^)";
+    if (R->Op == an::ReductionOp::ArgMax || R->Op == an::ReductionOp::ArgMin)
+      return Where + " computes an " + an::reductionOpName(R->Op).str() + " of '" + R->Target +
+             "' (with '" + join(R->Companions, "', '") +
+             "'); the lanes' candidates would need a tie-break on the position, which this "
+             "rewrite does not make";
+    QualType T = V->getType();
+    if (!T->isDependentType() && !T->isArithmeticType())
+      return Where + " reduces into '" + V->getNameAsString() + "' of type '" + T.getAsString() +
+             "', which warp shuffles do not carry";
+    if (none_of(Accs, [&](const auto &X) { return X.first == V; }))
+      Accs.push_back({V, R});
+  }
+  for (const Expr *E : W.Memory)
+    if (!M.accessAt(E) && !M.accessAt(E->IgnoreParenCasts()))
+      return Where + " writes through '" + textOf(E, Ctx) +
+             "', which the analysis does not trace to a buffer";
+  for (const an::Access *A : M.accessesIn(L)) {
+    if (!A->writes())
+      continue;
+    if (A->Kind == an::AccessKind::Atomic)
+      return Where + " updates '" + A->Text +
+             "' atomically: a side effect besides the reduction, which the rewrite does not "
+             "move between threads";
+    an::Slope Sl = M.slopeAlongLoop(*A, L);
+    auto PerIt = Sl.constant();
+    if (!A->IndexKnown || !PerIt || *PerIt == 0)
+      return Where + " writes '" + A->Text + "' at an element that does not move with '" + L.Var +
+             "': only one element per iteration may be written (the final write of a "
+             "multi-pass row)";
+    S.WritesMemory = true;
+    for (const an::Access *B : M.accessesIn(L))
+      if (B != A && B->Base == A->Base && !(B->Index == A->Index))
+        return Where + " writes '" + A->Text + "' and reads '" + B->Text +
+               "' of the same buffer at another element";
+  }
+  // A `continue` of this loop (not of a nested one) ends one element.
+  struct Cont : RecursiveASTVisitor<Cont> {
+    bool Found = false;
+    bool TraverseForStmt(ForStmt *) { return true; }
+    bool TraverseWhileStmt(WhileStmt *) { return true; }
+    bool TraverseDoStmt(DoStmt *) { return true; }
+    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
+    bool VisitContinueStmt(ContinueStmt *) {
+      Found = true;
+      return true;
+    }
+  } CF;
+  CF.TraverseStmt(const_cast<Stmt *>(S.Body));
+  S.HasContinue = CF.Found;
+  return "";
+}
+
+/// The CUDA vector type of 16 bytes for an element type, and its width.
+std::optional<std::pair<std::string, unsigned>> vectorTypeOf(QualType T) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  const auto *B = T->getAs<BuiltinType>();
+  if (!B)
+    return std::nullopt;
+  switch (B->getKind()) {
+  case BuiltinType::Float:
+    return std::make_pair(std::string("float4"), 4u);
+  case BuiltinType::Int:
+    return std::make_pair(std::string("int4"), 4u);
+  case BuiltinType::UInt:
+    return std::make_pair(std::string("uint4"), 4u);
+  case BuiltinType::Double:
+    return std::make_pair(std::string("double2"), 2u);
+  case BuiltinType::LongLong:
+    return std::make_pair(std::string("longlong2"), 2u);
+  case BuiltinType::ULongLong:
+    return std::make_pair(std::string("ulonglong2"), 2u);
+  default:
+    return std::nullopt;
+  }
+}
+
+void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel &M, Split &S) {
+  ASTContext &Ctx = In.Ctx;
+  const an::Loop &L = *S.L;
+  auto No = [&](std::string Why) {
+    S.V = 0;
+    S.Vec.clear();
+    S.NoVecWhy = std::move(Why);
+  };
+  if (S.Step != 1 || !S.Bound)
+    return No("the loop does not count up to a '<' bound by one");
+  if (!S.IVDeclared)
+    return No("the induction variable is declared outside the loop");
+  if (S.HasContinue)
+    return No("the loop body has 'continue'");
+  if (S.Bound->HasSideEffects(Ctx))
+    return No("the bound has side effects");
+  // The contiguous accesses that can be moved as vectors: unconditional
+  // ones make the groups (their vector load is safe to issue); a
+  // conditional load of the same element then reads the component too.
+  struct Cand {
+    const an::Access *A;
+    const Expr *Addr;
+    bool Ldg, Store, Conditional;
+    std::pair<std::string, unsigned> VT;
+    std::string Elem;
+  };
+  std::vector<Cand> Cands;
+  for (const an::Access *A : M.accessesIn(L)) {
+    if (A->Space != an::MemorySpace::Global || !A->E || A->Loops.empty() ||
+        A->Loops.back() != L.Id || !A->IndexKnown)
+      continue;
+    auto PerIt = M.slopeAlongLoop(*A, L).constant();
+    if (!PerIt || *PerIt != 1 || A->Kind == an::AccessKind::Atomic)
+      continue;
+    bool Conditional = any_of(
+        A->G.Terms, [&](const an::GuardTerm &T) { return T.Cond && isInside(T.Cond, S.F, Ctx); });
+    const Expr *E = A->E;
+    const Expr *Addr = nullptr;
+    bool Ldg = false;
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (A->Callee != "__ldg" || Call->getNumArgs() != 1)
+        continue;
+      Ldg = true;
+      Addr = Call->getArg(0);
+    } else if (isa<ArraySubscriptExpr>(E) ||
+               (isa<UnaryOperator>(E) && cast<UnaryOperator>(E)->getOpcode() == UO_Deref)) {
+      Addr = E;
+    } else {
+      continue;
+    }
+    QualType ET = E->getType();
+    if (ET.isVolatileQualified())
+      continue;
+    auto VT = vectorTypeOf(ET);
+    if (!VT)
+      continue;
+    bool IsStore = A->writes();
+    if (IsStore) {
+      if (Ldg)
+        return No("a store through __ldg");
+      // A plain assignment directly in the loop body: every component of
+      // the vector is then written.
+      const Stmt *Parent = nullptr;
+      const Stmt *St = statementOf(E, Ctx, Parent);
+      const auto *Asg = dyn_cast<BinaryOperator>(St);
+      bool Direct = Parent == S.Body || St == S.Body;
+      if (Conditional || !Direct || !Asg || !Asg->isAssignmentOp() ||
+          Asg->getLHS()->IgnoreParens() != E)
+        continue;
+    }
+    Cands.push_back({A, Addr, Ldg, IsStore, Conditional, *VT, typeSpelling(ET, Ctx)});
+  }
+  std::map<std::string, size_t> ByKey;
+  for (bool Pass : {false, true})
+    for (const Cand &C : Cands) {
+      if (C.Conditional != Pass)
+        continue;
+      const an::Access *A = C.A;
+      std::string Key = A->Buffer + "@" + M.render(A->Index);
+      auto It = ByKey.find(Key);
+      if (It == ByKey.end()) {
+        if (C.Conditional)
+          continue;
+        if (S.V == 0)
+          S.V = C.VT.second;
+        if (C.VT.second != S.V)
+          continue;
+        VecGroup G;
+        G.First = A;
+        G.VecType = C.VT.first;
+        G.Elem = C.Elem;
+        G.Address = C.Addr;
+        G.Ldg = C.Ldg;
+        It = ByKey.emplace(Key, S.Vec.size()).first;
+        S.Vec.push_back(G);
+      }
+      VecGroup &G = S.Vec[It->second];
+      if (G.VecType != C.VT.first)
+        continue;
+      G.Exprs.push_back(A->E);
+      (C.Store ? G.Store : G.Load) = true;
+      if (A->Kind == an::AccessKind::ReadModifyWrite)
+        G.Load = true;
+    }
+  // Only the groups of row accesses are worth a vector; a vector of a
+  // buffer that is also accessed elsewhere in the loop at another index is
+  // fine (reads), but a written group must hold every access to its
+  // buffer in the loop.
+  for (const VecGroup &G : S.Vec)
+    if (G.Store)
+      for (const an::Access *A : M.accessesIn(L))
+        if (A->Base == G.First->Base && !is_contained(G.Exprs, A->E))
+          return No("'" + G.First->Buffer + "' is also accessed in the loop outside the vector");
+  if (S.Vec.empty())
+    return No("no contiguous access of a 4- or 8-byte arithmetic type is unconditional in "
+              "the loop");
+  bool AnyLoad = any_of(S.Vec, [](const VecGroup &G) { return G.Load || G.Store; });
+  if (!AnyLoad)
+    return No("nothing to move");
+}
+
+std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P) {
+  ASTContext &Ctx = In.Ctx;
+  auto InSplit = [&](const Stmt *E) -> const Split * {
+    for (const Split &S : P.Splits)
+      if (isInside(E, S.F, Ctx))
+        return &S;
+    return nullptr;
+  };
+  std::set<const ValueDecl *> WrittenOutside, WrittenInside;
+  for (const an::Access &A : M.Accesses) {
+    if (!A.writes() || !A.E)
+      continue;
+    if (InSplit(A.E)) {
+      WrittenInside.insert(A.Base);
+      continue;
+    }
+    WrittenOutside.insert(A.Base);
+    const Stmt *Parent = nullptr;
+    const Stmt *St = statementOf(A.E, Ctx, Parent);
+    if (!Parent || isa<DeclStmt>(Parent) || isa<ReturnStmt>(Parent))
+      return "the write '" + A.Text + "' is part of a declaration";
+    const auto *If = dyn_cast<IfStmt>(Parent);
+    const auto *For = dyn_cast<ForStmt>(Parent);
+    const auto *While = dyn_cast<WhileStmt>(Parent);
+    const auto *Do = dyn_cast<DoStmt>(Parent);
+    bool IsBody =
+        isa<CompoundStmt>(Parent) || (If && (If->getThen() == St || If->getElse() == St)) ||
+        (For && For->getBody() == St) || (While && While->getBody() == St) ||
+        (Do && Do->getBody() == St) || isa<LabelStmt>(Parent) || isa<AttributedStmt>(Parent);
+    if (!IsBody)
+      return "the write '" + A.Text + "' is part of a condition or a loop header";
+    if (A.Kind == an::AccessKind::Atomic && St != A.E &&
+        (!isa<Expr>(St) || cast<Expr>(St)->IgnoreParenCasts() != A.E))
+      return "the result of the atomic '" + A.Text +
+             "' is used: one lane makes the update, and the others would need its result";
+    if (!is_contained(P.Wraps, St))
+      P.Wraps.push_back(St);
+  }
+  for (const ValueDecl *B : WrittenOutside)
+    if (WrittenInside.count(B))
+      return "'" + B->getNameAsString() +
+             "' is written both inside a row loop (by every lane) and outside (by one)";
+  // A buffer written outside the row loops is written by lane 0 only; no
+  // other statement may read it, since the other lanes would not see it.
+  for (const an::Access &A : M.Accesses) {
+    if (!A.Base || !WrittenOutside.count(A.Base) || !A.E)
+      continue;
+    const Stmt *Parent = nullptr;
+    const Stmt *St = statementOf(A.E, Ctx, Parent);
+    if (!is_contained(P.Wraps, St))
+      return "'" + A.Buffer +
+             "' is written outside the row loops (by one lane of the warp) "
+             "and read by '" +
+             A.Text + "', which every lane runs";
+  }
+  return "";
+}
+
+std::string
+CooperativeRowRule::planCombines(const RuleInput &In, const an::KernelModel &M, Plan &P,
+                                 ArrayRef<std::pair<const VarDecl *, const an::Reduction *>> Accs) {
+  ASTContext &Ctx = In.Ctx;
+  for (const auto &[V, R] : Accs) {
+    // The loops the reduction runs over that contain a split loop it
+    // updates: the outermost is where the lanes' partials are complete.
+    for (const Split &S : P.Splits) {
+      if (!is_contained(R->Loops, S.L->Id))
+        continue;
+      const Stmt *After = S.F;
+      for (unsigned LId : R->Loops) {
+        const an::Loop &O = M.Loops[LId];
+        if (O.S && O.S != S.F && isInside(S.F, O.S, Ctx) &&
+            (After == S.F || isInside(After, O.S, Ctx)))
+          After = O.S;
+      }
+      // Between the reset and the combine only the lanes' shares may be
+      // added: an update outside the split loops would be counted once per
+      // lane (harmless for max, min, &, |).
+      if (After != S.F && !idempotent(R->Op))
+        for (const auto &[W, E] : writesIn(After).Vars)
+          if (W == V &&
+              none_of(P.Splits, [&, E = E](const Split &X) { return isInside(E, X.F, Ctx); }))
+            return "'" + V->getNameAsString() + "' is also updated outside the row loop (line " +
+                   std::to_string(Ctx.getSourceManager().getPresumedLineNumber(E->getBeginLoc())) +
+                   "), which every lane of the warp would repeat";
+      Combine *C = nullptr;
+      for (Combine &X : P.Combines)
+        if (X.After == After)
+          C = &X;
+      if (!C) {
+        P.Combines.push_back({After, {}});
+        C = &P.Combines.back();
+      }
+      if (any_of(C->Accs, [&](const AccInfo &A) { return A.V == V; }))
+        continue;
+      AccInfo A;
+      A.V = V;
+      A.Op = R->Op;
+      if (!idempotent(R->Op)) {
+        // Lane 0 keeps the value from before the loop; the others start
+        // from the identity, unless the accumulator is declared with it
+        // just before.
+        A.Reset = true;
+        const Stmt *Parent = parentStmt(After, Ctx);
+        if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Parent)) {
+          const Stmt *Prev = nullptr;
+          for (const Stmt *X : CS->body()) {
+            if (X == After)
+              break;
+            Prev = X;
+            (void)Prev;
+          }
+          // Walk back from After to V's declaration.
+          std::vector<const Stmt *> Before;
+          for (const Stmt *X : CS->body()) {
+            if (X == After)
+              break;
+            Before.push_back(X);
+          }
+          for (auto It = Before.rbegin(); It != Before.rend(); ++It) {
+            const auto *DS = dyn_cast<DeclStmt>(*It);
+            bool Declares = DS && any_of(DS->decls(), [&](const Decl *D) { return D == V; });
+            if (Declares) {
+              auto Val = literalValue(V->getInit(), Ctx);
+              A.Reset = !(Val && *Val == (R->Op == an::ReductionOp::Mul ? 1.0 : 0.0));
+              break;
+            }
+            if (references(*It, V))
+              break;
+          }
+        }
+      }
+      C->Accs.push_back(A);
+    }
+  }
+  return "";
+}
+
+Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M) {
+  Plan P;
+  P.Body = kernelBody(In.Kernel);
+  if (!P.Body)
+    return createStringError("the kernel has no body");
+  Candidates C = findRowLoops(M);
+  if (C.Rows.empty()) {
+    std::string Why = !C.ColumnWhy.empty()  ? C.ColumnWhy
+                      : !C.ChunkWhy.empty() ? C.ChunkWhy
+                      : !C.ShortWhy.empty() ? C.ShortWhy
+                                            : "";
+    if (Why.empty())
+      Why = "no per-thread row loop: no loop in which each thread reads a contiguous row "
+            "(one element per step) that neighbouring threads read at a stride (the model's "
+            "row-loop, matrix-vector and multi-pass-row computations)";
+    return createStringError(Why);
+  }
+  if (std::string Why = checkKernel(In, M, P); !Why.empty())
+    return createStringError(Why);
+  std::vector<std::pair<const VarDecl *, const an::Reduction *>> Accs;
+  for (const an::Loop *L : C.Rows) {
+    Split S;
+    S.L = L;
+    if (std::string Why = checkSplit(In, M, S, Accs); !Why.empty())
+      return createStringError(Why);
+    planVectors(In, M, S);
+    P.Splits.push_back(std::move(S));
+  }
+  // Split loops inside split loops cannot happen (innermost kept); a row
+  // loop inside an accumulation of another is fine.
+  if (std::string Why = planWrites(In, M, P); !Why.empty())
+    return createStringError(Why);
+  if (std::string Why = planCombines(In, M, P, Accs); !Why.empty())
+    return createStringError(Why);
+  // An accumulator reduced over a split loop must be combined after it.
+  for (const auto &[V, R] : Accs)
+    if (none_of(P.Combines, [&, V = V](const Combine &X) {
+          return any_of(X.Accs, [&](const AccInfo &A) { return A.V == V; });
+        }))
+      return createStringError("internal: no combine point for '%s'", V->getNameAsString().c_str());
+
+  // What it computes, from the patterns over the split loops.
+  auto Covers = [&](const an::Pattern *Pt) {
+    return any_of(Pt->Loops, [&](unsigned L) {
+      return any_of(P.Splits, [&](const Split &S) { return S.L->Id == L; });
+    });
+  };
+  for (const an::Pattern *Pt : M.patterns(an::PatternKind::MultiPassRow))
+    if (Covers(Pt)) {
+      P.What =
+          formatv("multi-pass row ({0} passes over a row of '{1}')", Pt->Passes, Pt->role("buffer"))
+              .str();
+      P.Facts.push_back(Pt->Summary);
+    }
+  if (P.What.empty())
+    for (const an::Pattern *Pt : M.patterns(an::PatternKind::MatrixVector))
+      if (Covers(Pt)) {
+        P.What = "matrix-vector product " + Pt->role("y").str() + " = " + Pt->role("A").str() +
+                 " * " + Pt->role("x").str();
+        P.Facts.push_back(Pt->Summary);
+      }
+  if (P.What.empty())
+    for (const an::Pattern *Pt : M.patterns(an::PatternKind::RowLoop))
+      if (Covers(Pt)) {
+        P.Facts.push_back(Pt->Summary);
+        if (Pt->Reduction >= 0) {
+          const an::Reduction &R = M.Reductions[Pt->Reduction];
+          P.What =
+              "row reduction (" + an::reductionOpSymbol(R.Op).str() + ") into '" + R.Target + "'";
+        } else {
+          P.What = "row loop over '" + Pt->role("buffer").str() + "'";
+        }
+      }
+  if (P.What.empty()) {
+    const Split &S = P.Splits.front();
+    bool Sparse = any_of(M.accessesIn(*S.L), [](const an::Access *A) {
+      return A->Warp.Class == an::AccessClass::DataDependent && A->writes() == false;
+    });
+    P.What =
+        Sparse ? "sparse row loop over '" + S.L->Var + "' (rows start at loaded offsets, CSR-like)"
+               : "row loop over '" + S.L->Var + "'";
+  }
+  return P;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+/// The names and texts of one variant: a warp per row, or a block.
+struct Variant {
+  bool Block = false;
+  std::string Lane, Lanes; ///< the lane's index and the lane count ("32" or a variable)
+  std::string Tid, Bid, Grid, Warp, NLanes, Offset, Part;
+  std::map<const VarDecl *, std::string> Parts; ///< block: shared partials per accumulator
+};
+
+class Emitter {
+public:
+  Emitter(const RuleInput &In, const Plan &P, Variant &V, const an::KernelModel &M,
+          std::set<std::string> &Taken)
+      : In(In), Ctx(In.Ctx), P(P), V(V), M(M), Taken(Taken), EC(In) {}
+
+  /// The new text of the body between its braces, or why not.
+  Expected<std::string> body();
+
+private:
+  const RuleInput &In;
+  ASTContext &Ctx;
+  const Plan &P;
+  Variant &V;
+  const an::KernelModel &M;
+  std::set<std::string> &Taken;
+  EditCollector EC;
+  std::vector<Piece> Subs; ///< builtin replacements of the main path
+
+  std::optional<std::pair<unsigned, unsigned>> range(const Stmt *S) {
+    return EC.rangeOf(S->getSourceRange());
+  }
+  std::optional<std::pair<unsigned, unsigned>> stmtRange(const Stmt *S) {
+    return EC.rangeOfStatement(S);
+  }
+  /// The text of [B, E) with the builtin replacements and Extra.
+  Expected<std::string> text(unsigned B, unsigned E, std::vector<Piece> Extra = {}) {
+    std::vector<Piece> All;
+    for (const Piece &X : Subs)
+      if (X.Begin >= B && X.End <= E && !coveredBy(X, Extra))
+        All.push_back(X);
+    All.insert(All.end(), Extra.begin(), Extra.end());
+    auto T = render(In.Source, B, E, All);
+    if (!T)
+      return createStringError("internal: overlapping edits");
+    return *T;
+  }
+  static bool coveredBy(const Piece &X, ArrayRef<Piece> Extra) {
+    return any_of(Extra, [&](const Piece &E) {
+      return E.Begin < E.End && E.Begin <= X.Begin && X.End <= E.End;
+    });
+  }
+  Expected<std::string> exprText(const Expr *E, std::vector<Piece> Extra = {}) {
+    auto R = range(E);
+    if (!R)
+      return createStringError("'%s' is written inside a macro", textOf(E, Ctx).c_str());
+    return text(R->first, R->second, std::move(Extra));
+  }
+  std::string indentAt(unsigned Offset) { return lineIndent(In.Source, Offset).str(); }
+
+  Expected<std::string> splitLoop(const Split &S, unsigned Begin, unsigned End,
+                                  const std::string &Ind);
+  std::string combine(const Combine &C, const std::string &Ind);
+  std::string combineText(const AccInfo &A, const std::string &Other);
+};
+
+std::string Emitter::combineText(const AccInfo &A, const std::string &Other) {
+  std::string N = A.V->getNameAsString();
+  QualType T = A.V->getType().getCanonicalType();
+  bool F = T->isSpecificBuiltinType(BuiltinType::Float);
+  bool D = T->isSpecificBuiltinType(BuiltinType::Double);
+  switch (A.Op) {
+  case an::ReductionOp::Add:
+    return N + " += " + Other + ";";
+  case an::ReductionOp::Mul:
+    return N + " *= " + Other + ";";
+  case an::ReductionOp::And:
+    return N + " &= " + Other + ";";
+  case an::ReductionOp::Or:
+    return N + " |= " + Other + ";";
+  case an::ReductionOp::Xor:
+    return N + " ^= " + Other + ";";
+  case an::ReductionOp::Max:
+  case an::ReductionOp::ArgMax:
+    if (F || D)
+      return N + " = " + (F ? "fmaxf(" : "fmax(") + N + ", " + Other + ");";
+    return N + " = " + N + " < " + Other + " ? " + Other + " : " + N + ";";
+  case an::ReductionOp::Min:
+  case an::ReductionOp::ArgMin:
+    if (F || D)
+      return N + " = " + (F ? "fminf(" : "fmin(") + N + ", " + Other + ");";
+    return N + " = " + Other + " < " + N + " ? " + Other + " : " + N + ";";
+  }
+  return "";
+}
+
+std::string Emitter::combine(const Combine &C, const std::string &Ind) {
+  std::string I1 = Ind + "  ";
+  std::vector<std::string> L;
+  std::vector<std::string> Names;
+  for (const AccInfo &A : C.Accs)
+    Names.push_back("'" + A.V->getNameAsString() + "'");
+  if (V.Block) {
+    L.push_back("// cooperative-row: the partial " + join(Names, ", ") +
+                " combined, each warp with shuffles,");
+    L.push_back("// then the warps through shared memory; every thread gets the result.");
+  } else {
+    L.push_back("// cooperative-row: the lanes' partial " + join(Names, ", ") +
+                " combined; every lane gets the result.");
+  }
+  std::string Off = V.Offset;
+  if (C.Accs.size() == 1) {
+    const AccInfo &A = C.Accs.front();
+    std::string N = A.V->getNameAsString();
+    L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2)");
+    L.push_back("  " + combineText(A, "__shfl_xor_sync(0xffffffff, " + N + ", " + Off + ")"));
+  } else {
+    L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2) {");
+    for (const AccInfo &A : C.Accs) {
+      std::string N = A.V->getNameAsString();
+      L.push_back("  " + combineText(A, "__shfl_xor_sync(0xffffffff, " + N + ", " + Off + ")"));
+    }
+    L.push_back("}");
+  }
+  if (V.Block) {
+    L.push_back("if (" + V.Lane + " % 32 == 0) {");
+    for (const AccInfo &A : C.Accs)
+      L.push_back("  " + V.Parts[A.V] + "[" + V.Lane + " / 32] = " + A.V->getNameAsString() + ";");
+    L.push_back("}");
+    L.push_back("__syncthreads();");
+    for (const AccInfo &A : C.Accs)
+      L.push_back(A.V->getNameAsString() + " = " + V.Parts[A.V] + "[0];");
+    std::string W = V.Part;
+    L.push_back("for (int " + W + " = 1; " + W + " < " + V.Lanes + " / 32; ++" + W + ")" +
+                (C.Accs.size() > 1 ? " {" : ""));
+    for (const AccInfo &A : C.Accs)
+      L.push_back("  " + combineText(A, V.Parts[A.V] + "[" + W + "]"));
+    if (C.Accs.size() > 1)
+      L.push_back("}");
+    L.push_back("__syncthreads();");
+  }
+  return indentLines(L, Ind);
+}
+
+Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigned End,
+                                         const std::string &Ind) {
+  std::string K = S.IV->getNameAsString();
+  std::string Lane = V.Lane, Lanes = V.Lanes;
+  auto Mul = [&](const std::string &A, int64_t C) {
+    return C == 1 ? A : A + " * " + std::to_string(C);
+  };
+  // The scalar loop over lane, lane + lanes, ...
+  std::vector<Piece> Head;
+  auto SR = range(S.Start);
+  auto IR = range(S.F->getInc());
+  if (!SR || !IR)
+    return createStringError("the row loop's header is written inside a macro");
+  auto StartText = exprText(S.Start);
+  if (!StartText)
+    return StartText.takeError();
+  int64_t Abs = S.Step < 0 ? -S.Step : S.Step;
+  std::string LaneOff = Mul(Lane, Abs);
+  std::string Sign = S.Step < 0 ? " - " : " + ";
+  std::string StepText = V.Block ? Mul(Lanes, Abs) : std::to_string(32 * Abs);
+  std::string IncText = K + (S.Step < 0 ? " -= " : " += ") + StepText;
+
+  auto ScalarLoop = [&](std::optional<std::string> From) -> Expected<std::string> {
+    std::vector<Piece> X;
+    if (From)
+      X.push_back({SR->first, SR->second, *From + Sign + LaneOff});
+    else if (isLiteralZero(S.Start) && S.Step > 0)
+      X.push_back({SR->first, SR->second, LaneOff});
+    else if (isPrimary(S.Start))
+      X.push_back({SR->second, SR->second, Sign + LaneOff});
+    else {
+      X.push_back({SR->first, SR->first, "("});
+      X.push_back({SR->second, SR->second, ")" + Sign + LaneOff});
+    }
+    X.push_back({IR->first, IR->second, IncText});
+    return text(Begin, End, X);
+  };
+
+  std::vector<std::string> Out;
+  std::string Sync = V.Block ? "__syncthreads();" : "__syncwarp();";
+  if (S.WritesMemory)
+    Out.push_back(Sync);
+  if (S.V == 0) {
+    auto L = ScalarLoop(std::nullopt);
+    if (!L)
+      return L.takeError();
+    Out.push_back("#pragma unroll 4");
+    Out.push_back(*L);
+  } else {
+    // Vector steps while the row is 16-byte aligned, then the rest.
+    unsigned W = S.V;
+    std::string T = typeSpelling(S.IV->getType(), Ctx);
+    std::string Rest = freshName(K + "_rest", In.Kernel, Taken);
+    auto BoundText = exprText(S.Bound);
+    if (!BoundText)
+      return BoundText.takeError();
+    std::string N = isPrimary(S.Bound) ? *BoundText : "(" + *BoundText + ")";
+    std::string S0 = isPrimary(S.Start) ? *StartText : "(" + *StartText + ")";
+    bool Zero = isLiteralZero(S.Start);
+    // Addresses at the loop's start, for the alignment test.
+    std::vector<std::string> Addrs;
+    std::vector<std::string> Hoist, Stores;
+    auto BodyR = stmtRange(S.Body);
+    if (!BodyR)
+      return createStringError("the row loop's body is written inside a macro");
+    std::vector<const DeclRefExpr *> IVRefs = referencesTo(S.IV, S.Body);
+    std::vector<VecGroup> Groups;
+    auto At = [&](const Expr *E, const std::string &KText) -> Expected<std::string> {
+      std::vector<Piece> X;
+      auto R = range(E);
+      if (!R)
+        return createStringError("an access is written inside a macro");
+      for (const DeclRefExpr *D : referencesTo(S.IV, E)) {
+        auto DR = range(D);
+        if (!DR)
+          return createStringError("an access is written inside a macro");
+        X.push_back({DR->first, DR->second, KText});
+      }
+      return text(R->first, R->second, X);
+    };
+    for (VecGroup G : S.Vec) {
+      std::string Base = G.First->Buffer;
+      if (const auto *AS =
+              dyn_cast<ArraySubscriptExpr>(G.Ldg ? G.Address->IgnoreParenCasts() : G.Address))
+        if (const auto *D = dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
+          Base = D->getDecl()->getNameAsString();
+      if (const auto *U = dyn_cast<UnaryOperator>(G.Address->IgnoreParenCasts());
+          U && U->getOpcode() == UO_AddrOf)
+        if (const auto *AS = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
+          if (const auto *D = dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
+            Base = D->getDecl()->getNameAsString();
+      G.Name = freshName(Base + "_v", In.Kernel, Taken);
+      auto Here = At(G.Address, K);
+      auto First = At(G.Address, Zero ? "0" : S0);
+      if (!Here || !First) {
+        consumeError(Here.takeError());
+        consumeError(First.takeError());
+        return createStringError("an access is written inside a macro");
+      }
+      std::string AddrHere = G.Ldg ? *Here : "&" + *Here;
+      std::string AddrFirst = G.Ldg ? *First : "&" + *First;
+      Addrs.push_back("(unsigned long long)(" + AddrFirst + ")");
+      std::string CT = "const " + G.VecType + " *";
+      std::string Load = G.Ldg ? "__ldg(reinterpret_cast<" + CT + ">(" + AddrHere + "))"
+                               : "*reinterpret_cast<" + CT + ">(" + AddrHere + ")";
+      if (G.Load)
+        Hoist.push_back((G.Store ? "" : "const ") + G.VecType + " " + G.Name + " = " + Load + ";");
+      else
+        Hoist.push_back(G.VecType + " " + G.Name + ";");
+      if (G.Store)
+        Stores.push_back("*reinterpret_cast<" + G.VecType + " *>(" + AddrHere + ") = " + G.Name +
+                         ";");
+      Groups.push_back(G);
+    }
+    static const char *Comp[] = {"x", "y", "z", "w"};
+    std::vector<std::string> Copies;
+    for (unsigned J = 0; J < W; ++J) {
+      std::vector<Piece> X;
+      std::vector<std::pair<unsigned, unsigned>> Replaced;
+      for (const VecGroup &G : Groups)
+        for (const Expr *E : G.Exprs) {
+          auto R = range(E);
+          if (!R)
+            return createStringError("an access is written inside a macro");
+          X.push_back({R->first, R->second, G.Name + "." + Comp[J]});
+          Replaced.push_back(*R);
+        }
+      if (J > 0)
+        for (const DeclRefExpr *D : IVRefs) {
+          auto R = range(D);
+          if (!R)
+            return createStringError("the loop variable is used inside a macro");
+          if (any_of(Replaced,
+                     [&](auto P) { return P.first <= R->first && R->second <= P.second; }))
+            continue;
+          X.push_back({R->first, R->second, "(" + K + " + " + std::to_string(J) + ")"});
+        }
+      auto C = text(BodyR->first, BodyR->second, X);
+      if (!C)
+        return C.takeError();
+      Copies.push_back(*C);
+    }
+    std::string I1 = "  ", I2 = "    ";
+    std::string BodyInd = indentAt(BodyR->first);
+    Out.push_back("{");
+    Out.push_back(I1 + "// cooperative-row: " + std::to_string(W) +
+                  " elements per lane and step while the row is 16-byte");
+    Out.push_back(I1 + "// aligned, then one at a time.");
+    Out.push_back(I1 + T + " " + Rest + " = " + *StartText + ";");
+    Out.push_back(I1 + "if (((" + join(Addrs, " | ") + ") & 15) == 0) {");
+    Out.push_back(I2 + "#pragma unroll 4");
+    std::string VStep = V.Block ? std::to_string(W) + " * " + Lanes : std::to_string(32 * W);
+    Out.push_back(I2 + "for (" + T + " " + K + " = " + (Zero ? "" : S0 + " + ") +
+                  std::to_string(W) + " * " + Lane + "; " + K + " + " + std::to_string(W - 1) +
+                  " < " + N + "; " + K + " += " + VStep + ") {");
+    for (const std::string &H : Hoist)
+      Out.push_back(I2 + "  " + H);
+    // The body's own lines keep their indentation relative to the loop.
+    // The copies' first lines go to Ind + 6; their other lines move by as
+    // much as the body's first line does.
+    std::string Shift =
+        spaces(Ind.size() + 6 > BodyInd.size() ? Ind.size() + 6 - BodyInd.size() : 0);
+    for (const std::string &C : Copies)
+      Out.push_back(I2 + "  " + indentFollowingLines(C, Shift));
+    for (const std::string &St : Stores)
+      Out.push_back(I2 + "  " + St);
+    Out.push_back(I2 + "}");
+    std::string Whole =
+        Zero ? N + " > 0 ? " + N + " / " + std::to_string(W) + " * " + std::to_string(W) + " : 0"
+             : S0 + " + (" + N + " > " + S0 + " ? (" + N + " - " + S0 + ") / " + std::to_string(W) +
+                   " * " + std::to_string(W) + " : 0)";
+    Out.push_back(I2 + Rest + " = " + Whole + ";");
+    Out.push_back(I1 + "}");
+    auto L = ScalarLoop(Rest);
+    if (!L)
+      return L.takeError();
+    Out.push_back(I1 + "#pragma unroll 4");
+    Out.push_back(I1 + indentFollowingLines(*L, "  "));
+    Out.push_back("}");
+  }
+  if (S.WritesMemory)
+    Out.push_back(Sync);
+  return indentLines(Out, Ind);
+}
+
+Expected<std::string> Emitter::body() {
+  const CompoundStmt *B = P.Body;
+  auto BR = range(B);
+  if (!BR)
+    return createStringError("the kernel's body is not plain text of the main file");
+  unsigned Begin = BR->first + 1, End = BR->second - 1;
+  if (B->body_empty())
+    return createStringError("the kernel's body is empty");
+  auto FirstR = stmtRange(B->body_front());
+  if (!FirstR)
+    return createStringError("the kernel's first statement is inside a macro");
+  std::string Ind = indentAt(FirstR->first);
+  std::string I1 = Ind + "  ";
+
+  // The fallback: the original body on the original grid.
+  std::string Div = V.Block ? "blockDim.x" : "32";
+  std::vector<Piece> Fall;
+  for (const BuiltinUse &U : P.Builtins)
+    if (U.Var == "gridDim" && U.Dim == 'x')
+      Fall.push_back({U.Begin, U.End, "(gridDim.x / " + Div + ")"});
+  auto FallText = render(In.Source, FirstR->first, End, Fall);
+  if (!FallText)
+    return createStringError("internal: overlapping edits in the fallback");
+  StringRef FT = StringRef(*FallText).rtrim();
+
+  // The main path: builtins replaced by the original thread's values.
+  for (const BuiltinUse &U : P.Builtins) {
+    if (U.Dim != 'x')
+      continue;
+    if (U.Var == "threadIdx")
+      Subs.push_back({U.Begin, U.End, V.Tid});
+    else if (U.Var == "blockIdx")
+      Subs.push_back({U.Begin, U.End, V.Bid});
+    else if (U.Var == "gridDim")
+      Subs.push_back({U.Begin, U.End, V.Grid});
+  }
+  std::vector<Piece> Main;
+  // Split loops.
+  for (const Split &S : P.Splits) {
+    auto R = stmtRange(S.F);
+    if (!R)
+      return createStringError("the row loop at line %u is written inside a macro", S.L->Loc.Line);
+    std::string LInd = indentAt(R->first);
+    auto T = splitLoop(S, R->first, R->second, LInd);
+    if (!T)
+      return T.takeError();
+    std::string Text = *T;
+    bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(S.F, Ctx));
+    if (!Compound)
+      Text = "{\n" + LInd + "  " + indentFollowingLines(Text, "  ") + "\n" + LInd + "}";
+    Main.push_back({R->first, R->second, Text});
+  }
+  // Combines after their loops, resets before.
+  for (const Combine &C : P.Combines) {
+    auto R = stmtRange(C.After);
+    if (!R)
+      return createStringError("a row loop is written inside a macro");
+    std::string LInd = indentAt(R->first);
+    bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(C.After, Ctx));
+    std::string Pre, Post;
+    std::vector<std::string> Resets;
+    for (const AccInfo &A : C.Accs)
+      if (A.Reset)
+        Resets.push_back("if (" + V.Lane + " != 0)\n" + LInd + "  " + A.V->getNameAsString() +
+                         " = " + identityOf(A.Op) + ";");
+    for (const std::string &X : Resets)
+      Pre += X + "\n" + LInd;
+    Post = "\n" + LInd + combine(C, LInd);
+    if (!Compound) {
+      Pre = "{\n" + LInd + "  " + indentFollowingLines(Pre, "  ");
+      Post = indentFollowingLines(Post, "  ") + "\n" + LInd + "}";
+    }
+    if (!Pre.empty())
+      Main.push_back({R->first, R->first, Pre});
+    Main.push_back({R->second, R->second, Post});
+  }
+  // Writes outside the row loops: lane 0.
+  for (const Stmt *St : P.Wraps) {
+    auto R = stmtRange(St);
+    if (!R)
+      return createStringError("a write is inside a macro");
+    const Stmt *Parent = parentStmt(St, Ctx);
+    const auto *If = dyn_cast_or_null<IfStmt>(Parent);
+    bool Compound = isa_and_nonnull<CompoundStmt>(Parent);
+    std::string Cond = "if (" + V.Lane + " == 0)";
+    if (Compound) {
+      std::string LInd = indentAt(R->first);
+      Main.push_back({R->first, R->first, Cond + "\n" + LInd + "  "});
+    } else {
+      (void)If;
+      Main.push_back({R->first, R->first, "{ " + Cond + " "});
+      Main.push_back({R->second, R->second, " }"});
+    }
+  }
+  auto MainText = text(Begin, End, Main);
+  if (!MainText)
+    return MainText.takeError();
+
+  std::vector<std::string> L;
+  if (V.Block) {
+    L.push_back("// cooperative-row: one block per row. Each block runs what one thread of the "
+                "original");
+    L.push_back("// kernel ran; its threads share the row loops and combine their partial "
+                "results through");
+    L.push_back("// shuffles and shared memory. The launch has blockDim.x times the blocks "
+                "along x.");
+    L.push_back("if (blockDim.x % 32 != 0 || blockDim.y != 1 || blockDim.z != 1) {");
+  } else {
+    L.push_back("// cooperative-row: one warp per row. Each warp runs what one thread of the "
+                "original");
+    L.push_back("// kernel ran; its 32 lanes share the row loops and combine their partial "
+                "results with");
+    L.push_back("// shuffles. The launch has 32 times the blocks along x.");
+    L.push_back("if (blockDim.x % 32 != 0) {");
+  }
+  L.push_back("  // Not whole warps" + std::string(V.Block ? " or not a 1D block" : "") +
+              ": the original code, one thread per row,");
+  L.push_back("  // on the original grid.");
+  L.push_back("  if (blockIdx.x >= gridDim.x / " + Div + ")");
+  L.push_back("    return;");
+  L.push_back("  " + indentFollowingLines(FT, "  "));
+  L.push_back("  return;");
+  L.push_back("}");
+  if (V.Block) {
+    L.push_back("const int " + V.Lane + " = threadIdx.x;");
+    L.push_back("const int " + V.Lanes + " = blockDim.x;");
+    L.push_back("// The original thread this block runs: its threadIdx.x, blockIdx.x and "
+                "gridDim.x.");
+    L.push_back("const unsigned int " + V.Tid + " = blockIdx.x % blockDim.x;");
+    L.push_back("const unsigned int " + V.Bid + " = blockIdx.x / blockDim.x;");
+    L.push_back("const unsigned int " + V.Grid + " = gridDim.x / blockDim.x;");
+    for (const auto &[Acc, Name] : V.Parts)
+      L.push_back("__shared__ " + typeSpelling(Acc->getType(), Ctx) + " " + Name + "[32];");
+  } else {
+    L.push_back("const int " + V.Lane + " = threadIdx.x % 32;");
+    L.push_back("// The original thread this warp runs: its threadIdx.x, blockIdx.x and "
+                "gridDim.x.");
+    L.push_back("const unsigned int " + V.Warp +
+                " = blockIdx.x * (blockDim.x / 32) + "
+                "threadIdx.x / 32;");
+    L.push_back("const unsigned int " + V.Tid + " = " + V.Warp + " % blockDim.x;");
+    L.push_back("const unsigned int " + V.Bid + " = " + V.Warp + " / blockDim.x;");
+    L.push_back("const unsigned int " + V.Grid + " = gridDim.x / 32;");
+  }
+  L.push_back("if (" + V.Bid + " >= " + V.Grid + ")");
+  L.push_back("  return;");
+  std::string Head = indentLines(L, Ind);
+  // The main text starts after the body's '{' (usually with a newline and
+  // the first statement's indentation).
+  StringRef MT = *MainText;
+  size_t FirstNonBlank = MT.find_first_not_of(" \t\n");
+  StringRef Lead = MT.substr(0, FirstNonBlank == StringRef::npos ? 0 : FirstNonBlank);
+  StringRef RestText = MT.substr(Lead.size());
+  return "\n" + Ind + Head + "\n" + Ind + RestText.str();
+}
+
+//===----------------------------------------------------------------------===//
+// The rule
+//===----------------------------------------------------------------------===//
+
+RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
+  an::AnalysisOptions Opts;
+  if (In.Request.Block)
+    Opts.Block = *In.Request.Block;
+  auto M = an::analyzeKernel(In.Ctx, In.Kernel, Opts);
+  if (!M)
+    return notApplicable(toString(M.takeError()));
+  const agent::ProposalRequest &Req = In.Request;
+  if (Req.Block && (*Req.Block)[0] % 32 != 0)
+    return notApplicable(formatv("the block is {0}x{1}x{2}: blockDim.x is not a multiple of 32, "
+                                 "so no warp would lie within one row of threads",
+                                 (*Req.Block)[0], (*Req.Block)[1], (*Req.Block)[2])
+                             .str());
+  auto P = plan(In, *M);
+  if (!P)
+    return notApplicable(toString(P.takeError()));
+
+  // Facts for the rationale.
+  std::vector<std::string> Strided;
+  for (const Split &S : P->Splits)
+    for (const an::Access *A : M->accessesIn(*S.L))
+      if (A->Warp.Class == an::AccessClass::Strided && A->Space == an::MemorySpace::Global) {
+        std::string T = "'" + A->Text + "' (strided by " + A->Warp.StrideText + ")";
+        if (!is_contained(Strided, T))
+          Strided.push_back(T);
+      }
+  bool Float = false;
+  std::vector<std::string> Ops;
+  for (const Combine &C : P->Combines)
+    for (const AccInfo &A : C.Accs) {
+      QualType T = A.V->getType();
+      bool FP = T->isDependentType() || T->isRealFloatingType();
+      if (FP && !idempotent(A.Op))
+        Float = true;
+      Ops.push_back("'" + A.V->getNameAsString() + "' (" + an::reductionOpSymbol(A.Op).str() + ")");
+    }
+  unsigned Vectorised = 0;
+  std::vector<std::string> NoVec;
+  for (const Split &S : P->Splits) {
+    if (S.V)
+      ++Vectorised;
+    else if (!S.NoVecWhy.empty())
+      NoVec.push_back("line " + std::to_string(S.L->Loc.Line) + ": " + S.NoVecWhy);
+  }
+
+  std::vector<agent::Proposal> Out;
+  std::string First;
+  for (bool Block : {false, true}) {
+    if (Block && Req.Block && ((*Req.Block)[1] != 1 || (*Req.Block)[2] != 1))
+      continue;
+    std::set<std::string> Taken;
+    Variant V;
+    V.Block = Block;
+    V.Lane = freshName("lane", In.Kernel, Taken);
+    V.Lanes = Block ? freshName("lanes", In.Kernel, Taken) : "32";
+    V.Warp = Block ? "" : freshName("warp_id", In.Kernel, Taken);
+    V.Tid = freshName("orig_tid", In.Kernel, Taken);
+    V.Bid = freshName("orig_bid", In.Kernel, Taken);
+    V.Grid = freshName("orig_grid", In.Kernel, Taken);
+    V.Offset = freshName("offset", In.Kernel, Taken);
+    V.Part = freshName("w", In.Kernel, Taken);
+    if (Block)
+      for (const Combine &C : P->Combines)
+        for (const AccInfo &A : C.Accs)
+          if (!V.Parts.count(A.V))
+            V.Parts[A.V] = freshName(A.V->getNameAsString() + "_part", In.Kernel, Taken);
+    Emitter E(In, *P, V, *M, Taken);
+    auto Body = E.body();
+    if (!Body) {
+      if (First.empty())
+        First = toString(Body.takeError());
+      else
+        consumeError(Body.takeError());
+      continue;
+    }
+    EditCollector EC(In);
+    auto BR = EC.rangeOf(P->Body->getSourceRange());
+    if (!BR)
+      return notApplicable("the kernel's body is not plain text of the main file");
+    std::vector<SourceEdit> Edits = {{BR->first + 1, BR->second - 1 - (BR->first + 1), *Body}};
+
+    std::string Unit = Block ? "block" : "warp";
+    std::string Factor = Block ? "the block size" : "32";
+    std::string Rationale =
+        formatv(
+            "A per-thread {0}: each thread walks its own row, so the 32 lanes of a warp read 32 "
+            "rows at once{1} and every load instruction touches 32 separate cache lines. Now one "
+            "{2} runs what one original thread ran: its {3} take consecutive elements of the row "
+            "(one 128-byte line per warp instruction{4}), and the loop-carried reductions {5} are "
+            "combined with an __shfl_xor_sync butterfly{6}, so every lane holds the result for "
+            "later passes. Writes outside the row loops are made by {7} only; a row loop's "
+            "per-element writes by every {8}.",
+            P->What, Strided.empty() ? "" : " (" + join(Strided, ", ") + ")", Unit,
+            Block ? "threads" : "32 lanes",
+            Vectorised ? ", 16 bytes per lane while the row is 16-byte aligned, checked per row "
+                         "at run time; otherwise one element at a time"
+                       : "",
+            Ops.empty() ? std::string("(none)") : join(Ops, ", "),
+            Block ? " per warp and then through shared memory across the block's warps" : "",
+            Block ? "thread 0 of the block" : "lane 0", Block ? "thread" : "lane")
+            .str();
+    if (Float)
+      Rationale += " The floating-point sums are re-associated (each lane sums a strided part "
+                   "of the row, then the lanes are combined): results differ from the "
+                   "sequential order in the last bits, within the default fp32 tolerance for "
+                   "rows of moderate length; max and min are exact.";
+    Rationale += formatv(" The launch needs {0} times the blocks along x (one {1} per original "
+                         "thread); blockDim.x must be a multiple of 32{2}, else the original "
+                         "code runs (checked on the device).",
+                         Factor, Unit, Block ? " and the block 1D" : "")
+                     .str();
+    if (!NoVec.empty())
+      Rationale += " Not vectorised: " + join(NoVec, "; ") + ".";
+
+    std::optional<agent::SpecChange> Spec;
+    auto G = Req.Geometry.find("grid.x");
+    std::string BlockX;
+    if (auto BX = Req.Geometry.find("block.x"); BX != Req.Geometry.end() && !BX->second.empty())
+      BlockX = BX->second;
+    else if (Req.Block)
+      BlockX = std::to_string((*Req.Block)[0]);
+    if (G != Req.Geometry.end() && !G->second.empty() && (!Block || !BlockX.empty())) {
+      std::string Expr = "(" + G->second + ") * " + (Block ? "(" + BlockX + ")" : "32");
+      if (auto Parsed = measure::IntExpr::parse(Expr)) {
+        agent::SpecChange S;
+        S.Geometry["grid.x"] = Expr;
+        S.Justification = formatv("each {0} of the rewritten kernel runs one thread of the "
+                                  "original (its threadIdx.x, blockIdx.x and gridDim.x are "
+                                  "recomputed from the {0}'s index), so grid.x grows by {1}; "
+                                  "{0}s beyond the original threads return at once",
+                                  Unit, Block ? BlockX : "32")
+                              .str();
+        Spec = std::move(S);
+      } else {
+        consumeError(Parsed.takeError());
+      }
+    }
+    if (!Spec)
+      Rationale += formatv(" No spec geometry is known: launch it with gridDim.x = {0} x the "
+                           "original.",
+                           Block ? "blockDim.x" : "32")
+                       .str();
+    std::string Summary = Block ? "one block per row for the " + P->What + " (a block reduction)"
+                                : "one warp per row for the " + P->What +
+                                      " (lanes stride over the row, shuffle "
+                                      "reductions)";
+    RuleOutcome O = proposeEdits(In, name(), Summary, Rationale, Edits, std::move(Spec));
+    if (!O.NotApplicable.empty()) {
+      if (First.empty())
+        First = O.NotApplicable;
+      continue;
+    }
+    Out.push_back(std::move(O.Proposals.front()));
+  }
+  if (Out.empty())
+    return notApplicable(First.empty() ? "nothing to change" : First);
+  RuleOutcome O;
+  O.Proposals = std::move(Out);
+  return O;
+}
+
+} // namespace
+
+std::unique_ptr<ExpertRule> createCooperativeRowRule() {
+  return std::make_unique<CooperativeRowRule>();
+}
+
+} // namespace forge::passes

@@ -1,0 +1,434 @@
+//===- CooperativeRowRuleTest.cpp - cooperative-row on many spellings -----===//
+//
+// The rule on per-thread row loops written in many ways (index spellings,
+// guard styles, loop and accumulator types, row pointers, grid-stride row
+// loops, 2D launches), parsed against the mock CUDA headers: each must be
+// shared by the lanes of a warp with a butterfly after it; and on kernels
+// it must refuse, with the reason. The lit tests (test/passes/
+// cooperative-row/) cover the command line, real CUDA headers and nvcc.
+//
+//===----------------------------------------------------------------------===//
+#include "ExpertRule.h"
+#include "forge/Agent/EditBlocks.h"
+#include "forge/Agent/ExpertProposer.h"
+#include "forge/Config.h"
+#include "forge/Measure/IntExpr.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+using namespace forge::passes;
+
+namespace {
+
+std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
+
+/// Math functions the mock headers do not declare.
+const char *Prelude = "__device__ float fmaxf(float, float);\n"
+                      "__device__ float fminf(float, float);\n"
+                      "__device__ double fmax(double, double);\n"
+                      "__device__ float expf(float);\n"
+                      "__device__ float fabsf(float);\n";
+
+struct Outcome {
+  std::vector<agent::Proposal> Proposals;
+  std::string Skip;
+  std::string Applied; ///< the first proposal applied
+};
+
+Outcome run(const std::string &Body, const std::string &Kernel,
+            std::optional<std::array<int64_t, 3>> Block = std::array<int64_t, 3>{256, 1, 1},
+            std::map<std::string, std::string> Geometry = {}) {
+  std::string Code = std::string(Prelude) + Body;
+  frontend::Toolchain TC;
+  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+  frontend::ParseOptions Opts;
+  Opts.ExtraArgs = {"-nocudainc", "-nocudalib",    "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                    "-include",   "cuda_runtime.h"};
+  auto Rules = selectExpertRules("cooperative-row");
+  EXPECT_TRUE(bool(Rules)) << err(Rules.takeError());
+  agent::ExpertProposer P(TC, Opts, *Rules);
+  agent::ProposalRequest Req;
+  Req.File = "/tmp/forge-cooperative-row-test.cu";
+  Req.Source = Code;
+  Req.Kernel = Kernel;
+  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
+  Req.Block = Block;
+  if (Block)
+    Req.BlockThreads = (*Block)[0] * (*Block)[1] * (*Block)[2];
+  Req.Geometry = std::move(Geometry);
+  Outcome O;
+  auto Props = P.propose(Req);
+  EXPECT_TRUE(bool(Props)) << err(Props.takeError());
+  if (!Props)
+    return O;
+  EXPECT_EQ(P.parseErrors(), 0u) << Kernel;
+  O.Proposals = *Props;
+  for (const agent::RuleSkip &S : P.skipped())
+    O.Skip += S.Reason;
+  if (O.Proposals.empty())
+    return O;
+  auto Blocks = agent::parseEditBlocks(O.Proposals.front().Edits);
+  EXPECT_TRUE(bool(Blocks)) << err(Blocks.takeError());
+  if (!Blocks)
+    return O;
+  patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
+    return Code;
+  };
+  auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, Contents, "expert:cooperative-row");
+  EXPECT_TRUE(bool(Set)) << err(Set.takeError());
+  if (!Set)
+    return O;
+  auto New = Set->applyTo(Req.File, Code);
+  EXPECT_TRUE(bool(New)) << err(New.takeError());
+  O.Applied = New ? *New : "";
+  return O;
+}
+
+bool has(const std::string &Text, llvm::StringRef Piece) {
+  return Text.find(Piece.str()) != std::string::npos;
+}
+
+struct Spelling {
+  const char *Name;
+  const char *Code;
+  /// Lines the rewrite must contain (the shared loop, the butterfly, ...).
+  std::vector<const char *> Has;
+};
+
+// Kernels are all named k.
+const Spelling Positives[] = {
+    {"int index, braces guard",
+     R"(__global__ void k(const float *A, const float *x, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0.0f;
+    for (int c = 0; c < n; ++c)
+      s += A[row * n + c] * x[c];
+    y[row] = s;
+  }
+})",
+     {"for (int c = c_rest + lane; c < n; c += 32)", "float4 A_v",
+      "s += __shfl_xor_sync(0xffffffff, s, offset);", "if (lane == 0)"}},
+    {"threadIdx first, early return, postfix increment",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (i >= m) return;
+  float acc = 0;
+  for (int j = 0; j < n; j++) acc += A[i * n + j];
+  y[i] = acc;
+})",
+     {"int i = orig_tid + blockDim.x * orig_bid;", "j += 32",
+      "acc += __shfl_xor_sync(0xffffffff, acc, offset);"}},
+    {"size_t casts and a row offset local",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  size_t r = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < (size_t)m) {
+    size_t base = r * (size_t)n;
+    float t = 0;
+    for (int c = 0; c < n; c += 1)
+      t += A[base + c];
+    y[r] = t;
+  }
+})",
+     {"size_t r = (size_t)orig_bid * blockDim.x + orig_tid;", "c += 32",
+      "t += __shfl_xor_sync(0xffffffff, t, offset);"}},
+    {"row pointer, locals for the ids",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  const int tid = threadIdx.x;
+  const int bid = blockIdx.x;
+  const int nthreads = blockDim.x;
+  const int row = bid * nthreads + tid;
+  if (row < m) {
+    const float *a = A + row * n;
+    float mx = a[0];
+    for (int c = 1; c < n; ++c)
+      mx = fmaxf(mx, a[c]);
+    y[row] = mx;
+  }
+})",
+     {"const int tid = orig_tid;", "const int bid = orig_bid;", "c += 32",
+      "mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, offset));"}},
+    {"ternary max, unsigned loop",
+     R"(__global__ void k(const int *A, int *y, unsigned m, unsigned n) {
+  unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    int best = -2147483647;
+    for (unsigned c = 0; c < n; ++c)
+      best = A[row * n + c] > best ? A[row * n + c] : best;
+    y[row] = best;
+  }
+})",
+     {"c += 32", "best = best < __shfl_xor_sync(0xffffffff, best, offset) ? "
+                 "__shfl_xor_sync(0xffffffff, best, offset) : best;"}},
+    {"double, a grid-stride loop over rows",
+     R"(__global__ void k(const double *A, double *y, int m, int n) {
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
+    double s = 0.0;
+    for (int c = 0; c < n; ++c)
+      s += A[(long)r * n + c] * A[(long)r * n + c];
+    y[r] = s;
+  }
+})",
+     {"r += orig_grid * blockDim.x", "double2 A_v", "c += 32"}},
+    {"a 2D grid: rows along x, batches along y",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int b = blockIdx.y;
+  if (row < m && b < 8) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += A[(b * m + row) * n + c];
+    y[b * m + row] = s;
+  }
+})",
+     {"int b = blockIdx.y;", "c += 32", "y[b * m + row] = s;"}},
+    {"a product reduction",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float p = 1.0f;
+    for (int c = 0; c < n; ++c)
+      p *= A[row * n + c];
+    y[row] = p;
+  }
+})",
+     {"p *= __shfl_xor_sync(0xffffffff, p, offset);"}},
+    {"two outputs and two reductions in one loop",
+     R"(__global__ void k(const float *A, float *mean, float *peak, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0, mx = -1e30f;
+    for (int c = 0; c < n; ++c) {
+      float v = A[row * n + c];
+      s += v;
+      mx = fmaxf(mx, v);
+    }
+    mean[row] = s / n;
+    peak[row] = mx;
+  }
+})",
+     {"s += __shfl_xor_sync(0xffffffff, s, offset);",
+      "mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, offset));", "mean[row] = s / n;",
+      "peak[row] = mx;"}},
+    {"softmax in place, 3 passes",
+     R"(__global__ void k(float *x, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float *p = x + row * cols;
+    float mx = p[0];
+    for (int j = 1; j < cols; ++j)
+      mx = fmaxf(mx, p[j]);
+    float sum = 0;
+    for (int j = 0; j < cols; ++j)
+      sum += expf(p[j] - mx);
+    for (int j = 0; j < cols; ++j)
+      p[j] = expf(p[j] - mx) / sum;
+  }
+})",
+     {"__syncwarp();", "p[j] = expf(p[j] - mx) / sum;",
+      "sum += __shfl_xor_sync(0xffffffff, sum, offset);"}},
+};
+
+TEST(CooperativeRow, SharesRowLoopsWrittenInManyWays) {
+  for (const Spelling &S : Positives) {
+    SCOPED_TRACE(S.Name);
+    Outcome O = run(S.Code, "k");
+    ASSERT_EQ(O.Proposals.size(), 2u) << O.Skip;
+    EXPECT_TRUE(has(O.Applied, "if (blockDim.x % 32 != 0) {")) << O.Applied;
+    EXPECT_TRUE(has(O.Applied, "const unsigned int warp_id = blockIdx.x * (blockDim.x / 32) + "
+                               "threadIdx.x / 32;"))
+        << O.Applied;
+    for (const char *L : S.Has)
+      EXPECT_TRUE(has(O.Applied, L)) << "missing: " << L << "\n" << O.Applied;
+    EXPECT_TRUE(has(O.Proposals[1].Summary, "one block per row")) << O.Proposals[1].Summary;
+  }
+}
+
+TEST(CooperativeRow, SpecChangeGrowsTheGridByAWarpOrABlock) {
+  Outcome O = run(Positives[0].Code, "k", std::array<int64_t, 3>{128, 1, 1},
+                  {{"grid.x", "ceil_div(M, BLOCK)"}, {"block.x", "BLOCK"}});
+  ASSERT_EQ(O.Proposals.size(), 2u) << O.Skip;
+  measure::ValueMap Env{{"M", 1001}, {"BLOCK", 128}};
+  auto Eval = [&](const agent::Proposal &P) -> int64_t {
+    if (!P.Spec)
+      return -1;
+    auto E = measure::IntExpr::parse(P.Spec->Geometry.at("grid.x"));
+    EXPECT_TRUE(bool(E)) << err(E.takeError());
+    if (!E)
+      return -1;
+    auto V = E->evaluate(Env);
+    EXPECT_TRUE(bool(V)) << err(V.takeError());
+    return V ? *V : -1;
+  };
+  EXPECT_EQ(Eval(O.Proposals[0]), 8 * 32);  // 8 blocks of 128 rows, a warp per row
+  EXPECT_EQ(Eval(O.Proposals[1]), 8 * 128); // a block per row
+  EXPECT_FALSE(O.Proposals[0].Spec->Justification.empty());
+  EXPECT_TRUE(O.Proposals[0].Spec->NewTunables.empty());
+}
+
+TEST(CooperativeRow, UnknownBlockStillGuardedOnTheDevice) {
+  Outcome O = run(Positives[0].Code, "k", std::nullopt);
+  ASSERT_FALSE(O.Proposals.empty()) << O.Skip;
+  EXPECT_TRUE(has(O.Applied, "if (blockDim.x % 32 != 0) {"));
+  EXPECT_TRUE(has(O.Proposals[0].Rationale, "launch it with gridDim.x = 32 x the original"));
+}
+
+struct Refusal {
+  const char *Name;
+  const char *Code;
+  const char *Why;
+  std::array<int64_t, 3> Block = {256, 1, 1};
+};
+
+const Refusal Refusals[] = {
+    {"column-major product",
+     R"(__global__ void k(const float *A, const float *x, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += A[c * m + row] * x[c];
+    y[row] = s;
+  }
+})",
+     "which is already coalesced across the warp"},
+    {"row read along with a coalesced column",
+     R"(__global__ void k(const float *A, const float *B, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += A[row * n + c] * B[c * m + row];
+    y[row] = s;
+  }
+})",
+     "down a column (coalesced now)"},
+    {"a scan written per element",
+     R"(__global__ void k(const float *A, float *B, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c) {
+      s += A[row * n + c];
+      B[row * n + c] = s;
+    }
+  }
+})",
+     "carries 's'"},
+    {"a write at a fixed element inside the loop",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    for (int c = 0; c < n; ++c)
+      y[row] = A[row * n + c];
+  }
+})",
+     "at an element that does not move with 'c'"},
+    {"early exit",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c) {
+      if (A[row * n + c] == 0.0f)
+        return;
+      s += A[row * n + c];
+    }
+    y[row] = s;
+  }
+})",
+     "may leave early"},
+    {"an exit test besides the bound",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n && A[row * n + c] != 0.0f; ++c)
+      s += A[row * n + c];
+    y[row] = s;
+  }
+})",
+     "also tests"},
+    {"argmax",
+     R"(__global__ void k(const float *A, int *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float b = A[row * n];
+    int bi = 0;
+    for (int c = 1; c < n; ++c)
+      if (A[row * n + c] > b) {
+        b = A[row * n + c];
+        bi = c;
+      }
+    y[row] = bi;
+  }
+})",
+     "argmax"},
+    {"barrier in the kernel",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  __syncthreads();
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += A[row * n + c];
+    y[row] = s;
+  }
+})",
+     "'__syncthreads'"},
+    {"the accumulator updated outside the row loop too",
+     R"(__global__ void k(const float *A, float *y, int m, int n, int reps) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int r = 0; r < reps; ++r) {
+      s += 1.0f;
+      for (int c = 0; c < n; ++c)
+        s += A[row * n + c];
+    }
+    y[row] = s;
+  }
+})",
+     "also updated outside the row loop"},
+    {"a block that is not whole warps",
+     R"(__global__ void k(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += A[row * n + c];
+    y[row] = s;
+  }
+})",
+     "blockDim.x is not a multiple of 32",
+     {48, 1, 1}},
+    {"elementwise",
+     R"(__global__ void k(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    b[i] = a[i] + 1.0f;
+})",
+     "no per-thread row loop"},
+    {"a short compile-time row",
+     R"(__global__ void k(const float *A, float *y, int m) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < 4; ++c)
+      s += A[row * 4 + c];
+    y[row] = s;
+  }
+})",
+     "too short for a warp"},
+};
+
+TEST(CooperativeRow, RefusesWithTheReason) {
+  for (const Refusal &R : Refusals) {
+    SCOPED_TRACE(R.Name);
+    Outcome O = run(R.Code, "k", R.Block);
+    EXPECT_TRUE(O.Proposals.empty()) << O.Applied;
+    EXPECT_TRUE(has(O.Skip, R.Why)) << O.Skip;
+  }
+}
+
+} // namespace
