@@ -21,6 +21,10 @@ ArrayRef<RuleInfo> allExpertRules() {
        createSmemStencilTilingRule},
       {"register-tiling", "several outputs per thread for a naive matrix product",
        createRegisterTilingRule},
+      {"coalesced-remap", "per-thread chunks visited so that the warp touches consecutive elements",
+       createCoalescedRemapRule},
+      {"transpose-tile", "a naive transpose through a padded 32 x 32 shared-memory tile",
+       createTransposeTileRule},
   };
   return Rules;
 }

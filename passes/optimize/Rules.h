@@ -19,6 +19,8 @@ std::unique_ptr<ExpertRule> createGridStrideRule();
 std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
 std::unique_ptr<ExpertRule> createSmemStencilTilingRule();
 std::unique_ptr<ExpertRule> createRegisterTilingRule();
+std::unique_ptr<ExpertRule> createTransposeTileRule();
+std::unique_ptr<ExpertRule> createCoalescedRemapRule();
 } // namespace forge::passes
 
 #endif
