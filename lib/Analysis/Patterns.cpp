@@ -719,6 +719,51 @@ private:
     });
   }
 
+  /// The chunk size K of a loop over a thread's own chunk: a unit step
+  /// from a thread-varying start s to `s + K` or `min(n, s + K)`, with K a
+  /// compile-time constant or template parameter. Limit is n for a min
+  /// bound.
+  std::optional<IndexForm> ownChunkTrip(const Loop &L, std::optional<IndexForm> &Limit) {
+    Limit.reset();
+    if (!L.hasInductionVariable() || L.StepK != StepKind::Constant || !L.Step ||
+        L.Step->constantValue() != 1 || L.Cmp != CmpOp::LT || !L.Start || !L.Bound ||
+        T.uniformity(*L.Start).atLeast(Uniformity::WarpUniform))
+      return std::nullopt;
+    auto CompileTime = [&](const IndexForm &F) {
+      return !F.isZero() && all_of(F.atoms(), [&](AtomId X) {
+               return T[X].Kind == AtomKind::TemplateParam;
+             });
+    };
+    IndexForm Start = T.expandLoops(*L.Start), Bound = T.expandLoops(*L.Bound);
+    if (IndexForm D = Bound - Start; CompileTime(D))
+      return D;
+    // min(n, s + K) in either order, with n the same for every thread.
+    auto Atoms = Bound.atoms();
+    if (Atoms.size() != 1 || Bound != IndexForm::atom(*Atoms.begin()))
+      return std::nullopt;
+    const Atom &A = T[*Atoms.begin()];
+    if (A.Kind != AtomKind::Min || A.Operands.size() != 2)
+      return std::nullopt;
+    for (unsigned I = 0; I < 2; ++I) {
+      IndexForm D = T.expandLoops(A.Operands[I]) - Start;
+      const IndexForm &Other = A.Operands[1 - I];
+      if (CompileTime(D) && T.uniformity(Other).atLeast(Uniformity::BlockUniform)) {
+        Limit = Other;
+        return D;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// Where a thread's chunk starts: the index at the loop's first iteration.
+  IndexForm chunkBase(const IndexForm &F, const Loop &L) {
+    return T.substitute(T.expandLoops(F), [&](AtomId X) -> std::optional<IndexForm> {
+      if (X == L.IterAtom)
+        return IndexForm();
+      return std::nullopt;
+    });
+  }
+
   void chunksAndRows() {
     AtomId Tx = T.builtin("threadIdx", 'x');
     struct RowPass {
@@ -729,13 +774,18 @@ private:
     };
     std::vector<RowPass> Passes;
     for (const Loop &L : M.Loops) {
-      // A loop every thread runs the same way (extra exits like `i + k < n`
-      // aside).
-      if (!L.hasInductionVariable() || L.StepK == StepKind::GridStride ||
-          L.StepK == StepKind::BlockStride || L.StepK == StepKind::Geometric || !L.Start ||
-          !T.uniformity(*L.Start).atLeast(Uniformity::WarpUniform) || !L.Bound ||
-          !T.uniformity(*L.Bound).atLeast(Uniformity::WarpUniform) || !L.Step ||
-          !L.Step->isConstant())
+      // A loop over the thread's own chunk (`j = t * K; j < t * K + K`):
+      // the same compile-time number of iterations in every thread.
+      std::optional<IndexForm> Limit;
+      std::optional<IndexForm> Own = ownChunkTrip(L, Limit);
+      // Otherwise, a loop every thread runs the same way (extra exits like
+      // `i + k < n` aside).
+      if (!Own &&
+          (!L.hasInductionVariable() || L.StepK == StepKind::GridStride ||
+           L.StepK == StepKind::BlockStride || L.StepK == StepKind::Geometric || !L.Start ||
+           !T.uniformity(*L.Start).atLeast(Uniformity::WarpUniform) || !L.Bound ||
+           !T.uniformity(*L.Bound).atLeast(Uniformity::WarpUniform) || !L.Step ||
+           !L.Step->isConstant()))
         continue;
       Group LG;
       LG.Key = "loop." + std::to_string(L.Id);
@@ -743,8 +793,8 @@ private:
       LG.Along = L.IterAtom;
       LG.Name = L.Var;
       std::vector<const Access *> Rows, Cols, Chunk;
-      std::optional<IndexForm> Trip;
-      if (L.Bound && L.Step->constantValue() == 1 && L.Cmp == CmpOp::LT)
+      std::optional<IndexForm> Trip = Own;
+      if (!Trip && L.Bound && L.Step->constantValue() == 1 && L.Cmp == CmpOp::LT)
         Trip = *L.Bound - *L.Start;
       for (const Access &A : M.Accesses) {
         if (A.Space != MemorySpace::Global || !A.IndexKnown || !is_contained(A.Loops, L.Id) ||
@@ -756,8 +806,9 @@ private:
         Slope SX = T.slope(A.Index, Tx);
         if (!SX.known())
           continue;
-        // The row start must differ between threads.
-        IndexForm Base = rowBase(A.Index, L);
+        // The row start must differ between threads (a loop over the
+        // thread's own chunk starts where the chunk does).
+        IndexForm Base = Own ? chunkBase(A.Index, L) : rowBase(A.Index, L);
         if (T.uniformity(Base).atLeast(Uniformity::WarpUniform))
           continue;
         // A chunk has a compile-time size; a run-time one is a row.
@@ -778,23 +829,35 @@ private:
         P.Loc = L.Loc;
         P.Loops = {L.Id};
         P.ChunkSize = T.render(*Trip);
+        P.ChunkElems = *Trip;
+        P.ChunkLimit = Limit;
         std::vector<std::string> Bufs;
         for (const Access *A : Chunk) {
           P.Accesses.push_back(A->Id);
           if (!is_contained(Bufs, A->Buffer))
             Bufs.push_back(A->Buffer);
         }
-        P.Summary = "per-thread chunk: thread t handles t*" + P.ChunkSize + " + " + L.Var +
-                    " for " + L.Var + " in [0, " + P.ChunkSize + ") of " + join(Bufs, ", ") +
+        // A loop over the thread's own chunk counts the elements, not k.
+        std::string KName = Own ? "k" : L.Var;
+        P.Summary = "per-thread chunk: thread t handles t*" + P.ChunkSize + " + " + KName +
+                    " for " + KName + " in [0, " + P.ChunkSize + ")" +
+                    (Own ? " ('" + L.Var + "' runs over the thread's own chunk)" : "") + " of " +
+                    join(Bufs, ", ") +
                     "; strided by " + P.ChunkSize +
                     " across the warp (a coalesced remap "
                     "would stride by 1)";
         P.Roles = {{"k", L.Var}, {"chunk", P.ChunkSize}};
         if (!L.ExtraCondText.empty())
           P.Details.push_back("each element is also guarded by " + L.ExtraCondText);
+        if (Limit)
+          P.Details.push_back("the loop also stops at " + T.render(*Limit) + " (min bound)");
         M.Patterns.push_back(std::move(P));
         continue;
       }
+      // A loop over the thread's own chunk that is not a chunk of the
+      // warp's elements is not a row either.
+      if (Own)
+        continue;
       if (ExplainedLoops.count(L.Id) || (Rows.empty() && Cols.empty()))
         continue;
       bool IsRow = !Rows.empty();

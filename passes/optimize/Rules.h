@@ -20,6 +20,8 @@ std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
 std::unique_ptr<ExpertRule> createSmemStencilTilingRule();
 std::unique_ptr<ExpertRule> createRegisterTilingRule();
 std::unique_ptr<ExpertRule> createCooperativeRowRule();
+std::unique_ptr<ExpertRule> createTransposeTileRule();
+std::unique_ptr<ExpertRule> createCoalescedRemapRule();
 } // namespace forge::passes
 
 #endif

@@ -19,9 +19,11 @@
 #ifndef FORGE_ANALYSIS_PATTERNS_H
 #define FORGE_ANALYSIS_PATTERNS_H
 
+#include "forge/Analysis/IndexForm.h"
 #include "forge/Analysis/SourceSpan.h"
 #include "forge/Analysis/Uniformity.h"
 #include "llvm/ADT/StringRef.h"
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -135,6 +137,11 @@ struct Pattern {
   unsigned Passes = 0;
   /// Chunk: elements per thread ("8", "ITEMS").
   std::string ChunkSize;
+  /// Chunk: the same as a form (a constant or template parameters), and,
+  /// for a loop over the thread's own chunk bounded by `min(n, s + K)`,
+  /// the limit n (each element is below it).
+  IndexForm ChunkElems;
+  std::optional<IndexForm> ChunkLimit;
 
   /// The name playing Role, or "".
   llvm::StringRef role(llvm::StringRef Role) const;

@@ -297,6 +297,54 @@ __global__ void axpy(int n, T a, const T *__restrict__ x, T *y) {
   EXPECT_EQ(stride(M, access(M, "x[i + k]")), "ITEMS");
 }
 
+TEST(Pattern, ChunkAsALoopOverTheThreadsOwnRange) {
+  // `j` runs from t * 8 to t * 8 + 8: the loop counts the chunk's
+  // elements, and the chunk size is its trip count.
+  KernelModel M = analyze(R"(
+__global__ void own(const float *x, float *y, int n) {
+  int t = threadIdx.x + blockDim.x * blockIdx.x;
+  for (int j = t * 8; j < t * 8 + 8; ++j)
+    if (j < n) y[j] = 2.0f * x[j];
+})",
+                          "own");
+  const Pattern *P = pattern(M, PatternKind::Chunk);
+  ASSERT_NE(P, nullptr);
+  EXPECT_EQ(P->ChunkSize, "8");
+  EXPECT_EQ(P->ChunkElems.constantValue(), 8);
+  EXPECT_FALSE(P->ChunkLimit);
+  EXPECT_EQ(P->role("k"), "j");
+  EXPECT_NE(P->Summary.find("('j' runs over the thread's own chunk)"), std::string::npos);
+  EXPECT_EQ(access(M, "x[j]").Warp.constantStride(), 8);
+}
+
+TEST(Pattern, ChunkBoundedByMinOfTheSizeAndTheChunksEnd) {
+  KernelModel M = analyze(R"(
+__global__ void clamped(const double *a, double *b, int n) {
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  int start = tid * 4;
+  int end = min(n, start + 4);
+  for (int i = start; i < end; i++)
+    b[i] = a[i] + 1.0;
+})",
+                          "clamped");
+  const Pattern *P = pattern(M, PatternKind::Chunk);
+  ASSERT_NE(P, nullptr);
+  EXPECT_EQ(P->ChunkSize, "4");
+  ASSERT_TRUE(P->ChunkLimit);
+  EXPECT_EQ(M.render(*P->ChunkLimit), "n");
+  ASSERT_EQ(P->Details.size(), 1u);
+  EXPECT_EQ(P->Details[0], "the loop also stops at n (min bound)");
+  // A run-time trip per thread is no chunk: the end is not start + K.
+  KernelModel M2 = analyze(R"(
+__global__ void ragged(const float *a, float *b, const int *len, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = t * 4; i < t * 4 + len[t]; ++i)
+    b[i] = a[i];
+})",
+                           "ragged");
+  EXPECT_EQ(pattern(M2, PatternKind::Chunk), nullptr);
+}
+
 TEST(Pattern, SoftmaxLikeThreePasses) {
   KernelModel M = analyze(R"(
 __global__ void softmax_rows(const float *in, float *out, int rows, int cols) {

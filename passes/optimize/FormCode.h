@@ -1,0 +1,79 @@
+//===- passes/optimize/FormCode.h - Source code from the kernel model -*- C++ -*-===//
+///
+/// \file
+/// What the rules that rewrite from lib/Analysis's model (transpose-tile,
+/// coalesced-remap) share:
+///
+/// - FormRenderer: an index form of the model written back as C++ source
+///   that computes it in 64-bit arithmetic. Forms are exact integer
+///   polynomials, so the source the kernel wrote them in (int, unsigned,
+///   size_t, casts, locals) no longer matters: the rendering casts the first
+///   factor of every product to `long long`, and atoms the rule introduces
+///   (a tile's position) are written under the names the rule gives them.
+///   Only builtins, parameters and template parameters are rendered; a form
+///   with anything else (a clamp, a loaded value, a loop variable) has no
+///   rendering, and Why says so.
+/// - effectsOf: the effects of a piece of the kernel that a rewrite would
+///   repeat, reorder or drop, in words: calls to functions that are not
+///   pure (printf, atomics, barriers, user functions other than one
+///   `return`), inline assembly, and writes to anything but the kernel's own
+///   locals (other than writes the rule accounts for).
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_PASSES_OPTIMIZE_FORMCODE_H
+#define FORGE_PASSES_OPTIMIZE_FORMCODE_H
+
+#include "forge/Analysis/IndexForm.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include <map>
+#include <optional>
+#include <string>
+
+namespace clang {
+class ASTContext;
+class Expr;
+class FunctionDecl;
+class Stmt;
+} // namespace clang
+
+namespace forge::passes {
+
+class FormRenderer {
+public:
+  explicit FormRenderer(const analysis::AtomTable &T) : T(T) {}
+
+  /// Atom A is written as Name, a 64-bit variable of the rewrite.
+  void name(analysis::AtomId A, std::string Name) { Names[A] = std::move(Name); }
+
+  /// F as source ("y * cols + x", "8 * (long long)blockIdx.x * blockDim.x");
+  /// none when an atom cannot be written, with Why set.
+  std::optional<std::string> render(const analysis::IndexForm &F);
+  /// Lhs Op Rhs, each side rendered.
+  std::optional<std::string> render(const analysis::IndexForm &Lhs, analysis::CmpOp Op,
+                                    const analysis::IndexForm &Rhs);
+
+  std::string Why;
+
+private:
+  std::optional<std::string> atomText(analysis::AtomId A);
+  const analysis::AtomTable &T;
+  std::map<analysis::AtomId, std::string> Names;
+};
+
+/// Whether some term of F has a negative coefficient: computed in unsigned
+/// arithmetic, such a form may wrap around where the rendering does not.
+bool hasNegativeTerm(const analysis::IndexForm &F);
+
+/// The first effect of S (a statement or expression of Kernel) that a
+/// rewrite moving or repeating S would change, in words ("calls 'printf'
+/// (line 7)"), or "" when there is none. Writes to locals of the kernel
+/// are not effects; AllowedWrite accepts the other lvalues a rule accounts
+/// for (its store).
+std::string effectsOf(const clang::Stmt *S, const clang::FunctionDecl &Kernel,
+                      clang::ASTContext &Ctx,
+                      llvm::function_ref<bool(const clang::Expr *)> AllowedWrite);
+
+} // namespace forge::passes
+
+#endif
