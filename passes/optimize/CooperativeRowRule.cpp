@@ -809,6 +809,15 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
     return No("the loop body has 'continue'");
   if (S.Bound->HasSideEffects(Ctx))
     return No("the bound has side effects");
+  // The vector copies of the body rewrite every use of the loop variable
+  // and every vectorised access: none of them may come from a macro (the
+  // scalar loop only rewrites the loop's header).
+  auto InMacro = [](const Stmt *X) {
+    return X->getBeginLoc().isMacroID() || X->getEndLoc().isMacroID();
+  };
+  if (InMacro(S.Body) || InMacro(S.Bound) || InMacro(S.Start) ||
+      any_of(referencesTo(S.IV, S.Body), InMacro))
+    return No("the loop variable is used inside a macro");
   // The contiguous accesses that can be moved as vectors: unconditional
   // ones make the groups (their vector load is safe to issue); a
   // conditional load of the same element then reads the component too.
@@ -822,7 +831,7 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
   std::vector<Cand> Cands;
   for (const an::Access *A : M.accessesIn(L)) {
     if (A->Space != an::MemorySpace::Global || !A->E || A->Loops.empty() ||
-        A->Loops.back() != L.Id || !A->IndexKnown)
+        A->Loops.back() != L.Id || !A->IndexKnown || InMacro(A->E))
       continue;
     auto PerIt = M.slopeAlongLoop(*A, L).constant();
     if (!PerIt || *PerIt != 1 || A->Kind == an::AccessKind::Atomic)
