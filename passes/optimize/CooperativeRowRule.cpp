@@ -1645,14 +1645,15 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
   if (!M)
     return notApplicable(toString(M.takeError()));
   const agent::ProposalRequest &Req = In.Request;
+  auto P = plan(In, *M);
+  if (!P)
+    return notApplicable(toString(P.takeError()));
+  // After the plan, so that a kernel without a row loop says so first.
   if (Req.Block && (*Req.Block)[0] % 32 != 0)
     return notApplicable(formatv("the block is {0}x{1}x{2}: blockDim.x is not a multiple of 32, "
                                  "so no warp would lie within one row of threads",
                                  (*Req.Block)[0], (*Req.Block)[1], (*Req.Block)[2])
                              .str());
-  auto P = plan(In, *M);
-  if (!P)
-    return notApplicable(toString(P.takeError()));
 
   // Facts for the rationale.
   std::vector<std::string> Strided;
