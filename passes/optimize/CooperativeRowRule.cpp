@@ -809,6 +809,15 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
     return No("the loop body has 'continue'");
   if (S.Bound->HasSideEffects(Ctx))
     return No("the bound has side effects");
+  // The vector copies of the body rewrite every use of the loop variable
+  // and every vectorised access: none of them may come from a macro (the
+  // scalar loop only rewrites the loop's header).
+  auto InMacro = [](const Stmt *X) {
+    return X->getBeginLoc().isMacroID() || X->getEndLoc().isMacroID();
+  };
+  if (InMacro(S.Body) || InMacro(S.Bound) || InMacro(S.Start) ||
+      any_of(referencesTo(S.IV, S.Body), InMacro))
+    return No("the loop variable is used inside a macro");
   // The contiguous accesses that can be moved as vectors: unconditional
   // ones make the groups (their vector load is safe to issue); a
   // conditional load of the same element then reads the component too.
@@ -822,7 +831,7 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
   std::vector<Cand> Cands;
   for (const an::Access *A : M.accessesIn(L)) {
     if (A->Space != an::MemorySpace::Global || !A->E || A->Loops.empty() ||
-        A->Loops.back() != L.Id || !A->IndexKnown)
+        A->Loops.back() != L.Id || !A->IndexKnown || InMacro(A->E))
       continue;
     auto PerIt = M.slopeAlongLoop(*A, L).constant();
     if (!PerIt || *PerIt != 1 || A->Kind == an::AccessKind::Atomic)
@@ -1636,14 +1645,15 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
   if (!M)
     return notApplicable(toString(M.takeError()));
   const agent::ProposalRequest &Req = In.Request;
+  auto P = plan(In, *M);
+  if (!P)
+    return notApplicable(toString(P.takeError()));
+  // After the plan, so that a kernel without a row loop says so first.
   if (Req.Block && (*Req.Block)[0] % 32 != 0)
     return notApplicable(formatv("the block is {0}x{1}x{2}: blockDim.x is not a multiple of 32, "
                                  "so no warp would lie within one row of threads",
                                  (*Req.Block)[0], (*Req.Block)[1], (*Req.Block)[2])
                              .str());
-  auto P = plan(In, *M);
-  if (!P)
-    return notApplicable(toString(P.takeError()));
 
   // Facts for the rationale.
   std::vector<std::string> Strided;

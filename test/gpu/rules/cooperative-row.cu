@@ -6,10 +6,11 @@
 // original body. Row lengths that are not multiples of 4 (so only some rows
 // are 16-byte aligned) or shorter than a warp, and pointers offset by one
 // element (no row aligned); float sums within rounding, max and the scaling
-// exactly. Six kernels: a float matrix-vector product, a double one with a
-// bias and size_t indices, a row max through a row pointer, a 3-pass
-// softmax, an in-place 2-pass row scaling and a CSR sparse matrix-vector
-// product (empty and long rows). With --bench: times at 8192 x 8192.
+// exactly. Seven kernels: a float matrix-vector product, a double one with
+// a bias and size_t indices, a row max through a row pointer, a 3-pass
+// softmax, an in-place 2-pass row scaling, a CSR sparse matrix-vector
+// product (empty and long rows) and a layer normalisation. With --bench:
+// times at 8192 x 8192.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/row_matvec.cu --kernel row_matvec --block 256 --rules=cooperative-row --format=json > %t.d/row_matvec.json
@@ -30,6 +31,9 @@
 // RUN: forge-port propose %S/../Inputs/rules/row_spmv_csr.cu --kernel row_spmv_csr --block 256 --rules=cooperative-row --format=json > %t.d/row_spmv_csr.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_spmv_csr.json 0 %S/../Inputs/rules/row_spmv_csr.cu > %t.d/row_spmv_csr.v1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_spmv_csr.json 1 %S/../Inputs/rules/row_spmv_csr.cu > %t.d/row_spmv_csr.v2.cu
+// RUN: forge-port propose %S/../Inputs/rules/row_layernorm.cu --kernel row_layernorm --block 256 --rules=cooperative-row --format=json > %t.d/row_layernorm.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_layernorm.json 0 %S/../Inputs/rules/row_layernorm.cu > %t.d/row_layernorm.v1.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_layernorm.json 1 %S/../Inputs/rules/row_layernorm.cu > %t.d/row_layernorm.v2.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: matvec n=1027 block=256, warp per row: ok
@@ -42,6 +46,8 @@
 // CHECK: row scale n=1027 block=256, warp per row: ok
 // CHECK: csr block=256, warp per row: ok
 // CHECK: csr block=100, block per row: ok
+// CHECK: layernorm n=1027 block=256, warp per row: ok
+// CHECK: layernorm n=1027 block=1024, block per row: ok
 // CHECK: PASS
 #include "check.h"
 
@@ -52,6 +58,7 @@ namespace orig {
 #include "row_softmax.cu"
 #include "row_scale.cu"
 #include "row_spmv_csr.cu"
+#include "row_layernorm.cu"
 } // namespace orig
 namespace v1 {
 #include "row_matvec.v1.cu"
@@ -60,6 +67,7 @@ namespace v1 {
 #include "row_softmax.v1.cu"
 #include "row_scale.v1.cu"
 #include "row_spmv_csr.v1.cu"
+#include "row_layernorm.v1.cu"
 } // namespace v1
 namespace v2 {
 #include "row_matvec.v2.cu"
@@ -68,6 +76,7 @@ namespace v2 {
 #include "row_softmax.v2.cu"
 #include "row_scale.v2.cu"
 #include "row_spmv_csr.v2.cu"
+#include "row_layernorm.v2.cu"
 } // namespace v2
 
 namespace {
@@ -239,6 +248,26 @@ int main(int argc, char **argv) {
         "csr", m, dy, m, orig::row_spmv_csr, v1::row_spmv_csr, v2::row_spmv_csr,
         [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(dRow, dCol, dVal, dx, dy, m); }, none,
         1e-4, 1e-5);
+  }
+
+  // Layer normalisation: per-column weights, broadcast in the original.
+  for (int n : {1027, 1024, 9}) {
+    const int m = 413;
+    auto hX = check::random<float>(size_t(m) * n, 90 + n, -3, 3);
+    auto hG = check::random<float>(n, 91, 0.5, 1.5);
+    auto hB = check::random<float>(n, 92);
+    float *dX = check::upload(hX), *dG = check::upload(hG), *dB = check::upload(hB), *dY;
+    CK(cudaMalloc(&dY, size_t(m) * n * sizeof(float)));
+    char what[128];
+    std::snprintf(what, sizeof what, "layernorm n=%d", n);
+    ok &= checkAll(
+        what, m, dY, size_t(m) * n, orig::row_layernorm, v1::row_layernorm, v2::row_layernorm,
+        [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(dX, dG, dB, dY, m, n, 1e-5f); }, none,
+        1e-4, 1e-5);
+    CK(cudaFree(dX));
+    CK(cudaFree(dG));
+    CK(cudaFree(dB));
+    CK(cudaFree(dY));
   }
 
   if (Bench) {

@@ -164,3 +164,25 @@ __global__ void bias_mv(const float *A, const float *x, const float *b, float *y
 // BIAS-NEXT:       s += __shfl_xor_sync(0xffffffff, s, offset);
 // BIAS-NEXT:     if (lane == 0)
 // BIAS-NEXT:       y[row] = s;
+
+// Loads through __ldg (an address-of and a pointer sum): the vectors too.
+// RUN: forge-port propose %s --kernel ldg_mv --block 256 --rules=cooperative-row --apply -o %t.ldg.cu
+// RUN: FileCheck %s --check-prefix=LDG --match-full-lines --input-file=%t.ldg.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.ldg.cu -o - | FileCheck %s --check-prefix=LDGPTX
+// LDGPTX-LABEL: .entry {{.*}}ldg_mv
+// LDGPTX: ld.global.nc.v4.f32
+__global__ void ldg_mv(const float *__restrict__ A, const float *__restrict__ x, float *y, int m,
+                       int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int k = 0; k < n; ++k)
+      s += __ldg(&A[row * n + k]) * __ldg(x + k);
+    y[row] = s;
+  }
+}
+// LDG:              const float4 A_v = __ldg(reinterpret_cast<const float4 *>(&A[row * n + k]));
+// LDG-NEXT:         const float4 x_v = __ldg(reinterpret_cast<const float4 *>(x + k));
+// LDG-NEXT:         s += A_v.x * x_v.x;
+// LDG:            for (int k = k_rest + lane; k < n; k += 32)
+// LDG-NEXT:         s += __ldg(&A[row * n + k]) * __ldg(x + k);

@@ -112,3 +112,39 @@ __global__ void center(const double *in, double *out, size_t rows, size_t cols) 
 // CTR-NEXT:   __syncwarp();
 // CTR:        for (size_t c = c_rest2 + lane; c < cols; c += 32)
 // CTR-NEXT:     out[i * cols + c] = in[i * cols + c] - mean;
+
+// Layer normalisation: mean, variance, then the normalised row with
+// per-column weights (read coalesced now, broadcast before).
+// RUN: forge-port propose %s --kernel layernorm --block 128 --rules=cooperative-row --apply -o %t.ln.cu
+// RUN: FileCheck %s --check-prefix=LN --match-full-lines --input-file=%t.ln.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.ln.cu -o /dev/null
+__global__ void layernorm(const float *x, const float *gamma, const float *beta, float *y,
+                          int rows, int cols, float eps) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float mean = 0.f;
+  for (int c = 0; c < cols; ++c)
+    mean += x[r * cols + c];
+  mean /= cols;
+  float var = 0.f;
+  for (int c = 0; c < cols; ++c) {
+    float d = x[r * cols + c] - mean;
+    var += d * d;
+  }
+  var /= cols;
+  float inv = rsqrtf(var + eps);
+  for (int c = 0; c < cols; ++c)
+    y[r * cols + c] = (x[r * cols + c] - mean) * inv * gamma[c] + beta[c];
+}
+// LN:          mean += __shfl_xor_sync(0xffffffff, mean, offset);
+// LN-NEXT:   mean /= cols;
+// LN:          var += __shfl_xor_sync(0xffffffff, var, offset);
+// LN-NEXT:   var /= cols;
+// LN-NEXT:   float inv = rsqrtf(var + eps);
+// LN-NEXT:   __syncwarp();
+// LN:            const float4 gamma_v = *reinterpret_cast<const float4 *>(&gamma[c]);
+// LN-NEXT:       const float4 beta_v = *reinterpret_cast<const float4 *>(&beta[c]);
+// LN-NEXT:       y_v.x = (x_v3.x - mean) * inv * gamma_v.x + beta_v.x;
+// LN:          for (int c = c_rest3 + lane; c < cols; c += 32)
+// LN-NEXT:       y[r * cols + c] = (x[r * cols + c] - mean) * inv * gamma[c] + beta[c];

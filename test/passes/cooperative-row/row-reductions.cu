@@ -184,3 +184,52 @@ template __global__ void rowsum_t<double>(const double *, double *, int, int);
 // TPL-NEXT:       acc += __shfl_xor_sync(0xffffffff, acc, offset);
 // TPL-NEXT:     if (lane == 0)
 // TPL-NEXT:       out[r] = acc;
+
+// The index through a macro: the lanes share the loop (its header is plain
+// text), but the vector copies of the body would rewrite inside the macro:
+// scalar only, and the rationale says why.
+// RUN: forge-port propose %s --kernel macro_idx --block 256 --rules=cooperative-row > %t.mac.props
+// RUN: FileCheck %s --check-prefix=MACWHY --input-file=%t.mac.props
+// RUN: forge-port propose %s --kernel macro_idx --block 256 --rules=cooperative-row --apply -o %t.mac.cu
+// RUN: FileCheck %s --check-prefix=MAC --match-full-lines --input-file=%t.mac.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.mac.cu -o /dev/null
+#define IDX(r, c) ((r) * n + (c))
+__global__ void macro_idx(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int k = 0; k < n; ++k)
+      s += A[IDX(row, k)];
+    y[row] = s;
+  }
+}
+// MACWHY: # {{.*}} Not vectorised: line {{[0-9]+}}: the loop variable is used inside a macro.{{.*}}
+// MAC:          #pragma unroll 4
+// MAC-NEXT:     for (int k = lane; k < n; k += 32)
+// MAC-NEXT:       s += A[IDX(row, k)];
+
+// A grid-stride loop over rows with the stride in a local, the row offset
+// in another.
+// RUN: forge-port propose %s --kernel stride_local --block 512 --rules=cooperative-row --apply -o %t.str.cu
+// RUN: FileCheck %s --check-prefix=STR --match-full-lines --input-file=%t.str.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.str.cu -o /dev/null
+__global__ void stride_local(const float *A, float *y, int m, int n) {
+  unsigned int row = blockDim.x * blockIdx.x + threadIdx.x;
+  const unsigned int stride = blockDim.x * gridDim.x;
+  for (; row < m; row += stride) {
+    float s = 0;
+    int off = row * n;
+    for (int k = 0; k < n; ++k)
+      s += A[off + k];
+    y[row] = s;
+  }
+}
+// STR:        unsigned int row = blockDim.x * orig_bid + orig_tid;
+// STR-NEXT:   const unsigned int stride = blockDim.x * orig_grid;
+// STR-NEXT:   for (; row < m; row += stride) {
+// STR-NEXT:     float s = 0;
+// STR-NEXT:     int off = row * n;
+// STR:            if ((((unsigned long long)(&A[off + 0])) & 15) == 0) {
+// STR:              const float4 A_v = *reinterpret_cast<const float4 *>(&A[off + k]);
+// STR:            for (int k = k_rest + lane; k < n; k += 32)
+// STR-NEXT:         s += A[off + k];
