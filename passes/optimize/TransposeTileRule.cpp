@@ -272,7 +272,9 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   for (const an::GuardTerm &Tm : W.G.Terms) {
     if (!Tm.Cmp)
       return notApplicable("the guard '" + Tm.Text + "' is not a comparison of integers" +
-                           (Tm.Why.empty() ? "" : " (" + Tm.Why + ")"));
+                           (Tm.Why.empty() || StringRef(Tm.Why).contains("not a comparison")
+                                ? ""
+                                : " (" + Tm.Why + ")"));
     an::IndexForm L = Sub(Tm.Cmp->Lhs), Rt = Sub(Tm.Cmp->Rhs);
     if (!ThreadFree(L) || !ThreadFree(Rt))
       return notApplicable("the guard '" + Tm.Text +
