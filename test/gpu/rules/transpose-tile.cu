@@ -1,14 +1,17 @@
 // The transpose-tile rule's rewrites compute bitwise what the originals
 // compute, on the GPU, for matrix sizes that are not multiples of the tile
 // or of the block: the float transpose (rewritten for 32 x 8 blocks) and a
-// scaled double one with swapped roles and early exits (16 x 16 blocks).
+// scaled double one with swapped roles and early exits (16 x 16 blocks),
+// and one whose positions are written with a constant tile width of 16 (the
+// tiled body for 16 x 16 blocks, the original body for others).
 // The tiled kernels are correct for any block shape and any grid, so each
 // runs with the original launch, the spec's one-tile-per-block grid, other
 // block shapes (32 x 32, 64 x 4, 128 x 1, 8 x 8) and a single block.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/transpose.cu --kernel transpose --block 32,8 --rules=transpose-tile --apply -o %t.d/transpose.tiled.cu
-// RUN: forge-port propose %t.d/transpose.tiled.cu --kernel transpose_scaled --block 16,16 --rules=transpose-tile --apply -o %t.d/both.tiled.cu
+// RUN: forge-port propose %t.d/transpose.tiled.cu --kernel transpose_scaled --block 16,16 --rules=transpose-tile --apply -o %t.d/two.tiled.cu
+// RUN: forge-port propose %t.d/two.tiled.cu --kernel transpose16 --block 16,16 --rules=transpose-tile --apply -o %t.d/both.tiled.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: transpose 32x8 original grid: ok max_abs_err 0 rel_l2 0
@@ -22,6 +25,8 @@
 // CHECK: transpose_scaled 16x16 one tile per block: ok max_abs_err 0 rel_l2 0
 // CHECK: transpose_scaled 32x8: ok max_abs_err 0 rel_l2 0
 // CHECK: transpose_scaled one block: ok max_abs_err 0 rel_l2 0
+// CHECK: transpose16 16x16 (tiled): ok max_abs_err 0 rel_l2 0
+// CHECK: transpose16 32x8 (original body): ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 
@@ -92,6 +97,27 @@ int main(int argc, char **argv) {
                     check::time([&] { cand::transpose_scaled<<<tiles, block>>>(dA, dB, 0.75, n, m); }));
     CK(cudaFree(dA));
     CK(cudaFree(dB));
+  }
+  {
+    auto a = check::random<float>(elems, 3);
+    float *dIn = check::upload(a), *dOut;
+    CK(cudaMalloc(&dOut, elems * sizeof(float)));
+    auto run = [&](auto kernel, dim3 grid, dim3 block) {
+      check::poison(dOut, elems);
+      kernel<<<grid, block>>>(dIn, dOut, rows, cols);
+      CK(cudaGetLastError());
+      return check::download(dOut, elems);
+    };
+    dim3 block(16, 16), grid(check::ceilDiv(cols, 16), check::ceilDiv(rows, 16));
+    auto ref = run(orig::transpose16, grid, block);
+    ok &= check::compare("transpose16 16x16 (tiled)", ref, run(cand::transpose16, grid, block), 0, 0);
+    // 32 x 8 blocks with the same grid: the original covers other elements
+    // (and leaves some unwritten); the rewrite must do the same.
+    auto ref2 = run(orig::transpose16, grid, dim3(32, 8));
+    ok &= check::compare("transpose16 32x8 (original body)", ref2,
+                         run(cand::transpose16, grid, dim3(32, 8)), 0, 0);
+    CK(cudaFree(dIn));
+    CK(cudaFree(dOut));
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

@@ -209,6 +209,26 @@ TEST(TransposeTile, OneTilePerBlockThroughTheSpec) {
   EXPECT_FALSE(R.Proposals[0].Spec);
 }
 
+TEST(TransposeTile, ConstantBlockStridesKeepTheOriginalBodyForOtherBlocks) {
+  const char *Code = R"(#define TILE 32
+__global__ void k(const float *in, float *out, int rows, int cols) {
+  const int x = TILE * blockIdx.x + threadIdx.x;
+  const int y = blockIdx.y * (TILE / 4) + threadIdx.y;
+  if (x < cols && y < rows)
+    out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
+})";
+  Result R = run("transpose-tile", Code, "k", {{32, 8, 1}},
+                 {{"grid.x", "ceil_div(C, 32)"}, {"grid.y", "ceil_div(R, 8)"}});
+  ASSERT_EQ(R.Applied.size(), 1u) << R.Skip;
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "if (blockDim.x != 32 || blockDim.y != 8) {")) << A;
+  EXPECT_TRUE(has(A, "    const int y = blockIdx.y * (TILE / 4) + threadIdx.y;\n")) << A;
+  EXPECT_TRUE(has(A, "= in[y * cols + x];")) << A;
+  // The fallback needs the original grid: no spec change.
+  EXPECT_FALSE(R.Proposals[0].Spec);
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "the grid stays as it is")) << R.Proposals[0].Rationale;
+}
+
 TEST(TransposeTile, Preconditions) {
   auto Skip = [](const char *Code) {
     Result R = run("transpose-tile", Code, "k", {{32, 8, 1}});
