@@ -214,15 +214,38 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   an::AtomId XA = T.symbol(an::AtomKind::Param, nullptr, "x", "transpose-tile:x");
   an::AtomId YA = T.symbol(an::AtomKind::Param, nullptr, "y", "transpose-tile:y");
   an::IndexForm X = an::IndexForm::atom(XA), Y = an::IndexForm::atom(YA);
+  // The blocks' stride along each position, read off the load's index: the
+  // coefficient of blockIdx over that of threadIdx. Usually blockDim (right
+  // for any block); a constant C (`blockIdx.x * 16 + threadIdx.x`) is the
+  // position only when blockDim is C, which the rewrite checks on the device.
+  an::IndexForm RIdx0 = T.expandLoops(R.Index);
+  auto BlockStride = [&](an::AtomId B, an::AtomId Tt, an::AtomId D) {
+    an::IndexForm Dim = an::IndexForm::atom(D);
+    auto CT = RIdx0.coefficientOf(Tt), CB = RIdx0.coefficientOf(B);
+    if (!CT || !CB || CT->isZero())
+      return Dim;
+    auto Q = CB->dividedExactly(*CT);
+    if (Q && Q->constantValue() && *Q->constantValue() > 0 && *Q->constantValue() <= 1024)
+      return *Q;
+    return Dim;
+  };
+  an::IndexForm SX = BlockStride(Bx, Tx, Dx), SY = BlockStride(By, Ty, Dy);
   auto Sub = [&](const an::IndexForm &F) {
     return T.substitute(T.expandLoops(F), [&](an::AtomId A) -> std::optional<an::IndexForm> {
       if (A == Tx)
-        return X - an::IndexForm::atom(Bx) * an::IndexForm::atom(Dx);
+        return X - an::IndexForm::atom(Bx) * SX;
       if (A == Ty)
-        return Y - an::IndexForm::atom(By) * an::IndexForm::atom(Dy);
+        return Y - an::IndexForm::atom(By) * SY;
       return std::nullopt;
     });
   };
+  // The block dimensions the kernel's positions assume ("blockDim.x != 16").
+  std::vector<std::string> FixedDims, Assumed;
+  for (auto [S, Name] : {std::pair(&SX, "blockDim.x"), std::pair(&SY, "blockDim.y")})
+    if (auto C = S->constantValue()) {
+      FixedDims.push_back(formatv("{0} != {1}", Name, *C).str());
+      Assumed.push_back(formatv("{0} == {1}", Name, *C).str());
+    }
   auto ThreadFree = [&](const an::IndexForm &F) {
     return !T.dependsOn(F, Tx) && !T.dependsOn(F, Ty) && !T.dependsOn(F, Bx) &&
            !T.dependsOn(F, By);
@@ -232,7 +255,8 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     if (!ThreadFree(*F))
       return notApplicable("the index of '" + A->Text +
                            "' depends on the thread other than through its position "
-                           "(blockIdx * blockDim + threadIdx along x and y)");
+                           "(blockIdx * blockDim + threadIdx, or blockIdx * C + threadIdx, along "
+                           "x and y)");
   // Which position the load runs along: x (out[x][y] = in[y][x]) or y.
   auto Coef = [&](const an::IndexForm &F, an::AtomId A) -> std::optional<int64_t> {
     auto C = F.coefficientOf(A);
@@ -272,7 +296,9 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   for (const an::GuardTerm &Tm : W.G.Terms) {
     if (!Tm.Cmp)
       return notApplicable("the guard '" + Tm.Text + "' is not a comparison of integers" +
-                           (Tm.Why.empty() ? "" : " (" + Tm.Why + ")"));
+                           (Tm.Why.empty() || StringRef(Tm.Why).contains("not a comparison")
+                                ? ""
+                                : " (" + Tm.Why + ")"));
     an::IndexForm L = Sub(Tm.Cmp->Lhs), Rt = Sub(Tm.Cmp->Rhs);
     if (!ThreadFree(L) || !ThreadFree(Rt))
       return notApplicable("the guard '" + Tm.Text +
@@ -527,6 +553,21 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   Add(0, "// bank conflicts. Threads stride over a tile's elements and blocks over the "
          "tiles,");
   Add(0, "// so any block shape and any grid work.");
+  if (!FixedDims.empty()) {
+    // The original body, as it was, for the blocks its positions do not
+    // describe (the condition is the same for the whole grid).
+    Add(0, "// The kernel's positions assume " + join(Assumed, " and ") +
+               "; with another block it runs as written.");
+    Add(0, "if (" + join(FixedDims, " || ") + ") {");
+    StringRef Orig = In.Source.slice(*LB + 1, *RB);
+    SmallVector<StringRef, 16> OrigLines;
+    Orig.split(OrigLines, '\n');
+    for (StringRef Ln : OrigLines)
+      if (!Ln.trim().empty())
+        L.push_back("  " + Ln.rtrim().str());
+    Add(1, "return;");
+    Add(0, "}");
+  }
   for (const DeclStmt *DS : Kept) {
     auto Rg = C.rangeOfStatement(DS);
     if (!Rg)
@@ -585,7 +626,11 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   std::string GridNote;
   const agent::ProposalRequest &Req = In.Request;
   auto GX = Req.Geometry.find("grid.x"), GY = Req.Geometry.find("grid.y");
-  if (Req.Block && GX != Req.Geometry.end() && GY != Req.Geometry.end()) {
+  if (!FixedDims.empty()) {
+    GridNote = " The kernel's positions assume " + join(Assumed, " and ") +
+               ", so other blocks run the original body (checked on the device), and the grid "
+               "stays as it is, which that body needs.";
+  } else if (Req.Block && GX != Req.Geometry.end() && GY != Req.Geometry.end()) {
     int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1];
     agent::SpecChange S;
     auto Scaled = [](const std::string &G, int64_t B) {
