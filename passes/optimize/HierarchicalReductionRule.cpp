@@ -239,6 +239,100 @@ std::optional<an::ReductionOp> combinedOp(an::AtomicOp A) {
 }
 
 //===----------------------------------------------------------------------===//
+// A float maximum or minimum through integer atomics
+//===----------------------------------------------------------------------===//
+
+/// The call's callee name when it is a plain function ("atomicMax").
+StringRef calleeName(const CallExpr *C) {
+  const FunctionDecl *FD = C ? C->getDirectCallee() : nullptr;
+  return FD && FD->getIdentifier() ? FD->getName() : StringRef();
+}
+
+/// E (through parens and casts) names the parameter P.
+bool namesParam(const Expr *E, const ParmVarDecl *P) {
+  const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+  return D && D->getDecl() == P;
+}
+
+/// The one statement of S, through braces; null when there are more.
+const Stmt *single(const Stmt *S) {
+  while (const auto *C = dyn_cast_or_null<CompoundStmt>(S)) {
+    if (C->size() != 1)
+      return nullptr;
+    S = C->body_front();
+  }
+  return S;
+}
+
+/// The operator that `f(float *p, float v)` applies to *p, when its body is
+/// the float order written with two integer atomics, as in
+///
+///   if (__float_as_int(v) >= 0) atomicMax((int *)p, __float_as_int(v));
+///   else                        atomicMin((unsigned *)p, __float_as_uint(v));
+///
+/// Non-negative floats order like their bits as signed ints, negative ones
+/// in reverse of their bits as unsigned ints, so this is *p = fmaxf(*p, v)
+/// for every non-NaN v and *p (atomicMin / atomicMax swapped: fminf). The
+/// test must be on the bits (`v >= 0.0f` would send -0.0f to the signed
+/// branch, where it is INT_MIN). Nothing else may be in the body.
+std::optional<an::ReductionOp> floatOrderWrapper(const FunctionDecl *F, ASTContext &Ctx) {
+  F = F ? F->getDefinition() : nullptr;
+  if (!F || F->getNumParams() != 2 || !F->getReturnType()->isVoidType())
+    return std::nullopt;
+  const ParmVarDecl *P = F->getParamDecl(0), *V = F->getParamDecl(1);
+  auto IsFloat = [](QualType T) {
+    return T->isSpecificBuiltinType(BuiltinType::Float);
+  };
+  if (!P->getType()->isPointerType() || !IsFloat(P->getType()->getPointeeType().getCanonicalType()) ||
+      !IsFloat(V->getType().getCanonicalType()))
+    return std::nullopt;
+  const auto *If = dyn_cast_or_null<IfStmt>(single(F->getBody()));
+  if (!If || If->getInit() || If->getConditionVariable() || !If->getElse())
+    return std::nullopt;
+  // The test: __float_as_int(v) >= 0 (then: non-negative) or < 0.
+  const auto *Cmp = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Cmp || (Cmp->getOpcode() != BO_GE && Cmp->getOpcode() != BO_LT))
+    return std::nullopt;
+  const auto *Bits = dyn_cast<CallExpr>(Cmp->getLHS()->IgnoreParenImpCasts());
+  Expr::EvalResult Zero;
+  if (!Bits || calleeName(Bits) != "__float_as_int" || Bits->getNumArgs() != 1 ||
+      !namesParam(Bits->getArg(0), V) || Cmp->getRHS()->isValueDependent() ||
+      !Cmp->getRHS()->EvaluateAsInt(Zero, Ctx) || Zero.Val.getInt() != 0)
+    return std::nullopt;
+  const Stmt *NonNeg = If->getThen(), *Neg = If->getElse();
+  if (Cmp->getOpcode() == BO_LT)
+    std::swap(NonNeg, Neg);
+  // One atomic per branch: (which, pointee signedness, bit cast).
+  auto AtomicOf = [&](const Stmt *S, bool Signed) -> std::optional<bool> {
+    const auto *C = dyn_cast_or_null<CallExpr>(
+        dyn_cast_or_null<Expr>(single(S)) ? cast<Expr>(single(S))->IgnoreParenImpCasts() : nullptr);
+    StringRef N = calleeName(C);
+    if (!C || C->getNumArgs() != 2 || (N != "atomicMax" && N != "atomicMin"))
+      return std::nullopt;
+    QualType PT = C->getArg(0)->IgnoreParenImpCasts()->getType();
+    if (!PT->isPointerType() || !namesParam(C->getArg(0), P))
+      return std::nullopt;
+    QualType E = PT->getPointeeType().getCanonicalType().getUnqualifiedType();
+    if (!E->isIntegerType() || Ctx.getTypeSize(E) != 32 || E->isSignedIntegerType() != Signed)
+      return std::nullopt;
+    const auto *Cast = dyn_cast<CallExpr>(C->getArg(1)->IgnoreParenImpCasts());
+    if (!Cast || calleeName(Cast) != (Signed ? "__float_as_int" : "__float_as_uint") ||
+        Cast->getNumArgs() != 1 || !namesParam(Cast->getArg(0), V))
+      return std::nullopt;
+    return N == "atomicMax";
+  };
+  auto Pos = AtomicOf(NonNeg, true), NegMax = AtomicOf(Neg, false);
+  if (!Pos || !NegMax)
+    return std::nullopt;
+  // Max: signed max for v >= 0, unsigned min for v < 0; min: the reverse.
+  if (*Pos && !*NegMax)
+    return an::ReductionOp::Max;
+  if (!*Pos && *NegMax)
+    return an::ReductionOp::Min;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
 // Rendering index forms as 64-bit C
 //===----------------------------------------------------------------------===//
 
@@ -774,6 +868,10 @@ std::string Rewrite::findReduction() {
     std::string Why = "no atomic reduction: the kernel has no atomic";
     if (!M.patterns(an::PatternKind::TreeReduction).empty())
       Why += " (its shared-memory tree reduction is warp-shuffle-reduction's)";
+    // Atomics inside a device function the model does not see as one.
+    BodyFacts F = scanBody(kernelBody(In.Kernel), EC, nullptr);
+    if (StringRef(F.Blocker).contains("calls 'atomic"))
+      Why += " the model knows (" + F.Blocker + ")";
     return Why;
   }
   if (Atomics.size() > 1) {
@@ -790,7 +888,21 @@ std::string Rewrite::findReduction() {
     if (R.Kind == an::ReductionKind::Atomic && R.Access == int(A->Id))
       Red = &R;
   std::string At = "'" + A->Callee + "' at line " + line(A->Loc.Line);
-  if (!Red) {
+  // A device function that combines a float by its order through integer
+  // atomics (floatOrderWrapper), into an address the threads of a block
+  // share.
+  std::optional<an::ReductionOp> Wrapped;
+  if (!Red && A->Atomic == an::AtomicOp::None)
+    if (const auto *C = dyn_cast_or_null<CallExpr>(A->E))
+      if ((Wrapped = floatOrderWrapper(C->getDirectCallee(), Ctx))) {
+        bool Shared = A->IndexKnown && !A->Index.overflowed();
+        for (an::AtomId X : A->Index.atoms())
+          Shared &= Tab[X].Uniform.atLeast(an::Uniformity::BlockUniform);
+        if (!Shared)
+          return At + " combines a float by its order into an address that differs between "
+                      "the threads of a block ('" + A->Text + "')";
+      }
+  if (!Red && !Wrapped) {
     switch (A->Atomic) {
     case an::AtomicOp::CAS:
     case an::AtomicOp::Exch:
@@ -848,9 +960,10 @@ std::string Rewrite::findReduction() {
   }
 
   // The operator and the type of the values.
-  std::optional<an::ReductionOp> Op =
-      A->Atomic == an::AtomicOp::None ? std::optional(Red->Op) : combinedOp(A->Atomic);
-  if (!Op || Red->Op == an::ReductionOp::Mul)
+  std::optional<an::ReductionOp> Op = Wrapped                              ? Wrapped
+                                     : A->Atomic == an::AtomicOp::None ? std::optional(Red->Op)
+                                                                       : combinedOp(A->Atomic);
+  if (!Op || (Red && Red->Op == an::ReductionOp::Mul))
     return At + " is not an associative reduction the rule combines";
   Comb.Op = *Op;
   Comb.Sub = A->Atomic == an::AtomicOp::Sub;

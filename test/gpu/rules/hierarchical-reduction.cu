@@ -14,6 +14,7 @@
 // RUN: forge-port propose %S/../Inputs/rules/atomic_count.cu --kernel atomic_count --block 256 --rules=hierarchical-reduction --apply -o %t.d/atomic_count.v1.cu
 // RUN: forge-port propose %S/../Inputs/rules/atomic_per_block.cu --kernel atomic_per_block --block 256 --rules=hierarchical-reduction --apply -o %t.d/atomic_per_block.v1.cu
 // RUN: forge-port propose %S/../Inputs/rules/atomic_argmax.cu --kernel atomic_argmax --block 256 --rules=hierarchical-reduction --apply -o %t.d/atomic_argmax.v1.cu
+// RUN: forge-port propose %S/../Inputs/rules/atomic_float_max.cu --kernel atomic_float_max --block 256 --rules=hierarchical-reduction --apply -o %t.d/atomic_float_max.v1.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: sum loop, block 256, grid 489: ok
@@ -27,6 +28,8 @@
 // CHECK: per block, block 100, grid 10000: ok
 // CHECK: argmax, block 100, grid 2112: ok max_abs_err 0 rel_l2 0
 // CHECK: argmax, block 1024, grid 7: ok max_abs_err 0 rel_l2 0
+// CHECK: float max, all negative, block 256, grid 123: ok max_abs_err 0 rel_l2 0
+// CHECK: float max, mixed signs, block 1024, grid 1: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <climits>
@@ -39,6 +42,7 @@ namespace orig {
 #include "atomic_count.cu"
 #include "atomic_per_block.cu"
 #include "atomic_argmax.cu"
+#include "atomic_float_max.cu"
 } // namespace orig
 namespace v1 {
 #include "atomic_sum_loop.v1.cu"
@@ -48,6 +52,7 @@ namespace v1 {
 #include "atomic_count.v1.cu"
 #include "atomic_per_block.v1.cu"
 #include "atomic_argmax.v1.cu"
+#include "atomic_float_max.v1.cu"
 } // namespace v1
 
 namespace {
@@ -220,6 +225,26 @@ int main() {
             v1::atomic_argmax<<<g, b>>>(dx, o, n);
           },
           0, 0);
+    }
+  }
+  // A float maximum through integer atomics (exact): all negative inputs
+  // (the unsigned branch), then mixed signs with -0.0f and +0.0f present.
+  {
+    int n = 1000003;
+    for (int mixed = 0; mixed < 2; ++mixed) {
+      auto in = check::random<float>(n, 9 + mixed, mixed ? -50 : -100, mixed ? 50 : -1);
+      in[17] = -0.0f;
+      in[n - 1] = mixed ? 0.0f : -0.5f;
+      float *dx = check::upload(in);
+      for (unsigned block : {256u, 100u, 1024u}) {
+        unsigned grid0 = check::ceilDiv(n, block * 32);
+        compareScalar(
+            mixed ? "float max, mixed signs" : "float max, all negative", block, grid0, -3.0e38f,
+            [&](unsigned g, unsigned b, float *o) { orig::atomic_float_max<<<g, b>>>(dx, o, n); },
+            [&](unsigned g, unsigned b, float *o) { v1::atomic_float_max<<<g, b>>>(dx, o, n); }, 0,
+            0);
+      }
+      CK(cudaFree(dx));
     }
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
