@@ -1666,7 +1666,9 @@ std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
       }
       Orig.push_back(Virtual.size() == 1 ? It->second : "(" + It->second + ")");
     }
-    S.Geometry[First] = "min(" + join(Orig, " * ") + ", " + Cap + ")";
+    // grid.y and grid.z hold at most 65535 blocks.
+    S.Geometry[First] = "min(" + join(Orig, " * ") + ", " +
+                        (First == "grid.x" ? Cap : "min(65535, " + Cap + ")") + ")";
     for (size_t I = 1; I < Virtual.size(); ++I)
       S.Geometry[std::string("grid.") + Virtual[I].Dim] = "1";
     std::vector<std::string> Terms;
