@@ -33,6 +33,7 @@ Error fillFromSpec(ProposalRequest &Req, const measure::LaunchSpec &Spec, String
                      toString(G.takeError()));
   Req.Block = G->Block;
   Req.BlockThreads = G->Block[0] * G->Block[1] * G->Block[2];
+  Req.Spec = &Spec; // as the optimizer passes it: rules may read sizes and scalars
   for (const measure::Tunable &T : Spec.Tunables)
     Req.Tunables[T.Name] = T.defaultValue();
   static const char *const Dims[] = {"x", "y", "z"};

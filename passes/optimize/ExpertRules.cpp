@@ -17,6 +17,8 @@ ArrayRef<RuleInfo> allExpertRules() {
       {"grid-stride", "a grid-stride loop with a grid capped at a few waves", createGridStrideRule},
       {"warp-shuffle-reduction", "a shared-memory tree reduction's last steps as warp shuffles",
        createWarpShuffleReductionRule},
+      {"hierarchical-reduction", "one atomic per block for a reduction into one address",
+       createHierarchicalReductionRule},
       {"smem-stencil-tiling", "stage a reused input tile (with halo) in shared memory",
        createSmemStencilTilingRule},
       {"register-tiling", "several outputs per thread for a naive matrix product",

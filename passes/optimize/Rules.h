@@ -17,6 +17,7 @@ std::unique_ptr<ExpertRule> createLaunchBoundsRule();
 std::unique_ptr<ExpertRule> createVectorizeRule();
 std::unique_ptr<ExpertRule> createGridStrideRule();
 std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
+std::unique_ptr<ExpertRule> createHierarchicalReductionRule();
 std::unique_ptr<ExpertRule> createSmemStencilTilingRule();
 std::unique_ptr<ExpertRule> createRegisterTilingRule();
 std::unique_ptr<ExpertRule> createCooperativeRowRule();

@@ -1,0 +1,1805 @@
+//===- passes/optimize/HierarchicalReductionRule.cpp - hierarchical-reduction ===//
+///
+/// \file
+/// A reduction whose result is combined into global memory by an atomic
+/// into an address that is the same for every thread of a block (the
+/// model's atomic Reduction of scope grid or block: `atomicAdd(sum, a[i] *
+/// b[i])`, `atomicMax(&res[0], acc)`, `atomicOr(out + blockIdx.x, v)`)
+/// issues one atomic per thread, all into one address. The rule keeps each
+/// thread's contributions in a register partial, combines the partials of
+/// a warp with __shfl_down_sync and the warps of a block through shared
+/// memory (one slot per warp), and issues one atomic per block.
+///
+/// Where the kernel can be made correct for any grid, it also makes every
+/// thread cover many elements, four per step so that loads overlap, and
+/// caps the grid at FORGE_WAVES waves of the GPU:
+///
+/// - one element per thread under a guard that bounds blockIdx (`if (i <
+///   n)`, `if (i >= n) return;`, `if (x < w && y < h)`): the original body
+///   becomes a function of the block index, run for the virtual blocks
+///   blockIdx.x, blockIdx.x + gridDim.x, ... that the guard admits;
+/// - a grid-stride loop whose elements depend only on the loop variable and
+///   grid-uniform values: the loop is run four iterations at a time.
+///
+/// Blocks whose size is not a multiple of 32 fall back to one atomic per
+/// thread (a device-side check). docs/passes/hierarchical-reduction.md.
+///
+//===----------------------------------------------------------------------===//
+#include "RuleAst.h"
+#include "RuleUtil.h"
+#include "Rules.h"
+#include "forge/Analysis/KernelModel.h"
+#include "forge/Measure/IntExpr.h"
+#include "forge/Measure/LaunchSpec.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace forge::passes {
+namespace {
+
+namespace an = forge::analysis;
+
+constexpr const char *RuleName = "hierarchical-reduction";
+/// How many strided steps each thread takes at a time (loads in flight).
+constexpr int Unroll = 4;
+
+//===----------------------------------------------------------------------===//
+// The combining operator
+//===----------------------------------------------------------------------===//
+
+enum class ValueKind { I32, U32, I64, U64, F32, F64, Dependent };
+
+/// The value type of the atomic and how partials of it combine.
+struct Combiner {
+  an::ReductionOp Op = an::ReductionOp::Add;
+  ValueKind K = ValueKind::F32;
+  std::string Type; ///< "float", "unsigned long long", "T"
+  /// The values are added and the total is subtracted (atomicSub).
+  bool Sub = false;
+
+  bool isFloat() const { return K == ValueKind::F32 || K == ValueKind::F64; }
+
+  /// The identity element, or none when it cannot be written (max of a
+  /// template type).
+  std::optional<std::string> identity() const {
+    using an::ReductionOp;
+    switch (Op) {
+    case ReductionOp::Add:
+    case ReductionOp::Or:
+    case ReductionOp::Xor:
+      switch (K) {
+      case ValueKind::F32:
+        return std::string("0.0f");
+      case ValueKind::F64:
+        return std::string("0.0");
+      case ValueKind::I32:
+        return std::string("0");
+      case ValueKind::U32:
+        return std::string("0u");
+      case ValueKind::I64:
+        return std::string("0ll");
+      case ValueKind::U64:
+        return std::string("0ull");
+      case ValueKind::Dependent:
+        return Type + "(0)";
+      }
+      break;
+    case ReductionOp::And:
+      switch (K) {
+      case ValueKind::I32:
+        return std::string("-1");
+      case ValueKind::U32:
+        return std::string("0xffffffffu");
+      case ValueKind::I64:
+        return std::string("-1ll");
+      case ValueKind::U64:
+        return std::string("0xffffffffffffffffull");
+      default:
+        return std::nullopt;
+      }
+    case ReductionOp::Max:
+      switch (K) {
+      case ValueKind::I32:
+        return std::string("(-2147483647 - 1)");
+      case ValueKind::U32:
+        return std::string("0u");
+      case ValueKind::I64:
+        return std::string("(-9223372036854775807ll - 1)");
+      case ValueKind::U64:
+        return std::string("0ull");
+      case ValueKind::F32:
+        return std::string("__int_as_float(0xff800000)"); // -inf
+      case ValueKind::F64:
+        return std::string("__longlong_as_double(0xfff0000000000000ll)"); // -inf
+      case ValueKind::Dependent:
+        return std::nullopt;
+      }
+      break;
+    case ReductionOp::Min:
+      switch (K) {
+      case ValueKind::I32:
+        return std::string("2147483647");
+      case ValueKind::U32:
+        return std::string("0xffffffffu");
+      case ValueKind::I64:
+        return std::string("9223372036854775807ll");
+      case ValueKind::U64:
+        return std::string("0xffffffffffffffffull");
+      case ValueKind::F32:
+        return std::string("__int_as_float(0x7f800000)"); // +inf
+      case ValueKind::F64:
+        return std::string("__longlong_as_double(0x7ff0000000000000ll)"); // +inf
+      case ValueKind::Dependent:
+        return std::nullopt;
+      }
+      break;
+    default:
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// The statement text (without ';') that combines V into Acc.
+  std::string update(StringRef Acc, StringRef V) const {
+    using an::ReductionOp;
+    switch (Op) {
+    case ReductionOp::Add:
+      return (Acc + " += " + V).str();
+    case ReductionOp::And:
+      return (Acc + " &= " + V).str();
+    case ReductionOp::Or:
+      return (Acc + " |= " + V).str();
+    case ReductionOp::Xor:
+      return (Acc + " ^= " + V).str();
+    case ReductionOp::Max:
+    case ReductionOp::Min: {
+      bool Max = Op == ReductionOp::Max;
+      StringRef F = K == ValueKind::F32   ? (Max ? "fmaxf" : "fminf")
+                    : K == ValueKind::F64 ? (Max ? "fmax" : "fmin")
+                                          : (Max ? "max" : "min");
+      return (Acc + " = " + F + "(" + Acc + ", " + V + ")").str();
+    }
+    default:
+      return (Acc + " += " + V).str();
+    }
+  }
+
+  /// "add", "max", ...: the words for rationales.
+  StringRef opWords() const {
+    if (Sub)
+      return "subtracted values";
+    switch (Op) {
+    case an::ReductionOp::Add:
+      return "sum";
+    case an::ReductionOp::Max:
+      return "maximum";
+    case an::ReductionOp::Min:
+      return "minimum";
+    case an::ReductionOp::And:
+      return "bitwise and";
+    case an::ReductionOp::Or:
+      return "bitwise or";
+    case an::ReductionOp::Xor:
+      return "bitwise xor";
+    default:
+      return "reduction";
+    }
+  }
+};
+
+std::optional<ValueKind> valueKindOf(QualType T, ASTContext &Ctx) {
+  if (T.isNull())
+    return std::nullopt;
+  if (T->isDependentType())
+    return ValueKind::Dependent;
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (T->isSpecificBuiltinType(BuiltinType::Float))
+    return ValueKind::F32;
+  if (T->isSpecificBuiltinType(BuiltinType::Double))
+    return ValueKind::F64;
+  if (!T->isIntegerType() || T->isBooleanType() || T->isEnumeralType())
+    return std::nullopt;
+  uint64_t Bits = Ctx.getTypeSize(T);
+  bool Signed = T->isSignedIntegerType();
+  if (Bits == 32)
+    return Signed ? ValueKind::I32 : ValueKind::U32;
+  if (Bits == 64 && (T->isSpecificBuiltinType(BuiltinType::LongLong) ||
+                     T->isSpecificBuiltinType(BuiltinType::ULongLong)))
+    return Signed ? ValueKind::I64 : ValueKind::U64;
+  return std::nullopt;
+}
+
+std::optional<an::ReductionOp> combinedOp(an::AtomicOp A) {
+  switch (A) {
+  case an::AtomicOp::Add:
+  case an::AtomicOp::Sub:
+    return an::ReductionOp::Add;
+  case an::AtomicOp::Max:
+    return an::ReductionOp::Max;
+  case an::AtomicOp::Min:
+    return an::ReductionOp::Min;
+  case an::AtomicOp::And:
+    return an::ReductionOp::And;
+  case an::AtomicOp::Or:
+    return an::ReductionOp::Or;
+  case an::AtomicOp::Xor:
+    return an::ReductionOp::Xor;
+  default:
+    return std::nullopt;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// A float maximum or minimum through integer atomics
+//===----------------------------------------------------------------------===//
+
+/// The call's callee name when it is a plain function ("atomicMax").
+StringRef calleeName(const CallExpr *C) {
+  const FunctionDecl *FD = C ? C->getDirectCallee() : nullptr;
+  return FD && FD->getIdentifier() ? FD->getName() : StringRef();
+}
+
+/// E (through parens and casts) names the parameter P.
+bool namesParam(const Expr *E, const ParmVarDecl *P) {
+  const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+  return D && D->getDecl() == P;
+}
+
+/// The one statement of S, through braces; null when there are more.
+const Stmt *single(const Stmt *S) {
+  while (const auto *C = dyn_cast_or_null<CompoundStmt>(S)) {
+    if (C->size() != 1)
+      return nullptr;
+    S = C->body_front();
+  }
+  return S;
+}
+
+/// The operator that `f(float *p, float v)` applies to *p, when its body is
+/// the float order written with two integer atomics, as in
+///
+///   if (__float_as_int(v) >= 0) atomicMax((int *)p, __float_as_int(v));
+///   else                        atomicMin((unsigned *)p, __float_as_uint(v));
+///
+/// Non-negative floats order like their bits as signed ints, negative ones
+/// in reverse of their bits as unsigned ints, so this is *p = fmaxf(*p, v)
+/// for every non-NaN v and *p (atomicMin / atomicMax swapped: fminf). The
+/// test must be on the bits (`v >= 0.0f` would send -0.0f to the signed
+/// branch, where it is INT_MIN). Nothing else may be in the body.
+std::optional<an::ReductionOp> floatOrderWrapper(const FunctionDecl *F, ASTContext &Ctx) {
+  F = F ? F->getDefinition() : nullptr;
+  if (!F || F->getNumParams() != 2 || !F->getReturnType()->isVoidType())
+    return std::nullopt;
+  const ParmVarDecl *P = F->getParamDecl(0), *V = F->getParamDecl(1);
+  auto IsFloat = [](QualType T) {
+    return T->isSpecificBuiltinType(BuiltinType::Float);
+  };
+  if (!P->getType()->isPointerType() || !IsFloat(P->getType()->getPointeeType().getCanonicalType()) ||
+      !IsFloat(V->getType().getCanonicalType()))
+    return std::nullopt;
+  const auto *If = dyn_cast_or_null<IfStmt>(single(F->getBody()));
+  if (!If || If->getInit() || If->getConditionVariable() || !If->getElse())
+    return std::nullopt;
+  // The test: __float_as_int(v) >= 0 (then: non-negative) or < 0.
+  const auto *Cmp = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Cmp || (Cmp->getOpcode() != BO_GE && Cmp->getOpcode() != BO_LT))
+    return std::nullopt;
+  const auto *Bits = dyn_cast<CallExpr>(Cmp->getLHS()->IgnoreParenImpCasts());
+  Expr::EvalResult Zero;
+  if (!Bits || calleeName(Bits) != "__float_as_int" || Bits->getNumArgs() != 1 ||
+      !namesParam(Bits->getArg(0), V) || Cmp->getRHS()->isValueDependent() ||
+      !Cmp->getRHS()->EvaluateAsInt(Zero, Ctx) || Zero.Val.getInt() != 0)
+    return std::nullopt;
+  const Stmt *NonNeg = If->getThen(), *Neg = If->getElse();
+  if (Cmp->getOpcode() == BO_LT)
+    std::swap(NonNeg, Neg);
+  // One atomic per branch: (which, pointee signedness, bit cast).
+  auto AtomicOf = [&](const Stmt *S, bool Signed) -> std::optional<bool> {
+    const auto *C = dyn_cast_or_null<CallExpr>(
+        dyn_cast_or_null<Expr>(single(S)) ? cast<Expr>(single(S))->IgnoreParenImpCasts() : nullptr);
+    StringRef N = calleeName(C);
+    if (!C || C->getNumArgs() != 2 || (N != "atomicMax" && N != "atomicMin"))
+      return std::nullopt;
+    QualType PT = C->getArg(0)->IgnoreParenImpCasts()->getType();
+    if (!PT->isPointerType() || !namesParam(C->getArg(0), P))
+      return std::nullopt;
+    QualType E = PT->getPointeeType().getCanonicalType().getUnqualifiedType();
+    if (!E->isIntegerType() || Ctx.getTypeSize(E) != 32 || E->isSignedIntegerType() != Signed)
+      return std::nullopt;
+    const auto *Cast = dyn_cast<CallExpr>(C->getArg(1)->IgnoreParenImpCasts());
+    if (!Cast || calleeName(Cast) != (Signed ? "__float_as_int" : "__float_as_uint") ||
+        Cast->getNumArgs() != 1 || !namesParam(Cast->getArg(0), V))
+      return std::nullopt;
+    return N == "atomicMax";
+  };
+  auto Pos = AtomicOf(NonNeg, true), NegMax = AtomicOf(Neg, false);
+  if (!Pos || !NegMax)
+    return std::nullopt;
+  // Max: signed max for v >= 0, unsigned min for v < 0; min: the reverse.
+  if (*Pos && !*NegMax)
+    return an::ReductionOp::Max;
+  if (!*Pos && *NegMax)
+    return an::ReductionOp::Min;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Rendering index forms as 64-bit C
+//===----------------------------------------------------------------------===//
+
+/// F as C source that is valid anywhere in the kernel: builtins, parameters,
+/// template parameters, constants, and quotients and clamps of those; none
+/// when an atom has no such spelling (loop variables, unknowns,
+/// selections). Wide: every atom is cast to long long, so that the
+/// arithmetic cannot wrap.
+std::optional<std::string> renderForm(const an::IndexForm &F, const an::AtomTable &T,
+                                      bool Wide) {
+  if (F.overflowed())
+    return std::nullopt;
+  std::function<std::optional<std::string>(an::AtomId)> Atom;
+  std::function<std::optional<std::string>(const an::IndexForm &)> Form;
+  Atom = [&](an::AtomId Id) -> std::optional<std::string> {
+    const an::Atom &A = T[Id];
+    switch (A.Kind) {
+    case an::AtomKind::ThreadIdx:
+    case an::AtomKind::BlockIdx:
+    case an::AtomKind::BlockDim:
+    case an::AtomKind::GridDim:
+    case an::AtomKind::Param:
+    case an::AtomKind::TemplateParam:
+      return Wide ? "(long long)" + A.Name : A.Name;
+    case an::AtomKind::Div:
+    case an::AtomKind::Mod:
+    case an::AtomKind::Min:
+    case an::AtomKind::Max: {
+      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
+      if (!L || !R)
+        return std::nullopt;
+      if (A.Kind == an::AtomKind::Div)
+        return "(" + *L + ") / (" + *R + ")";
+      if (A.Kind == an::AtomKind::Mod)
+        return "(" + *L + ") % (" + *R + ")";
+      return std::string(A.Kind == an::AtomKind::Min ? "min(" : "max(") + *L + ", " + *R + ")";
+    }
+    default:
+      return std::nullopt;
+    }
+  };
+  Form = [&](const an::IndexForm &G) -> std::optional<std::string> {
+    if (G.overflowed())
+      return std::nullopt;
+    std::string Out;
+    for (const auto &[M, C] : G.terms()) {
+      std::string Term;
+      int64_t Coef = C;
+      bool Neg = Coef < 0;
+      uint64_t Mag = Neg ? uint64_t(0) - uint64_t(Coef) : uint64_t(Coef);
+      std::vector<std::string> Parts;
+      if (M.empty() || Mag != 1)
+        Parts.push_back(std::to_string(Mag) + (Wide ? "ll" : ""));
+      for (an::AtomId A : M) {
+        auto S = Atom(A);
+        if (!S)
+          return std::nullopt;
+        Parts.push_back(*S);
+      }
+      Term = join(Parts, " * ");
+      if (Out.empty())
+        Out = (Neg ? "-" : "") + Term;
+      else
+        Out += (Neg ? " - " : " + ") + Term;
+    }
+    return Out.empty() ? std::string(Wide ? "0ll" : "0") : Out;
+  };
+  return Form(F);
+}
+
+//===----------------------------------------------------------------------===//
+// What the kernel body contains
+//===----------------------------------------------------------------------===//
+
+/// A builtin component reference (threadIdx.x, blockIdx.y, ...).
+struct BuiltinUse {
+  const Expr *E = nullptr;
+  StringRef Var;
+  char Dim = 0;
+  std::optional<std::pair<unsigned, unsigned>> Range; ///< none inside a macro
+};
+
+/// What the rule needs to know about a body (and the device functions it
+/// calls).
+struct BodyFacts {
+  std::vector<BuiltinUse> Builtins;
+  /// Offsets of references to the builtin variables themselves.
+  std::vector<std::pair<unsigned, const DeclRefExpr *>> BuiltinVarRefs;
+  std::vector<const ReturnStmt *> Returns;
+  /// Why the body cannot be rewritten (a barrier, a warp intrinsic, ...);
+  /// empty when it can.
+  std::string Blocker;
+  /// Device functions called, with bodies.
+  std::vector<const FunctionDecl *> Callees;
+};
+
+bool isWarpOrBarrierCall(StringRef N) {
+  return N.starts_with("__sync") || N.starts_with("__shfl") || N.starts_with("__ballot") ||
+         N == "__any_sync" || N == "__all_sync" || N == "__any" || N == "__all" ||
+         N == "__activemask" || N.starts_with("__match") || N.starts_with("__reduce_") ||
+         N == "__barrier_sync" || N.starts_with("__cluster");
+}
+
+class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
+public:
+  BodyScanner(const EditCollector &EC, BodyFacts &F, bool InCallee, const FunctionDecl *Skip)
+      : EC(EC), F(F), InCallee(InCallee), Skip(Skip) {}
+
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool VisitExpr(Expr *E) {
+    if (isa<ImplicitCastExpr, ParenExpr>(E))
+      return true;
+    if (auto B = frontend::cudaBuiltin(E)) {
+      // The same component is seen through several nodes (a property
+      // reference and its pseudo-object); keep the outermost range once.
+      auto R = EC.rangeOf(E->getSourceRange());
+      for (const BuiltinUse &U : F.Builtins)
+        if (U.Range && R && U.Range == R)
+          return true;
+      F.Builtins.push_back({E, B->Var, B->Dim, InCallee ? std::nullopt : R});
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *D) {
+    if (frontend::isCudaBuiltinVar(D->getDecl()))
+      if (auto O = EC.offsetOf(D->getBeginLoc()))
+        F.BuiltinVarRefs.push_back({*O, D});
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+      if (V->hasAttr<CUDASharedAttr>())
+        block("it uses the __shared__ variable '" + V->getNameAsString() + "'");
+    return true;
+  }
+  bool VisitDeclStmt(DeclStmt *S) {
+    for (const Decl *D : S->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D); V && V->hasAttr<CUDASharedAttr>())
+        block("it declares the __shared__ variable '" + V->getNameAsString() + "'");
+    return true;
+  }
+  bool VisitReturnStmt(ReturnStmt *R) {
+    if (!InCallee)
+      F.Returns.push_back(R);
+    return true;
+  }
+  bool VisitGotoStmt(GotoStmt *) { return block("it uses 'goto'"); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return block("it uses 'goto'"); }
+  bool VisitGCCAsmStmt(GCCAsmStmt *) { return block("it contains inline assembly"); }
+  bool VisitMSAsmStmt(MSAsmStmt *) { return block("it contains inline assembly"); }
+  bool VisitCXXThrowExpr(CXXThrowExpr *) { return block("it throws"); }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    block("it defines a lambda");
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    if (isa<CXXMemberCallExpr>(C))
+      return block("it calls the member function '" + textOfCallee(C) +
+                   "' (cooperative groups or an object the rule does not follow)");
+    const FunctionDecl *FD = C->getDirectCallee();
+    std::string N = FD && FD->getIdentifier() ? FD->getName().str() : textOfCallee(C);
+    if (isWarpOrBarrierCall(N))
+      return block("it calls '" + N + "'");
+    if (InCallee && StringRef(N).starts_with("atomic"))
+      return block("it calls '" + N + "'");
+    if (FD && FD->getDefinition() == Skip)
+      return true;
+    if (FD && FD->hasBody() && !FD->isImplicit() &&
+        !FD->getASTContext().getSourceManager().isInSystemHeader(FD->getLocation()) &&
+        !is_contained(F.Callees, FD->getDefinition()))
+      F.Callees.push_back(FD->getDefinition());
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (InCallee && B->isAssignmentOp() && !isLocal(B->getLHS()))
+      return block("it writes memory");
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (InCallee && U->isIncrementDecrementOp() && !isLocal(U->getSubExpr()))
+      return block("it writes memory");
+    return true;
+  }
+
+private:
+  static bool isLocal(const Expr *E) {
+    const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    return V && V->hasLocalStorage() && !V->getType()->isReferenceType();
+  }
+  static std::string textOfCallee(const CallExpr *C) {
+    if (const auto *M = dyn_cast<MemberExpr>(C->getCallee()->IgnoreParenImpCasts()))
+      return M->getMemberNameInfo().getAsString();
+    if (const auto *U = dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
+      return U->getName().getAsString();
+    if (const FunctionDecl *FD = C->getDirectCallee())
+      return FD->getNameAsString();
+    return "";
+  }
+  bool block(std::string Why) {
+    if (F.Blocker.empty())
+      F.Blocker = std::move(Why);
+    return true;
+  }
+  const EditCollector &EC;
+  BodyFacts &F;
+  bool InCallee;
+  const FunctionDecl *Skip;
+};
+
+/// Scans the body and, transitively (a few levels), the device functions it
+/// calls, except Skip (the reduction's own atomic function).
+BodyFacts scanBody(const Stmt *Body, const EditCollector &EC, const FunctionDecl *Skip) {
+  BodyFacts F;
+  BodyScanner S(EC, F, false, Skip);
+  S.TraverseStmt(const_cast<Stmt *>(Body));
+  for (size_t I = 0; I < F.Callees.size() && I < 16; ++I) {
+    const FunctionDecl *FD = F.Callees[I];
+    BodyFacts Inner;
+    BodyScanner SI(EC, Inner, true, Skip);
+    SI.TraverseStmt(FD->getBody());
+    if (F.Blocker.empty() && !Inner.Blocker.empty())
+      F.Blocker = "the device function '" + FD->getNameAsString() + "' it calls: " +
+                  Inner.Blocker;
+    for (const BuiltinUse &U : Inner.Builtins)
+      F.Builtins.push_back(U); // no range: cannot be replaced
+    for (const FunctionDecl *C : Inner.Callees)
+      if (!is_contained(F.Callees, C))
+        F.Callees.push_back(C);
+  }
+  return F;
+}
+
+/// The statements inside S of the given kinds, without descending into
+/// nested loops (for `continue` and `break`, which belong to them) or
+/// switches (for `break`).
+void collectJumps(const Stmt *S, std::vector<const ContinueStmt *> &Continues,
+                  std::vector<const BreakStmt *> &Breaks) {
+  if (!S)
+    return;
+  if (const auto *C = dyn_cast<ContinueStmt>(S))
+    return Continues.push_back(C);
+  if (const auto *B = dyn_cast<BreakStmt>(S))
+    return Breaks.push_back(B);
+  if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+    return;
+  bool Switch = isa<SwitchStmt>(S);
+  for (const Stmt *C : S->children()) {
+    if (Switch) {
+      std::vector<const BreakStmt *> Ignored;
+      collectJumps(C, Continues, Ignored);
+    } else {
+      collectJumps(C, Continues, Breaks);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Splicing text
+//===----------------------------------------------------------------------===//
+
+/// Source[Begin, End) with the edits that lie inside it applied; an edit
+/// inside another edit is dropped (the outer one's text already holds it).
+std::string splice(StringRef Source, unsigned Begin, unsigned End,
+                   const std::vector<SourceEdit> &All) {
+  std::vector<SourceEdit> In;
+  for (const SourceEdit &E : All)
+    if (E.Offset >= Begin && E.Offset + E.Length <= End)
+      In.push_back(E);
+  llvm::stable_sort(In, [](const SourceEdit &A, const SourceEdit &B) {
+    return A.Offset != B.Offset ? A.Offset < B.Offset : A.Length > B.Length;
+  });
+  std::string Out;
+  unsigned At = Begin;
+  for (const SourceEdit &E : In) {
+    if (E.Offset < At)
+      continue; // inside the previous edit
+    Out += Source.slice(At, E.Offset);
+    Out += E.Text;
+    At = E.Offset + E.Length;
+  }
+  Out += Source.slice(At, End);
+  return Out;
+}
+
+/// Text with Extra put before every line after the first that is not blank.
+std::string indentBy(StringRef Text, StringRef Extra) {
+  std::string Out;
+  bool First = true;
+  for (StringRef Rest = Text; !Rest.empty();) {
+    auto [Line, Tail] = Rest.split('\n');
+    if (!First && !Line.trim().empty())
+      Out += Extra;
+    Out += Line;
+    if (Rest.size() > Line.size())
+      Out += "\n";
+    First = false;
+    Rest = Tail;
+    if (Rest.empty() && Text.ends_with("\n"))
+      break;
+  }
+  return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// The rule
+//===----------------------------------------------------------------------===//
+
+/// A guard term that bounds blockIdx along one dimension: it holds only
+/// when `A * blockIdx.d + C * threadIdx.d + U < 0` with A > 0, C >= 0 and U
+/// uniform, so the blocks that may pass it are those below ceil_div(-U, A)
+/// (thread 0 of a block passes first).
+struct BlockBound {
+  char Dim = 'x';
+  an::IndexForm NegU, A; ///< -U and A as forms
+  std::string NegUText;  ///< -U as a long long expression
+  std::string AText;     ///< A as a long long expression
+  std::string Term;      ///< the guard as written ("i < n")
+};
+
+/// The top-level loop whose iterations contribute, when it can run Unroll
+/// iterations at a time: `for (T i = start; i < bound; i += stride)`.
+struct StridedLoop {
+  const ForStmt *Loop = nullptr;
+  const VarDecl *IV = nullptr;
+  const an::Loop *Model = nullptr;
+};
+
+using Range = std::pair<unsigned, unsigned>;
+
+bool inside(unsigned Off, const std::optional<Range> &R) {
+  return R && Off >= R->first && Off < R->second;
+}
+
+/// The step of `i += s` / `i = i + s` / `i = s + i`, or null.
+const Expr *stepOf(const ForStmt *F, const VarDecl *IV) {
+  const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc))
+    return CA->getOpcode() == BO_AddAssign && asVar(CA->getLHS()) == IV &&
+                   !references(CA->getRHS(), IV)
+               ? CA->getRHS()
+               : nullptr;
+  const auto *A = dyn_cast_or_null<BinaryOperator>(Inc);
+  if (!A || A->getOpcode() != BO_Assign || asVar(A->getLHS()) != IV)
+    return nullptr;
+  const auto *Add = dyn_cast<BinaryOperator>(A->getRHS()->IgnoreParenImpCasts());
+  if (!Add || Add->getOpcode() != BO_Add)
+    return nullptr;
+  if (asVar(Add->getLHS()) == IV && !references(Add->getRHS(), IV))
+    return Add->getRHS();
+  if (asVar(Add->getRHS()) == IV && !references(Add->getLHS(), IV))
+    return Add->getLHS();
+  return nullptr;
+}
+
+/// The value of a form, with parameters bound to the spec's scalars and
+/// blockDim to the spec's block; none when an atom has no value there.
+std::optional<int64_t> evaluate(const an::IndexForm &F, const an::AtomTable &T,
+                                const RuleInput &In, const measure::ValueMap &Env) {
+  const measure::LaunchSpec *Spec = In.Request.Spec;
+  std::function<std::optional<int64_t>(const an::IndexForm &)> Form;
+  auto Atom = [&](an::AtomId Id) -> std::optional<int64_t> {
+    const an::Atom &A = T[Id];
+    switch (A.Kind) {
+    case an::AtomKind::BlockDim:
+      if (!In.Request.Block)
+        return std::nullopt;
+      return (*In.Request.Block)[A.Dim - 'x'];
+    case an::AtomKind::Param: {
+      const auto *P = dyn_cast_or_null<ParmVarDecl>(A.Decl);
+      auto Idx = P ? paramIndex(In.Kernel, P) : std::nullopt;
+      if (!Spec || !Idx || *Idx >= Spec->Args.size())
+        return std::nullopt;
+      const measure::Scalar *S = Spec->findScalar(Spec->Args[*Idx]);
+      if (!S)
+        return std::nullopt;
+      auto V = Spec->scalarValue(*S, Env);
+      if (!V) {
+        consumeError(V.takeError());
+        return std::nullopt;
+      }
+      if (const auto *I = std::get_if<int64_t>(&*V))
+        return *I;
+      return std::nullopt;
+    }
+    case an::AtomKind::Div:
+    case an::AtomKind::Mod:
+    case an::AtomKind::Min:
+    case an::AtomKind::Max: {
+      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
+      if (!L || !R || ((A.Kind == an::AtomKind::Div || A.Kind == an::AtomKind::Mod) && *R == 0))
+        return std::nullopt;
+      switch (A.Kind) {
+      case an::AtomKind::Div:
+        return *L / *R;
+      case an::AtomKind::Mod:
+        return *L % *R;
+      case an::AtomKind::Min:
+        return std::min(*L, *R);
+      default:
+        return std::max(*L, *R);
+      }
+    }
+    default:
+      return std::nullopt;
+    }
+  };
+  Form = [&](const an::IndexForm &G) -> std::optional<int64_t> {
+    if (G.overflowed())
+      return std::nullopt;
+    int64_t Sum = 0;
+    for (const auto &[M, C] : G.terms()) {
+      int64_t Term = C;
+      for (an::AtomId X : M) {
+        auto V = Atom(X);
+        if (!V || MulOverflow(Term, *V, Term))
+          return std::nullopt;
+      }
+      if (AddOverflow(Sum, Term, Sum))
+        return std::nullopt;
+    }
+    return Sum;
+  };
+  return Form(F);
+}
+
+/// F in the spec's language, parameters replaced by their scalars' values
+/// ("N" for n); none when an atom is not a parameter with a spec value.
+std::optional<std::string> inSpecTerms(const an::IndexForm &F, const an::AtomTable &T,
+                                       const RuleInput &In) {
+  const measure::LaunchSpec *Spec = In.Request.Spec;
+  if (!Spec || F.overflowed())
+    return std::nullopt;
+  std::vector<std::string> Terms;
+  for (const auto &[M, C] : F.terms()) {
+    std::vector<std::string> Parts;
+    if (M.empty() || C != 1)
+      Parts.push_back(std::to_string(C));
+    for (an::AtomId X : M) {
+      const auto *P = dyn_cast_or_null<ParmVarDecl>(T[X].Decl);
+      auto Idx = P && T[X].Kind == an::AtomKind::Param ? paramIndex(In.Kernel, P) : std::nullopt;
+      if (!Idx || *Idx >= Spec->Args.size())
+        return std::nullopt;
+      const measure::Scalar *S = Spec->findScalar(Spec->Args[*Idx]);
+      if (!S)
+        return std::nullopt;
+      if (const auto *I = std::get_if<int64_t>(&S->Value))
+        Parts.push_back(std::to_string(*I));
+      else if (const auto *E = std::get_if<measure::IntExpr>(&S->Value))
+        Parts.push_back("(" + E->text() + ")");
+      else
+        return std::nullopt;
+    }
+    Terms.push_back(join(Parts, " * "));
+  }
+  return Terms.empty() ? std::string("0") : join(Terms, " + ");
+}
+
+/// One proposal's worth of analysis and text.
+class Rewrite {
+public:
+  Rewrite(const RuleInput &In, an::KernelModel &M)
+      : In(In), Ctx(In.Ctx), SM(In.Ctx.getSourceManager()), M(M), Tab(M.atoms()), EC(In) {}
+
+  /// The proposal, or why there is none.
+  RuleOutcome run();
+
+private:
+  // Analysis, in order; each returns "" or why the rule does not apply.
+  std::string findReduction();
+  std::string checkBody();
+  void findVirtualBlocks();
+  std::string checkCoverage();
+  void findHotLoop();
+  void checkGridIndependence();
+  std::string chooseTarget();
+
+  // Text.
+  std::optional<BlockBound> boundOf(const an::GuardTerm &T, char Dim) const;
+  std::optional<StridedLoop> stridedLoop(const an::Loop &L, std::string &Why) const;
+  void atomicEdit();
+  void loopEdit();
+  std::string kernelText();
+  std::string virtualLoopText(const std::string &Ind);
+  std::string combineText(const std::string &Ind);
+  std::optional<agent::SpecChange> specChange(std::string &Note);
+  std::string rationale(const std::string &GridNote) const;
+
+  std::string line(unsigned L) const { return std::to_string(L); }
+  std::string fresh(StringRef Base) { return freshName(Base, In.Kernel, Taken); }
+
+  const RuleInput &In;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  an::KernelModel &M;
+  const an::AtomTable &Tab;
+  EditCollector EC;
+  const CompoundStmt *Body = nullptr;
+
+  // The reduction.
+  const an::Access *A = nullptr;
+  const CallExpr *Call = nullptr;
+  Combiner Comb;
+  std::optional<Range> CallR, ValueR, TargetR;
+  unsigned BodyBegin = 0, BodyEnd = 0;
+  BodyFacts Facts;
+
+  // The virtual blocks: the dimensions whose blocks become a loop.
+  std::vector<BlockBound> Virtual;
+  std::string VirtualWhy;
+  // The loop the contributions come from, and whether it is grid-free.
+  const an::Loop *Hot = nullptr;
+  const VarDecl *AccVar = nullptr;
+  std::optional<StridedLoop> Strided;
+  std::string StridedWhy;
+  bool GridFree = false;
+  std::string GridWhy;
+  std::string Target;
+
+  // Text.
+  std::set<std::string> Taken;
+  std::string Part, Fn;
+  std::map<char, std::string> VName;
+  std::vector<SourceEdit> Edits; ///< inside the body, composed by splice()
+  std::string LoopWords;         ///< what became of the loop, for the rationale
+};
+
+std::string Rewrite::findReduction() {
+  std::vector<const an::Access *> Atomics;
+  for (const an::Access &X : M.Accesses)
+    if (X.Kind == an::AccessKind::Atomic)
+      Atomics.push_back(&X);
+  if (Atomics.empty()) {
+    std::string Why = "no atomic reduction: the kernel has no atomic";
+    if (!M.patterns(an::PatternKind::TreeReduction).empty())
+      Why += " (its shared-memory tree reduction is warp-shuffle-reduction's)";
+    // Atomics inside a device function the model does not see as one.
+    BodyFacts F = scanBody(kernelBody(In.Kernel), EC, nullptr);
+    if (StringRef(F.Blocker).contains("calls 'atomic"))
+      Why += " the model knows (" + F.Blocker + ")";
+    return Why;
+  }
+  if (Atomics.size() > 1) {
+    std::vector<std::string> Lines;
+    for (const an::Access *X : Atomics)
+      Lines.push_back(line(X->Loc.Line));
+    return formatv("the kernel has {0} atomics (lines {1}); the rule rewrites a kernel whose "
+                   "only atomic is its reduction",
+                   Atomics.size(), join(Lines, ", "));
+  }
+  A = Atomics.front();
+  const an::Reduction *Red = nullptr;
+  for (const an::Reduction &R : M.Reductions)
+    if (R.Kind == an::ReductionKind::Atomic && R.Access == int(A->Id))
+      Red = &R;
+  std::string At = "'" + A->Callee + "' at line " + line(A->Loc.Line);
+  // A device function that combines a float by its order through integer
+  // atomics (floatOrderWrapper), into an address the threads of a block
+  // share.
+  std::optional<an::ReductionOp> Wrapped;
+  if (!Red && A->Atomic == an::AtomicOp::None)
+    if (const auto *C = dyn_cast_or_null<CallExpr>(A->E))
+      if ((Wrapped = floatOrderWrapper(C->getDirectCallee(), Ctx))) {
+        bool Shared = A->IndexKnown && !A->Index.overflowed();
+        for (an::AtomId X : A->Index.atoms())
+          Shared &= Tab[X].Uniform.atLeast(an::Uniformity::BlockUniform);
+        if (!Shared)
+          return At + " combines a float by its order into an address that differs between "
+                      "the threads of a block ('" + A->Text + "')";
+      }
+  if (!Red && !Wrapped) {
+    switch (A->Atomic) {
+    case an::AtomicOp::CAS:
+    case an::AtomicOp::Exch:
+      return At + " is not a reduction the rule combines (a lock, or a compare-and-swap loop "
+                  "written in the kernel; an argmax packed into such a loop is not rewritten)";
+    case an::AtomicOp::Inc:
+    case an::AtomicOp::Dec:
+      return At + " wraps at its limit; it is not an associative reduction";
+    case an::AtomicOp::None:
+      return At + " is a function the analysis does not know as an atomic reduction";
+    default:
+      break;
+    }
+    if (!A->IndexKnown || A->Warp.Class == an::AccessClass::DataDependent)
+      return At + " goes to a data-dependent address (a histogram or a scatter): " + A->IndexWhy;
+    return At + " goes to an address that differs between the threads of a block ('" + A->Text +
+           "'); only one address per block or per grid is combined";
+  }
+  Call = dyn_cast_or_null<CallExpr>(A->E);
+  if (!Call || Call->getNumArgs() != 2)
+    return At + " does not take (address, value); only those atomics are combined";
+  // The value it returns (the old contents) depends on the order of the
+  // atomics, so it must not be used: the call is a statement of its own (in
+  // a block, a branch, a loop body or a for's increment), possibly cast to
+  // void; anything else (an initialiser, an operand, a condition) uses it.
+  {
+    const Stmt *Child = Call;
+    bool Used = true;
+    for (auto Parents = Ctx.getParents(*Child); !Parents.empty();
+         Parents = Ctx.getParents(*Child)) {
+      const Stmt *P = Parents[0].get<Stmt>();
+      if (!P)
+        break; // a declaration's initialiser
+      if (isa<ParenExpr, ExprWithCleanups>(P) ||
+          (isa<CastExpr>(P) && cast<CastExpr>(P)->getType()->isVoidType())) {
+        Child = P;
+        continue;
+      }
+      if (isa<CompoundStmt, LabelStmt, DefaultStmt>(P))
+        Used = false;
+      else if (const auto *I = dyn_cast<IfStmt>(P))
+        Used = I->getCond() == Child;
+      else if (const auto *W = dyn_cast<WhileStmt>(P))
+        Used = W->getCond() == Child;
+      else if (const auto *D = dyn_cast<DoStmt>(P))
+        Used = D->getCond() == Child;
+      else if (const auto *F = dyn_cast<ForStmt>(P))
+        Used = F->getCond() == Child || F->getInit() == Child;
+      else if (const auto *C = dyn_cast<CaseStmt>(P))
+        Used = C->getSubStmt() != Child;
+      break;
+    }
+    if (Used)
+      return "the value " + At + " returns is used; it depends on the order of the atomics";
+  }
+
+  // The operator and the type of the values.
+  std::optional<an::ReductionOp> Op = Wrapped                              ? Wrapped
+                                     : A->Atomic == an::AtomicOp::None ? std::optional(Red->Op)
+                                                                       : combinedOp(A->Atomic);
+  if (!Op || (Red && Red->Op == an::ReductionOp::Mul))
+    return At + " is not an associative reduction the rule combines";
+  Comb.Op = *Op;
+  Comb.Sub = A->Atomic == an::AtomicOp::Sub;
+  QualType VT;
+  if (const FunctionDecl *FD = Call->getDirectCallee(); FD && FD->getNumParams() == 2)
+    VT = FD->getParamDecl(1)->getType();
+  if (VT.isNull() || VT->isDependentType()) {
+    // `T` of `atomicAdd(T *, T)` in a template: the pointee as written.
+    QualType PT = Call->getArg(0)->IgnoreParenImpCasts()->getType();
+    VT = PT->isPointerType() ? PT->getPointeeType() : QualType();
+  }
+  auto K = valueKindOf(VT, Ctx);
+  if (!K)
+    return At + " combines values of type '" +
+           (VT.isNull() ? std::string("unknown") : typeSpelling(VT, Ctx)) +
+           "'; the rule combines int, unsigned, 64-bit integers, float and double";
+  Comb.K = *K;
+  Comb.Type = typeSpelling(VT, Ctx);
+  if (!Comb.identity())
+    return "the identity of the " + Comb.opWords().str() + " over '" + Comb.Type +
+           "' cannot be written for every instantiation of the template";
+  return "";
+}
+
+std::string Rewrite::checkBody() {
+  Body = kernelBody(In.Kernel);
+  const FunctionDecl *Own = Call->getDirectCallee();
+  Facts = scanBody(Body, EC, Own && Own->getDefinition() ? Own->getDefinition() : nullptr);
+  if (!Facts.Blocker.empty())
+    return "the kernel cannot be restructured: " + Facts.Blocker;
+  for (const an::Access &O : M.Accesses) {
+    if (O.Id == A->Id)
+      continue;
+    if (O.writes())
+      return "the kernel also writes '" + O.Buffer + "' (line " + line(O.Loc.Line) + ": " +
+             O.Text + "); only a kernel whose one effect is the reduction is rewritten";
+    if (O.Base && O.Base == A->Base)
+      return "the kernel reads '" + O.Buffer + "' (line " + line(O.Loc.Line) +
+             "), which its atomic updates";
+  }
+  // Every use of the builtin variables is a component (blockIdx.x).
+  for (auto [Off, Ref] : Facts.BuiltinVarRefs)
+    if (none_of(Facts.Builtins,
+                [&](const BuiltinUse &U) { return U.Range && U.Range->first == Off; }))
+      return "'" + Ref->getDecl()->getNameAsString() + "' is used as a whole (line " +
+             line(SM.getPresumedLineNumber(Ref->getBeginLoc())) + ")";
+  CallR = EC.rangeOf(Call->getSourceRange());
+  ValueR = EC.rangeOf(Call->getArg(1)->getSourceRange());
+  TargetR = EC.rangeOf(Call->getArg(0)->getSourceRange());
+  if (!CallR || !ValueR || !TargetR)
+    return "the atomic is written inside a macro";
+  auto B = EC.offsetOf(Body->getLBracLoc()), E = EC.offsetOf(Body->getRBracLoc());
+  if (!B || !E)
+    return "the kernel body is written inside a macro";
+  BodyBegin = *B;
+  BodyEnd = *E;
+  return "";
+}
+
+std::optional<BlockBound> Rewrite::boundOf(const an::GuardTerm &T, char Dim) const {
+  if (!T.Cmp)
+    return std::nullopt;
+  // Holds iff G < 0.
+  an::IndexForm G;
+  switch (T.Cmp->Op) {
+  case an::CmpOp::LT:
+    G = T.Cmp->Lhs - T.Cmp->Rhs;
+    break;
+  case an::CmpOp::LE:
+    G = T.Cmp->Lhs - T.Cmp->Rhs - an::IndexForm::constant(1);
+    break;
+  case an::CmpOp::GT:
+    G = T.Cmp->Rhs - T.Cmp->Lhs;
+    break;
+  case an::CmpOp::GE:
+    G = T.Cmp->Rhs - T.Cmp->Lhs - an::IndexForm::constant(1);
+    break;
+  default:
+    return std::nullopt;
+  }
+  auto B = Tab.findBuiltin("blockIdx", Dim);
+  if (!B || G.degreeIn(*B) != 1)
+    return std::nullopt;
+  // blockIdx's coefficient: a positive constant times blockDim atoms.
+  auto Coef = G.coefficientOf(*B);
+  if (!Coef || Coef->terms().size() != 1)
+    return std::nullopt;
+  const auto &[CM, CC] = *Coef->terms().begin();
+  if (CC <= 0 ||
+      any_of(CM, [&](an::AtomId X) { return Tab[X].Kind != an::AtomKind::BlockDim; }))
+    return std::nullopt;
+  an::IndexForm Rest = G.withoutAtom(*B);
+  // threadIdx's: a non-negative constant (thread 0 passes first).
+  if (auto Tid = Tab.findBuiltin("threadIdx", Dim); Tid && Rest.mentions(*Tid)) {
+    auto C = Rest.coefficientOf(*Tid);
+    if (!C || C->constantValue().value_or(-1) < 0)
+      return std::nullopt;
+    Rest = Rest.withoutAtom(*Tid);
+  }
+  for (an::AtomId X : Rest.atoms()) {
+    an::IndexForm F = an::IndexForm::atom(X);
+    if (Tab.isVarying(X) || Tab.dependsOnKind(F, an::AtomKind::GridDim) ||
+        Tab.dependsOnKind(F, an::AtomKind::BlockIdx) ||
+        Tab.dependsOnKind(F, an::AtomKind::ThreadIdx))
+      return std::nullopt;
+  }
+  BlockBound BB;
+  BB.Dim = Dim;
+  BB.NegU = -Rest;
+  BB.A = *Coef;
+  auto NegU = renderForm(BB.NegU, Tab, true), AText = renderForm(BB.A, Tab, true);
+  if (!NegU || !AText)
+    return std::nullopt;
+  BB.NegUText = *NegU;
+  BB.AText = *AText;
+  BB.Term = T.Text;
+  return BB;
+}
+
+void Rewrite::findVirtualBlocks() {
+  for (char D : {'x', 'y', 'z'}) {
+    auto Uses = [&](StringRef Var, bool Replaceable) {
+      return any_of(Facts.Builtins, [&](const BuiltinUse &U) {
+        return U.Var == Var && U.Dim == D && (!Replaceable || !U.Range);
+      });
+    };
+    auto B = Tab.findBuiltin("blockIdx", D);
+    if (!B || !Uses("blockIdx", false))
+      continue;
+    std::string Dim = std::string("blockIdx.") + D, Sfx(1, D);
+    if (Tab.dependsOn(A->Index, *B)) {
+      VirtualWhy = "the atomic's address depends on '" + Dim + "'";
+      continue;
+    }
+    if (Uses("gridDim", false)) {
+      VirtualWhy = "the kernel reads 'gridDim." + Sfx + "'";
+      continue;
+    }
+    if (Uses("blockIdx", true)) {
+      VirtualWhy = "'" + Dim + "' is read inside a macro or a called function";
+      continue;
+    }
+    std::optional<BlockBound> Bound;
+    for (const an::GuardTerm &T : A->G.Terms)
+      if ((Bound = boundOf(T, D)))
+        break;
+    if (!Bound) {
+      VirtualWhy = "no guard of the atomic bounds '" + Dim + "' (such as 'i < n' with i = " + Dim +
+                   " * blockDim." + Sfx + " + threadIdx." + Sfx + ")";
+      continue;
+    }
+    Virtual.push_back(*Bound);
+  }
+}
+
+std::string Rewrite::checkCoverage() {
+  // The rewrite visits the blocks the guard admits; the original launched
+  // its grid. With a spec, check that the grid held every such block (else
+  // the rewrite would add elements the original never read).
+  const measure::LaunchSpec *Spec = In.Request.Spec;
+  if (!Spec || Virtual.empty())
+    return "";
+  measure::ValueMap Over(In.Request.Tunables.begin(), In.Request.Tunables.end());
+  auto Env = Spec->environment(Over);
+  if (!Env) {
+    consumeError(Env.takeError());
+    return "";
+  }
+  auto G = Spec->geometry(*Env);
+  if (!G) {
+    consumeError(G.takeError());
+    return "";
+  }
+  for (const BlockBound &B : Virtual) {
+    auto NegU = evaluate(B.NegU, Tab, In, *Env), Coef = evaluate(B.A, Tab, In, *Env);
+    if (!NegU || !Coef || *Coef <= 0)
+      continue;
+    int64_t Blocks = *NegU > 0 ? (*NegU + *Coef - 1) / *Coef : 0;
+    int64_t Launched = G->Grid[B.Dim - 'x'];
+    if (Blocks > Launched)
+      return formatv("the spec launches {0} blocks along {1}, fewer than the {2} that the guard "
+                     "'{3}' admits: the original leaves elements out, and a grid-independent "
+                     "rewrite would add them",
+                     Launched, B.Dim, Blocks, B.Term);
+  }
+  return "";
+}
+
+std::optional<StridedLoop> Rewrite::stridedLoop(const an::Loop &L, std::string &Why) const {
+  auto No = [&](std::string W) -> std::optional<StridedLoop> {
+    Why = std::move(W);
+    return std::nullopt;
+  };
+  const auto *F = dyn_cast_or_null<ForStmt>(L.S);
+  if (!F)
+    return No("it is not a for loop");
+  if (L.StepK != an::StepKind::GridStride && L.StepK != an::StepKind::BlockStride)
+    return No("it does not step by a grid or block stride");
+  const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+  const VarDecl *IV = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+  if (!IV || IV != L.IV || !IV->getInit() || !IV->getType()->isIntegerType())
+    return No("its variable is not declared in its head");
+  if (!L.Bound || (L.Cmp != an::CmpOp::LT && L.Cmp != an::CmpOp::LE) ||
+      !L.ExtraCondText.empty())
+    return No("its condition is not 'i < bound'");
+  for (an::AtomId X : L.Bound->atoms())
+    if (Tab.isVarying(X))
+      return No("its bound changes in the loop");
+  if (L.HasSync)
+    return No("it synchronises the block");
+  if (L.HasEarlyExit)
+    return No("it may leave early");
+  if (isModified(IV, F->getBody()))
+    return No("its body assigns its variable");
+  std::vector<const ContinueStmt *> Cs;
+  std::vector<const BreakStmt *> Bs;
+  collectJumps(F->getBody(), Cs, Bs);
+  if (!Bs.empty())
+    return No("its body breaks out of it");
+  if (!stepOf(F, IV))
+    return No("its increment is not 'i += stride'");
+  const auto *C = dyn_cast_or_null<BinaryOperator>(
+      F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!C || !C->isComparisonOp() || referencesTo(IV, C).size() != 1)
+    return No("its condition is not 'i < bound'");
+  return StridedLoop{F, IV, &L};
+}
+
+void Rewrite::findHotLoop() {
+  if (!Virtual.empty())
+    return; // the loop over virtual blocks is the strided loop
+  if (!A->Loops.empty()) {
+    Hot = &M.Loops[A->Loops.front()];
+  } else if (const VarDecl *V = asVar(Call->getArg(1))) {
+    const an::Reduction *R = M.reductionOf(V);
+    if (R && R->Kind == an::ReductionKind::LoopCarried && !R->Loops.empty()) {
+      an::ReductionOp Base = R->Op == an::ReductionOp::ArgMax   ? an::ReductionOp::Max
+                             : R->Op == an::ReductionOp::ArgMin ? an::ReductionOp::Min
+                                                                : R->Op;
+      if (Base == Comb.Op) {
+        Hot = &M.Loops[R->Loops.front()];
+        AccVar = V;
+      }
+    }
+  }
+  if (!Hot)
+    return;
+  if (Hot->Parent >= 0) {
+    StridedWhy = "it is nested in another loop";
+  } else {
+    Strided = stridedLoop(*Hot, StridedWhy);
+  }
+  if (!Strided)
+    GridWhy = "the loop at line " + line(Hot->Loc.Line) + " is kept as it is: " + StridedWhy;
+}
+
+void Rewrite::checkGridIndependence() {
+  if (!Strided)
+    return;
+  if (Hot->StepK != an::StepKind::GridStride) {
+    GridWhy = "the loop at line " + line(Hot->Loc.Line) +
+              " steps by a block stride: each block keeps its own range";
+    return;
+  }
+  auto Fail = [&](std::string W) {
+    if (GridWhy.empty())
+      GridWhy = std::move(W);
+  };
+  // It starts at blockIdx.x * blockDim.x + threadIdx.x + U.
+  auto Bx = Tab.findBuiltin("blockIdx", 'x'), Tx = Tab.findBuiltin("threadIdx", 'x'),
+       Dx = Tab.findBuiltin("blockDim", 'x');
+  if (!Hot->Start || !Bx || !Tx || !Dx)
+    return Fail("the loop's start is not known");
+  an::IndexForm Rest = *Hot->Start - an::IndexForm::atom(*Bx) * an::IndexForm::atom(*Dx) -
+                       an::IndexForm::atom(*Tx);
+  for (an::AtomId X : Rest.atoms())
+    if (Tab.isVarying(X) || Tab.dependsOnKind(an::IndexForm::atom(X), an::AtomKind::GridDim))
+      return Fail("the loop does not start at 'blockIdx.x * blockDim.x + threadIdx.x' plus a "
+                  "uniform offset");
+  for (an::AtomId X : Hot->Bound->atoms())
+    if (!Tab[X].Uniform.atLeast(an::Uniformity::GridUniform))
+      return Fail("the loop's bound differs between blocks");
+  // The thread's position is used in the loop head only (directly or
+  // through a local that only the head reads).
+  const ForStmt *F = Strided->Loop;
+  auto Head = [&](unsigned Off) {
+    return inside(Off, EC.rangeOf(F->getInit()->getSourceRange())) ||
+           inside(Off, EC.rangeOf(F->getInc()->getSourceRange()));
+  };
+  for (const BuiltinUse &U : Facts.Builtins) {
+    if (U.Var == "blockDim" || (U.Range && Head(U.Range->first)))
+      continue;
+    bool Plumbing = false;
+    if (U.Range) {
+      // Up to the declaration that holds it.
+      const Stmt *Up = U.E;
+      auto Parents = Ctx.getParents(*Up);
+      while (!Parents.empty() && Parents[0].get<Expr>()) {
+        Up = Parents[0].get<Expr>();
+        Parents = Ctx.getParents(*Up);
+      }
+      const auto *V = Parents.empty() ? nullptr : Parents[0].get<VarDecl>();
+      if (V && V->hasLocalStorage() && !isModified(V, Body)) {
+        Plumbing = true;
+        for (const DeclRefExpr *R : referencesTo(V, Body)) {
+          auto O = EC.offsetOf(R->getBeginLoc());
+          Plumbing &= O && Head(*O);
+        }
+      }
+    }
+    if (!Plumbing)
+      return Fail("'" + U.Var.str() + "." + std::string(1, U.Dim) +
+                  "' is used outside the loop's start and step (line " +
+                  line(SM.getPresumedLineNumber(U.E->getBeginLoc())) + ")");
+  }
+  // The body depends on the thread only through the loop variable.
+  struct Refs : RecursiveASTVisitor<Refs> {
+    std::vector<const DeclRefExpr *> Out;
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      Out.push_back(D);
+      return true;
+    }
+  } R;
+  R.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  auto BodyR = EC.rangeOf(F->getBody()->getSourceRange());
+  for (const DeclRefExpr *D : R.Out) {
+    const auto *V = dyn_cast<VarDecl>(D->getDecl());
+    if (!V || V == Strided->IV || V == AccVar || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+      continue;
+    if (auto O = EC.offsetOf(V->getLocation()); O && inside(*O, BodyR))
+      continue; // declared in the body
+    if (!M.isUniform(D, an::Uniformity::GridUniform))
+      return Fail("the loop body reads '" + V->getNameAsString() +
+                  "', which differs between threads");
+  }
+  // The atomic runs in the loop, or once per thread after it.
+  for (const an::GuardTerm &T : A->G.Terms) {
+    bool InBody = T.Cond && EC.rangeOf(T.Cond->getSourceRange()) &&
+                  inside(EC.rangeOf(T.Cond->getSourceRange())->first, BodyR);
+    if (!InBody && !T.Uniform.atLeast(an::Uniformity::GridUniform))
+      return Fail("the atomic runs under '" + T.Text + "', which differs between threads");
+  }
+  if (!AccVar) {
+    if (A->Loops.empty())
+      return Fail("the atomic is neither in the loop nor fed by an accumulator of it");
+    GridFree = true;
+    return;
+  }
+  // The accumulator: updated only in the loop, combined only by the atomic,
+  // and starting at the identity unless the operator is idempotent (threads
+  // with no element add its start).
+  auto LoopR = EC.rangeOf(F->getSourceRange());
+  for (const DeclRefExpr *D : referencesTo(AccVar, Body)) {
+    auto O = EC.offsetOf(D->getBeginLoc());
+    if (!O || (!inside(*O, LoopR) && !inside(*O, ValueR)))
+      return Fail("'" + AccVar->getNameAsString() + "' is used outside the loop and the atomic");
+  }
+  bool Idempotent = Comb.Op == an::ReductionOp::Max || Comb.Op == an::ReductionOp::Min ||
+                    Comb.Op == an::ReductionOp::And || Comb.Op == an::ReductionOp::Or;
+  if (!Idempotent) {
+    bool Zero = false;
+    Expr::EvalResult ER;
+    if (const Expr *Init = AccVar->getInit();
+        Init && !Init->isValueDependent() && Init->EvaluateAsRValue(ER, Ctx))
+      Zero = (ER.Val.isInt() && ER.Val.getInt() == 0) ||
+             (ER.Val.isFloat() && ER.Val.getFloat().isZero());
+    if (!Zero)
+      return Fail("'" + AccVar->getNameAsString() +
+                  "' does not start at 0, so the number of threads would change the result");
+  }
+  GridFree = true;
+}
+
+std::string Rewrite::chooseTarget() {
+  // The first argument as written, when it names nothing local and no
+  // virtual block index.
+  const Expr *T = Call->getArg(0);
+  bool Closed = true;
+  struct Refs : RecursiveASTVisitor<Refs> {
+    std::vector<const DeclRefExpr *> Out;
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      Out.push_back(D);
+      return true;
+    }
+  } R;
+  R.TraverseStmt(const_cast<Expr *>(T));
+  for (const DeclRefExpr *D : R.Out) {
+    const ValueDecl *VD = D->getDecl();
+    const auto *V = dyn_cast<VarDecl>(VD);
+    Closed &= isa<ParmVarDecl>(VD) || frontend::isCudaBuiltinVar(VD) ||
+              isa<EnumConstantDecl, NonTypeTemplateParmDecl>(VD) || (V && !V->hasLocalStorage());
+  }
+  for (const BuiltinUse &U : Facts.Builtins)
+    if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range && inside(U.Range->first, TargetR))
+      Closed = false;
+  if (Closed) {
+    Target = In.Source.slice(TargetR->first, TargetR->second).str();
+    return "";
+  }
+  // Else the buffer and the index form: &out[blockIdx.y].
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(A->Base);
+  std::string Why = "the atomic's address '" + A->Text +
+                    "' is computed in local variables that the block combine cannot name";
+  if (!P || !P->getType()->isPointerType() ||
+      P->getType()->getPointeeType().getCanonicalType().getUnqualifiedType() !=
+          Call->getArg(0)->IgnoreParenImpCasts()->getType()->getPointeeType()
+              .getCanonicalType().getUnqualifiedType())
+    return Why;
+  auto Idx = renderForm(A->Index, Tab, false);
+  if (!Idx)
+    return Why;
+  Target = A->Index.isZero() ? P->getNameAsString() : "&" + P->getNameAsString() + "[" + *Idx + "]";
+  return "";
+}
+
+void Rewrite::atomicEdit() {
+  std::string V = splice(In.Source, ValueR->first, ValueR->second, Edits);
+  QualType VT = Call->getArg(1)->IgnoreParenImpCasts()->getType();
+  bool SameType = Comb.K != ValueKind::Dependent && !VT->isDependentType() &&
+                  valueKindOf(VT, Ctx) == std::optional<ValueKind>(Comb.K);
+  const Expr *VE = Call->getArg(1)->IgnoreParenImpCasts();
+  bool Simple = isa<DeclRefExpr, ArraySubscriptExpr, CallExpr, IntegerLiteral, FloatingLiteral,
+                    MemberExpr, ParenExpr>(VE);
+  bool Comma = isa<BinaryOperator>(VE) && cast<BinaryOperator>(VE)->isCommaOp();
+  std::string Value = SameType ? (Comma ? "(" + V + ")" : V)
+                               : "(" + Comb.Type + ")" + (Simple ? V : "(" + V + ")");
+  Edits.push_back({CallR->first, CallR->second - CallR->first, Comb.update(Part, Value)});
+}
+
+void Rewrite::loopEdit() {
+  const ForStmt *F = Strided->Loop;
+  const VarDecl *IV = Strided->IV;
+  auto LoopR = EC.rangeOf(F->getSourceRange());
+  auto BodyR = EC.rangeOf(F->getBody()->getSourceRange());
+  auto InitR = EC.rangeOf(IV->getInit()->getSourceRange());
+  auto StepR = EC.rangeOf(stepOf(F, IV)->getSourceRange());
+  auto CondR = EC.rangeOf(F->getCond()->getSourceRange());
+  if (!LoopR || !BodyR || !InitR || !StepR || !CondR)
+    return;
+  // `continue` ends the iteration: in the step function, a return.
+  std::vector<const ContinueStmt *> Cs;
+  std::vector<const BreakStmt *> Bs;
+  collectJumps(F->getBody(), Cs, Bs);
+  std::vector<SourceEdit> Inner = Edits;
+  for (const ContinueStmt *C : Cs) {
+    auto R = EC.rangeOf(C->getSourceRange());
+    if (!R)
+      return;
+    Inner.push_back({R->first, R->second - R->first, "return"});
+  }
+  std::string Step = fresh("step"), I = fresh(IV->getName()), S = fresh("stride");
+  std::string IdxT = Ctx.getTypeSize(IV->getType()) >= 64 ? typeSpelling(IV->getType(), Ctx)
+                                                          : "long long";
+  auto CondAt = [&](const std::string &X) {
+    std::vector<SourceEdit> E = Inner;
+    for (const DeclRefExpr *R : referencesTo(IV, F->getCond()))
+      if (auto RR = EC.rangeOf(R->getSourceRange()))
+        E.push_back({RR->first, RR->second - RR->first, X});
+    return splice(In.Source, CondR->first, CondR->second, E);
+  };
+  bool Compound = isa<CompoundStmt>(F->getBody());
+  unsigned BodyEnd = Compound ? BodyR->second : pastSemicolon(In.Source, BodyR->second);
+  std::string BodyText = splice(In.Source, BodyR->first, BodyEnd, Inner);
+  if (!Compound)
+    BodyText = "{ " + BodyText + " }";
+  std::string Ind = lineIndent(In.Source, LoopR->first).str(), I1 = Ind + "  ", I2 = I1 + "  ";
+  std::string U = std::to_string(Unroll);
+  std::string T = "{\n";
+  T += I1 + "// " + RuleName + ": " + U + " iterations at a time, so that their loads overlap.\n";
+  T += I1 + "auto " + Step + " = [&](" + typeSpelling(IV->getType(), Ctx) + " " +
+       IV->getName().str() + ") " + indentBy(BodyText, "  ") + ";\n";
+  T += I1 + IdxT + " " + I + " = " + splice(In.Source, InitR->first, InitR->second, Inner) + ";\n";
+  T += I1 + "const " + IdxT + " " + S + " = " +
+       splice(In.Source, StepR->first, StepR->second, Inner) + ";\n";
+  T += I1 + "for (; " + CondAt("(" + I + " + " + std::to_string(Unroll - 1) + " * " + S + ")") +
+       "; " + I + " += " + U + " * " + S + ") {\n";
+  for (int K = 0; K < Unroll; ++K)
+    T += I2 + Step + "(" + I +
+         (K == 0 ? std::string() : K == 1 ? " + " + S : " + " + std::to_string(K) + " * " + S) +
+         ");\n";
+  T += I1 + "}\n";
+  T += I1 + "for (; " + CondAt(I) + "; " + I + " += " + S + ")\n";
+  T += I2 + Step + "(" + I + ");\n";
+  T += Ind + "}";
+  Edits.push_back({LoopR->first, BodyEnd - LoopR->first, T});
+  LoopWords = "the loop over '" + IV->getNameAsString() + "' at line " + line(Hot->Loc.Line) +
+              " takes " + U + " iterations per step, so " + U +
+              " iterations' loads are in flight at once";
+}
+
+std::string Rewrite::virtualLoopText(const std::string &Ind) {
+  std::string I1 = Ind + "  ", I2 = I1 + "  ", Out;
+  auto Line = [&](const std::string &Indent, const std::string &L) { Out += Indent + L + "\n"; };
+  std::string Nv = fresh("blocks"), V = fresh("vb"), Nb = fresh("grid_blocks");
+  std::vector<std::string> Extents, PhysIdx, PhysCount;
+  Line(Ind, "{");
+  for (const BlockBound &B : Virtual) {
+    std::string D(1, B.Dim);
+    std::string L = fresh("limit_" + D), G = fresh("blocks_" + D);
+    Line(I1, "// The blocks along " + D + " that may pass '" + B.Term + "'.");
+    Line(I1, "const long long " + L + " = " + B.NegUText + ";");
+    Line(I1, "const long long " + G + " = " + L + " > 0 ? (" + L + " + " + B.AText + " - 1) / " +
+                 (StringRef(B.AText).contains(' ') ? "(" + B.AText + ")" : B.AText) + " : 0;");
+    Extents.push_back(G);
+    PhysIdx.push_back(PhysCount.empty() ? "(long long)blockIdx." + D
+                                        : join(PhysCount, " * ") + " * blockIdx." + D);
+    PhysCount.push_back("(long long)gridDim." + D);
+  }
+  if (Virtual.size() > 1)
+    Line(I1, "const long long " + Nv + " = " + join(Extents, " * ") + ";");
+  else
+    Nv = Extents.front();
+  Line(I1, "const long long " + Nb + " = " + join(PhysCount, " * ") + ";");
+  // Block v of the virtual grid, x fastest: x = v % gx, y = v / gx % gy, ...
+  auto Args = [&](const std::string &X) {
+    if (Virtual.size() == 1)
+      return "(unsigned)" + (StringRef(X).contains(' ') ? "(" + X + ")" : X);
+    std::string P = StringRef(X).contains(' ') ? "(" + X + ")" : X;
+    std::vector<std::string> Out;
+    std::string Div;
+    for (size_t I = 0; I < Virtual.size(); ++I) {
+      std::string Q = Div.empty() ? P : P + " / " + (Div.find(' ') != std::string::npos ? "(" + Div + ")" : Div);
+      Out.push_back(I + 1 == Virtual.size() ? "(unsigned)(" + Q + ")"
+                                            : "(unsigned)(" + Q + " % " + Extents[I] + ")");
+      Div = Div.empty() ? Extents[I] : Div + " * " + Extents[I];
+    }
+    return join(Out, ", ");
+  };
+  std::string U = std::to_string(Unroll);
+  Line(I1, "long long " + V + " = " + join(PhysIdx, " + ") + ";");
+  Line(I1, "for (; " + V + " + " + std::to_string(Unroll - 1) + " * " + Nb + " < " + Nv + "; " + V +
+               " += " + U + " * " + Nb + ") {");
+  for (int K = 0; K < Unroll; ++K)
+    Line(I2, Fn + "(" +
+                 Args(K == 0   ? V
+                      : K == 1 ? V + " + " + Nb
+                               : V + " + " + std::to_string(K) + " * " + Nb) +
+                 ");");
+  Line(I1, "}");
+  Line(I1, "for (; " + V + " < " + Nv + "; " + V + " += " + Nb + ")");
+  Line(I2, Fn + "(" + Args(V) + ");");
+  Line(Ind, "}");
+  return Out;
+}
+
+std::string Rewrite::combineText(const std::string &Ind) {
+  std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ", Out;
+  auto Line = [&](const std::string &Indent, const std::string &L) { Out += Indent + L + "\n"; };
+  std::string Threads = fresh("threads"), Tid = fresh("t"), Off = fresh("offset"),
+              Warps = fresh("warp_partials");
+  std::string Final = A->Callee + "(" + Target + ", " + Part + ");";
+  std::string Shfl = "__shfl_down_sync(0xffffffffu, " + Part + ", " + Off + ")";
+  std::string Ident = *Comb.identity();
+  Line(Ind, "// The block's partials: lanes by shuffles, warps through shared memory.");
+  Line(Ind, "{");
+  Line(I1, "const unsigned " + Threads + " = blockDim.x * blockDim.y * blockDim.z;");
+  Line(I1, "if (" + Threads + " % 32u != 0u) {");
+  Line(I2, "// A partial warp cannot shuffle with a full mask: one atomic per thread.");
+  Line(I2, Final);
+  Line(I1, "} else {");
+  Line(I2, "__shared__ " + Comb.Type + " " + Warps + "[32];");
+  Line(I2, "const unsigned " + Tid +
+               " = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
+  Line(I2, "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)");
+  Line(I3, Comb.update(Part, Shfl) + ";");
+  Line(I2, "if (" + Tid + " % 32u == 0u)");
+  Line(I3, Warps + "[" + Tid + " / 32u] = " + Part + ";");
+  Line(I2, "__syncthreads();");
+  Line(I2, "if (" + Tid + " < 32u) {");
+  Line(I3, Part + " = " + Tid + " < " + Threads + " / 32u ? " + Warps + "[" + Tid + "] : " + Ident +
+               ";");
+  Line(I3, "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)");
+  Line(I4, Comb.update(Part, Shfl) + ";");
+  Line(I3, "if (" + Tid + " == 0u)");
+  Line(I4, Final);
+  Line(I2, "}");
+  Line(I1, "}");
+  Line(Ind, "}");
+  return Out;
+}
+
+std::string Rewrite::kernelText() {
+  // The indentation of the body's statements.
+  std::string Ind = "  ";
+  if (!Body->body_empty())
+    if (auto O = EC.offsetOf(Body->body_front()->getBeginLoc());
+        O && SM.getPresumedLineNumber(Body->body_front()->getBeginLoc()) !=
+                 SM.getPresumedLineNumber(Body->getLBracLoc()))
+      Ind = lineIndent(In.Source, *O).str();
+  // The original statements with the edits, without the blank lines around.
+  std::string Kept = splice(In.Source, BodyBegin + 1, BodyEnd, Edits);
+  StringRef K = Kept;
+  K = K.rtrim(" \t");
+  if (K.starts_with("\n"))
+    K = K.drop_front();
+  std::string Statements = K.str();
+  if (!Statements.empty() && !StringRef(Statements).ends_with("\n"))
+    Statements = StringRef(Statements).rtrim().str() + "\n";
+  if (!Statements.empty() && !isSpace(Statements.front()))
+    Statements = Ind + Statements; // the first statement shared the brace's line
+
+  bool Function = !Virtual.empty() || !Facts.Returns.empty();
+  std::string Out = "\n";
+  auto Line = [&](const std::string &L) { Out += Ind + L + "\n"; };
+  Line("// " + std::string(RuleName) + ": one " + A->Callee +
+       " per block. Every thread keeps a partial in a register;");
+  Line("// the warps, then the block, combine the partials.");
+  Line(Comb.Type + " " + Part + " = " + *Comb.identity() + ";");
+  if (Function) {
+    std::vector<std::string> Params;
+    for (const BlockBound &B : Virtual)
+      Params.push_back("unsigned " + VName[B.Dim]);
+    if (!Virtual.empty()) {
+      std::vector<std::string> Terms;
+      for (const BlockBound &B : Virtual)
+        Terms.push_back("'" + B.Term + "'");
+      Line("// The original body, for one block of the original grid.");
+    } else {
+      Line("// The original body: its returns end this thread's part.");
+    }
+    Line("auto " + Fn + " = [&](" + join(Params, ", ") + ") {");
+    Out += "  " + indentBy(Statements, "  ");
+    Line("};");
+    if (!Virtual.empty())
+      Out += virtualLoopText(Ind);
+    else
+      Line(Fn + "();");
+  } else {
+    Out += Statements;
+  }
+  Out += combineText(Ind);
+  // The closing brace keeps its line and its indentation.
+  StringRef Close = lineIndent(In.Source, BodyEnd);
+  if (lineStart(In.Source, BodyEnd) + Close.size() == BodyEnd)
+    Out += Close;
+  return Out;
+}
+
+std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
+  if (Virtual.empty() && !GridFree) {
+    Note = "The grid stays as it is: " +
+           (!GridWhy.empty()      ? GridWhy
+            : !VirtualWhy.empty() ? VirtualWhy
+                                  : std::string("the kernel is not shown to compute the same "
+                                                "for another grid")) +
+           ".";
+    return std::nullopt;
+  }
+  const agent::ProposalRequest &Req = In.Request;
+  const arch::SmLimits &L = In.Target.limits();
+  unsigned SMs = Req.SmCount ? Req.SmCount : 132;
+  // Threads per block as the spec writes them, so that the cap follows a
+  // tuned block.
+  std::vector<std::string> Dims;
+  for (const char *D : {"block.x", "block.y", "block.z"}) {
+    auto It = Req.Geometry.find(D);
+    if (It != Req.Geometry.end() && It->second != "1")
+      Dims.push_back(It->second);
+  }
+  std::string Threads;
+  if (Dims.size() == 1)
+    Threads = Dims[0];
+  else if (!Dims.empty())
+    Threads = "(" + join(Dims, ") * (") + ")";
+  else if (Req.BlockThreads)
+    Threads = std::to_string(*Req.BlockThreads);
+  if (Threads.empty()) {
+    Note = "No block size is known, so the grid is left as it is; the kernel is correct with it.";
+    return std::nullopt;
+  }
+  std::string PerSM =
+      formatv("min({0}, {1} / ({2}))", L.MaxBlocksPerSM, L.MaxThreadsPerSM, Threads).str();
+  std::string Waves = "FORGE_WAVES";
+  std::string Cap = Waves + " * " + std::to_string(SMs) + " * " + PerSM;
+  // Dimensions that stay as they are take their share of the cap.
+  std::vector<char> Resized;
+  for (const BlockBound &B : Virtual)
+    Resized.push_back(B.Dim);
+  if (Virtual.empty())
+    Resized.push_back('x');
+  std::vector<std::string> Kept;
+  for (char D : {'x', 'y', 'z'}) {
+    auto It = Req.Geometry.find(std::string("grid.") + D);
+    if (!is_contained(Resized, D) && It != Req.Geometry.end() && It->second != "1")
+      Kept.push_back("(" + It->second + ")");
+  }
+  if (!Kept.empty())
+    Cap = "max(1, " + Cap + " / (" + join(Kept, " * ") + "))";
+
+  agent::SpecChange S;
+  std::string First = std::string("grid.") + Resized.front();
+  if (!Virtual.empty()) {
+    std::vector<std::string> Orig;
+    for (const BlockBound &B : Virtual) {
+      auto It = Req.Geometry.find(std::string("grid.") + B.Dim);
+      if (It == Req.Geometry.end()) {
+        Note = "The spec's grid is not known, so it is left as it is; the kernel is correct "
+               "with it.";
+        return std::nullopt;
+      }
+      Orig.push_back(Virtual.size() == 1 ? It->second : "(" + It->second + ")");
+    }
+    // grid.y and grid.z hold at most 65535 blocks.
+    S.Geometry[First] = "min(" + join(Orig, " * ") + ", " +
+                        (First == "grid.x" ? Cap : "min(65535, " + Cap + ")") + ")";
+    for (size_t I = 1; I < Virtual.size(); ++I)
+      S.Geometry[std::string("grid.") + Virtual[I].Dim] = "1";
+    std::vector<std::string> Terms;
+    for (const BlockBound &B : Virtual)
+      Terms.push_back("'" + B.Term + "'");
+    S.Justification =
+        formatv("every thread runs the original body for the blocks of the original grid that "
+                "the guard {0} admits, a grid stride apart, so any grid computes the same {1} "
+                "(as long as the original grid covers the guard's range, as a "
+                "one-element-per-thread launch does); {2} is capped at FORGE_WAVES waves of "
+                "{3} SMs x {4} blocks",
+                join(Terms, " and "), Comb.opWords(), First, SMs, PerSM)
+            .str();
+  } else {
+    // Enough blocks to fill the GPU, and no more than the elements need.
+    std::string Grid = Cap;
+    if (auto Bound = inSpecTerms(*Hot->Bound, Tab, In); Bound && Hot->Start)
+      if (Hot->Start->withoutAtom(*Tab.findBuiltin("blockIdx", 'x'))
+              .withoutAtom(*Tab.findBuiltin("threadIdx", 'x'))
+              .isZero())
+        Grid = "min(ceil_div(" + *Bound + ", " + Threads + "), " + Cap + ")";
+    S.Geometry["grid.x"] = Grid;
+    S.Justification =
+        formatv("the grid-stride loop at line {0} gives each element of its range to one thread "
+                "for any grid, and an element's contribution depends only on the loop variable "
+                "and grid-uniform values, so any grid computes the same {1}; grid.x is "
+                "FORGE_WAVES waves of {2} SMs x {3} blocks",
+                Hot->Loc.Line, Comb.opWords(), SMs, PerSM)
+            .str();
+  }
+  for (const auto &[Field, Expr] : S.Geometry) {
+    auto Parsed = measure::IntExpr::parse(Expr);
+    if (!Parsed) {
+      consumeError(Parsed.takeError());
+      Note = "The capped grid cannot be written in the spec's language, so the grid is left as "
+             "it is.";
+      return std::nullopt;
+    }
+  }
+  if (!Req.Tunables.count(Waves))
+    S.NewTunables[Waves] = {2, 1, 4, 8, 16};
+  return S;
+}
+
+std::string Rewrite::rationale(const std::string &GridNote) const {
+  std::string R = formatv("Every thread issued its own {0} into {1}, all into one address, which "
+                          "the L2 serialises. Now each thread keeps its partial {2} in a "
+                          "register, the 32 lanes of a warp combine theirs with five "
+                          "__shfl_down_sync steps, the warps of a block through 32 slots of "
+                          "shared memory, and one {0} per block goes to {1}: atomics per block "
+                          "blockDim -> 1.",
+                          A->Callee, Target, Comb.opWords())
+                      .str();
+  if (!Virtual.empty())
+    R += " Each thread runs the original body for the blocks blockIdx, blockIdx + gridDim, ... "
+         "of the original grid that the guard admits, " +
+         std::to_string(Unroll) +
+         " at a time so that their loads overlap, so the grid can be a few waves of the GPU "
+         "instead of one block per blockDim elements.";
+  if (!LoopWords.empty())
+    R += " In each thread, " + LoopWords + ".";
+  if (Comb.isFloat() && Comb.Op == an::ReductionOp::Add)
+    R += " The floating-point sum is re-associated (per thread, per warp, per block), so it "
+         "differs from the original's in the last bits, within the default fp32 tolerance of a "
+         "sum; the original's atomics already added in arrival order.";
+  else
+    R += " The result is exact: the operator is associative and commutative on these values.";
+  R += " A block whose size is not a multiple of 32 falls back to one atomic per thread.";
+  if (!GridNote.empty())
+    R += "\n" + GridNote;
+  return R;
+}
+
+RuleOutcome Rewrite::run() {
+  if (!kernelBody(In.Kernel))
+    return notApplicable("the kernel has no body");
+  if (std::string Why = findReduction(); !Why.empty())
+    return notApplicable(Why);
+  if (std::string Why = checkBody(); !Why.empty())
+    return notApplicable(Why);
+  findVirtualBlocks();
+  if (std::string Why = checkCoverage(); !Why.empty())
+    return notApplicable(Why);
+  findHotLoop();
+  checkGridIndependence();
+
+  Part = fresh("partial");
+  Fn = fresh("contribute");
+  for (const BlockBound &B : Virtual)
+    VName[B.Dim] = fresh(std::string("b") + B.Dim);
+  if (std::string Why = chooseTarget(); !Why.empty())
+    return notApplicable(Why);
+  for (const BuiltinUse &U : Facts.Builtins)
+    if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range)
+      Edits.push_back({U.Range->first, U.Range->second - U.Range->first, VName[U.Dim]});
+  atomicEdit();
+  if (Strided)
+    loopEdit();
+  std::string Text = kernelText();
+
+  std::string Note;
+  auto Spec = specChange(Note);
+  std::string Summary =
+      formatv("one {0} per block: partials in registers, combined by warp shuffles and shared "
+              "memory{1}",
+              A->Callee,
+              !Virtual.empty()  ? ", the guard's blocks strided over a capped grid"
+              : !LoopWords.empty() ? ", the loop " + std::to_string(Unroll) + " iterations at a time"
+                                   : "")
+          .str();
+  std::vector<SourceEdit> Edit{{BodyBegin + 1, BodyEnd - (BodyBegin + 1), Text}};
+  return proposeEdits(In, RuleName, Summary, rationale(Note), Edit, std::move(Spec));
+}
+
+class HierarchicalReductionRule : public ExpertRule {
+public:
+  StringRef name() const override { return RuleName; }
+  RuleOutcome propose(const RuleInput &In) override {
+    // The model with blockDim symbolic: the rewrite must hold for any block
+    // the tuner picks, so no fact may depend on the current one.
+    auto M = an::analyzeKernel(In.Ctx, In.Kernel, an::AnalysisOptions{});
+    if (!M)
+      return notApplicable(toString(M.takeError()));
+    return Rewrite(In, *M).run();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<ExpertRule> createHierarchicalReductionRule() {
+  return std::make_unique<HierarchicalReductionRule>();
+}
+
+} // namespace forge::passes
