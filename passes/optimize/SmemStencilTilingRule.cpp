@@ -975,6 +975,30 @@ std::string noStencil(const an::KernelModel &M) {
          "(the kernel model finds no footprint)";
 }
 
+/// Whether E mentions P (a DeclRefExpr to it anywhere inside).
+bool mentions(const Stmt *E, const ParmVarDecl *P) {
+  if (!E)
+    return false;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E))
+    return R->getDecl() == P;
+  for (const Stmt *C : E->children())
+    if (mentions(C, P))
+      return true;
+  return false;
+}
+
+/// A call given P's pointer (or one derived from it) to a non-const
+/// element: the callee may write the buffer, which the model does not see.
+const CallExpr *writableEscape(const ParmVarDecl *P, const std::vector<const CallExpr *> &Calls) {
+  for (const CallExpr *C : Calls)
+    for (const Expr *A : C->arguments()) {
+      QualType Ty = A->IgnoreParenImpCasts()->getType();
+      if (Ty->isPointerType() && !Ty->getPointeeType().isConstQualified() && mentions(A, P))
+        return C;
+    }
+  return nullptr;
+}
+
 /// Calls that make threads of a block or warp depend on each other.
 bool isCollective(const CallExpr *C) {
   const FunctionDecl *F = C->getDirectCallee();
@@ -1481,10 +1505,23 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
     else
       Plans.push_back(std::move(*Plan));
   }
-  if (Plans.empty())
-    return notApplicable(Declined.front());
   BuiltinFinder Facts;
   Facts.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  // A buffer passed to a call as a writable pointer may be written there.
+  for (auto It = Plans.begin(); It != Plans.end();) {
+    if (const CallExpr *C = writableEscape(It->Param, Facts.Calls)) {
+      Declined.push_back(formatv("'{0}' is passed to '{1}' (line {2}) as a writable pointer, which "
+                                 "may write the buffer the tile would hold",
+                                 It->Buffer, textOf(C->getCallee(), In.Ctx),
+                                 In.Ctx.getSourceManager().getPresumedLineNumber(C->getBeginLoc()))
+                             .str());
+      It = Plans.erase(It);
+    } else {
+      ++It;
+    }
+  }
+  if (Plans.empty())
+    return notApplicable(Declined.front());
   if (Facts.Labels)
     return notApplicable("the body has labels, which the fallback's copy of it would repeat");
   EditCollector C(In);

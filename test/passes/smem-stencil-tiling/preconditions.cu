@@ -10,6 +10,7 @@
 // RUN: not forge-port propose %s --kernel in_place --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=INPLACE
 // RUN: not forge-port propose %s --kernel grid_stride --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not forge-port propose %s --kernel half_clamped --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=HALF
+// RUN: not forge-port propose %s --kernel escapes --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=ESCAPE
 // The two tiles fit with a smaller radius.
 // RUN: forge-port propose %s --kernel blur2 --block 32,32 --rules=smem-stencil-tiling --apply -o %t.cu -- -DRAD=8 -DREAL=double 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: %nvcc -arch=sm_90 -DRAD=8 -DREAL=double -ptx %t.cu -o - | FileCheck %s --check-prefix=PTX
@@ -22,6 +23,7 @@
 // CENTRE: forge-port: note: smem-stencil-tiling: not applicable: the stencil on 'in' has no store of one output per thread at its position: its results are not stored where its reads are centred
 // INPLACE: forge-port: note: smem-stencil-tiling: not applicable: the kernel writes 'a' ('a[i]' (line {{[0-9]+}})) as well as reading it around each thread: an in-place update, whose reads a tile would take before the writes
 // HALF: forge-port: note: smem-stencil-tiling: not applicable: 'in[max(i - 1, 0)]' (line {{[0-9]+}}) is not bounded above along dimension 0 (stride 1) by a guard or a clamp: the tile could read elements that do not exist
+// ESCAPE: forge-port: note: smem-stencil-tiling: not applicable: 'in' is passed to 'poke' (line {{[0-9]+}}) as a writable pointer, which may write the buffer the tile would hold
 // TWO: forge-port: note: applied expert:smem-stencil-tiling: stage 'a' and 'b' in a 48 x 48 and a 48 x 48 shared-memory tile (the 32 x 32 block's outputs and their halo)
 // PTX: .shared .align 8 .b8 {{.*}}a_tile[18432];
 // PTX: .shared .align 8 .b8 {{.*}}b_tile[18432];
@@ -125,4 +127,14 @@ __global__ void grid_stride(const float *in, float *out, int n) {
 __global__ void half_clamped(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = in[max(i - 1, 0)] + in[i] + in[i + 1];
+}
+
+// The buffer goes to a function that may write it, where the model does not look.
+__device__ void poke(float *p, int i) { p[i] = 0.f; }
+__global__ void escapes(float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1) {
+    out[i] = in[i - 1] + in[i + 1];
+    poke(in, i);
+  }
 }
