@@ -1655,6 +1655,13 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
       return makeError("no thread index moves along the stencil");
     char Dim = KD->ThreadDim;
     std::string Field = std::string("grid.") + Dim;
+    // The rows are blockIdx * (the block's rows) + threadIdx: the block's
+    // K times as many rows start at blockIdx * K * (its rows).
+    if (auto B = M.atoms().findBuiltin("blockIdx", Dim); !B || !KD->Origin.coefficientOf(*B) ||
+                                                          KD->Origin.coefficientOf(*B)->constantValue() !=
+                                                              KD->Threads)
+      return makeError("the position along {0} is not blockIdx.{0} * {1} + threadIdx.{0}", Dim,
+                       KD->Threads);
     auto Grid = Req.Geometry.find(Field);
     if (Grid == Req.Geometry.end() || Grid->second.empty())
       return makeError("the spec's {0} is not known, and the grid must shrink", Field);
