@@ -270,6 +270,8 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
           FD.HiText = Table->render(Hi[D]);
           FD.ExtentText = Table->render(Hi[D] - Lo[D] + IndexForm::constant(1));
           FD.ThreadStep = 1;
+          FD.LoForm = Lo[D];
+          FD.HiForm = Hi[D];
           Extents.push_back(Dims.size() > 1 && FD.ExtentText.find(' ') != std::string::npos
                                 ? "(" + FD.ExtentText + ")"
                                 : FD.ExtentText);
@@ -428,6 +430,53 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
         F.Dims[D].Lo -= Centre[D];
         F.Dims[D].Hi -= Centre[D];
         F.Radius = std::max({F.Radius, F.Dims[D].Hi, -F.Dims[D].Lo});
+        F.Dims[D].LoForm = IndexForm::constant(F.Dims[D].Lo);
+        F.Dims[D].HiForm = IndexForm::constant(F.Dims[D].Hi);
+      }
+      // The position as coordinates along the dimensions, and each load's
+      // offsets from it.
+      std::vector<IndexForm> Strides;
+      IndexForm Position = Pos;
+      for (size_t D = 0; D < Dims.size(); ++D) {
+        IndexForm S = IndexForm::constant(Dims[D].Const);
+        for (AtomId X : Dims[D].Symbols)
+          S = S * IndexForm::atom(X);
+        Strides.push_back(S);
+        F.Dims[D].StrideForm = S;
+        Position = Position + S.scaled(Centre[D]);
+      }
+      for (const auto &[Mono, C] : Position.terms()) {
+        // The largest stride that divides the term (the unit stride always does).
+        for (size_t D = Dims.size(); D-- > 0;) {
+          IndexForm::Monomial Rest = Mono;
+          bool Divides = Dims[D].Const != 0 && C % Dims[D].Const == 0;
+          for (AtomId X : Dims[D].Symbols) {
+            auto It = Divides ? find(Rest, X) : Rest.end();
+            if (It == Rest.end()) {
+              Divides = false;
+              break;
+            }
+            Rest.erase(It);
+          }
+          if (!Divides)
+            continue;
+          IndexForm T = IndexForm::constant(C / Dims[D].Const);
+          for (AtomId X : Rest)
+            T = T * IndexForm::atom(X);
+          F.Dims[D].Position = F.Dims[D].Position + T;
+          break;
+        }
+      }
+      for (size_t I = 0; I < Cluster.size(); ++I) {
+        std::vector<IndexForm> Off(Dims.size());
+        for (const OffsetTerm &T : Terms[I])
+          Off[DimOf(T.Key)] =
+              Off[DimOf(T.Key)] +
+              (T.Loop >= 0 ? IndexForm::atom(M.Loops[T.Loop].VarAtom) : IndexForm::constant(1))
+                  .scaled(T.Coef);
+        for (size_t D = 0; D < Dims.size(); ++D)
+          Off[D] = Off[D] - IndexForm::constant(Centre[D]);
+        F.Offsets.push_back(std::move(Off));
       }
 
       // Border handling.

@@ -480,14 +480,24 @@ IndexForm AtomTable::select(std::optional<Comparison> Pred, StringRef PredText,
       }
       return Holds ? T : F;
     }
-    // x < lo ? lo : x is max(x, lo); x > hi ? hi : x is min(x, hi).
-    const IndexForm &L = Pred->Lhs, &R = Pred->Rhs;
+    // x < lo ? lo : x is max(x, lo); x > hi ? hi : x is min(x, hi). Forms
+    // are integers, so a non-strict test is a strict one a step further:
+    // x >= n ? n - 1 : x is x > n - 1 ? n - 1 : x, min(x, n - 1).
     bool Less = Pred->Op == CmpOp::LT || Pred->Op == CmpOp::LE;
     bool Greater = Pred->Op == CmpOp::GT || Pred->Op == CmpOp::GE;
-    if ((Less || Greater) && ((T == L && F == R) || (T == R && F == L))) {
-      bool PicksLhs = T == L;
-      bool IsMin = Less == PicksLhs;
-      return IsMin ? min(L, R) : max(L, R);
+    if (Less || Greater) {
+      const IndexForm One = IndexForm::constant(1);
+      // The step that turns the test into the other strictness (x <= n is
+      // x < n + 1, x >= n is x > n - 1, x < n is x <= n - 1, x > n is x >= n + 1).
+      IndexForm Step = (Pred->Op == CmpOp::LE || Pred->Op == CmpOp::GT) ? One : -One;
+      const std::pair<IndexForm, IndexForm> Sides[] = {
+          {Pred->Lhs, Pred->Rhs}, {Pred->Lhs, Pred->Rhs + Step}, {Pred->Lhs - Step, Pred->Rhs}};
+      for (const auto &[L, R] : Sides)
+        if ((T == L && F == R) || (T == R && F == L)) {
+          bool PicksLhs = T == L;
+          bool IsMin = Less == PicksLhs;
+          return IsMin ? min(L, R) : max(L, R);
+        }
     }
   }
   Atom At;
@@ -889,11 +899,13 @@ IndexForm AtomTable::expandLoops(const IndexForm &F) {
 
 std::optional<Clamp> AtomTable::clampOf(AtomId X) const {
   const Atom &A = Atoms[X];
-  if (A.Kind != AtomKind::Min && A.Kind != AtomKind::Max)
-    return std::nullopt;
   auto Varies = [&](const IndexForm &F) {
     return llvm::any_of(F.atoms(), [&](AtomId Y) { return isVarying(Y); });
   };
+  if (A.Kind == AtomKind::Select)
+    return selectClamp(X);
+  if (A.Kind != AtomKind::Min && A.Kind != AtomKind::Max)
+    return std::nullopt;
   const IndexForm &P = A.Operands[0], &Q = A.Operands[1];
   bool VP = Varies(P), VQ = Varies(Q);
   if (VP == VQ)
@@ -920,6 +932,76 @@ std::optional<Clamp> AtomTable::clampOf(AtomId X) const {
       }
   }
   return C;
+}
+
+std::optional<Clamp> AtomTable::selectClamp(AtomId X) const {
+  // `v < lo ? lo : inner` where inner is v or v clamped from above (and the
+  // mirror images): what `if (v < 0) v = 0; else if (v > n - 1) v = n - 1;`
+  // leaves, once its inner test has become min(v, n - 1).
+  const Atom &A = Atoms[X];
+  if (!A.Pred)
+    return std::nullopt;
+  auto Varies = [&](const IndexForm &F) {
+    return llvm::any_of(F.atoms(), [&](AtomId Y) { return isVarying(Y); });
+  };
+  Comparison P = *A.Pred;
+  const IndexForm One = IndexForm::constant(1);
+  for (bool TrueArmIsBound : {true, false}) {
+    const IndexForm &Bound = TrueArmIsBound ? A.Operands[0] : A.Operands[1];
+    const IndexForm &Inner = TrueArmIsBound ? A.Operands[1] : A.Operands[0];
+    if (Varies(Bound))
+      continue;
+    // The inner arm: v itself, or a clamp of v on the other side.
+    IndexForm V = Inner;
+    std::optional<Clamp> IC;
+    if (Inner.terms().size() == 1 && Inner.terms().begin()->second == 1 &&
+        Inner.terms().begin()->first.size() == 1)
+      IC = clampOf(Inner.terms().begin()->first.front());
+    // The test, with v on the left, as it holds where the bound is taken.
+    Comparison C = TrueArmIsBound ? P : P.negated();
+    for (const IndexForm &Value : {IC ? IC->Value : V, V}) {
+      Comparison D = C;
+      if (D.Rhs == Value && D.Lhs != Value)
+        D = D.swapped();
+      if (D.Lhs != Value)
+        continue;
+      // Taking b where v < b (or v <= b, v < b + 1, v <= b - 1: the tie
+      // gives the same value) is a lower clamp; where v > b, an upper one.
+      bool Lower = false, Upper = false;
+      switch (D.Op) {
+      case CmpOp::LT:
+        Lower = D.Rhs == Bound || D.Rhs == Bound + One;
+        break;
+      case CmpOp::LE:
+        Lower = D.Rhs == Bound || D.Rhs + One == Bound;
+        break;
+      case CmpOp::GT:
+        Upper = D.Rhs == Bound || D.Rhs + One == Bound;
+        break;
+      case CmpOp::GE:
+        Upper = D.Rhs == Bound || D.Rhs == Bound + One;
+        break;
+      default:
+        break;
+      }
+      if (!Lower && !Upper)
+        continue;
+      Clamp R;
+      R.Value = Value;
+      if (Value == V) {
+        // The inner arm is v itself: a one-sided clamp.
+        (Lower ? R.Lo : R.Hi) = Bound;
+        return R;
+      }
+      // The inner arm clamps v on the other side (`min(v, hi)` under a lower test).
+      if ((Lower && IC->Lo) || (Upper && IC->Hi))
+        continue;
+      R.Lo = Lower ? std::optional<IndexForm>(Bound) : IC->Lo;
+      R.Hi = Upper ? std::optional<IndexForm>(Bound) : IC->Hi;
+      return R;
+    }
+  }
+  return std::nullopt;
 }
 
 IndexForm AtomTable::unclamped(const IndexForm &F, bool *Clamped) {

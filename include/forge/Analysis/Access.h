@@ -156,6 +156,16 @@ struct FootprintDim {
   int64_t ThreadStep = 1;
   /// A symbolic footprint's bounds and extent ("-R", "R", "2 * R + 1").
   std::string LoText, HiText, ExtentText;
+  /// The same as forms: the stride, and Lo and Hi (constants, or forms over
+  /// template parameters for a symbolic footprint).
+  IndexForm StrideForm, LoForm, HiForm;
+  /// The coordinate along this dimension of the position the offsets are
+  /// relative to (the output's when there is one): `y` (blockIdx.y * 16 +
+  /// threadIdx.y) for in[(y + dy) * w + x + dx]. The position is the sum of
+  /// Position * StrideForm over the dimensions; a term that is a multiple of
+  /// several strides goes to the largest (a batch offset `b * w * h` of a 2D
+  /// footprint is part of the row coordinate).
+  IndexForm Position;
   int64_t extent() const { return Hi - Lo + 1; }
 };
 
@@ -179,6 +189,11 @@ struct Footprint {
   bool FromLoops = false;
   /// The store at the centre, -1 when none was found.
   int Output = -1;
+  /// Parallel to Accesses: each load's offset along each dimension from
+  /// the position (Dims[D].Position), as a form over the offset loops'
+  /// variables and constants. The load's index with its clamps removed is
+  /// the sum over D of (Position + offset) * StrideForm.
+  std::vector<std::vector<IndexForm>> Offsets;
   /// The offsets come from loops over a compile-time radius not known in
   /// the template pattern (`for (k = -R; k <= R; ++k)`): Lo, Hi, Points,
   /// Reuse and Radius are 0, and the Text fields hold them as forms.

@@ -296,7 +296,9 @@ public:
   IndexForm substitute(const IndexForm &F,
                        llvm::function_ref<std::optional<IndexForm>(AtomId)> Replace);
   /// A's clamp, when A is min/max of a varying form and a bound (or a
-  /// select that clamps).
+  /// select that clamps: `v < lo ? lo : v`, `v < lo ? lo : min(v, hi)`).
+  /// Like min(max(v, lo), hi) and max(min(v, hi), lo), which differ only
+  /// there, a two-sided clamp describes its value where lo <= hi.
   std::optional<Clamp> clampOf(AtomId A) const;
   /// F with every clamp replaced by the value it clamps; Clamped is set when
   /// one was.
@@ -315,6 +317,7 @@ private:
   /// c * (N / c) + N % c folded back to N.
   IndexForm foldDivMod(IndexForm F) const;
   Slope slopeOfAtom(AtomId A, AtomId Along, unsigned Depth) const;
+  std::optional<Clamp> selectClamp(AtomId A) const;
   Slope slopeRec(const IndexForm &F, AtomId Along, unsigned Depth) const;
   std::string renderAtom(AtomId A) const;
 

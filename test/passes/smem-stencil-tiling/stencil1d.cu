@@ -27,16 +27,26 @@ __global__ void stencil(int n, const float *x, const float *wt, float *y) {
   y[i] = acc;
 }
 // FIX:      __global__ void stencil(int n, const float *x, const float *wt, float *y) {
-// FIX-NEXT:   // smem-stencil-tiling: the block's 136-element input tile (128 outputs and their halo),
-// FIX-NEXT:   // loaded once by all threads and then read from shared memory.
+// FIX-NEXT:   // smem-stencil-tiling: 'x' in a 136-element tile of shared memory: the 128 x 1 x 1 block's outputs and their halo,
+// FIX-NEXT:   // loaded once by all threads, then read by the original code. Another block shape runs
+// FIX-NEXT:   // the original code.
+// FIX-NEXT:   if (blockDim.x != 128 || blockDim.y != 1 || blockDim.z != 1) {
+// FIX-NEXT:     int i = threadIdx.x + blockDim.x * blockIdx.x;
+// FIX-NEXT:     if (i >= n)
+// FIX-NEXT:       return;
+// FIX:          acc += wt[k] * x[p];
+// FIX-NEXT:     }
+// FIX-NEXT:     y[i] = acc;
+// FIX-NEXT:     return;
+// FIX-NEXT:   }
 // FIX-NEXT:   __shared__ float x_tile[136];
 // FIX-NEXT:   {
 // FIX-NEXT:     float x_v[2];
 // FIX-NEXT: #pragma unroll
 // FIX-NEXT:     for (int k2 = 0; k2 < 2; ++k2) {
 // FIX-NEXT:       int t = threadIdx.x + k2 * 128;
-// FIX-NEXT:       int gx = (int)blockIdx.x * 128 + t - 4;
-// FIX-NEXT:       x_v[k2] = t < 136 && gx >= 0 && gx < n ? x[gx] : 0.0f;
+// FIX-NEXT:       long long e0 = 128 * (long long)blockIdx.x + t - 4;
+// FIX-NEXT:       x_v[k2] = t < 136 && e0 >= 0 && e0 < (long long)n ? x[e0] : 0.0f;
 // FIX-NEXT:     }
 // FIX:        __syncthreads();
 // FIX-NEXT:   int i = threadIdx.x + blockDim.x * blockIdx.x;

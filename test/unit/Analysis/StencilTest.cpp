@@ -297,4 +297,106 @@ __global__ void blurR(const float *in, float *out, int w, int h) {
   EXPECT_EQ(F.Reuse, 0);
 }
 
+// The position each footprint dimension is relative to, and each read's
+// offsets from it (what a tiling rule substitutes).
+TEST(Stencil, PositionAndOffsetsPerDimension) {
+  KernelModel M = analyze(R"(
+__global__ void lap(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= 1 && x < w - 1 && y >= 1 && y < h - 1)
+    out[y * w + x] = in[(y - 1) * w + x] + in[y * w + x + 1];
+})",
+                          "lap", block(32, 8));
+  const Footprint &F = onlyFootprint(M);
+  ASSERT_EQ(F.Dims.size(), 2u);
+  const AtomTable &T = M.atoms();
+  EXPECT_EQ(T.render(F.Dims[0].StrideForm), "1");
+  EXPECT_EQ(T.render(F.Dims[1].StrideForm), "w");
+  EXPECT_EQ(T.render(F.Dims[0].Position), "32 * blockIdx.x + threadIdx.x");
+  EXPECT_EQ(T.render(F.Dims[1].Position), "8 * blockIdx.y + threadIdx.y");
+  EXPECT_EQ(T.render(F.Dims[0].LoForm), "0");
+  EXPECT_EQ(T.render(F.Dims[0].HiForm), "1");
+  EXPECT_EQ(T.render(F.Dims[1].LoForm), "-1");
+  ASSERT_EQ(F.Offsets.size(), F.Accesses.size());
+  for (size_t I = 0; I < F.Accesses.size(); ++I) {
+    const Access &A = M.Accesses[F.Accesses[I]];
+    ASSERT_EQ(F.Offsets[I].size(), 2u);
+    if (A.Text == "in[(y - 1) * w + x]") {
+      EXPECT_EQ(T.render(F.Offsets[I][0]), "0");
+      EXPECT_EQ(T.render(F.Offsets[I][1]), "-1");
+    } else {
+      EXPECT_EQ(T.render(F.Offsets[I][0]), "1");
+      EXPECT_EQ(T.render(F.Offsets[I][1]), "0");
+    }
+  }
+}
+
+// Loop-generated offsets are forms over the loop variables.
+TEST(Stencil, LoopOffsetsAreLoopVariables) {
+  KernelModel M = analyze(R"(
+__global__ void box(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0.f;
+  for (int k = 0; k < 5; ++k) {
+    int p = i + k - 2;
+    if (p >= 0 && p < n) s += in[p];
+  }
+  out[i] = s;
+})",
+                          "box", block(128));
+  const Footprint &F = onlyFootprint(M);
+  ASSERT_EQ(F.Offsets.size(), 1u);
+  ASSERT_EQ(F.Offsets[0].size(), 1u);
+  EXPECT_EQ(M.atoms().render(F.Offsets[0][0]), "k - 2");
+  EXPECT_EQ(M.atoms().render(F.Dims[0].Position), "128 * blockIdx.x + threadIdx.x");
+}
+
+// An if/else clamp (`if (r < 0) r = 0; else if (r > h - 1) r = h - 1;`)
+// is a clamp of the model, like min(max()).
+TEST(Stencil, IfElseClampIsAClamp) {
+  KernelModel M = analyze(R"(
+__global__ void blur(const float *src, float *dst, int w, int h) {
+  int c = threadIdx.x + blockDim.x * blockIdx.x;
+  int r = threadIdx.y + blockDim.y * blockIdx.y;
+  if (c < w && r < h) {
+    float s = 0.f;
+    for (int dy = -1; dy <= 1; ++dy) {
+      int rr = r + dy;
+      if (rr < 0) rr = 0; else if (rr > h - 1) rr = h - 1;
+      int cc = c + 1;
+      if (cc >= w) cc = w - 1;
+      s += src[rr * w + cc];
+    }
+    dst[r * w + c] = s;
+  }
+})",
+                          "blur", block(32, 8));
+  const Footprint &F = onlyFootprint(M);
+  EXPECT_EQ(F.Border, BorderMode::Clamped);
+  const Access &A = access(M, "src[rr * w + cc]");
+  AtomTable &T = M.atoms();
+  bool Clamped = false;
+  IndexForm U = T.unclamped(A.Index, &Clamped);
+  EXPECT_TRUE(Clamped);
+  EXPECT_EQ(T.render(U), "32 * blockIdx.x + 8 * blockIdx.y * w + threadIdx.x + threadIdx.y * w + "
+                         "w * dy + 1");
+  // Both clamps: the row's two-sided one, the column's upper one.
+  unsigned Clamps = 0;
+  for (AtomId X : A.Index.atoms())
+    if (auto C = T.clampOf(X)) {
+      ++Clamps;
+      if (C->Lo && C->Hi) {
+        EXPECT_EQ(T.render(*C->Lo), "0");
+        EXPECT_EQ(T.render(*C->Hi), "h - 1");
+      } else {
+        EXPECT_FALSE(C->Lo.has_value());
+        ASSERT_TRUE(C->Hi.has_value());
+        EXPECT_EQ(T.render(*C->Hi), "w - 1");
+      }
+    }
+  EXPECT_EQ(Clamps, 2u);
+}
+
 } // namespace
