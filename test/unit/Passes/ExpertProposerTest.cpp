@@ -35,7 +35,7 @@ TEST(SelectExpertRules, GlobsKeepTableOrder) {
   ASSERT_TRUE(bool(Two)) << err(Two.takeError());
   EXPECT_EQ(names(*Two), (std::vector<std::string>{"restrict", "unroll"}));
 
-  auto Some = selectExpertRules("*,-register-*,-smem-*,-warp-*");
+  auto Some = selectExpertRules("*,-register-*,-smem-*,-warp-*,-hierarchical-*");
   ASSERT_TRUE(bool(Some)) << err(Some.takeError());
   EXPECT_EQ(names(*Some), (std::vector<std::string>{"restrict", "unroll", "launch-bounds",
                                                     "vectorize", "grid-stride"}));
