@@ -13,8 +13,7 @@
 ///   (threadIdx.x, blockDim.x, ...), the `blockIdx.x * blockDim.x +
 ///   threadIdx.x` global index and the grid stride, constant integers
 ///   (template parameters and constexpr variables included where the AST
-///   gives them), and the elementwise kernel shape that several rules
-///   rewrite.
+///   gives them).
 ///
 /// Anything two rules need belongs here, not in both.
 ///
@@ -192,10 +191,6 @@ const clang::ParmVarDecl *asParam(const clang::Expr *E, const clang::FunctionDec
 /// When E (casts aside) names a variable, that variable.
 const clang::VarDecl *asVar(const clang::Expr *E);
 
-/// The references to V inside S.
-std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *V,
-                                                     const clang::Stmt *S);
-
 /// A 64-bit integer type, spelled for source, that holds any value of
 /// Bound's type plus a grid stride without overflow: Bound's own type when
 /// it is 64-bit, else "long long" or "unsigned long long" by signedness.
@@ -205,48 +200,6 @@ std::string wideIndexType(const clang::Expr *Bound, clang::ASTContext &Ctx);
 /// a non-const reference to it) anywhere other than at Except.
 bool isModified(const clang::VarDecl *V, const clang::Stmt *Body,
                 const clang::Stmt *Except = nullptr);
-
-/// The elementwise kernel shape that vectorize and grid-stride rewrite:
-///
-///     [IndexType] i = <global index>;      // blockIdx.x*blockDim.x+threadIdx.x
-///     if (i < n) <body>                    // or n > i; the last statement
-///
-/// possibly with declarations of uniform values before the if. Every
-/// global access in the body is p[i] on a kernel pointer parameter.
-struct ElementwiseShape {
-  const clang::VarDecl *Index = nullptr;      ///< i
-  const clang::Stmt *IndexDecl = nullptr;     ///< its DeclStmt
-  const clang::IfStmt *Guard = nullptr;       ///< if (i < n)
-  const clang::Expr *Bound = nullptr;         ///< n
-  const clang::Stmt *Body = nullptr;          ///< the guarded statement
-  /// The pointer parameters indexed as p[i], in parameter order, and
-  /// whether each is read and/or written there.
-  struct Access {
-    const clang::ParmVarDecl *Param;
-    bool Read = false, Written = false;
-  };
-  std::vector<Access> Arrays;
-  /// The p[i] expressions of the body, in source order.
-  std::vector<const clang::ArraySubscriptExpr *> Subscripts;
-  /// References to i in the body other than as the index of p[i].
-  std::vector<const clang::DeclRefExpr *> IndexValueUses;
-};
-
-/// Matches Kernel's body against ElementwiseShape; on a mismatch, the
-/// reason in words ("the kernel has no 'if (i < n)' guard after the
-/// index").
-llvm::Expected<ElementwiseShape> matchElementwise(const clang::FunctionDecl &Kernel,
-                                                  clang::ASTContext &Ctx);
-
-/// Whether the kernel already loops over a grid stride (a loop whose
-/// increment adds blockDim * gridDim or a variable holding it).
-bool hasGridStrideLoop(const clang::FunctionDecl &Kernel);
-
-/// The elementwise shape of a kernel that handles one element per thread
-/// (no grid-stride loop yet): what vectorize and grid-stride rewrite. The
-/// error is the reason in words, as a rule's NotApplicable.
-llvm::Expected<ElementwiseShape> matchOneElementPerThread(const clang::FunctionDecl &Kernel,
-                                                          clang::ASTContext &Ctx);
 
 } // namespace forge::passes
 

@@ -1,31 +1,41 @@
 //===- passes/optimize/VectorizeRule.cpp - vectorize ------------------------===//
 ///
 /// \file
-/// Rewrites an elementwise kernel (RuleUtil.h, ElementwiseShape) whose
-/// global accesses are all p[i] on 4- or 8-byte elements so that each
+/// Rewrites an elementwise map (ElementwiseKernel.h: the model's
+/// elementwise pattern over the 1D global index, guarded by `if (i < n
+/// ...)`, an early `if (i >= n ...) return;`, or already a grid-stride loop)
+/// whose global accesses are all p[i] on 4- or 8-byte elements so that each
 /// thread moves 16 bytes of every array per access: float4, int4, uint4,
 /// double2, longlong2 loads and stores through reinterpret_cast, in a
 /// grid-stride loop over vectors (correct for any grid), then a scalar
 /// grid-stride loop for the last n % VEC elements. A run-time check falls
 /// back to the scalar loop when a pointer is not 16-byte aligned (an
-/// offset pointer; cudaMalloc gives 256-byte alignment), so the rewrite
-/// never faults on a misaligned buffer (docs/passes/vectorize.md).
+/// offset pointer; cudaMalloc gives 256-byte alignment), or when two
+/// pointers whose order of accesses matters are the same buffer, so the
+/// rewrite never faults and never reorders an in-place update
+/// (docs/passes/vectorize.md).
 ///
 //===----------------------------------------------------------------------===//
+#include "ElementwiseKernel.h"
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "forge/Measure/IntExpr.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <map>
 
 using namespace clang;
 using namespace llvm;
 
 namespace forge::passes {
 namespace {
+
+using analysis::Access;
+using analysis::AccessKind;
 
 /// The 16-byte vector of an element type, and its lane count.
 struct VectorType {
@@ -54,38 +64,61 @@ std::optional<VectorType> vectorFor(QualType Elem, ASTContext &Ctx) {
   }
 }
 
-/// Whether Body surely assigns p[i] (with '=') on every path: a top-level
-/// statement of the body is that assignment. Otherwise the vector is loaded
-/// first, so that lanes the body skips keep their value.
-bool surelyAssigned(const Stmt *Body, const ParmVarDecl *P) {
-  auto Check = [&](const Stmt *S) {
-    const auto *A = dyn_cast<BinaryOperator>(S);
-    if (!A || A->getOpcode() != BO_Assign)
-      return false;
-    const auto *Sub = dyn_cast<ArraySubscriptExpr>(A->getLHS()->IgnoreParens());
-    if (!Sub)
-      return false;
-    const auto *DRE = dyn_cast<DeclRefExpr>(Sub->getBase()->IgnoreParenImpCasts());
-    return DRE && DRE->getDecl() == P;
-  };
-  if (const auto *CS = dyn_cast<CompoundStmt>(Body))
-    return llvm::any_of(CS->body(), Check);
-  return Check(Body);
+/// One pointer parameter the map reads or writes.
+struct Buffer {
+  const ParmVarDecl *Param = nullptr;
+  std::string Vec;
+  bool Read = false, Written = false;
+  /// Assigned with '=' by a statement every element runs: its vector need
+  /// not be loaded first.
+  bool SurelyAssigned = false;
+  /// Where its reads are in the source, where its writes take effect (the
+  /// end of their assignments), and the last of those.
+  std::vector<unsigned> Reads, Writes;
+  unsigned LastWrite = 0;
+};
+
+/// The pointer parameter an access subscripts directly (`p[i]`, or the
+/// `&p[i]` of `__ldg`); null otherwise.
+const ParmVarDecl *directParam(const Access &A) {
+  const Expr *E = A.E;
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(E)) {
+    if (!StringRef(A.Callee).starts_with("__ld") || Call->getNumArgs() != 1)
+      return nullptr;
+    const auto *U = dyn_cast<UnaryOperator>(Call->getArg(0)->IgnoreParenImpCasts());
+    if (!U || U->getOpcode() != UO_AddrOf)
+      return nullptr;
+    E = U->getSubExpr()->IgnoreParens();
+  }
+  const auto *S = dyn_cast_or_null<ArraySubscriptExpr>(E);
+  if (!S)
+    return nullptr;
+  const auto *D = dyn_cast<DeclRefExpr>(S->getBase()->IgnoreParenImpCasts());
+  return D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
 }
 
-/// The lines of a statement's text, each after the first without the
-/// leading Indent of the line it began on (the first line starts mid-line).
-std::vector<std::string> dedent(StringRef Text, StringRef Indent) {
-  SmallVector<StringRef, 16> Lines;
-  Text.split(Lines, '\n');
-  std::vector<std::string> Out;
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    StringRef Line = Lines[I];
-    if (I)
-      Line.consume_front(Indent);
-    Out.push_back(Line.rtrim().str());
+/// The statements every element runs unconditionally.
+std::vector<const Stmt *> topStatements(const ElementwiseKernel &K) {
+  if (!K.Rest.empty())
+    return {};
+  std::vector<const Stmt *> Out;
+  for (const Stmt *S : K.Body) {
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      Out.insert(Out.end(), CS->body_begin(), CS->body_end());
+    else
+      Out.push_back(S);
   }
   return Out;
+}
+
+/// The access is the left side of an '=' that is one of Tops.
+bool assignedAtTop(const Access &A, ArrayRef<const Stmt *> Tops) {
+  for (const Stmt *S : Tops) {
+    const auto *B = dyn_cast<BinaryOperator>(S);
+    if (B && B->getOpcode() == BO_Assign && B->getLHS()->IgnoreParens() == A.E)
+      return true;
+  }
+  return false;
 }
 
 class VectorizeRule : public ExpertRule {
@@ -94,94 +127,209 @@ public:
 
   RuleOutcome propose(const RuleInput &In) override {
     ASTContext &Ctx = In.Ctx;
-    auto Shape = matchOneElementPerThread(In.Kernel, Ctx);
-    if (!Shape)
-      return notApplicable(toString(Shape.takeError()));
+    auto KE = matchElementwiseKernel(In, /*AllowGridStride=*/true);
+    if (!KE)
+      return notApplicable(toString(KE.takeError()));
+    ElementwiseKernel &K = *KE;
+    if (!K.AtIndex)
+      return notApplicable("the accesses are at '" + K.Model.render(K.Accesses.front()->Index) +
+                           "', an offset from the index '" + K.indexName() +
+                           "': their vectors would not line up with the index's");
+    EditCollector C(In);
 
-    // One vector width for all arrays: 16 bytes of 4- or 8-byte elements.
+    // The buffers, in parameter order, and one vector width for all.
+    std::map<unsigned, Buffer> ByIndex;
+    std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> Replace;
+    std::vector<const Stmt *> Tops = topStatements(K);
+    // Where a write takes effect: after its assignment's right side.
+    ParentMap PM(const_cast<Stmt *>(In.Kernel.getBody()));
+    auto WriteAt = [&](const Access &A) -> unsigned {
+      const Stmt *Child = A.E, *P = PM.getParent(A.E);
+      while (P && isa<ParenExpr>(P))
+        Child = P, P = PM.getParent(P);
+      const Stmt *Whole = A.E;
+      if (const auto *B = dyn_cast_or_null<BinaryOperator>(P);
+          B && B->isAssignmentOp() && B->getLHS() == Child)
+        Whole = B;
+      else if (const auto *U = dyn_cast_or_null<UnaryOperator>(P); U && U->isIncrementDecrementOp())
+        Whole = U;
+      auto R = C.rangeOf(Whole->getSourceRange());
+      return R ? R->second : ~0u;
+    };
+    for (const Access *A : K.Accesses) {
+      const ParmVarDecl *P = directParam(*A);
+      if (!P || !P->getType()->isPointerType())
+        return notApplicable("'" + A->Text + "' (line " + std::to_string(A->Loc.Line) +
+                             ") is not an element p[" + K.indexName() +
+                             "] of a kernel pointer parameter");
+      if (!A->Callee.empty() && A->writes())
+        return notApplicable("'" + A->Text + "' stores through '" + A->Callee + "'");
+      auto R = C.rangeOf(A->E->getSourceRange());
+      if (!R)
+        return notApplicable("'" + A->Text + "' is written through a macro");
+      Buffer &B = ByIndex[P->getFunctionScopeIndex()];
+      if (!B.Param) {
+        QualType Elem = P->getType()->getPointeeType();
+        if (Elem->isDependentType())
+          return notApplicable("the element type of '" + P->getName().str() +
+                               "' is a template parameter");
+        auto V = vectorFor(Elem, Ctx);
+        if (!V)
+          return notApplicable("'" + P->getName().str() + "' has elements of type '" +
+                               Elem.getUnqualifiedType().getAsString() +
+                               "'; only float, double, int, unsigned and 64-bit integers "
+                               "vectorize");
+        B.Param = P;
+        B.Vec = V->Name;
+      }
+      if (A->reads()) {
+        B.Read = true;
+        B.Reads.push_back(R->first);
+      }
+      if (A->writes()) {
+        B.Written = true;
+        unsigned W = WriteAt(*A);
+        B.Writes.push_back(W);
+        B.LastWrite = std::max(B.LastWrite, W);
+        if (A->Kind == AccessKind::Store && assignedAtTop(*A, Tops))
+          B.SurelyAssigned = true;
+      }
+      Replace.push_back({*R, P->getName().str()});
+    }
+    std::vector<Buffer> Buffers;
+    for (auto &[Index, B] : ByIndex)
+      Buffers.push_back(B);
     std::optional<unsigned> Lanes;
-    std::vector<std::string> VecNames;
-    for (const auto &A : Shape->Arrays) {
-      QualType Elem = A.Param->getType()->getPointeeType();
-      if (Elem->isDependentType())
-        return notApplicable("the element type of '" + A.Param->getName().str() +
-                             "' is a template parameter");
-      auto V = vectorFor(Elem, Ctx);
-      if (!V)
-        return notApplicable("'" + A.Param->getName().str() + "' has elements of type '" +
-                             Elem.getUnqualifiedType().getAsString() +
-                             "'; only float, double, int, unsigned and 64-bit integers "
-                             "vectorize");
-      if (Lanes && *Lanes != V->Lanes)
+    for (const Buffer &B : Buffers) {
+      unsigned L = StringRef(B.Vec).ends_with("4") ? 4 : 2;
+      if (Lanes && *Lanes != L)
         return notApplicable("the arrays mix 4- and 8-byte elements");
-      Lanes = V->Lanes;
-      VecNames.push_back(V->Name);
+      Lanes = L;
     }
     unsigned VEC = *Lanes;
     static const char *const Comp[] = {"x", "y", "z", "w"};
 
-    EditCollector C(In);
-    auto Decl = C.rangeOfStatement(Shape->IndexDecl);
-    auto Guard = C.rangeOfStatement(Shape->Guard);
-    auto BodyR = C.rangeOfStatement(Shape->Body);
-    std::string Bound = textOf(Shape->Bound, Ctx);
-    if (!Decl || !Guard || !BodyR || Bound.empty())
-      return notApplicable("the index, the guard or the body is written through a macro");
-
-    // Lane k of the body: p[i] -> forge_p.<k>, i -> (forge_v * VEC + k).
-    StringRef BodyText = In.Source.slice(BodyR->first, BodyR->second);
-    auto Local = [&](const Stmt *S) -> std::optional<std::pair<unsigned, unsigned>> {
-      auto R = C.rangeOf(S->getSourceRange());
-      if (!R || R->first < BodyR->first || R->second > BodyR->second)
-        return std::nullopt;
-      return std::make_pair(R->first - BodyR->first, R->second - BodyR->first);
-    };
-    std::vector<std::string> LaneBodies;
-    for (unsigned K = 0; K < VEC; ++K) {
-      std::vector<SourceEdit> Edits;
-      for (const ArraySubscriptExpr *S : Shape->Subscripts) {
-        auto R = Local(S);
-        const auto *DRE = dyn_cast<DeclRefExpr>(S->getBase()->IgnoreParenImpCasts());
-        if (!R || !DRE)
-          return notApplicable("'" + textOf(S, Ctx) + "' is written through a macro");
-        Edits.push_back({R->first, R->second - R->first,
-                         "forge_" + DRE->getDecl()->getName().str() + "." + Comp[K]});
+    // Pairs whose accesses, if they were the same buffer, would see each
+    // other's values in a different order once several elements travel as
+    // one vector: a read after a write of the other, or two writes of which
+    // one is conditional. They are checked at run time (the scalar loop
+    // runs per element, as the original did).
+    std::vector<std::pair<std::string, std::string>> MustDiffer;
+    for (const Buffer &A : Buffers) {
+      if (!A.Written)
+        continue;
+      for (const Buffer &B : Buffers) {
+        if (&A == &B || A.Param->getType().isRestrictQualified() ||
+            B.Param->getType().isRestrictQualified())
+          continue;
+        bool ReadAfter = any_of(B.Reads, [&](unsigned R) {
+          return any_of(A.Writes, [&](unsigned W) { return W < R; });
+        });
+        bool Conditional = B.Written && (&A < &B) && (!A.SurelyAssigned || !B.SurelyAssigned);
+        if (ReadAfter || Conditional) {
+          std::pair<std::string, std::string> Pair{A.Param->getName().str(),
+                                                   B.Param->getName().str()};
+          if (Pair.first > Pair.second)
+            std::swap(Pair.first, Pair.second);
+          if (!is_contained(MustDiffer, Pair))
+            MustDiffer.push_back(Pair);
+        }
       }
-      for (const DeclRefExpr *U : Shape->IndexValueUses) {
-        auto R = Local(U);
-        if (!R)
-          return notApplicable("the index is used through a macro");
-        Edits.push_back({R->first, R->second - R->first,
-                         "(forge_v * " + std::to_string(VEC) + " + " + std::to_string(K) + ")"});
-      }
-      auto Text = applySourceEdits(BodyText, Edits);
-      if (!Text)
-        return notApplicable("internal error: " + toString(Text.takeError()));
-      LaneBodies.push_back(*Text);
     }
 
-    std::string I = Shape->Index->getName().str();
-    std::string T = wideIndexType(Shape->Bound, Ctx);
+    // Lane k of a piece of the source: p[i] -> forge_p.<k>, i -> (forge_v *
+    // VEC + k).
+    std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> IndexUses;
+    for (const DeclRefExpr *U : K.IndexUses) {
+      auto R = C.rangeOf(U->getSourceRange());
+      if (!R)
+        return notApplicable("the index is used through a macro");
+      IndexUses.push_back({*R, ""});
+    }
+    std::string LaneFailure;
+    auto Lane = [&](unsigned Begin, unsigned End, unsigned L) -> std::string {
+      std::vector<SourceEdit> Edits;
+      for (const auto &[R, P] : Replace)
+        if (R.first >= Begin && R.second <= End)
+          Edits.push_back({R.first - Begin, R.second - R.first,
+                           "forge_" + P + "." + Comp[L]});
+      for (unsigned U = 0; U < IndexUses.size(); ++U) {
+        const auto &R = IndexUses[U].first;
+        if (R.first >= Begin && R.second <= End)
+          Edits.push_back({R.first - Begin, R.second - R.first,
+                           K.useText(U, "(forge_v * " + std::to_string(VEC) + " + " +
+                                            std::to_string(L) + ")")});
+      }
+      auto Text = applySourceEdits(In.Source.slice(Begin, End), Edits);
+      if (!Text) {
+        LaneFailure = toString(Text.takeError());
+        return "";
+      }
+      return *Text;
+    };
+    auto RestOf = [&](unsigned L, StringRef Sep) {
+      std::vector<std::string> Parts;
+      for (const Expr *R : K.Rest) {
+        auto Range = C.rangeOf(R->getSourceRange());
+        Parts.push_back(L == ~0u ? K.scalarText(In.Source, Range->first, Range->second)
+                                 : Lane(Range->first, Range->second, L));
+      }
+      return join(Parts, Sep);
+    };
+
+    // The statement that handles one element: lane L of the vector, or the
+    // original element (L == ~0u) in the scalar loop.
+    bool Early = K.RestExits;
+    auto Element = [&](unsigned L) {
+      std::string Text = L == ~0u ? K.BodyText : Lane(K.BodyRange.first, K.BodyRange.second, L);
+      std::vector<std::string> Body = dedentLines(Text, K.BodyIndent), Stmt;
+      if (!Early) {
+        Stmt = Body;
+        if (!K.Rest.empty())
+          Stmt.front() = "if (" + RestOf(L, " && ") + ") " + Stmt.front();
+        return Stmt;
+      }
+      if (K.Rest.empty())
+        Stmt.push_back("{");
+      else if (L == ~0u)
+        Stmt.push_back("{"), Stmt.push_back("  if (" + RestOf(L, " || ") + ") continue;");
+      else
+        Stmt.push_back("if (!(" + RestOf(L, " || ") + ")) {");
+      for (const std::string &Line : Body)
+        Stmt.push_back(Line.empty() ? Line : "  " + Line);
+      Stmt.push_back("}");
+      return Stmt;
+    };
+
+    std::string I = K.indexName(), T = K.IndexType;
+    std::string Bound = textOf(K.Bound, Ctx);
     std::vector<std::string> Ptrs, Loads, Stores;
-    for (size_t A = 0; A < Shape->Arrays.size(); ++A) {
-      const auto &Arr = Shape->Arrays[A];
-      std::string P = Arr.Param->getName().str();
-      std::string V = VecNames[A];
-      bool ConstPointee = Arr.Param->getType()->getPointeeType().isConstQualified();
+    for (const Buffer &B : Buffers) {
+      std::string P = B.Param->getName().str();
+      bool ConstPointee = B.Param->getType()->getPointeeType().isConstQualified();
       Ptrs.push_back("reinterpret_cast<size_t>(" + P + ")");
-      bool Load = Arr.Read || !surelyAssigned(Shape->Body, Arr.Param);
-      std::string Cast = "reinterpret_cast<" + std::string(ConstPointee ? "const " : "") + V +
-                         " *>(" + P + ")";
-      if (Load)
-        Loads.push_back(formatv("{0}{1} forge_{2} = {3}[forge_v];",
-                                Arr.Written ? "" : "const ", V, P, Cast)
+      std::string Cast = "reinterpret_cast<" + std::string(ConstPointee ? "const " : "") +
+                         B.Vec + " *>(" + P + ")";
+      if (B.Read || !B.SurelyAssigned)
+        Loads.push_back(formatv("{0}{1} forge_{2} = {3}[forge_v];", B.Written ? "" : "const ",
+                                B.Vec, P, Cast)
                             .str());
       else
-        Loads.push_back(V + " forge_" + P + ";");
-      if (Arr.Written)
-        Stores.push_back(formatv("reinterpret_cast<{0} *>({1})[forge_v] = forge_{1};", V, P)
-                             .str());
+        Loads.push_back(B.Vec + " forge_" + P + ";");
     }
+    // Stores in the order of each buffer's last write, so that the last
+    // writer wins as it did per element.
+    std::vector<const Buffer *> Written;
+    for (const Buffer &B : Buffers)
+      if (B.Written)
+        Written.push_back(&B);
+    llvm::stable_sort(Written, [](const Buffer *A, const Buffer *B) {
+      return A->LastWrite < B->LastWrite;
+    });
+    for (const Buffer *B : Written)
+      Stores.push_back(formatv("reinterpret_cast<{0} *>({1})[forge_v] = forge_{1};", B->Vec,
+                               B->Param->getName())
+                           .str());
 
     std::vector<std::string> L;
     L.push_back(formatv("// {0} elements per access while every pointer is 16-byte aligned "
@@ -189,14 +337,25 @@ public:
                         VEC)
                     .str());
     L.push_back("// gives 256 bytes), then one at a time; both loops stride over the grid.");
-    L.push_back(formatv("const {0} forge_n = {1};", T, Bound).str());
+    std::vector<std::string> Distinct;
+    for (const auto &[A, B] : MustDiffer)
+      Distinct.push_back("(const void *)" + A + " != (const void *)" + B);
+    if (!Distinct.empty())
+      L.push_back("// The same buffer passed twice runs element by element, as before.");
+    L.push_back(formatv("const {0} forge_n = {1};", T,
+                        K.Inclusive ? "(" + T + ")(" + Bound + ") + 1" : Bound)
+                    .str());
     L.push_back(formatv("const {0} forge_first = ({0})blockIdx.x * blockDim.x + threadIdx.x;", T)
                     .str());
     L.push_back(formatv("const {0} forge_stride = ({0})blockDim.x * gridDim.x;", T).str());
     L.push_back("const bool forge_aligned = ((" + join(Ptrs, " | ") + ") % 16) == 0;");
-    L.push_back(formatv("const {0} forge_vectors = forge_aligned && forge_n > 0 ? forge_n / {1} "
-                        ": 0;",
-                        T, VEC)
+    std::string Fast = "forge_aligned";
+    if (!Distinct.empty()) {
+      L.push_back("const bool forge_distinct = " + join(Distinct, " && ") + ";");
+      Fast += " && forge_distinct";
+    }
+    L.push_back(formatv("const {0} forge_vectors = {1} && forge_n > 0 ? forge_n / {2} : 0;", T,
+                        Fast, VEC)
                     .str());
     L.push_back(formatv("for ({0} forge_v = forge_first; forge_v < forge_vectors; forge_v += "
                         "forge_stride) {{",
@@ -204,63 +363,82 @@ public:
                     .str());
     for (const std::string &S : Loads)
       L.push_back("  " + S);
-    std::string Indent = lineIndent(In.Source, Guard->first).str();
-    bool Compound = isa<CompoundStmt>(Shape->Body);
-    for (unsigned K = 0; K < VEC; ++K) {
-      // Each lane in a block of its own, so its locals do not clash.
-      if (!Compound) {
-        L.push_back("  { " + LaneBodies[K] + " }");
-        continue;
+    for (unsigned Ln = 0; Ln < VEC; ++Ln) {
+      // Each lane in a block of its own, so that its locals do not clash.
+      std::vector<std::string> Stmt = Element(Ln);
+      if (!LaneFailure.empty())
+        return notApplicable("internal error: " + LaneFailure);
+      if (!StringRef(Stmt.front()).starts_with("{") && !StringRef(Stmt.front()).starts_with("if (!(")) {
+        Stmt.front() = "{ " + Stmt.front();
+        Stmt.back() += " }";
       }
-      for (const std::string &Line : dedent(LaneBodies[K], Indent))
+      for (const std::string &Line : Stmt)
         L.push_back(Line.empty() ? Line : "  " + Line);
     }
     for (const std::string &S : Stores)
       L.push_back("  " + S);
     L.push_back("}");
-    std::string Loop = formatv("for ({0} {1} = forge_vectors * {2} + forge_first; {1} < forge_n; "
+    std::string Head = formatv("for ({0} {1} = forge_vectors * {2} + forge_first; {1} < forge_n; "
                                "{1} += forge_stride)",
                                T, I, VEC)
                            .str();
-    if (Compound) {
-      std::vector<std::string> Tail = dedent(BodyText, Indent);
-      L.push_back(Loop + " " + Tail.front());
-      L.insert(L.end(), Tail.begin() + 1, Tail.end());
-    } else {
-      L.push_back(Loop);
-      L.push_back("  " + BodyText.str());
-    }
-    std::string Code = indentLines(L, Indent);
+    for (const std::string &Line : underHead(Head, Element(~0u)))
+      L.push_back(Line);
+    std::string Code = indentLines(L, K.Indent);
 
-    C.add(eraseWithLine(In.Source, Decl->first, Decl->second));
-    C.add({Guard->first, Guard->second - Guard->first, Code});
+    if (K.IndexDecl && !K.KeepIndexDecl)
+      C.add(eraseIndexDecl(In, K));
+    C.add({K.Replaced.first, K.Replaced.second - K.Replaced.first, Code});
 
     std::vector<std::string> Names, Types;
-    for (const auto &A : Shape->Arrays)
-      Names.push_back(A.Param->getName().str());
-    for (const std::string &V : VecNames)
-      if (!is_contained(Types, V))
-        Types.push_back(V);
+    for (const Buffer &B : Buffers) {
+      Names.push_back(B.Param->getName().str());
+      if (!is_contained(Types, B.Vec))
+        Types.push_back(B.Vec);
+    }
     std::string Rationale = formatv(
         "Each thread now moves 16 bytes of {0} per load or store ({1}), a {2}x cut in memory "
-        "instructions and address arithmetic for a memory-bound kernel. Contiguity: every "
-        "global access is {3}[{4}] on an unoffset kernel pointer. Alignment: assumed from "
-        "cudaMalloc (256 bytes) and checked at run time; a misaligned pointer takes the scalar "
-        "loop. The vector loop is a grid-stride loop and the scalar loop takes the last "
+        "instructions and address arithmetic for a memory-bound kernel. Contiguity: the kernel "
+        "model sees an elementwise map whose every global access is {3}[{4}] with '{4}' = "
+        "blockIdx.x * blockDim.x + threadIdx.x on an unoffset kernel pointer, and a body whose "
+        "values come from its own elements, '{4}' and grid-uniform values. Alignment: assumed "
+        "from cudaMalloc (256 bytes) and checked at run time; a misaligned pointer takes the "
+        "scalar loop. The vector loop is a grid-stride loop and the scalar loop takes the last "
         "n % {2} elements, so the kernel is correct for any grid.",
         join(Names, ", "), join(Types, ", "), VEC, Names.front(), I)
                                 .str();
+    if (!Distinct.empty())
+      Rationale += "\nIf " + join(Distinct, " or ") +
+                   " fails (one buffer passed twice), the order of its reads and writes matters: "
+                   "the scalar loop runs.";
+
     std::optional<agent::SpecChange> Spec;
     auto Grid = In.Request.Geometry.find("grid.x");
-    if (Grid != In.Request.Geometry.end()) {
+    std::optional<WavesCap> Cap = gridWavesCap(In);
+    bool Waves = In.Request.Tunables.count("FORGE_GRID_WAVES") &&
+                 Grid != In.Request.Geometry.end() &&
+                 StringRef(Grid->second).contains("FORGE_GRID_WAVES");
+    if (Waves) {
+      Rationale += "\nThe grid is already capped at FORGE_GRID_WAVES waves; it stays.";
+    } else if (Grid != In.Request.Geometry.end()) {
       std::string Expr = formatv("ceil_div({0}, {1})", Grid->second, VEC).str();
+      if (Cap && !In.Request.Tunables.count("FORGE_GRID_WAVES"))
+        Expr = formatv("min({0}, {1})", Expr, Cap->Expr).str();
       if (auto Parsed = measure::IntExpr::parse(Expr)) {
         agent::SpecChange S;
         S.Geometry["grid.x"] = Expr;
-        S.Justification = formatv("each thread handles {0} elements and the loops cover all "
-                                  "{1} elements for any grid, so 1/{0} of the blocks suffice",
+        S.Justification = formatv("each thread handles {0} elements per step and the loops "
+                                  "cover all {1} elements for any grid, so 1/{0} of the blocks "
+                                  "suffice",
                                   VEC, Bound)
                               .str();
+        if (Cap && !In.Request.Tunables.count("FORGE_GRID_WAVES")) {
+          S.NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
+          S.Justification += formatv(", and the grid may be capped at FORGE_GRID_WAVES waves of "
+                                     "{0} SMs x {1} blocks of {2} threads",
+                                     Cap->SMs, Cap->BlocksPerSM, Cap->BlockThreads)
+                                 .str();
+        }
         Spec = std::move(S);
       } else {
         consumeError(Parsed.takeError());

@@ -3,7 +3,11 @@
 // RUN: not forge-port propose %s --kernel stencil --rules=vectorize 2>&1 | FileCheck %s --check-prefix=STENCIL
 // RUN: not forge-port propose %s --kernel mixed --rules=vectorize 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: not forge-port propose %s --kernel halves --rules=vectorize 2>&1 | FileCheck %s --check-prefix=HALVES
-// RUN: not forge-port propose %s --kernel strided --rules=vectorize 2>&1 | FileCheck %s --check-prefix=STRIDED
+// RUN: not forge-port propose %s --kernel shifted --rules=vectorize 2>&1 | FileCheck %s --check-prefix=SHIFTED
+// RUN: not forge-port propose %s --kernel generic --rules=vectorize 2>&1 | FileCheck %s --check-prefix=GENERIC
+// RUN: not forge-port propose %s --kernel lane_value --rules=vectorize 2>&1 | FileCheck %s --check-prefix=LANE
+// RUN: not forge-port propose %s --kernel exit_then_sync --rules=vectorize 2>&1 | FileCheck %s --check-prefix=SYNC
+// RUN: not forge-port propose %s --kernel through_param --rules=vectorize 2>&1 | FileCheck %s --check-prefix=PARAM
 // RUN: not forge-port propose %s --kernel stencil --rules=vectorize 2>/dev/null | count 0
 
 #include <cuda_fp16.h>
@@ -13,7 +17,7 @@ __global__ void stencil(const float *in, float *out, int n) {
   if (i < n)
     out[i] = in[i - 1] + in[i + 1];
 }
-// STENCIL: forge-port: note: vectorize: not applicable: not an elementwise kernel: 'in[i - 1]' is not indexed by 'i' alone
+// STENCIL: forge-port: note: vectorize: not applicable: not an elementwise kernel: 'in[i - 1]' (line [[@LINE-2]]) is at 'i - 1', not at the index 'i' of the store 'out[i]' (line [[@LINE-2]])
 
 __global__ void mixed(const float *in, double *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,10 +31,43 @@ __global__ void halves(const __half *in, __half *out, int n) {
   if (i < n)
     out[i] = in[i];
 }
-// HALVES: forge-port: note: vectorize: not applicable: not an elementwise kernel: 'out' has elements of type '__half'; only arithmetic elements are followed
+// HALVES: forge-port: note: vectorize: not applicable: 'out' has elements of type '__half'; only float, double, int, unsigned and 64-bit integers vectorize
 
-__global__ void strided(const float *in, float *out, int n) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-    out[i] = in[i];
+// Every access at i + off: the vectors would not start at a multiple of 4.
+__global__ void shifted(const float *in, float *out, int n, int off) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i + off] = 2.f * in[i + off];
 }
-// STRIDED: forge-port: note: vectorize: not applicable: the kernel already loops over a grid stride
+// SHIFTED: forge-port: note: vectorize: not applicable: the accesses are at 'blockIdx.x * blockDim.x + threadIdx.x + off', an offset from the index 'i': their vectors would not line up with the index's
+
+template <typename T>
+__global__ void generic(const T *in, T *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+template __global__ void generic<float>(const float *, float *, int);
+// GENERIC: forge-port: note: vectorize: not applicable: the element type of '{{in|out}}' is a template parameter
+
+__global__ void lane_value(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  if (i < n) y[i] = x[i] + lane;
+}
+// LANE: forge-port: note: vectorize: not applicable: the stored value uses 'lane' (line [[@LINE-2]]), which differs between threads
+
+__global__ void exit_then_sync(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  y[i] *= 2.f;
+  __syncthreads();
+}
+// SYNC: forge-port: note: vectorize: not applicable: the body calls '__syncthreads' (line [[@LINE-2]])
+
+__device__ void store(float *p, float v) { *p = v; }
+__global__ void through_param(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) store(&y[i], x[i]);
+}
+// A store through a device function's pointer parameter is not seen as one.
+// PARAM: forge-port: note: vectorize: not applicable: not an elementwise kernel: the kernel stores nothing to global memory

@@ -123,14 +123,159 @@ TEST(VectorizeRule, SpecChangeDividesTheGrid) {
   ASSERT_EQ(Props.size(), 1u);
   ASSERT_TRUE(Props[0].Spec.has_value());
   std::string G = Props[0].Spec->Geometry.at("grid.x");
-  EXPECT_EQ(G, "ceil_div(ceil_div(N, BLOCK), 4)");
-  EXPECT_EQ(eval(G, {{"N", 1000}, {"BLOCK", 256}}), 1);
-  EXPECT_EQ(eval(G, {{"N", 1 << 20}, {"BLOCK", 256}}), 1024);
+  EXPECT_EQ(G, "min(ceil_div(ceil_div(N, BLOCK), 4), 132 * FORGE_GRID_WAVES * 8)");
+  EXPECT_EQ(Props[0].Spec->NewTunables.count("FORGE_GRID_WAVES"), 1u);
+  EXPECT_EQ(eval(G, {{"N", 1000}, {"BLOCK", 256}, {"FORGE_GRID_WAVES", 4}}), 1);
+  EXPECT_EQ(eval(G, {{"N", 1 << 20}, {"BLOCK", 256}, {"FORGE_GRID_WAVES", 4}}), 1024);
+  EXPECT_EQ(eval(G, {{"N", 1 << 26}, {"BLOCK", 256}, {"FORGE_GRID_WAVES", 4}}), 4224);
   std::string New = applied(Saxpy, Props[0]);
   EXPECT_NE(New.find("const float4 forge_x = reinterpret_cast<const float4 *>(x)[forge_v];"),
             std::string::npos)
       << New;
   EXPECT_NE(New.find("{ forge_y.w = a * forge_x.w + forge_y.w; }"), std::string::npos) << New;
+}
+
+/// One kernel of the elementwise table: whether grid-stride and vectorize
+/// rewrite it, and a piece of the rewrite or of the reason.
+struct ElementwiseCase {
+  const char *Name;
+  const char *Source;
+  bool Rewritten;
+  const char *Text;
+};
+
+// The same map in many spellings (mock headers: threadIdx.x is a plain
+// member here), and kernels that must be declined with their reason.
+const ElementwiseCase ElementwiseCases[] = {
+    {"if-guard", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+})",
+     true, "i < n;"},
+    {"swapped-index", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (n > i) y[i] = 2.f * x[i];
+})",
+     true, "n > i;"},
+    {"early-return", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  y[i] = x[i] + 1.f;
+})",
+     true, "i < n;"},
+    {"early-return-braced", R"(__global__ void k(const double *x, double *y, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  double t = x[i];
+  y[i] = t * t;
+})",
+     true, "i < n;"},
+    {"not-less", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (!(i < n)) return;
+  y[i] = x[i];
+})",
+     true, "i < n;"},
+    {"locals", R"(__global__ void k(const int *x, int *y, int n) {
+  int t = threadIdx.x;
+  int b = blockIdx.x;
+  int gid = b * blockDim.x + t;
+  if (gid < n) y[gid] = x[gid] * 3;
+})",
+     true, "gid < n;"},
+    {"size_t-cast", R"(__global__ void k(const float *x, float *y, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+})",
+     true, "for (size_t i"},
+    {"inclusive", R"(__global__ void k(const float *x, float *y, int last) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= last) y[i] = x[i];
+})",
+     true, "i <= last;"},
+    {"compound", R"(__global__ void k(const float *x, float *y, int n, float lo) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] > lo) y[i] = x[i];
+})",
+     true, "if (x[i] > lo)"},
+    {"compound-exit", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || x[i] == 0.f) return;
+  y[i] = 1.f / x[i];
+})",
+     true, "if (x[i] == 0.f) continue;"},
+    {"uniform-prologue", R"(__global__ void k(const float *x, float *y, int n, float a) {
+  const float s = a * a;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = s * x[i];
+})",
+     true, "y[i] = s * x[i]"},
+    {"thread-value", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + threadIdx.x;
+})",
+     false, "threadIdx.x"},
+    {"thread-varying-bound", R"(__global__ void k(const float *x, float *y, const int *len) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int n = len[blockIdx.x];
+  if (i < n) y[i] = x[i];
+})",
+     false, ""},
+    {"barrier", R"(__global__ void k(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  y[i] = 0.f;
+  __syncthreads();
+})",
+     false, "__syncthreads"},
+    {"second-return", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (x[i] < 0.f) return;
+  y[i] = x[i];
+})",
+     false, "returns again"},
+    {"atomic", R"(__global__ void k(const float *x, float *s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(s, x[i]);
+})",
+     false, "atomic"},
+    {"shared", R"(__global__ void k(const float *x, float *y, int n) {
+  __shared__ float t[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { t[threadIdx.x] = x[i]; y[i] = t[threadIdx.x]; }
+})",
+     false, "shared memory"},
+    {"neighbour", R"(__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n) y[i] = x[i + 1] - x[i];
+})",
+     false, ""},
+};
+
+TEST(ElementwiseRules, SpellingsTable) {
+  for (const ElementwiseCase &C : ElementwiseCases) {
+    SCOPED_TRACE(C.Name);
+    for (const char *Rule : {"grid-stride", "vectorize"}) {
+      SCOPED_TRACE(Rule);
+      std::vector<RuleSkip> Skips;
+      auto Props = propose(C.Source, "k", Rule, {{"grid.x", "ceil_div(n, 256)"}}, 256, &Skips);
+      if (!C.Rewritten) {
+        EXPECT_TRUE(Props.empty());
+        ASSERT_EQ(Skips.size(), 1u);
+        EXPECT_NE(Skips[0].Reason.find(C.Text), std::string::npos) << Skips[0].Reason;
+        continue;
+      }
+      ASSERT_EQ(Props.size(), 1u) << (Skips.empty() ? "" : Skips[0].Reason);
+      std::string New = applied(C.Source, Props[0]);
+      EXPECT_EQ(New.find("error:"), std::string::npos) << New;
+      EXPECT_NE(New.find("gridDim.x"), std::string::npos) << New;
+      if (std::string(Rule) == "grid-stride")
+        EXPECT_NE(New.find(C.Text), std::string::npos) << New;
+      else
+        EXPECT_NE(New.find("reinterpret_cast<"), std::string::npos) << New;
+    }
+  }
 }
 
 TEST(Rules, MockHeadersGiveTheSameShapes) {
