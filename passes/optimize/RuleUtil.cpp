@@ -424,6 +424,12 @@ bool contains(const Stmt *Outer, const Stmt *Inner, ParentMap &PM) {
 }
 } // namespace
 
+std::vector<const DeclRefExpr *> referencesTo(const VarDecl *V, const Stmt *S) {
+  RefCollector C(V);
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return C.Refs;
+}
+
 std::string wideIndexType(const Expr *Bound, ASTContext &Ctx) {
   QualType T = Bound->IgnoreParenImpCasts()->getType();
   if (T.isNull() || !T->isIntegerType() || T->isDependentType())

@@ -191,6 +191,10 @@ const clang::ParmVarDecl *asParam(const clang::Expr *E, const clang::FunctionDec
 /// When E (casts aside) names a variable, that variable.
 const clang::VarDecl *asVar(const clang::Expr *E);
 
+/// The references to V inside S.
+std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *V,
+                                                     const clang::Stmt *S);
+
 /// A 64-bit integer type, spelled for source, that holds any value of
 /// Bound's type plus a grid stride without overflow: Bound's own type when
 /// it is 64-bit, else "long long" or "unsigned long long" by signedness.
