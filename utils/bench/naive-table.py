@@ -77,9 +77,12 @@ def main(argv):
             b["gbps"], f["gbps"], "%.0f %%" % (100 * frac) if frac is not None else "?",
             kept(r).replace("|", "\\|")))
     print()
-    print("GPU: %s; target %s; date %s; DRAM peak %s GB/s (from the reports)." % (
-        first.get("gpu"), first.get("target"), first.get("date"),
-        peak_gbps(first)))
+    peaks = sorted(p for p in (peak_gbps(reports[n]) for n in names) if p)
+    print("GPU: %s; target %s; date %s; DRAM peak %s GB/s (each report's own figure, "
+          "which its fraction uses)." % (
+              first.get("gpu"), first.get("target"), first.get("date"),
+              ("%.0f" % peaks[0]) if len(peaks) < 2 or peaks[0] == peaks[-1]
+              else "%.0f to %.0f" % (peaks[0], peaks[-1])))
     if command:
         print("Command: `%s`." % command)
     at70 = [n for n, x in fractions if x >= 0.70]
