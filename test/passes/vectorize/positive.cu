@@ -1,7 +1,7 @@
 // REQUIRES: cuda
 // A float triad: 16-byte loads and stores in a grid-stride loop over float4,
 // a scalar loop for the rest, a run-time alignment check, and a spec change
-// that launches a quarter of the blocks, capped at FORGE_GRID_WAVES waves.
+// that launches a quarter of the blocks.
 // RUN: forge-port propose %s --kernel triad --rules=vectorize --spec %S/Inputs/triad.json --apply -o %t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOTE
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
@@ -38,9 +38,9 @@ __global__ void triad(float *a, const float *b, const float *c, float s, int n) 
 // FIX-NEXT: }
 
 // NOTE: forge-port: note: applied expert:vectorize: 16-byte accesses (float4) to a, b, c
-// NOTE: forge-port: note: vectorize: spec: grid.x -> min(ceil_div(ceil_div(N, 256), 4), 132 * FORGE_GRID_WAVES * 8)
-// NOTE: forge-port: note: vectorize: spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
-// NOTE: forge-port: note: vectorize: spec: why: each thread handles 4 elements per step and the loops cover all n elements for any grid, so 1/4 of the blocks suffice, and the grid may be capped at FORGE_GRID_WAVES waves of 132 SMs x 8 blocks of 256 threads
+// NOTE: forge-port: note: vectorize: spec: grid.x -> ceil_div(ceil_div(N, 256), 4)
+// NOTE-NOT: FORGE_GRID_WAVES
+// NOTE: forge-port: note: vectorize: spec: why: each thread handles 4 elements per step and the loops cover all n elements for any grid, so 1/4 of the blocks suffice
 // PTX: ld.global.v4.f32
 // PTX: ld.global.v4.f32
 // PTX: st.global.v4.f32
