@@ -1,9 +1,14 @@
 //===- passes/optimize/LaunchBoundsRule.cpp - launch-bounds -----------------===//
 ///
 /// \file
-/// `__launch_bounds__(N)` on a kernel that has none, N the block size the
-/// loop runs it with, so that ptxas allocates registers for the block size
-/// actually used (docs/passes/launch-bounds.md).
+/// `__launch_bounds__(N)` on a kernel that has none, N the largest block it
+/// runs with: the request's block size and every launch of the kernel in
+/// the file (template instantiations included), so that ptxas allocates
+/// registers for the block sizes actually used and no launch exceeds the
+/// bound. Declined when a launch's block size is known only at run time.
+/// The bound is the block size's own name (a template parameter or macro
+/// the spec names) only when every launch in the file uses that name
+/// (docs/passes/launch-bounds.md).
 ///
 //===----------------------------------------------------------------------===//
 #include "RuleUtil.h"
@@ -11,6 +16,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "forge/Frontend/KernelFacts.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
@@ -29,6 +36,55 @@ bool isIdentifier(StringRef S) {
   return llvm::all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
 }
 
+/// The launches of Kernel (or of an instantiation of it) in the file.
+class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+public:
+  explicit LaunchFinder(const FunctionDecl &Kernel) : Kernel(Kernel) {}
+  std::vector<const CUDAKernelCallExpr *> Launches;
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *L) {
+    const FunctionDecl *Callee = L->getDirectCallee();
+    if (!Callee)
+      return true;
+    const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
+    if (Callee->getCanonicalDecl() == Kernel.getCanonicalDecl() ||
+        (Pattern && Pattern->getCanonicalDecl() == Kernel.getCanonicalDecl()))
+      Launches.push_back(L);
+    return true;
+  }
+
+private:
+  const FunctionDecl &Kernel;
+};
+
+/// The block argument of a launch as written, without a dim3 of one
+/// argument around it: "BLOCK" for `<<<g, BLOCK>>>` and `<<<g, dim3(BLOCK)>>>`.
+std::string blockSpelling(const Expr *Block, ASTContext &Ctx) {
+  const Expr *E = Block->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
+      unsigned Args = 0;
+      const Expr *First = nullptr;
+      for (const Expr *A : C->arguments())
+        if (!isa<CXXDefaultArgExpr>(A) && Args++ == 0)
+          First = A;
+      if (Args == 1 && First) {
+        E = First->IgnoreParenImpCasts();
+        continue;
+      }
+    }
+    if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = F->getSubExpr()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = M->getSubExpr()->IgnoreParenImpCasts();
+      continue;
+    }
+    break;
+  }
+  return StringRef(textOf(E, Ctx)).trim().str();
+}
+
 class LaunchBoundsRule : public ExpertRule {
 public:
   StringRef name() const override { return "launch-bounds"; }
@@ -39,19 +95,16 @@ public:
       if (D->hasAttr<CUDALaunchBoundsAttr>())
         return notApplicable("the kernel already has __launch_bounds__");
     const agent::ProposalRequest &Req = In.Request;
-    if (!Req.BlockThreads)
-      return notApplicable("the block size is not known: give --block or --spec, or launch "
-                           "the kernel with a constant block size in this file");
-    int64_t N = *Req.BlockThreads;
+    ASTContext &Ctx = In.Ctx;
     int MaxThreads = In.Target.limits().MaxThreadsPerBlock;
-    if (N <= 0 || N > MaxThreads)
-      return notApplicable(formatv("the block size {0} is not one {1} can launch", N,
-                                   In.Target.Name)
+    if (Req.BlockThreads && (*Req.BlockThreads <= 0 || *Req.BlockThreads > MaxThreads))
+      return notApplicable(formatv("the block size {0} is not one {1} can launch",
+                                   *Req.BlockThreads, In.Target.Name)
                                .str());
 
     // Where the block size is a template parameter or a macro that the spec
     // names, write that name: the bound then follows the tuned value.
-    std::string Text = std::to_string(N);
+    std::string Text;
     std::vector<std::string> Factors;
     bool Symbolic = false, AllKnown = true;
     for (const char *Dim : {"block.x", "block.y", "block.z"}) {
@@ -72,8 +125,51 @@ public:
       }
       AllKnown = false;
     }
-    if (Symbolic && AllKnown && !Factors.empty())
-      Text = join(Factors, " * ");
+    std::string Name = Symbolic && AllKnown && !Factors.empty() ? join(Factors, " * ") : "";
+
+    // Every launch in the file: the bound must admit the largest block.
+    LaunchFinder LF(K);
+    LF.TraverseDecl(Ctx.getTranslationUnitDecl());
+    std::optional<int64_t> Largest = Req.BlockThreads;
+    std::string LargestFrom = Req.BlockThreads ? "the requested block size" : "";
+    bool AllNamed = true;
+    SourceManager &SM = Ctx.getSourceManager();
+    for (const CUDAKernelCallExpr *L : LF.Launches) {
+      const CallExpr *Config = L->getConfig();
+      unsigned Line = SM.getPresumedLineNumber(SM.getFileLoc(L->getBeginLoc()));
+      if (!Config || Config->getNumArgs() < 2)
+        return notApplicable(formatv("the launch at line {0} has no block size", Line).str());
+      const Expr *Block = Config->getArg(1);
+      bool Named = !Name.empty() && blockSpelling(Block, Ctx) == Name;
+      AllNamed = AllNamed && Named;
+      std::optional<int64_t> T;
+      if (!Block->isValueDependent())
+        T = frontend::constantThreadsPerBlock(Block, Ctx);
+      if (!T) {
+        if (Named)
+          continue; // the spec's name: its tuned values are the request's
+        return notApplicable(formatv("the launch at line {0} has a block size known only at "
+                                     "run time ('{1}')",
+                                     Line, textOf(Block, Ctx))
+                                 .str());
+      }
+      if (*T <= 0 || *T > MaxThreads)
+        return notApplicable(formatv("the launch at line {0} has a block of {1} threads, which "
+                                     "{2} cannot launch",
+                                     Line, *T, In.Target.Name)
+                                 .str());
+      if (!Largest || *T > *Largest) {
+        Largest = *T;
+        LargestFrom = formatv("the launch at line {0}", Line).str();
+      }
+    }
+    if (!Largest)
+      return notApplicable("the block size is not known: give --block or --spec, or launch "
+                           "the kernel with a constant block size in this file");
+    int64_t N = *Largest;
+    Text = std::to_string(N);
+    if (!Name.empty() && AllNamed && (!Req.BlockThreads || N == *Req.BlockThreads))
+      Text = Name;
 
     EditCollector C(In);
     SourceLocation At = K.getQualifierLoc() ? K.getQualifierLoc().getBeginLoc() : K.getLocation();
@@ -93,6 +189,12 @@ public:
     if (Text != std::to_string(N))
       Rationale += "\n'" + Text + "' is the block size's own name, so the bound follows it when "
                    "it is retuned.";
+    if (!LF.Launches.empty())
+      Rationale += formatv("\nThe {0} launch{1} of the kernel in this file {2} checked: the "
+                           "largest block, {3} threads, is {4}'s.",
+                           LF.Launches.size(), LF.Launches.size() == 1 ? "" : "es",
+                           LF.Launches.size() == 1 ? "was" : "were", N, LargestFrom)
+                       .str();
     return proposeEdits(In, name(), "__launch_bounds__(" + Text + ") from the block size " +
                                         std::to_string(N),
                         Rationale, C.edits());
