@@ -360,6 +360,8 @@ bool idempotent(an::ReductionOp Op) {
          Op == an::ReductionOp::Or;
 }
 
+/// The identity of a non-idempotent op (+, *, ^), the only ones whose
+/// accumulators lanes other than 0 reset (idempotent ones need no reset).
 std::string identityOf(an::ReductionOp Op) { return Op == an::ReductionOp::Mul ? "1" : "0"; }
 
 class CooperativeRowRule : public ExpertRule {
@@ -1028,13 +1030,6 @@ CooperativeRowRule::planCombines(const RuleInput &In, const an::KernelModel &M, 
         A.Reset = true;
         const Stmt *Parent = parentStmt(After, Ctx);
         if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Parent)) {
-          const Stmt *Prev = nullptr;
-          for (const Stmt *X : CS->body()) {
-            if (X == After)
-              break;
-            Prev = X;
-            (void)Prev;
-          }
           // Walk back from After to V's declaration.
           std::vector<const Stmt *> Before;
           for (const Stmt *X : CS->body()) {

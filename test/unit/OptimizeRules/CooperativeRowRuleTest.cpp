@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExpertRule.h"
+#include "RuleHarness.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Config.h"
@@ -20,7 +21,7 @@ using namespace forge::passes;
 
 namespace {
 
-std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
+using forge::testing::err;
 
 /// Math functions the mock headers do not declare.
 const char *Prelude = "__device__ float fmaxf(float, float);\n"
@@ -38,55 +39,20 @@ struct Outcome {
 Outcome run(const std::string &Body, const std::string &Kernel,
             std::optional<std::array<int64_t, 3>> Block = std::array<int64_t, 3>{256, 1, 1},
             std::map<std::string, std::string> Geometry = {}) {
-  std::string Code = std::string(Prelude) + Body;
-  frontend::Toolchain TC;
-  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
-  frontend::ParseOptions Opts;
-  Opts.ExtraArgs = {"-nocudainc", "-nocudalib",    "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
-                    "-include",   "cuda_runtime.h"};
-  auto Rules = selectExpertRules("cooperative-row");
-  EXPECT_TRUE(bool(Rules)) << err(Rules.takeError());
-  agent::ExpertProposer P(TC, Opts, *Rules);
-  agent::ProposalRequest Req;
-  Req.File = "/tmp/forge-cooperative-row-test.cu";
-  Req.Source = Code;
-  Req.Kernel = Kernel;
-  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
-  Req.Block = Block;
-  if (Block)
-    Req.BlockThreads = (*Block)[0] * (*Block)[1] * (*Block)[2];
-  Req.Geometry = std::move(Geometry);
+  forge::testing::RuleRunOptions Opts;
+  Opts.Block = Block;
+  Opts.Geometry = std::move(Geometry);
+  forge::testing::RuleRun R =
+      forge::testing::runRule("cooperative-row", std::string(Prelude) + Body, Kernel, Opts);
   Outcome O;
-  auto Props = P.propose(Req);
-  EXPECT_TRUE(bool(Props)) << err(Props.takeError());
-  if (!Props)
-    return O;
-  EXPECT_EQ(P.parseErrors(), 0u) << Kernel;
-  O.Proposals = *Props;
-  for (const agent::RuleSkip &S : P.skipped())
-    O.Skip += S.Reason;
-  if (O.Proposals.empty())
-    return O;
-  auto Blocks = agent::parseEditBlocks(O.Proposals.front().Edits);
-  EXPECT_TRUE(bool(Blocks)) << err(Blocks.takeError());
-  if (!Blocks)
-    return O;
-  patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
-    return Code;
-  };
-  auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, Contents, "expert:cooperative-row");
-  EXPECT_TRUE(bool(Set)) << err(Set.takeError());
-  if (!Set)
-    return O;
-  auto New = Set->applyTo(Req.File, Code);
-  EXPECT_TRUE(bool(New)) << err(New.takeError());
-  O.Applied = New ? *New : "";
+  O.Proposals = std::move(R.Proposals);
+  O.Skip = std::move(R.Skip);
+  if (!R.Applied.empty())
+    O.Applied = R.Applied.front();
   return O;
 }
 
-bool has(const std::string &Text, llvm::StringRef Piece) {
-  return Text.find(Piece.str()) != std::string::npos;
-}
+using forge::testing::has;
 
 struct Spelling {
   const char *Name;

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExpertRule.h"
+#include "RuleHarness.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Config.h"
@@ -31,57 +32,23 @@ struct Outcome {
 Outcome propose(const std::string &Code, const std::string &Kernel,
                 std::array<int64_t, 3> Block = {256, 1, 1},
                 std::map<std::string, std::string> Geometry = {}, bool Clean = true) {
-  frontend::Toolchain TC;
-  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
-  frontend::ParseOptions Opts;
-  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
-                    "-include", "cuda_runtime.h"};
-  auto Rules = selectExpertRules("hierarchical-reduction");
-  EXPECT_TRUE(bool(Rules)) << llvm::toString(Rules.takeError());
-  agent::ExpertProposer P(TC, Opts, *Rules);
-  agent::ProposalRequest Req;
-  Req.File = "/tmp/forge-hierarchical-reduction-test.cu";
-  Req.Source = Code;
-  Req.Kernel = Kernel;
-  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
-  Req.Block = Block;
-  Req.BlockThreads = Block[0] * Block[1] * Block[2];
-  Req.SmCount = 132;
-  Req.Geometry = std::move(Geometry);
+  forge::testing::RuleRunOptions Opts;
+  Opts.Block = Block;
+  Opts.Geometry = std::move(Geometry);
+  Opts.SmCount = 132;
+  Opts.ExpectCleanParse = Clean;
+  forge::testing::RuleRun R = forge::testing::runRule("hierarchical-reduction", Code, Kernel, Opts);
   Outcome O;
-  auto Props = P.propose(Req);
-  EXPECT_TRUE(bool(Props)) << llvm::toString(Props.takeError());
-  if (!Props)
+  O.Skip = std::move(R.Skip);
+  if (R.Proposals.empty())
     return O;
-  if (Clean) {
-    EXPECT_EQ(P.parseErrors(), 0u) << Code;
-  }
-  for (const agent::RuleSkip &S : P.skipped())
-    O.Skip += S.Reason;
-  if (Props->empty())
-    return O;
-  EXPECT_EQ(Props->size(), 1u);
-  O.Proposal = Props->front();
-  auto Blocks = agent::parseEditBlocks(O.Proposal->Edits);
-  EXPECT_TRUE(bool(Blocks)) << llvm::toString(Blocks.takeError());
-  if (!Blocks)
-    return O;
-  patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
-    return Code;
-  };
-  auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, Contents, O.Proposal->Origin);
-  EXPECT_TRUE(bool(Set)) << llvm::toString(Set.takeError());
-  if (!Set)
-    return O;
-  auto New = Set->applyTo(Req.File, Code);
-  EXPECT_TRUE(bool(New)) << llvm::toString(New.takeError());
-  O.Applied = New ? *New : "";
+  EXPECT_EQ(R.Proposals.size(), 1u);
+  O.Proposal = R.Proposals.front();
+  O.Applied = R.Applied.front();
   return O;
 }
 
-bool has(const std::string &Text, llvm::StringRef Piece) {
-  return Text.find(Piece.str()) != std::string::npos;
-}
+using forge::testing::has;
 
 struct Positive {
   const char *Name;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExpertRule.h"
+#include "RuleHarness.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Config.h"
@@ -21,64 +22,17 @@ using agent::RuleSkip;
 
 namespace {
 
-std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
-
-struct Result {
-  std::vector<agent::Proposal> Proposals;
-  std::string Skip;
-  std::vector<std::string> Applied;
-};
+using forge::testing::err;
+using forge::testing::has;
+using Result = forge::testing::RuleRun;
 
 Result run(llvm::StringRef Rule, const std::string &Code, const std::string &Kernel,
            std::optional<std::array<int64_t, 3>> Block = std::nullopt,
            std::map<std::string, std::string> Geometry = {}) {
-  frontend::Toolchain TC;
-  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
-  frontend::ParseOptions Opts;
-  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
-                    "-include", "cuda_runtime.h"};
-  auto Rules = selectExpertRules(Rule);
-  EXPECT_TRUE(bool(Rules)) << err(Rules.takeError());
-  ExpertProposer P(TC, Opts, *Rules);
-  agent::ProposalRequest Req;
-  Req.File = "/tmp/forge-model-rules-test.cu";
-  Req.Source = Code;
-  Req.Kernel = Kernel;
-  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
-  Req.Block = Block;
-  if (Block)
-    Req.BlockThreads = (*Block)[0] * (*Block)[1] * (*Block)[2];
-  Req.Geometry = std::move(Geometry);
-  Result R;
-  auto Props = P.propose(Req);
-  EXPECT_TRUE(bool(Props)) << err(Props.takeError());
-  if (!Props)
-    return R;
-  EXPECT_EQ(P.parseErrors(), 0u);
-  R.Proposals = *Props;
-  for (const RuleSkip &S : P.skipped())
-    R.Skip += S.Reason;
-  for (const agent::Proposal &Pr : R.Proposals) {
-    auto Blocks = agent::parseEditBlocks(Pr.Edits);
-    EXPECT_TRUE(bool(Blocks)) << err(Blocks.takeError());
-    if (!Blocks)
-      continue;
-    patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
-      return Code;
-    };
-    auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, Contents, Pr.Origin);
-    EXPECT_TRUE(bool(Set)) << err(Set.takeError());
-    if (!Set)
-      continue;
-    auto New = Set->applyTo(Req.File, Code);
-    EXPECT_TRUE(bool(New)) << err(New.takeError());
-    R.Applied.push_back(New ? *New : "");
-  }
-  return R;
-}
-
-bool has(const std::string &Text, llvm::StringRef Piece) {
-  return Text.find(Piece.str()) != std::string::npos;
+  forge::testing::RuleRunOptions O;
+  O.Block = Block;
+  O.Geometry = std::move(Geometry);
+  return forge::testing::runRule(Rule, Code, Kernel, O);
 }
 
 //===----------------------------------------------------------------------===//

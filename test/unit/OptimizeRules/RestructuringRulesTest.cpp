@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExpertRule.h"
+#include "RuleHarness.h"
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Config.h"
@@ -20,14 +21,9 @@ using agent::RuleSkip;
 
 namespace {
 
-std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
-
-struct Result {
-  std::vector<agent::Proposal> Proposals;
-  std::string Skip; ///< the rule's reason when it did not apply
-  /// The source with each proposal applied (one per proposal).
-  std::vector<std::string> Applied;
-};
+using forge::testing::err;
+using forge::testing::has;
+using Result = forge::testing::RuleRun;
 
 struct Case {
   std::string Code, Kernel;
@@ -36,54 +32,10 @@ struct Case {
 };
 
 Result run(llvm::StringRef Rule, const Case &C) {
-  frontend::Toolchain TC;
-  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
-  frontend::ParseOptions Opts;
-  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
-                    "-include", "cuda_runtime.h"};
-  auto Rules = selectExpertRules(Rule);
-  EXPECT_TRUE(bool(Rules)) << err(Rules.takeError());
-  ExpertProposer P(TC, Opts, *Rules);
-  agent::ProposalRequest Req;
-  Req.File = "/tmp/forge-restructuring-test.cu";
-  Req.Source = C.Code;
-  Req.Kernel = C.Kernel;
-  Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
-  Req.Block = C.Block;
-  if (C.Block)
-    Req.BlockThreads = (*C.Block)[0] * (*C.Block)[1] * (*C.Block)[2];
-  Req.Geometry = C.Geometry;
-  Result R;
-  auto Props = P.propose(Req);
-  EXPECT_TRUE(bool(Props)) << err(Props.takeError());
-  if (!Props)
-    return R;
-  EXPECT_EQ(P.parseErrors(), 0u);
-  R.Proposals = *Props;
-  for (const RuleSkip &S : P.skipped())
-    R.Skip += S.Reason;
-  for (const agent::Proposal &Pr : R.Proposals) {
-    EXPECT_EQ(Pr.Origin, ("expert:" + Rule).str());
-    auto Blocks = agent::parseEditBlocks(Pr.Edits);
-    EXPECT_TRUE(bool(Blocks)) << err(Blocks.takeError());
-    if (!Blocks)
-      continue;
-    patch::ContentsProvider Contents = [&](llvm::StringRef) -> llvm::Expected<std::string> {
-      return C.Code;
-    };
-    auto Set = agent::applyEditBlocks(*Blocks, Req.File, {}, Contents, Pr.Origin);
-    EXPECT_TRUE(bool(Set)) << err(Set.takeError());
-    if (!Set)
-      continue;
-    auto New = Set->applyTo(Req.File, C.Code);
-    EXPECT_TRUE(bool(New)) << err(New.takeError());
-    R.Applied.push_back(New ? *New : "");
-  }
-  return R;
-}
-
-bool has(const std::string &Text, llvm::StringRef Piece) {
-  return Text.find(Piece.str()) != std::string::npos;
+  forge::testing::RuleRunOptions O;
+  O.Block = C.Block;
+  O.Geometry = C.Geometry;
+  return forge::testing::runRule(Rule, C.Code, C.Kernel, O);
 }
 
 //===----------------------------------------------------------------------===//
