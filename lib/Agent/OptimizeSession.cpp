@@ -2,6 +2,7 @@
 #include "forge/Agent/OptimizeSession.h"
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/ModelProposer.h"
+#include "forge/Agent/PrecisionReference.h"
 #include "forge/Agent/Prompt.h"
 #include "forge/Agent/TunerProposer.h"
 #include "forge/Arch/GpuModel.h"
@@ -24,6 +25,8 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     return makeError("OptimizeSession: the spec, the target and the toolchain are required");
   if (O.Scope != "kernel" && O.Scope != "file")
     return makeUsageError("--scope '{0}': expected kernel or file", O.Scope);
+  if (O.Reference != "auto" && O.Reference != "original")
+    return makeUsageError("--reference '{0}': expected auto or original", O.Reference);
   if (O.Threshold < 0 || O.Threshold >= 1)
     return makeUsageError("--threshold {0}: expected a fraction in [0, 1)", O.Threshold);
   if (!O.ReplayPath.empty() && O.Model)
@@ -97,6 +100,16 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     L.GpuName = O.Gpu->Name;
   }
   L.Propose = Main;
+  if (O.Reference == "auto") {
+    auto Text = readFile(O.File);
+    if (!Text)
+      return Text.takeError();
+    auto P = buildPrecisionReference(*O.Toolchain, *PO, O.File, *Text, *O.Spec);
+    if (!P)
+      return P.takeError();
+    L.Precise = std::move(P->Reference);
+    Out.NoPrecisionReference = P->WhyNot;
+  }
 
   MeasurementLog Log;
   if (Replayed) {
@@ -154,6 +167,8 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
   if (!R)
     return R.takeError();
   Out.Result = std::move(*R);
+  if (!Out.NoPrecisionReference.empty())
+    Out.Result.Reference += " (no precision reference: " + Out.NoPrecisionReference + ")";
   const OptimizeResult &Res = Out.Result;
 
   if (!O.TranscriptPath.empty()) {

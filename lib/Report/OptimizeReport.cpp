@@ -96,6 +96,7 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
           {"baseline", snapshotJson(R.Baseline)},
           {"final", snapshotJson(R.Final)},
           {"stop_reason", R.StopReason},
+          {"checked_against", R.Reference},
           {"final_config", R.FinalValues},
           {"not_proposed_at_the_end", LastNot},
           {"final_spec", measure::toJson(R.FinalSpec)},
@@ -119,6 +120,7 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
   if (R.Measured && R.Final.MedianNs > 0)
     OS << formatv("- result: {0} us -> {1} us, **{2:F2}x** over the original\n",
                   us(R.Baseline.MedianNs), us(R.Final.MedianNs), R.speedup());
+  OS << "- checked against: " << R.Reference << "\n";
   OS << "- stopped: " << R.StopReason << "\n\n";
   OS << "| round | before (us) | after (us) | gain | kept | registers | occupancy | roofline "
         "|\n|---|---|---|---|---|---|---|---|\n";
@@ -164,7 +166,10 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
   if (!In.Diff.empty())
     OS << "\n## The whole change\n\n```diff\n" << In.Diff << "```\n";
   OS << "\nTimes are medians of interleaved runs with L2 flushed; every kept version was "
-        "checked against the original kernel's outputs on two random input sets.\n";
+        "checked against "
+     << (R.PreciseReference ? "the precision reference above"
+                                        : "the original kernel's outputs")
+     << " on two random input sets.\n";
   return S;
 }
 
@@ -181,6 +186,7 @@ std::string optimizeReportHtml(const OptimizeReportInput &In) {
   if (R.Measured && R.Final.MedianNs > 0)
     OS << formatv("<li>result: {0} us &rarr; {1} us, <b>{2:F2}x</b></li>", us(R.Baseline.MedianNs),
                   us(R.Final.MedianNs), R.speedup());
+  OS << "<li>checked against: " << escape(R.Reference) << "</li>";
   OS << "<li>stopped: " << escape(R.StopReason) << "</li></ul>\n";
   std::vector<Bar> Bars;
   if (R.Baseline.MedianNs > 0)
@@ -271,6 +277,8 @@ void forge::report::renderOptimizeEnd(llvm::raw_ostream &OS,
                         Res.StopReason);
   else
     OS << "forge-port: stopped: " << Res.StopReason << "\n";
+  if (Res.PreciseReference)
+    OS << "forge-port: checked against " << Res.Reference << "\n";
   if (R.Replayed && R.ReplayDifferences.empty())
     OS << "forge-port: replay: the same decisions in " << Res.Rounds.size() << " round(s)\n";
   for (const std::string &L : R.ReplayDifferences)

@@ -12,7 +12,9 @@ FAKE_BASE_NS (default 1000) plus, for every NAME=VALUE of its label,
 |VALUE - FAKE_BEST[NAME]| * 10 ns (FAKE_BEST: "BLOCK=128,ITEMS=4"), so the
 test knows the optimum. FAKE_FAIL names a label substring whose candidates
 are reported "wrong". Every run appends its candidate count to
-FAKE_LOG, if set, so tests can see what was measured."""
+FAKE_LOG, if set, so tests can see what was measured. FAKE_CHECKS
+("out=0.078,y=1e-6") gives every non-reference candidate a check of those
+buffers with that rel_l2 and max_abs on input set 0."""
 import json
 import os
 import sys
@@ -36,6 +38,12 @@ def main():
             best[k] = int(v)
     base = float(os.environ.get("FAKE_BASE_NS", "1000"))
     fail = os.environ.get("FAKE_FAIL", "")
+    checks = []
+    for part in os.environ.get("FAKE_CHECKS", "").split(","):
+        if "=" in part:
+            name, err = part.split("=")
+            checks.append({"set": 0, "buffer": name, "rel_l2": float(err), "max_abs": float(err),
+                           "over_bound": 0, "unwritten": 0})
     cands = []
     cur = None
     for line in open(os.path.join(job, "job.plan")):
@@ -68,7 +76,7 @@ def main():
         status = "wrong" if fail and fail in c["label"] and not c["ref"] else "ok"
         line = {"type": "candidate", "id": c["id"], "reference": c["ref"], "label": c["label"],
                 "status": status, "reasons": [] if status == "ok" else [status], "error": "",
-                "checks": [], "time_ns": {"median": ns, "min": ns, "max": ns, "p10": ns,
+                "checks": [] if c["ref"] else checks, "time_ns": {"median": ns, "min": ns, "max": ns, "p10": ns,
                                           "p90": ns, "spread": 0.0, "samples": 50},
                 "round_medians_ns": [ns] * 5, "baseline_median_ns": ref_ns, "noise": 0.001,
                 "speedup": ref_ns / ns, "process": 1}

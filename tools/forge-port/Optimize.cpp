@@ -77,6 +77,11 @@ cl::opt<std::string, true> Scope("scope", cl::desc("Where edits may go: kernel (
                                                    "functions, launch configuration; default) "
                                                    "or file"),
                                  cl::location(Opts.Scope), SUB);
+cl::opt<std::string, true> Reference("reference",
+                                     cl::desc("What proposals are checked against: auto (float "
+                                              "atomic sums in double, else the original; "
+                                              "default) or original"),
+                                     cl::location(Opts.Reference), SUB);
 cl::opt<unsigned, true> PerRound("proposals", cl::desc("Proposals validated per round (8)"),
                                  cl::location(Opts.ProposalsPerRound), SUB);
 cl::opt<std::string> ReportPath("report", cl::desc("Write a report (.json, .md or .html)"),

@@ -44,6 +44,10 @@ struct OptimizeSessionOptions {
   double Threshold = 0.05;
   unsigned ProposalsPerRound = 8;
   std::string Scope = "kernel";
+  /// What proposals are checked against: "auto" (the precision reference
+  /// when the kernel sums floats with atomics, PrecisionReference.h; the
+  /// original otherwise) or "original".
+  std::string Reference = "auto";
   /// The local GPU; none: proposals are validated up to the compile stage.
   std::optional<measure::LocalGpu> Gpu;
   measure::JobOptions Job;
@@ -70,6 +74,9 @@ struct OptimizeSessionResult {
   /// same decisions).
   bool Replayed = false;
   std::vector<std::string> ReplayDifferences;
+  /// Why there is no precision reference ("the kernel has no float
+  /// atomicAdd into a buffer"); empty when there is one or none was asked.
+  std::string NoPrecisionReference;
   /// The proposer could not be asked, or a replay diverged (exit 1).
   bool failed() const { return Result.ProposerFailed || !ReplayDifferences.empty(); }
 };

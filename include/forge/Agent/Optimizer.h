@@ -23,6 +23,7 @@
 #ifndef FORGE_AGENT_OPTIMIZER_H
 #define FORGE_AGENT_OPTIMIZER_H
 
+#include "forge/Agent/PrecisionReference.h"
 #include "forge/Agent/Proposer.h"
 #include "forge/Agent/SourceCheck.h"
 #include "forge/Arch/TargetInfo.h"
@@ -114,6 +115,10 @@ struct OptimizeOptions {
   unsigned SmCount = 132;
   /// A gain must beat the measured noise and at least this (relative).
   double MinGain = 0.005;
+  /// Outputs summed in double (PrecisionReference.h): when set, proposals
+  /// are checked against it instead of the original, with a tolerance that
+  /// admits the original's own distance from it (measured in round 0).
+  std::optional<PrecisionReference> Precise;
   /// Replaces runMeasurement (a transcript's recorded measurements in
   /// replay mode); unset: measure on the GPU when GpuTarget is set.
   std::function<llvm::Expected<measure::MeasureReport>(const measure::MeasureRequest &)>
@@ -134,6 +139,10 @@ struct OptimizeResult {
   KernelSnapshot Baseline, Final;
   std::vector<RoundRecord> Rounds;
   std::string StopReason;
+  /// What proposals were checked against, in words ("the original kernel",
+  /// or the precision reference with the original's distance from it).
+  std::string Reference = "the original kernel";
+  bool PreciseReference = false; ///< Reference is the precision reference
   bool Measured = false;            ///< false: no GPU, nothing was timed
   bool ProposerFailed = false;      ///< the proposer could not be asked
   /// Why the proposer had nothing more, when that ended the loop.
