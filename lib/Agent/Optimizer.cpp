@@ -198,6 +198,7 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
   Q.Target = O.Target;
   Q.TargetFacts = O.TargetFacts;
   Q.Analysis = Snap.Analysis;
+  Q.Model = CurrentContract.Model;
   Q.Bound = Snap.Bound;
   Q.History = History;
   Q.SmCount = O.SmCount;
@@ -496,6 +497,7 @@ Expected<OptimizeResult> Loop::run() {
     return makeError("{0}: no definition of the kernel {1} (the spec's kernel)", O.File,
                      O.Spec->Kernel);
   CurrentContract = *C0;
+  R.OriginalModel = C0->Model;
 
   bool Gpu = O.GpuTarget != nullptr;
   R.Measured = Gpu;

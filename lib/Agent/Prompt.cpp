@@ -89,6 +89,18 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
       OS << " " << K << "=" << V;
     OS << "\n";
   }
+  if (!Req.Model.empty()) {
+    // The model names the line and the pattern; a long one is cut, not the
+    // source below.
+    constexpr size_t MaxLines = 120;
+    SmallVector<StringRef> Lines;
+    StringRef(Req.Model).rtrim().split(Lines, '\n');
+    OS << "\n## Kernel analysis (static, from the AST)\n";
+    for (size_t I = 0; I < Lines.size() && I < MaxLines; ++I)
+      OS << Lines[I] << "\n";
+    if (Lines.size() > MaxLines)
+      OS << "(" << Lines.size() - MaxLines << " more lines not shown)\n";
+  }
   if (!Req.History.empty()) {
     OS << "\n## Tried so far\n";
     for (const Attempt &A : Req.History)

@@ -1,5 +1,7 @@
 //===- Agent/SourceCheck.cpp - What an edit may change --------------------===//
 #include "forge/Agent/SourceCheck.h"
+#include "forge/Analysis/KernelModel.h"
+#include "forge/Analysis/ModelRender.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -58,8 +60,8 @@ std::string signatureOf(const FunctionDecl &F, const ASTContext &Ctx) {
 
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
-  Collector(ASTContext &Ctx, StringRef Kernel, KernelContract &Out)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), Out(Out) {}
+  Collector(ASTContext &Ctx, StringRef Kernel, StringRef File, KernelContract &Out)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), File(File), Out(Out) {}
   bool shouldVisitTemplateInstantiations() const { return false; }
 
   bool TraverseFunctionDecl(FunctionDecl *F) {
@@ -85,8 +87,21 @@ public:
         (F->getQualifiedNameAsString() == Kernel || F->getNameAsString() == Kernel)) {
       Out.Found = true;
       Out.Signature = signatureOf(*F, Ctx);
-      if (F->getBody())
+      if (F->getBody()) {
         hotLines(*F);
+        // The kernel model (`forge-port analyze`), for prompts and reports.
+        if (auto M = analysis::analyzeKernel(Ctx, *F)) {
+          // Lines named by the file as the user named it, not the parser's
+          // absolute path.
+          Out.Model = analysis::renderText(*M);
+          std::string From = M->File + ":", To = File + ":";
+          for (size_t At = 0; !M->File.empty() && From != To &&
+                              (At = Out.Model.find(From, At)) != std::string::npos;
+               At += To.size())
+            Out.Model.replace(At, From.size(), To);
+        } else
+          consumeError(M.takeError());
+      }
     }
     return true;
   }
@@ -215,6 +230,7 @@ private:
   ASTContext &Ctx;
   SourceManager &SM;
   std::string Kernel;
+  std::string File;
   KernelContract &Out;
   const FunctionDecl *Enclosing = nullptr;
 };
@@ -280,7 +296,7 @@ Expected<KernelContract> SourceChecker::analyse(StringRef File, StringRef Conten
   if (Error E = frontend::parseCuda(TC, PO, Req, Diags,
                                     [&](ASTContext &Ctx, CompilerInstance &,
                                         const frontend::PreprocessorFacts &) {
-                                      Collector C(Ctx, Kernel, Out);
+                                      Collector C(Ctx, Kernel, File, Out);
                                       C.TraverseDecl(Ctx.getTranslationUnitDecl());
                                     }))
     return std::move(E);

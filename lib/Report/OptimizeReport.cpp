@@ -97,6 +97,7 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
           {"final", snapshotJson(R.Final)},
           {"stop_reason", R.StopReason},
           {"checked_against", R.Reference},
+          {"kernel_model", R.OriginalModel},
           {"final_config", R.FinalValues},
           {"not_proposed_at_the_end", LastNot},
           {"final_spec", measure::toJson(R.FinalSpec)},
@@ -165,6 +166,9 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
   }
   if (!In.Diff.empty())
     OS << "\n## The whole change\n\n```diff\n" << In.Diff << "```\n";
+  if (!R.OriginalModel.empty())
+    OS << "\n## The original kernel's model (`forge-port analyze`)\n\n```\n"
+       << StringRef(R.OriginalModel).rtrim() << "\n```\n";
   OS << "\nTimes are medians of interleaved runs with L2 flushed; every kept version was "
         "checked against "
      << (R.PreciseReference ? "the precision reference above"
@@ -214,6 +218,8 @@ std::string optimizeReportHtml(const OptimizeReportInput &In) {
   }
   if (!In.Diff.empty())
     OS << "<h2>The whole change</h2>\n<pre>" << escape(In.Diff) << "</pre>\n";
+  if (!R.OriginalModel.empty())
+    OS << "<h2>The original kernel's model</h2>\n<pre>" << escape(R.OriginalModel) << "</pre>\n";
   OS << "</body></html>\n";
   return S;
 }

@@ -132,6 +132,8 @@ struct OptimizeOptions {
 
 struct OptimizeResult {
   std::string OriginalSource, FinalSource;
+  /// The original kernel's model (`forge-port analyze`'s text).
+  std::string OriginalModel;
   /// The final spec when transformations changed the launch (a capped
   /// grid); equal to the input spec otherwise.
   measure::LaunchSpec FinalSpec;

@@ -128,6 +128,9 @@ struct ProposalRequest {
   /// The latest measurement and roofline analysis, as text ("memory-bound:
   /// 3120 GB/s of 4092 (76 %), 23 registers, occupancy 100 %").
   std::string Analysis;
+  /// The current kernel's model (lib/Analysis, as `forge-port analyze`
+  /// prints it): accesses, warp classes, loops, recognised patterns.
+  std::string Model;
   std::string Bound;       ///< "memory", "compute", "latency" or ""
   /// Threads per block, the block's dimensions and the current values of
   /// the spec's tunables, when known (from the spec or a constant launch).

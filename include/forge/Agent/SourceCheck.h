@@ -59,6 +59,10 @@ struct KernelContract {
   /// accesses one thread makes there (loop trip counts multiplied in where
   /// they are constants). The heaviest first.
   std::vector<HotLine> Hot;
+  /// The kernel's model as `forge-port analyze` prints it: every access
+  /// with its index form and warp class, the loops, the recognised
+  /// patterns and what could not be followed, each with its line.
+  std::string Model;
 };
 
 /// "the responsible lines" of a memory-bound kernel's analysis.
