@@ -617,6 +617,17 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       if (BY > 0 && (BY & (BY - 1)) == 0 && BY <= S && (S / BY) * (S / 32) <= 16)
         RowsB = int(BY);
     }
+    // Positions written with a constant block stride fix the block: the
+    // fast path only where that block is one.
+    bool UseFast = HaveFast;
+    if (auto CX = SX.constantValue(); CX && *CX != 32)
+      UseFast = false;
+    if (auto CY = SY.constantValue()) {
+      if (*CY > 0 && (*CY & (*CY - 1)) == 0 && *CY <= S && (S / *CY) * (S / 32) <= 16)
+        RowsB = int(*CY);
+      else
+        UseFast = false;
+    }
     int PerRow = S / RowsB, PerLane = S / 32;
     std::optional<std::string> Full = FullTest(S);
 
@@ -639,7 +650,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                    OutName)
                .str());
     Add(0, "// bank conflicts. Blocks stride over the tiles, so any grid works.");
-    if (HaveFast) {
+    if (UseFast) {
       Add(0, formatv("// A 32 x {0} block moves {1} elements per thread and phase, unrolled, "
                      "with the",
                      RowsB, PerRow * PerLane)
@@ -676,7 +687,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     Add(0, "const unsigned forge_t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
            "threadIdx.x;");
     Add(0, "const unsigned forge_threads = blockDim.x * blockDim.y * blockDim.z;");
-    if (HaveFast)
+    if (UseFast)
       Add(0, formatv("const bool forge_fast = blockDim.x == 32 && blockDim.y == {0} && "
                      "blockDim.z == 1;",
                      RowsB)
@@ -689,7 +700,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                    "forge_x0 += {0} * (long long)gridDim.x) {{",
                    S, *EX)
                .str());
-    if (HaveFast && Full)
+    if (UseFast && Full)
       Add(2, "const bool forge_full = " + *Full + ";");
     // The generic phase: the block's threads stride over the tile's
     // elements e; e % S runs along the position contiguous in the access.
@@ -764,7 +775,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       }
     };
     for (bool IsLoad : {true, false}) {
-      if (HaveFast) {
+      if (UseFast) {
         Add(2, "if (forge_fast) {");
         FastPhase(3, IsLoad);
         Add(2, "} else {");
@@ -823,7 +834,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                  "beyond the tiles find no work unless the block covers a whole tile.";
     }
     std::string FastNote =
-        HaveFast ? formatv(" With a 32 x {0} block (checked on the device) each thread moves "
+        UseFast ? formatv(" With a 32 x {0} block (checked on the device) each thread moves "
                            "{1} elements per phase in an unrolled loop, its indices computed "
                            "once per tile plus a step per row{2}; other blocks take the "
                            "generic loop.",

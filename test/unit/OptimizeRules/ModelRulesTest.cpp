@@ -263,11 +263,27 @@ __global__ void k(const float *in, float *out, int rows, int cols) {
   ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
   const std::string &A = R.Applied[0];
   EXPECT_TRUE(has(A, "if (blockDim.x != 32 || blockDim.y != 8) {")) << A;
+  // The fast path is for the block the positions fix.
+  EXPECT_TRUE(has(A, "const bool forge_fast = blockDim.x == 32 && blockDim.y == 8 && "
+                     "blockDim.z == 1;"))
+      << A;
   EXPECT_TRUE(has(A, "    const int y = blockIdx.y * (TILE / 4) + threadIdx.y;\n")) << A;
   EXPECT_TRUE(has(A, "= in[y * cols + x];")) << A;
   // The fallback needs the original grid: no spec change.
   EXPECT_FALSE(R.Proposals[0].Spec);
   EXPECT_TRUE(has(R.Proposals[0].Rationale, "the grid stays as it is")) << R.Proposals[0].Rationale;
+  // Positions fixed to 16 x 16 blocks: the fast path (32 lanes) would never
+  // run, so there is none.
+  R = run("transpose-tile", R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  const int x = 16 * blockIdx.x + threadIdx.x;
+  const int y = 16 * blockIdx.y + threadIdx.y;
+  if (x < cols && y < rows)
+    out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
+})",
+          "k", {{16, 16, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "if (blockDim.x != 16 || blockDim.y != 16) {")) << R.Applied[0];
+  EXPECT_FALSE(has(R.Applied[0], "forge_fast")) << R.Applied[0];
 }
 
 TEST(TransposeTile, Preconditions) {
