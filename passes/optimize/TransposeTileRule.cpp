@@ -371,17 +371,17 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (!tileableType(TileType, Ctx))
     return notApplicable("the element type '" + TileType.getAsString() +
                          "' cannot be held in a __shared__ tile");
-  std::string Tile = "forge_tile";
-  std::string Phase2Elem = Tile + "[forge_e % 32][forge_e / 32]";
-  std::vector<std::pair<SourceRange, std::string>> Repl;
+  // Where the stored value reads the loaded element: the tile element
+  // replaces it (spelt per tile side and path).
+  std::vector<SourceRange> LoadedAt;
   std::vector<const Stmt *> Replaced;
   if (Held) {
     for (const DeclRefExpr *Ref : referencesTo(Held, RHS)) {
-      Repl.push_back({Ref->getSourceRange(), Phase2Elem});
+      LoadedAt.push_back(Ref->getSourceRange());
       Replaced.push_back(Ref);
     }
   } else {
-    Repl.push_back({R.E->getSourceRange(), Phase2Elem});
+    LoadedAt.push_back(R.E->getSourceRange());
     Replaced.push_back(R.E);
   }
   // What else the value reads: constants, parameters, other read-only
@@ -441,8 +441,13 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (!ValueWhy.empty())
     return notApplicable("the stored value " + ValueWhy +
                          "; the tile moves each element to another thread");
-  auto ValueText = textWithReplacements(RHS, Ctx, Repl);
-  if (!ValueText)
+  auto ValueWith = [&](const std::string &Elem) {
+    std::vector<std::pair<SourceRange, std::string>> Repl;
+    for (SourceRange Rg : LoadedAt)
+      Repl.push_back({Rg, Elem});
+    return textWithReplacements(RHS, Ctx, Repl);
+  };
+  if (!ValueWith("forge_tile[0][0]"))
     return notApplicable("the stored value '" + textOf(RHS, Ctx) +
                          "' is written through a macro");
 
@@ -506,23 +511,82 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (!RIdx || !WIdx || !EX || !EY)
     return notApplicable("the indices cannot be written over the tile: " +
                          (Rd.Why.empty() ? Plain.Why : Rd.Why));
-  std::string Load = InP->getNameAsString() + "[" + *RIdx + "]";
-  if (!R.Callee.empty())
-    Load = R.Callee + "(&" + Load + ")";
-  std::string Store = OutP->getNameAsString() + "[" + *WIdx + "] = " + *ValueText + ";";
+  auto LoadOf = [&](const std::string &Idx) {
+    std::string Text = InP->getNameAsString() + "[" + Idx + "]";
+    return R.Callee.empty() ? Text : R.Callee + "(&" + Text + ")";
+  };
+  auto StoreOf = [&](const std::string &Idx, const std::string &Elem) {
+    return OutP->getNameAsString() + "[" + Idx + "] = " + *ValueWith(Elem) + ";";
+  };
 
-  // Shared memory.
+  // The fast path's indices: an index affine in the positions is its value
+  // at the thread's first element of the tile plus a step per row of
+  // threads (its coefficient along the position that is not the lanes'
+  // one; the lanes' one is 1).
+  FormRenderer First(T);
+  First.name(XA, "forge_px");
+  First.name(YA, "forge_py");
+  auto RowStep = [&](const an::IndexForm &F, an::AtomId Rows) -> std::optional<std::string> {
+    auto CX = F.coefficientOf(XA), CY = F.coefficientOf(YA);
+    if (!CX || !CY)
+      return std::nullopt;
+    an::IndexForm Rest = F - *CX * X - *CY * Y;
+    for (const an::IndexForm *G : {&*CX, &*CY, &Rest})
+      if (T.dependsOn(*G, XA) || T.dependsOn(*G, YA))
+        return std::nullopt;
+    return Plain.render(Rows == XA ? *CX : *CY);
+  };
+  an::AtomId LoadRows = LoadAlongX ? YA : XA, StoreRows = LoadAlongX ? XA : YA;
+  auto RStep = RowStep(RF, LoadRows), WStep = RowStep(WF, StoreRows);
+  auto RFirst = First.render(RF), WFirst = First.render(WF);
+  bool HaveFast = RStep && WStep && RFirst && WFirst;
+  // The corner of the tile where a guard term is tightest: the term holds
+  // on the whole tile when it holds there (affine with constant
+  // coefficients on the positions).
+  an::AtomId X0A = T.symbol(an::AtomKind::Param, nullptr, "forge_x0", "transpose-tile:x0");
+  an::AtomId Y0A = T.symbol(an::AtomKind::Param, nullptr, "forge_y0", "transpose-tile:y0");
+  FormRenderer Corner(T);
+  Corner.name(X0A, "forge_x0");
+  Corner.name(Y0A, "forge_y0");
+  auto FullTest = [&](int S) -> std::optional<std::string> {
+    std::vector<std::string> Terms;
+    for (const an::GuardTerm &Tm : W.G.Terms) {
+      an::IndexForm L = Sub(Tm.Cmp->Lhs), Rt = Sub(Tm.Cmp->Rhs);
+      an::IndexForm D;
+      if (Tm.Cmp->Op == an::CmpOp::LT || Tm.Cmp->Op == an::CmpOp::LE)
+        D = Rt - L;
+      else if (Tm.Cmp->Op == an::CmpOp::GT || Tm.Cmp->Op == an::CmpOp::GE)
+        D = L - Rt;
+      else
+        return std::nullopt;
+      auto CX = D.coefficientOf(XA), CY = D.coefficientOf(YA);
+      if (!CX || !CY || !CX->constantValue() || !CY->constantValue() ||
+          T.dependsOn(D - *CX * X - *CY * Y, XA) || T.dependsOn(D - *CX * X - *CY * Y, YA))
+        return std::nullopt;
+      auto At = [&](const an::IndexForm &F) {
+        return T.substitute(F, [&](an::AtomId A) -> std::optional<an::IndexForm> {
+          if (A == XA)
+            return an::IndexForm::atom(X0A) +
+                   an::IndexForm::constant(*CX->constantValue() < 0 ? S - 1 : 0);
+          if (A == YA)
+            return an::IndexForm::atom(Y0A) +
+                   an::IndexForm::constant(*CY->constantValue() < 0 ? S - 1 : 0);
+          return std::nullopt;
+        });
+      };
+      auto Text = Corner.render(At(L), Tm.Cmp->Op, At(Rt));
+      if (!Text)
+        return std::nullopt;
+      if (!is_contained(Terms, *Text))
+        Terms.push_back(*Text);
+    }
+    return join(Terms, " && ");
+  };
+
+  // Shared memory, and where the new body goes.
   std::string Type = typeSpelling(TileType, Ctx);
-  uint64_t Bytes =
-      TileType->isDependentType() ? 0 : uint64_t(TileSide * (TileSide + 1)) * Ctx.getTypeSize(TileType) / 8;
+  uint64_t ElemBytes = TileType->isDependentType() ? 0 : Ctx.getTypeSize(TileType) / 8;
   uint64_t Limit = uint64_t(In.Target.limits().StaticSharedMemPerBlock);
-  if (Bytes > Limit)
-    return notApplicable(formatv("the tile needs {0} bytes of shared memory, more than the {1} "
-                                 "bytes of static shared memory a block may have on {2}",
-                                 Bytes, Limit, In.Target.Name)
-                             .str());
-
-  // The new body.
   auto LB = C.offsetOf(Body->getLBracLoc()), RB = C.offsetOf(Body->getRBracLoc());
   if (!LB || !RB)
     return notApplicable("the kernel's body is written through a macro");
@@ -530,161 +594,293 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (!Body->body_empty())
     if (auto O = C.offsetOf(Body->body_front()->getBeginLoc()))
       Ind = lineIndent(In.Source, *O).str();
-  std::vector<std::string> L;
-  auto Add = [&](unsigned Depth, const std::string &Text) {
-    std::string Pad = Ind;
-    for (unsigned I = 0; I < Depth; ++I)
-      Pad += "  ";
-    L.push_back(Pad + Text);
-  };
   std::string Fast = LoadAlongX ? XName : YName, Slow = LoadAlongX ? YName : XName;
   std::string InName = InP->getNameAsString(), OutName = OutP->getNameAsString();
-  Add(0, formatv("// transpose-tile: '{0}' reaches '{1}' through 32 x 32 tiles in shared "
-                 "memory. A",
-                 InName, OutName)
-             .str());
-  Add(0, formatv("// tile is loaded along {0} (coalesced reads of '{1}') and stored along {2}",
-                 Fast, InName, Slow)
-             .str());
-  Add(0, formatv("// (coalesced writes of '{0}'); the padding column keeps its column reads "
-                 "free of",
-                 OutName)
-             .str());
-  Add(0, "// bank conflicts. Threads stride over a tile's elements and blocks over the "
-         "tiles,");
-  Add(0, "// so any block shape and any grid work.");
-  if (!FixedDims.empty()) {
-    // The original body, as it was, for the blocks its positions do not
-    // describe (the condition is the same for the whole grid).
-    Add(0, "// The kernel's positions assume " + join(Assumed, " and ") +
-               "; with another block it runs as written.");
-    Add(0, "if (" + join(FixedDims, " || ") + ") {");
-    StringRef Orig = In.Source.slice(*LB + 1, *RB);
-    SmallVector<StringRef, 16> OrigLines;
-    Orig.split(OrigLines, '\n');
-    for (StringRef Ln : OrigLines)
-      if (!Ln.trim().empty())
-        L.push_back("  " + Ln.rtrim().str());
-    Add(1, "return;");
-    Add(0, "}");
-  }
-  for (const DeclStmt *DS : Kept) {
-    auto Rg = C.rangeOfStatement(DS);
-    if (!Rg)
-      return notApplicable("the declaration '" + textOf(DS, Ctx) +
-                           "' is written through a macro");
-    Add(0, In.Source.slice(Rg->first, Rg->second).str());
-  }
-  Add(0, formatv("__shared__ {0} {1}[32][32 + 1];", Type, Tile).str());
-  Add(0, "const unsigned forge_t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
-         "threadIdx.x;");
-  Add(0, "const unsigned forge_threads = blockDim.x * blockDim.y * blockDim.z;");
-  Add(0, formatv("for (long long forge_y0 = 32 * (long long)blockIdx.y; forge_y0 < {0}; "
-                 "forge_y0 += 32 * (long long)gridDim.y) {{",
-                 *EY)
-             .str());
-  Add(1, formatv("for (long long forge_x0 = 32 * (long long)blockIdx.x; forge_x0 < {0}; "
-                 "forge_x0 += 32 * (long long)gridDim.x) {{",
-                 *EX)
-             .str());
   std::string Cond = join(GuardText, " && ");
-  auto Positions = [&](bool FastAlongLanes) {
-    // Consecutive elements e of the tile along its rows (e % 32) run along
-    // the position that is contiguous in memory.
-    std::string XOff = (LoadAlongX == FastAlongLanes) ? "forge_e % 32" : "forge_e / 32";
-    std::string YOff = (LoadAlongX == FastAlongLanes) ? "forge_e / 32" : "forge_e % 32";
-    return formatv("const long long {0} = forge_x0 + {1}, {2} = forge_y0 + {3};", XName, XOff,
-                   YName, YOff)
-        .str();
-  };
-  std::string Loop = "for (unsigned forge_e = forge_t; forge_e < 32 * 32; forge_e += "
-                     "forge_threads) {";
-  Add(2, "#pragma unroll 4");
-  Add(2, Loop);
-  Add(3, Positions(/*FastAlongLanes=*/true));
-  Add(3, "if (" + Cond + ")");
-  Add(4, Tile + "[forge_e / 32][forge_e % 32] = " + Load + ";");
-  Add(2, "}");
-  Add(2, "__syncthreads();");
-  Add(2, "#pragma unroll 4");
-  Add(2, Loop);
-  Add(3, Positions(/*FastAlongLanes=*/false));
-  Add(3, "if (" + Cond + ")");
-  Add(4, Store);
-  Add(2, "}");
-  Add(2, "__syncthreads();");
-  Add(1, "}");
-  Add(0, "}");
-  unsigned From = *LB + 1;
-  // The blanks before the closing brace stay (nothing when code precedes it).
-  StringRef Before = In.Source.slice(lineStart(In.Source, *RB), *RB);
-  std::string Closing = Before.trim().empty() ? Before.str() : "";
-  C.add({From, *RB - From, "\n" + join(L, "\n") + "\n" + Closing});
-
-  // The grid: one tile per block.
-  std::optional<agent::SpecChange> Spec;
-  std::string GridNote;
   const agent::ProposalRequest &Req = In.Request;
-  auto GX = Req.Geometry.find("grid.x"), GY = Req.Geometry.find("grid.y");
-  if (!FixedDims.empty()) {
-    GridNote = " The kernel's positions assume " + join(Assumed, " and ") +
-               ", so other blocks run the original body (checked on the device), and the grid "
-               "stays as it is, which that body needs.";
-  } else if (Req.Block && GX != Req.Geometry.end() && GY != Req.Geometry.end()) {
-    int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1];
-    agent::SpecChange S;
-    auto Scaled = [](const std::string &G, int64_t B) {
-      return B == TileSide ? G : formatv("ceil_div(({0}) * {1}, 32)", G, B).str();
-    };
-    std::string NX = Scaled(GX->second, BX), NY = Scaled(GY->second, BY);
-    bool Ok = true;
-    for (const std::string &E : {NX, NY})
-      if (auto Parsed = measure::IntExpr::parse(E); !Parsed) {
-        consumeError(Parsed.takeError());
-        Ok = false;
-      }
-    if (Ok && BX != TileSide)
-      S.Geometry["grid.x"] = NX;
-    if (Ok && BY != TileSide)
-      S.Geometry["grid.y"] = NY;
-    if (!S.Geometry.empty()) {
-      S.Justification = formatv("the tiled kernel walks 32 x 32 tiles with a grid stride, so it "
-                                "is correct for any grid; a {0} x {1} block covered {0} x {1} "
-                                "elements, so one tile per block scales the grid by {0}/{2} "
-                                "along x and {1}/{2} along y",
-                                BX, BY, TileSide)
-                            .str();
-      Spec = std::move(S);
-    }
-  } else {
-    GridNote = " No spec geometry is known, so the grid stays as it is: correct, but blocks "
-               "beyond the tiles find no work unless the block is 32 x 32.";
-  }
 
-  std::string Rationale =
-      formatv("The naive transpose {0} = {1} makes one of its two accesses with the lanes of a "
-              "warp a row apart (load {2}, store {3}): a memory transaction per lane. Through a "
-              "32 x 33 tile in shared memory{4}, the block reads 32 x 32 elements of '{5}' "
-              "along their rows and writes them to '{6}' along its rows, so both sides move "
-              "whole 128-byte lines; the padding column makes the column reads of the tile "
-              "conflict-free. The threads of a block stride over the tile's 1024 elements and "
-              "the blocks over the tiles, so the rewrite is correct for any block shape and "
-              "any grid. Each element is loaded and stored under the original guard ({7}) and "
-              "the stored value is the original expression of the loaded element, so the "
-              "results are bitwise identical.{8}",
-              W.Text, R.Text,
-              R.Warp.constantStride() == 1 ? std::string("coalesced")
-                                           : "strided by " + R.Warp.StrideText,
-              W.Warp.constantStride() == 1 ? std::string("coalesced")
-                                           : "strided by " + W.Warp.StrideText,
-              Bytes ? formatv(" ({0} bytes)", Bytes).str() : std::string(), InName, OutName,
-              W.G.render(), GridNote)
-          .str();
-  return proposeEdits(In, name(),
-                      formatv("transpose '{0}' into '{1}' through a 32 x 32 shared-memory tile",
-                              InName, OutName)
-                          .str(),
-                      Rationale, C.edits(), std::move(Spec));
+  // One proposal per tile side S: the body, the grid and the words.
+  auto Variant = [&](int S) -> RuleOutcome {
+    uint64_t Bytes = uint64_t(S) * (S + 1) * ElemBytes;
+    if (Bytes > Limit)
+      return notApplicable(formatv("the {0} x {0} tile needs {1} bytes of shared memory, more "
+                                   "than the {2} bytes of static shared memory a block may "
+                                   "have on {3}",
+                                   S, Bytes, Limit, In.Target.Name)
+                               .str());
+    // The fast path's block: 32 lanes along the tile's rows and RowsB rows
+    // of threads, each thread moving S / RowsB rows (and S / 32 elements of
+    // each). The request's block when it is such a block, else 32 x 8.
+    int RowsB = 8;
+    if (Req.Block && (*Req.Block)[0] == 32 && (*Req.Block)[2] == 1) {
+      int64_t BY = (*Req.Block)[1];
+      if (BY > 0 && (BY & (BY - 1)) == 0 && BY <= S && (S / BY) * (S / 32) <= 16)
+        RowsB = int(BY);
+    }
+    // Positions written with a constant block stride fix the block: the
+    // fast path only where that block is one.
+    bool UseFast = HaveFast;
+    if (auto CX = SX.constantValue(); CX && *CX != 32)
+      UseFast = false;
+    if (auto CY = SY.constantValue()) {
+      if (*CY > 0 && (*CY & (*CY - 1)) == 0 && *CY <= S && (S / *CY) * (S / 32) <= 16)
+        RowsB = int(*CY);
+      else
+        UseFast = false;
+    }
+    int PerRow = S / RowsB, PerLane = S / 32;
+    std::optional<std::string> Full = FullTest(S);
+
+    std::vector<std::string> L;
+    auto Add = [&](unsigned Depth, const std::string &Text) {
+      std::string Pad = Ind;
+      for (unsigned I = 0; I < Depth; ++I)
+        Pad += "  ";
+      L.push_back(Pad + Text);
+    };
+    Add(0, formatv("// transpose-tile: '{0}' reaches '{1}' through {2} x {2} tiles in shared "
+                   "memory. A",
+                   InName, OutName, S)
+               .str());
+    Add(0, formatv("// tile is loaded along {0} (coalesced reads of '{1}') and stored along {2}",
+                   Fast, InName, Slow)
+               .str());
+    Add(0, formatv("// (coalesced writes of '{0}'); the padding column keeps its column reads "
+                   "free of",
+                   OutName)
+               .str());
+    Add(0, "// bank conflicts. Blocks stride over the tiles, so any grid works.");
+    if (UseFast) {
+      Add(0, formatv("// A 32 x {0} block moves {1} elements per thread and phase, unrolled, "
+                     "with the",
+                     RowsB, PerRow * PerLane)
+                 .str());
+      Add(0, "// indices hoisted (and no guard on the tiles inside the bounds); other blocks "
+             "stride");
+      Add(0, "// over the tile's elements.");
+    } else {
+      Add(0, "// Threads stride over a tile's elements, so any block shape works.");
+    }
+    if (!FixedDims.empty()) {
+      // The original body, as it was, for the blocks its positions do not
+      // describe (the condition is the same for the whole grid).
+      Add(0, "// The kernel's positions assume " + join(Assumed, " and ") +
+                 "; with another block it runs as written.");
+      Add(0, "if (" + join(FixedDims, " || ") + ") {");
+      StringRef Orig = In.Source.slice(*LB + 1, *RB);
+      SmallVector<StringRef, 16> OrigLines;
+      Orig.split(OrigLines, '\n');
+      for (StringRef Ln : OrigLines)
+        if (!Ln.trim().empty())
+          L.push_back("  " + Ln.rtrim().str());
+      Add(1, "return;");
+      Add(0, "}");
+    }
+    for (const DeclStmt *DS : Kept) {
+      auto Rg = C.rangeOfStatement(DS);
+      if (!Rg)
+        return notApplicable("the declaration '" + textOf(DS, Ctx) +
+                             "' is written through a macro");
+      Add(0, In.Source.slice(Rg->first, Rg->second).str());
+    }
+    Add(0, formatv("__shared__ {0} forge_tile[{1}][{1} + 1];", Type, S).str());
+    Add(0, "const unsigned forge_t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
+           "threadIdx.x;");
+    Add(0, "const unsigned forge_threads = blockDim.x * blockDim.y * blockDim.z;");
+    if (UseFast)
+      Add(0, formatv("const bool forge_fast = blockDim.x == 32 && blockDim.y == {0} && "
+                     "blockDim.z == 1;",
+                     RowsB)
+                 .str());
+    Add(0, formatv("for (long long forge_y0 = {0} * (long long)blockIdx.y; forge_y0 < {1}; "
+                   "forge_y0 += {0} * (long long)gridDim.y) {{",
+                   S, *EY)
+               .str());
+    Add(1, formatv("for (long long forge_x0 = {0} * (long long)blockIdx.x; forge_x0 < {1}; "
+                   "forge_x0 += {0} * (long long)gridDim.x) {{",
+                   S, *EX)
+               .str());
+    if (UseFast && Full)
+      Add(2, "const bool forge_full = " + *Full + ";");
+    // The generic phase: the block's threads stride over the tile's
+    // elements e; e % S runs along the position contiguous in the access.
+    auto Generic = [&](unsigned D, bool IsLoad) {
+      std::string Along = formatv("forge_e % {0}", S).str(), Across = formatv("forge_e / {0}", S).str();
+      bool LanesAlongX = LoadAlongX == IsLoad;
+      Add(D, "#pragma unroll 4");
+      Add(D, formatv("for (unsigned forge_e = forge_t; forge_e < {0} * {0}; forge_e += "
+                     "forge_threads) {{",
+                     S)
+                 .str());
+      Add(D + 1, formatv("const long long {0} = forge_x0 + {1}, {2} = forge_y0 + {3};", XName,
+                         LanesAlongX ? Along : Across, YName, LanesAlongX ? Across : Along)
+                     .str());
+      Add(D + 1, "if (" + Cond + ")");
+      if (IsLoad)
+        Add(D + 2, "forge_tile[" + Across + "][" + Along + "] = " + LoadOf(*RIdx) + ";");
+      else
+        Add(D + 2, StoreOf(*WIdx, "forge_tile[" + Along + "][" + Across + "]"));
+      Add(D, "}");
+    };
+    // The fast phase: lane threadIdx.x takes the elements threadIdx.x + 32 c
+    // of rows threadIdx.y + RowsB r of the tile, along the access's
+    // contiguous position.
+    auto FastPhase = [&](unsigned D, bool IsLoad) {
+      bool LanesAlongX = LoadAlongX == IsLoad;
+      std::string Lane = PerLane > 1 ? "threadIdx.x + 32 * forge_c" : "threadIdx.x";
+      std::string Row = formatv("threadIdx.y + {0} * forge_r", RowsB).str();
+      std::string Idx = formatv("forge_at + {0} * forge_r * forge_step", RowsB).str() +
+                        (PerLane > 1 ? " + 32 * forge_c" : "");
+      std::string Elem = IsLoad ? "forge_tile[" + Row + "][" + Lane + "] = " + LoadOf(Idx) + ";"
+                                : StoreOf(Idx, "forge_tile[" + Lane + "][" + Row + "]");
+      Add(D, formatv("const long long forge_px = forge_x0 + threadIdx.{0}, forge_py = "
+                         "forge_y0 + threadIdx.{1};",
+                         LanesAlongX ? 'x' : 'y', LanesAlongX ? 'y' : 'x')
+                     .str());
+      Add(D, "const long long forge_at = " + *(IsLoad ? RFirst : WFirst) +
+                     ", forge_step = " + *(IsLoad ? RStep : WStep) + ";");
+      auto Loops = [&](unsigned D, bool Guarded) {
+        Add(D, "#pragma unroll");
+        Add(D, formatv("for (int forge_r = 0; forge_r < {0}; ++forge_r) {{", PerRow).str());
+        unsigned Inner = D + 1;
+        if (PerLane > 1) {
+          Add(Inner, "#pragma unroll");
+          Add(Inner, formatv("for (int forge_c = 0; forge_c < {0}; ++forge_c) {{", PerLane).str());
+          ++Inner;
+        }
+        if (Guarded) {
+          std::string LaneOff = PerLane > 1 ? " + 32 * forge_c" : "";
+          std::string RowOff = formatv(" + {0} * forge_r", RowsB).str();
+          Add(Inner, formatv("const long long {0} = forge_px{1}, {2} = forge_py{3};", XName,
+                          LanesAlongX ? LaneOff : RowOff, YName,
+                          LanesAlongX ? RowOff : LaneOff)
+                      .str());
+          Add(Inner, "if (" + Cond + ")");
+          Add(Inner + 1, Elem);
+        } else {
+          Add(Inner, Elem);
+        }
+        if (PerLane > 1)
+          Add(D + 1, "}");
+        Add(D, "}");
+      };
+      if (Full) {
+        Add(D, "if (forge_full) {");
+        Loops(D + 1, /*Guarded=*/false);
+        Add(D, "} else {");
+        Loops(D + 1, /*Guarded=*/true);
+        Add(D, "}");
+      } else {
+        Loops(D, /*Guarded=*/true);
+      }
+    };
+    for (bool IsLoad : {true, false}) {
+      if (UseFast) {
+        Add(2, "if (forge_fast) {");
+        FastPhase(3, IsLoad);
+        Add(2, "} else {");
+        Generic(3, IsLoad);
+        Add(2, "}");
+      } else {
+        Generic(2, IsLoad);
+      }
+      Add(2, "__syncthreads();");
+    }
+    Add(1, "}");
+    Add(0, "}");
+    EditCollector Ed(In);
+    unsigned From = *LB + 1;
+    // The blanks before the closing brace stay (nothing when code precedes it).
+    StringRef Before = In.Source.slice(lineStart(In.Source, *RB), *RB);
+    std::string Closing = Before.trim().empty() ? Before.str() : "";
+    Ed.add({From, *RB - From, "\n" + join(L, "\n") + "\n" + Closing});
+
+    // The grid: one tile per block.
+    std::optional<agent::SpecChange> Spec;
+    std::string GridNote;
+    auto GX = Req.Geometry.find("grid.x"), GY = Req.Geometry.find("grid.y");
+    if (!FixedDims.empty()) {
+      GridNote = " The kernel's positions assume " + join(Assumed, " and ") +
+                 ", so other blocks run the original body (checked on the device), and the "
+                 "grid stays as it is, which that body needs.";
+    } else if (Req.Block && GX != Req.Geometry.end() && GY != Req.Geometry.end()) {
+      int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1];
+      agent::SpecChange SC;
+      auto Scaled = [&](const std::string &G, int64_t B) {
+        return B == S ? G : formatv("ceil_div(({0}) * {1}, {2})", G, B, S).str();
+      };
+      std::string NX = Scaled(GX->second, BX), NY = Scaled(GY->second, BY);
+      bool Ok = true;
+      for (const std::string &E : {NX, NY})
+        if (auto Parsed = measure::IntExpr::parse(E); !Parsed) {
+          consumeError(Parsed.takeError());
+          Ok = false;
+        }
+      if (Ok && BX != S)
+        SC.Geometry["grid.x"] = NX;
+      if (Ok && BY != S)
+        SC.Geometry["grid.y"] = NY;
+      if (!SC.Geometry.empty()) {
+        SC.Justification =
+            formatv("the tiled kernel walks {2} x {2} tiles with a grid stride, so it is "
+                    "correct for any grid; a {0} x {1} block covered {0} x {1} elements, so one "
+                    "tile per block scales the grid by {0}/{2} along x and {1}/{2} along y",
+                    BX, BY, S)
+                .str();
+        Spec = std::move(SC);
+      }
+    } else {
+      GridNote = " No spec geometry is known, so the grid stays as it is: correct, but blocks "
+                 "beyond the tiles find no work unless the block covers a whole tile.";
+    }
+    std::string FastNote =
+        UseFast ? formatv(" With a 32 x {0} block (checked on the device) each thread moves "
+                           "{1} elements per phase in an unrolled loop, its indices computed "
+                           "once per tile plus a step per row{2}; other blocks take the "
+                           "generic loop.",
+                           RowsB, PerRow * PerLane,
+                           Full ? ", and tiles inside the bounds skip the guard" : "")
+                       .str()
+                 : std::string(" The indices are not affine in the positions, so every block "
+                               "takes the generic loop.");
+    std::string Rationale =
+        formatv("The naive transpose {0} = {1} makes one of its two accesses with the lanes of "
+                "a warp a row apart (load {2}, store {3}): a memory transaction per lane. "
+                "Through a {9} x {10} tile in shared memory{4}, the block reads {9} x {9} "
+                "elements of '{5}' along their rows and writes them to '{6}' along its rows, "
+                "so both sides move whole lines; the padding column makes the column reads of "
+                "the tile conflict-free. The threads of a block stride over the tile's "
+                "elements and the blocks over the tiles, so the rewrite is correct for any "
+                "block shape and any grid.{11} Each element is loaded and stored under the "
+                "original guard ({7}) and the stored value is the original expression of the "
+                "loaded element, so the results are bitwise identical.{8}",
+                W.Text, R.Text,
+                R.Warp.constantStride() == 1 ? std::string("coalesced")
+                                             : "strided by " + R.Warp.StrideText,
+                W.Warp.constantStride() == 1 ? std::string("coalesced")
+                                             : "strided by " + W.Warp.StrideText,
+                Bytes ? formatv(" ({0} bytes)", Bytes).str() : std::string(), InName, OutName,
+                W.G.render(), GridNote, S, S + 1, FastNote)
+            .str();
+    return proposeEdits(In, name(),
+                        formatv("transpose '{0}' into '{1}' through a {2} x {2} shared-memory "
+                                "tile",
+                                InName, OutName, S)
+                            .str(),
+                        Rationale, Ed.edits(), std::move(Spec));
+  };
+
+  // 32 x 32 first; 64 x 64 (more bytes in flight per block) for elements of
+  // a known size up to 8 bytes whose tile fits.
+  RuleOutcome Out = Variant(TileSide);
+  if (Out.Proposals.empty())
+    return Out;
+  if (ElemBytes && ElemBytes <= 8) {
+    RuleOutcome Big = Variant(2 * TileSide);
+    for (agent::Proposal &P : Big.Proposals)
+      Out.Proposals.push_back(std::move(P));
+  }
+  return Out;
 }
 
 } // namespace

@@ -51,9 +51,14 @@ __global__ void t_swapped(const double *a, double *b, int n, int m) {
 // The load runs along j (contiguous in 'a'), the store along i.
 // SWAP:      __global__ void t_swapped(const double *a, double *b, int n, int m) {
 // SWAP:        __shared__ double forge_tile[32][32 + 1];
+// SWAP:              const long long forge_px = forge_x0 + threadIdx.y, forge_py = forge_y0 + threadIdx.x;
+// SWAP-NEXT:         const long long forge_at = forge_px * m + forge_py, forge_step = m;
 // SWAP:              const long long i = forge_x0 + forge_e / 32, j = forge_y0 + forge_e % 32;
 // SWAP-NEXT:         if (i < n && j < m)
 // SWAP-NEXT:           forge_tile[forge_e / 32][forge_e % 32] = a[i * m + j];
+// SWAP:              const long long forge_px = forge_x0 + threadIdx.x, forge_py = forge_y0 + threadIdx.y;
+// SWAP-NEXT:         const long long forge_at = forge_py * n + forge_px, forge_step = n;
+// SWAP:                  b[forge_at + 8 * forge_r * forge_step] = forge_tile[threadIdx.x][threadIdx.y + 8 * forge_r];
 // SWAP:              const long long i = forge_x0 + forge_e % 32, j = forge_y0 + forge_e / 32;
 // SWAP-NEXT:         if (i < n && j < m)
 // SWAP-NEXT:           b[j * n + i] = forge_tile[forge_e % 32][forge_e / 32];
@@ -71,9 +76,17 @@ __global__ void t_scale(const float *in, double *out, float s, int rows, int col
 // The tile holds the loaded floats; the store converts as the kernel did.
 // SCALE:      __global__ void t_scale(const float *in, double *out, float s, int rows, int cols) {
 // SCALE:        __shared__ float forge_tile[32][32 + 1];
-// SCALE:              if (y < rows && x < cols)
+// SCALE:        const bool forge_fast = blockDim.x == 32 && blockDim.y == 8 && blockDim.z == 1;
+// SCALE:              const bool forge_full = forge_y0 + 31 < rows && forge_x0 + 31 < cols;
+// SCALE:                  forge_tile[threadIdx.y + 8 * forge_r][threadIdx.x] = in[forge_at + 8 * forge_r * forge_step];
+// SCALE:                if (y < rows && x < cols)
+// SCALE-NEXT:             forge_tile[threadIdx.y + 8 * forge_r][threadIdx.x] = in[forge_at + 8 * forge_r * forge_step];
+// SCALE:              for (unsigned forge_e = forge_t; forge_e < 32 * 32; forge_e += forge_threads) {
+// SCALE:                if (y < rows && x < cols)
 // SCALE-NEXT:           forge_tile[forge_e / 32][forge_e % 32] = in[y * cols + x];
-// SCALE:              if (y < rows && x < cols)
+// SCALE:                  out[forge_at + 8 * forge_r * forge_step] = (double)(forge_tile[threadIdx.x][threadIdx.y + 8 * forge_r] * s);
+// SCALE:              for (unsigned forge_e = forge_t; forge_e < 32 * 32; forge_e += forge_threads) {
+// SCALE:                if (y < rows && x < cols)
 // SCALE-NEXT:           out[x * rows + y] = (double)(forge_tile[forge_e % 32][forge_e / 32] * s);
 
 __global__ void t_ldg(const float *in, float *out, int rows, int cols) {
@@ -112,5 +125,6 @@ __global__ void t_batched(const float *in, float *out, int rows, int cols) {
 }
 // The batch offset stays a term of both indices.
 // BATCH:      __global__ void t_batched(const float *in, float *out, int rows, int cols) {
+// BATCH:              const long long forge_at = forge_py * cols + forge_px + (long long)blockIdx.z * rows * cols, forge_step = cols;
 // BATCH:                forge_tile[forge_e / 32][forge_e % 32] = in[y * cols + x + (long long)blockIdx.z * rows * cols];
 // BATCH:                out[x * rows + y + (long long)blockIdx.z * rows * cols] = forge_tile[forge_e % 32][forge_e / 32];

@@ -41,8 +41,10 @@ Result run(llvm::StringRef Rule, const std::string &Code, const std::string &Ker
 
 struct TransposeCase {
   const char *Name, *Code;
-  /// The tile's load and store as the rewrite must write them.
+  /// The tile's load and store as the generic loop must write them.
   const char *Load, *Store;
+  /// The fast path's first indices of the load and the store (and steps).
+  const char *LoadAt, *StoreAt;
 };
 
 const TransposeCase TransposeSpellings[] = {
@@ -53,7 +55,8 @@ const TransposeCase TransposeSpellings[] = {
     out[x * rows + y] = in[y * cols + x];
 })",
      "forge_tile[forge_e / 32][forge_e % 32] = in[y * cols + x];",
-     "out[x * rows + y] = forge_tile[forge_e % 32][forge_e / 32];"},
+     "out[x * rows + y] = forge_tile[forge_e % 32][forge_e / 32];",
+     "forge_py * cols + forge_px, forge_step = cols;", "forge_px * rows + forge_py, forge_step = rows;"},
     {"commuted positions, size_t, early return with ||",
      R"(__global__ void k(const float *src, float *dst, int w, int h) {
   unsigned c = threadIdx.x + blockIdx.x * blockDim.x;
@@ -61,7 +64,8 @@ const TransposeCase TransposeSpellings[] = {
   if (c >= w || r >= h) return;
   dst[(size_t)c * h + r] = src[(size_t)r * w + c];
 })",
-     "= src[r * w + c];", "dst[c * h + r] = forge_tile"},
+     "= src[r * w + c];", "dst[c * h + r] = forge_tile",
+     "forge_py * w + forge_px, forge_step = w;", "forge_px * h + forge_py, forge_step = h;"},
     {"separate early returns, index locals",
      R"(__global__ void k(const double *a, double *b, int n) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -71,7 +75,8 @@ const TransposeCase TransposeSpellings[] = {
   int from = row * n + col, to = col * n + row;
   b[to] = a[from];
 })",
-     "= a[row * n + col];", "b[col * n + row] = forge_tile"},
+     "= a[row * n + col];", "b[col * n + row] = forge_tile",
+     "forge_py * n + forge_px, forge_step = n;", "forge_px * n + forge_py, forge_step = n;"},
     {"swapped roles: strided reads, coalesced writes",
      R"(__global__ void k(const float *A, float *B, int M, int N) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -79,7 +84,8 @@ const TransposeCase TransposeSpellings[] = {
   if (i < M && j < N)
     B[j * M + i] = A[i * N + j];
 })",
-     "= A[i * N + j];", "B[j * M + i] = forge_tile"},
+     "= A[i * N + j];", "B[j * M + i] = forge_tile",
+     "forge_px * N + forge_py, forge_step = N;", "forge_py * M + forge_px, forge_step = M;"},
     {"nested ifs, value in a local, scale and conversion",
      R"(__global__ void k(const float *in, double *out, float alpha, int rows, int cols) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -91,14 +97,16 @@ const TransposeCase TransposeSpellings[] = {
     }
   }
 })",
-     "= in[y * cols + x];", "out[x * rows + y] = (double)(alpha * forge_tile[forge_e % 32][forge_e / 32]);"},
+     "= in[y * cols + x];", "out[x * rows + y] = (double)(alpha * forge_tile[forge_e % 32][forge_e / 32]);",
+     "forge_py * cols + forge_px, forge_step = cols;", "forge_px * rows + forge_py, forge_step = rows;"},
     {"positions inline, int elements",
      R"(__global__ void k(const int *in, int *out, int R, int C) {
   if (blockIdx.x * blockDim.x + threadIdx.x < C && blockIdx.y * blockDim.y + threadIdx.y < R)
     out[(blockIdx.x * blockDim.x + threadIdx.x) * R + blockIdx.y * blockDim.y + threadIdx.y] =
         in[(blockIdx.y * blockDim.y + threadIdx.y) * C + blockIdx.x * blockDim.x + threadIdx.x];
 })",
-     "= in[y * C + x];", "out[x * R + y] = forge_tile"},
+     "= in[y * C + x];", "out[x * R + y] = forge_tile",
+     "forge_py * C + forge_px, forge_step = C;", "forge_px * R + forge_py, forge_step = R;"},
     {"__ldg and a uniform local scale",
      R"(__global__ void k(const float *in, float *out, int rows, int cols, float s) {
   const float scale = 2.0f * s;
@@ -107,28 +115,103 @@ const TransposeCase TransposeSpellings[] = {
   if (y < rows && x < cols)
     out[x * rows + y] = scale * __ldg(&in[y * cols + x]);
 })",
-     "= __ldg(&in[y * cols + x]);", "out[x * rows + y] = scale * forge_tile"},
+     "= __ldg(&in[y * cols + x]);", "out[x * rows + y] = scale * forge_tile",
+     "forge_py * cols + forge_px, forge_step = cols;", "forge_px * rows + forge_py, forge_step = rows;"},
 };
 
 TEST(TransposeTile, RewritesEverySpellingToTheSameTile) {
   for (const TransposeCase &C : TransposeSpellings) {
     SCOPED_TRACE(C.Name);
     Result R = run("transpose-tile", C.Code, "k", {{32, 8, 1}});
-    ASSERT_EQ(R.Applied.size(), 1u) << R.Skip;
-    const std::string &A = R.Applied[0];
-    EXPECT_TRUE(has(A, "[32][32 + 1];")) << A;
-    EXPECT_TRUE(has(A, C.Load)) << A;
-    EXPECT_TRUE(has(A, C.Store)) << A;
-    // Both phases stride over the tile with the whole block, and every
-    // thread reaches both barriers.
-    EXPECT_TRUE(has(A, "forge_e += forge_threads")) << A;
-    size_t Syncs = 0;
-    for (size_t At = 0; (At = A.find("__syncthreads()", At)) != std::string::npos; ++At)
-      ++Syncs;
-    EXPECT_EQ(Syncs, 2u) << A;
-    // Nothing of the old body is left but what the rewrite writes again.
-    EXPECT_FALSE(has(A, "return;")) << A;
+    // 32 x 32 tiles first, then 64 x 64.
+    ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+    for (int V = 0; V < 2; ++V) {
+      SCOPED_TRACE(V ? "64 x 64" : "32 x 32");
+      const std::string &A = R.Applied[V];
+      EXPECT_TRUE(has(A, V ? "[64][64 + 1];" : "[32][32 + 1];")) << A;
+      // The generic loop's tile elements for the tile's side.
+      auto Side = [&](std::string T) {
+        for (const char *Op : {"forge_e / ", "forge_e % "})
+          for (size_t At = 0; (At = T.find(std::string(Op) + "32", At)) != std::string::npos;)
+            T.replace(At + 10, 2, V ? "64" : "32"), At += 12;
+        return T;
+      };
+      EXPECT_TRUE(has(A, Side(C.Load))) << A;
+      EXPECT_TRUE(has(A, Side(C.Store))) << A;
+      // Other blocks stride over the tile with the whole block.
+      EXPECT_TRUE(has(A, V ? "forge_e < 64 * 64; forge_e += forge_threads"
+                           : "forge_e < 32 * 32; forge_e += forge_threads"))
+          << A;
+      // The fast path: a 32 x 8 block checked on the device, a constant
+      // trip count, indices hoisted, no division per element, the guard
+      // only on edge tiles.
+      EXPECT_TRUE(has(A, "const bool forge_fast = blockDim.x == 32 && blockDim.y == 8 && "
+                         "blockDim.z == 1;"))
+          << A;
+      EXPECT_TRUE(has(A, V ? "const bool forge_full = " : "const bool forge_full = ")) << A;
+      EXPECT_TRUE(has(A, V ? " + 63 < " : " + 31 < ")) << A;
+      EXPECT_TRUE(has(A, std::string("const long long forge_at = ") + C.LoadAt)) << A;
+      EXPECT_TRUE(has(A, std::string("const long long forge_at = ") + C.StoreAt)) << A;
+      EXPECT_TRUE(has(A, V ? "for (int forge_r = 0; forge_r < 8; ++forge_r) {"
+                           : "for (int forge_r = 0; forge_r < 4; ++forge_r) {"))
+          << A;
+      EXPECT_TRUE(has(A, V ? "forge_tile[threadIdx.y + 8 * forge_r][threadIdx.x + 32 * forge_c] = "
+                           : "forge_tile[threadIdx.y + 8 * forge_r][threadIdx.x] = "))
+          << A;
+      EXPECT_TRUE(has(A, "if (forge_full) {")) << A;
+      for (size_t At = 0; (At = A.find("if (forge_fast) {", At)) != std::string::npos; ++At) {
+        std::string Fast = A.substr(At, A.find("} else {\n        #pragma unroll 4", At) - At);
+        EXPECT_FALSE(has(Fast, " % ") || has(Fast, " / ")) << Fast;
+        EXPECT_TRUE(has(Fast, "forge_at + 8 * forge_r * forge_step")) << Fast;
+      }
+      // Every thread reaches both barriers.
+      size_t Syncs = 0;
+      for (size_t At = 0; (At = A.find("__syncthreads()", At)) != std::string::npos; ++At)
+        ++Syncs;
+      EXPECT_EQ(Syncs, 2u) << A;
+      // Nothing of the old body is left but what the rewrite writes again.
+      EXPECT_FALSE(has(A, "return;")) << A;
+    }
   }
+}
+
+TEST(TransposeTile, FastPathBlockAndTileVariants) {
+  const char *Code = TransposeSpellings[0].Code;
+  // The request's block sets the fast path's rows of threads.
+  Result R = run("transpose-tile", Code, "k", {{32, 16, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "blockDim.x == 32 && blockDim.y == 16 && blockDim.z == 1"))
+      << R.Applied[0];
+  EXPECT_TRUE(has(R.Applied[0], "forge_r < 2; ++forge_r")) << R.Applied[0];
+  EXPECT_TRUE(has(R.Applied[1], "forge_r < 4; ++forge_r")) << R.Applied[1];
+  // Other blocks: the fast path is for 32 x 8.
+  R = run("transpose-tile", Code, "k", {{16, 16, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "blockDim.x == 32 && blockDim.y == 8 && blockDim.z == 1"));
+  // Elements wider than 8 bytes: 32 x 32 tiles only.
+  R = run("transpose-tile", R"(struct S4 { double a, b; };
+__global__ void k(const S4 *in, S4 *out, int rows, int cols) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < cols && y < rows)
+    out[x * rows + y] = in[y * cols + x];
+})",
+          "k", {{32, 8, 1}});
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "__shared__ S4 forge_tile[32][32 + 1];")) << R.Applied[0];
+  // A guard with a lower bound: the full-tile test takes the tile's corner
+  // where each term is tightest.
+  R = run("transpose-tile", R"(__global__ void k(const float *in, float *out, int rows, int cols, int x0) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= x0 && x < cols && y < rows)
+    out[x * rows + y] = in[y * cols + x];
+})",
+          "k", {{32, 8, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "const bool forge_full = forge_x0 >= x0 && forge_x0 + 31 < cols && "
+                                "forge_y0 + 31 < rows;"))
+      << R.Applied[0];
 }
 
 TEST(TransposeTile, OneTilePerBlockThroughTheSpec) {
@@ -145,21 +228,25 @@ TEST(TransposeTile, OneTilePerBlockThroughTheSpec) {
   };
   Result R = run("transpose-tile", Code, "k", {{32, 8, 1}},
                  {{"grid.x", "ceil_div(C, 32)"}, {"grid.y", "ceil_div(R, 8)"}});
-  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
   ASSERT_TRUE(R.Proposals[0].Spec);
   const auto &G = R.Proposals[0].Spec->Geometry;
   EXPECT_EQ(G.count("grid.x"), 0u); // 32 wide already
   EXPECT_EQ(Eval(G.at("grid.y")), 33); // ceil(1031 / 32)
   EXPECT_FALSE(R.Proposals[0].Spec->Justification.empty());
+  // 64 x 64 tiles: one per block along both.
+  ASSERT_TRUE(R.Proposals[1].Spec);
+  EXPECT_EQ(Eval(R.Proposals[1].Spec->Geometry.at("grid.x")), 13); // ceil(777 / 64)
+  EXPECT_EQ(Eval(R.Proposals[1].Spec->Geometry.at("grid.y")), 17); // ceil(1031 / 64)
   // 16 x 16 blocks: half the blocks along both.
   R = run("transpose-tile", Code, "k", {{16, 16, 1}},
           {{"grid.x", "ceil_div(C, 16)"}, {"grid.y", "ceil_div(R, 16)"}});
-  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
   EXPECT_EQ(Eval(R.Proposals[0].Spec->Geometry.at("grid.x")), 25); // ceil(777 / 32)
   EXPECT_EQ(Eval(R.Proposals[0].Spec->Geometry.at("grid.y")), 33);
   // Without the geometry the grid stays.
   R = run("transpose-tile", Code, "k");
-  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
   EXPECT_FALSE(R.Proposals[0].Spec);
 }
 
@@ -173,14 +260,30 @@ __global__ void k(const float *in, float *out, int rows, int cols) {
 })";
   Result R = run("transpose-tile", Code, "k", {{32, 8, 1}},
                  {{"grid.x", "ceil_div(C, 32)"}, {"grid.y", "ceil_div(R, 8)"}});
-  ASSERT_EQ(R.Applied.size(), 1u) << R.Skip;
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
   const std::string &A = R.Applied[0];
   EXPECT_TRUE(has(A, "if (blockDim.x != 32 || blockDim.y != 8) {")) << A;
+  // The fast path is for the block the positions fix.
+  EXPECT_TRUE(has(A, "const bool forge_fast = blockDim.x == 32 && blockDim.y == 8 && "
+                     "blockDim.z == 1;"))
+      << A;
   EXPECT_TRUE(has(A, "    const int y = blockIdx.y * (TILE / 4) + threadIdx.y;\n")) << A;
   EXPECT_TRUE(has(A, "= in[y * cols + x];")) << A;
   // The fallback needs the original grid: no spec change.
   EXPECT_FALSE(R.Proposals[0].Spec);
   EXPECT_TRUE(has(R.Proposals[0].Rationale, "the grid stays as it is")) << R.Proposals[0].Rationale;
+  // Positions fixed to 16 x 16 blocks: the fast path (32 lanes) would never
+  // run, so there is none.
+  R = run("transpose-tile", R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  const int x = 16 * blockIdx.x + threadIdx.x;
+  const int y = 16 * blockIdx.y + threadIdx.y;
+  if (x < cols && y < rows)
+    out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
+})",
+          "k", {{16, 16, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "if (blockDim.x != 16 || blockDim.y != 16) {")) << R.Applied[0];
+  EXPECT_FALSE(has(R.Applied[0], "forge_fast")) << R.Applied[0];
 }
 
 TEST(TransposeTile, Preconditions) {
