@@ -287,3 +287,21 @@ TEST(HistogramPrivatize, KeepsOtherStoresAndTheGrid) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(HistogramPrivatize, ARewrittenKernelIsNotRewrittenAgain) {
+  const char *Code = R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[data[i]], 1u);
+})";
+  auto R = run(Code, "k");
+  ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+  for (const std::string &A : R.Applied) {
+    auto Again = run(A, "k");
+    EXPECT_TRUE(Again.Proposals.empty()) << A;
+    EXPECT_TRUE(has(Again.Skip, "the model finds no histogram")) << Again.Skip;
+  }
+}
+
+} // namespace
