@@ -92,8 +92,18 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
   }
   for (const auto &[Field, Text] : C.Geometry) {
     StringRef F = Field;
+    if (F == "shared") {
+      // The dynamic shared memory a rewrite's extern __shared__ array needs.
+      auto E = measure::IntExpr::parse(Text);
+      if (!E)
+        return makeError("{0} = '{1}': {2}", Field, Text, toString(E.takeError()));
+      S.SharedMem = *E;
+      continue;
+    }
     if (!F.consume_front("grid."))
-      return makeError("'{0}': only the grid may change (grid.x, grid.y, grid.z)", Field);
+      return makeError("'{0}': only the grid and the dynamic shared memory may change (grid.x, "
+                       "grid.y, grid.z, shared)",
+                       Field);
     int Dim = StringSwitch<int>(F).Case("x", 0).Case("y", 1).Case("z", 2).Default(-1);
     if (Dim < 0)
       return makeError("'{0}': not a grid dimension", Field);

@@ -29,6 +29,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createCoalescedRemapRule},
       {"transpose-tile", "a naive transpose through a padded 32 x 32 shared-memory tile",
        createTransposeTileRule},
+      {"histogram-privatize", "a per-block shared-memory copy of a bounded histogram's bins",
+       createHistogramPrivatizeRule},
   };
   return Rules;
 }

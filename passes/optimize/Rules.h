@@ -23,6 +23,7 @@ std::unique_ptr<ExpertRule> createRegisterTilingRule();
 std::unique_ptr<ExpertRule> createCooperativeRowRule();
 std::unique_ptr<ExpertRule> createTransposeTileRule();
 std::unique_ptr<ExpertRule> createCoalescedRemapRule();
+std::unique_ptr<ExpertRule> createHistogramPrivatizeRule();
 } // namespace forge::passes
 
 #endif

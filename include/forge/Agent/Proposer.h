@@ -70,8 +70,10 @@ inline llvm::StringRef verdictName(std::optional<Verdict> V) {
 /// makes the kernel correct for any grid, so its grid may be capped.
 struct SpecChange {
   /// Geometry fields replaced by expressions: "grid.x" -> "min(ceil_div(n,
-  /// 256), 132*8)". Only grid dimensions may change (a block change alters
-  /// what every thread computes and must come through the tuner instead).
+  /// 256), 132*8)". Only grid dimensions and "shared" (the launch's dynamic
+  /// shared memory in bytes, for a rewrite that declares an extern
+  /// __shared__ array) may change (a block change alters what every thread
+  /// computes and must come through the tuner instead).
   std::map<std::string, std::string> Geometry;
   /// Tunables added (name -> candidate values; the first is the default),
   /// so that a later tuner proposal can sweep them.

@@ -34,6 +34,7 @@ RuleRun runRule(llvm::StringRef Rule, const std::string &Code, const std::string
   if (Options.SmCount)
     Req.SmCount = *Options.SmCount;
   Req.Geometry = Options.Geometry;
+  Req.Spec = Options.Spec;
   auto Props = P.propose(Req);
   EXPECT_TRUE(bool(Props)) << err(Props.takeError());
   if (!Props)

@@ -10,6 +10,7 @@
 #define FORGE_TEST_OPTIMIZERULES_RULEHARNESS_H
 
 #include "forge/Agent/Proposer.h"
+#include "forge/Measure/LaunchSpec.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <array>
@@ -24,6 +25,8 @@ struct RuleRunOptions {
   std::optional<std::array<int64_t, 3>> Block;
   std::map<std::string, std::string> Geometry;
   std::optional<unsigned> SmCount;
+  /// The launch spec the request carries (a rule may read its scalars).
+  const measure::LaunchSpec *Spec = nullptr;
   /// Expect the proposer to parse the code without errors.
   bool ExpectCleanParse = true;
 };

@@ -1,0 +1,54 @@
+// Naive histograms for the histogram-privatize GPU test: one global atomic
+// per element, bounded bins (by type, mask, min, modulo and guard).
+
+__global__ void histogram256(const unsigned char *data, unsigned int *bins, long long count) {
+  long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long step = (long long)blockDim.x * gridDim.x;
+  while (idx < count) {
+    atomicAdd(&bins[data[idx]], 1u);
+    idx += step;
+  }
+}
+
+__global__ void hist_mod(const unsigned *data, unsigned *bins, int nbins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[data[i] % nbins], 1u);
+}
+
+void launch_mod(const unsigned *d, unsigned *b, int nb, int n, int block) {
+  hist_mod<<<(n + block - 1) / block, block>>>(d, b, nb, n);
+}
+
+__global__ void clamped(const unsigned *v, unsigned long long *h, int n) {
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  if (i >= n) return;
+  unsigned k = min(v[i], 63u);
+  atomicAdd(h + k, 1ull);
+}
+
+__global__ void weighted(const int *key, const float *w, float *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&h[key[i] & 127], w[i]);
+}
+
+__global__ void image(const unsigned char *img, unsigned *hist, int width, int height, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[y * pitch + x]], 1u);
+}
+
+__global__ void maxbin(const int *key, const int *val, int *m, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int b = key[i];
+    if (b >= 0 && b < 200)
+      atomicMax(&m[b], val[i]);
+  }
+}
+
+__global__ void orbits(const unsigned *key, int *flags, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicOr(&flags[key[i] >> 24], 1 << (key[i] & 31));
+}

@@ -1,0 +1,280 @@
+// The histogram-privatize rule's rewrites count exactly what the originals
+// count, on the GPU: the bench's 256-bin byte histogram (grid-stride), a
+// parameter number of bins (dynamic shared memory, through the rewritten
+// file's own launch too), a min-clamped one with an early return and 64-bit
+// counters, a weighted float histogram (weights whose sums are exact in
+// float, so the order of the additions cannot show), a 2D image histogram
+// over a pitched image, a guarded atomicMax and an atomicOr of bits; and
+// the per-warp-copies proposal of the three with constant small bins.
+// Counts are odd (not multiples of the block or of 4), data pointers are
+// offset from the allocation (misaligned for the bytes), and each kernel
+// runs with several block sizes (one not a multiple of 32), the original
+// grid, a capped grid and a single block. Comparisons are exact.
+// REQUIRES: gpu, cuda
+// RUN: rm -rf %t.d && mkdir -p %t.d
+// RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --apply -o %t.d/h1.cu
+// RUN: forge-port propose %t.d/h1.cu --kernel hist_mod --spec %S/../Inputs/rules/hist_mod.json --rules=histogram-privatize --apply -o %t.d/h2.cu
+// RUN: forge-port propose %t.d/h2.cu --kernel clamped --block 256 --rules=histogram-privatize --apply -o %t.d/h3.cu
+// RUN: forge-port propose %t.d/h3.cu --kernel weighted --block 256 --rules=histogram-privatize --apply -o %t.d/h4.cu
+// RUN: forge-port propose %t.d/h4.cu --kernel image --block 16,16 --rules=histogram-privatize --apply -o %t.d/h5.cu
+// RUN: forge-port propose %t.d/h5.cu --kernel maxbin --block 256 --rules=histogram-privatize --apply -o %t.d/h6.cu
+// RUN: forge-port propose %t.d/h6.cu --kernel orbits --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
+// The second proposal (per-warp copies) of the constant-bin kernels.
+// RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --format=json > %t.d/p1.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 1 %S/../Inputs/rules/histograms.cu %t.d/w1.cu
+// RUN: forge-port propose %t.d/w1.cu --kernel maxbin --block 256 --rules=histogram-privatize --format=json > %t.d/p2.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p2.json 1 %t.d/w1.cu %t.d/w2.cu
+// RUN: forge-port propose %t.d/w2.cu --kernel orbits --block 256 --rules=histogram-privatize --format=json > %t.d/p3.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p3.json 1 %t.d/w2.cu %t.d/histograms.warp.cu
+// RUN: grep -c "forge_w\]" %t.d/histograms.warp.cu | FileCheck %s --check-prefix=WARPS
+// WARPS: 3
+// RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
+// RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
+// CHECK: histogram256 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 block 1024 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 per-warp block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 per-warp block 1024 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 per-warp block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 per-warp block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod nbins 1000 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod nbins 1000 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod nbins 1000 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod nbins 7 block 128 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod nbins 12288 block 512 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod through the rewritten launch: ok max_abs_err 0 rel_l2 0
+// CHECK: clamped block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: clamped block 33: ok max_abs_err 0 rel_l2 0
+// CHECK: clamped block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: weighted block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: weighted block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: image 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image 32x4: ok max_abs_err 0 rel_l2 0
+// CHECK: image 7x9: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin block 100: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin per-warp block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin per-warp block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: orbits block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: orbits block 64 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: orbits per-warp block 256 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: orbits per-warp block 992 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: PASS
+#include "check.h"
+#include <random>
+
+namespace orig {
+#include "histograms.cu"
+} // namespace orig
+namespace cand {
+#include "histograms.priv.cu"
+} // namespace cand
+namespace warp {
+#include "histograms.warp.cu"
+} // namespace warp
+
+namespace {
+
+template <typename T> std::vector<T> randomInts(size_t n, unsigned seed, long long lo, long long hi) {
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<long long> d(lo, hi);
+  std::vector<T> v(n);
+  for (T &x : v)
+    x = T(d(g));
+  return v;
+}
+
+/// Bins start from Init (the original's atomics add to what is there).
+template <typename T> struct Bins {
+  T *D = nullptr;
+  size_t N;
+  std::vector<T> Init;
+  Bins(size_t N, unsigned Seed) : N(N), Init(randomInts<T>(N, Seed, 0, 5)) {
+    CK(cudaMalloc(&D, N * sizeof(T)));
+  }
+  ~Bins() { cudaFree(D); }
+  void reset() { CK(cudaMemcpy(D, Init.data(), N * sizeof(T), cudaMemcpyHostToDevice)); }
+  std::vector<T> get() {
+    CK(cudaDeviceSynchronize());
+    CK(cudaGetLastError());
+    return check::download(D, N);
+  }
+};
+
+/// An allocation with Pad elements before the data: the kernel gets D + Pad.
+template <typename T> T *uploadOffset(const std::vector<T> &h, size_t Pad) {
+  T *d;
+  CK(cudaMalloc(&d, (h.size() + Pad) * sizeof(T)));
+  CK(cudaMemcpy(d + Pad, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d + Pad;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool Bench = check::bench(argc, argv);
+  bool ok = true;
+  const int sms = 132;
+  {
+    long long n = Bench ? (1ll << 28) : 3000017;
+    auto h = randomInts<unsigned char>(n, 1, 0, 255);
+    // Skew: a third of the bytes are 7, so one bin is hot.
+    for (long long i = 0; i < n; i += 3)
+      h[i] = 7;
+    unsigned char *d = uploadOffset(h, 3);
+    Bins<unsigned> b(256, 2);
+    auto run = [&](auto kernel, unsigned grid, unsigned block) {
+      b.reset();
+      kernel<<<grid, block>>>(d, b.D, n);
+      return b.get();
+    };
+    unsigned full = check::ceilDiv(n, 256 * 16);
+    auto ref = run(orig::histogram256, full, 256);
+    for (auto [name, k] : {std::pair{"histogram256", cand::histogram256},
+                           std::pair{"histogram256 per-warp", warp::histogram256}}) {
+      std::string s(name);
+      ok &= check::compare((s + " block 256 original grid").c_str(), ref, run(k, full, 256), 0, 0);
+      ok &= check::compare((s + " block 1024 capped grid").c_str(), ref, run(k, sms * 2, 1024), 0, 0);
+      ok &= check::compare((s + " block 100 original grid").c_str(), ref,
+                           run(k, check::ceilDiv(n, 100 * 16), 100), 0, 0);
+      ok &= check::compare((s + " block 256 one block").c_str(), ref, run(k, 1, 256), 0, 0);
+    }
+    if (Bench)
+      check::report("histogram256 2^28 bytes",
+                    check::time([&] { orig::histogram256<<<full, 256>>>(d, b.D, n); }),
+                    check::time([&] { warp::histogram256<<<sms * 4 * 8, 256>>>(d, b.D, n); }));
+    CK(cudaFree(d - 3));
+  }
+  {
+    int n = 1000003;
+    auto h = randomInts<unsigned>(n, 3, 0, 1u << 31);
+    unsigned *d = uploadOffset(h, 1);
+    for (int nb : {1000, 7, 12288}) {
+      Bins<unsigned> b(nb, 4);
+      auto run = [&](bool c, unsigned grid, unsigned block) {
+        b.reset();
+        if (c)
+          cand::hist_mod<<<grid, block, size_t(nb) * sizeof(unsigned)>>>(d, b.D, nb, n);
+        else
+          orig::hist_mod<<<grid, block>>>(d, b.D, nb, n);
+        return b.get();
+      };
+      auto ref = run(false, check::ceilDiv(n, 256), 256);
+      std::string s = "hist_mod nbins " + std::to_string(nb);
+      if (nb == 1000) {
+        ok &= check::compare((s + " block 256 original grid").c_str(), ref,
+                             run(true, check::ceilDiv(n, 256), 256), 0, 0);
+        ok &= check::compare((s + " block 96 capped grid").c_str(), ref, run(true, sms * 4, 96), 0, 0);
+        ok &= check::compare((s + " one block").c_str(), ref, run(true, 1, 256), 0, 0);
+        b.reset();
+        cand::launch_mod(d, b.D, nb, n, 192);
+        ok &= check::compare("hist_mod through the rewritten launch", ref, b.get(), 0, 0);
+      } else if (nb == 7) {
+        ok &= check::compare((s + " block 128 original grid").c_str(), ref,
+                             run(true, check::ceilDiv(n, 128), 128), 0, 0);
+      } else {
+        ok &= check::compare((s + " block 512 capped grid").c_str(), ref, run(true, sms, 512), 0, 0);
+      }
+    }
+    CK(cudaFree(d - 1));
+  }
+  {
+    int n = 777781;
+    auto h = randomInts<unsigned>(n, 5, 0, 100);
+    unsigned *d = uploadOffset(h, 1);
+    Bins<unsigned long long> b(64, 6);
+    auto run = [&](auto kernel, unsigned block) {
+      b.reset();
+      kernel<<<check::ceilDiv(n, block), block>>>(d, b.D, n);
+      return b.get();
+    };
+    auto ref = run(orig::clamped, 256);
+    for (unsigned block : {256u, 33u, 1024u})
+      ok &= check::compare(("clamped block " + std::to_string(block)).c_str(), ref,
+                           run(cand::clamped, block), 0, 0);
+    CK(cudaFree(d - 1));
+  }
+  {
+    int n = 500009;
+    auto key = randomInts<int>(n, 7, -100000, 100000);
+    // Weights that are multiples of 1/4 below 64: every partial sum is exact in float.
+    auto q = randomInts<int>(n, 8, 0, 255);
+    std::vector<float> w(n);
+    for (int i = 0; i < n; ++i)
+      w[i] = q[i] * 0.25f;
+    int *dk = uploadOffset(key, 1);
+    float *dw = uploadOffset(w, 1);
+    Bins<float> b(128, 9);
+    auto run = [&](auto kernel, unsigned block) {
+      b.reset();
+      kernel<<<check::ceilDiv(n, block), block>>>(dk, dw, b.D, n);
+      return b.get();
+    };
+    auto ref = run(orig::weighted, 256);
+    for (unsigned block : {256u, 160u})
+      ok &= check::compare(("weighted block " + std::to_string(block)).c_str(), ref,
+                           run(cand::weighted, block), 0, 0);
+    CK(cudaFree(dk - 1));
+    CK(cudaFree(dw - 1));
+  }
+  {
+    int width = 1001, height = 517, pitch = 1024;
+    auto img = randomInts<unsigned char>(size_t(pitch) * height, 10, 0, 255);
+    unsigned char *d = uploadOffset(img, 5);
+    Bins<unsigned> b(256, 11);
+    auto run = [&](auto kernel, dim3 block) {
+      b.reset();
+      dim3 grid(check::ceilDiv(width, block.x), check::ceilDiv(height, block.y));
+      kernel<<<grid, block>>>(d, b.D, width, height, pitch);
+      return b.get();
+    };
+    auto ref = run(orig::image, dim3(16, 16));
+    ok &= check::compare("image 16x16", ref, run(cand::image, dim3(16, 16)), 0, 0);
+    ok &= check::compare("image 32x4", ref, run(cand::image, dim3(32, 4)), 0, 0);
+    ok &= check::compare("image 7x9", ref, run(cand::image, dim3(7, 9)), 0, 0);
+    CK(cudaFree(d - 5));
+  }
+  {
+    int n = 654323;
+    auto key = randomInts<int>(n, 12, -20, 230);
+    auto val = randomInts<int>(n, 13, -1000000, 1000000);
+    int *dk = uploadOffset(key, 1), *dv = uploadOffset(val, 2);
+    Bins<int> b(200, 14);
+    auto run = [&](auto kernel, unsigned block) {
+      b.reset();
+      kernel<<<check::ceilDiv(n, block), block>>>(dk, dv, b.D, n);
+      return b.get();
+    };
+    auto ref = run(orig::maxbin, 256);
+    ok &= check::compare("maxbin block 256", ref, run(cand::maxbin, 256), 0, 0);
+    ok &= check::compare("maxbin block 100", ref, run(cand::maxbin, 100), 0, 0);
+    ok &= check::compare("maxbin per-warp block 256", ref, run(warp::maxbin, 256), 0, 0);
+    ok &= check::compare("maxbin per-warp block 1024", ref, run(warp::maxbin, 1024), 0, 0);
+    CK(cudaFree(dk - 1));
+    CK(cudaFree(dv - 2));
+  }
+  {
+    int n = 300007;
+    auto key = randomInts<unsigned>(n, 15, 0, 0xffffffffu);
+    unsigned *d = uploadOffset(key, 3);
+    Bins<int> b(256, 16);
+    for (int &x : b.Init)
+      x = 0;
+    auto run = [&](auto kernel, unsigned grid, unsigned block) {
+      b.reset();
+      kernel<<<grid, block>>>(d, b.D, n);
+      return b.get();
+    };
+    auto ref = run(orig::orbits, check::ceilDiv(n, 256), 256);
+    ok &= check::compare("orbits block 256 original grid", ref,
+                         run(cand::orbits, check::ceilDiv(n, 256), 256), 0, 0);
+    ok &= check::compare("orbits block 64 one block", ref, run(cand::orbits, 1, 64), 0, 0);
+    ok &= check::compare("orbits per-warp block 256 capped grid", ref,
+                         run(warp::orbits, sms * 2, 256), 0, 0);
+    ok &= check::compare("orbits per-warp block 992 one block", ref, run(warp::orbits, 1, 992), 0, 0);
+    CK(cudaFree(d - 3));
+  }
+  std::printf("%s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,307 @@
+//===- HistogramPrivatizeTest.cpp - histogram-privatize on many shapes ----===//
+//
+// The rule on a table of naive histograms parsed against the mock CUDA
+// headers: how the bins index is bounded (the loaded type, `% nbins` with a
+// parameter, `& mask`, `min`, a guard, `>>`), the launch shape (grid-stride,
+// one element per thread, early return, 2D), the operation (add, float add,
+// max, or) and the counter type; what each rewrite contains, whether it
+// caps the grid or sets the dynamic shared memory; and the reason of each
+// refusal. The lit tests (test/passes/histogram-privatize/) cover the
+// command line, the real CUDA headers and nvcc.
+//
+//===----------------------------------------------------------------------===//
+#include "RuleHarness.h"
+#include "forge/Measure/LaunchSpec.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+using forge::testing::has;
+
+namespace {
+
+forge::testing::RuleRun run(const std::string &Code, const std::string &Kernel,
+                            const measure::LaunchSpec *Spec = nullptr,
+                            std::map<std::string, std::string> Geometry = {
+                                {"grid.x", "ceil_div(N, 256)"}, {"block.x", "256"}}) {
+  forge::testing::RuleRunOptions O;
+  O.Block = {{256, 1, 1}};
+  O.Geometry = std::move(Geometry);
+  O.SmCount = 132;
+  O.Spec = Spec;
+  return forge::testing::runRule("histogram-privatize", Code, Kernel, O);
+}
+
+measure::LaunchSpec specWith(const std::string &Scalars) {
+  std::string Text = R"J({"kernel": "k", "sizes": {"N": 1000, "NB": 1000},
+    "buffers": [{"name": "bins", "dtype": "u32", "count": "NB", "role": "inout",
+                 "init": {"kind": "constant", "value": 0}}],
+    "scalars": [)J" + Scalars + R"J(], "args": ["bins", "nbins"], "grid": "ceil_div(N, 256)", "block": 256})J";
+  auto S = measure::parseLaunchSpec(Json::parse(Text), "test.json");
+  EXPECT_TRUE(bool(S)) << forge::testing::err(S.takeError());
+  return S ? *S : measure::LaunchSpec();
+}
+
+struct Positive {
+  const char *Name;
+  const char *Code;
+  /// Pieces the (first) rewrite must contain.
+  std::vector<const char *> Pieces;
+  bool CapsGrid;
+  /// A per-warp-copies variant is proposed too.
+  bool PerWarp;
+};
+
+const Positive Positives[] = {
+    {"bytes, grid-stride while (the bench kernel)",
+     R"(__global__ void k(const unsigned char *data, unsigned int *bins, long long count) {
+  long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long step = (long long)blockDim.x * gridDim.x;
+  while (idx < count) {
+    atomicAdd(&bins[data[idx]], 1u);
+    idx += step;
+  }
+})",
+     {"__shared__ unsigned int forge_hist[256];", "atomicAdd(&forge_hist[data[idx]], 1u);",
+      "for (int forge_j = forge_t; forge_j < 256; forge_j += forge_nt)",
+      "atomicAdd(&bins[forge_j], forge_c);"},
+     true, true},
+    {"one element per thread under if (i < n), int bins",
+     R"(__global__ void k(const unsigned char *in, int *hist, int n) {
+  int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (i < n)
+    atomicAdd(&hist[in[i]], 1);
+})",
+     {"__shared__ int forge_hist[256];", "atomicAdd(&forge_hist[in[i]], 1);",
+      "atomicAdd(&hist[forge_j], forge_c);"},
+     false, true},
+    {"min(v, 63) through a local, pointer arithmetic, early return",
+     R"(__global__ void k(const unsigned *v, unsigned long long *h, int n) {
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  if (i >= n) return;
+  unsigned b = min(v[i], 63u);
+  atomicAdd(h + b, 1ull);
+})",
+     {"__shared__ unsigned long long forge_hist[64];", "if (!(i >= n)) {",
+      "atomicAdd(forge_hist + b, 1ull);", "atomicAdd(&h[forge_j], forge_c);"},
+     false, true},
+    {"weighted float histogram with & 127",
+     R"(__global__ void k(const int *key, const float *w, float *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&h[key[i] & 127], w[i]);
+})",
+     {"__shared__ float forge_hist[128];", "atomicAdd(&forge_hist[key[i] & 127], w[i]);"},
+     false, true},
+    {"2D image histogram",
+     R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[y * width + x]], 1u);
+})",
+     {"threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)",
+      "atomicAdd(&forge_hist[img[y * width + x]], 1u);"},
+     false, true},
+    {"a guard 0 <= v < 100 on a signed value",
+     R"(__global__ void k(const int *data, int *h, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    int v = data[i];
+    if (v >= 0 && v < 100)
+      atomicAdd(&h[v], 1);
+  }
+})",
+     {"__shared__ int forge_hist[100];", "atomicAdd(&forge_hist[v], 1);"}, true, true},
+    {"atomicMax on int, identity INT_MIN, combined with max",
+     R"(__global__ void k(const int *key, const int *val, int *m, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicMax(&m[key[i] & 255], val[i]);
+})",
+     {"forge_hist[forge_j] = (int)(-2147483647 - 1);", "if (forge_c != (int)(-2147483647 - 1))",
+      "atomicMax(&m[forge_j], forge_c);"},
+     false, true},
+    {"atomicOr of bits, a shift of a 32-bit key",
+     R"(__global__ void k(const unsigned *key, int *flags, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicOr(&flags[key[i] >> 24], 1 << (key[i] & 31));
+})",
+     {"__shared__ int forge_hist[256];", "atomicOr(&flags[forge_j], forge_c);"}, false,
+     true},
+};
+
+TEST(HistogramPrivatize, RewritesEveryShape) {
+  for (const Positive &C : Positives) {
+    SCOPED_TRACE(C.Name);
+    auto R = run(C.Code, "k");
+    ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+    ASSERT_EQ(R.Proposals.size(), C.PerWarp ? 2u : 1u);
+    const std::string &A = R.Applied[0];
+    for (const char *P : C.Pieces)
+      EXPECT_TRUE(has(A, P)) << P << "\n" << A;
+    // Two barriers around the counting, and no global atomic per element left.
+    EXPECT_TRUE(has(A, "__syncthreads();\n")) << A;
+    const agent::Proposal &P = R.Proposals[0];
+    bool Caps = P.Spec && P.Spec->Geometry.count("grid.x");
+    EXPECT_EQ(Caps, C.CapsGrid) << A;
+    if (Caps) {
+      EXPECT_EQ(P.Spec->Geometry.at("grid.x"), "min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * 8)");
+    }
+    if (C.PerWarp) {
+      const std::string &W = R.Applied[1];
+      EXPECT_TRUE(has(W, "const int forge_w = (forge_t / 32) % ")) << W;
+      EXPECT_TRUE(has(W, "[forge_w]")) << W;
+      EXPECT_TRUE(has(W, "for (int forge_r = 1; forge_r < ")) << W;
+    }
+  }
+}
+
+TEST(HistogramPrivatize, ParameterBinsUseDynamicSharedMemory) {
+  const char *Code = R"(__global__ void k(const unsigned *data, unsigned *bins, int nbins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[data[i] % nbins], 1u);
+}
+void launch(const unsigned *d, unsigned *b, int nb, int n) {
+  k<<<(n + 255) / 256, 256>>>(d, b, nb, n);
+})";
+  measure::LaunchSpec Spec = specWith(R"({"name": "nbins", "dtype": "i32", "value": "NB"})");
+  auto R = run(Code, "k", &Spec);
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip; // no per-warp copies of a parameter count
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "extern __shared__ unsigned int forge_hist_k[];")) << A;
+  EXPECT_TRUE(has(A, "forge_j < (int)nbins;")) << A;
+  EXPECT_TRUE(has(A, "atomicAdd(&forge_hist_k[data[i] % nbins], 1u);")) << A;
+  EXPECT_TRUE(has(A, "k<<<(n + 255) / 256, 256, (size_t)(nb) * sizeof(unsigned int)>>>")) << A;
+  ASSERT_TRUE(R.Proposals[0].Spec);
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("shared"), "(NB) * 4");
+
+  // The same with '& (nbins - 1)': the count is the parameter itself.
+  std::string Mask = Code;
+  Mask.replace(Mask.find("% nbins"), 7, "& (nbins - 1)");
+  R = run(Mask, "k", &Spec);
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("shared"), "(NB) * 4");
+
+  // No spec: the bytes cannot be set.
+  R = run(Code, "k");
+  EXPECT_TRUE(R.Proposals.empty());
+  EXPECT_TRUE(has(R.Skip, "whose value the spec does not give")) << R.Skip;
+
+  // A spec value too large for 48 KiB.
+  measure::LaunchSpec Big = specWith(R"({"name": "nbins", "dtype": "i32", "value": 20000})");
+  R = run(Code, "k", &Big);
+  EXPECT_TRUE(R.Proposals.empty());
+  EXPECT_TRUE(has(R.Skip, "the spec gives 20000 bins")) << R.Skip;
+}
+
+struct Negative {
+  const char *Name;
+  const char *Code;
+  const char *Reason;
+};
+
+const Negative Negatives[] = {
+    {"unbounded int index",
+     R"(__global__ void k(const int *data, int *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[data[i]], 1);
+})",
+     "the bins index 'data[i]' of 'atomicAdd(&bins[data[i]], 1)' is not bounded"},
+    {"a signed remainder can be negative",
+     R"(__global__ void k(const int *data, int *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[data[i] % 16], 1);
+})",
+     "is not bounded"},
+    {"the old value is stored elsewhere",
+     R"(__global__ void k(const unsigned char *data, int *bins, int *slot, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    slot[i] = atomicAdd(&bins[data[i]], 1);
+})",
+     "the kernel uses the value 'atomicAdd(&bins[data[i]], 1)' returns"},
+    {"the bins are also written",
+     R"(__global__ void k(const unsigned char *data, int *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0)
+    bins[0] = 0;
+  if (i < n)
+    atomicAdd(&bins[data[i]], 1);
+})",
+     "the kernel also writes 'bins[0]'"},
+    {"65536 bins are too many",
+     R"(__global__ void k(const unsigned short *data, unsigned *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[data[i]], 1u);
+})",
+     "(65536 bins); 65536 x 4 B = 262144 B exceeds the 49152 B"},
+    {"a return inside the loop",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (data[i] == 0) return;
+    atomicAdd(&bins[data[i]], 1u);
+  }
+})",
+     "the 'return' at line 3 would skip the block's barriers"},
+    {"atomicInc wraps",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicInc(&bins[data[i]], 100u);
+})",
+     "has no identity to start a private copy from"},
+    {"a uniform address is a reduction, not a histogram",
+     R"(__global__ void k(const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(out, x[i]);
+})",
+     "the model finds no histogram"},
+};
+
+TEST(HistogramPrivatize, DeclinesWithTheReason) {
+  for (const Negative &C : Negatives) {
+    SCOPED_TRACE(C.Name);
+    auto R = run(C.Code, "k");
+    EXPECT_TRUE(R.Proposals.empty()) << (R.Applied.empty() ? "" : R.Applied[0]);
+    EXPECT_TRUE(has(R.Skip, C.Reason)) << R.Skip;
+  }
+}
+
+TEST(HistogramPrivatize, KeepsOtherStoresAndTheGrid) {
+  // A kernel that also writes another buffer: the store stays, and the grid
+  // is not capped since it lies outside the grid-stride loop.
+  const char *Code = R"(__global__ void k(const unsigned char *data, unsigned *bins, int *done, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[data[i]], 1u);
+  if (threadIdx.x == 0)
+    done[blockIdx.x] = 1;
+})";
+  auto R = run(Code, "k");
+  ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "done[blockIdx.x] = 1;")) << R.Applied[0];
+  EXPECT_FALSE(R.Proposals[0].Spec && R.Proposals[0].Spec->Geometry.count("grid.x"));
+}
+
+} // namespace
+
+namespace {
+
+TEST(HistogramPrivatize, ARewrittenKernelIsNotRewrittenAgain) {
+  const char *Code = R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[data[i]], 1u);
+})";
+  auto R = run(Code, "k");
+  ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+  for (const std::string &A : R.Applied) {
+    auto Again = run(A, "k");
+    EXPECT_TRUE(Again.Proposals.empty()) << A;
+    EXPECT_TRUE(has(Again.Skip, "the model finds no histogram")) << Again.Skip;
+  }
+}
+
+} // namespace
