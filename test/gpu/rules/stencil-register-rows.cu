@@ -2,8 +2,9 @@
 // originals compute, on the GPU: the kernels of stencil_rows.cu (clamped
 // blurs in two spellings, zero-padded 3x3 and 7x7 convolutions with a
 // filter buffer, a literal-offset 5-point stencil in double, a column
-// stencil), each rewritten with both proposals (rows0.cu: the first row
-// count, 4 or 2; rows1.cu: the second, 8 or 4). The image is 1003 x 517 (no
+// stencil, a fused separable 7+7 with `continue`), each rewritten with both
+// proposals (rows0.cu: the first row count, 4 or 2; rows1.cu: the second,
+// 8 or 4). The image is 1003 x 517 (no
 // multiple of any block side or row count) at offset pointers; each
 // rewrite runs with blocks 16x16, 32x8, 8x32 and 64x1, on the original
 // grid and on the grid divided by its row count, and as a single block on a
@@ -23,7 +24,9 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_laplace5.json 0 %t.d/p0_4.cu > %t.d/p0_5.cu
 // RUN: forge-port propose %t.d/p0_5.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/p0_column5.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_column5.json 0 %t.d/p0_5.cu > %t.d/p0_6.cu
-// RUN: cp %t.d/p0_6.cu %t.d/rows0.cu
+// RUN: forge-port propose %t.d/p0_6.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/p0_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_sep7.json 0 %t.d/p0_6.cu > %t.d/p0_7.cu
+// RUN: cp %t.d/p0_7.cu %t.d/rows0.cu
 // RUN: grep -c "// stencil-register-rows: " %t.d/rows0.cu | FileCheck %s --check-prefix=COUNT
 // RUN: forge-port propose %t.d/p1_0.cu --spec %S/../Inputs/rules/stencil_rows/box_blur3.json --rules=stencil-register-rows --format=json > %t.d/p1_box_blur3.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_box_blur3.json 1 %t.d/p1_0.cu > %t.d/p1_1.cu
@@ -37,12 +40,14 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_laplace5.json 1 %t.d/p1_4.cu > %t.d/p1_5.cu
 // RUN: forge-port propose %t.d/p1_5.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/p1_column5.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_column5.json 1 %t.d/p1_5.cu > %t.d/p1_6.cu
-// RUN: cp %t.d/p1_6.cu %t.d/rows1.cu
+// RUN: forge-port propose %t.d/p1_6.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/p1_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_sep7.json 1 %t.d/p1_6.cu > %t.d/p1_7.cu
+// RUN: cp %t.d/p1_7.cu %t.d/rows1.cu
 // RUN: grep -c "// stencil-register-rows: " %t.d/rows1.cu | FileCheck %s --check-prefix=COUNT
-// COUNT: 6
+// COUNT: 7
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
-// CHECK-COUNT-108: ok max_abs_err 0 rel_l2 0
+// CHECK-COUNT-126: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 
@@ -139,6 +144,13 @@ int main() {
   cases<float, FF>("conv7_zero", orig::conv7_zero, rows0::conv7_zero, rows1::conv7_zero, 2, 4,
                    [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, f7, out, w, h);
+                   });
+  using FS = void (*)(const float *, const float *, const float *, float *, int, int);
+  auto fx = check::random<float>(7, 5), fy = check::random<float>(7, 6);
+  float *dfx = check::upload(fx), *dfy = check::upload(fy);
+  cases<float, FS>("sep7", orig::sep7, rows0::sep7, rows1::sep7, 2, 4,
+                   [&](FS k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, dfx, dfy, out, w, h);
                    });
   cases<double, D2>("laplace5", orig::laplace5, rows0::laplace5, rows1::laplace5, 4, 8, plain);
   cases<float, F2>("column5", orig::column5, rows0::column5, rows1::column5, 4, 8, plain);

@@ -81,3 +81,25 @@ __global__ void column5(const float *in, float *out, int w, int h) {
     out[y * w + x] = s;
   }
 }
+
+#define SEP_R 3
+__global__ void sep7(const float *in, const float *fx, const float *fy, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -SEP_R; i <= SEP_R; ++i) {
+      int yy = y + i;
+      if (yy < 0 || yy >= h)
+        continue;
+      float row = 0.0f;
+      for (int j = -SEP_R; j <= SEP_R; ++j) {
+        int xx = x + j;
+        if (xx >= 0 && xx < w)
+          row += fx[j + SEP_R] * in[(size_t)yy * w + xx];
+      }
+      acc += fy[i + SEP_R] * row;
+    }
+    out[(size_t)y * w + x] = acc;
+  }
+}
