@@ -26,6 +26,7 @@
 #include "forge/Measure/IntExpr.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -251,6 +252,18 @@ Expected<std::string> Writer::write(int64_t R) {
   return "\n" + join(Lines, "\n") + "\n";
 }
 
+/// The expressions `blockIdx.y * blockDim.y + threadIdx.y` of a body.
+class RowIndexFinder : public RecursiveASTVisitor<RowIndexFinder> {
+public:
+  bool VisitExpr(Expr *E) {
+    char Dim = 0;
+    if (isGlobalIndex(E, &Dim) && Dim == 'y')
+      Found.push_back(E);
+    return true;
+  }
+  std::vector<const Expr *> Found;
+};
+
 /// Whether F depends on threadIdx.y or blockIdx.y.
 bool movesWithY(const an::AtomTable &T, const IndexForm &F) {
   auto Tid = T.findBuiltin("threadIdx", 'y'), Bid = T.findBuiltin("blockIdx", 'y');
@@ -307,8 +320,7 @@ Expected<RowsPlan> rowsPlan(const RuleInput &In, an::KernelModel &M, TilePlan P)
   auto Tid = T.findBuiltin("threadIdx", 'y'), Bid = T.findBuiltin("blockIdx", 'y');
   auto BDim = T.findBuiltin("blockDim", 'y');
   auto Coef = Bid ? Pos.coefficientOf(*Bid) : std::nullopt;
-  bool Spans = Coef && ((BDim && *Coef == IndexForm::atom(*BDim)) ||
-                        (In.Request.Block && Coef->constantValue() == (*In.Request.Block)[1]));
+  bool Spans = Coef && BDim && *Coef == IndexForm::atom(*BDim);
   if (!Tid || !Spans || Pos.coefficientOf(*Tid) != IndexForm::constant(1))
     return makeError("the row of the stencil on '{0}' is '{1}', not blockIdx.y * blockDim.y + "
                      "threadIdx.y plus a constant offset",
@@ -381,6 +393,29 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
   for (const auto &[E, Ref] : Facts.Found)
     if (Ref.Var == "gridDim" && Ref.Dim == 'y')
       return notApplicable("the body reads 'gridDim.y', which the smaller grid changes");
+  // threadIdx.y and blockIdx.y only in the row, which the copies of the
+  // body remap to row0 + r: elsewhere (threadIdx.y == 0, a batch index)
+  // the remap would change their meaning.
+  {
+    RowIndexFinder Rows;
+    Rows.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    const SourceManager &SM = In.Ctx.getSourceManager();
+    for (const auto &[E, Ref] : Facts.Found) {
+      if (Ref.Dim != 'y' || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
+        continue;
+      bool InRow = any_of(Rows.Found, [&](const Expr *R) {
+        SourceRange RR = R->getSourceRange(), ER = E->getSourceRange();
+        return !SM.isBeforeInTranslationUnit(ER.getBegin(), RR.getBegin()) &&
+               !SM.isBeforeInTranslationUnit(RR.getEnd(), ER.getEnd());
+      });
+      if (!InRow)
+        return notApplicable(formatv("'{0}.y' (line {1}) is used other than in the row "
+                                     "'blockIdx.y * blockDim.y + threadIdx.y': running the body "
+                                     "once per row would change its meaning",
+                                     Ref.Var, SM.getPresumedLineNumber(E->getBeginLoc()))
+                                 .str());
+    }
+  }
   std::set<const FunctionDecl *> Seen;
   for (const CallExpr *Call : Facts.Calls)
     if (readsBuiltins(Call->getDirectCallee(), Seen))

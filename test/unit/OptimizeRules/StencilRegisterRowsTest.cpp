@@ -238,6 +238,18 @@ TEST(StencilRegisterRows, Preconditions) {
   out[y * w + x] = s * in[0];
 })");
   EXPECT_TRUE(has(Why, "outside the stencil's footprint")) << Why;
+  // threadIdx.y used other than in the row.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, float *first, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    s += in[min(max(y + dy, 0), h - 1) * w + x];
+  out[y * w + x] = s;
+  if (threadIdx.y == 0) first[blockIdx.y * w + x] = s;
+})");
+  EXPECT_TRUE(has(Why, "'threadIdx.y' (line 9) is used other than in the row")) << Why;
   // 3D: declined with the reason.
   Why = Skip(R"(__global__ void k(const double *u, double *v, int nx, int ny, int nz) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
