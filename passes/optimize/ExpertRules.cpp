@@ -21,6 +21,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createHierarchicalReductionRule},
       {"smem-stencil-tiling", "stage a reused input tile (with halo) in shared memory",
        createSmemStencilTilingRule},
+      {"stencil-register-rows", "several rows per thread from a register window of a 2D stencil",
+       createStencilRegisterRowsRule},
       {"register-tiling", "several outputs per thread for a naive matrix product",
        createRegisterTilingRule},
       {"cooperative-row", "a warp (or a block) per row for per-thread row loops",

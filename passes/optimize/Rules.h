@@ -19,6 +19,7 @@ std::unique_ptr<ExpertRule> createGridStrideRule();
 std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
 std::unique_ptr<ExpertRule> createHierarchicalReductionRule();
 std::unique_ptr<ExpertRule> createSmemStencilTilingRule();
+std::unique_ptr<ExpertRule> createStencilRegisterRowsRule();
 std::unique_ptr<ExpertRule> createRegisterTilingRule();
 std::unique_ptr<ExpertRule> createCooperativeRowRule();
 std::unique_ptr<ExpertRule> createTransposeTileRule();

@@ -1,0 +1,159 @@
+// The stencil-register-rows rule's rewrites compute bitwise what the
+// originals compute, on the GPU: the kernels of stencil_rows.cu (clamped
+// blurs in two spellings, zero-padded 3x3 and 7x7 convolutions with a
+// filter buffer, a literal-offset 5-point stencil in double, a column
+// stencil, a fused separable 7+7 with `continue`), each rewritten with both
+// proposals (rows0.cu: the first row count, 4 or 2; rows1.cu: the second,
+// 8 or 4). The image is 1003 x 517 (no
+// multiple of any block side or row count) at offset pointers; each
+// rewrite runs with blocks 16x16, 32x8, 8x32 and 64x1, on the original
+// grid and on the grid divided by its row count, and as a single block on a
+// 13 x 7 image. Every output must be bitwise the original's.
+// REQUIRES: gpu, cuda
+// RUN: rm -rf %t.d && mkdir -p %t.d
+// RUN: cp %S/../Inputs/rules/stencil_rows.cu %t.d/p0_0.cu && cp %S/../Inputs/rules/stencil_rows.cu %t.d/p1_0.cu
+// RUN: forge-port propose %t.d/p0_0.cu --spec %S/../Inputs/rules/stencil_rows/box_blur3.json --rules=stencil-register-rows --format=json > %t.d/p0_box_blur3.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_box_blur3.json 0 %t.d/p0_0.cu > %t.d/p0_1.cu
+// RUN: forge-port propose %t.d/p0_1.cu --spec %S/../Inputs/rules/stencil_rows/blur_minmax.json --rules=stencil-register-rows --format=json > %t.d/p0_blur_minmax.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_blur_minmax.json 0 %t.d/p0_1.cu > %t.d/p0_2.cu
+// RUN: forge-port propose %t.d/p0_2.cu --spec %S/../Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/p0_conv3_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_conv3_zero.json 0 %t.d/p0_2.cu > %t.d/p0_3.cu
+// RUN: forge-port propose %t.d/p0_3.cu --spec %S/../Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/p0_conv7_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_conv7_zero.json 0 %t.d/p0_3.cu > %t.d/p0_4.cu
+// RUN: forge-port propose %t.d/p0_4.cu --spec %S/../Inputs/rules/stencil_rows/laplace5.json --rules=stencil-register-rows --format=json > %t.d/p0_laplace5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_laplace5.json 0 %t.d/p0_4.cu > %t.d/p0_5.cu
+// RUN: forge-port propose %t.d/p0_5.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/p0_column5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_column5.json 0 %t.d/p0_5.cu > %t.d/p0_6.cu
+// RUN: forge-port propose %t.d/p0_6.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/p0_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p0_sep7.json 0 %t.d/p0_6.cu > %t.d/p0_7.cu
+// RUN: cp %t.d/p0_7.cu %t.d/rows0.cu
+// RUN: grep -c "// stencil-register-rows: " %t.d/rows0.cu | FileCheck %s --check-prefix=COUNT
+// RUN: forge-port propose %t.d/p1_0.cu --spec %S/../Inputs/rules/stencil_rows/box_blur3.json --rules=stencil-register-rows --format=json > %t.d/p1_box_blur3.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_box_blur3.json 1 %t.d/p1_0.cu > %t.d/p1_1.cu
+// RUN: forge-port propose %t.d/p1_1.cu --spec %S/../Inputs/rules/stencil_rows/blur_minmax.json --rules=stencil-register-rows --format=json > %t.d/p1_blur_minmax.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_blur_minmax.json 1 %t.d/p1_1.cu > %t.d/p1_2.cu
+// RUN: forge-port propose %t.d/p1_2.cu --spec %S/../Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/p1_conv3_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_conv3_zero.json 1 %t.d/p1_2.cu > %t.d/p1_3.cu
+// RUN: forge-port propose %t.d/p1_3.cu --spec %S/../Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/p1_conv7_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_conv7_zero.json 1 %t.d/p1_3.cu > %t.d/p1_4.cu
+// RUN: forge-port propose %t.d/p1_4.cu --spec %S/../Inputs/rules/stencil_rows/laplace5.json --rules=stencil-register-rows --format=json > %t.d/p1_laplace5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_laplace5.json 1 %t.d/p1_4.cu > %t.d/p1_5.cu
+// RUN: forge-port propose %t.d/p1_5.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/p1_column5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_column5.json 1 %t.d/p1_5.cu > %t.d/p1_6.cu
+// RUN: forge-port propose %t.d/p1_6.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/p1_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_sep7.json 1 %t.d/p1_6.cu > %t.d/p1_7.cu
+// RUN: cp %t.d/p1_7.cu %t.d/rows1.cu
+// RUN: grep -c "// stencil-register-rows: " %t.d/rows1.cu | FileCheck %s --check-prefix=COUNT
+// COUNT: 7
+// RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
+// RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
+// CHECK-COUNT-126: ok max_abs_err 0 rel_l2 0
+// CHECK: PASS
+#include "check.h"
+
+#include <string>
+
+namespace orig {
+#include "stencil_rows.cu"
+} // namespace orig
+namespace rows0 {
+#include "rows0.cu"
+} // namespace rows0
+namespace rows1 {
+#include "rows1.cu"
+} // namespace rows1
+
+namespace {
+
+bool ok = true;
+
+template <typename T> void same(const std::string &what, const std::vector<T> &ref,
+                                const std::vector<T> &got) {
+  ok &= check::compare(what.c_str(), ref, got, 0, 0);
+  if (std::memcmp(ref.data(), got.data(), ref.size() * sizeof(T))) {
+    std::printf("%s: MISMATCH in the bits\n", what.c_str());
+    ok = false;
+  }
+}
+
+/// Runs Orig and the two rewrites (with Rows0, Rows1 rows per thread) of
+/// one kernel; Launch(kernel, grid, block, in, out, w, h) launches one.
+template <typename T, typename K, typename L>
+void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Rows1, L Launch) {
+  for (int small = 0; small < 2; ++small) {
+    int w = small ? 13 : 1003, h = small ? 7 : 517;
+    size_t n = size_t(w) * h;
+    // Offset pointers: the input one element, the output three past an
+    // allocation's start.
+    auto a = check::random<T>(n + 1, 7);
+    T *dA = check::upload(a), *dOut;
+    CK(cudaMalloc(&dOut, (n + 3) * sizeof(T)));
+    const T *in = dA + 1;
+    T *out = dOut + 3;
+    auto run = [&](K k, dim3 grid, dim3 block) {
+      check::poison(out, n);
+      Launch(k, grid, block, in, out, w, h);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      return check::download(out, n);
+    };
+    std::vector<dim3> blocks = {dim3(16, 16), dim3(32, 8), dim3(8, 32), dim3(64, 1)};
+    if (small)
+      blocks = {dim3(16, 16)};
+    for (dim3 b : blocks) {
+      dim3 g(check::ceilDiv(w, b.x), check::ceilDiv(h, b.y));
+      auto ref = run(Orig, g, b);
+      for (int c = 0; c < 2; ++c) {
+        K cand = c ? Cand1 : Cand0;
+        int rows = c ? Rows1 : Rows0;
+        char what[128];
+        if (small) {
+          std::snprintf(what, sizeof what, "%s R=%d one block on %dx%d", name, rows, w, h);
+          same(what, ref, run(cand, dim3(1, 1), b));
+          continue;
+        }
+        std::snprintf(what, sizeof what, "%s R=%d %ux%u original grid", name, rows, b.x, b.y);
+        same(what, ref, run(cand, g, b));
+        std::snprintf(what, sizeof what, "%s R=%d %ux%u grid for R", name, rows, b.x, b.y);
+        same(what, ref, run(cand, dim3(g.x, check::ceilDiv(g.y, rows)), b));
+      }
+    }
+    CK(cudaFree(dA));
+    CK(cudaFree(dOut));
+  }
+}
+
+} // namespace
+
+int main() {
+  using F2 = void (*)(const float *, float *, int, int);
+  using FF = void (*)(const float *, const float *, float *, int, int);
+  using D2 = void (*)(const double *, double *, int, int);
+  auto plain = [](auto k, dim3 g, dim3 b, auto in, auto out, int w, int h) {
+    k<<<g, b>>>(in, out, w, h);
+  };
+  cases<float, F2>("box_blur3", orig::box_blur3, rows0::box_blur3, rows1::box_blur3, 4, 8, plain);
+  cases<float, F2>("blur_minmax", orig::blur_minmax, rows0::blur_minmax, rows1::blur_minmax, 4, 8,
+                   plain);
+  auto filt3 = check::random<float>(9, 3), filt7 = check::random<float>(49, 4);
+  float *f3 = check::upload(filt3), *f7 = check::upload(filt7);
+  cases<float, FF>("conv3_zero", orig::conv3_zero, rows0::conv3_zero, rows1::conv3_zero, 4, 8,
+                   [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, f3, out, w, h);
+                   });
+  cases<float, FF>("conv7_zero", orig::conv7_zero, rows0::conv7_zero, rows1::conv7_zero, 2, 4,
+                   [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, f7, out, w, h);
+                   });
+  using FS = void (*)(const float *, const float *, const float *, float *, int, int);
+  auto fx = check::random<float>(7, 5), fy = check::random<float>(7, 6);
+  float *dfx = check::upload(fx), *dfy = check::upload(fy);
+  cases<float, FS>("sep7", orig::sep7, rows0::sep7, rows1::sep7, 2, 4,
+                   [&](FS k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, dfx, dfy, out, w, h);
+                   });
+  cases<double, D2>("laplace5", orig::laplace5, rows0::laplace5, rows1::laplace5, 4, 8, plain);
+  cases<float, F2>("column5", orig::column5, rows0::column5, rows1::column5, 4, 8, plain);
+  std::printf(ok ? "PASS\n" : "FAIL\n");
+  return ok ? 0 : 1;
+}

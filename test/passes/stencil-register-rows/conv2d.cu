@@ -1,0 +1,73 @@
+// REQUIRES: cuda
+// The suite's zero-padded convolutions (utils/bench/kernels/conv2d_5x5.cu,
+// conv2d_7x7.cu: a #define radius, the filter in a buffer, a size_t index)
+// with their specs. The window is loaded where the original's guard says it
+// reads (zero elsewhere), the filter's loads stay as written. 5x5: 4 and 8
+// rows (8 x 5 and 12 x 5 windows); 7x7: 2 and 4 rows (8 x 7 and 10 x 7).
+// RUN: forge-port propose %s --spec %S/../smem-stencil-tiling/Inputs/conv2d_5x5.json --rules=stencil-register-rows --format=json > %t5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t5.json 0 %s > %t5.0.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t5.json 1 %s > %t5.1.cu
+// RUN: FileCheck %s --check-prefix=FIVE --match-full-lines --input-file=%t5.0.cu
+// RUN: FileCheck %s --check-prefix=FIVE8 --match-full-lines --input-file=%t5.1.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t5.0.cu -o %t5.0.ptx
+// RUN: %nvcc -arch=sm_90 -ptx %t5.1.cu -o %t5.1.ptx
+// RUN: not grep -q "ld.local" %t5.1.ptx
+// RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows > %t7.props
+// RUN: FileCheck %s --check-prefix=SEVEN --input-file=%t7.props
+// RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows --apply -o %t7.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t7.cu -o %t7.ptx
+// RUN: not grep -q "ld.local" %t7.ptx
+// FIVE:   float in_win[8][5];
+// FIVE:       long long e1 = row0 - 2 + i2;
+// FIVE-NEXT:       long long e0 = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x - 2 + j2;
+// FIVE-NEXT:       in_win[i2][j2] = e1 >= 0 && e1 < (long long)h && e0 >= 0 && e0 < (long long)w ? in[e1 * w + e0] : 0.0f;
+// FIVE:       int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y * 4 + r);
+// FIVE:               acc += filt[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// FIVE-NEXT:                      in_win[r + i + 2][j + 2];
+// FIVE8:   float in_win[12][5];
+// FIVE8:   for (int r = 0; r < 8; ++r)
+// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in'
+// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 2)
+// SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in'
+// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
+
+#define CONV_K 5
+#define CONV_R (CONV_K / 2)
+
+__global__ void conv2d_5x5(const float *in, const float *filt, float *out,
+                             int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -CONV_R; i <= CONV_R; ++i) {
+      for (int j = -CONV_R; j <= CONV_R; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += filt[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+                 in[(size_t)yy * w + xx];
+      }
+    }
+    out[(size_t)y * w + x] = acc;
+  }
+}
+
+#define K7 7
+#define R7 (K7 / 2)
+
+__global__ void conv2d_7x7(const float *in, const float *filt, float *out,
+                             int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -R7; i <= R7; ++i) {
+      for (int j = -R7; j <= R7; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += filt[(i + R7) * K7 + (j + R7)] * in[(size_t)yy * w + xx];
+      }
+    }
+    out[(size_t)y * w + x] = acc;
+  }
+}

@@ -1,0 +1,74 @@
+// REQUIRES: cuda
+// Each precondition that fails says which, and nothing is proposed.
+// RUN: not forge-port propose %s --kernel blur --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=GRID
+// RUN: not forge-port propose %s --kernel runtime_radius --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=LOOP
+// RUN: not forge-port propose %s --kernel wide --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: not forge-port propose %s --kernel row_only --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=ROWONLY
+// RUN: not forge-port propose %s --kernel heat3d --block 32,4,2 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=THREED
+// RUN: not forge-port propose %s --kernel synced --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=SYNC
+// GRID: stencil-register-rows: not applicable: the spec's grid.y is not known, and the grid must shrink
+// LOOP: stencil-register-rows: not applicable: {{.*}}not bounded
+// WIDE: stencil-register-rows: not applicable: a window of 14 x 13 values for 2 rows per thread is more than the 128 registers the rule allows
+// ROWONLY: stencil-register-rows: not applicable: no dimension of the stencil on 'in' moves with threadIdx.y
+// THREED: stencil-register-rows: not applicable: the stencil on 'u' is 3D (3x3x3): the register window is written for 2D footprints
+// SYNC: stencil-register-rows: not applicable: the body synchronises or shares memory between threads
+
+__global__ void blur(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];
+  out[y * w + x] = s / 9.0f;
+}
+
+__global__ void runtime_radius(const float *in, float *out, int w, int h, int rad) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -rad; dy <= rad; ++dy)
+    s += in[min(max(y + dy, 0), h - 1) * w + x];
+  out[y * w + x] = s;
+}
+
+__global__ void wide(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -6; dy <= 6; ++dy)
+    for (int dx = -6; dx <= 6; ++dx)
+      s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];
+  out[y * w + x] = s;
+}
+
+__global__ void row_only(const float *in, float *out, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= n) return;
+  out[x] = in[max(x - 1, 0)] + in[x] + in[min(x + 1, n - 1)];
+}
+
+__global__ void heat3d(const double *u, double *v, int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1 && k > 0 && k < nz - 1) {
+    int c = (k * ny + j) * nx + i;
+    v[c] = u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx] + u[c - nx * ny] + u[c + nx * ny] -
+           6.0 * u[c];
+  }
+}
+
+__global__ void synced(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float s = 0.f;
+  if (x < w && y < h)
+    for (int dy = -1; dy <= 1; ++dy)
+      s += in[min(max(y + dy, 0), h - 1) * w + x];
+  __syncthreads();
+  if (x < w && y < h) out[y * w + x] = s;
+}

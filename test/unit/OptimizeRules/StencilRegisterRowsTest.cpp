@@ -1,0 +1,267 @@
+//===- StencilRegisterRowsTest.cpp - stencil-register-rows on many spellings ===//
+//
+// The 2D stencils the rule must rewrite (clamps as min/max and as
+// if-assignments, zero padding with a filter buffer, a #define radius,
+// literal offsets, a column stencil) and the ones it must refuse, each with
+// its reason. The lit tests (test/passes/stencil-register-rows/) cover the
+// command line and nvcc; test/gpu/rules/stencil-register-rows.cu the results.
+//
+//===----------------------------------------------------------------------===//
+#include "RuleHarness.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+
+namespace {
+
+using forge::testing::has;
+using Result = forge::testing::RuleRun;
+
+Result run(const std::string &Code, std::array<int64_t, 3> Block = {16, 16, 1}) {
+  forge::testing::RuleRunOptions O;
+  O.Block = Block;
+  O.Geometry = {{"grid.x", "ceil_div(W, 16)"}, {"grid.y", "ceil_div(H, 16)"}};
+  return forge::testing::runRule("stencil-register-rows", Code, "k", O);
+}
+
+struct RowsCase {
+  const char *Name, *Code;
+  /// The window's declaration for R = 4, and pieces every rewrite has.
+  const char *Window4;
+  std::vector<const char *> Pieces;
+};
+
+const RowsCase RowsSpellings[] = {
+    {"blur, min/max clamps", R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];
+  out[y * w + x] = s / 9.0f;
+})",
+     "float in_win[6][3];",
+     {"in_win[i][j] = ", "s += in_win[r + dy + 1][dx + 1];",
+      "int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y * 4 + r);", "if (x >= w || y >= h) return;"}},
+    {"blur, if-assignment clamps", R"(__global__ void k(const float *src, float *dst, int width, int height) {
+  int px = blockIdx.x * blockDim.x + threadIdx.x;
+  int py = blockIdx.y * blockDim.y + threadIdx.y;
+  if (px < width && py < height) {
+    float total = 0.0f;
+    for (int oy = -1; oy <= 1; ++oy) {
+      int sy = py + oy;
+      if (sy < 0) sy = 0;
+      if (sy > height - 1) sy = height - 1;
+      for (int ox = -1; ox <= 1; ++ox) {
+        int sx = min(max(px + ox, 0), width - 1);
+        total += src[sy * width + sx];
+      }
+    }
+    dst[py * width + px] = total * (1.0f / 9.0f);
+  }
+})",
+     "float src_win[6][3];", {"total += src_win[r + oy + 1][ox + 1];"}},
+    {"conv 3x3, zero padding, filter buffer",
+     R"(__global__ void k(const float *in, const float *f, float *out, int h, int w) {
+  int x = threadIdx.x + blockDim.x * blockIdx.x;
+  int y = threadIdx.y + blockDim.y * blockIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += f[(i + 1) * 3 + (j + 1)] * in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+  }
+})",
+     "float in_win[6][3];",
+     {"acc += f[(i + 1) * 3 + (j + 1)] * in_win[r + i + 1][j + 1];", " ? in[", ": 0.0f;"}},
+    {"conv 5x5, #define radius, size_t index", R"(#define K 5
+#define RAD (K / 2)
+__global__ void k(const float *in, const float *filt, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -RAD; i <= RAD; ++i)
+      for (int j = -RAD; j <= RAD; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += filt[(i + RAD) * K + (j + RAD)] * in[(size_t)yy * w + xx];
+      }
+    out[(size_t)y * w + x] = acc;
+  }
+})",
+     "float in_win[8][5];", {"in_win[r + i + 2][j + 2]"}},
+    {"5-point stencil, literal offsets", R"(__global__ void k(const double *u, double *v, int nx, int ny) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1)
+    v[j * nx + i] = u[(j - 1) * nx + i] + u[(j + 1) * nx + i] + u[j * nx + i - 1] +
+                    u[j * nx + i + 1] - 4.0 * u[j * nx + i];
+})",
+     "double u_win[6][3];",
+     {"u_win[r][1] + u_win[r + 2][1] + u_win[r + 1][0]", "u_win[r + 1][2] - 4.0 * u_win[r + 1][1]"}},
+    {"column stencil (1D in y)", R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int d = -2; d <= 2; ++d)
+      s += in[min(max(y + d, 0), h - 1) * w + x];
+    out[y * w + x] = s;
+  }
+})",
+     "float in_win[8][1];", {"s += in_win[r + d + 2][0];"}},
+};
+
+TEST(StencilRegisterRows, RewritesEverySpelling) {
+  for (const RowsCase &C : RowsSpellings) {
+    SCOPED_TRACE(C.Name);
+    Result R = run(C.Code);
+    ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+    ASSERT_EQ(R.Proposals.size(), 2u);
+    const std::string &A = R.Applied[0];
+    EXPECT_TRUE(has(A, C.Window4)) << A;
+    for (const char *P : C.Pieces)
+      EXPECT_TRUE(has(A, P)) << P << "\n" << A;
+    // Four rows per thread, each through the original body; the grid's y
+    // shrinks four times, then eight.
+    EXPECT_TRUE(has(A, "for (int r = 0; r < 4; ++r)")) << A;
+    EXPECT_TRUE(has(A, "const long long row0 = 4 * (")) << A;
+    ASSERT_TRUE(R.Proposals[0].Spec);
+    EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 4)");
+    ASSERT_TRUE(R.Proposals[1].Spec);
+    EXPECT_EQ(R.Proposals[1].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 8)");
+    EXPECT_TRUE(has(R.Applied[1], "for (int r = 0; r < 8; ++r)")) << R.Applied[1];
+  }
+}
+
+TEST(StencilRegisterRows, WideFootprintsTakeFewerRows) {
+  Result R = run(R"(__global__ void k(const float *in, const float *f, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -3; i <= 3; ++i)
+      for (int j = -3; j <= 3; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += f[(i + 3) * 7 + (j + 3)] * in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+  }
+})");
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "float in_win[8][7];")) << R.Applied[0];
+  EXPECT_TRUE(has(R.Applied[1], "float in_win[10][7];")) << R.Applied[1];
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 2)");
+}
+
+TEST(StencilRegisterRows, Preconditions) {
+  auto Skip = [](const char *Code) {
+    Result R = run(Code);
+    EXPECT_TRUE(R.Proposals.empty());
+    return R.Skip;
+  };
+  // The footprint's size is a run-time value.
+  std::string Why = Skip(R"(__global__ void k(const float *in, float *out, int w, int h, int rad) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -rad; dy <= rad; ++dy)
+    s += in[min(max(y + dy, 0), h - 1) * w + x];
+  out[y * w + x] = s;
+})");
+  EXPECT_TRUE(has(Why, "not bounded")) << Why;
+  // A data-dependent offset.
+  Why = Skip(R"(__global__ void k(const float *in, const int *off, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = in[min(max(y + off[x], 0), h - 1) * w + x];
+})");
+  EXPECT_FALSE(Why.empty());
+  // A window of more than 128 values for the fewest rows.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -6; dy <= 6; ++dy)
+    for (int dx = -6; dx <= 6; ++dx)
+      s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];
+  out[y * w + x] = s;
+})");
+  EXPECT_TRUE(has(Why, "a window of 14 x 13 values for 2 rows per thread is more than the 128"))
+      << Why;
+  // A row stencil along x only: no rows share anything.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= n) return;
+  out[x] = in[max(x - 1, 0)] + in[x] + in[min(x + 1, n - 1)];
+})");
+  EXPECT_TRUE(has(Why, "moves with threadIdx.y")) << Why;
+  // A row blur over an image: rows of outputs share no input.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = in[y * w + max(x - 1, 0)] + in[y * w + x] + in[y * w + min(x + 1, w - 1)];
+})");
+  EXPECT_TRUE(has(Why, "reads no neighbouring rows")) << Why;
+  // The body synchronises.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float s = 0.f;
+  if (x < w && y < h)
+    for (int dy = -1; dy <= 1; ++dy)
+      s += in[min(max(y + dy, 0), h - 1) * w + x];
+  __syncthreads();
+  if (x < w && y < h) out[y * w + x] = s;
+})");
+  EXPECT_TRUE(has(Why, "synchronises")) << Why;
+  // A read of the input outside the footprint.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    s += in[min(max(y + dy, 0), h - 1) * w + x];
+  out[y * w + x] = s * in[0];
+})");
+  EXPECT_TRUE(has(Why, "outside the stencil's footprint")) << Why;
+  // threadIdx.y used other than in the row.
+  Why = Skip(R"(__global__ void k(const float *in, float *out, float *first, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    s += in[min(max(y + dy, 0), h - 1) * w + x];
+  out[y * w + x] = s;
+  if (threadIdx.y == 0) first[blockIdx.y * w + x] = s;
+})");
+  EXPECT_TRUE(has(Why, "'threadIdx.y' (line 9) is used other than in the row")) << Why;
+  // 3D: declined with the reason.
+  Why = Skip(R"(__global__ void k(const double *u, double *v, int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1 && k > 0 && k < nz - 1) {
+    int c = (k * ny + j) * nx + i;
+    v[c] = u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx] + u[c - nx * ny] + u[c + nx * ny] -
+           6.0 * u[c];
+  }
+})");
+  EXPECT_TRUE(has(Why, "3D")) << Why;
+}
+
+} // namespace
