@@ -408,6 +408,19 @@ private:
       M.Patterns.push_back(std::move(P));
       return;
     }
+    // A block index that both operands and the result move with, and no
+    // thread index does (blockIdx.z in a batched product), is the batch.
+    std::vector<Group> Batch;
+    for (const Group &G : GA)
+      if (G.Thread && T[G.Along].Kind == AtomKind::BlockIdx && hasGroup(GB, G.Key) &&
+          covers(C->Index, {G}))
+        Batch.push_back(G);
+    for (const Group &G : Batch) {
+      GA = without(GA, G.Key);
+      GB = without(GB, G.Key);
+    }
+    if (GA.empty() || GB.empty())
+      return;
     // Both operands move with something besides k: a product when they
     // share nothing.
     for (const Group &G : GA)
@@ -464,6 +477,10 @@ private:
     P.Details.push_back("i = " + names(GA) + ", j = " + names(GB) + ", k: " + loopRange(M, KL) +
                         " (line " + std::to_string(KL.Loc.Line) + ")");
     P.Details.push_back("loop order " + Order);
+    if (!Batch.empty()) {
+      P.Roles.push_back({"batch", names(Batch)});
+      P.Details.push_back("batched over " + names(Batch) + " (A, B and C move with it)");
+    }
     P.Details.push_back("across the warp: " + A->Buffer + " " + classOf(*A) + ", " + B->Buffer +
                         " " + classOf(*B) + ", " + C->Buffer + " " + classOf(*C));
     P.Details.push_back(

@@ -2,40 +2,41 @@
 ///
 /// \file
 /// A naive matrix product computes one output per thread and loads one
-/// element of A and one of B from global memory per multiply-add:
+/// element of A and one of B from global memory per multiply-add. The rule
+/// keys on the kernel model's MatrixProduct pattern (any names, operand
+/// order, transposition, index type, a blockIdx.z batch) and checks the
+/// kernel's shape around it: the store's guard implies the loop's (the
+/// PMPP form with two identical checks qualifies), its terms on row or
+/// column are kept per output and the block-uniform rest becomes an early
+/// return of the whole block, block-uniform declarations without loads
+/// are hoisted.
 ///
-///     int col = blockIdx.x * blockDim.x + threadIdx.x;
-///     int row = blockIdx.y * blockDim.y + threadIdx.y;
-///     if (row < m && col < n) {
-///       float acc = 0.0f;
-///       for (int p = 0; p < k; ++p)
-///         acc += A[row * k + p] * B[p * n + col];
-///       C[row * n + col] = acc;
-///     }
+/// Proposals, best first:
 ///
-/// The rule proposes two rewrites, best first:
-///
+/// 0. Block-tiled 128 x 128 (float) and 64 x 64: 256 threads, 8 x 8 (4 x 4)
+///    outputs per thread, A transposed and B double-buffered in shared
+///    memory, float4 / double2 shared-memory reads, 16-byte global loads
+///    where the model proves unit stride and a per-block check finds the
+///    bases aligned.
 /// 1. Two-level tiling: a block computes a (BY*TM) x (BX*TN) tile of C; A
-///    and B are staged in shared memory 16 columns / rows at a time, and
-///    every thread keeps TM x TN accumulators in registers (rows BY apart,
-///    columns BX apart, so global loads and stores stay coalesced).
+///    and B are staged in shared memory 16 columns / rows at a time.
 /// 2. Register tiling alone: each thread computes TM = 4 rows, blockDim.y
 ///    apart, and loads each B element once for all of them.
 ///
-/// Both keep each output's multiply-adds in the original order (the padding
+/// All keep each output's multiply-adds in the original order (the padding
 /// of partial tiles adds exact zeros), guard every row and column with the
 /// original's own bounds check, and so are correct for any grid at least as
 /// large as needed; the proposal shrinks the grid with a SpecChange. The
 /// statements are reused as text with the loop's variables renamed, so any
-/// index form (transposed operands, size_t casts, alpha/beta epilogues) is
-/// kept as written.
+/// index form and epilogue is kept as written.
 ///
 //===----------------------------------------------------------------------===//
+#include "FormCode.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
+#include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/KernelFacts.h"
-#include "forge/Frontend/ParamAccess.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -48,21 +49,30 @@ using namespace llvm;
 namespace forge::passes {
 namespace {
 
-/// The parts of a recognised matrix product.
+namespace an = forge::analysis;
+
+/// The parts of a matrix product the model recognised, as the rewrite
+/// needs them. A is the operand that moves with the row (the y global
+/// index), B the one that moves with the column (x).
 struct Gemm {
   const VarDecl *Row = nullptr, *Col = nullptr, *Acc = nullptr, *P = nullptr;
   const ForStmt *Loop = nullptr;
   const Expr *Update = nullptr;               ///< acc += a * b (without ';')
-  const ArraySubscriptExpr *ARead = nullptr;  ///< depends on row and p
-  const ArraySubscriptExpr *BRead = nullptr;  ///< depends on p and col
+  const Expr *ARead = nullptr, *BRead = nullptr;
+  const an::Access *AAccess = nullptr, *BAccess = nullptr;
   const DeclStmt *AccDecl = nullptr;
   const Expr *Store = nullptr;                ///< C[...] = f(acc)
-  const Expr *Cond = nullptr;                 ///< the bounds check
-  bool CondHolds = true;                      ///< if (cond) vs if (cond) return;
-  const Stmt *First = nullptr, *Last = nullptr; ///< the statements replaced
+  /// The store's guard: the terms on row or col (kept per output), and the
+  /// block-uniform rest (`b < batch`), checked once per block.
+  std::vector<an::GuardTerm> Bounds, Uniform;
+  /// Declarations inside the guarded code that the product reads (`const
+  /// float *a = A + b * n * n;`): block-uniform, no loads, hoisted.
+  std::vector<const DeclStmt *> Preludes;
+  const Stmt *First = nullptr;                ///< the first top-level statement replaced
   /// The bounds as source text: row < M, col < N, p < K.
   std::string K;
   std::optional<std::string> M, N;
+  std::string Batch;                          ///< the batch role, "" when none
 };
 
 const Stmt *single(const Stmt *S) {
@@ -89,6 +99,40 @@ std::vector<const VarDecl *> localsIn(const Stmt *E) {
   return W.Out;
 }
 
+/// Whether S reads memory or calls anything (a load hoisted out of its
+/// guard could fault).
+bool loadsOrCalls(const Stmt *S) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    bool Found = false;
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return !(Found = true); }
+    bool VisitCallExpr(CallExpr *) { return !(Found = true); }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->getOpcode() == UO_Deref)
+        Found = true;
+      return !Found;
+    }
+    bool VisitMemberExpr(MemberExpr *M) {
+      if (M->isArrow())
+        Found = true;
+      return !Found;
+    }
+  } W;
+  W.TraverseStmt(const_cast<Stmt *>(S));
+  return W.Found;
+}
+
+/// Whether E (a subexpression) lies inside S.
+bool contains(const Stmt *S, const Stmt *E) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    const Stmt *E;
+    bool Found = false;
+    bool VisitStmt(Stmt *X) { return !(Found |= X == E); }
+  } W;
+  W.E = E;
+  W.TraverseStmt(const_cast<Stmt *>(S));
+  return W.Found;
+}
+
 /// The DeclRefExprs to V in S, as ranges to replace with Text.
 void renameIn(const Stmt *S, const VarDecl *V, const std::string &Text,
               std::vector<std::pair<SourceRange, std::string>> &Out) {
@@ -109,11 +153,11 @@ void renameIn(const Stmt *S, const VarDecl *V, const std::string &Text,
 
 class GemmMatcher {
 public:
-  GemmMatcher(const RuleInput &In)
-      : In(In), Ctx(In.Ctx), Body(kernelBody(In.Kernel)),
-        Access(frontend::analyzePointerParams(In.Kernel, In.Ctx)) {}
+  GemmMatcher(const RuleInput &In, an::KernelModel &M)
+      : In(In), Ctx(In.Ctx), Body(kernelBody(In.Kernel)), M(M) {}
 
   std::optional<Gemm> match(std::string &Why);
+  an::KernelModel &model() { return M; }
 
 private:
   /// Whether Init is blockIdx.D * blockDim.D + threadIdx.D (blockDim as
@@ -133,156 +177,45 @@ private:
     auto Q = C.build(Init);
     return Q && *Q == C.globalIndex(D);
   }
-  bool readOnlyParam(const Expr *Base, const ParmVarDecl *&Out) {
-    Out = asParam(Base->IgnoreParenImpCasts(), In.Kernel);
-    if (!Out || !Out->getType()->isPointerType())
-      return false;
-    unsigned I = *paramIndex(In.Kernel, Out);
-    return I < Access.size() && !Access[I].Written && !Access[I].Unknown;
+  /// A local initialised once with a block-uniform value (`int b =
+  /// blockIdx.z`, `const float *a = A + b * n * n`).
+  bool uniformLocal(const VarDecl *V) {
+    return V->getInit() && !isModified(V, Body) &&
+           M.isUniform(V->getInit(), an::Uniformity::BlockUniform);
   }
-  /// Whether S uses only the product's variables, kernel parameters and
-  /// constants; otherwise Why names what else.
+  /// Whether S uses only the product's variables, kernel parameters,
+  /// uniform locals and constants; otherwise Why names what else.
   bool selfContained(const Stmt *S, const Gemm &G, std::string &Why);
-  bool matchUpdate(const ForStmt *F, Gemm &G, std::string &Why);
-  bool matchRegion(Gemm &G, std::string &Why);
+  bool classify(const Stmt *S, Gemm &G, std::string &Why);
 
   const RuleInput &In;
   ASTContext &Ctx;
   const CompoundStmt *Body;
-  std::vector<frontend::PointerAccess> Access;
+  an::KernelModel &M;
+  std::vector<const VarDecl *> Allowed; ///< the uniform locals the product may read
 };
-
-bool GemmMatcher::matchUpdate(const ForStmt *F, Gemm &G, std::string &Why) {
-  const auto *E = dyn_cast_or_null<Expr>(single(F->getBody()));
-  if (!E)
-    return false;
-  E = E->IgnoreParens();
-  const Expr *X = nullptr, *Y = nullptr;
-  const VarDecl *Acc = nullptr;
-  auto Product = [&](const Expr *M) {
-    const auto *Mul = dyn_cast<BinaryOperator>(M->IgnoreParenImpCasts());
-    if (!Mul || Mul->getOpcode() != BO_Mul)
-      return false;
-    X = Mul->getLHS();
-    Y = Mul->getRHS();
-    return true;
-  };
-  if (const auto *CA = dyn_cast<CompoundAssignOperator>(E)) {
-    if (CA->getOpcode() != BO_AddAssign || !Product(CA->getRHS()))
-      return false;
-    Acc = asVar(CA->getLHS());
-  } else if (const auto *A = dyn_cast<BinaryOperator>(E); A && A->getOpcode() == BO_Assign) {
-    Acc = asVar(A->getLHS());
-    const Expr *R = A->getRHS()->IgnoreParenImpCasts();
-    if (const auto *Add = dyn_cast<BinaryOperator>(R); Add && Add->getOpcode() == BO_Add) {
-      if (!((asVar(Add->getLHS()) == Acc && Product(Add->getRHS())) ||
-            (asVar(Add->getRHS()) == Acc && Product(Add->getLHS()))))
-        return false;
-    } else if (const auto *C = dyn_cast<CallExpr>(R);
-               C && C->getNumArgs() == 3 && C->getDirectCallee()) {
-      StringRef Name = C->getDirectCallee()->getName();
-      if (!(Name == "fmaf" || Name == "fma" || Name == "__fmaf_rn" || Name == "__fma_rn") ||
-          asVar(C->getArg(2)) != Acc)
-        return false;
-      X = C->getArg(0);
-      Y = C->getArg(1);
-    } else {
-      return false;
-    }
-  } else {
-    return false;
-  }
-  if (!Acc || !Acc->hasLocalStorage() || !Acc->getType()->isRealFloatingType()) {
-    Why = "the accumulator is not a local float or double";
-    return false;
-  }
-  const auto *AX = dyn_cast<ArraySubscriptExpr>(X->IgnoreParenImpCasts());
-  const auto *AY = dyn_cast<ArraySubscriptExpr>(Y->IgnoreParenImpCasts());
-  const ParmVarDecl *PX = nullptr, *PY = nullptr;
-  if (!AX || !AY || !readOnlyParam(AX->getBase(), PX) || !readOnlyParam(AY->getBase(), PY)) {
-    Why = "the loop does not multiply elements of two read-only pointer parameters";
-    return false;
-  }
-  G.Acc = Acc;
-  G.Loop = F;
-  G.Update = E;
-  // for (int p = 0; p < K; ++p)
-  std::string LoopWhy;
-  const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
-  G.P = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
-  const auto *Cmp = dyn_cast_or_null<BinaryOperator>(
-      F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
-  bool Step = false;
-  if (const auto *U = dyn_cast_or_null<UnaryOperator>(F->getInc()))
-    Step = U->isIncrementOp() && G.P && asVar(U->getSubExpr()) == G.P;
-  else if (const auto *C = dyn_cast_or_null<CompoundAssignOperator>(F->getInc()))
-    Step = C->getOpcode() == BO_AddAssign && G.P && asVar(C->getLHS()) == G.P &&
-           evaluateInt(C->getRHS(), Ctx) == int64_t(1);
-  if (!G.P || !G.P->getInit() || evaluateInt(G.P->getInit(), Ctx) != int64_t(0) || !Cmp ||
-      Cmp->getOpcode() != BO_LT || asVar(Cmp->getLHS()) != G.P || !Step ||
-      isModified(G.P, F->getBody())) {
-    Why = "the accumulation loop is not 'for (int p = 0; p < k; ++p)'";
-    return false;
-  }
-  PolyBuilder B(Ctx, In.Kernel);
-  auto K = B.build(Cmp->getRHS());
-  if (!K || !llvm::all_of(K->atoms(), [&](unsigned A) {
-        return B.atom(A).Kind == PolyAtom::Param || B.atom(A).Kind == PolyAtom::TemplateParam;
-      })) {
-    Why = "the loop bound '" + textOf(Cmp->getRHS(), Ctx) + "' is not built from kernel parameters";
-    return false;
-  }
-  G.K = B.render(*K);
-  // One operand follows row, the other col.
-  auto Others = [&](const ArraySubscriptExpr *AS) {
-    std::vector<const VarDecl *> L = localsIn(AS->getIdx());
-    llvm::erase(L, G.P);
-    return L;
-  };
-  std::vector<const VarDecl *> LX = Others(AX), LY = Others(AY);
-  if (LX.size() != 1 || LY.size() != 1 || LX[0] == LY[0] || !references(AX->getIdx(), G.P) ||
-      !references(AY->getIdx(), G.P)) {
-    Why = "the operands are not indexed by the loop counter and one of row, col each";
-    return false;
-  }
-  for (const VarDecl *V : {LX[0], LY[0]}) {
-    if (!V->getInit() || isModified(V, Body)) {
-      Why = "'" + V->getNameAsString() + "' is not a variable initialised once";
-      return false;
-    }
-    if (isGlobalIndexOf(V->getInit(), 'y'))
-      G.Row = V;
-    else if (isGlobalIndexOf(V->getInit(), 'x'))
-      G.Col = V;
-  }
-  if (!G.Row || !G.Col) {
-    Why = "the operands' indices are not a row 'blockIdx.y * blockDim.y + threadIdx.y' and a "
-          "column 'blockIdx.x * blockDim.x + threadIdx.x'";
-    return false;
-  }
-  G.ARead = LX[0] == G.Row ? AX : AY;
-  G.BRead = LX[0] == G.Row ? AY : AX;
-  return true;
-}
 
 bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) {
   struct Walk : RecursiveASTVisitor<Walk> {
     const Gemm *G;
     const FunctionDecl *Kernel;
+    const std::vector<const VarDecl *> *Allowed;
     std::string Why;
     bool VisitDeclRefExpr(DeclRefExpr *R) {
       const ValueDecl *D = R->getDecl();
       if (frontend::isCudaBuiltinVar(D))
         return fail("it uses '" + D->getNameAsString() + "' directly");
       if (const auto *V = dyn_cast<VarDecl>(D)) {
-        if (V == G->Row || V == G->Col || V == G->Acc || V == G->P)
+        if (V == G->Row || V == G->Col || V == G->Acc || V == G->P || is_contained(*Allowed, V))
           return true;
         if (const auto *P = dyn_cast<ParmVarDecl>(V))
           return paramIndex(*Kernel, P) && !isModified(P, Kernel->getBody())
                      ? true
                      : fail("it assigns the parameter '" + V->getNameAsString() + "'");
         if (V->hasLocalStorage())
-          return fail("it uses '" + V->getNameAsString() + "', declared elsewhere");
+          return fail("it uses '" + V->getNameAsString() +
+                      "', which is neither the row, the column, the accumulator, the counter "
+                      "nor a block-uniform local");
         if (!V->getType().isConstQualified() && !V->isConstexpr() && !V->hasAttr<CUDAConstantAttr>())
           return fail("it uses the global variable '" + V->getNameAsString() + "'");
       }
@@ -305,109 +238,199 @@ bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) 
   } W;
   W.G = &G;
   W.Kernel = &In.Kernel;
+  W.Allowed = &Allowed;
   W.TraverseStmt(const_cast<Stmt *>(S));
   Why = W.Why;
   return Why.empty();
 }
 
-bool GemmMatcher::matchRegion(Gemm &G, std::string &Why) {
-  // The loop's block: [acc decl, loop, store].
-  auto Parents = Ctx.getParents(*G.Loop);
-  const auto *PC = Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
-  std::vector<const Stmt *> Stmts;
-  if (PC)
-    for (const Stmt *S : PC->body())
-      if (!isa<NullStmt>(S))
-        Stmts.push_back(S);
-  auto At = llvm::find(Stmts, G.Loop);
-  if (!PC || At == Stmts.begin() || At + 1 == Stmts.end()) {
-    Why = "the loop is not between the accumulator's declaration and the store of the result";
-    return false;
+/// The statements from the product's first one to the end of the kernel:
+/// ifs (the bounds checks, early returns), the accumulator's declaration,
+/// the loop, the store, and block-uniform declarations without loads.
+bool GemmMatcher::classify(const Stmt *S, Gemm &G, std::string &Why) {
+  auto Line = [&](const Stmt *X) {
+    return std::to_string(Ctx.getSourceManager().getPresumedLineNumber(X->getBeginLoc()));
+  };
+  if (!S || isa<NullStmt>(S))
+    return true;
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *X : CS->body())
+      if (!classify(X, G, Why))
+        return false;
+    return true;
   }
-  G.AccDecl = dyn_cast<DeclStmt>(*(At - 1));
-  if (!G.AccDecl || !G.AccDecl->isSingleDecl() || G.AccDecl->getSingleDecl() != G.Acc ||
-      !G.Acc->getInit()) {
-    Why = "the statement before the loop does not declare and initialise '" +
-          G.Acc->getNameAsString() + "' alone";
-    return false;
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    if (If->getElse() || If->getInit() || If->getConditionVariable() ||
+        !effectsOf(If->getCond(), In.Kernel, Ctx, [](const Expr *) { return false; }).empty()) {
+      Why = "the 'if' at line " + Line(If) + " has an else branch, an initialiser or effects";
+      return false;
+    }
+    if (isa<ReturnStmt>(single(If->getThen())))
+      return true;
+    return classify(If->getThen(), G, Why);
   }
-  if (!localsIn(G.Acc->getInit()).empty()) {
-    Why = "the accumulator's initial value depends on local variables";
-    return false;
+  if (S == G.Loop)
+    return true;
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    if (DS->isSingleDecl() && DS->getSingleDecl() == G.Acc) {
+      G.AccDecl = DS;
+      return true;
+    }
+    for (const Decl *D : DS->decls()) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V || !uniformLocal(V) || loadsOrCalls(V->getInit()) || references(V->getInit(), G.Row) ||
+          references(V->getInit(), G.Col)) {
+        Why = "the declaration at line " + Line(DS) +
+              " is not of a block-uniform value without loads";
+        return false;
+      }
+    }
+    G.Preludes.push_back(DS);
+    for (const Decl *D : DS->decls())
+      Allowed.push_back(cast<VarDecl>(D));
+    return true;
   }
-  const auto *Store = dyn_cast<BinaryOperator>(*(At + 1));
-  const ParmVarDecl *C = nullptr;
-  const auto *Dest = Store ? dyn_cast<ArraySubscriptExpr>(Store->getLHS()->IgnoreParens()) : nullptr;
-  if (Dest)
-    C = asParam(Dest->getBase()->IgnoreParenImpCasts(), In.Kernel);
-  if (!Store || !Store->isAssignmentOp() || !C || !references(Store->getRHS(), G.Acc) ||
-      C == asParam(G.ARead->getBase()->IgnoreParenImpCasts(), In.Kernel) ||
-      C == asParam(G.BRead->getBase()->IgnoreParenImpCasts(), In.Kernel)) {
-    Why = "the statement after the loop does not store the accumulator to a third array";
-    return false;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    const auto *A = dyn_cast<BinaryOperator>(E->IgnoreParens());
+    if (A && A->isAssignmentOp() && !G.Store && references(A->getRHS(), G.Acc) &&
+        isa<ArraySubscriptExpr>(A->getLHS()->IgnoreParens())) {
+      const an::Access *W = M.accessAt(A->getLHS()->IgnoreParens());
+      if (W && W->writes() && W->Space == an::MemorySpace::Global) {
+        G.Store = A;
+        return true;
+      }
+    }
   }
-  G.Store = Store;
-  if (Stmts.size() != 3 && PC != Body) {
-    Why = "the block of the product has statements besides the accumulator, the loop and "
-          "the store";
-    return false;
-  }
+  Why = "the kernel has a statement besides the bounds checks, the accumulator, the loop and "
+        "the store: '" + textOf(S, Ctx) + "' (line " + Line(S) + ")";
+  return false;
+}
 
-  // Its guard: if (cond) { ... } as the kernel's last statement, or
-  // if (cond) return; right before it in the kernel body.
+std::optional<Gemm> GemmMatcher::match(std::string &Why) {
+  std::vector<const an::Pattern *> Ps = M.patterns(an::PatternKind::MatrixProduct);
+  if (Ps.empty()) {
+    Why = "the model recognises no matrix product (C[i][j] = sum over k of A[i][k] * B[k][j])";
+    return std::nullopt;
+  }
+  if (Ps.size() > 1) {
+    Why = formatv("the kernel holds {0} matrix products; only a kernel that is one is tiled",
+                  Ps.size()).str();
+    return std::nullopt;
+  }
+  const an::Pattern &P = *Ps.front();
+  const an::Access &A0 = M.Accesses[P.Accesses[0]], &B0 = M.Accesses[P.Accesses[1]];
+  if (P.Tiled) {
+    Why = "the product is already tiled: " +
+          (A0.Space == an::MemorySpace::Shared ? A0.Buffer : B0.Buffer) +
+          " is read from shared memory";
+    return std::nullopt;
+  }
+  if (P.Reduction < 0) {
+    Why = "the product accumulates in memory (loop order " + P.LoopOrder +
+          "), not in a per-thread accumulator";
+    return std::nullopt;
+  }
+  const an::Reduction &R = M.Reductions[unsigned(P.Reduction)];
+  const an::Loop &KL = M.Loops[P.Loops.front()];
+  Gemm G;
+  G.Acc = R.Acc;
+  G.Batch = P.role("batch").str();
+  G.Loop = dyn_cast_or_null<ForStmt>(KL.S);
+  G.P = KL.IV;
+  if (!G.Acc || !G.Acc->getType()->isRealFloatingType()) {
+    Why = "the accumulator is not a local float or double";
+    return std::nullopt;
+  }
+  if (R.Loops.size() != 1 || KL.Parent >= 0) {
+    Why = "the product's loop over k is nested in another loop";
+    return std::nullopt;
+  }
+  // for (int p = 0; p < K; ++p), K built from kernel parameters.
+  const auto *Cmp = G.Loop && G.Loop->getCond()
+                        ? dyn_cast<BinaryOperator>(G.Loop->getCond()->IgnoreParenImpCasts())
+                        : nullptr;
+  auto Const = [](const std::optional<an::IndexForm> &F, int64_t V) {
+    return F && F->constantValue() == V;
+  };
+  if (!G.Loop || !G.P || !Const(KL.Start, 0) || KL.StepK != an::StepKind::Constant ||
+      !Const(KL.Step, 1) || KL.Cmp != an::CmpOp::LT || !KL.ExtraCondText.empty() ||
+      KL.HasEarlyExit || KL.HasSync || !Cmp || Cmp->getOpcode() != BO_LT ||
+      asVar(Cmp->getLHS()) != G.P || isModified(G.P, G.Loop->getBody())) {
+    Why = "the accumulation loop is not 'for (int p = 0; p < k; ++p)'";
+    return std::nullopt;
+  }
+  {
+    PolyBuilder B(Ctx, In.Kernel);
+    auto K = B.build(Cmp->getRHS());
+    if (!K || !llvm::all_of(K->atoms(), [&](unsigned X) {
+          return B.atom(X).Kind == PolyAtom::Param || B.atom(X).Kind == PolyAtom::TemplateParam;
+        })) {
+      Why = "the loop bound '" + textOf(Cmp->getRHS(), Ctx) + "' is not built from kernel parameters";
+      return std::nullopt;
+    }
+    G.K = B.render(*K);
+  }
+  // The loop body is the update of the accumulator, and it multiplies the
+  // two operands.
+  const auto *U = dyn_cast_or_null<Expr>(single(G.Loop->getBody()));
+  const auto *UA = U ? dyn_cast<BinaryOperator>(U->IgnoreParens()) : nullptr;
+  if (!UA || !UA->isAssignmentOp() || asVar(UA->getLHS()) != G.Acc || !A0.E || !B0.E ||
+      !contains(UA->getRHS(), A0.E) || !contains(UA->getRHS(), B0.E)) {
+    Why = "the loop's body is not the one update 'acc += A[...] * B[...]'";
+    return std::nullopt;
+  }
+  G.Update = UA;
+  // The top-level declarations before the product stay; the uniform ones
+  // may be read by it.
   std::vector<const Stmt *> Top;
   for (const Stmt *S : Body->body())
     if (!isa<NullStmt>(S))
       Top.push_back(S);
-  const Stmt *Before = nullptr;
-  if (PC == Body) {
-    auto It = llvm::find(Top, G.AccDecl);
-    if (It + 3 != Top.end()) {
-      Why = "statements follow the store of the result";
-      return false;
-    }
-    const auto *If = It == Top.begin() ? nullptr : dyn_cast<IfStmt>(*(It - 1));
-    const Stmt *Then = If ? single(If->getThen()) : nullptr;
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable() ||
-        !isa_and_nonnull<ReturnStmt>(Then)) {
-      Why = "the product has no bounds check ('if (row < m && col < n)' around it or "
-            "'if (row >= m || col >= n) return;' before it)";
-      return false;
-    }
-    G.Cond = If->getCond();
-    G.CondHolds = false;
-    G.First = If;
-    G.Last = Store;
-    Before = If;
-  } else {
-    auto Up = Ctx.getParents(*PC);
-    const auto *If = Up.empty() ? nullptr : Up[0].get<IfStmt>();
-    if (!If || If->getThen() != PC) {
-      Why = "the product has no bounds check ('if (row < m && col < n)' around it or "
-            "'if (row >= m || col >= n) return;' before it)";
-      return false;
-    }
-    if (If->getElse() || If->getInit() ||
-        If->getConditionVariable() || Top.empty() || Top.back() != If) {
-      Why = "the product is not the kernel's last statement under 'if (row < m && col < n)'";
-      return false;
-    }
-    G.Cond = If->getCond();
-    G.First = G.Last = If;
-    Before = If;
-  }
-  // Only declarations come before the product, row and col among them,
-  // and nothing else uses row or col (their definitions change).
-  bool RowSeen = false, ColSeen = false;
-  for (const Stmt *S : Top) {
-    if (S == Before)
+  size_t FirstIdx = 0;
+  for (; FirstIdx < Top.size(); ++FirstIdx) {
+    const auto *DS = dyn_cast<DeclStmt>(Top[FirstIdx]);
+    if (!DS || llvm::any_of(DS->decls(), [&](const Decl *D) { return D == G.Acc; }))
       break;
-    const auto *DS = dyn_cast<DeclStmt>(S);
-    if (!DS) {
-      Why = "the kernel has statements other than declarations before the product";
-      return false;
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D); V && uniformLocal(V))
+        Allowed.push_back(V);
+  }
+  // Row and column: the one non-uniform local besides the counter in each
+  // operand's index.
+  auto IndexLocal = [&](const an::Access &X) -> const VarDecl * {
+    std::vector<const VarDecl *> L = localsIn(X.E);
+    llvm::erase_if(L, [&](const VarDecl *V) { return V == G.P || uniformLocal(V); });
+    return L.size() == 1 ? L[0] : nullptr;
+  };
+  const VarDecl *LA = IndexLocal(A0), *LB = IndexLocal(B0);
+  if (!LA || !LB || LA == LB) {
+    Why = "the operands are not indexed by the loop counter and one of row, col each";
+    return std::nullopt;
+  }
+  for (const VarDecl *V : {LA, LB}) {
+    if (!V->getInit() || isModified(V, Body)) {
+      Why = "'" + V->getNameAsString() + "' is not a variable initialised once";
+      return std::nullopt;
     }
-    for (const Decl *D : DS->decls()) {
+    if (isGlobalIndexOf(V->getInit(), 'y'))
+      G.Row = V;
+    else if (isGlobalIndexOf(V->getInit(), 'x'))
+      G.Col = V;
+  }
+  if (!G.Row || !G.Col) {
+    Why = "the operands' indices are not a row 'blockIdx.y * blockDim.y + threadIdx.y' and a "
+          "column 'blockIdx.x * blockDim.x + threadIdx.x'";
+    return std::nullopt;
+  }
+  bool Swap = LA != G.Row;
+  G.AAccess = Swap ? &B0 : &A0;
+  G.BAccess = Swap ? &A0 : &B0;
+  G.ARead = G.AAccess->E;
+  G.BRead = G.BAccess->E;
+  // Only declarations not using row or col come before the product.
+  bool RowSeen = false, ColSeen = false;
+  for (size_t I = 0; I < FirstIdx; ++I)
+    for (const Decl *D : cast<DeclStmt>(Top[I])->decls()) {
       const auto *V = dyn_cast<VarDecl>(D);
       RowSeen |= V == G.Row;
       ColSeen |= V == G.Col;
@@ -416,75 +439,115 @@ bool GemmMatcher::matchRegion(Gemm &G, std::string &Why) {
         if (Init && references(Init, Used)) {
           Why = "'" + Used->getNameAsString() + "' is used outside the product (by '" +
                 V->getNameAsString() + "')";
-          return false;
+          return std::nullopt;
         }
     }
-  }
   if (!RowSeen || !ColSeen) {
     Why = "'" + G.Row->getNameAsString() + "' and '" + G.Col->getNameAsString() +
           "' are not declared at the top of the kernel";
-    return false;
+    return std::nullopt;
   }
-  for (const Stmt *S : {static_cast<const Stmt *>(G.Cond), static_cast<const Stmt *>(G.AccDecl),
-                        static_cast<const Stmt *>(G.Loop), static_cast<const Stmt *>(G.Store)}) {
+  if (FirstIdx == Top.size()) {
+    Why = "the kernel has no statements after its declarations";
+    return std::nullopt;
+  }
+  G.First = Top[FirstIdx];
+  for (size_t I = FirstIdx; I < Top.size(); ++I)
+    if (!classify(Top[I], G, Why))
+      return std::nullopt;
+  if (!G.AccDecl || !G.Acc->getInit() || !G.Store) {
+    Why = !G.AccDecl ? "'" + G.Acc->getNameAsString() + "' is not declared alone, with a value"
+                     : "no statement stores the accumulator to global memory";
+    return std::nullopt;
+  }
+  if (!localsIn(G.Acc->getInit()).empty()) {
+    Why = "the accumulator's initial value depends on local variables";
+    return std::nullopt;
+  }
+  if (references(G.Store->IgnoreParens(), G.Acc) &&
+      (M.accessAt(cast<BinaryOperator>(G.Store)->getLHS()->IgnoreParens())->Base ==
+           G.AAccess->Base ||
+       M.accessAt(cast<BinaryOperator>(G.Store)->getLHS()->IgnoreParens())->Base ==
+           G.BAccess->Base)) {
+    Why = "the result is stored into an operand";
+    return std::nullopt;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!SM.isBeforeInTranslationUnit(G.AccDecl->getBeginLoc(), G.Loop->getBeginLoc()) ||
+      !SM.isBeforeInTranslationUnit(G.Loop->getEndLoc(), G.Store->getBeginLoc())) {
+    Why = "the accumulator's declaration, the loop and the store are not in this order";
+    return std::nullopt;
+  }
+  // The guards: the store's must imply the loop's (the loop ran wherever
+  // the result is stored); PMPP's two identical checks qualify.
+  an::Guard GL = M.guardOf(G.Loop), GS = M.guardOf(G.Store);
+  for (const an::GuardTerm &T : GL.Terms)
+    if (none_of(GS.Terms, [&](const an::GuardTerm &S) { return S.Text == T.Text; })) {
+      Why = "the loop runs under '" + T.Text + "', which the store does not check";
+      return std::nullopt;
+    }
+  for (const an::GuardTerm &T : GS.Terms) {
+    if (!T.Cond) {
+      Why = "the store's guard term '" + T.Text + "' has no condition";
+      return std::nullopt;
+    }
+    if (references(T.Cond, G.Row) || references(T.Cond, G.Col))
+      G.Bounds.push_back(T);
+    else if (M.isUniform(T.Cond, an::Uniformity::BlockUniform))
+      G.Uniform.push_back(T);
+    else {
+      Why = "the store's guard term '" + T.Text +
+            "' varies with the thread but is not on the row or the column";
+      return std::nullopt;
+    }
+  }
+  for (const Stmt *S : {static_cast<const Stmt *>(G.AccDecl), static_cast<const Stmt *>(G.Loop),
+                        static_cast<const Stmt *>(G.Store)}) {
     std::string W;
     if (!selfContained(S, G, W)) {
       Why = "the product's code is not a function of (row, col) alone: " + W;
-      return false;
+      return std::nullopt;
+    }
+  }
+  for (const an::GuardTerm &T : GS.Terms) {
+    std::string W;
+    if (!selfContained(T.Cond, G, W)) {
+      Why = "the bounds check is not a function of (row, col) alone: " + W;
+      return std::nullopt;
     }
   }
   // The bounds: row < M, col < N, from the check.
   PolyBuilder B(Ctx, In.Kernel);
   B.Opaque.insert(G.Row);
   B.Opaque.insert(G.Col);
-  std::vector<IndexPoly> Facts = factsFrom({Condition{G.Cond, G.CondHolds}}, B);
+  std::vector<Condition> Conds;
+  for (const an::GuardTerm &T : G.Bounds)
+    Conds.push_back(Condition{T.Cond, T.Holds});
+  std::vector<IndexPoly> Facts = factsFrom(Conds, B);
   auto Bound = [&](const VarDecl *V) -> std::optional<std::string> {
     IndexPoly X = IndexPoly::atom(B.atomFor(V));
     for (const IndexPoly &F : Facts) {
-      IndexPoly U = F + X;
-      if (!U.isConstant() && llvm::all_of(U.atoms(), [&](unsigned A) {
+      IndexPoly Up = F + X;
+      if (!Up.isConstant() && llvm::all_of(Up.atoms(), [&](unsigned A) {
             return B.atom(A).Kind == PolyAtom::Param || B.atom(A).Kind == PolyAtom::TemplateParam;
           }))
-        return B.render(U + IndexPoly::constant(1));
+        return B.render(Up + IndexPoly::constant(1));
     }
     return std::nullopt;
   };
   G.M = Bound(G.Row);
   G.N = Bound(G.Col);
+  if (G.Bounds.empty()) {
+    Why = "the product has no bounds check ('if (row < m && col < n)' around it or "
+          "'if (row >= m || col >= n) return;' before it)";
+    return std::nullopt;
+  }
   if (!G.M) {
-    Why = "the bounds check '" + textOf(G.Cond, Ctx) + "' has no upper bound on '" +
+    Why = "the bounds check '" + GS.render() + "' has no upper bound on '" +
           G.Row->getNameAsString() + "'";
-    return false;
+    return std::nullopt;
   }
-  return true;
-}
-
-std::optional<Gemm> GemmMatcher::match(std::string &Why) {
-  struct Loops : RecursiveASTVisitor<Loops> {
-    std::vector<const ForStmt *> Out;
-    bool VisitForStmt(ForStmt *F) {
-      Out.push_back(F);
-      return true;
-    }
-  } L;
-  L.TraverseStmt(const_cast<CompoundStmt *>(Body));
-  for (const ForStmt *F : L.Out) {
-    Gemm G;
-    std::string W;
-    if (!matchUpdate(F, G, W)) {
-      if (Why.empty() && !W.empty())
-        Why = W;
-      continue;
-    }
-    if (!matchRegion(G, W)) {
-      Why = W;
-      return std::nullopt;
-    }
-    return G;
-  }
-  if (Why.empty())
-    Why = "no loop accumulates 'acc += A[...] * B[...]' (a naive matrix product)";
-  return std::nullopt;
+  return G;
 }
 
 class RegisterTilingRule : public ExpertRule {
@@ -501,11 +564,16 @@ std::string rewritten(const Stmt *S, ASTContext &Ctx,
 }
 
 RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
-  if (!kernelBody(In.Kernel))
+  const CompoundStmt *Body = kernelBody(In.Kernel);
+  if (!Body)
     return notApplicable("the kernel has no body");
   ASTContext &Ctx = In.Ctx;
   const agent::ProposalRequest &Req = In.Request;
-  GemmMatcher Matcher(In);
+  // The model without the launch block: blockDim stays a symbol.
+  auto MOr = an::analyzeKernel(Ctx, In.Kernel, an::AnalysisOptions());
+  if (!MOr)
+    return notApplicable(toString(MOr.takeError()));
+  GemmMatcher Matcher(In, *MOr);
   std::string Why;
   auto Found = Matcher.match(Why);
   if (!Found)
@@ -526,29 +594,59 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
   bool IsDouble = AccType->isSpecificBuiltinType(BuiltinType::Double);
 
   EditCollector EC(In);
+  const Stmt *Last = nullptr;
+  for (const Stmt *S : Body->body())
+    if (!isa<NullStmt>(S))
+      Last = S;
   auto FirstOff = EC.offsetOf(G.First->getBeginLoc());
-  auto LastRange = EC.rangeOf(G.Last->getSourceRange());
+  auto LastRange = EC.rangeOf(Last->getSourceRange());
   auto LoopBegin = EC.offsetOf(G.Loop->getBeginLoc());
   auto LoopBody = EC.offsetOf(G.Loop->getBody()->getBeginLoc());
   if (!FirstOff || !LastRange || !LoopBegin || !LoopBody)
     return notApplicable("the product is written inside a macro");
   std::string Ind = lineIndent(In.Source, *FirstOff).str();
   std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ";
-  // The region ends at the store's ';' in the return form.
-  unsigned RegionEnd = LastRange->second;
-  if (G.Last == G.Store) {
-    size_t Semi = In.Source.find(';', RegionEnd);
-    if (Semi == StringRef::npos)
-      return notApplicable("the store has no ';'");
-    RegionEnd = unsigned(Semi + 1);
-  }
+  // The region: from the product's first statement to the kernel's last.
+  unsigned RegionEnd = pastSemicolon(In.Source, LastRange->second);
   std::string Header = In.Source.slice(*LoopBegin, *LoopBody).rtrim().str();
-  auto Guard = [&](const std::string &Text) {
-    return G.CondHolds ? Text : "!(" + Text + ")";
-  };
   std::string ARead = textOf(G.ARead, Ctx), BRead = textOf(G.BRead, Ctx);
   if (ARead.empty() || BRead.empty() || Init.empty())
     return notApplicable("the product is written inside a macro");
+  // The store's bounds check for one output, with row and column renamed
+  // ("" inside a macro).
+  auto BoundsAt = [&](const std::string &RowName, const std::string &ColName) -> std::string {
+    std::string Out;
+    for (const an::GuardTerm &B : G.Bounds) {
+      std::vector<std::pair<SourceRange, std::string>> Cd;
+      renameIn(B.Cond, G.Row, RowName, Cd);
+      renameIn(B.Cond, G.Col, ColName, Cd);
+      std::string X = rewritten(B.Cond, Ctx, Cd);
+      if (X.empty())
+        return "";
+      Out += (Out.empty() ? "" : " && ") + (B.Holds ? "(" + X + ")" : "!(" + X + ")");
+    }
+    return Out;
+  };
+  // What every variant begins with: the hoisted block-uniform declarations
+  // and the block-uniform part of the check, as an early return of the
+  // whole block.
+  std::string Pre;
+  for (const DeclStmt *DS : G.Preludes) {
+    auto Rg = EC.rangeOf(DS->getSourceRange());
+    if (!Rg)
+      return notApplicable("the product is written inside a macro");
+    Pre += In.Source.slice(Rg->first, pastSemicolon(In.Source, Rg->second)).str() + "\n" + Ind;
+  }
+  if (!G.Uniform.empty()) {
+    std::string U;
+    for (const an::GuardTerm &B : G.Uniform) {
+      std::string X = textOf(B.Cond, Ctx);
+      if (X.empty())
+        return notApplicable("the product is written inside a macro");
+      U += (U.empty() ? "" : " && ") + (B.Holds ? "(" + X + ")" : "!(" + X + ")");
+    }
+    Pre += "if (!(" + U + "))\n" + I1 + "return; // the same for the whole block\n" + Ind;
+  }
 
   std::optional<agent::SpecChange> NoSpec;
   auto Spec = [&](unsigned TM, unsigned TN) -> std::optional<agent::SpecChange> {
@@ -570,6 +668,303 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
 
   std::vector<agent::Proposal> Proposals;
   std::string FirstNotApplicable;
+
+  // 0. Block tiling for large products: 256 threads per block, a BM x BN
+  // tile of C, BK-deep tiles of A (stored transposed) and B double-buffered
+  // in shared memory, read with 16-byte vector loads.
+  QualType ElemA = G.ARead->getType().getUnqualifiedType(),
+           ElemB = G.BRead->getType().getUnqualifiedType();
+  auto BlockTiled = [&](int64_t BM, int64_t BN, int64_t BK) -> std::string {
+    const int64_t NT = 256, TM = BM / 16, TN = BN / 16;
+    bool Float = ElemA->isSpecificBuiltinType(BuiltinType::Float);
+    if (!Ctx.hasSameType(ElemA, ElemB) ||
+        !(Float || ElemA->isSpecificBuiltinType(BuiltinType::Double)))
+      return "the operands are not both float or both double";
+    if (!G.N)
+      return "the bounds check has no upper bound on '" + G.Col->getNameAsString() + "'";
+    if (!Req.Block)
+      return "the block's dimensions are not known";
+    int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1], BZ = (*Req.Block)[2];
+    if (BX * BY * BZ != NT || BZ != 1 || BN % BX || BM % BY)
+      return formatv("the block is {0} x {1} x {2}, not 256 threads in a 2D shape that divides "
+                     "the {3} x {4} tile",
+                     BX, BY, BZ, BM, BN).str();
+    const int64_t VW = Float ? 4 : 2;
+    std::string E = typeSpelling(ElemA, Ctx), V = Float ? "float4" : "double2";
+    std::string EZero = zeroOf(ElemA, Ctx);
+    const char *Lanes[] = {"x", "y", "z", "w"};
+    uint64_t Bytes = uint64_t(2 * BK * (BM + BN)) * (Ctx.getTypeSize(ElemA) / 8);
+    uint64_t Existing = frontend::totalBytes(frontend::staticSharedVariables(In.Kernel, Ctx));
+    if (Bytes + Existing > uint64_t(In.Target.limits().StaticSharedMemPerBlock))
+      return formatv("the tiles need {0} bytes of shared memory ({1} already used)", Bytes,
+                     Existing).str();
+    if (!G.ARead->isLValue() || !G.BRead->isLValue())
+      return "an operand is not read as an array element";
+    // The unit-stride dimension of each operand, from the model: A along k
+    // or along its rows, B along its columns or along k.
+    const an::Loop &KL = *Matcher.model().loopOf(G.P);
+    auto Unit = [&](const an::Slope &S) { return S.constant() == int64_t(1); };
+    bool AK = Unit(Matcher.model().slopeAlongLoop(*G.AAccess, KL));
+    bool AR = !AK && Unit(Matcher.model().slopeAlong(*G.AAccess, "threadIdx", 'y'));
+    bool BC = Unit(Matcher.model().slopeAlong(*G.BAccess, "threadIdx", 'x'));
+    bool BK1 = !BC && Unit(Matcher.model().slopeAlongLoop(*G.BAccess, KL));
+    bool AVec = G.AAccess->Affine && (AK || AR), BVec = G.BAccess->Affine && (BC || BK1);
+    // An operand read at (r, p).
+    auto ReadA = [&](const std::string &Rn, const std::string &Pn) {
+      std::vector<std::pair<SourceRange, std::string>> Re;
+      renameIn(G.ARead, G.Row, Rn, Re);
+      renameIn(G.ARead, G.P, Pn, Re);
+      return rewritten(G.ARead, Ctx, Re);
+    };
+    auto ReadB = [&](const std::string &Pn, const std::string &Cn) {
+      std::vector<std::pair<SourceRange, std::string>> Re;
+      renameIn(G.BRead, G.Col, Cn, Re);
+      renameIn(G.BRead, G.P, Pn, Re);
+      return rewritten(G.BRead, Ctx, Re);
+    };
+    std::string Mt = *G.M, Nt = *G.N, Kt = G.K;
+    std::string S0 = Fresh("rt_s"), Vv = Fresh("rt_v"), Ee = Fresh("rt_e"), Qq = Fresh("rt_q"),
+                Tx = Fresh("rt_tx"), Ty = Fresh("rt_ty"), Va = Fresh("rt_va"), Vb = Fresh("rt_vb"),
+                Ra = Fresh("rt_ra"), Rb = Fresh("rt_rb"), W = Fresh("rt_w"), Gg = Fresh("rt_g"),
+                More = Fresh("rt_more"), Rr = Fresh("rt_rr"), Cc = Fresh("rt_cc");
+    if (ReadA("0", "0").empty() || ReadB("0", "0").empty())
+      return "the product is written inside a macro";
+    // The vector path: the operand's unit dimension is a multiple of VW
+    // long, its base 16-byte aligned and its other stride a multiple of VW.
+    auto VecCheck = [&](bool Vec, const std::string &Bound, const std::string &At00,
+                        const std::string &AtOther) -> std::string {
+      if (!Vec)
+        return "false";
+      return formatv("({0}) % {1} == 0 && reinterpret_cast<unsigned long long>(&{2}) % 16 == 0 "
+                     "&& (&{3} - &{2}) % {1} == 0",
+                     Bound, VW, At00, AtOther).str();
+    };
+    std::string VA = VecCheck(AVec, AK ? Kt : Mt, ReadA("0", "0"),
+                              AK ? ReadA("1", "0") : ReadA("0", "1"));
+    std::string VB = VecCheck(BVec, BC ? Nt : Kt, ReadB("0", "0"),
+                              BC ? ReadB("1", "0") : ReadB("0", "1"));
+    // Loads of one operand's tile into registers: vector v covers VW
+    // elements along the unit dimension (U long in the tile).
+    struct Side {
+      bool UnitFirst;       ///< unit dimension is the first coordinate (row / k)
+      int64_t Ext0, Ext1;   ///< tile extents of the (row or k, k or col) coordinates
+    };
+    auto NumVec = [&](int64_t Elems) { return (Elems / VW + NT - 1) / NT; };
+    int64_t NA = NumVec(BM * BK), NB = NumVec(BK * BN);
+    // Coordinates of vector Vv's first element in the tile: (c0, c1).
+    auto Coords = [&](bool UnitFirst, int64_t Ext0, int64_t Ext1) {
+      if (UnitFirst)
+        return std::make_pair(formatv("({0} % {1}) * {2}", Vv, Ext0 / VW, VW).str(),
+                              formatv("{0} / {1}", Vv, Ext0 / VW).str());
+      return std::make_pair(formatv("{0} / {1}", Vv, Ext1 / VW).str(),
+                            formatv("({0} % {1}) * {2}", Vv, Ext1 / VW, VW).str());
+    };
+    // A's tile coordinates are (row, k); B's are (k, col).
+    bool AUnitRow = AR, BUnitK = BK1;
+    auto ACo = Coords(AUnitRow, BM, BK), BCo = Coords(BUnitK, BK, BN);
+    std::string U = "#pragma unroll\n";
+    auto LoadTiles = [&](const std::string &KBase, const std::string &I) {
+      std::string C, J = I + "  ", J2 = J + "  ", J3 = J2 + "  ";
+      for (int Op = 0; Op < 2; ++Op) {
+        bool IsA = Op == 0;
+        int64_t N = IsA ? NA : NB, Elems = IsA ? BM * BK : BK * BN;
+        auto Co = IsA ? ACo : BCo;
+        bool UF = IsA ? AUnitRow : BUnitK;
+        std::string Reg = IsA ? Ra : Rb, Ok0 = IsA ? Va : Vb;
+        std::string T0 = IsA ? RowT : PT, T1 = IsA ? PT : ColT;
+        std::string X0 = IsA ? formatv("blockIdx.y * {0} + {1}", BM, Co.first).str()
+                             : KBase + " + " + Co.first;
+        std::string X1 = IsA ? KBase + " + " + Co.second
+                             : formatv("blockIdx.x * {0} + {1}", BN, Co.second).str();
+        std::string B0 = IsA ? Mt : Kt, B1 = IsA ? Kt : Nt;
+        auto Read = [&](const std::string &A0, const std::string &A1) {
+          return IsA ? ReadA(A0, A1) : ReadB(A0, A1);
+        };
+        C += U + I + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Ee, N).str();
+        C += J + formatv("const int {0} = {1} + {2} * {3};\n", Vv, Tt, Ee, NT).str();
+        if (Elems / VW % NT)
+          C += J + formatv("if ({0} >= {1}) break;\n", Vv, Elems / VW).str();
+        C += J + formatv("const {0} {1} = {2};\n", T0, Rr, X0).str();
+        C += J + formatv("const {0} {1} = {2};\n", T1, Cc, X1).str();
+        C += J + "if (" + Ok0 + ") {\n";
+        C += J2 + formatv("if ({0} < {1} && {2} < {3}) {{\n", Rr, B0, Cc, B1).str();
+        C += J3 + formatv("const {0} {1} = *reinterpret_cast<const {0} *>(&{2});\n", V, W,
+                          Read(Rr, Cc)).str();
+        for (int64_t L = 0; L < VW; ++L)
+          C += J3 + formatv("{0}[{1}][{2}] = {3}.{4};\n", Reg, Ee, L, W, Lanes[L]).str();
+        C += J2 + "} else {\n";
+        for (int64_t L = 0; L < VW; ++L)
+          C += J3 + formatv("{0}[{1}][{2}] = {3};\n", Reg, Ee, L, EZero).str();
+        C += J2 + "}\n";
+        C += J + "} else {\n";
+        C += U + J2 + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Qq, VW).str();
+        std::string Y0 = UF ? Rr + " + " + Qq : Rr, Y1 = UF ? Cc : Cc + " + " + Qq;
+        C += J3 + formatv("const {0} {1}{4} = {2};\n{3}const {5} {6}{4} = {7};\n", T0, Rr, Y0, J3,
+                          "1", T1, Cc, Y1).str();
+        C += J3 + formatv("{0}[{1}][{2}] = {3}1 < {4} && {5}1 < {6} ? {7} : {8};\n", Reg, Ee, Qq,
+                          Rr, B0, Cc, B1, Read(Rr + "1", Cc + "1"), EZero).str();
+        C += J2 + "}\n";
+        C += J + "}\n";
+        C += I + "}\n";
+      }
+      return C;
+    };
+    auto StoreTiles = [&](const std::string &Stage, const std::string &I) {
+      std::string C, J = I + "  ", J2 = J + "  ";
+      for (int Op = 0; Op < 2; ++Op) {
+        bool IsA = Op == 0;
+        int64_t N = IsA ? NA : NB, Elems = IsA ? BM * BK : BK * BN;
+        auto Co = IsA ? ACo : BCo;
+        bool UF = IsA ? AUnitRow : BUnitK;
+        C += U + I + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Ee, N).str();
+        C += J + formatv("const int {0} = {1} + {2} * {3};\n", Vv, Tt, Ee, NT).str();
+        if (Elems / VW % NT)
+          C += J + formatv("if ({0} >= {1}) break;\n", Vv, Elems / VW).str();
+        C += U + J + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Qq, VW).str();
+        std::string Y0 = "(" + Co.first + (UF ? " + " + Qq : "") + ")",
+                    Y1 = "(" + Co.second + (UF ? "" : " + " + Qq) + ")";
+        // As is [k][row], Bs [k][col].
+        if (IsA)
+          C += J2 + formatv("{0}[{1}][{2}][{3}] = {4}[{5}][{6}];\n", As, Stage, Y1, Y0, Ra, Ee,
+                            Qq).str();
+        else
+          C += J2 + formatv("{0}[{1}][{2}][{3}] = {4}[{5}][{6}];\n", Bs, Stage, Y0, Y1, Rb, Ee,
+                            Qq).str();
+        C += I + "}\n";
+      }
+      return C;
+    };
+    // The thread's rows: groups of 4, BM / (TM / 4) apart; columns alike.
+    auto Pos = [&](const std::string &Idx, const std::string &T16, int64_t Ext, int64_t TPer) {
+      return formatv("({0} / 4) * {1} + {2} * 4 + {0} % 4", Idx, Ext / (TPer / 4), T16).str();
+    };
+    std::vector<std::pair<SourceRange, std::string>> Up, St;
+    renameIn(G.Update, G.Acc, Acc + "[" + Ii + "][" + Jj + "]", Up);
+    Up.push_back({G.ARead->getSourceRange(), Av + "[" + Ii + "]"});
+    Up.push_back({G.BRead->getSourceRange(), Bv + "[" + Jj + "]"});
+    renameIn(G.Store, G.Acc, Acc + "[" + Ii + "][" + Jj + "]", St);
+    renameIn(G.Store, G.Row, Row, St);
+    renameIn(G.Store, G.Col, Col, St);
+    std::string Update = rewritten(G.Update, Ctx, Up), Store = rewritten(G.Store, Ctx, St),
+                Cond = BoundsAt(Row, Col);
+    if (Update.empty() || Store.empty() || Cond.empty())
+      return "the product is written inside a macro";
+    std::string C = Pre;
+    C += formatv("// register-tiling: a {0} x {1} tile of C per block of 256 threads, {2} x {3} "
+                 "outputs per thread;\n", BM, BN, TM, TN).str();
+    C += Ind + formatv("// {0}-deep tiles of A (transposed) and B double-buffered in shared "
+                       "memory, read as {1}.\n", BK, V).str();
+    C += Ind + "if (blockDim.x * blockDim.y * blockDim.z != 256)\n";
+    C += I1 + "__trap(); // register-tiling: sized for blocks of 256 threads only\n";
+    C += Ind + formatv("__shared__ __align__(16) {0} {1}[2][{2}][{3}];\n", E, As, BK, BM).str();
+    C += Ind + formatv("__shared__ __align__(16) {0} {1}[2][{2}][{3}];\n", E, Bs, BK, BN).str();
+    C += Ind + formatv("const int {0} = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                       "threadIdx.z);\n", Tt).str();
+    C += Ind + formatv("const int {0} = {1} % 16, {2} = {1} / 16;\n", Tx, Tt, Ty).str();
+    C += Ind + formatv("{0} {1}[{2}][{3}];\n", T, Acc, TM, TN).str();
+    C += U + Ind + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Ii, TM).str();
+    C += U + I1 + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Jj, TN).str();
+    C += I2 + formatv("{0}[{1}][{2}] = {3};\n", Acc, Ii, Jj, Init).str();
+    C += Ind + "// 16-byte global loads where the unit-stride dimension, the base and the\n";
+    C += Ind + "// leading dimension allow them; scalar loads otherwise.\n";
+    C += Ind + formatv("const bool {0} = {1};\n", Va, VA).str();
+    C += Ind + formatv("const bool {0} = {1};\n", Vb, VB).str();
+    C += Ind + formatv("{0} {1}[{2}][{3}], {4}[{5}][{3}];\n", E, Ra, NA, VW, Rb, NB).str();
+    C += LoadTiles("0", Ind);
+    C += StoreTiles("0", Ind);
+    C += Ind + "__syncthreads();\n";
+    C += Ind + formatv("for ({0} {1} = 0; {1} < {2}; {1} += {3}) {{\n", PT, K0, Kt, BK).str();
+    C += I1 + formatv("const int {0} = int({1} / {2}) & 1;\n", S0, K0, BK).str();
+    C += I1 + formatv("const bool {0} = {1} + {2} < {3};\n", More, K0, BK, Kt).str();
+    C += I1 + "if (" + More + ") {\n";
+    C += LoadTiles(K0 + " + " + std::to_string(BK), I2);
+    C += I1 + "}\n";
+    C += U + I1 + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Kk, BK).str();
+    C += I2 + formatv("{0} {1}[{2}], {3}[{4}];\n", E, Av, TM, Bv, TN).str();
+    for (int Op = 0; Op < 2; ++Op) {
+      bool IsA = Op == 0;
+      int64_t TPer = IsA ? TM : TN, Ext = IsA ? BM : BN;
+      std::string Arr = IsA ? As : Bs, Reg = IsA ? Av : Bv, T16 = IsA ? Ty : Tx;
+      C += U + I2 + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Gg, TPer / 4).str();
+      C += U + I3 + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Qq, 4 / VW).str();
+      C += I4 + formatv("const {0} {1} = *reinterpret_cast<const {0} *>(&{2}[{3}][{4}][{5} * {6} "
+                        "+ {7} * 4 + {8} * {9}]);\n",
+                        V, W, Arr, S0, Kk, Gg, Ext / (TPer / 4), T16, Qq, VW).str();
+      for (int64_t L = 0; L < VW; ++L)
+        C += I4 + formatv("{0}[{1} * 4 + {2} * {3} + {4}] = {5}.{6};\n", Reg, Gg, Qq, VW, L, W,
+                          Lanes[L]).str();
+      C += I3 + "}\n";
+    }
+    C += U + I2 + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Ii, TM).str();
+    C += U + I3 + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Jj, TN).str();
+    C += I4 + Update + ";\n";
+    C += I1 + "}\n";
+    C += I1 + "if (" + More + ") {\n";
+    C += StoreTiles(S0 + " ^ 1", I2);
+    C += I1 + "}\n";
+    C += I1 + "__syncthreads();\n";
+    C += Ind + "}\n";
+    C += U + Ind + formatv("for (int {0} = 0; {0} < {1}; ++{0})\n", Ii, TM).str();
+    C += U + I1 + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Jj, TN).str();
+    C += I2 + formatv("const {0} {1} = blockIdx.y * {2} + {3};\n", RowT, Row, BM,
+                      Pos(Ii, Ty, BM, TM)).str();
+    C += I2 + formatv("const {0} {1} = blockIdx.x * {2} + {3};\n", ColT, Col, BN,
+                      Pos(Jj, Tx, BN, TN)).str();
+    C += I2 + "if (" + Cond + ")\n";
+    C += I3 + Store + ";\n";
+    C += I1 + "}";
+    EditCollector Ed(In);
+    Ed.add({*FirstOff, RegionEnd - *FirstOff, C});
+    // The original row and column are no longer used: their declarations
+    // go when they declare nothing else.
+    for (const VarDecl *V : {G.Row, G.Col}) {
+      auto Ps = Ctx.getParents(*V);
+      const auto *DS = Ps.empty() ? nullptr : Ps[0].get<DeclStmt>();
+      if (DS && DS->isSingleDecl())
+        if (auto Rg = Ed.rangeOfStatement(DS))
+          Ed.add(eraseWithLine(In.Source, Rg->first, Rg->second));
+    }
+    // Two blocks per SM need at most 128 registers a thread.
+    const FunctionDecl &KD = In.Kernel;
+    if (!KD.hasAttr<CUDALaunchBoundsAttr>())
+      Ed.insertBefore(KD.getQualifierLoc() ? KD.getQualifierLoc().getBeginLoc() : KD.getLocation(),
+                      "__launch_bounds__(256, 2) ");
+    if (Ed.failed())
+      return Ed.failure();
+    auto S = Spec(unsigned(BM / BY), unsigned(BN / BX));
+    std::string Rationale = formatv(
+        "Each multiply-add loaded one element of A and one of B from global memory. A block "
+        "of 256 threads now computes a {0} x {1} tile of C; {2}-deep tiles of A (stored "
+        "transposed, As[k][row]) and B pass through two shared-memory stages ({3} bytes): the "
+        "next tile's global loads are issued into registers before the current tile's math "
+        "and stored after it, one barrier per tile. Each thread keeps {4} x {5} accumulators "
+        "and reads its {4} values of A and {5} of B as {6} loads ({7}-byte, conflict-free: its "
+        "rows and columns are groups of 4, {8} and {9} apart). Global loads are 16-byte "
+        "vectors when the model proves unit stride along the loaded dimension (A: {10}, B: "
+        "{11}) and a per-block check finds the bases aligned and the leading dimensions "
+        "multiples of {12}; scalar otherwise. Each output's multiply-adds run in the original "
+        "order (partial tiles add exact zeros), so the results are bitwise identical. A launch "
+        "with another block size traps; the grid shrinks by {13} in x and {14} in y{15}.",
+        BM, BN, BK, Bytes, TM, TN, V, 16, BM / (TM / 4), BN / (TN / 4),
+        AVec ? (AK ? "along k" : "along its rows") : "none",
+        BVec ? (BC ? "along its columns" : "along k") : "none", VW, BN / BX, BM / BY,
+        S ? "" : " (the launch's grid must be divided accordingly)").str();
+    RuleOutcome O = proposeEdits(In, name(),
+                                 formatv("block-tiled {0} x {1}: 256 threads, {2} x {3} outputs "
+                                         "each, double-buffered shared tiles, {4} loads",
+                                         BM, BN, TM, TN, V).str(),
+                                 Rationale, Ed.edits(), S);
+    if (!O.NotApplicable.empty())
+      return O.NotApplicable;
+    Proposals.push_back(std::move(O.Proposals.front()));
+    return "";
+  };
+  std::vector<std::string> BlockWhy;
+  if (!IsDouble)
+    if (std::string W = BlockTiled(128, 128, 8); !W.empty())
+      BlockWhy.push_back("block-tiled 128 x 128: " + W);
+  if (std::string W = BlockTiled(64, 64, IsDouble ? 8 : 16); !W.empty())
+    BlockWhy.push_back("block-tiled 64 x 64: " + W);
 
   // 1. Two-level tiling (needs the block's size for the shared tiles).
   if (!Req.Block || (*Req.Block)[2] != 1) {
@@ -598,11 +993,9 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     renameIn(G.Store, G.Acc, Acc + "[" + Ii + "][" + Jj + "]", St);
     renameIn(G.Store, G.Row, Row, St);
     renameIn(G.Store, G.Col, Col, St);
-    renameIn(G.Cond, G.Row, Row, Cd);
-    renameIn(G.Cond, G.Col, Col, Cd);
     std::string LoadA = rewritten(G.ARead, Ctx, LA), LoadB = rewritten(G.BRead, Ctx, LB),
                 Update = rewritten(G.Update, Ctx, Up), Store = rewritten(G.Store, Ctx, St),
-                Cond = rewritten(G.Cond, Ctx, Cd);
+                Cond = BoundsAt(Row, Col);
     if (Bytes + Existing > Limit) {
       FirstNotApplicable = formatv("two-level tiling: the tiles need {0} bytes of shared memory "
                                    "({1} already used), more than {2}",
@@ -612,7 +1005,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
       FirstNotApplicable = "two-level tiling: the product is written inside a macro";
     } else {
       std::string U = "#pragma unroll\n";
-      std::string C;
+      std::string C = Pre;
       C += formatv("// register-tiling: a {0} x {1} tile of C per block, {2} x {3} outputs per "
                    "thread\n", BM, BN, TM, TN).str();
       C += Ind + formatv("// (rows {0} apart, columns {1} apart); A and B pass through shared "
@@ -662,7 +1055,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
       C += U + I1 + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", Jj, TN).str();
       C += I2 + formatv("{0} {1} = {2} + {3} * {4};\n", RowT, Row, G.Row->getName(), Ii, BY).str();
       C += I2 + formatv("{0} {1} = {2} + {3} * {4};\n", ColT, Col, G.Col->getName(), Jj, BX).str();
-      C += I2 + "if (" + Guard(Cond) + ")\n";
+      C += I2 + "if (" + Cond + ")\n";
       C += I3 + Store + ";\n";
       C += I1 + "}";
       EditCollector E(In);
@@ -709,9 +1102,8 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     Up.push_back({G.BRead->getSourceRange(), Bv});
     renameIn(G.Store, G.Acc, Acc + "[" + R + "]", St);
     renameIn(G.Store, G.Row, Row, St);
-    renameIn(G.Cond, G.Row, Row, Cd);
     std::string Update = rewritten(G.Update, Ctx, Up), Store = rewritten(G.Store, Ctx, St),
-                Cond = rewritten(G.Cond, Ctx, Cd);
+                Cond = BoundsAt(Row, G.Col->getNameAsString());
     if (Update.empty() || Store.empty() || Cond.empty())
       return Proposals.empty() ? notApplicable("the product is written inside a macro")
                                : RuleOutcome{std::move(Proposals), ""};
@@ -721,7 +1113,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     std::string Any;
     for (unsigned I = 0; I < TM; ++I)
       Any += (I ? " || " : "") + formatv("{0}[{1}]", Ok, I).str();
-    std::string C;
+    std::string C = Pre;
     C += formatv("// register-tiling: {0} rows of C per thread, blockDim.y apart; each "
                  "element of B\n", TM).str();
     C += Ind + formatv("// loaded serves all {0}.\n", TM).str();
@@ -729,7 +1121,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     C += Ind + formatv("bool {0}[{1}];\n", Ok, TM).str();
     C += U + Ind + formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{\n", R, TM).str();
     C += I1 + Each;
-    C += I1 + formatv("{0}[{1}] = {2};\n", Ok, R, Guard(Cond)).str();
+    C += I1 + formatv("{0}[{1}] = {2};\n", Ok, R, Cond).str();
     C += I1 + formatv("{0}[{1}] = {2};\n", Acc, R, Init).str();
     C += Ind + "}\n";
     C += Ind + "if (" + Any + ") {\n";
@@ -764,7 +1156,9 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
         "large as needed is correct; grid.y shrinks by {0}{2}.",
         TM, 1.0 + 1.0 / TM, S ? "" : " (the launch's grid.y must be divided accordingly)").str();
     if (!FirstNotApplicable.empty())
-      Rationale += " (No " + FirstNotApplicable + ".)";
+      BlockWhy.push_back(FirstNotApplicable);
+    if (!BlockWhy.empty())
+      Rationale += " (No " + join(BlockWhy, "; no ") + ".)";
     RuleOutcome O = proposeEdits(In, name(),
                                  formatv("{0} rows of C per thread (blockDim.y apart), each load "
                                          "of B shared by them",

@@ -1,10 +1,10 @@
 // REQUIRES: cuda
-// The second proposal, register tiling alone: each thread computes 4 rows
+// The fourth proposal (after the two block-tiled ones and two-level tiling), register tiling alone: each thread computes 4 rows
 // of C, blockDim.y apart, loading each element of B once for all of them
 // (several multiply-adds per load of B in the PTX). An early return and an
 // alpha/beta epilogue are kept as written, for each row.
 // RUN: forge-port propose %s --kernel gemm --block 16,16 --rules=register-tiling --format=json > %t.json
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.json 1 %s > %t.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.json 3 %s > %t.cu
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.cu -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
@@ -31,7 +31,7 @@ __global__ void gemm(int m, int n, int k, float alpha, const float *A, const flo
 // FIX-NEXT: #pragma unroll
 // FIX-NEXT:   for (int rt_r = 0; rt_r < 4; ++rt_r) {
 // FIX-NEXT:     int rt_row = row + rt_r * blockDim.y;
-// FIX-NEXT:     rt_ok[rt_r] = !(rt_row >= m || col >= n);
+// FIX-NEXT:     rt_ok[rt_r] = !(rt_row >= m) && !(col >= n);
 // FIX-NEXT:     rt_acc[rt_r] = 0.0f;
 // FIX-NEXT:   }
 // FIX-NEXT:   if (rt_ok[0] || rt_ok[1] || rt_ok[2] || rt_ok[3]) {

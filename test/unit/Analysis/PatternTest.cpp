@@ -142,6 +142,50 @@ __global__ void gemm_ijk(const float *A, const float *B, float *C, int M, int N,
   EXPECT_GE(P->Reduction, 0);
 }
 
+// A batch index that A, B and C all move with (blockIdx.z), with the
+// operands read through block-uniform local pointers, is the product's
+// batch, not a shared dimension that rules the product out.
+TEST(Pattern, BatchedGemmThroughLocalPointers) {
+  KernelModel M = analyze(R"(
+__global__ void sgemm_batched(const float *A, const float *B, float *C, int n, int batch) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int b = blockIdx.z;
+  if (row < n && col < n && b < batch) {
+    const float *a = A + (size_t)b * n * n;
+    const float *bm = B + (size_t)b * n * n;
+    float acc = 0.0f;
+    for (int p = 0; p < n; ++p)
+      acc += a[(size_t)row * n + p] * bm[(size_t)p * n + col];
+    C[(size_t)b * n * n + (size_t)row * n + col] = acc;
+  }
+})",
+                          "sgemm_batched");
+  const Pattern *P = pattern(M, PatternKind::MatrixProduct);
+  ASSERT_NE(P, nullptr);
+  EXPECT_EQ(P->role("i"), "row");
+  EXPECT_EQ(P->role("j"), "col");
+  EXPECT_EQ(P->role("k"), "p");
+  EXPECT_FALSE(P->role("batch").empty());
+  EXPECT_EQ(P->LoopOrder, "ijk");
+  EXPECT_GE(P->Reduction, 0);
+  // Without the batch in C, threads of different batches would write the
+  // same element: not a batched product.
+  KernelModel N = analyze(R"(
+__global__ void racy(const float *A, const float *B, float *C, int n) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < n && col < n) {
+    float acc = 0.0f;
+    for (int p = 0; p < n; ++p)
+      acc += A[blockIdx.z * n * n + row * n + p] * B[blockIdx.z * n * n + p * n + col];
+    C[row * n + col] = acc;
+  }
+})",
+                          "racy");
+  EXPECT_EQ(pattern(N, PatternKind::MatrixProduct), nullptr);
+}
+
 TEST(Pattern, NaiveGemmIKJAccumulatesInMemory) {
   KernelModel M = analyze(R"(
 __global__ void gemm_ikj(const float *A, const float *B, float *C, int n) {
