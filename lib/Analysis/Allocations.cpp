@@ -564,15 +564,38 @@ std::string AllocationOrigin::describe() const {
   return S;
 }
 
+/// The variable E offsets or casts, if any.
+const VarDecl *offsetVariable(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParenCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isAdditiveOp()) {
+      E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+      continue;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+      if (const auto *A = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens())) {
+        E = A->getBase();
+        continue;
+      }
+    break;
+  }
+  const auto *D = dyn_cast<DeclRefExpr>(E);
+  const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+  return V && V->getType()->isPointerType() ? V->getCanonicalDecl() : nullptr;
+}
+
 AllocationOrigin traceAllocation(const Expr *E, ASTContext &Ctx, unsigned MaxDepth) {
   Tracer T(Ctx, MaxDepth);
   AllocationOrigin O = T.trace(E, 0);
   if (Tracer::isEmpty(O))
-    return unknown("'" + textOf(E, Ctx) + "' is given no value that can be followed");
+    O = unknown("'" + textOf(E, Ctx) + "' is given no value that can be followed");
+  O.Variable = offsetVariable(E);
   return O;
 }
 
 AliasVerdict compareOrigins(const AllocationOrigin &A, const AllocationOrigin &B) {
+  if (A.Variable && A.Variable == B.Variable)
+    return AliasVerdict::Same;
   if (!A.known() || !B.known())
     return AliasVerdict::Unknown;
   bool Shared = false;

@@ -14,8 +14,9 @@
 /// pointer) is Unknown with the reason.
 ///
 /// Two pointers are Distinct only when both are known and their origins
-/// share none; Same when both have one and the same origin (they may still
-/// point at different offsets of it); Unknown otherwise. Like SCEV, the
+/// share none; Same when both have one and the same origin, or offset one
+/// variable (they may still point at different offsets of it); Unknown
+/// otherwise. Like SCEV, the
 /// trace never guesses: what it cannot see is Unknown.
 ///
 //===----------------------------------------------------------------------===//
@@ -30,6 +31,7 @@ class ASTContext;
 class CallExpr;
 class Expr;
 class FunctionDecl;
+class VarDecl;
 } // namespace clang
 
 namespace forge::analysis {
@@ -57,6 +59,10 @@ struct AllocationOrigin {
   /// when there is one and it is the same on every path; else "".
   std::string Offset;
   std::string Why;
+  /// The variable the expression offsets or casts (`x` in `x + 1`,
+  /// `&x[k]`, `(float *)x`), known or not: two expressions of one launch
+  /// over the same variable point into one allocation whatever it is.
+  const clang::VarDecl *Variable = nullptr;
 
   bool known() const { return Kind != Unknown; }
   /// "the cudaMalloc at line 12", "the cudaMalloc at line 12 or the new[] at line 14".
@@ -71,7 +77,8 @@ AllocationOrigin traceAllocation(const clang::Expr *E, clang::ASTContext &Ctx,
 
 enum class AliasVerdict { Distinct, Same, Unknown };
 
-/// Whether two pointers with these origins can point into one allocation.
+/// Whether two pointers with these origins, evaluated together (the
+/// arguments of one call), can point into one allocation.
 AliasVerdict compareOrigins(const AllocationOrigin &A, const AllocationOrigin &B);
 
 /// The calls of F in the file: ordinary calls and kernel launches, of F or
