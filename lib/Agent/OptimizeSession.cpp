@@ -83,6 +83,7 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
   L.Threshold = O.Threshold;
   L.MaxProposalsPerRound = std::max(1u, O.ProposalsPerRound);
   L.Scope = O.Scope;
+  L.AssumeNoAlias = O.AssumeNoAlias;
   L.JobRoot = *Root;
   L.Job = O.Job;
   L.NvccFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);

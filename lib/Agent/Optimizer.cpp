@@ -212,6 +212,7 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
   Q.Bound = Snap.Bound;
   Q.History = History;
   Q.SmCount = O.SmCount;
+  Q.AssumeNoAlias = O.AssumeNoAlias;
   Q.Spec = Current.Spec;
   Q.Tunables = std::map<std::string, int64_t>(Current.Values.begin(), Current.Values.end());
   for (const measure::Tunable &T : Current.Spec->Tunables)

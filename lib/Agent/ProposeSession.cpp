@@ -110,6 +110,7 @@ Expected<ProposeResult> ProposeSession::run() {
   Req.Source = *Source;
   Req.Kernel = R.Kernel;
   Req.Target = O.Target;
+  Req.AssumeNoAlias = O.AssumeNoAlias;
   Req.TargetFacts = targetFacts(*O.Target);
   // The SM count of the target's reference GPU (H200 for sm_90), else an
   // H200's 132: there is no GPU to ask here.

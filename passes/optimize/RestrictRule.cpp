@@ -4,13 +4,16 @@
 /// `const` on the pointee of pointer parameters the kernel only reads, and
 /// `__restrict__` on its pointer parameters, so that the compiler may keep
 /// loads apart from stores, reorder them and use the read-only data path
-/// (ld.global.nc). Reads and writes come from ParamAccess.h; a launch in the
-/// file that passes one buffer for two pointers, one of them written, makes
-/// the promise false and the rule stays away (docs/passes/restrict.md).
+/// (ld.global.nc). Reads and writes come from ParamAccess.h. Every launch of
+/// the kernel in the file must pass pointers into distinct allocations
+/// (Analysis/Allocations.h) for each pair of which one is written; with no
+/// launch in the file only --assume-no-alias, the user's promise, lets the
+/// rule apply (docs/passes/restrict.md).
 ///
 //===----------------------------------------------------------------------===//
 #include "RuleUtil.h"
 #include "Rules.h"
+#include "forge/Analysis/Allocations.h"
 #include "forge/Frontend/ParamAccess.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -19,63 +22,14 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <map>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
 
 namespace forge::passes {
 namespace {
-
-/// The buffer an argument points into, as text: `x + off` and `&x[k]` are
-/// both "x"; "" when unknown.
-std::string bufferOf(const Expr *E, ASTContext &Ctx) {
-  E = E->IgnoreParenImpCasts();
-  while (true) {
-    if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
-      E = C->getSubExpr()->IgnoreParenImpCasts();
-      continue;
-    }
-    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-      if (B->isAdditiveOp()) {
-        E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
-                ->IgnoreParenImpCasts();
-        continue;
-      }
-    }
-    if (const auto *U = dyn_cast<UnaryOperator>(E)) {
-      if (U->getOpcode() == UO_AddrOf)
-        if (const auto *A = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens())) {
-          E = A->getBase()->IgnoreParenImpCasts();
-          continue;
-        }
-    }
-    break;
-  }
-  if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E) || isa<IntegerLiteral>(E))
-    return "";
-  return textOf(E, Ctx);
-}
-
-/// The launches of Kernel (or an instantiation of it) in the file.
-class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
-public:
-  explicit LaunchFinder(const FunctionDecl &Kernel) : Kernel(Kernel) {}
-  std::vector<const CUDAKernelCallExpr *> Launches;
-  bool shouldVisitTemplateInstantiations() const { return false; }
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *L) {
-    const FunctionDecl *Callee = L->getDirectCallee();
-    if (!Callee)
-      return true;
-    const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
-    if (Callee->getCanonicalDecl() == Kernel.getCanonicalDecl() ||
-        (Pattern && Pattern->getCanonicalDecl() == Kernel.getCanonicalDecl()))
-      Launches.push_back(L);
-    return true;
-  }
-
-private:
-  const FunctionDecl &Kernel;
-};
 
 class RestrictRule : public ExpertRule {
 public:
@@ -97,34 +51,77 @@ public:
       return I < Access.size() ? Access[I] : frontend::PointerAccess{true, true, true};
     };
 
-    // One buffer passed for two pointers, one of them written: restrict
-    // would be a false promise.
-    LaunchFinder LF(K);
-    LF.TraverseDecl(Ctx.getTranslationUnitDecl());
-    for (const CUDAKernelCallExpr *L : LF.Launches) {
-      std::map<std::string, const ParmVarDecl *> Seen;
-      for (const ParmVarDecl *P : Pointers) {
-        unsigned I = P->getFunctionScopeIndex();
-        if (I >= L->getNumArgs())
+    // Two pointers into one allocation, one of them written: restrict
+    // would be a false promise. Every launch must show distinct
+    // allocations for every such pair (Analysis/Allocations.h).
+    std::vector<const CallExpr *> Launches;
+    for (const CallExpr *L : analysis::callsOf(K, Ctx))
+      if (isa<CUDAKernelCallExpr>(L))
+        Launches.push_back(L);
+    // Pairs that matter: one pointer written (or used in a way that is not
+    // followed). Two read-only pointers may alias.
+    std::vector<std::pair<const ParmVarDecl *, const ParmVarDecl *>> Pairs;
+    for (size_t I = 0; I < Pointers.size(); ++I)
+      for (size_t J = I + 1; J < Pointers.size(); ++J) {
+        frontend::PointerAccess A = AccessOf(Pointers[I]), B = AccessOf(Pointers[J]);
+        if (A.Written || A.Unknown || B.Written || B.Unknown)
+          Pairs.push_back({Pointers[I], Pointers[J]});
+      }
+    std::set<unsigned> LaunchLines;
+    std::string Promised; // the first pair --assume-no-alias vouches for
+    for (const CallExpr *L : Launches) {
+      unsigned Line = Ctx.getSourceManager().getPresumedLineNumber(L->getBeginLoc());
+      LaunchLines.insert(Line);
+      std::map<const ParmVarDecl *, analysis::AllocationOrigin> Origins;
+      auto OriginOf = [&](const ParmVarDecl *P) -> const analysis::AllocationOrigin & {
+        auto It = Origins.find(P);
+        if (It == Origins.end()) {
+          unsigned I = P->getFunctionScopeIndex();
+          analysis::AllocationOrigin O;
+          if (I < L->getNumArgs())
+            O = analysis::traceAllocation(L->getArg(I), Ctx);
+          else
+            O.Why = "the launch passes no argument for it";
+          It = Origins.emplace(P, std::move(O)).first;
+        }
+        return It->second;
+      };
+      for (auto [P, Q] : Pairs) {
+        const analysis::AllocationOrigin &A = OriginOf(P), &B = OriginOf(Q);
+        switch (analysis::compareOrigins(A, B)) {
+        case analysis::AliasVerdict::Distinct:
           continue;
-        std::string Buf = bufferOf(L->getArg(I), Ctx);
-        if (Buf.empty())
+        case analysis::AliasVerdict::Same:
+          return notApplicable(
+              formatv("the launch at line {0} passes {1} for both '{2}' and '{3}', and one "
+                      "of them is written: the pointers alias",
+                      Line,
+                      A.Variable && A.Variable == B.Variable
+                          ? "'" + A.Variable->getName().str() + "'"
+                          : "pointers into " + A.Sites.front().What,
+                      P->getName(), Q->getName())
+                  .str());
+        case analysis::AliasVerdict::Unknown: {
+          std::string Why = formatv("the launch at line {0} is not shown to pass distinct "
+                                    "allocations for '{1}' and '{2}', and one of them is "
+                                    "written: {3}",
+                                    Line, P->getName(), Q->getName(),
+                                    !A.known() ? A.Why
+                                    : !B.known()
+                                        ? B.Why
+                                        : "'" + P->getName().str() + "' points into " +
+                                              A.describe() + ", '" + Q->getName().str() +
+                                              "' into " + B.describe())
+                                .str();
+          if (!In.Request.AssumeNoAlias)
+            return notApplicable(Why + "; pass --assume-no-alias to promise it");
+          if (Promised.empty())
+            Promised = Why;
           continue;
-        auto [It, New] = Seen.emplace(Buf, P);
-        if (New)
-          continue;
-        const ParmVarDecl *Other = It->second;
-        if (AccessOf(P).Written || AccessOf(Other).Written) {
-          unsigned Line =
-              Ctx.getSourceManager().getPresumedLineNumber(L->getBeginLoc());
-          return notApplicable(formatv("the launch at line {0} passes '{1}' for both '{2}' and "
-                                       "'{3}', and one of them is written: the pointers alias",
-                                       Line, Buf, Other->getName(), P->getName())
-                                   .str());
+        }
         }
       }
     }
-
     // Every declaration of the kernel gets the same parameter types, or a
     // const pointee would declare a different function.
     std::vector<const FunctionDecl *> Decls;
@@ -139,6 +136,7 @@ public:
 
     EditCollector C(In);
     std::vector<std::string> ConstNames, RestrictNames, Unknown;
+    bool AddsRestrict = false;
     for (const ParmVarDecl *P : Pointers) {
       frontend::PointerAccess A = AccessOf(P);
       if (A.Unknown) {
@@ -182,6 +180,7 @@ public:
           C.insertAfterToken(PTL.getStarLoc(), SpaceAfter ? " __restrict__" : "__restrict__ ");
         }
       }
+      AddsRestrict |= AddRestrict;
       if (AddConst)
         ConstNames.push_back(P->getName().str());
       else if (AddRestrict)
@@ -198,6 +197,12 @@ public:
       return notApplicable("every pointer parameter already has __restrict__, and const where "
                            "it is only read");
     }
+    if (Launches.empty() && !Pairs.empty() && AddsRestrict && !In.Request.AssumeNoAlias)
+      return notApplicable(
+          formatv("no launch of '{0}' in this file shows that its pointers point into distinct "
+                  "allocations; pass --assume-no-alias to promise it for every caller",
+                  K.getName())
+              .str());
 
     std::string Summary;
     if (!ConstNames.empty())
@@ -210,12 +215,25 @@ public:
         "__restrict__ promises that the buffers do not overlap, so the compiler may reorder "
         "loads across stores and keep values in registers; on a pointer that is only read, "
         "const __restrict__ also lets it use the read-only data path (ld.global.nc).";
-    if (LF.Launches.empty())
-      Rationale += "\nNo launch of the kernel is in this file, so the promise is not checked "
-                   "here: every caller must pass distinct buffers.";
+    if (Launches.empty() && Pairs.empty())
+      Rationale += "\nNo pointer the kernel writes could alias another one: no launch needs to "
+                   "be checked.";
+    else if (Launches.empty())
+      Rationale += "\nNo launch of the kernel is in this file: that no two of its pointers point "
+                   "into one allocation is the user's promise (--assume-no-alias), not checked "
+                   "here.";
+    else if (!Promised.empty())
+      Rationale += formatv("\nOf the {0} launch(es) in this file, not all are shown to pass "
+                           "distinct allocations ({1}): that they do is the user's promise "
+                           "(--assume-no-alias).",
+                           LaunchLines.size(), Promised)
+                       .str();
     else
-      Rationale += "\nThe " + std::to_string(LF.Launches.size()) +
-                   " launch(es) in this file pass distinct buffers.";
+      Rationale += formatv("\nThe {0} launch(es) in this file pass distinct allocations for "
+                           "every pair of pointers one of which is written (traced to their "
+                           "allocations through the calls in this file).",
+                           LaunchLines.size())
+                       .str();
     if (!Unknown.empty())
       Rationale += "\nLeft alone: '" + join(Unknown, "', '") +
                    "' (a use the analysis cannot follow, or a typedef'd pointer type).";

@@ -137,6 +137,7 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   O.Target = *Target;
   O.Rules = *Selected;
   O.Tuner = !NoTuner;
+  O.AssumeNoAlias = AssumeNoAlias;
   applyIfGiven(Seed, O.Job.Seed);
   O.Job.Reps = Reps;
   O.Job.CandidateTimeoutS = TimeoutS;

@@ -93,6 +93,7 @@ int forge::tool::runPropose(const Invocation &Inv) {
   O.File = File;
   O.Kernel = KernelName;
   O.Rules = *Rules;
+  O.AssumeNoAlias = AssumeNoAlias;
   O.SpecPath = SpecPath;
   O.BuildDir = BuildPath;
   O.ExtraArgs = Inv.ExtraArgs;

@@ -45,6 +45,7 @@ const subs Parsers{{&listCommand(), &analyzeCommand(), &portCommand(), &specComm
 const subs Toolkit{{&listCommand(), &analyzeCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
                     &tuneCommand(), &optimizeCommand()}};
 const subs OnGpu{{&measureCommand(), &tuneCommand(), &optimizeCommand()}};
+const subs RuleRunners{{&proposeCommand(), &optimizeCommand()}};
 } // namespace
 
 cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),
@@ -77,6 +78,12 @@ cl::opt<double> TimeoutS("timeout",
                          cl::desc("Seconds one candidate may take on the GPU before it is "
                                   "killed (30)"),
                          cl::init(30), cl::cat(sharedCategory()), OnGpu);
+
+cl::opt<bool> AssumeNoAlias(
+    "assume-no-alias",
+    cl::desc("Promise that the kernel's pointer parameters never point into one allocation "
+             "(for restrict, when no launch in the file shows it)"),
+    cl::cat(sharedCategory()), RuleRunners);
 
 Expected<OutputChoice> outputChoice() {
   return OutputChoice::fromFlags(OutputPath, InPlace, Diff);

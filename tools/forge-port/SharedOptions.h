@@ -45,6 +45,8 @@ extern llvm::cl::opt<std::string> JobDir;     ///< --job-dir
 extern llvm::cl::opt<uint64_t> Seed;          ///< --seed
 extern llvm::cl::opt<unsigned> Reps;          ///< --reps
 extern llvm::cl::opt<double> TimeoutS;        ///< --timeout
+// What the expert rules may assume: propose, optimize.
+extern llvm::cl::opt<bool> AssumeNoAlias; ///< --assume-no-alias
 
 /// -o/-i/--diff as an OutputChoice (a usage error when several are given).
 llvm::Expected<OutputChoice> outputChoice();

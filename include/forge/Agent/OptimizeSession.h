@@ -35,6 +35,8 @@ struct OptimizeSessionOptions {
   std::string ReplayPath;
   std::optional<ModelConfig> Model;
   std::vector<const RuleInfo *> Rules;
+  /// ProposalRequest::AssumeNoAlias.
+  bool AssumeNoAlias = false;
   /// The tuner's sweep of the spec's tunables as a proposal (with a GPU).
   bool Tuner = true;
   size_t TuneBudget = 64;

@@ -104,6 +104,8 @@ struct OptimizeOptions {
   /// Widens where edits may go: "kernel" (kernels, the device functions
   /// they call, launch configuration; the default) or "file".
   std::string Scope = "kernel";
+  /// ProposalRequest::AssumeNoAlias.
+  bool AssumeNoAlias = false;
   std::string JobRoot;              ///< candidates and jobs go below it
   measure::JobOptions Job;
   std::vector<std::string> NvccFlags;

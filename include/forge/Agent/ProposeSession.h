@@ -31,6 +31,8 @@ struct ProposeOptions {
   std::optional<measure::LaunchSpec> Spec;
   std::string SpecPath; ///< for messages
   std::optional<std::array<int64_t, 3>> Block;
+  /// ProposalRequest::AssumeNoAlias.
+  bool AssumeNoAlias = false;
   bool Apply = false;
   /// With Apply: File writes the new source there (never over the input);
   /// Stdout and Diff leave it to the caller.

@@ -152,6 +152,9 @@ struct ProposalRequest {
   std::vector<Attempt> History;
   /// Compiler errors of the previous attempt (set only for a repair).
   std::string CompileErrors;
+  /// The user's promise (--assume-no-alias) that the kernel's pointer
+  /// parameters point into distinct allocations at every launch.
+  bool AssumeNoAlias = false;
 };
 
 class Proposer {

@@ -1,8 +1,8 @@
 // REQUIRES: cuda
 // A kernel template: the pattern's parameters get the words; a typedef'd
-// pointer type is left alone.
-// RUN: forge-port propose %s --kernel ns::axpy --rules=restrict 2>&1 | FileCheck %s
-// RUN: forge-port propose %s --kernel ns::axpy --rules=restrict --apply -o %t.cu 2>/dev/null
+// pointer type is left alone. No launch in the file: the user promises.
+// RUN: forge-port propose %s --kernel ns::axpy --rules=restrict --assume-no-alias 2>&1 | FileCheck %s
+// RUN: forge-port propose %s --kernel ns::axpy --rules=restrict --assume-no-alias --apply -o %t.cu 2>/dev/null
 // RUN: %nvcc -arch=sm_90 -ptx %t.cu -o - | FileCheck %s --check-prefix=PTX
 
 typedef float *FloatPtr;

@@ -32,6 +32,8 @@ protected:
     O.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
                    "-include", "cuda_runtime.h"};
     O.Toolchain = &TC;
+    // launch() has no caller in the file: restrict needs the promise.
+    O.AssumeNoAlias = true;
   }
   void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
   void rules(llvm::StringRef Globs) {
@@ -57,6 +59,19 @@ TEST_F(ProposeSessionTest, ShowsProposalsAndWhyOthersDoNotApply) {
   EXPECT_EQ(R->Skipped[0].Rule, "unroll");
   EXPECT_FALSE(R->empty());
   EXPECT_EQ(*readFile(File), Scale); // never written
+}
+
+TEST_F(ProposeSessionTest, WithoutAssumeNoAliasRestrictDeclinesALaunchItCannotTrace) {
+  rules("restrict");
+  O.AssumeNoAlias = false;
+  auto R = agent::ProposeSession(O).run();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_TRUE(R->Proposals.empty());
+  ASSERT_EQ(R->Skipped.size(), 1u);
+  EXPECT_EQ(R->Skipped[0].Reason,
+            "the launch at line 5 is not shown to pass distinct allocations for 'x' and 'y', and "
+            "one of them is written: 'x' is a parameter of 'launch', whose callers are not in "
+            "this file; pass --assume-no-alias to promise it");
 }
 
 TEST_F(ProposeSessionTest, AppliesRuleAfterRuleAndWritesOnlyElsewhere) {

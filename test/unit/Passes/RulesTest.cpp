@@ -49,6 +49,9 @@ std::vector<agent::Proposal> propose(const char *Source, const std::string &Kern
   Req.Kernel = Kernel;
   Req.Target = &llvm::cantFail(forge::arch::lookupTarget("sm_90"));
   Req.SmCount = 132;
+  // The sources have no launch, or launches from host functions without
+  // callers: restrict applies on the user's promise (--assume-no-alias).
+  Req.AssumeNoAlias = true;
   Req.Geometry = std::move(Geometry);
   if (Block) {
     Req.BlockThreads = *Block;
