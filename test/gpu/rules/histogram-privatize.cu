@@ -41,9 +41,9 @@
 // CHECK: hist_mod nbins 1000 block 256 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 1000 block 96 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 1000 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_mod through the rewritten launch: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 7 block 128 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 12288 block 512 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: hist_mod through the rewritten launch: ok max_abs_err 0 rel_l2 0
 // CHECK: clamped block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: clamped block 33: ok max_abs_err 0 rel_l2 0
 // CHECK: clamped block 1024: ok max_abs_err 0 rel_l2 0

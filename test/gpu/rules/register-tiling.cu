@@ -62,13 +62,13 @@
 // CHECK: sgemm 1000x1000x1000 +1, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +1, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +1, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm_pmpp 129x257x67, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm_pmpp 129x257x67, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm_pmpp 1000x1000x1000, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_batched 129 x 3, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_batched 129 x 3, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_batched 200 x 2, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_batched 200 x 2, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: sgemm_pmpp 129x257x67, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
-// CHECK: sgemm_pmpp 129x257x67, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: sgemm_pmpp 1000x1000x1000, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, block-tiled 64, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, two-level, shrunken grid: ok max_abs_err 0 rel_l2 0
