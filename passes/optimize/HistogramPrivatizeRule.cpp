@@ -393,25 +393,6 @@ struct ReturnFinder : RecursiveASTVisitor<ReturnFinder> {
   }
 };
 
-/// The launches of Kernel (or of its instantiations) in the main file.
-struct LaunchFinder : RecursiveASTVisitor<LaunchFinder> {
-  const FunctionDecl &Kernel;
-  const SourceManager &SM;
-  std::vector<const CUDAKernelCallExpr *> Found;
-  LaunchFinder(const FunctionDecl &K, const SourceManager &SM) : Kernel(K), SM(SM) {}
-  bool shouldVisitTemplateInstantiations() const { return false; }
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
-    const FunctionDecl *F = E->getDirectCallee();
-    if (!F || !SM.isInMainFile(SM.getFileLoc(E->getBeginLoc())))
-      return true;
-    const FunctionDecl *Pattern = F->getTemplateInstantiationPattern();
-    if (F->getCanonicalDecl() == Kernel.getCanonicalDecl() ||
-        (Pattern && Pattern->getCanonicalDecl() == Kernel.getCanonicalDecl()))
-      Found.push_back(E);
-    return true;
-  }
-};
-
 class HistogramPrivatizeRule : public ExpertRule {
 public:
   StringRef name() const override { return "histogram-privatize"; }
@@ -621,9 +602,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   // A parameter B: the file's launches must pass the bytes too.
   std::vector<const CUDAKernelCallExpr *> Launches;
   if (SharedBytes) {
-    LaunchFinder LF(In.Kernel, Ctx.getSourceManager());
-    LF.TraverseDecl(Ctx.getTranslationUnitDecl());
-    for (const CUDAKernelCallExpr *L : LF.Found) {
+    for (const CUDAKernelCallExpr *L : launchesOf(In.Kernel, Ctx)) {
       const CallExpr *Cfg = L->getConfig();
       const Expr *Shm = Cfg && Cfg->getNumArgs() >= 3 ? Cfg->getArg(2) : nullptr;
       auto Zero = Shm && !isa<CXXDefaultArgExpr>(Shm) ? evaluateInt(Shm, Ctx) : std::nullopt;

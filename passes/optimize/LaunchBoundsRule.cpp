@@ -36,26 +36,6 @@ bool isIdentifier(StringRef S) {
   return llvm::all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
 }
 
-/// The launches of Kernel (or of an instantiation of it) in the file.
-class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
-public:
-  explicit LaunchFinder(const FunctionDecl &Kernel) : Kernel(Kernel) {}
-  std::vector<const CUDAKernelCallExpr *> Launches;
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *L) {
-    const FunctionDecl *Callee = L->getDirectCallee();
-    if (!Callee)
-      return true;
-    const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
-    if (Callee->getCanonicalDecl() == Kernel.getCanonicalDecl() ||
-        (Pattern && Pattern->getCanonicalDecl() == Kernel.getCanonicalDecl()))
-      Launches.push_back(L);
-    return true;
-  }
-
-private:
-  const FunctionDecl &Kernel;
-};
-
 /// The block argument of a launch as written, without a dim3 of one
 /// argument around it: "BLOCK" for `<<<g, BLOCK>>>` and `<<<g, dim3(BLOCK)>>>`.
 std::string blockSpelling(const Expr *Block, ASTContext &Ctx) {
@@ -128,13 +108,12 @@ public:
     std::string Name = Symbolic && AllKnown && !Factors.empty() ? join(Factors, " * ") : "";
 
     // Every launch in the file: the bound must admit the largest block.
-    LaunchFinder LF(K);
-    LF.TraverseDecl(Ctx.getTranslationUnitDecl());
+    std::vector<const CUDAKernelCallExpr *> Launches = launchesOf(K, Ctx);
     std::optional<int64_t> Largest = Req.BlockThreads;
     std::string LargestFrom = Req.BlockThreads ? "the requested block size" : "";
     bool AllNamed = true;
     SourceManager &SM = Ctx.getSourceManager();
-    for (const CUDAKernelCallExpr *L : LF.Launches) {
+    for (const CUDAKernelCallExpr *L : Launches) {
       const CallExpr *Config = L->getConfig();
       unsigned Line = SM.getPresumedLineNumber(SM.getFileLoc(L->getBeginLoc()));
       if (!Config || Config->getNumArgs() < 2)
@@ -189,11 +168,11 @@ public:
     if (Text != std::to_string(N))
       Rationale += "\n'" + Text + "' is the block size's own name, so the bound follows it when "
                    "it is retuned.";
-    if (!LF.Launches.empty())
+    if (!Launches.empty())
       Rationale += formatv("\nThe {0} launch{1} of the kernel in this file {2} checked: the "
                            "largest block, {3} threads, is {4}'s.",
-                           LF.Launches.size(), LF.Launches.size() == 1 ? "" : "es",
-                           LF.Launches.size() == 1 ? "was" : "were", N, LargestFrom)
+                           Launches.size(), Launches.size() == 1 ? "" : "es",
+                           Launches.size() == 1 ? "was" : "were", N, LargestFrom)
                        .str();
     return proposeEdits(In, name(), "__launch_bounds__(" + Text + ") from the block size " +
                                         std::to_string(N),

@@ -1,5 +1,6 @@
 //===- passes/optimize/RuleUtil.cpp - What the expert rules share ---------===//
 #include "RuleUtil.h"
+#include "forge/Analysis/Allocations.h"
 #include "forge/Frontend/KernelFacts.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
@@ -343,6 +344,14 @@ bool isCompileTimeConstant(const Expr *E, ASTContext &Ctx) {
   ConstantWalk W(Ctx);
   W.TraverseStmt(const_cast<Expr *>(E));
   return W.Constant;
+}
+
+std::vector<const CUDAKernelCallExpr *> launchesOf(const FunctionDecl &Kernel, ASTContext &Ctx) {
+  std::vector<const CUDAKernelCallExpr *> Out;
+  for (const CallExpr *C : analysis::callsOf(Kernel, Ctx))
+    if (const auto *L = dyn_cast<CUDAKernelCallExpr>(C))
+      Out.push_back(L);
+  return Out;
 }
 
 std::vector<const FunctionDecl *> instantiationsOf(const FunctionDecl &Kernel) {

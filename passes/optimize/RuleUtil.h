@@ -35,6 +35,7 @@
 #include <vector>
 
 namespace clang {
+class CUDAKernelCallExpr;
 class ArraySubscriptExpr;
 class CompoundStmt;
 class DeclRefExpr;
@@ -174,6 +175,11 @@ std::optional<int64_t> evaluateInt(const clang::Expr *E, clang::ASTContext &Ctx)
 /// enumerators, template parameters, constexpr or const-initialised
 /// variables, sizeof/alignof and constexpr calls.
 bool isCompileTimeConstant(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// The launches `K<<<...>>>` of Kernel, or of an instantiation of its
+/// template, in the file (Analysis/Allocations.h's callsOf).
+std::vector<const clang::CUDAKernelCallExpr *> launchesOf(const clang::FunctionDecl &Kernel,
+                                                          clang::ASTContext &Ctx);
 
 /// The instantiations of a kernel template's pattern that have bodies (none
 /// for a plain function).
