@@ -96,6 +96,26 @@ SourceEdit eraseIndexDecl(const RuleInput &In, const ElementwiseKernel &K) {
   return E;
 }
 
+std::optional<agent::SpecChange>
+wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify) {
+  auto Grid = In.Request.Geometry.find("grid.x");
+  std::optional<WavesCap> Cap = gridWavesCap(In);
+  if (Grid == In.Request.Geometry.end() || !Cap)
+    return std::nullopt;
+  std::string Expr = llvm::formatv("min({0}, {1})", Grid->second, Cap->Expr).str();
+  // The spec language must read it, or the change is worthless.
+  if (auto Parsed = measure::IntExpr::parse(Expr); !Parsed) {
+    llvm::consumeError(Parsed.takeError());
+    return std::nullopt;
+  }
+  agent::SpecChange S;
+  S.Geometry["grid.x"] = Expr;
+  if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
+    S.NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
+  S.Justification = Justify(*Cap);
+  return S;
+}
+
 std::optional<WavesCap> gridWavesCap(const RuleInput &In) {
   if (!In.Request.BlockThreads || *In.Request.BlockThreads <= 0)
     return std::nullopt;

@@ -141,6 +141,12 @@ std::optional<WavesCap> gridWavesCap(const RuleInput &In);
 /// default).
 std::vector<int64_t> gridWavesCandidates();
 
+/// grid.x capped at FORGE_GRID_WAVES waves: `min(<grid.x>, <cap>)`, with the
+/// tunable added when the spec lacks it; Justify words the change from the
+/// cap. None when the spec's grid.x or the block size is not known.
+std::optional<agent::SpecChange>
+wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify);
+
 /// An edit that erases the index's declaration (with its line when nothing
 /// else is on it, and the blanks before it when it ends its line).
 agent::SourceEdit eraseIndexDecl(const RuleInput &In, const ElementwiseKernel &K);

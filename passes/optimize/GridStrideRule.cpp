@@ -103,31 +103,15 @@ public:
                                                                  ? "' && '"
                                                                  : "' || '") +
                    "') is tested per element.";
-    std::optional<agent::SpecChange> Spec;
-    auto Grid = In.Request.Geometry.find("grid.x");
-    std::optional<WavesCap> Cap = gridWavesCap(In);
-    if (Grid != In.Request.Geometry.end() && Cap) {
-      std::string Expr = formatv("min({0}, {1})", Grid->second, Cap->Expr).str();
-      // The spec language must read it, or the change is worthless.
-      if (auto Parsed = measure::IntExpr::parse(Expr)) {
-        agent::SpecChange S;
-        S.Geometry["grid.x"] = Expr;
-        if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
-          S.NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
-        S.Justification = formatv("the grid-stride loop covers all {0} elements for any grid, "
-                                  "so grid.x may be capped at FORGE_GRID_WAVES waves of {1} "
-                                  "SMs x {2} blocks of {3} threads",
-                                  textOf(K->Bound, Ctx), Cap->SMs, Cap->BlocksPerSM,
-                                  Cap->BlockThreads)
-                              .str();
-        Spec = std::move(S);
-      } else {
-        consumeError(Parsed.takeError());
-      }
-    } else {
+    std::optional<agent::SpecChange> Spec = wavesCappedGrid(In, [&](const WavesCap &Cap) {
+      return formatv("the grid-stride loop covers all {0} elements for any grid, so grid.x may "
+                     "be capped at FORGE_GRID_WAVES waves of {1} SMs x {2} blocks of {3} threads",
+                     textOf(K->Bound, Ctx), Cap.SMs, Cap.BlocksPerSM, Cap.BlockThreads)
+          .str();
+    });
+    if (!Spec)
       Rationale += "\nNo spec geometry is known, so the grid is left as it is; the loop is "
                    "correct with it.";
-    }
     return proposeEdits(In, name(),
                         "a grid-stride loop over '" + I + "' instead of '" + Guard + "'",
                         Rationale, C.edits(), std::move(Spec));

@@ -750,25 +750,15 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     if (It != In.Request.Geometry.end() && It->second != "1")
       GridFree = false;
   }
-  auto Grid = In.Request.Geometry.find("grid.x");
-  std::optional<WavesCap> Cap = gridWavesCap(In);
-  if (GridFree && Grid != In.Request.Geometry.end() && Cap) {
-    std::string Expr = formatv("min({0}, {1})", Grid->second, Cap->Expr).str();
-    if (auto Parsed = measure::IntExpr::parse(Expr)) {
-      agent::SpecChange S;
-      S.Geometry["grid.x"] = Expr;
-      if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
-        S.NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
-      S.Justification = formatv("the grid-stride loop at line {0} visits every element for any "
-                                "grid, so grid.x may be capped at FORGE_GRID_WAVES waves of {1} "
-                                "SMs x {2} blocks: fewer blocks, fewer flushes",
-                                GS->Loc.Line, Cap->SMs, Cap->BlocksPerSM)
-                            .str();
-      Spec = std::move(S);
-    } else {
-      consumeError(Parsed.takeError());
-    }
-  } else {
+  if (GridFree)
+    Spec = wavesCappedGrid(In, [&](const WavesCap &Cap) {
+      return formatv("the grid-stride loop at line {0} visits every element for any grid, so "
+                     "grid.x may be capped at FORGE_GRID_WAVES waves of {1} SMs x {2} blocks: "
+                     "fewer blocks, fewer flushes",
+                     GS->Loc.Line, Cap.SMs, Cap.BlocksPerSM)
+          .str();
+    });
+  if (!Spec) {
     GridNote = GS && GS->StepK == an::StepKind::GridStride
                    ? "The grid stays as it is (the spec's grid or block is not known, or some "
                      "access lies outside the grid-stride loop)."
