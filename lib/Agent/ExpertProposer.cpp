@@ -2,13 +2,19 @@
 #include "forge/Agent/ExpertProposer.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/KernelIndex.h"
 #include "forge/Frontend/KernelLookup.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "forge/Tune/WriteBack.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 using namespace llvm;
@@ -18,6 +24,53 @@ namespace forge::agent {
 ExpertRule::~ExpertRule() = default;
 
 namespace {
+/// Values of the spec's tunables written into Req.Source where it spells
+/// them (Tune/WriteBack), as edits against Req.Source. The source is
+/// indexed from a private copy (it may differ from the file on disk), with
+/// the user's directory on the include path.
+Expected<std::vector<SourceEdit>> writeBackValues(const frontend::Toolchain &TC,
+                                                 frontend::ParseOptions PO,
+                                                 const agent::ProposalRequest &Req,
+                                                 const std::map<std::string, int64_t> &Values) {
+  SmallString<128> Dir;
+  if (std::error_code EC = sys::fs::createUniqueDirectory("forge-writeback", Dir))
+    return makeError("cannot create a directory for the write-back: {0}", EC.message());
+  auto Cleanup = make_scope_exit([&] { sys::fs::remove_directories(Dir); });
+  SmallString<256> Path(Dir);
+  sys::path::append(Path, sys::path::filename(Req.File));
+  if (Error E = writeFileAtomically(Path, Req.Source))
+    return std::move(E);
+  SmallString<256> SrcDir(Req.File);
+  sys::fs::make_absolute(SrcDir);
+  sys::path::remove_filename(SrcDir);
+  PO.ExtraArgs.push_back("-I" + SrcDir.str().str());
+  // Errors name the user's file, not the copy.
+  auto Named = [&](Error E) {
+    std::string M = toString(std::move(E));
+    for (size_t At; (At = M.find(Path.str())) != std::string::npos;)
+      M.replace(At, Path.size(), Req.File);
+    return makeError("{0}", M);
+  };
+  frontend::ParseDiagnostics Quiet(nullptr);
+  auto Index = frontend::buildKernelIndex(TC, PO, Path, Quiet);
+  if (!Index)
+    return Named(Index.takeError());
+  std::vector<std::string> Names;
+  for (const auto &[Name, Value] : Values)
+    Names.push_back(Name);
+  auto Bindings = tune::bindTunables(*Index, Req.Kernel, Names);
+  if (!Bindings)
+    return Named(Bindings.takeError());
+  auto Patches = tune::writeBackEdits(*Index, *Bindings, Values);
+  if (!Patches)
+    return Named(Patches.takeError());
+  std::vector<SourceEdit> Out;
+  for (const patch::Edit &E : Patches->editsFor(patch::PatchSet::normalizePath(Index->File)))
+    Out.push_back({E.Replacement.getOffset(), E.Replacement.getLength(),
+                   E.Replacement.getReplacementText().str()});
+  return Out;
+}
+
 /// Whether a proposal's blocks apply to Source (a rule bug otherwise).
 Error checkApplies(const agent::Proposal &P, StringRef File, StringRef Source) {
   auto Text = agent::applyEditText(P.Edits, File, Source, P.Origin);
@@ -85,7 +138,10 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
                               Req.File);
           return;
         }
-        RuleInput In{Ctx, CI, **Kernel, Req.File, Req.Source, *Target, Req};
+        RuleInput In{Ctx, CI, **Kernel, Req.File, Req.Source, *Target, Req,
+                     [&](const std::map<std::string, int64_t> &Values) {
+                       return writeBackValues(TC, PO, Req, Values);
+                     }};
         for (const RuleInfo *R : Ask) {
           std::unique_ptr<ExpertRule> Rule = R->Create();
           RuleOutcome O = Rule->propose(In);

@@ -122,9 +122,21 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
       return makeError("{0} is not a tunable of the spec", Name);
     V[Name] = Val;
   }
+  for (const std::string &Text : C.NewConstraints) {
+    auto E = measure::IntExpr::parse(Text);
+    if (!E)
+      return makeError("constraint '{0}': {1}", Text, toString(E.takeError()));
+    S.Constraints.push_back(*E);
+  }
   auto G = S.geometry(V);
   if (!G)
     return makeError("the changed launch does not evaluate: {0}", toString(G.takeError()));
+  auto Holds = S.satisfiesConstraints(V);
+  if (!Holds)
+    return makeError("the changed launch's constraints do not evaluate: {0}",
+                     toString(Holds.takeError()));
+  if (!*Holds)
+    return makeError("the values launched with break a constraint of the changed spec");
   Keep.push_back(std::move(S));
   Values = V;
   return &Keep.back();
@@ -299,6 +311,8 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
       Parts.push_back(F + " = " + T);
     for (const auto &[F, V] : P.Spec->Values)
       Parts.push_back(F + " = " + std::to_string(V));
+    for (const std::string &K : P.Spec->NewConstraints)
+      Parts.push_back("constraint " + K);
     Contract += "; launch changed (" + join(Parts, ", ") + "): " + P.Spec->Justification;
   }
   Pass(Stage::Contract, Contract);

@@ -163,6 +163,18 @@ Expected<ProposeResult> ProposeSession::run() {
         for (const auto &[Name, Values] : Pr.Spec->NewTunables)
           if (!Values.empty())
             Req.Tunables[Name] = Values.front();
+        for (const auto &[Name, Value] : Pr.Spec->Values)
+          Req.Tunables[Name] = Value;
+        if (!Pr.Spec->Values.empty() && Req.Spec) {
+          // New values of the spec's tunables may change the block.
+          measure::ValueMap V(Req.Tunables.begin(), Req.Tunables.end());
+          if (auto G = Req.Spec->geometry(V)) {
+            Req.Block = G->Block;
+            Req.BlockThreads = G->Block[0] * G->Block[1] * G->Block[2];
+          } else {
+            consumeError(G.takeError());
+          }
+        }
       }
       Step.Applied = std::move(Pr);
     }

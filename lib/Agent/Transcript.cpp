@@ -40,6 +40,8 @@ Json proposalJson(const Proposal &P) {
       V[K] = X;
     J["spec_change"] = {{"geometry", G}, {"new_tunables", T}, {"values", V},
                         {"justification", P.Spec->Justification}};
+    if (!P.Spec->NewConstraints.empty())
+      J["spec_change"]["new_constraints"] = P.Spec->NewConstraints;
   }
   return J;
 }
@@ -84,6 +86,14 @@ Proposal readProposal(JsonReader &Read, const Json &J, const std::string &Path) 
       for (auto It = V->begin(); It != V->end(); ++It)
         C.Values[It.key()] =
             Read.integer(*V, JsonReader::member(SP, "values"), It.key(), /*Required=*/true);
+    if (const Json *K = Read.array(*S, SP, "new_constraints", /*Required=*/false)) {
+      std::string KP = JsonReader::member(SP, "new_constraints");
+      for (size_t I = 0; I < K->size(); ++I) {
+        if (!Read.expectString((*K)[I], JsonReader::element(KP, I)))
+          break;
+        C.NewConstraints.push_back((*K)[I].get<std::string>());
+      }
+    }
     C.Justification = Read.string(*S, SP, "justification");
     P.Spec = std::move(C);
   }

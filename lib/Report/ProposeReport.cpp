@@ -18,6 +18,10 @@ std::vector<std::string> specChangeLines(const agent::SpecChange &S) {
       V.push_back(std::to_string(X));
     Out.push_back("spec: new tunable " + Name + " in {" + join(V, ", ") + "}");
   }
+  for (const auto &[Name, Value] : S.Values)
+    Out.push_back("spec: " + Name + " = " + std::to_string(Value));
+  for (const std::string &C : S.NewConstraints)
+    Out.push_back("spec: new constraint " + C);
   if (!S.Justification.empty())
     Out.push_back("spec: why: " + S.Justification);
   return Out;
@@ -50,6 +54,8 @@ Json proposalJson(const agent::Proposal &P) {
       Tunables[Name] = Values;
     J["spec"] = {{"geometry", P.Spec->Geometry},
                  {"new_tunables", Tunables},
+                 {"values", P.Spec->Values},
+                 {"new_constraints", P.Spec->NewConstraints},
                  {"justification", P.Spec->Justification}};
   } else {
     J["spec"] = nullptr;

@@ -666,6 +666,43 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     return S;
   };
 
+  // The block-tiled launch: one block per BM x BN tile of C whatever the
+  // block's shape (a grid that covered C with the original's blocks, over
+  // the tile), the block pinned at 256 threads by a constraint, and the
+  // tunables that give it.
+  auto TileLaunch = [&](int64_t BM, int64_t BN,
+                        const RetunedLaunch &L) -> std::optional<agent::SpecChange> {
+    auto Field = [&](const char *F) -> std::string {
+      auto It = Req.Geometry.find(F);
+      return It == Req.Geometry.end() ? std::string() : It->second;
+    };
+    std::string GX = Field("grid.x"), GY = Field("grid.y"), BXe = Field("block.x"),
+                BYe = Field("block.y"), BZe = Field("block.z");
+    if (GX.empty() || GY.empty() || BXe.empty() || BYe.empty())
+      return std::nullopt;
+    agent::SpecChange S;
+    S.Geometry["grid.x"] = formatv("ceil_div(({0}) * ({1}), {2})", GX, BXe, BN).str();
+    S.Geometry["grid.y"] = formatv("ceil_div(({0}) * ({1}), {2})", GY, BYe, BM).str();
+    S.Values = L.Values;
+    S.NewConstraints.push_back(
+        formatv("({0}) * ({1}) * ({2}) == 256", BXe, BYe, BZe.empty() ? "1" : BZe).str());
+    std::string Set;
+    for (const auto &[Name, Value] : L.Values)
+      Set += (Set.empty() ? "" : ", ") + Name + " = " + std::to_string(Value);
+    S.Justification =
+        formatv("each block computes one {0} x {1} tile of C, so a grid of ceil_div(columns "
+                "covered, {1}) x ceil_div(rows covered, {0}) blocks covers what the original "
+                "grid covered, every output keeping its bounds check; the kernel needs 256 "
+                "threads a block, now a constraint of the spec{2}",
+                BM, BN,
+                Set.empty() ? ""
+                : L.SpecOnly
+                    ? " (" + Set + "; no launch of the kernel is in this file: launch it so)"
+                    : " (" + Set + ", written into the source)")
+            .str();
+    return S;
+  };
+
   std::vector<agent::Proposal> Proposals;
   std::string FirstNotApplicable;
 
@@ -682,13 +719,16 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
       return "the operands are not both float or both double";
     if (!G.N)
       return "the bounds check has no upper bound on '" + G.Col->getNameAsString() + "'";
-    if (!Req.Block)
-      return "the block's dimensions are not known";
-    int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1], BZ = (*Req.Block)[2];
-    if (BX * BY * BZ != NT || BZ != 1 || BN % BX || BM % BY)
-      return formatv("the block is {0} x {1} x {2}, not 256 threads in a 2D shape that divides "
-                     "the {3} x {4} tile",
-                     BX, BY, BZ, BM, BN).str();
+    // 256 threads in a 2D shape that divides the tile: the current launch,
+    // or the spec's tunables set to give one (written into the source).
+    auto L = launchWithBlock(In, [&](const std::array<int64_t, 3> &B) {
+      return B[0] * B[1] * B[2] == NT && B[2] == 1 && BN % B[0] == 0 && BM % B[1] == 0;
+    });
+    if (!L)
+      return formatv("needs 256 threads in a 2D block that divides the {0} x {1} tile: {2}", BM,
+                     BN, toString(L.takeError()))
+          .str();
+    int64_t BX = L->Block[0], BY = L->Block[1];
     const int64_t VW = Float ? 4 : 2;
     std::string E = typeSpelling(ElemA, Ctx), V = Float ? "float4" : "double2";
     std::string EZero = zeroOf(ElemA, Ctx);
@@ -929,9 +969,13 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     if (!KD.hasAttr<CUDALaunchBoundsAttr>())
       Ed.insertBefore(KD.getQualifierLoc() ? KD.getQualifierLoc().getBeginLoc() : KD.getLocation(),
                       "__launch_bounds__(256, 2) ");
+    for (const SourceEdit &E : L->WriteBack)
+      Ed.add(E);
     if (Ed.failed())
       return Ed.failure();
-    auto S = Spec(unsigned(BM / BY), unsigned(BN / BX));
+    auto S = TileLaunch(BM, BN, *L);
+    if (!S)
+      S = Spec(unsigned(BM / BY), unsigned(BN / BX));
     std::string Rationale = formatv(
         "Each multiply-add loaded one element of A and one of B from global memory. A block "
         "of 256 threads now computes a {0} x {1} tile of C; {2}-deep tiles of A (stored "

@@ -2,6 +2,7 @@
 #include "RuleUtil.h"
 #include "forge/Analysis/Allocations.h"
 #include "forge/Frontend/KernelFacts.h"
+#include "forge/Measure/LaunchSpec.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -192,6 +193,87 @@ RuleOutcome proposeEdits(const RuleInput &In, StringRef Rule, std::string Summar
   RuleOutcome O;
   O.Proposals.push_back(std::move(P));
   return O;
+}
+
+Expected<RetunedLaunch>
+launchWithBlock(const RuleInput &In, function_ref<bool(const std::array<int64_t, 3> &)> Fits) {
+  const agent::ProposalRequest &Req = In.Request;
+  if (!Req.Block)
+    return makeError("the block's dimensions are not known");
+  RetunedLaunch Out;
+  Out.Block = *Req.Block;
+  if (Fits(Out.Block))
+    return Out;
+  const measure::LaunchSpec *Spec = Req.Spec;
+  if (!Spec || Spec->Tunables.empty())
+    return makeError("the block is {0} x {1} x {2} and the spec has no tunables to change it",
+                     Out.Block[0], Out.Block[1], Out.Block[2]);
+  measure::ValueMap Current;
+  for (const measure::Tunable &T : Spec->Tunables) {
+    auto It = Req.Tunables.find(T.Name);
+    Current[T.Name] = It != Req.Tunables.end() ? It->second : T.defaultValue();
+  }
+  // Every combination of the candidates, in the spec's order, as an
+  // odometer over the tunables.
+  std::vector<size_t> Pos(Spec->Tunables.size(), 0);
+  std::optional<measure::ValueMap> Best;
+  unsigned BestChanged = ~0u;
+  std::array<int64_t, 3> BestBlock{};
+  for (unsigned Tried = 0; Tried < 4096; ++Tried) {
+    measure::ValueMap V = Current;
+    bool Empty = false;
+    for (size_t I = 0; I < Pos.size(); ++I) {
+      const measure::Tunable &T = Spec->Tunables[I];
+      if (T.Values.empty())
+        Empty = true;
+      else
+        V[T.Name] = T.Values[Pos[I]];
+    }
+    if (!Empty) {
+      unsigned Changed = 0;
+      for (const auto &[Name, Value] : V)
+        Changed += Current.at(Name) != Value;
+      auto Ok = Spec->satisfiesConstraints(V);
+      if (!Ok) {
+        consumeError(Ok.takeError());
+      } else if (*Ok && Changed < BestChanged) {
+        auto G = Spec->geometry(V);
+        if (!G) {
+          consumeError(G.takeError());
+        } else if (Fits(G->Block)) {
+          Best = V;
+          BestChanged = Changed;
+          BestBlock = G->Block;
+        }
+      }
+    }
+    size_t I = 0;
+    while (I < Pos.size() && ++Pos[I] >= std::max<size_t>(1, Spec->Tunables[I].Values.size()))
+      Pos[I++] = 0;
+    if (I == Pos.size())
+      break;
+  }
+  if (!Best)
+    return makeError("the block is {0} x {1} x {2} and no values of the spec's tunables give "
+                     "one that fits",
+                     Out.Block[0], Out.Block[1], Out.Block[2]);
+  for (const auto &[Name, Value] : *Best)
+    if (Current.at(Name) != Value)
+      Out.Values[Name] = Value;
+  Out.Block = BestBlock;
+  if (launchesOf(In.Kernel, In.Ctx).empty()) {
+    Out.SpecOnly = true;
+    return Out;
+  }
+  if (!In.WriteBack)
+    return makeError("the launch must change and no write-back into the source is available");
+  auto WB = In.WriteBack(Out.Values);
+  if (!WB)
+    return makeError("the launch must change and its values cannot be written into the "
+                     "source: {0}",
+                     toString(WB.takeError()));
+  Out.WriteBack = std::move(*WB);
+  return Out;
 }
 
 //===----------------------------------------------------------------------===//

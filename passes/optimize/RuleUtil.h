@@ -26,10 +26,13 @@
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,6 +137,31 @@ inline RuleOutcome notApplicable(std::string Reason) {
   O.NotApplicable = std::move(Reason);
   return O;
 }
+
+/// A launch a rewrite needs, reached through the spec's tunables.
+struct RetunedLaunch {
+  /// The tunables whose values change (name -> new value); empty when the
+  /// current launch already fits.
+  std::map<std::string, int64_t> Values;
+  std::array<int64_t, 3> Block{{1, 1, 1}};
+  /// Edits against In.Source that write Values where the source spells
+  /// them (In.WriteBack).
+  std::vector<SourceEdit> WriteBack;
+  /// No launch of the kernel is in the file: the spec (with Values) is the
+  /// only launch, and nothing is written.
+  bool SpecOnly = false;
+};
+
+/// The current launch when its block Fits; otherwise the values of the
+/// spec's tunables closest to the current ones (fewest changed, then the
+/// spec's order of candidates) under which the spec's constraints hold and
+/// the block Fits, written into the source (unless the file has no launch
+/// of the kernel). Fails with the reason: no spec or block, no combination
+/// fits (of at most 4096 tried), or the values cannot be written into the
+/// source.
+llvm::Expected<RetunedLaunch>
+launchWithBlock(const RuleInput &In,
+                llvm::function_ref<bool(const std::array<int64_t, 3> &)> Fits);
 
 //===----------------------------------------------------------------------===//
 // AST helpers

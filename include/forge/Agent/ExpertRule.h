@@ -17,11 +17,14 @@
 #ifndef FORGE_AGENT_EXPERTRULE_H
 #define FORGE_AGENT_EXPERTRULE_H
 
+#include "forge/Agent/EditBlocks.h"
 #include "forge/Agent/Proposer.h"
 #include "forge/Arch/TargetInfo.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +50,13 @@ struct RuleInput {
   const arch::TargetInfo &Target;
   /// The loop's state: block size, tunables, bound class, history.
   const ProposalRequest &Request;
+  /// Edits against Source that write new values of the spec's tunables
+  /// where the source spells them (Tune/WriteBack: a constant, a macro, a
+  /// template argument, the launch's block literal), for a rewrite that
+  /// needs another launch; fails with the reason when a value has no place
+  /// in the source. Empty when the caller offers no write-back.
+  std::function<llvm::Expected<std::vector<SourceEdit>>(const std::map<std::string, int64_t> &)>
+      WriteBack;
 };
 
 /// What a rule says: a proposal, or why it does not apply.

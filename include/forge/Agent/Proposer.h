@@ -83,7 +83,14 @@ struct SpecChange {
   std::map<std::string, int64_t> Values;
   /// Why the change keeps the kernel correct, in words, for the report.
   std::string Justification;
-  bool empty() const { return Geometry.empty() && NewTunables.empty() && Values.empty(); }
+  /// Constraints added to the spec (IntExpr text over sizes and tunables,
+  /// "(BX) * (BLOCK / BX) == 256"): what the rewrite needs of the launch,
+  /// so that a later tuner sweep tries only launches it accepts. The values
+  /// launched with from now on must satisfy them.
+  std::vector<std::string> NewConstraints;
+  bool empty() const {
+    return Geometry.empty() && NewTunables.empty() && Values.empty() && NewConstraints.empty();
+  }
 };
 
 /// One proposed transformation.

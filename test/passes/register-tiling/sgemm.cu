@@ -3,7 +3,8 @@
 // First proposal, block-tiled 128 x 128: 256 threads, 8 x 8 outputs per
 // thread, A stored transposed and B in two shared-memory stages, float4
 // shared-memory loads, float4 global loads behind a per-block check, the
-// grid shrunk by 8 in x and y through a spec change. Then block-tiled
+// grid one block per 128 x 128 tile through a spec change (robust to any
+// block shape) and the block pinned at 256 threads by a new constraint. Then block-tiled
 // 64 x 64, two-level tiling (checked as the third proposal) and four rows
 // per thread.
 // RUN: forge-port propose %s --spec %S/Inputs/sgemm.json --rules=register-tiling > %t.props
@@ -21,10 +22,11 @@
 // RUN: FileCheck %s --check-prefix=PTX2 --input-file=%t2.ptx
 // WHY: # expert:register-tiling: block-tiled 128 x 128: 256 threads, 8 x 8 outputs each, double-buffered shared tiles, float4 loads
 // WHY: (A: along k, B: along its columns)
-// WHY: # spec: grid.x -> ceil_div(ceil_div(N, BX), 8)
-// WHY: # spec: grid.y -> ceil_div(ceil_div(M, BLOCK / BX), 8)
+// WHY: # spec: grid.x -> ceil_div((ceil_div(N, BX)) * (BX), 128)
+// WHY: # spec: grid.y -> ceil_div((ceil_div(M, BLOCK / BX)) * (BLOCK / BX), 128)
+// WHY: # spec: new constraint (BX) * (BLOCK / BX) * (1) == 256
 // WHY: # expert:register-tiling: block-tiled 64 x 64: 256 threads, 4 x 4 outputs each, double-buffered shared tiles, float4 loads
-// WHY: # spec: grid.x -> ceil_div(ceil_div(N, BX), 4)
+// WHY: # spec: grid.x -> ceil_div((ceil_div(N, BX)) * (BX), 64)
 // WHY: # expert:register-tiling: a 128 x 128 tile of C per block: A and B staged in shared memory, 8 x 8 outputs per thread
 // WHY: global loads per multiply-add 2 -> 0.016
 // WHY: # spec: grid.x -> ceil_div(ceil_div(N, BX), 8)
@@ -32,8 +34,9 @@
 // WHY: # expert:register-tiling: 4 rows of C per thread (blockDim.y apart), each load of B shared by them
 // WHY: # spec: grid.y -> ceil_div(ceil_div(M, BLOCK / BX), 4)
 // NOTE: forge-port: note: applied expert:register-tiling: block-tiled 128 x 128
-// NOTE: forge-port: note: register-tiling: spec: grid.x -> ceil_div(ceil_div(N, BX), 8)
-// NOTE: forge-port: note: register-tiling: spec: grid.y -> ceil_div(ceil_div(M, BLOCK / BX), 8)
+// NOTE: forge-port: note: register-tiling: spec: grid.x -> ceil_div((ceil_div(N, BX)) * (BX), 128)
+// NOTE: forge-port: note: register-tiling: spec: grid.y -> ceil_div((ceil_div(M, BLOCK / BX)) * (BLOCK / BX), 128)
+// NOTE: forge-port: note: register-tiling: spec: new constraint (BX) * (BLOCK / BX) * (1) == 256
 // No spills, at most 128 registers (two blocks of 256 threads per SM).
 // REGS: 0 bytes spill stores, 0 bytes spill loads
 // REGS: Used {{([0-9]|[0-9][0-9]|1[01][0-9]|12[0-8])}} registers

@@ -284,6 +284,30 @@ TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   EXPECT_EQ(R->FinalSpec.Grid[0].text(), "min(ceil_div(n, 256), 2)");
 }
 
+TEST_F(OptimizerTest, ALaunchConstraintMustHoldAndStaysInTheFinalSpec) {
+  Proposal Pinned = prop("pinned", block(Body, Alt));
+  Pinned.Spec = SpecChange{{}, {}, {}, "the rewrite needs n to be a multiple of 256",
+                           {"n % 256 == 0"}};
+  Proposal Broken = prop("broken", block(Body, Alt));
+  Broken.Spec = SpecChange{{}, {}, {}, "no", {"n > 4096"}};
+  Proposal Garbled = prop("garbled", block(Body, Alt));
+  Garbled.Spec = SpecChange{{}, {}, {}, "no", {"n >"}};
+  P.Rounds[1] = {Pinned, Broken, Garbled};
+  playGpu({{"original", 100}, {"pinned", 60}});
+  auto R = runOptimization(O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  auto M = byOrigin(R->Rounds[0]);
+  EXPECT_EQ(M["pinned"]->Verdict, Verdict::Accepted);
+  EXPECT_EQ(M["broken"]->failedStage()->Stage, Stage::Contract);
+  EXPECT_NE(M["broken"]->Reason.find("break a constraint"), std::string::npos)
+      << M["broken"]->Reason;
+  EXPECT_EQ(M["garbled"]->failedStage()->Stage, Stage::Contract);
+  EXPECT_NE(M["garbled"]->Reason.find("constraint 'n >'"), std::string::npos)
+      << M["garbled"]->Reason;
+  ASSERT_EQ(R->FinalSpec.Constraints.size(), 1u);
+  EXPECT_EQ(R->FinalSpec.Constraints[0].text(), "n % 256 == 0");
+}
+
 TEST_F(OptimizerTest, TheAnalysisNamesTheLinesThatMoveMemory) {
   const char *Conv = R"CU(#include <cuda_runtime.h>
 __global__ void conv(const float *in, const float *w, float *out, int n) {
