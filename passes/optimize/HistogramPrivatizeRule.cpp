@@ -415,8 +415,9 @@ struct VecPlan {
   std::vector<VecLoad> Loads;
   std::vector<std::pair<const ArraySubscriptExpr *, unsigned>> Uses; ///< load, its VecLoad
   int64_t K = 0; ///< elements per thread per iteration
-  /// The index's own declaration statement, erased.
-  std::optional<std::pair<unsigned, unsigned>> IVDecl;
+  /// Declarations erased: the index's own, and locals only its dropped
+  /// increment read.
+  std::vector<std::pair<unsigned, unsigned>> Erase;
 };
 
 VecPlan noVector(std::string Why) {
@@ -615,7 +616,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
   for (const Stmt *S : Body->body())
     if (const auto *D = dyn_cast<DeclStmt>(S); D && D->isSingleDecl() && D->getSingleDecl() == IV)
       if (auto R = Range(D); R && R->second <= P.RB)
-        P.IVDecl = R;
+        P.Erase.push_back(*R);
 
   // Every read of the index is the index of a load of a pointer parameter.
   for (const DeclRefExpr *D : referencesTo(IV, Body)) {
@@ -711,6 +712,18 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
                       "', which differs between threads; the 16-byte path gives each thread "
                       "other elements");
   }
+  // Locals only the dropped increment reads ('step') go too.
+  if (Drop)
+    for (const Stmt *S : Body->body())
+      if (const auto *D = dyn_cast<DeclStmt>(S); D && D->isSingleDecl())
+        if (const auto *V = dyn_cast<VarDecl>(D->getSingleDecl());
+            V && V != IV && V->getInit() && !V->getInit()->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false)) {
+          auto Refs = referencesTo(V, Body);
+          auto R = Range(D);
+          if (R && R->second <= P.RB && !Refs.empty() &&
+              all_of(Refs, [&](const DeclRefExpr *X) { return within(X, Drop); }))
+            P.Erase.push_back(*R);
+        }
   if (Drop)
     if (auto R = Range(Drop)) {
       // With its line when nothing else is on it.
@@ -1134,8 +1147,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     std::string Hist = Copies > 1 ? SName + "[" + WName + "]" : SName;
     if (Vector) {
       C.add({Vec.RB, Vec.RE - Vec.RB, VectorText(Hist)});
-      if (Vec.IVDecl)
-        C.add(eraseWithLine(In.Source, Vec.IVDecl->first, Vec.IVDecl->second));
+      for (const auto &[EB, EE] : Vec.Erase)
+        C.add(eraseWithLine(In.Source, EB, EE));
     }
     else
       C.replace(BaseRef->getSourceRange(), Hist);

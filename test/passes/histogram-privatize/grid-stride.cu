@@ -34,7 +34,6 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
 // FIX-NEXT:     (&forge_hist[0][0])[forge_j] = 0;
 // FIX-NEXT:   const int forge_w = (forge_t / 32) % 8;
 // FIX-NEXT:   __syncthreads();
-// FIX-NEXT:   long long step = (long long)blockDim.x * gridDim.x;
 // FIX-NEXT:   {
 // FIX-NEXT:     auto forge_e = [&](unsigned char forge_v0) {
 // FIX-NEXT:       atomicAdd(&forge_hist[forge_w][forge_v0], 1u);
