@@ -42,6 +42,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <functional>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 using namespace llvm;
@@ -393,6 +394,367 @@ struct ReturnFinder : RecursiveASTVisitor<ReturnFinder> {
   }
 };
 
+/// The 16-byte-load path: the elements the histogram reads, loaded 16 bytes
+/// per thread per iteration of a grid-stride loop over the same elements.
+struct VecLoad {
+  const ParmVarDecl *P = nullptr;
+  std::string TS; ///< the element type as source
+  int64_t Size = 0;
+  bool Float = false;
+};
+
+struct VecPlan {
+  std::string Why; ///< set: no vector path, and why
+  /// Main-file offsets: the code replaced, and the per-element body in it.
+  unsigned RB = 0, RE = 0, BB = 0, BE = 0;
+  /// Replacements inside the body: (offset, length, text).
+  std::vector<std::tuple<unsigned, unsigned, std::string>> Repl;
+  std::string BoundText, Form;
+  /// The loop already strides over the grid (else a guard is turned into one).
+  bool WasLoop = false;
+  std::vector<VecLoad> Loads;
+  std::vector<std::pair<const ArraySubscriptExpr *, unsigned>> Uses; ///< load, its VecLoad
+  int64_t K = 0; ///< elements per thread per iteration
+  /// Declarations erased: the index's own, and locals only its dropped
+  /// increment read.
+  std::vector<std::pair<unsigned, unsigned>> Erase;
+};
+
+VecPlan noVector(std::string Why) {
+  VecPlan P;
+  P.Why = std::move(Why);
+  return P;
+}
+
+/// S reads a value that differs between the threads of the grid (or between
+/// the elements of one thread): threadIdx, blockIdx, a warp collective, or a
+/// local computed from them or assigned after its declaration.
+std::string threadVarying(const Stmt *S, const CompoundStmt *Body, const VarDecl *IV,
+                          SourceLocation Before, ASTContext &Ctx, unsigned Depth = 0) {
+  if (!S || Depth > 6)
+    return "";
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (auto B = cudaBuiltin(E); B && (B->Var == "threadIdx" || B->Var == "blockIdx"))
+      return textOf(E, Ctx);
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *F = C->getDirectCallee()) {
+      StringRef N = F->getName();
+      for (StringRef W : {"__shfl", "__ballot", "__any", "__all", "__activemask", "__syncwarp",
+                          "__match", "__reduce", "__syncthreads", "clock"})
+        if (N.starts_with(W))
+          return textOf(C, Ctx);
+    }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+        V && V != IV && V->hasLocalStorage() && !isa<ParmVarDecl>(V)) {
+      // A local of the kernel declared before the element's code.
+      bool Outer = false;
+      for (const Stmt *X : Body->body())
+        if (const auto *D = dyn_cast<DeclStmt>(X); D && D->getEndLoc() < Before)
+          for (const Decl *Y : D->decls())
+            Outer |= Y == V;
+      if (Outer) {
+        if (isModified(V, Body))
+          return V->getName().str();
+        if (V->getInit() && !threadVarying(V->getInit(), Body, IV, Before, Ctx, Depth + 1).empty())
+          return V->getName().str();
+      }
+    }
+  for (const Stmt *C : S->children())
+    if (std::string W = threadVarying(C, Body, IV, Before, Ctx, Depth); !W.empty())
+      return W;
+  return "";
+}
+
+/// Where the elements are visited: a grid-stride loop over x, or a guard
+/// `if (i < n)` / `if (i >= n) return;` on i = blockIdx.x * blockDim.x +
+/// threadIdx.x; the loads at the element's index; their types.
+VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
+                   const CompoundStmt *Body, const EditCollector &C,
+                   const std::vector<const IfStmt *> &Exits) {
+  ASTContext &Ctx = In.Ctx;
+  const an::AtomTable &Tab = M.atoms();
+  VecPlan P;
+  const VarDecl *IV = nullptr;
+  const Expr *BoundE = nullptr;
+  const Stmt *Drop = nullptr; // a while loop's increment
+  const Stmt *Region = nullptr; // the first statement replaced
+  auto Lt = [&](const Expr *Cond, bool Exit) -> std::pair<const VarDecl *, const Expr *> {
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(Cond ? Cond->IgnoreParenImpCasts() : nullptr);
+    if (!BO)
+      return {nullptr, nullptr};
+    BinaryOperatorKind Op = BO->getOpcode();
+    if (Op == (Exit ? BO_GE : BO_LT))
+      return {asVar(BO->getLHS()), BO->getRHS()};
+    if (Op == (Exit ? BO_LE : BO_GT))
+      return {asVar(BO->getRHS()), BO->getLHS()};
+    return {nullptr, nullptr};
+  };
+  auto Range = [&](const Stmt *S) { return C.rangeOfStatement(S); };
+  if (A.Loops.size() == 1) {
+    const an::Loop &L = M.Loops[A.Loops.front()];
+    auto Bx = Tab.findBuiltin("blockIdx", 'x'), Dx = Tab.findBuiltin("blockDim", 'x'),
+         Tx = Tab.findBuiltin("threadIdx", 'x');
+    if (L.StepK != an::StepKind::GridStride || !L.Start || !Bx || !Dx || !Tx ||
+        !(*L.Start == an::IndexForm::atom(*Bx) * an::IndexForm::atom(*Dx) +
+                          an::IndexForm::atom(*Tx)))
+      return noVector(formatv("the loop at line {0} is not a grid-stride loop over x from "
+                              "blockIdx.x * blockDim.x + threadIdx.x",
+                              L.Loc.Line)
+                          .str());
+    if (L.HasEarlyExit || L.HasSync || !L.ExtraCondText.empty())
+      return noVector(formatv("the grid-stride loop at line {0} has an early exit, a barrier "
+                              "or a compound condition",
+                              L.Loc.Line)
+                          .str());
+    const Stmt *LBody = nullptr;
+    const Expr *Cond = nullptr;
+    if (const auto *F = dyn_cast_or_null<ForStmt>(L.S))
+      LBody = F->getBody(), Cond = F->getCond();
+    else if (const auto *W = dyn_cast_or_null<WhileStmt>(L.S)) {
+      LBody = W->getBody(), Cond = W->getCond();
+      const auto *CS = dyn_cast<CompoundStmt>(LBody);
+      if (!CS || CS->body_empty())
+        return noVector("the while loop's body does not end with its increment");
+      Drop = CS->body_back();
+    }
+    auto [V, Bd] = Lt(Cond, false);
+    if (!LBody || !V || V != L.IV)
+      return noVector(formatv("the exit test of the loop at line {0} is not '{1} < bound'",
+                              L.Loc.Line, L.Var)
+                          .str());
+    IV = V, BoundE = Bd;
+    if (Drop && (!references(Drop, IV) || isModified(IV, LBody, Drop)))
+      return noVector("the while loop's index is assigned other than by its last statement");
+    if (!Drop && isModified(IV, LBody))
+      return noVector("the loop's body assigns its index");
+    auto R = Range(L.S), BR = Range(LBody);
+    if (!R || !BR)
+      return noVector("the loop is written through a macro");
+    P.RB = R->first, P.RE = R->second, P.BB = BR->first, P.BE = BR->second;
+    P.WasLoop = true;
+    Region = L.S;
+    P.Form = formatv("the grid-stride loop at line {0}", L.Loc.Line).str();
+  } else if (A.Loops.empty()) {
+    // `if (i < n) S` or `if (i >= n) return;` at the top of the body.
+    const Stmt *First = nullptr, *Last = nullptr;
+    for (const Stmt *S : Body->body()) {
+      if (!within(A.E, S))
+        continue;
+      const auto *If = dyn_cast<IfStmt>(S);
+      if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable()) {
+        std::tie(IV, BoundE) = Lt(If->getCond(), false);
+        First = Last = If;
+        if (auto R = Range(If->getThen()))
+          P.BB = R->first, P.BE = R->second;
+      }
+    }
+    if (!IV && Exits.size() == 1) {
+      std::tie(IV, BoundE) = Lt(Exits.front()->getCond(), true);
+      First = Exits.front(), Last = Body->body_back();
+      auto R1 = Range(First), R2 = Range(Last);
+      if (R1 && R2)
+        P.BB = R1->second, P.BE = R2->second;
+    }
+    if (!IV || !IV->hasLocalStorage() || isa<ParmVarDecl>(IV) || !IV->getInit() ||
+        !isGlobalIndex(IV->getInit()->IgnoreParenImpCasts()) || isModified(IV, Body))
+      return noVector("the atomic is neither in a grid-stride loop nor under a guard 'i < n' "
+                      "(or an exit 'if (i >= n) return;') on i = blockIdx.x * blockDim.x + "
+                      "threadIdx.x");
+    auto R1 = Range(First), R2 = Range(Last);
+    if (!R1 || !R2 || P.BE <= P.BB)
+      return noVector("the guard is written through a macro");
+    P.RB = R1->first, P.RE = R2->second;
+    const Expr *Guard = First == Last ? cast<IfStmt>(First)->getCond() : Exits.front()->getCond();
+    auto AO = C.offsetOf(A.E->getBeginLoc());
+    if (!AO || *AO < P.BB || *AO >= P.BE)
+      return noVector("the atomic is not in the code the guard '" + textOf(Guard, Ctx) +
+                      "' protects");
+    // i elsewhere would see other values.
+    for (const DeclRefExpr *D : referencesTo(IV, Body))
+      if (auto O = C.offsetOf(D->getLocation()); (!O || *O < P.BB || *O >= P.BE) &&
+                                                 !within(D, Guard))
+        return noVector("'" + IV->getName().str() + "' is read outside the element's code");
+    Region = First;
+    for (const char *D : {"grid.y", "grid.z"}) {
+      auto It = In.Request.Geometry.find(D);
+      if (It != In.Request.Geometry.end() && It->second != "1")
+        return noVector("the grid has more than one row of blocks; a guard on x alone "
+                        "does not say which blocks count");
+    }
+    P.Form = "the guard '" + textOf(Guard, Ctx) +
+             "' at line " + std::to_string(lineOf(Ctx, First->getBeginLoc()));
+  } else {
+    return noVector("the atomic is inside nested loops");
+  }
+  // The bound every thread shares.
+  if (!BoundE || !threadVarying(BoundE, Body, IV, Region->getBeginLoc(), Ctx).empty() ||
+      evaluateInt(BoundE, Ctx).value_or(0) < 0)
+    return noVector("the loop's bound is not the same for every thread");
+  for (const DeclRefExpr *D : [&] {
+         std::vector<const DeclRefExpr *> Refs;
+         std::function<void(const Stmt *)> W = [&](const Stmt *S) {
+           if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+             Refs.push_back(DR);
+           for (const Stmt *C : S->children())
+             if (C)
+               W(C);
+         };
+         W(BoundE);
+         return Refs;
+       }())
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && isModified(V, Body))
+      return noVector("the loop's bound '" + textOf(BoundE, Ctx) + "' is assigned in the kernel");
+  P.BoundText = textOf(BoundE, Ctx);
+  // The index's value after the code replaced, or before it, would change.
+  for (const DeclRefExpr *D : referencesTo(IV, Body)) {
+    auto O = C.offsetOf(D->getLocation());
+    if (!O || *O < P.RB || *O >= P.RE)
+      return noVector("'" + IV->getName().str() + "' is read outside " + P.Form);
+  }
+  // Its declaration, when it declares nothing else, goes.
+  for (const Stmt *S : Body->body())
+    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->isSingleDecl() && D->getSingleDecl() == IV)
+      if (auto R = Range(D); R && R->second <= P.RB)
+        P.Erase.push_back(*R);
+
+  // Every read of the index is the index of a load of a pointer parameter.
+  for (const DeclRefExpr *D : referencesTo(IV, Body)) {
+    auto O = C.offsetOf(D->getLocation());
+    if (!O || *O < P.BB || *O >= P.BE || (Drop && within(D, Drop)))
+      continue;
+    const ArraySubscriptExpr *ASE = nullptr;
+    const Stmt *Cur = D;
+    for (int Up = 0; Up < 4 && !ASE; ++Up) {
+      auto Ps = Ctx.getParents(*Cur);
+      if (Ps.empty())
+        break;
+      if (const auto *X = Ps[0].get<ArraySubscriptExpr>())
+        ASE = X;
+      else if (const auto *X = Ps[0].get<Expr>(); X && (isa<ImplicitCastExpr>(X) ||
+                                                         isa<ParenExpr>(X)))
+        Cur = X;
+      else
+        break;
+    }
+    const ParmVarDecl *Ptr = ASE ? asParam(ASE->getBase(), In.Kernel) : nullptr;
+    bool Read = false;
+    if (ASE)
+      for (const DynTypedNode &N : Ctx.getParents(*ASE))
+        if (const auto *IC = N.get<ImplicitCastExpr>(); IC && IC->getCastKind() == CK_LValueToRValue)
+          Read = true;
+    if (!ASE || stripCasts(ASE->getIdx()) != D || !Ptr || !Read ||
+        !Ptr->getType()->isPointerType() || isModified(Ptr, Body))
+      return noVector("the element's code reads '" + IV->getName().str() +
+                      "' other than as the index of a load 'p[" + IV->getName().str() +
+                      "]' of a pointer parameter ('" +
+                      textOf(ASE ? static_cast<const Stmt *>(ASE) : D, Ctx) + "')");
+    unsigned Which = 0;
+    while (Which < P.Loads.size() && P.Loads[Which].P != Ptr)
+      ++Which;
+    if (Which == P.Loads.size()) {
+      QualType T = Ptr->getType()->getPointeeType().getUnqualifiedType();
+      VecLoad L;
+      L.P = Ptr;
+      L.TS = typeSpelling(T, Ctx);
+      L.Size = T->isDependentType() ? 0 : int64_t(Ctx.getTypeSizeInChars(T).getQuantity());
+      L.Float = T->isSpecificBuiltinType(BuiltinType::Float);
+      if (!(L.Float || (T->isIntegerType() && !T->isBooleanType() && !T->isEnumeralType())) ||
+          !(L.Size == 1 || L.Size == 2 || L.Size == 4))
+        return noVector("'" + textOf(ASE, Ctx) + "' loads '" + L.TS +
+                        "'; only 1-, 2- and 4-byte integers and float are unpacked");
+      P.Loads.push_back(L);
+    }
+    P.Uses.push_back({ASE, Which});
+  }
+  if (P.Loads.empty())
+    return noVector("the element's code loads nothing at '" + IV->getName().str() + "'");
+  int64_t Narrow = 4;
+  for (const VecLoad &L : P.Loads)
+    Narrow = std::min(Narrow, L.Size);
+  if (Narrow > 2)
+    return noVector(formatv("the narrowest element loaded at '{0}' is {1} bytes ('{2}'), a "
+                            "full word per thread already",
+                            IV->getName(), Narrow, P.Loads.front().TS)
+                        .str());
+  std::stable_sort(P.Loads.begin(), P.Loads.end(), [](const VecLoad &X, const VecLoad &Y) {
+    return X.Size < Y.Size;
+  });
+  for (auto &[U, W] : P.Uses)
+    for (unsigned I = 0; I < P.Loads.size(); ++I)
+      if (P.Loads[I].P == asParam(U->getBase(), In.Kernel))
+        W = I;
+  P.K = 16 / Narrow;
+  // The element's code: no other access, nothing that differs by thread.
+  for (const an::Access &O : M.Accesses) {
+    auto Off = O.E ? C.offsetOf(O.E->getBeginLoc()) : std::nullopt;
+    bool In = Off && *Off >= P.BB && *Off < P.BE;
+    if (In && O.Id != A.Id && O.Kind != an::AccessKind::Load)
+      return noVector("the element's code also writes '" + O.Text + "' (line " +
+                      std::to_string(O.Loc.Line) + ")");
+  }
+  for (const Stmt *S : Body->body()) {
+    auto R = Range(S);
+    if (!R || R->second <= P.BB || R->first >= P.BE)
+      continue;
+    std::function<std::string(const Stmt *)> Scan = [&](const Stmt *X) -> std::string {
+      auto O = C.offsetOf(X->getBeginLoc());
+      if (O && *O >= P.BB && *O < P.BE && !(Drop && within(X, Drop)))
+        return threadVarying(X, Body, IV, Region->getBeginLoc(), Ctx);
+      for (const Stmt *Ch : X->children())
+        if (Ch)
+          if (std::string W = Scan(Ch); !W.empty())
+            return W;
+      return "";
+    };
+    if (std::string W = Scan(S); !W.empty())
+      return noVector("the element's code reads '" + W +
+                      "', which differs between threads; the 16-byte path gives each thread "
+                      "other elements");
+  }
+  // Locals only the dropped increment reads ('step') go too.
+  if (Drop)
+    for (const Stmt *S : Body->body())
+      if (const auto *D = dyn_cast<DeclStmt>(S); D && D->isSingleDecl())
+        if (const auto *V = dyn_cast<VarDecl>(D->getSingleDecl());
+            V && V != IV && V->getInit() && !V->getInit()->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false)) {
+          auto Refs = referencesTo(V, Body);
+          auto R = Range(D);
+          if (R && R->second <= P.RB && !Refs.empty() &&
+              all_of(Refs, [&](const DeclRefExpr *X) { return within(X, Drop); }))
+            P.Erase.push_back(*R);
+        }
+  if (Drop)
+    if (auto R = Range(Drop)) {
+      // With its line when nothing else is on it.
+      StringRef Src = In.Source;
+      unsigned B = lineStart(Src, R->first), E = R->second;
+      size_t NL = Src.find('\n', E);
+      if (Src.substr(B, R->first - B).trim().empty() && NL != StringRef::npos &&
+          Src.substr(E, NL - E).trim().empty())
+        P.Repl.push_back({B, unsigned(NL + 1) - B, ""});
+      else
+        P.Repl.push_back({R->first, R->second - R->first, ""});
+    }
+  return P;
+}
+
+/// Text [B, E) of Source with the replacements (offset, length, text) that
+/// lie inside it.
+std::string spliced(StringRef Source, unsigned B, unsigned E,
+                    std::vector<std::tuple<unsigned, unsigned, std::string>> Repl) {
+  llvm::sort(Repl);
+  std::string Out;
+  unsigned At = B;
+  for (const auto &[O, L, T] : Repl) {
+    if (O < At || O + L > E)
+      continue;
+    Out += Source.substr(At, O - At).str() + T;
+    At = O + L;
+  }
+  return Out + Source.substr(At, E - At).str();
+}
+
 class HistogramPrivatizeRule : public ExpertRule {
 public:
   StringRef name() const override { return "histogram-privatize"; }
@@ -639,7 +1001,107 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                                            Body->body_front()->getBeginLoc())));
   std::string BLoop = B->Const ? BText : "(int)" + BText;
 
-  auto Make = [&](int64_t Copies) -> std::optional<std::vector<SourceEdit>> {
+  EditCollector PC(In);
+  VecPlan Vec = planVector(In, M, A, Body, PC, Exits);
+  std::string KName = freshName("forge_k", In.Kernel, Taken);
+  std::string EName = freshName("forge_e", In.Kernel, Taken);
+  std::string VName = freshName("forge_v", In.Kernel, Taken);
+  std::string QName = freshName("forge_q", In.Kernel, Taken);
+  std::string IName = freshName("forge_i", In.Kernel, Taken);
+  std::string GName = freshName("forge_g", In.Kernel, Taken);
+  std::string SSName = freshName("forge_s", In.Kernel, Taken);
+  std::string HName = freshName("forge_h", In.Kernel, Taken);
+  std::string MName = freshName("forge_m", In.Kernel, Taken);
+  std::string LName = freshName("forge_n", In.Kernel, Taken);
+
+  // The element's code as a lambda of its loaded values, run on 16-byte
+  // loads between a scalar head (up to the first 16-byte boundary) and a
+  // scalar tail; any other alignment of the other buffers runs all scalar.
+  auto VectorText = [&](const std::string &Hist) -> std::string {
+    const VecPlan &V = Vec;
+    auto Repl = V.Repl;
+    if (auto R = PC.rangeOf(BaseRef->getSourceRange()))
+      Repl.push_back({R->first, R->second - R->first, Hist});
+    for (const auto &[U, W] : V.Uses)
+      if (auto R = PC.rangeOf(U->getSourceRange()))
+        Repl.push_back({R->first, R->second - R->first, VName + std::to_string(W)});
+    std::string BodyText = spliced(In.Source, V.BB, V.BE, Repl);
+    std::vector<std::string> Params, Scalar;
+    for (unsigned I = 0; I < V.Loads.size(); ++I) {
+      Params.push_back(V.Loads[I].TS + " " + VName + std::to_string(I));
+      Scalar.push_back(V.Loads[I].P->getName().str() + "[" + IName + "]");
+    }
+    const VecLoad &L0 = V.Loads.front();
+    std::string P0 = L0.P->getName().str();
+    std::vector<std::string> L;
+    L.push_back("{");
+    StringRef BT = StringRef(BodyText).rtrim();
+    std::string Fn = BT.starts_with("{") ? BT.str() : "{" + BT.str() + (BT.contains('\n') ? "\n}" : " }");
+    L.push_back(formatv("  auto {0} = [&]({1}) {2};", EName, join(Params, ", "),
+                        indentFollowingLines(Fn, "  "))
+                    .str());
+    L.push_back(formatv("  const long long {0} = {1};", LName, V.BoundText).str());
+    L.push_back(formatv("  const long long {0} = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
+                        GName)
+                    .str());
+    L.push_back(formatv("  const long long {0} = (long long)blockDim.x * gridDim.x;", SSName).str());
+    L.push_back(formatv("  long long {0} = (long long)((16 - ((unsigned long long){1} & 15)) & 15) / "
+                        "{2};",
+                        HName, P0, L0.Size)
+                    .str());
+    L.push_back(formatv("  {0} = {0} < {1} ? {0} : {1};", HName, LName).str());
+    L.push_back(formatv("  long long {0} = ({1} - {2}) / {3};", MName, LName, HName, V.K).str());
+    std::string Bad = MName + " < 0";
+    for (unsigned I = 1; I < V.Loads.size(); ++I)
+      Bad += formatv(" || ((unsigned long long)({0} + {1}) & 15) != 0",
+                     V.Loads[I].P->getName(), HName)
+                 .str();
+    L.push_back("  if (" + Bad + ")");
+    L.push_back("    " + MName + " = 0;");
+    std::string Call = EName + "(" + join(Scalar, ", ") + ");";
+    L.push_back(formatv("  for (long long {0} = {1}; {0} < {2}; {0} += {3})", IName, GName, HName,
+                        SSName)
+                    .str());
+    L.push_back("    " + Call);
+    L.push_back(formatv("  for (long long {0} = {1}; {0} < {2}; {0} += {3}) {{", KName, GName,
+                        MName, SSName)
+                    .str());
+    for (unsigned I = 0; I < V.Loads.size(); ++I) {
+      int64_t Per = V.K * V.Loads[I].Size / 16;
+      for (int64_t Q = 0; Q < Per; ++Q)
+        L.push_back(formatv("    const uint4 {0}{1}_{2} = reinterpret_cast<const uint4 *>({3} + "
+                            "{4})[{5}{6}];",
+                            QName, I, Q, V.Loads[I].P->getName(), HName,
+                            Per == 1 ? KName : KName + " * " + std::to_string(Per),
+                            Per == 1 ? "" : " + " + std::to_string(Q))
+                        .str());
+    }
+    for (int64_t E = 0; E < V.K; ++E) {
+      std::vector<std::string> Args;
+      for (unsigned I = 0; I < V.Loads.size(); ++I) {
+        const VecLoad &X = V.Loads[I];
+        int64_t Byte = E * X.Size;
+        std::string W = formatv("{0}{1}_{2}.{3}", QName, I, Byte / 16, "xyzw"[(Byte % 16) / 4]).str();
+        int64_t Shift = (Byte % 4) * 8;
+        if (X.Float)
+          Args.push_back("__uint_as_float(" + W + ")");
+        else if (Shift == 0)
+          Args.push_back("(" + X.TS + ")" + W);
+        else
+          Args.push_back("(" + X.TS + ")(" + W + " >> " + std::to_string(Shift) + ")");
+      }
+      L.push_back("    " + EName + "(" + join(Args, ", ") + ");");
+    }
+    L.push_back("  }");
+    L.push_back(formatv("  for (long long {0} = {1} + {2} * {3} + {4}; {0} < {5}; {0} += {6})",
+                        IName, HName, MName, V.K, GName, LName, SSName)
+                    .str());
+    L.push_back("    " + Call);
+    L.push_back("}");
+    return indentLines(L, lineIndent(In.Source, V.RB));
+  };
+
+  auto Make = [&](int64_t Copies, bool Vector) -> std::optional<std::vector<SourceEdit>> {
     EditCollector C(In);
     std::vector<std::string> Pro;
     if (SharedBytes)
@@ -682,18 +1144,29 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
           C.replace(Cfg->getArg(2)->getSourceRange(), Bytes);
       }
     // The atomic goes to the private copy.
-    C.replace(BaseRef->getSourceRange(), Copies > 1 ? SName + "[" + WName + "]" : SName);
+    std::string Hist = Copies > 1 ? SName + "[" + WName + "]" : SName;
+    if (Vector) {
+      C.add({Vec.RB, Vec.RE - Vec.RB, VectorText(Hist)});
+      for (const auto &[EB, EE] : Vec.Erase)
+        C.add(eraseWithLine(In.Source, EB, EE));
+    }
+    else
+      C.replace(BaseRef->getSourceRange(), Hist);
     // Early returns become guards around the rest.
+    size_t Guards = 0;
     for (const IfStmt *If : Exits) {
       auto R = C.rangeOfStatement(If);
       if (!R)
         return std::nullopt;
+      if (Vector && R->first >= Vec.RB && R->second <= Vec.RE)
+        continue; // the vector loop has the exit as its bound
+      ++Guards;
       C.add({R->first, R->second - R->first,
              "if (!(" + textOf(If->getCond(), Ctx) + ")) {"});
     }
     std::vector<std::string> Epi;
     std::string Close;
-    for (size_t I = 0; I < Exits.size(); ++I)
+    for (size_t I = 0; I < Guards; ++I)
       Close += "}";
     if (!Close.empty())
       Epi.push_back(Close);
@@ -765,14 +1238,36 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                    : "The grid stays as it is: the kernel has no grid-stride loop over the "
                      "elements, so each block flushes once for its own elements.";
   }
-  if (SharedBytes) {
-    if (!Spec)
-      Spec.emplace();
-    Spec->Geometry["shared"] = *SharedBytes;
-    Spec->Justification += std::string(Spec->Justification.empty() ? "" : "; ") +
-                           "the private copy takes " + BText + " x " + std::to_string(Bytes) +
-                           " B of dynamic shared memory";
+  // The vector path's grid: a guard turned into a grid-stride loop may be
+  // capped too when every access of the kernel is in it.
+  std::optional<agent::SpecChange> VSpec = Spec;
+  if (Vec.Why.empty() && !Vec.WasLoop) {
+    bool Free = true;
+    for (const an::Access &O : M.Accesses) {
+      auto Off = O.E ? PC.offsetOf(O.E->getBeginLoc()) : std::nullopt;
+      Free &= Off && *Off >= Vec.RB && *Off < Vec.RE;
+    }
+    if (Free)
+      VSpec = wavesCappedGrid(In, [&](const WavesCap &Cap) {
+        return formatv("the grid-stride loop that replaces {0} visits every element for any "
+                       "grid, so grid.x may be capped at FORGE_GRID_WAVES waves of {1} SMs x {2} "
+                       "blocks: fewer blocks, fewer flushes",
+                       Vec.Form, Cap.SMs, Cap.BlocksPerSM)
+            .str();
+      });
   }
+  auto AddShared = [&](std::optional<agent::SpecChange> &S) {
+    if (!SharedBytes)
+      return;
+    if (!S)
+      S.emplace();
+    S->Geometry["shared"] = *SharedBytes;
+    S->Justification += std::string(S->Justification.empty() ? "" : "; ") +
+                        "the private copy takes " + BText + " x " + std::to_string(Bytes) +
+                        " B of dynamic shared memory";
+  };
+  AddShared(Spec);
+  AddShared(VSpec);
 
   std::string What = formatv("{0}(&{1}[{2}], ...)", A.Callee, BinsP->getName(), IdxText).str();
   std::string Rationale =
@@ -795,39 +1290,88 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                  "atomics already added in arrival order.";
   else
     Rationale += "\nThe result is exact: the operation is associative and commutative.";
+  std::string ScalarRationale = Rationale;
   if (!GridNote.empty())
-    Rationale += "\n" + GridNote;
+    ScalarRationale += "\n" + GridNote;
+  std::string VecRationale, VecWhat;
+  if (Vec.Why.empty()) {
+    std::vector<std::string> Names;
+    for (const VecLoad &L : Vec.Loads)
+      Names.push_back("'" + L.P->getName().str() + "' (" + L.TS + ")");
+    VecWhat = formatv(", reading {0} in 16-byte loads ({1} elements per thread per iteration)",
+                      join(Names, ", "), Vec.K)
+                  .str();
+    VecRationale =
+        Rationale +
+        formatv("\nThe elements are {0} bytes wide: one load per element moves {1} B per warp "
+                "instruction. {2} reads each element only as a load at its index (and values "
+                "every thread shares), so it is run as a function of the loaded values on {3} "
+                "elements per 16-byte load (uint4) per thread, in a grid-stride loop over the "
+                "same elements; a scalar head up to the first 16-byte boundary of '{4}' and a "
+                "scalar tail keep odd counts and offset pointers exact (another buffer at "
+                "another alignment runs all scalar). The counters stay one per bin: no packing "
+                "that could overflow.",
+                Vec.Loads.front().Size, 32 * Vec.Loads.front().Size,
+                StringRef(Vec.Form).substr(0, 1).upper() + StringRef(Vec.Form).substr(1).str(),
+                Vec.K, Vec.Loads.front().P->getName())
+            .str();
+    if (!Vec.WasLoop)
+      VecRationale += "\nThe guard becomes a grid-stride loop over the same elements: this "
+                      "assumes, as the guard does, that the launch's threads cover them "
+                      "(grid.x * block.x >= " + Vec.BoundText + ").";
+    if (!VSpec || !VSpec->Geometry.count("grid.x"))
+      VecRationale += "\nThe grid stays as it is (the spec's grid or block is not known, or "
+                      "some access lies outside the loop).";
+  } else {
+    ScalarRationale += "\nNo 16-byte loads: " + Vec.Why + ".";
+  }
 
-  RuleOutcome Out;
-  auto Edits = Make(1);
-  if (!Edits)
-    return notApplicable("the kernel's body or the atomic is written through a macro");
-  RuleOutcome One = proposeEdits(In, name(),
-                                 "a private shared-memory copy of the " + BText +
-                                     " bins per block for " + What,
-                                 Rationale, *Edits, Spec);
-  if (One.Proposals.empty())
-    return One;
-  Out.Proposals = std::move(One.Proposals);
-  // Per-warp copies when B is a small constant.
-  if (B->Const && *B->Const <= PerWarpMaxBins) {
-    int64_t Copies = std::min<int64_t>(8, StaticSharedLimit / (*B->Const * Bytes));
+  int64_t Copies = 1;
+  if (B->Const && *B->Const <= PerWarpMaxBins)
+    Copies = std::min<int64_t>(8, StaticSharedLimit / (*B->Const * Bytes));
+  auto Summary = [&](int64_t R, bool V) {
+    std::string S =
+        R > 1 ? formatv("{0} private shared-memory copies of the {1} bins per block (warp w "
+                        "counts into copy w % {0}) for {2}",
+                        R, BText, What)
+                    .str()
+              : "a private shared-memory copy of the " + BText + " bins per block for " + What;
+    return V ? S + VecWhat : S;
+  };
+  std::string WarpNote = formatv("\nThe warps of a block share {0} copies, so fewer of them "
+                                 "contend for one shared bin; the flush combines the copies.",
+                                 Copies)
+                             .str();
+  // Fastest guess first: 16-byte loads with per-warp copies, 16-byte loads
+  // with one copy, then the scalar copy; without the vector path the scalar
+  // copy and per-warp copies.
+  std::vector<std::pair<int64_t, bool>> Variants;
+  if (Vec.Why.empty()) {
     if (Copies >= 2)
-      if (auto E2 = Make(Copies)) {
-        RuleOutcome Two = proposeEdits(
-            In, name(),
-            formatv("{0} private shared-memory copies of the {1} bins per block (warp w counts "
-                    "into copy w % {0}) for {2}",
-                    Copies, BText, What)
-                .str(),
-            Rationale + formatv("\nThe warps of a block share {0} copies, so fewer of them "
-                                "contend for one shared bin; the flush combines the copies.",
-                                Copies)
-                            .str(),
-            *E2, Spec);
-        for (agent::Proposal &P : Two.Proposals)
-          Out.Proposals.push_back(std::move(P));
-      }
+      Variants.push_back({Copies, true});
+    Variants.push_back({1, true});
+    Variants.push_back({1, false});
+  } else {
+    Variants.push_back({1, false});
+    if (Copies >= 2)
+      Variants.push_back({Copies, false});
+  }
+  RuleOutcome Out;
+  for (const auto &[R, V] : Variants) {
+    auto Edits = Make(R, V);
+    if (!Edits) {
+      if (Out.Proposals.empty() && !V)
+        return notApplicable("the kernel's body or the atomic is written through a macro");
+      continue;
+    }
+    RuleOutcome One =
+        proposeEdits(In, name(), Summary(R, V),
+                     (V ? VecRationale : ScalarRationale) + (R > 1 ? WarpNote : ""), *Edits,
+                     V ? VSpec : Spec);
+    if (One.Proposals.empty() && Out.Proposals.empty() && !V)
+      return One;
+    for (agent::Proposal &P : One.Proposals)
+      Out.Proposals.push_back(std::move(P));
   }
   return Out;
 }

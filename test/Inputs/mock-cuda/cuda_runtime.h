@@ -28,6 +28,7 @@ struct dim3 {
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
 struct int4 { int x, y, z, w; };
+struct uint4 { unsigned x, y, z, w; };
 
 struct __cuda_builtin_threadIdx_t { unsigned x, y, z; };
 extern const __device__ __cuda_builtin_threadIdx_t threadIdx, blockIdx, blockDim, gridDim;
@@ -147,6 +148,7 @@ __device__ float fmaf(float, float, float);
 __device__ int abs(int);
 __device__ int __float_as_int(float);
 __device__ float __int_as_float(int);
+__device__ float __uint_as_float(unsigned);
 __device__ float sqrtf(float);
 __device__ float expf(float);
 __device__ float fmaxf(float, float);

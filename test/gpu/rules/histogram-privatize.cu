@@ -5,7 +5,13 @@
 // counters, a weighted float histogram (weights whose sums are exact in
 // float, so the order of the additions cannot show), a 2D image histogram
 // over a pitched image, a guarded atomicMax and an atomicOr of bits; and
-// the per-warp-copies proposal of the three with constant small bins.
+// the per-warp-copies proposal of the three with constant small bins. The
+// 16-byte path (its two variants, and the scalar third proposal of the
+// bench kernel): the bench kernel, one byte per thread under a guard, 16-bit
+// keys after an early exit and byte keys with float weights, with the data
+// 0..3 elements past a 16-byte boundary, counts shorter than the scalar head,
+// weights at another alignment than the keys (the all-scalar fallback), the
+// original grid, a capped grid and one block.
 // Counts are odd (not multiples of the block or of 4), data pointers are
 // offset from the allocation (misaligned for the bytes), and each kernel
 // runs with several block sizes (one not a multiple of 32), the original
@@ -18,26 +24,96 @@
 // RUN: forge-port propose %t.d/h3.cu --kernel weighted --block 256 --rules=histogram-privatize --apply -o %t.d/h4.cu
 // RUN: forge-port propose %t.d/h4.cu --kernel image --block 16,16 --rules=histogram-privatize --apply -o %t.d/h5.cu
 // RUN: forge-port propose %t.d/h5.cu --kernel maxbin --block 256 --rules=histogram-privatize --apply -o %t.d/h6.cu
-// RUN: forge-port propose %t.d/h6.cu --kernel orbits --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
-// The second proposal (per-warp copies) of the constant-bin kernels.
+// RUN: forge-port propose %t.d/h6.cu --kernel orbits --block 256 --rules=histogram-privatize --apply -o %t.d/h7.cu
+// RUN: forge-port propose %t.d/h7.cu --kernel bytes1 --block 256 --rules=histogram-privatize --apply -o %t.d/h8.cu
+// RUN: forge-port propose %t.d/h8.cu --kernel keys16 --block 256 --rules=histogram-privatize --apply -o %t.d/h9.cu
+// RUN: forge-port propose %t.d/h9.cu --kernel wbytes --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
+// The first proposals of histogram256, bytes1, keys16 and wbytes read 16 bytes per load.
+// RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
+// VEC: 8
+// The second proposal: per-warp copies of the constant-bin kernels without
+// the 16-byte path (maxbin, orbits), the 16-byte path with one copy for the
+// others (histogram256, bytes1, keys16, wbytes).
 // RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --format=json > %t.d/p1.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 1 %S/../Inputs/rules/histograms.cu %t.d/w1.cu
 // RUN: forge-port propose %t.d/w1.cu --kernel maxbin --block 256 --rules=histogram-privatize --format=json > %t.d/p2.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p2.json 1 %t.d/w1.cu %t.d/w2.cu
 // RUN: forge-port propose %t.d/w2.cu --kernel orbits --block 256 --rules=histogram-privatize --format=json > %t.d/p3.json
-// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p3.json 1 %t.d/w2.cu %t.d/histograms.warp.cu
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p3.json 1 %t.d/w2.cu %t.d/w3.cu
+// RUN: forge-port propose %t.d/w3.cu --kernel bytes1 --block 256 --rules=histogram-privatize --format=json > %t.d/p4.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p4.json 1 %t.d/w3.cu %t.d/w4.cu
+// RUN: forge-port propose %t.d/w4.cu --kernel keys16 --block 256 --rules=histogram-privatize --format=json > %t.d/p5.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p5.json 1 %t.d/w4.cu %t.d/w5.cu
+// RUN: forge-port propose %t.d/w5.cu --kernel wbytes --block 256 --rules=histogram-privatize --format=json > %t.d/p6.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p6.json 1 %t.d/w5.cu %t.d/histograms.warp.cu
 // RUN: grep -c "forge_w\]" %t.d/histograms.warp.cu | FileCheck %s --check-prefix=WARPS
-// WARPS: 3
+// WARPS: 2
+// The third proposal of the 16-byte kernels: the scalar loop, one copy.
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 2 %S/../Inputs/rules/histograms.cu %t.d/histograms.scalar.cu
+// RUN: grep -c "uint4" %t.d/histograms.scalar.cu | FileCheck %s --check-prefix=SCALAR
+// SCALAR: 0
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
-// CHECK: histogram256 block 256 original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 block 1024 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 block 100 original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 block 256 one block: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 per-warp block 256 original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 per-warp block 1024 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 per-warp block 100 original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 per-warp block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp block 1024 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 0 count 3000014 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 0 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 0 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 1 count 3000013 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 1 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 1 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 2 count 3000012 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 2 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 2 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 3 count 3000011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 3 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 3 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector per-warp offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector block 1024 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 0 count 3000014 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 0 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 0 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 1 count 3000013 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 1 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 1 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 2 count 3000012 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 2 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 2 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 3 count 3000011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 3 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 3 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar block 1024 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 0 count 3000014 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 0 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 0 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 1 count 3000013 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 1 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 1 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 2 count 3000012 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 2 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 2 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 3 count 3000011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 3 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 3 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 scalar offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 1000 block 256 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 1000 block 96 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_mod nbins 1000 one block: ok max_abs_err 0 rel_l2 0
@@ -60,6 +136,390 @@
 // CHECK: orbits block 64 one block: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits per-warp block 256 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits per-warp block 992 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1000037 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1000037 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1000037 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1000037 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1000037 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1000037 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 4099 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 4099 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 4099 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 7 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 7 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 7 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 0 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1000036 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1000036 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1000036 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1000036 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1000036 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1000036 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 1 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1000035 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1000035 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1000035 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1000035 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1000035 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1000035 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 2 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1000034 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1000034 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1000034 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1000034 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1000034 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1000034 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 4099 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 4099 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 4099 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 7 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 7 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 7 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector per-warp offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector per-warp offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <random>
@@ -73,6 +533,9 @@ namespace cand {
 namespace warp {
 #include "histograms.warp.cu"
 } // namespace warp
+namespace scal {
+#include "histograms.scalar.cu"
+} // namespace scal
 
 namespace {
 
@@ -124,26 +587,41 @@ int main(int argc, char **argv) {
       h[i] = 7;
     unsigned char *d = uploadOffset(h, 3);
     Bins<unsigned> b(256, 2);
-    auto run = [&](auto kernel, unsigned grid, unsigned block) {
+    auto run = [&](auto kernel, const unsigned char *p, long long cnt, unsigned grid, unsigned block) {
       b.reset();
-      kernel<<<grid, block>>>(d, b.D, n);
+      kernel<<<grid, block>>>(p, b.D, cnt);
       return b.get();
     };
     unsigned full = check::ceilDiv(n, 256 * 16);
-    auto ref = run(orig::histogram256, full, 256);
-    for (auto [name, k] : {std::pair{"histogram256", cand::histogram256},
-                           std::pair{"histogram256 per-warp", warp::histogram256}}) {
+    auto ref = run(orig::histogram256, d, n, full, 256);
+    for (auto [name, k] : {std::pair{"histogram256 vector per-warp", cand::histogram256},
+                           std::pair{"histogram256 vector", warp::histogram256},
+                           std::pair{"histogram256 scalar", scal::histogram256}}) {
       std::string s(name);
-      ok &= check::compare((s + " block 256 original grid").c_str(), ref, run(k, full, 256), 0, 0);
-      ok &= check::compare((s + " block 1024 capped grid").c_str(), ref, run(k, sms * 2, 1024), 0, 0);
+      ok &= check::compare((s + " block 256 original grid").c_str(), ref, run(k, d, n, full, 256), 0, 0);
+      ok &= check::compare((s + " block 1024 capped grid").c_str(), ref, run(k, d, n, sms * 2, 1024), 0, 0);
       ok &= check::compare((s + " block 100 original grid").c_str(), ref,
-                           run(k, check::ceilDiv(n, 100 * 16), 100), 0, 0);
-      ok &= check::compare((s + " block 256 one block").c_str(), ref, run(k, 1, 256), 0, 0);
+                           run(k, d, n, check::ceilDiv(n, 100 * 16), 100), 0, 0);
+      ok &= check::compare((s + " block 256 one block").c_str(), ref, run(k, d, n, 1, 256), 0, 0);
+      // Data pointers 0..3 bytes past the 16-byte-aligned start, odd counts,
+      // counts shorter than the scalar head.
+      for (int off = 0; off < 4; ++off)
+        for (long long cnt : {n - 3 - off, 20011ll, 13ll, 1ll}) {
+          auto r = run(orig::histogram256, d - 3 + off, cnt, check::ceilDiv(cnt, 256), 256);
+          ok &= check::compare((s + " offset " + std::to_string(off) + " count " +
+                                std::to_string(cnt) + " block 96 capped grid")
+                                   .c_str(),
+                               r, run(k, d - 3 + off, cnt, sms * 8, 96), 0, 0);
+        }
     }
-    if (Bench)
-      check::report("histogram256 2^28 bytes",
+    if (Bench) {
+      check::report("histogram256 2^28 bytes, vector per-warp",
                     check::time([&] { orig::histogram256<<<full, 256>>>(d, b.D, n); }),
-                    check::time([&] { warp::histogram256<<<sms * 4 * 8, 256>>>(d, b.D, n); }));
+                    check::time([&] { cand::histogram256<<<sms * 4 * 8, 256>>>(d - 3, b.D, n); }));
+      check::report("histogram256 2^28 bytes, vector one copy",
+                    check::time([&] { orig::histogram256<<<full, 256>>>(d, b.D, n); }),
+                    check::time([&] { warp::histogram256<<<sms * 4 * 8, 256>>>(d - 3, b.D, n); }));
+    }
     CK(cudaFree(d - 3));
   }
   {
@@ -274,6 +752,76 @@ int main(int argc, char **argv) {
                          run(warp::orbits, sms * 2, 256), 0, 0);
     ok &= check::compare("orbits per-warp block 992 one block", ref, run(warp::orbits, 1, 992), 0, 0);
     CK(cudaFree(d - 3));
+  }
+  {
+    // One byte per thread under 'if (i < n)', 16-bit keys after an early
+    // exit, byte keys with float weights: the 16-byte variants loop over the
+    // grid, so any grid gives the original's counts over the full grid.
+    int n = 1000037;
+    auto h = randomInts<unsigned char>(n + 16, 17, 0, 255);
+    auto k16 = randomInts<unsigned short>(n + 16, 18, 0, 65535);
+    auto q = randomInts<int>(n + 16, 19, 0, 255);
+    std::vector<float> w(n + 16);
+    for (int i = 0; i < n + 16; ++i)
+      w[i] = q[i] * 0.25f; // sums of multiples of 1/4 below 2^22 are exact in float
+    unsigned char *d = uploadOffset(h, 0);
+    unsigned short *dk = uploadOffset(k16, 0);
+    float *dw = uploadOffset(w, 0);
+    Bins<unsigned> b(256, 20), b16(1024, 21);
+    Bins<float> bf(200, 22);
+    for (float &x : bf.Init)
+      x = 0;
+    for (int off = 0; off < 4; ++off)
+      for (int cnt : {n - off, 4099, 7, 1}) {
+        std::string tail = " offset " + std::to_string(off) + " count " + std::to_string(cnt);
+        unsigned full = check::ceilDiv(cnt, 256);
+        b.reset();
+        orig::bytes1<<<full, 256>>>(d + off, b.D, cnt);
+        auto r1 = b.get();
+        b16.reset();
+        orig::keys16<<<full, 256>>>(dk + off, b16.D, cnt);
+        auto r2 = b16.get();
+        // The weights offset like the keys (the 16-byte path) or by one float
+        // more (their own alignment differs: all scalar).
+        for (int woff : {off, off + 1}) {
+          bf.reset();
+          orig::wbytes<<<full, 256>>>(d + off, dw + woff, bf.D, cnt);
+          auto r3 = bf.get();
+          struct Shape {
+            unsigned grid, block;
+            const char *name;
+          };
+          for (Shape sh : {Shape{full, 256u, "original grid"}, Shape{unsigned(sms * 8), 160u, "capped grid"},
+                           Shape{1u, 1024u, "one block"}}) {
+            unsigned grid = sh.grid, block = sh.block;
+            std::string g = std::string(" ") + sh.name + " block " + std::to_string(block);
+            if (woff == off) {
+              b.reset();
+              cand::bytes1<<<grid, block>>>(d + off, b.D, cnt);
+              ok &= check::compare(("bytes1 vector per-warp" + tail + g).c_str(), r1, b.get(), 0, 0);
+              b.reset();
+              warp::bytes1<<<grid, block>>>(d + off, b.D, cnt);
+              ok &= check::compare(("bytes1 vector" + tail + g).c_str(), r1, b.get(), 0, 0);
+              b16.reset();
+              cand::keys16<<<grid, block>>>(dk + off, b16.D, cnt);
+              ok &= check::compare(("keys16 vector per-warp" + tail + g).c_str(), r2, b16.get(), 0, 0);
+              b16.reset();
+              warp::keys16<<<grid, block>>>(dk + off, b16.D, cnt);
+              ok &= check::compare(("keys16 vector" + tail + g).c_str(), r2, b16.get(), 0, 0);
+            }
+            std::string wt = tail + " weights offset " + std::to_string(woff) + g;
+            bf.reset();
+            cand::wbytes<<<grid, block>>>(d + off, dw + woff, bf.D, cnt);
+            ok &= check::compare(("wbytes vector per-warp" + wt).c_str(), r3, bf.get(), 0, 0);
+            bf.reset();
+            warp::wbytes<<<grid, block>>>(d + off, dw + woff, bf.D, cnt);
+            ok &= check::compare(("wbytes vector" + wt).c_str(), r3, bf.get(), 0, 0);
+          }
+        }
+      }
+    CK(cudaFree(d));
+    CK(cudaFree(dk));
+    CK(cudaFree(dw));
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

@@ -49,6 +49,10 @@ struct Positive {
   bool CapsGrid;
   /// A per-warp-copies variant is proposed too.
   bool PerWarp;
+  /// The 16-byte-load variants come first (with per-warp copies, with one
+  /// copy), then the scalar copy; the pieces are then those of the scalar
+  /// copy (the last proposal), and VecPieces those of the first.
+  std::vector<const char *> VecPieces = {};
 };
 
 const Positive Positives[] = {
@@ -64,7 +68,16 @@ const Positive Positives[] = {
      {"__shared__ unsigned int forge_hist[256];", "atomicAdd(&forge_hist[data[idx]], 1u);",
       "for (int forge_j = forge_t; forge_j < 256; forge_j += forge_nt)",
       "atomicAdd(&bins[forge_j], forge_c);"},
-     true, true},
+     true, true,
+     {"__shared__ unsigned int forge_hist[8][256];",
+      "auto forge_e = [&](unsigned char forge_v0) {\n      atomicAdd(&forge_hist[forge_w][forge_v0], 1u);\n    };",
+      "long long forge_h = (long long)((16 - ((unsigned long long)data & 15)) & 15) / 1;",
+      "forge_h = forge_h < forge_n ? forge_h : forge_n;",
+      "long long forge_m = (forge_n - forge_h) / 16;",
+      "for (long long forge_i = forge_g; forge_i < forge_h; forge_i += forge_s)\n      forge_e(data[forge_i]);",
+      "const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(data + forge_h)[forge_k];",
+      "forge_e((unsigned char)forge_q0_0.x);", "forge_e((unsigned char)(forge_q0_0.w >> 24));",
+      "for (long long forge_i = forge_h + forge_m * 16 + forge_g; forge_i < forge_n; forge_i += forge_s)"}},
     {"one element per thread under if (i < n), int bins",
      R"(__global__ void k(const unsigned char *in, int *hist, int n) {
   int i = threadIdx.x + blockDim.x * blockIdx.x;
@@ -73,7 +86,50 @@ const Positive Positives[] = {
 })",
      {"__shared__ int forge_hist[256];", "atomicAdd(&forge_hist[in[i]], 1);",
       "atomicAdd(&hist[forge_j], forge_c);"},
-     false, true},
+     false, true,
+     // The guard becomes a grid-stride loop (capped) over the same elements.
+     {"auto forge_e = [&](unsigned char forge_v0) {atomicAdd(&forge_hist[forge_w][forge_v0], 1); };",
+      "const long long forge_n = n;", "forge_e((unsigned char)(forge_q0_0.z >> 16));"}},
+    {"16-bit keys into 1024 bins through a local, for loop",
+     R"(__global__ void k(const unsigned short *keys, unsigned *bins, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x) {
+    unsigned short key = keys[i];
+    atomicAdd(&bins[key & 1023], 1u);
+  }
+})",
+     {"__shared__ unsigned int forge_hist[1024];", "atomicAdd(&forge_hist[key & 1023], 1u);"}, true,
+     true,
+     {"__shared__ unsigned int forge_hist[8][1024];",
+      "auto forge_e = [&](unsigned short forge_v0) {",
+      "unsigned short key = forge_v0;",
+      "long long forge_h = (long long)((16 - ((unsigned long long)keys & 15)) & 15) / 2;",
+      "long long forge_m = (forge_n - forge_h) / 8;",
+      "forge_e((unsigned short)(forge_q0_0.w >> 16));",
+      "for (long long forge_i = forge_h + forge_m * 8 + forge_g; forge_i < forge_n; forge_i += forge_s)"}},
+    {"weighted float bins of byte keys: two buffers, one head",
+     R"(__global__ void k(const unsigned char *key, const float *w, float *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&h[key[i]], w[i]);
+})",
+     {"__shared__ float forge_hist[256];", "atomicAdd(&forge_hist[key[i]], w[i]);"}, false, true,
+     {"auto forge_e = [&](unsigned char forge_v0, float forge_v1) {",
+      "if (forge_m < 0 || ((unsigned long long)(w + forge_h) & 15) != 0)",
+      "const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(w + forge_h)[forge_k * 4 + 3];",
+      "forge_e((unsigned char)(forge_q0_0.w >> 24), __uint_as_float(forge_q1_3.w));",
+      "forge_e(key[forge_i], w[forge_i]);"}},
+    {"bytes % 64 after an early return",
+     R"(__global__ void k(const unsigned char *d, unsigned *bins, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  unsigned b = d[i] % 64;
+  atomicAdd(&bins[b], 1u);
+})",
+     {"__shared__ unsigned int forge_hist[64];", "if (!(i >= n)) {"}, false, true,
+     {"unsigned b = forge_v0 % 64;", "atomicAdd(&forge_hist[forge_w][b], 1u);",
+      "const long long forge_n = n;"}},
     {"min(v, 63) through a local, pointer arithmetic, early return",
      R"(__global__ void k(const unsigned *v, unsigned long long *h, int n) {
   int i = threadIdx.x + blockIdx.x * blockDim.x;
@@ -135,24 +191,43 @@ TEST(HistogramPrivatize, RewritesEveryShape) {
     SCOPED_TRACE(C.Name);
     auto R = run(C.Code, "k");
     ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
-    ASSERT_EQ(R.Proposals.size(), C.PerWarp ? 2u : 1u);
-    const std::string &A = R.Applied[0];
+    bool Vec = !C.VecPieces.empty();
+    ASSERT_EQ(R.Proposals.size(), (C.PerWarp ? 2u : 1u) + (Vec ? 1u : 0u));
+    // The scalar copy: the last of the 16-byte variants' list, else the first.
+    size_t S = Vec ? R.Proposals.size() - 1 : 0;
+    const std::string &A = R.Applied[S];
     for (const char *P : C.Pieces)
       EXPECT_TRUE(has(A, P)) << P << "\n" << A;
     // Two barriers around the counting, and no global atomic per element left.
     EXPECT_TRUE(has(A, "__syncthreads();\n")) << A;
-    const agent::Proposal &P = R.Proposals[0];
+    const agent::Proposal &P = R.Proposals[S];
     bool Caps = P.Spec && P.Spec->Geometry.count("grid.x");
     EXPECT_EQ(Caps, C.CapsGrid) << A;
     if (Caps) {
       EXPECT_EQ(P.Spec->Geometry.at("grid.x"), "min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * 8)");
     }
     if (C.PerWarp) {
-      const std::string &W = R.Applied[1];
+      const std::string &W = R.Applied[Vec ? 0 : 1];
       EXPECT_TRUE(has(W, "const int forge_w = (forge_t / 32) % ")) << W;
       EXPECT_TRUE(has(W, "[forge_w]")) << W;
       EXPECT_TRUE(has(W, "for (int forge_r = 1; forge_r < ")) << W;
     }
+    if (!Vec) {
+      EXPECT_TRUE(has(P.Rationale, "No 16-byte loads: ")) << P.Rationale;
+      continue;
+    }
+    // The 16-byte variants: the first (per-warp copies when there are
+    // any), then one copy; both cap the grid (every access is in the loop).
+    for (size_t I = 0; I + 1 < R.Proposals.size(); ++I) {
+      const agent::Proposal &V = R.Proposals[I];
+      EXPECT_TRUE(has(V.Summary, "in 16-byte loads")) << V.Summary;
+      ASSERT_TRUE(V.Spec && V.Spec->Geometry.count("grid.x"));
+      EXPECT_EQ(V.Spec->Geometry.at("grid.x"), "min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * 8)");
+      EXPECT_TRUE(has(R.Applied[I], "__syncthreads();\n")) << R.Applied[I];
+      EXPECT_TRUE(has(R.Applied[I], "reinterpret_cast<const uint4 *>(")) << R.Applied[I];
+    }
+    for (const char *P : C.VecPieces)
+      EXPECT_TRUE(has(R.Applied[0], P)) << P << "\n" << R.Applied[0];
   }
 }
 
@@ -268,6 +343,82 @@ TEST(HistogramPrivatize, DeclinesWithTheReason) {
     auto R = run(C.Code, "k");
     EXPECT_TRUE(R.Proposals.empty()) << (R.Applied.empty() ? "" : R.Applied[0]);
     EXPECT_TRUE(has(R.Skip, C.Reason)) << R.Skip;
+  }
+}
+
+/// Kernels privatised without the 16-byte path, and why (in the scalar
+/// proposals' rationale).
+const Negative NoVector[] = {
+    {"int elements",
+     R"(__global__ void k(const int *data, int *h, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&h[data[i] & 255], 1);
+})",
+     "No 16-byte loads: the narrowest element loaded at 'i' is 4 bytes ('int'), a full word per "
+     "thread already."},
+    {"not the element's own index",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[data[2 * i]], 1u);
+})",
+     "No 16-byte loads: the element's code reads 'i' other than as the index of a load 'p[i]' "
+     "of a pointer parameter ('i')."},
+    {"a value that differs by thread",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[(data[i] + threadIdx.x) & 255], 1u);
+})",
+     "No 16-byte loads: the element's code reads 'threadIdx.x', which differs between threads"},
+    {"a store at the index",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, unsigned char *seen, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    seen[i] = 1;
+    atomicAdd(&bins[data[i]], 1u);
+  }
+})",
+     "No 16-byte loads: the element's code reads 'i' other than as the index of a load"},
+    {"the index read after the guard",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, int *last, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[data[i]], 1u);
+  if (i == n - 1)
+    *last = i;
+})",
+     "No 16-byte loads: 'i' is read outside the element's code"},
+    {"a 2D image",
+     R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[y * width + x]], 1u);
+})",
+     "No 16-byte loads: the atomic is neither in a grid-stride loop nor under a guard 'i < n'"},
+    {"a while loop whose index is read after it",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, long long n, long long *end) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  while (i < n) {
+    atomicAdd(&bins[data[i]], 1u);
+    i += (long long)blockDim.x * gridDim.x;
+  }
+  end[0] = i;
+})",
+     "No 16-byte loads: 'i' is read outside the grid-stride loop at line 3."},
+};
+
+TEST(HistogramPrivatize, SaysWhyThereIsNoVectorPath) {
+  for (const Negative &C : NoVector) {
+    SCOPED_TRACE(C.Name);
+    auto R = run(C.Code, "k");
+    ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+    for (const agent::Proposal &P : R.Proposals) {
+      EXPECT_FALSE(has(P.Summary, "16-byte")) << P.Summary;
+      EXPECT_TRUE(has(P.Rationale, C.Reason)) << P.Rationale;
+    }
+    for (const std::string &A : R.Applied)
+      EXPECT_FALSE(has(A, "uint4")) << A;
   }
 }
 

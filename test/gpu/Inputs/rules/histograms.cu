@@ -52,3 +52,25 @@ __global__ void orbits(const unsigned *key, int *flags, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
     atomicOr(&flags[key[i] >> 24], 1 << (key[i] & 31));
 }
+
+// The 16-byte path's styles: one byte per thread under a guard, 16-bit keys
+// after an early exit, byte keys with float weights.
+__global__ void bytes1(const unsigned char *in, unsigned int *hist, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&hist[in[i]], 1u);
+}
+
+__global__ void keys16(const unsigned short *keys, unsigned int *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  unsigned short k = keys[i];
+  atomicAdd(&bins[k >> 6], 1u);
+}
+
+__global__ void wbytes(const unsigned char *key, const float *w, float *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&h[key[i] % 200], w[i]);
+}
