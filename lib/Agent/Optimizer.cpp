@@ -118,9 +118,13 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
   for (const auto &[Name, Vals] : C.NewTunables)
     V[Name] = Vals.front();
   for (const auto &[Name, Val] : C.Values) {
-    if (!S.findTunable(Name))
+    auto T = llvm::find_if(S.Tunables, [&](const measure::Tunable &T) { return T.Name == Name; });
+    if (T == S.Tunables.end())
       return makeError("{0} is not a tunable of the spec", Name);
     V[Name] = Val;
+    // The launch from now on: what a later sweep takes as its reference
+    // configuration (a rewrite may trap at the old one).
+    T->Default = Val;
   }
   for (const std::string &Text : C.NewConstraints) {
     auto E = measure::IntExpr::parse(Text);
