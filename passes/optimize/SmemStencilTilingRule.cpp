@@ -19,6 +19,7 @@
 /// with the grid divided accordingly (docs/passes/smem-stencil-tiling.md).
 ///
 //===----------------------------------------------------------------------===//
+#include "CoefficientStaging.h"
 #include "RuleAst.h"
 #include "StencilPlan.h"
 #include "RuleUtil.h"
@@ -110,6 +111,9 @@ public:
     K = Rows;
     KDim = Dim;
   }
+  /// Coefficient buffers to stage as well (the tiled path only).
+  void stageCoefficients(CoefficientPlan C) { Coefs = std::move(C); }
+  const CoefficientPlan &coefficients() const { return Coefs; }
   /// The new body text (between the braces) or why not.
   Expected<std::string> write(uint64_t &SharedBytes);
   std::vector<TileShape> Shapes;
@@ -154,6 +158,8 @@ private:
   int64_t K = 1;
   char KDim = 0;
   std::string KVar;
+  CoefficientPlan Coefs;
+  std::vector<SourceEdit> CoefEdits;
 };
 
 Expected<TileShape> Writer::shape(const TilePlan &P) {
@@ -342,6 +348,11 @@ Expected<std::string> Writer::bodyText(bool Tiled) {
         Reads.push_back(*Range);
         Edits.push_back({Range->first, Range->second - Range->first, *Text});
       }
+  if (Tiled) {
+    if (Error E = unrollEdits(In, M, Coefs.unrollLoops(), Edits))
+      return std::move(E);
+    Edits.insert(Edits.end(), CoefEdits.begin(), CoefEdits.end());
+  }
   if (K > 1) {
     BuiltinFinder B;
     B.TraverseStmt(const_cast<CompoundStmt *>(Body));
@@ -387,6 +398,9 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
     Lines.push_back(Indent + Text);
   };
 
+  CoefEdits.clear();
+  if (Error E = Coefs.edits(In, M, FP, [&](StringRef B) { return fresh(B); }, CoefEdits))
+    return std::move(E);
   auto Original = bodyText(false);
   if (!Original)
     return Original.takeError();
@@ -439,6 +453,9 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
     Decl += "[" + S.RowText + "];";
     Add(Ind, Decl);
   }
+  if (Error E = Coefs.loads(In, FP, Ind, [&](StringRef B) { return fresh(B); },
+                            /*BarrierAfter=*/false, Lines))
+    return std::move(E);
   Add(Ind, "{");
   auto L = loader(Lines, Ind);
   if (!L)
@@ -457,6 +474,9 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
     if (auto B = Bytes.constantValue())
       SharedBytes += uint64_t(*B) * elemBytes(Plans[PI]);
   }
+  for (const CoefficientStage &S : Coefs.Stages)
+    if (!S.Registers)
+      SharedBytes += uint64_t(S.C.span()) * S.C.ElementBytes;
   return "\n" + join(Lines, "\n") + "\n";
 }
 
@@ -635,7 +655,17 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
 
   RuleOutcome Out;
   // 1. The tile, one output per thread.
+  CoefficientPlan Coefs = planCoefficients(In, M, Facts.Calls, MaxCoefficientRegisters, "xyz");
+  for (const std::string &D : Coefs.Declined)
+    Notes += "\nCoefficients not staged: " + D + ".";
+  std::string CoefText;
+  if (!Coefs.Stages.empty())
+    CoefText = formatv(" The coefficient reads ({0} loads per output: {1}) read a copy loaded "
+                       "once per {2} instead, each element the one of the same index.",
+                       Coefs.reads(M), Coefs.describe(), Coefs.anyShared() ? "block" : "thread")
+                   .str();
   Writer W(In, M, Plans, Block, Body);
+  W.stageCoefficients(Coefs);
   uint64_t Constant = 0;
   auto Text = W.write(Constant);
   if (!Text)
@@ -656,7 +686,8 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
                             : Block[2] == 1 ? formatv("{0} x {1}", Block[0], Block[1]).str()
                                             : Shape;
   std::string Summary = "stage " + join(Names, " and ") + " in a " + join(Shapes, " and a ") +
-                        " shared-memory tile (the " + Outputs + " block's outputs and their halo)";
+                        " shared-memory tile (the " + Outputs + " block's outputs and their halo)" +
+                        (Coefs.Stages.empty() ? "" : ", coefficients " + Coefs.describe());
   std::string Rationale =
       "Each output reads its neighbourhood from global memory. " + Savings(W, *Need, 1) +
       ". The tile is loaded where the original's own clamps and bounds say the input is read "
@@ -664,7 +695,7 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
       "holds the same value: the arithmetic and its order are unchanged, so the results are "
       "bitwise identical. The tile is sized for blocks of " + Shape +
       " threads (the spec's); a device-side check of blockDim runs the original code for any "
-      "other block." + Notes;
+      "other block." + CoefText + Notes;
   auto One = proposeEdits(In, name(), Summary, Rationale,
                           {SourceEdit{*LB + 1, *RB - *LB - 1, *Text}});
   if (One.Proposals.empty())
@@ -721,6 +752,7 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
     }
     for (int64_t Rows : {4, 2}) {
       Writer W2(In, M, Plans, Block, Body);
+      W2.stageCoefficients(Coefs);
       W2.coarsen(Rows, Dim);
       uint64_t C2 = 0;
       auto T2 = W2.write(C2);
@@ -751,7 +783,7 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
               .str() +
           Savings(W2, *N2, Rows) +
           ". The results are bitwise identical; the fallback for another block shape runs the "
-          "original code for the same rows." + Notes;
+          "original code for the same rows." + CoefText + Notes;
       auto Prop = proposeEdits(In, name(),
                                formatv("stage {0} in a {1} shared-memory tile, {2} {3}-rows of "
                                        "outputs per thread",
@@ -765,7 +797,8 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
                                                       }),
                                             " and "),
                                        Rows, Dim)
-                                   .str(),
+                                       .str() +
+                                   (Coefs.Stages.empty() ? "" : ", coefficients " + Coefs.describe()),
                                Rat, {SourceEdit{*LB + 1, *RB - *LB - 1, *T2}}, S);
       if (Prop.Proposals.empty())
         return makeError("{0}", Prop.NotApplicable);

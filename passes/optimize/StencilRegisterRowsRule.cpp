@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "RuleAst.h"
 #include "RuleUtil.h"
+#include "CoefficientStaging.h"
 #include "Rules.h"
 #include "StencilPlan.h"
 #include "forge/Analysis/KernelModel.h"
@@ -31,6 +32,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
 #include <set>
 
 using namespace clang;
@@ -44,6 +46,9 @@ using namespace stencil;
 /// The most window values a thread may keep (registers) for the smallest
 /// row count the rule proposes.
 constexpr int64_t MaxWindow = 128;
+/// The registers a thread's window, coefficients and accumulators may take
+/// together when coefficients are staged.
+constexpr int64_t RegisterBudget = 96;
 
 class StencilRegisterRowsRule : public ExpertRule {
 public:
@@ -66,8 +71,9 @@ struct RowsPlan {
 
 class Writer {
 public:
-  Writer(const RuleInput &In, an::KernelModel &M, const RowsPlan &RP, const CompoundStmt *Body)
-      : In(In), M(M), RP(RP), Body(Body), FP(M.atoms()) {}
+  Writer(const RuleInput &In, an::KernelModel &M, const RowsPlan &RP, const CompoundStmt *Body,
+         CoefficientPlan Coefs)
+      : In(In), M(M), RP(RP), Body(Body), FP(M.atoms()), Coefs(std::move(Coefs)) {}
   Expected<std::string> write(int64_t R);
 
 private:
@@ -84,6 +90,9 @@ private:
   const RowsPlan &RP;
   const CompoundStmt *Body;
   FormPrinter FP;
+  CoefficientPlan Coefs;
+  /// The coefficient reads rewritten to their staged copies.
+  std::vector<SourceEdit> CoefEdits;
   std::set<std::string> Taken;
 };
 
@@ -142,31 +151,17 @@ Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win) 
                                              : formatv("(blockIdx.y * {0})", R).str();
     Edits.push_back({Range->first, Range->second - Range->first, New});
   }
-  // Unroll the offsets' loops fully (those not unrolled already).
-  std::set<int> OffsetLoops;
+  // Unroll the offsets' loops fully (those not unrolled already), and the
+  // loops of the coefficients kept in registers.
+  std::set<int> OffsetLoops = Coefs.unrollLoops();
   for (const std::vector<IndexForm> &Off : P.Offsets)
     for (const IndexForm &O : Off)
       for (AtomId A : O.atoms())
         if (M.atoms()[A].Kind == AtomKind::LoopVar && M.atoms()[A].Loop >= 0)
           OffsetLoops.insert(M.atoms()[A].Loop);
-  for (int L : OffsetLoops) {
-    const an::Loop &Lp = M.Loops[L];
-    if (!Lp.S || !Lp.TripCount)
-      return makeError("the offsets' loop over '{0}' (line {1}) has no constant trip count", Lp.Var,
-                       Lp.Loc.Line);
-    auto O = C.offsetOf(Lp.S->getBeginLoc());
-    if (!O)
-      return makeError("the loop over '{0}' (line {1}) is written through a macro", Lp.Var,
-                       Lp.Loc.Line);
-    unsigned LS = lineStart(In.Source, *O);
-    StringRef Before = In.Source.slice(lineStart(In.Source, LS ? LS - 1 : 0), LS);
-    if (Before.contains("#pragma") && Before.contains("unroll"))
-      continue;
-    if (StringRef(In.Source).slice(LS, *O).trim().empty())
-      Edits.push_back({LS, 0, "#pragma unroll\n"});
-    else
-      Edits.push_back({*O, 0, "\n#pragma unroll\n" + lineIndent(In.Source, *O).str()});
-  }
+  if (Error E = unrollEdits(In, M, OffsetLoops, Edits))
+    return std::move(E);
+  Edits.insert(Edits.end(), CoefEdits.begin(), CoefEdits.end());
   for (const SourceEdit &E : Edits)
     if (E.Offset < Begin || E.Offset + E.Length > End)
       return makeError("a read lies outside the kernel's body");
@@ -200,6 +195,11 @@ Expected<std::string> Writer::write(int64_t R) {
   Add(Ind, "// they read are loaded once into registers (with the original's border handling), "
            "then the");
   Add(Ind, "// original code runs per row, reading them there.");
+  if (Error E = Coefs.edits(In, M, FP, [&](StringRef B) { return fresh(B); }, CoefEdits))
+    return std::move(E);
+  if (Error E = Coefs.loads(In, FP, Ind, [&](StringRef B) { return fresh(B); },
+                            /*BarrierAfter=*/true, Lines))
+    return std::move(E);
   Add(Ind, formatv("const long long {0} = {1} * ({2});", Row0, R, *G).str());
   Add(Ind, formatv("{0} {1}[{2}][{3}];", Type, Win, NR, NC).str());
   Add("", "#pragma unroll");
@@ -450,10 +450,17 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                                    A.Text, A.Loc.Line)
                                .str());
   }
-  // Two row counts; fewer for a wide window.
+  // Two row counts; fewer for a wide window. With coefficients to stage,
+  // 4 and 2 rows, the coefficients in registers as far as the window, the
+  // accumulators and they fit the budget (in shared memory otherwise).
+  CoefficientPlan Coefs = planCoefficients(In, M, Facts.Calls, MaxCoefficientRegisters, "y");
   std::vector<int64_t> Rs = {4, 8};
-  if (RP.rows(8) * RP.cols() > MaxWindow / 2)
+  if (!Coefs.Stages.empty())
+    Rs = {4, 2};
+  else if (RP.rows(8) * RP.cols() > MaxWindow / 2)
     Rs = {2, 4};
+  if (!Coefs.Stages.empty() && RP.rows(4) * RP.cols() > MaxWindow)
+    Rs = {2};
   if (RP.rows(Rs.front()) * RP.cols() > MaxWindow)
     return notApplicable(formatv("a window of {0} x {1} values for {2} rows per thread is more "
                                  "than the {3} registers the rule allows",
@@ -470,7 +477,13 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
 
   RuleOutcome Out;
   for (int64_t R : Rs) {
-    Writer W(In, M, RP, Body);
+    CoefficientPlan RC = Coefs;
+    if (!Coefs.Stages.empty())
+      RC = planCoefficients(In, M, Facts.Calls,
+                            std::clamp<int64_t>(RegisterBudget - RP.rows(R) * RP.cols() - R, 0,
+                                                MaxCoefficientRegisters),
+                            "y");
+    Writer W(In, M, RP, Body, RC);
     auto Text = W.write(R);
     if (!Text)
       return notApplicable(toString(Text.takeError()));
@@ -500,6 +513,16 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                 P.Points, P.Buffer, an::borderModeName(P.F->Border), R, NR, NC,
                 double(NR * NC) / double(R))
             .str();
+    if (!RC.Stages.empty()) {
+      Summary += ", coefficients " + RC.describe();
+      Rationale += formatv(" The coefficient reads ({0} loads per output: {1}) read a copy "
+                           "loaded once per {2} instead, each element the one of the same "
+                           "index.",
+                           RC.reads(M), RC.describe(), RC.anyShared() ? "block" : "thread")
+                       .str();
+    }
+    for (const std::string &D : RC.Declined)
+      Rationale += "\nCoefficients not staged: " + D + ".";
     auto Prop = proposeEdits(In, name(), Summary, Rationale,
                              {SourceEdit{*LB + 1, *RB - *LB - 1, *Text}}, S);
     if (Prop.Proposals.empty())

@@ -6,6 +6,11 @@
 // __constant__ filter (32 x 8 blocks), the 1D stencil (256 threads), and
 // the model-based spellings of stencils_model.cu, each on its tiled block
 // and on another shape (the fallback), 1D ones also on offset pointers.
+// The convolution's filter buffer is a coefficient buffer: both proposals
+// load its 25 values once per thread into registers. Compiled with
+// -fmad=false, as stencil-register-rows.cu is: with the filter's indices
+// constants after unrolling, nvcc may contract other multiply-adds than in
+// the original, and the test is about the operations and their order.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/conv2d_5x5.cu --kernel conv2d_5x5 --block 16,16 --rules=smem-stencil-tiling --apply -o %t.d/conv2d_5x5.tiled.cu
@@ -25,7 +30,10 @@
 // RUN: forge-port propose %t.d/m7.cu --kernel batched --block 32,8 --rules=smem-stencil-tiling --apply -o %t.d/stencils_model.tiled.cu
 // RUN: grep -c "smem-stencil-tiling: '" %t.d/stencils_model.tiled.cu | FileCheck %s --check-prefix=COUNT
 // COUNT: 8
-// RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
+// RUN: grep -c "float filt_c\[25\];" %t.d/conv2d_5x5.tiled.cu %t.d/conv2d_5x5.rows.cu | FileCheck %s --check-prefix=COEFS
+// COEFS: conv2d_5x5.tiled.cu:1
+// COEFS: conv2d_5x5.rows.cu:1
+// RUN: %nvcc -arch=native -O3 -fmad=false -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: conv2d_5x5: ok max_abs_err 0 rel_l2 0
 // CHECK: conv2d_continue: ok max_abs_err 0 rel_l2 0

@@ -4,7 +4,9 @@
 // filter buffer, a literal-offset 5-point stencil in double, a column
 // stencil, a fused separable 7+7 with `continue`), each rewritten with both
 // proposals (rows0.cu: the first row count, 4 or 2; rows1.cu: the second,
-// 8 or 4). The image is 1003 x 517 (no
+// 8, 4 or 2). The filters of conv3_zero, conv7_zero and sep7 are coefficient
+// buffers, staged once (conv3 and sep7 in registers, conv7 in shared memory
+// for both row counts), conv7's filter at a misaligned pointer. The image is 1003 x 517 (no
 // multiple of any block side or row count) at offset pointers; each
 // rewrite runs with blocks 16x16, 32x8, 8x32 and 64x1, on the original
 // grid and on the grid divided by its row count, and as a single block on a
@@ -50,6 +52,11 @@
 // RUN: cp %t.d/p1_7.cu %t.d/rows1.cu
 // RUN: grep -c "// stencil-register-rows: " %t.d/rows1.cu | FileCheck %s --check-prefix=COUNT
 // COUNT: 7
+// RUN: grep -c "// Coefficients loaded once: " %t.d/rows0.cu | FileCheck %s --check-prefix=COEFS
+// RUN: grep -c "// Coefficients loaded once: " %t.d/rows1.cu | FileCheck %s --check-prefix=COEFS
+// COEFS: 3
+// RUN: grep -c "__shared__ float f_s\[49\];" %t.d/rows1.cu | FileCheck %s --check-prefix=SHARED
+// SHARED: 1
 // RUN: %nvcc -arch=native -O3 -fmad=false -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK-COUNT-126: ok max_abs_err 0 rel_l2 0
@@ -140,20 +147,20 @@ int main() {
   cases<float, F2>("box_blur3", orig::box_blur3, rows0::box_blur3, rows1::box_blur3, 4, 8, plain);
   cases<float, F2>("blur_minmax", orig::blur_minmax, rows0::blur_minmax, rows1::blur_minmax, 4, 8,
                    plain);
-  auto filt3 = check::random<float>(9, 3), filt7 = check::random<float>(49, 4);
-  float *f3 = check::upload(filt3), *f7 = check::upload(filt7);
-  cases<float, FF>("conv3_zero", orig::conv3_zero, rows0::conv3_zero, rows1::conv3_zero, 4, 8,
+  auto filt3 = check::random<float>(9, 3), filt7 = check::random<float>(50, 4);
+  float *f3 = check::upload(filt3), *f7 = check::upload(filt7) + 1;
+  cases<float, FF>("conv3_zero", orig::conv3_zero, rows0::conv3_zero, rows1::conv3_zero, 4, 2,
                    [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, f3, out, w, h);
                    });
-  cases<float, FF>("conv7_zero", orig::conv7_zero, rows0::conv7_zero, rows1::conv7_zero, 2, 4,
+  cases<float, FF>("conv7_zero", orig::conv7_zero, rows0::conv7_zero, rows1::conv7_zero, 4, 2,
                    [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, f7, out, w, h);
                    });
   using FS = void (*)(const float *, const float *, const float *, float *, int, int);
   auto fx = check::random<float>(7, 5), fy = check::random<float>(7, 6);
   float *dfx = check::upload(fx), *dfy = check::upload(fy);
-  cases<float, FS>("sep7", orig::sep7, rows0::sep7, rows1::sep7, 2, 4,
+  cases<float, FS>("sep7", orig::sep7, rows0::sep7, rows1::sep7, 4, 2,
                    [&](FS k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, dfx, dfy, out, w, h);
                    });

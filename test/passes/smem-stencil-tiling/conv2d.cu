@@ -2,7 +2,9 @@
 // The benchmark's naive 5x5 convolution (utils/bench/kernels/conv2d_5x5.cu)
 // with its spec's 16 x 16 blocks: a 20 x 20 tile (rows padded to 48 so the
 // two rows a warp reads are on different banks), loaded in two phases, and
-// the read of 'in' replaced by the tile element; nothing else changes.
+// the read of 'in' replaced by the tile element; the 25 values of the
+// filter (a coefficient buffer) loaded once per thread into registers, its
+// loops unrolled so that their indices are constants.
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_5x5.json --rules=smem-stencil-tiling \
 // RUN:   > %t.props 2> %t.notes
 // RUN: FileCheck %s --check-prefix=WHY --input-file=%t.props
@@ -16,18 +18,21 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.json 1 %s > %t.rows.cu
 // RUN: FileCheck %s --check-prefix=ROWS --match-full-lines --input-file=%t.rows.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.rows.cu -o - | FileCheck %s --check-prefix=PTX4
-// WHY: # expert:smem-stencil-tiling: stage 'in' in a 20 x 20 shared-memory tile (the 16 x 16 block's outputs and their halo)
+// WHY: # expert:smem-stencil-tiling: stage 'in' in a 20 x 20 shared-memory tile (the 16 x 16 block's outputs and their halo), coefficients 'filt' (25 values) in registers
 // WHY: global loads per output 25 -> 1.56, 3840 bytes of shared memory per block
-// WHY: # expert:smem-stencil-tiling: stage 'in' in a 68 x 20 shared-memory tile, 4 y-rows of outputs per thread
+// WHY-SAME: The coefficient reads (25 loads per output: 'filt' (25 values) in registers) read a copy loaded once per thread instead
+// WHY: # expert:smem-stencil-tiling: stage 'in' in a 68 x 20 shared-memory tile, 4 y-rows of outputs per thread, coefficients 'filt' (25 values) in registers
 // WHY: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
 // PTX: .shared .align 4 .b8 {{.*}}in_tile[3840];
 // PTX: ld.global.f32
 // PTX: st.shared.f32
 // PTX: bar.sync
 // PTX: ld.shared.f32
+// PTX-NOT: ld.local
 // PTX4: .shared .align 4 .b8 {{.*}}in_tile[13056];
 // PTX4: bar.sync
 // PTX4: ld.shared.f32
+// PTX4-NOT: ld.local
 #define CONV_K 5
 #define CONV_R (CONV_K / 2)
 
@@ -62,6 +67,11 @@ __global__ void conv2d_5x5(const float *in, const float *filt, float *out,
 // FIX-NEXT:     return;
 // FIX-NEXT:   }
 // FIX-NEXT:   __shared__ float in_tile[20][48];
+// FIX-NEXT:   // Coefficients loaded once: 'filt' (25 values) in registers.
+// FIX-NEXT:   float filt_c[25];
+// FIX-NEXT: #pragma unroll
+// FIX-NEXT:   for (int c = 0; c < 25; ++c)
+// FIX-NEXT:     filt_c[c] = filt[c];
 // FIX-NEXT:   {
 // FIX-NEXT:     float in_v[2];
 // FIX-NEXT: #pragma unroll
@@ -80,7 +90,8 @@ __global__ void conv2d_5x5(const float *in, const float *filt, float *out,
 // FIX-NEXT:   }
 // FIX-NEXT:   __syncthreads();
 // FIX-NEXT:   int x = blockIdx.x * blockDim.x + threadIdx.x;
-// FIX:                  in_tile[threadIdx.y + i + 2][threadIdx.x + j + 2];
+// FIX:              acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// FIX-NEXT:                  in_tile[threadIdx.y + i + 2][threadIdx.x + j + 2];
 // FIX-NEXT:       }
 // FIX-NEXT:     }
 // FIX-NEXT:     out[(size_t)y * w + x] = acc;
@@ -101,4 +112,5 @@ __global__ void conv2d_5x5(const float *in, const float *filt, float *out,
 // ROWS-NEXT:     [&]() {
 // ROWS-NEXT:       int x = blockIdx.x * blockDim.x + threadIdx.x;
 // ROWS-NEXT:       int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y + ky * 16);
-// ROWS:                      in_tile[(threadIdx.y + ky * 16) + i + 2][threadIdx.x + j + 2];
+// ROWS:                acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// ROWS-NEXT:                      in_tile[(threadIdx.y + ky * 16) + i + 2][threadIdx.x + j + 2];

@@ -2,34 +2,52 @@
 // The suite's zero-padded convolutions (utils/bench/kernels/conv2d_5x5.cu,
 // conv2d_7x7.cu: a #define radius, the filter in a buffer, a size_t index)
 // with their specs. The window is loaded where the original's guard says it
-// reads (zero elsewhere), the filter's loads stay as written. 5x5: 4 and 8
-// rows (8 x 5 and 12 x 5 windows); 7x7: 2 and 4 rows (8 x 7 and 10 x 7).
+// reads (zero elsewhere); the filter (a coefficient buffer) is loaded once:
+// 5x5, 4 and 2 rows (8 x 5 and 6 x 5 windows) with its 25 values in
+// registers; 7x7, 4 and 2 rows (10 x 7 and 8 x 7) with its 49 values in
+// shared memory (window and filter would take more than 96 registers).
 // RUN: forge-port propose %s --spec %S/../smem-stencil-tiling/Inputs/conv2d_5x5.json --rules=stencil-register-rows --format=json > %t5.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t5.json 0 %s > %t5.0.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t5.json 1 %s > %t5.1.cu
 // RUN: FileCheck %s --check-prefix=FIVE --match-full-lines --input-file=%t5.0.cu
-// RUN: FileCheck %s --check-prefix=FIVE8 --match-full-lines --input-file=%t5.1.cu
+// RUN: FileCheck %s --check-prefix=FIVE2 --match-full-lines --input-file=%t5.1.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t5.0.cu -o %t5.0.ptx
 // RUN: %nvcc -arch=sm_90 -ptx %t5.1.cu -o %t5.1.ptx
+// RUN: not grep -q "ld.local" %t5.0.ptx
 // RUN: not grep -q "ld.local" %t5.1.ptx
+// conv2d_5x5: 40 window loads and 25 filter loads per thread, for 4 outputs.
+// RUN: awk '/.entry _Z10conv2d_5x5/,/^}/' %t5.0.ptx | grep -c "ld.global" | FileCheck %s --check-prefix=LOADS5
+// LOADS5: {{^}}65{{$}}
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows > %t7.props
 // RUN: FileCheck %s --check-prefix=SEVEN --input-file=%t7.props
-// RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows --apply -o %t7.cu
+// RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows --format=json > %t7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t7.json 0 %s > %t7.cu
+// RUN: FileCheck %s --check-prefix=SEVEN-FIX --match-full-lines --input-file=%t7.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t7.cu -o %t7.ptx
 // RUN: not grep -q "ld.local" %t7.ptx
+// FIVE:   // Coefficients loaded once: 'filt' (25 values) in registers.
+// FIVE-NEXT:   float filt_c[25];
+// FIVE-NEXT: #pragma unroll
+// FIVE-NEXT:   for (int c = 0; c < 25; ++c)
+// FIVE-NEXT:     filt_c[c] = filt[c];
 // FIVE:   float in_win[8][5];
 // FIVE:       long long e1 = row0 - 2 + i2;
 // FIVE-NEXT:       long long e0 = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x - 2 + j2;
 // FIVE-NEXT:       in_win[i2][j2] = e1 >= 0 && e1 < (long long)h && e0 >= 0 && e0 < (long long)w ? in[e1 * w + e0] : 0.0f;
 // FIVE:       int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y * 4 + r);
-// FIVE:               acc += filt[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// FIVE:               acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
 // FIVE-NEXT:                      in_win[r + i + 2][j + 2];
-// FIVE8:   float in_win[12][5];
-// FIVE8:   for (int r = 0; r < 8; ++r)
-// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in'
-// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 2)
-// SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in'
+// FIVE2:   float filt_c[25];
+// FIVE2:   float in_win[6][5];
+// FIVE2:   for (int r = 0; r < 2; ++r)
+// SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory
 // SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
+// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory
+// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 2)
+// SEVEN-FIX:   __shared__ float filt_s[49];
+// SEVEN-FIX:   __syncthreads();
+// SEVEN-FIX-NEXT:   const long long row0 = 4 * ((long long)blockIdx.y * (long long)blockDim.y + (long long)threadIdx.y);
+// SEVEN-FIX:               acc += filt_s[(i + R7) * K7 + (j + R7)] * in_win[r + i + 3][j + 3];
 
 #define CONV_K 5
 #define CONV_R (CONV_K / 2)

@@ -173,10 +173,18 @@ TEST(SmemStencilTiling, StagesTheTileAndRewritesTheRead) {
   EXPECT_TRUE(has(New, "      if (t < 340)\n        in_tile[t / 34][t % 34] = in_v[k];\n    }\n  }\n"
                        "  __syncthreads();\n"))
       << New;
-  EXPECT_TRUE(has(New, "acc += f[(i + 1) * 3 + j + 1] * in_tile[threadIdx.y + i + 1][threadIdx.x + j + 1];"))
+  EXPECT_TRUE(has(New, "acc += f_c[(i + 1) * 3 + j + 1] * in_tile[threadIdx.y + i + 1][threadIdx.x + j + 1];"))
       << New;
-  // The filter is not staged, the output not touched.
+  // The filter (a coefficient buffer: 9 block-uniform values) is loaded
+  // once per thread into registers, and its loops unroll; the fallback
+  // keeps the original reads; the output is not touched.
+  EXPECT_TRUE(has(New, "  float f_c[9];\n#pragma unroll\n  for (int c = 0; c < 9; ++c)\n    f_c[c] = f[c];\n"))
+      << New;
+  EXPECT_TRUE(has(New, "acc += f[(i + 1) * 3 + j + 1] * in[(size_t)yy * w + xx];")) << New;
+  EXPECT_TRUE(has(New, "#pragma unroll\n    for (int i = -1; i <= 1; ++i)")) << New;
   EXPECT_TRUE(has(New, "out[(size_t)y * w + x] = acc;"));
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "coefficients 'f' (9 values) in registers"))
+      << R.Proposals[0].Summary;
   EXPECT_TRUE(has(R.Proposals[0].Rationale, "global loads per output 9 -> 1.33")) << R.Proposals[0].Rationale;
   // No spec geometry: no second proposal, and the rationale says why.
   EXPECT_TRUE(has(R.Proposals[0].Rationale, "the spec's grid.y is not known")) << R.Proposals[0].Rationale;
@@ -236,7 +244,8 @@ __global__ void st(int n, const float *x, const float *wt, float *y) {
   EXPECT_TRUE(has(New, "int t = threadIdx.x + k2 * 128;")) << New;
   EXPECT_TRUE(has(New, "x_v[k2] = t < 132 && e0 >= 0 && e0 < (long long)n ? x[e0] : 0.0f;")) << New;
   EXPECT_TRUE(has(New, "x_tile[t] = x_v[k2];")) << New;
-  EXPECT_TRUE(has(New, "acc += wt[k] * x_tile[threadIdx.x + k];")) << New;
+  EXPECT_TRUE(has(New, "acc += wt_c[k] * x_tile[threadIdx.x + k];")) << New;
+  EXPECT_TRUE(has(New, "float wt_c[5];")) << New;
 }
 
 TEST(SmemStencilTiling, InteriorOnlyKernelTakesItsBoundsFromTheThreadCheck) {

@@ -29,6 +29,8 @@ struct RowsCase {
   /// The window's declaration for R = 4, and pieces every rewrite has.
   const char *Window4;
   std::vector<const char *> Pieces;
+  /// The second proposal's rows: 8, or 2 where coefficients are staged.
+  int Second = 8;
 };
 
 const RowsCase RowsSpellings[] = {
@@ -79,7 +81,9 @@ const RowsCase RowsSpellings[] = {
   }
 })",
      "float in_win[6][3];",
-     {"acc += f[(i + 1) * 3 + (j + 1)] * in_win[r + i + 1][j + 1];", " ? in[", ": 0.0f;"}},
+     {"acc += f_c[(i + 1) * 3 + (j + 1)] * in_win[r + i + 1][j + 1];", " ? in[", ": 0.0f;",
+      "  float f_c[9];\n#pragma unroll\n  for (int c = 0; c < 9; ++c)\n    f_c[c] = f[c];\n"},
+     2},
     {"conv 5x5, #define radius, size_t index", R"(#define K 5
 #define RAD (K / 2)
 __global__ void k(const float *in, const float *filt, float *out, int h, int w) {
@@ -96,7 +100,7 @@ __global__ void k(const float *in, const float *filt, float *out, int h, int w) 
     out[(size_t)y * w + x] = acc;
   }
 })",
-     "float in_win[8][5];", {"in_win[r + i + 2][j + 2]"}},
+     "float in_win[8][5];", {"in_win[r + i + 2][j + 2]", "filt_c[(i + RAD) * K + (j + RAD)]"}, 2},
     {"5-point stencil, literal offsets", R"(__global__ void k(const double *u, double *v, int nx, int ny) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -130,19 +134,20 @@ TEST(StencilRegisterRows, RewritesEverySpelling) {
     for (const char *P : C.Pieces)
       EXPECT_TRUE(has(A, P)) << P << "\n" << A;
     // Four rows per thread, each through the original body; the grid's y
-    // shrinks four times, then eight.
+    // shrinks four times, then eight (two with coefficients in registers).
     EXPECT_TRUE(has(A, "for (int r = 0; r < 4; ++r)")) << A;
     EXPECT_TRUE(has(A, "const long long row0 = 4 * (")) << A;
     ASSERT_TRUE(R.Proposals[0].Spec);
     EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 4)");
     ASSERT_TRUE(R.Proposals[1].Spec);
-    EXPECT_EQ(R.Proposals[1].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 8)");
-    EXPECT_TRUE(has(R.Applied[1], "for (int r = 0; r < 8; ++r)")) << R.Applied[1];
+    EXPECT_EQ(R.Proposals[1].Spec->Geometry.at("grid.y"),
+              "ceil_div(ceil_div(H, 16), " + std::to_string(C.Second) + ")");
+    EXPECT_TRUE(has(R.Applied[1], "for (int r = 0; r < " + std::to_string(C.Second) + "; ++r)"))
+        << R.Applied[1];
   }
 }
 
-TEST(StencilRegisterRows, WideFootprintsTakeFewerRows) {
-  Result R = run(R"(__global__ void k(const float *in, const float *f, float *out, int h, int w) {
+const char *Conv7 = R"(__global__ void k(const float *in, const float *f, float *out, int h, int w) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h) {
@@ -155,11 +160,140 @@ TEST(StencilRegisterRows, WideFootprintsTakeFewerRows) {
       }
     out[y * w + x] = acc;
   }
+})";
+
+TEST(StencilRegisterRows, WideFootprintsTakeFewerRows) {
+  Result R = run(R"(__global__ void k(const float *in, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -3; i <= 3; ++i)
+      for (int j = -3; j <= 3; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+  }
 })");
   ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
   EXPECT_TRUE(has(R.Applied[0], "float in_win[8][7];")) << R.Applied[0];
   EXPECT_TRUE(has(R.Applied[1], "float in_win[10][7];")) << R.Applied[1];
   EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 2)");
+}
+
+TEST(StencilRegisterRows, CoefficientsInSharedMemoryWhenRegistersRunOut) {
+  // 7 x 7 taps: a 10 x 7 (4 rows) or 8 x 7 (2 rows) window and 49
+  // coefficients are more than the 96 registers: the block stages the
+  // filter in shared memory before a barrier at the top of the body.
+  Result R = run(Conv7);
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "float in_win[10][7];")) << A;
+  EXPECT_TRUE(has(A, "  __shared__ float f_s[49];\n"
+                     "  for (int c = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                     "threadIdx.z); c < 49;\n"
+                     "       c += blockDim.x * blockDim.y * blockDim.z)\n"
+                     "    f_s[c] = f[c];\n"
+                     "  __syncthreads();\n"))
+      << A;
+  EXPECT_TRUE(has(A, "acc += f_s[(i + 3) * 7 + (j + 3)] * in_win[r + i + 3][j + 3];")) << A;
+  EXPECT_TRUE(has(R.Applied[1], "float in_win[8][7];")) << R.Applied[1];
+  EXPECT_EQ(R.Proposals[1].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 2)");
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "coefficients 'f' (49 values) in shared memory"))
+      << R.Proposals[0].Summary;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "(49 loads per output")) << R.Proposals[0].Rationale;
+}
+
+TEST(StencilRegisterRows, SeparableFiltersBothInRegisters) {
+  Result R = run(R"(__global__ void k(const float *in, const float *fx, const float *fy, float *out,
+                  int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -3; i <= 3; ++i) {
+      int yy = y + i;
+      if (yy < 0 || yy >= h)
+        continue;
+      float row = 0.0f;
+      for (int j = -3; j <= 3; ++j) {
+        int xx = x + j;
+        if (xx >= 0 && xx < w)
+          row += fx[j + 3] * in[(size_t)yy * w + xx];
+      }
+      acc += fy[i + 3] * row;
+    }
+    out[(size_t)y * w + x] = acc;
+  }
+})");
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "float fx_c[7];")) << A;
+  EXPECT_TRUE(has(A, "float fy_c[7];")) << A;
+  EXPECT_TRUE(has(A, "row += fx_c[j + 3] * in_win[r + i + 3][j + 3];")) << A;
+  EXPECT_TRUE(has(A, "acc += fy_c[i + 3] * row;")) << A;
+  EXPECT_FALSE(has(A, "__syncthreads")) << A;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "(56 loads per output")) << R.Proposals[0].Rationale;
+}
+
+TEST(StencilRegisterRows, CoefficientsNotStaged) {
+  // The output is stored before the filter is read: the stores may alias
+  // it, so the reads stay (and the rationale says why), unless the filter
+  // is __restrict__.
+  std::string Code = R"(__global__ void k(const float *in, const float *FILT, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    out[y * w + x] = 0.0f;
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += FILT[(i + 1) * 3 + (j + 1)] * in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+  }
+})";
+  auto With = [&](const char *Filt) {
+    std::string C = Code;
+    C.replace(C.find("const float *FILT"), 17, Filt);
+    for (size_t P; (P = C.find("FILT[")) != std::string::npos;)
+      C.replace(P, 4, "f");
+    return C;
+  };
+  Result R = run(With("const float *f"));
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "acc += f[(i + 1) * 3 + (j + 1)]")) << R.Applied[0];
+  EXPECT_TRUE(has(R.Proposals[0].Rationale,
+                  "Coefficients not staged: 'f': 'out[y * w + x]' (line 5) comes before "
+                  "'f[(i + 1) * 3 + (j + 1)]' (line 11), and 'f' is not __restrict__"))
+      << R.Proposals[0].Rationale;
+  R = run(With("const float *__restrict__ f"));
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "acc += f_c[(i + 1) * 3 + (j + 1)]")) << R.Applied[0];
+  // A filter the kernel writes is no coefficient buffer.
+  R = run(R"(__global__ void k(const float *in, float *f, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j) {
+        int yy = y + i, xx = x + j;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+          acc += f[(i + 1) * 3 + (j + 1)] * in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+    if (x == 0 && y == 0) f[4] = acc;
+  }
+})");
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_FALSE(has(R.Applied[0], "f_c")) << R.Applied[0];
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "Coefficients not staged: 'f': the kernel writes it"))
+      << R.Proposals[0].Rationale;
 }
 
 TEST(StencilRegisterRows, Preconditions) {
