@@ -763,10 +763,13 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
       return rewritten(G.BRead, Ctx, Re);
     };
     std::string Mt = *G.M, Nt = *G.N, Kt = G.K;
-    std::string S0 = Fresh("rt_s"), Vv = Fresh("rt_v"), Ee = Fresh("rt_e"), Qq = Fresh("rt_q"),
-                Tx = Fresh("rt_tx"), Ty = Fresh("rt_ty"), Va = Fresh("rt_va"), Vb = Fresh("rt_vb"),
-                Ra = Fresh("rt_ra"), Rb = Fresh("rt_rb"), W = Fresh("rt_w"), Gg = Fresh("rt_g"),
-                More = Fresh("rt_more"), Rr = Fresh("rt_rr"), Cc = Fresh("rt_cc");
+    // Names of this variant only: each proposal is applied on its own.
+    std::set<std::string> Mine = Taken;
+    auto Own = [&](StringRef Base) { return freshName(Base, In.Kernel, Mine); };
+    std::string S0 = Own("rt_s"), Vv = Own("rt_v"), Ee = Own("rt_e"), Qq = Own("rt_q"),
+                Tx = Own("rt_tx"), Ty = Own("rt_ty"), Va = Own("rt_va"), Vb = Own("rt_vb"),
+                Ra = Own("rt_ra"), Rb = Own("rt_rb"), W = Own("rt_w"), Gg = Own("rt_g"),
+                More = Own("rt_more"), Rr = Own("rt_rr"), Cc = Own("rt_cc");
     if (ReadA("0", "0").empty() || ReadB("0", "0").empty())
       return "the product is written inside a macro";
     // The vector path: the operand's unit dimension is a multiple of VW
@@ -1004,9 +1007,9 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     return "";
   };
   std::vector<std::string> BlockWhy;
-  if (!IsDouble)
-    if (std::string W = BlockTiled(128, 128, 8); !W.empty())
-      BlockWhy.push_back("block-tiled 128 x 128: " + W);
+  // Double: 8 x 4 accumulators (64 registers) fit two blocks per SM.
+  if (std::string W = IsDouble ? BlockTiled(128, 64, 8) : BlockTiled(128, 128, 8); !W.empty())
+    BlockWhy.push_back(formatv("block-tiled 128 x {0}: ", IsDouble ? 64 : 128).str() + W);
   if (std::string W = BlockTiled(64, 64, IsDouble ? 8 : 16); !W.empty())
     BlockWhy.push_back("block-tiled 64 x 64: " + W);
 

@@ -14,7 +14,8 @@
 // - a textbook GEMM with separate bounds checks around the loop and the
 //   store, block-tiled;
 // - a double A * B^T with alpha, beta and an early return (32 x 8 blocks):
-//   block-tiled 64 x 64 (k = 123: scalar; k = 124: double2), two-level
+//   block-tiled 128 x 64 (8 x 4 per thread) and 64 x 64 (k = 123: scalar;
+//   k = 124: double2), two-level
 //   (4 x 2), 4 rows per thread.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
@@ -26,21 +27,24 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/sgemm.json 1 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.bt64.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/sgemm.json 2 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.tiled.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/sgemm.json 3 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.rows.cu
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 0 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.bt64.cu
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 1 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.tiled.cu
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 2 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.rows.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 0 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.bt128.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 1 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.bt64.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 2 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.tiled.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 3 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.rows.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/batched.json 0 %S/../Inputs/rules/sgemm_batched.cu > %t.d/sgemm_batched.bt128.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 0 %S/../Inputs/rules/sgemm_pmpp.cu > %t.d/sgemm_pmpp.bt128.cu
 // The tile shapes the driver launches with (grids below) are the ones chosen:
 // RUN: FileCheck %s --check-prefix=BT128 --input-file=%t.d/sgemm.bt128.cu
 // RUN: FileCheck %s --check-prefix=BT64 --input-file=%t.d/sgemm.bt64.cu
 // RUN: FileCheck %s --check-prefix=SHAPE --input-file=%t.d/sgemm.tiled.cu
+// RUN: FileCheck %s --check-prefix=DBT128 --input-file=%t.d/dgemm_nt.bt128.cu
 // RUN: FileCheck %s --check-prefix=DBT64 --input-file=%t.d/dgemm_nt.bt64.cu
 // RUN: FileCheck %s --check-prefix=DSHAPE --input-file=%t.d/dgemm_nt.tiled.cu
 // RUN: FileCheck %s --check-prefix=BT128 --input-file=%t.d/sgemm_batched.bt128.cu
 // RUN: FileCheck %s --check-prefix=BT128 --input-file=%t.d/sgemm_pmpp.bt128.cu
 // BT128: register-tiling: a 128 x 128 tile of C per block of 256 threads, 8 x 8 outputs per thread;
 // BT64: register-tiling: a 64 x 64 tile of C per block of 256 threads, 4 x 4 outputs per thread;
+// DBT128: register-tiling: a 128 x 64 tile of C per block of 256 threads, 8 x 4 outputs per thread;
 // DBT64: register-tiling: a 64 x 64 tile of C per block of 256 threads, 4 x 4 outputs per thread;
 // DBT64: read as double2
 // SHAPE: register-tiling: a 128 x 128 tile of C per block, 8 x 8 outputs per thread
@@ -69,11 +73,15 @@
 // CHECK: sgemm_batched 129 x 3, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_batched 200 x 2, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_batched 200 x 2, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: dgemm_nt 200x301x123, block-tiled 128x64, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: dgemm_nt 200x301x123, block-tiled 128x64, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, block-tiled 64, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, two-level, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, two-level, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x301x123, 4 rows per thread, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: dgemm_nt 200x300x124, block-tiled 128x64, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: dgemm_nt 200x300x124, block-tiled 128x64, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x300x124, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: dgemm_nt 200x300x124, block-tiled 64, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
@@ -90,6 +98,7 @@ namespace bt128 {
 #include "sgemm.bt128.cu"
 #include "sgemm_batched.bt128.cu"
 #include "sgemm_pmpp.bt128.cu"
+#include "dgemm_nt.bt128.cu"
 } // namespace bt128
 namespace bt64 {
 #include "sgemm.bt64.cu"
@@ -214,6 +223,9 @@ int main(int argc, char **argv) {
     };
     auto ref = run(orig::dgemm_nt, grid);
     std::string base = "dgemm_nt " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    dim3 g128(check::ceilDiv(grid.x, 2), check::ceilDiv(grid.y, 16));
+    ok &= check::compare((base + ", block-tiled 128x64, shrunken grid").c_str(), ref, run(bt128::dgemm_nt, g128), 0, 0);
+    ok &= check::compare((base + ", block-tiled 128x64, original grid").c_str(), ref, run(bt128::dgemm_nt, grid), 0, 0);
     dim3 g64(check::ceilDiv(grid.x, 2), check::ceilDiv(grid.y, 8));
     ok &= check::compare((base + ", block-tiled 64, shrunken grid").c_str(), ref, run(bt64::dgemm_nt, g64), 0, 0);
     ok &= check::compare((base + ", block-tiled 64, original grid").c_str(), ref, run(bt64::dgemm_nt, grid), 0, 0);

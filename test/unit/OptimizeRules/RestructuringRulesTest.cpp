@@ -484,17 +484,23 @@ TEST(RegisterTiling, EarlyReturnAlphaBetaAndDouble) {
 }
 )";
   Result R = run("register-tiling", {Code, "dg", {{32, 8, 1}}, {}});
-  // Doubles: block-tiled 64 x 64 only (double2 loads), then two-level, rows.
-  ASSERT_EQ(R.Proposals.size(), 3u) << R.Skip;
-  EXPECT_TRUE(has(R.Proposals[0].Summary, "block-tiled 64 x 64")) << R.Proposals[0].Summary;
-  const std::string &Big = R.Applied[0];
+  // Doubles: block-tiled 128 x 64 (8 x 4 per thread) and 64 x 64 (double2
+  // loads), then two-level, rows.
+  ASSERT_EQ(R.Proposals.size(), 4u) << R.Skip;
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "block-tiled 128 x 64: 256 threads, 8 x 4 outputs"))
+      << R.Proposals[0].Summary;
+  EXPECT_TRUE(has(R.Applied[0], "__shared__ __align__(16) double rt_As[2][8][128];"))
+      << R.Applied[0];
+  EXPECT_TRUE(has(R.Applied[0], "double rt_acc[8][4];")) << R.Applied[0];
+  EXPECT_TRUE(has(R.Proposals[1].Summary, "block-tiled 64 x 64")) << R.Proposals[1].Summary;
+  const std::string &Big = R.Applied[1];
   EXPECT_TRUE(has(Big, "__shared__ __align__(16) double rt_As[2][8][64];")) << Big;
   EXPECT_TRUE(has(Big, "*reinterpret_cast<const double2 *>(&rt_Bs[rt_s][rt_kk][")) << Big;
   EXPECT_TRUE(has(Big, "rt_acc[rt_i][rt_j] = rt_acc[rt_i][rt_j] + rt_b[rt_j] * rt_a[rt_i];")) << Big;
   EXPECT_TRUE(has(Big, "if (!(rt_row >= m) && !(rt_col >= n))\n"
                        "        C[rt_row * n + rt_col] = alpha * rt_acc[rt_i][rt_j] + beta * C[rt_row * n + rt_col];"))
       << Big;
-  const std::string &Two = R.Applied[1];
+  const std::string &Two = R.Applied[2];
   // Doubles: at most 4 x 4 per thread; no early return before the barriers.
   EXPECT_TRUE(has(Two, "double rt_acc[4][2];")) << Two;
   EXPECT_FALSE(has(Two, "return;")) << Two;
@@ -589,7 +595,7 @@ TEST(RegisterTiling, MatchesTheModelsProductsWhateverTheSpelling) {
                            "    for (int p = 0; p < k; ++p)\n"
                            "      acc += A[row * k + p] * B[p * n + col];\n"
                            "    C[row * n + col] = acc;\n  }"),
-       {"double2", "double rt_acc[4][4];", "rt_va = (k) % 2 == 0"}},
+       {"double2", "double rt_acc[8][4];", "rt_va = (k) % 2 == 0"}},
   };
   for (const Row &T : Table) {
     Result R = run("register-tiling",
