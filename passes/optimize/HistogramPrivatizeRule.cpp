@@ -434,8 +434,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       continue;
     const auto *AC = dyn_cast_or_null<CallExpr>(A.E);
     if (A.Warp.Class == an::AccessClass::DataDependent ||
-        (A.Warp.Class == an::AccessClass::Unknown && AC && AC->getNumArgs() >= 1 &&
-         ReadsLoad(AC->getArg(0), 0)))
+        (A.Warp.Class == an::AccessClass::Unknown && AC && A.addressArg() &&
+         ReadsLoad(A.addressArg(), 0)))
       Hist.push_back(&A);
   }
   if (Hist.empty())
@@ -453,12 +453,12 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                          ") has no identity to start a private copy from; only add, sub, min, "
                          "max, and, or and xor are privatised");
   const auto *Call = dyn_cast_or_null<CallExpr>(A.E);
-  if (!Call || Call->getNumArgs() != 2 || A.ParamIndex < 0)
+  if (!Call || (A.Wrapper.empty() && Call->getNumArgs() != 2) || A.ParamIndex < 0)
     return notApplicable("'" + A.Text + "' is not an atomic on an element of a pointer parameter");
   const ParmVarDecl *BinsP = In.Kernel.getParamDecl(unsigned(A.ParamIndex));
 
   // &bins[idx] or bins + idx, on the parameter itself.
-  const Expr *Addr = Call->getArg(0)->IgnoreParenImpCasts();
+  const Expr *Addr = A.addressArg()->IgnoreParenImpCasts();
   const Expr *Base = nullptr, *Idx = nullptr;
   if (const auto *U = dyn_cast<UnaryOperator>(Addr); U && U->getOpcode() == UO_AddrOf) {
     if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
@@ -495,7 +495,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   }
 
   // The counter type.
-  QualType T = Call->getArg(0)->getType()->getPointeeType();
+  QualType T = A.addressArg()->getType()->getPointeeType();
   if (T.isNull() || T->isDependentType())
     return notApplicable("the bins' element type of '" + A.Text + "' is not known in the "
                          "template pattern");
