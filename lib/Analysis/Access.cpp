@@ -246,6 +246,17 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
       if (isAtomicCallee(N)) {
         A.Kind = AccessKind::Atomic;
         A.Atomic = atomicOpOf(N);
+        // atomicInc(p, 0xffffffff) stores old + 1 (0 after 0xffffffff): an
+        // unsigned add of 1.
+        Expr::EvalResult Limit;
+        if (A.Atomic == AtomicOp::Inc && A.Wrapper.empty() && C->getNumArgs() == 2 &&
+            !C->getArg(1)->isValueDependent() && C->getArg(1)->EvaluateAsInt(Limit, Ctx) &&
+            Limit.Val.getInt().getZExtValue() == 0xffffffffull) {
+          A.Atomic = AtomicOp::Add;
+          A.ValueArg = -1;
+          A.ValueText = "1u";
+          A.Notes.push_back("'" + A.Callee + "' with the limit 0xffffffff is an add of 1");
+        }
       } else {
         A.Kind = isStoreCall(N) ? AccessKind::Store : AccessKind::Load;
       }

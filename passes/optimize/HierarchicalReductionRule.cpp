@@ -925,8 +925,10 @@ std::string Rewrite::findReduction() {
   if (!Call || (A->Wrapper.empty() && Call->getNumArgs() != 2))
     return At + " does not take (address, value); only those atomics are combined";
   if (!A->valueArg())
-    return At + " is made by '" + A->Wrapper + "' with the constant value " + A->ValueText +
-           " written inside it (a count); the rule combines a value the kernel passes";
+    return At + (A->Wrapper.empty() ? " adds " + A->ValueText + " without a value argument"
+                                    : " is made by '" + A->Wrapper + "' with the constant value " +
+                                          A->ValueText + " written inside it") +
+           " (a count); the rule combines a value the kernel passes";
   // The value it returns (the old contents) depends on the order of the
   // atomics, so it must not be used: the call is a statement of its own (in
   // a block, a branch, a loop body or a for's increment), possibly cast to

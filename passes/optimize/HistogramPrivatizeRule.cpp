@@ -629,7 +629,10 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   std::string CName = freshName("forge_c", In.Kernel, Taken);
   std::string RName = freshName("forge_r", In.Kernel, Taken);
   std::string Ident = identityOf(A.Atomic, T, Ctx, TS);
-  std::string Flush = A.Atomic == an::AtomicOp::Sub ? "atomicAdd" : A.Callee;
+  // atomicInc with the limit 0xffffffff (an add of 1) flushes its counts with atomicAdd.
+  std::string Flush = A.Atomic == an::AtomicOp::Sub || StringRef(A.Callee).starts_with("atomicInc")
+                          ? "atomicAdd"
+                          : A.Callee;
   if (StringRef(Flush).ends_with("_block"))
     Flush = StringRef(Flush).drop_back(6).str();
   StringRef Indent = "  ";

@@ -4,17 +4,19 @@
 // whole macro invocations: each computes what the original computes, on the
 // GPU. A dot product through accumulate() and global_id(); an atomicOr
 // through set_bits() over a capped grid; a byte histogram counted through
-// bump() in a for (;;) grid-stride loop; a 3x3 blur read through the PIX()
+// bump() in a for (;;) grid-stride loop; one counted with atomicInc(p,
+// 0xffffffff) (an add of 1); a 3x3 blur read through the PIX()
 // macro, tiled in shared memory and in register rows; a matrix product with
 // its row and column from out_row() / out_col(), register-tiled. Sizes are
 // odd, data pointers offset from their allocations, several block shapes
 // and grids per kernel.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
-// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %t.d/
+// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %t.d/
 // RUN: forge-port propose %t.d/dot-helper.cu --kernel dot_helpers --block 256 --rules=hierarchical-reduction -o %t.d/dot-helper.new.cu
 // RUN: forge-port propose %t.d/or-flags.cu --kernel any_negative --block 256 --rules=hierarchical-reduction -o %t.d/or-flags.new.cu
 // RUN: forge-port propose %t.d/histogram-wrapper.cu --kernel hist_wrap --block 256 --rules=histogram-privatize -o %t.d/histogram-wrapper.new.cu
+// RUN: forge-port propose %t.d/histogram-atomicinc.cu --kernel hist_inc --block 256 --rules=histogram-privatize -o %t.d/histogram-atomicinc.new.cu
 // RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --block 16,16 --rules=smem-stencil-tiling -o %t.d/blur-macro.smem.cu
 // RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --spec %S/../../passes/generality/Inputs/blur-macro.json --rules=stencil-register-rows -o %t.d/blur-macro.rows.cu
 // RUN: forge-port propose %t.d/gemm-helper.cu --kernel mm_gid --block 16,16 --rules=register-tiling -o %t.d/gemm-helper.new.cu
@@ -30,6 +32,8 @@
 // CHECK: hist_wrap block 256 grid 264: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_wrap block 100 one block: ok max_abs_err 0 rel_l2 0
 // CHECK: hist_wrap block 1024 full grid: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_inc block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_inc block 100: ok max_abs_err 0 rel_l2 0
 // CHECK: blur_macro smem 16x16: ok max_abs_err 0 rel_l2 0
 // CHECK: blur_macro smem 32x8: ok max_abs_err 0 rel_l2 0
 // CHECK: blur_macro smem 7x5: ok max_abs_err 0 rel_l2 0
@@ -48,6 +52,7 @@ namespace orig {
 #include "histogram-wrapper.cu"
 #include "blur-macro.cu"
 #include "gemm-helper.cu"
+#include "histogram-atomicinc.cu"
 } // namespace orig
 #undef PIX
 namespace cand {
@@ -56,6 +61,7 @@ namespace cand {
 #include "histogram-wrapper.new.cu"
 #include "blur-macro.smem.cu"
 #include "gemm-helper.new.cu"
+#include "histogram-atomicinc.new.cu"
 } // namespace cand
 #undef PIX
 namespace rows {
@@ -141,6 +147,14 @@ int main() {
     ok &= check::compare("hist_wrap block 100 one block", ref, run(cand::hist_wrap, 1, 100), 0, 0);
     ok &= check::compare("hist_wrap block 1024 full grid", ref,
                          run(cand::hist_wrap, check::ceilDiv(n, 1024), 1024), 0, 0);
+    auto inc = [&](auto k, unsigned block) {
+      CK(cudaMemset(bins, 0, 256 * sizeof(unsigned)));
+      k<<<check::ceilDiv(n, block), block>>>(d, bins, n);
+      return get(bins, 256);
+    };
+    auto iref = inc(orig::hist_inc, 256);
+    ok &= check::compare("hist_inc block 256", iref, inc(cand::hist_inc, 256), 0, 0);
+    ok &= check::compare("hist_inc block 100", iref, inc(cand::hist_inc, 100), 0, 0);
   }
   {
     int w = 1023, h = 777;

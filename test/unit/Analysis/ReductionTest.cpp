@@ -280,4 +280,23 @@ __global__ void k(const float *x, float *s, int *t, int n) {
   EXPECT_TRUE(M.Reductions.empty());
 }
 
+TEST(Reduction, AtomicIncWithoutALimitIsAnAddOfOne) {
+  KernelModel M = analyze(R"(
+__global__ void k(const unsigned char *d, unsigned *bins, unsigned *wrapped, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicInc(&bins[d[i]], 0xffffffffu);
+    atomicInc(&wrapped[d[i]], 99u);
+  }
+})",
+                          "k");
+  const Access &A = access(M, "atomicInc(&bins[d[i]], 0xffffffffu)");
+  EXPECT_EQ(A.Atomic, AtomicOp::Add);
+  EXPECT_EQ(A.Callee, "atomicInc");
+  EXPECT_EQ(A.ValueArg, -1);
+  EXPECT_EQ(A.ValueText, "1u");
+  // Another limit wraps: not an add.
+  EXPECT_EQ(access(M, "atomicInc(&wrapped[d[i]], 99u)").Atomic, AtomicOp::Inc);
+}
+
 } // namespace
