@@ -112,6 +112,16 @@ std::string Footprint::shape() const {
   return S;
 }
 
+const clang::Expr *Access::addressArg() const {
+  const auto *C = dyn_cast_or_null<CallExpr>(E);
+  return C && AddressArg < C->getNumArgs() ? C->getArg(AddressArg) : nullptr;
+}
+const clang::Expr *Access::valueArg() const {
+  const auto *C = dyn_cast_or_null<CallExpr>(E);
+  return C && ValueArg >= 0 && unsigned(ValueArg) < C->getNumArgs() ? C->getArg(unsigned(ValueArg))
+                                                                    : nullptr;
+}
+
 namespace {
 AtomicOp atomicOpOf(StringRef N) {
   N.consume_front("atomic");
@@ -149,7 +159,8 @@ public:
   }
   bool VisitCallExpr(CallExpr *C) {
     StringRef N = calleeName(C);
-    if ((isAtomicCallee(N) || isLoadCall(N) || isStoreCall(N)) && C->getNumArgs() >= 1)
+    if (((isAtomicCallee(N) || isLoadCall(N) || isStoreCall(N)) && C->getNumArgs() >= 1) ||
+        atomicWrapperOf(C->getDirectCallee()))
       Refs.push_back(C);
     return true;
   }
@@ -179,7 +190,9 @@ void KernelAnalyzer::findWrittenBases() {
     }
     bool VisitCallExpr(CallExpr *C) {
       StringRef N = calleeName(C);
-      if ((isAtomicCallee(N) || isStoreCall(N)) && C->getNumArgs() >= 1)
+      if (auto W = atomicWrapperOf(C->getDirectCallee()))
+        Pointers.push_back(C->getArg(W->AddressParam));
+      else if ((isAtomicCallee(N) || isStoreCall(N)) && C->getNumArgs() >= 1)
         Pointers.push_back(C->getArg(0));
       return true;
     }
@@ -215,7 +228,17 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
     if (const auto *C = dyn_cast<CallExpr>(E)) {
       StringRef N = calleeName(C);
       A.Callee = N.str();
-      const Expr *Ptr = C->getArg(0);
+      if (auto W = atomicWrapperOf(C->getDirectCallee())) {
+        A.Wrapper = A.Callee;
+        A.Callee = W->Builtin;
+        N = A.Callee;
+        A.AddressArg = W->AddressParam;
+        A.ValueArg = W->ValueParam;
+        A.ValueText = W->ValueText;
+        A.Notes.push_back("through the atomic wrapper '" + A.Wrapper + "', which calls '" +
+                          A.Callee + "'");
+      }
+      const Expr *Ptr = C->getArg(A.AddressArg);
       P = pointerOf(Ptr);
       QualType PT = Ptr->IgnoreParenImpCasts()->getType();
       if (PT->isPointerType())
@@ -223,6 +246,17 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
       if (isAtomicCallee(N)) {
         A.Kind = AccessKind::Atomic;
         A.Atomic = atomicOpOf(N);
+        // atomicInc(p, 0xffffffff) stores old + 1 (0 after 0xffffffff): an
+        // unsigned add of 1.
+        Expr::EvalResult Limit;
+        if (A.Atomic == AtomicOp::Inc && A.Wrapper.empty() && C->getNumArgs() == 2 &&
+            !C->getArg(1)->isValueDependent() && C->getArg(1)->EvaluateAsInt(Limit, Ctx) &&
+            Limit.Val.getInt().getZExtValue() == 0xffffffffull) {
+          A.Atomic = AtomicOp::Add;
+          A.ValueArg = -1;
+          A.ValueText = "1u";
+          A.Notes.push_back("'" + A.Callee + "' with the limit 0xffffffff is an add of 1");
+        }
       } else {
         A.Kind = isStoreCall(N) ? AccessKind::Store : AccessKind::Load;
       }
@@ -285,7 +319,7 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
     A.ElementBytes = typeBytes(Elem, Ctx);
     A.Index = P.Offset;
     A.IndexText = Table->render(P.Offset);
-    A.Notes = P.Notes;
+    A.Notes.insert(A.Notes.end(), P.Notes.begin(), P.Notes.end());
     A.Loops = loopsAround(E);
     A.G = guardOf(E);
     if (!P.Base) {

@@ -1,6 +1,7 @@
 //===- Analysis/AstUtil.cpp -----------------------------------------------===//
 #include "AstUtil.h"
 #include "forge/Analysis/SourceSpan.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -138,6 +139,57 @@ bool isBlockSync(StringRef Callee) {
 }
 
 bool isAtomicCallee(StringRef Callee) { return Callee.starts_with("atomic"); }
+
+std::optional<AtomicWrapper> atomicWrapperOf(const FunctionDecl *F) {
+  F = F ? F->getDefinition() : nullptr;
+  if (!F || !F->hasAttr<CUDADeviceAttr>() || F->isTemplateInstantiation())
+    return std::nullopt;
+  const SourceManager &SM = F->getASTContext().getSourceManager();
+  if (SM.isInSystemHeader(F->getLocation()))
+    return std::nullopt;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
+  if (!Body || Body->size() != 1)
+    return std::nullopt;
+  const Stmt *S = Body->body_front();
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    S = R->getRetValue();
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  if (!E)
+    return std::nullopt;
+  E = E->IgnoreParenCasts();
+  if (const auto *EW = dyn_cast<ExprWithCleanups>(E))
+    E = EW->getSubExpr()->IgnoreParenCasts();
+  const auto *C = dyn_cast<CallExpr>(E);
+  const FunctionDecl *B = C ? C->getDirectCallee() : nullptr;
+  if (!B || !B->getIdentifier() || !isAtomicCallee(B->getName()) || C->getNumArgs() != 2 ||
+      !SM.isInSystemHeader(B->getLocation()) || B->getName().starts_with("atomicCAS"))
+    return std::nullopt;
+  auto ParamOf = [&](const Expr *A) -> int {
+    const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+    const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+    return P && P->getDeclContext() == F ? int(P->getFunctionScopeIndex()) : -1;
+  };
+  int Addr = ParamOf(C->getArg(0));
+  if (Addr < 0)
+    return std::nullopt;
+  AtomicWrapper W;
+  W.Builtin = B->getName().str();
+  W.AddressParam = unsigned(Addr);
+  W.ValueParam = ParamOf(C->getArg(1));
+  if (W.ValueParam == Addr)
+    return std::nullopt;
+  if (W.ValueParam < 0) {
+    const Expr *V = C->getArg(1);
+    if (V->isValueDependent() || !V->isEvaluatable(F->getASTContext()))
+      return std::nullopt;
+    W.ValueText = Lexer::getSourceText(CharSourceRange::getTokenRange(V->getSourceRange()), SM,
+                                       F->getASTContext().getLangOpts())
+                      .str();
+    if (W.ValueText.empty())
+      return std::nullopt;
+  }
+  return W;
+}
 
 namespace {
 class MentionFinder : public RecursiveASTVisitor<MentionFinder> {

@@ -56,6 +56,20 @@ bool isBlockSync(llvm::StringRef Callee);
 /// The callee is an atomic (atomicAdd, atomicMax_block, ...).
 bool isAtomicCallee(llvm::StringRef Callee);
 
+/// A __device__ function whose whole body is one call of a CUDA atomic
+/// builtin (declared in a system header) with two arguments: the address
+/// one of the function's parameters passed unchanged, the value another
+/// parameter or a constant; `return atomicAdd(p, v);` too. A call of it
+/// makes that atomic at its AddressParam-th argument. None for anything
+/// else (CAS, a body with more statements, a changed address).
+struct AtomicWrapper {
+  std::string Builtin;         ///< "atomicAdd", "atomicOr_block"
+  unsigned AddressParam = 0;   ///< the parameter that is the address
+  int ValueParam = -1;         ///< the parameter that is the value, -1: a constant
+  std::string ValueText;       ///< the constant as written, when ValueParam < 0
+};
+std::optional<AtomicWrapper> atomicWrapperOf(const clang::FunctionDecl *F);
+
 /// The pointer (or array) and the index of a subscript. In a template
 /// pattern Clang's getBase() guesses from the index's type, which may be
 /// dependent (`a[i + n]` with `n` of type `T::size_type`); a side that is a

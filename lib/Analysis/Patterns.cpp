@@ -569,10 +569,11 @@ private:
         continue;
       if (A.Warp.Class != AccessClass::DataDependent)
         continue;
-      const auto *Call = cast<CallExpr>(A.E);
-      std::string Value = Call->getNumArgs() >= 2 ? K.text(Call->getArg(1)) : "1";
+      const Expr *V = A.valueArg();
+      std::string Value = V ? K.text(V) : A.ValueText.empty() ? "1" : A.ValueText;
       bool Count = A.Atomic == AtomicOp::Inc ||
-                   (Call->getNumArgs() >= 2 && constantInt(Call->getArg(1), K.Ctx) == 1);
+                   (V ? constantInt(V, K.Ctx) == 1
+                      : StringRef(A.ValueText).rtrim("uUlL") == "1");
       Pattern P;
       P.Kind = PatternKind::Histogram;
       P.Loc = A.Loc;

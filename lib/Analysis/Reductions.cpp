@@ -476,7 +476,6 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     UniformityInfo U = Table->uniformity(A.Index);
     if (!U.atLeast(Uniformity::BlockUniform))
       continue;
-    const auto *Call = cast<CallExpr>(A.E);
     Reduction R;
     R.Id = unsigned(M.Reductions.size());
     R.Kind = ReductionKind::Atomic;
@@ -484,13 +483,16 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     R.Scope = U.Level == Uniformity::GridUniform ? ReductionScope::Grid : ReductionScope::Block;
     R.Target = A.Buffer + "[" + A.IndexText + "]";
     R.Access = int(A.Id);
-    if (Call->getNumArgs() >= 2) {
-      R.Operand = text(Call->getArg(1));
-      R.OperandUniform = uniformityOf(Call->getArg(1));
+    if (const Expr *V = A.valueArg()) {
+      R.Operand = text(V);
+      R.OperandUniform = uniformityOf(V);
+    } else if (!A.ValueText.empty()) {
+      R.Operand = A.ValueText;
+      R.OperandUniform = makeUniformity(Uniformity::GridUniform, "a constant");
     }
     R.Loc = A.Loc;
     R.UpdateLines.push_back(A.Loc.Line);
-    QualType ET = Call->getArg(0)->getType();
+    QualType ET = A.addressArg()->getType();
     R.FloatingPoint = ET->isPointerType() && ET->getPointeeType()->isRealFloatingType();
     M.Reductions.push_back(std::move(R));
   }

@@ -922,8 +922,13 @@ std::string Rewrite::findReduction() {
            "'); only one address per block or per grid is combined";
   }
   Call = dyn_cast_or_null<CallExpr>(A->E);
-  if (!Call || Call->getNumArgs() != 2)
+  if (!Call || (A->Wrapper.empty() && Call->getNumArgs() != 2))
     return At + " does not take (address, value); only those atomics are combined";
+  if (!A->valueArg())
+    return At + (A->Wrapper.empty() ? " adds " + A->ValueText + " without a value argument"
+                                    : " is made by '" + A->Wrapper + "' with the constant value " +
+                                          A->ValueText + " written inside it") +
+           " (a count); the rule combines a value the kernel passes";
   // The value it returns (the old contents) depends on the order of the
   // atomics, so it must not be used: the call is a statement of its own (in
   // a block, a branch, a loop body or a for's increment), possibly cast to
@@ -968,11 +973,12 @@ std::string Rewrite::findReduction() {
   Comb.Op = *Op;
   Comb.Sub = A->Atomic == an::AtomicOp::Sub;
   QualType VT;
-  if (const FunctionDecl *FD = Call->getDirectCallee(); FD && FD->getNumParams() == 2)
-    VT = FD->getParamDecl(1)->getType();
+  if (const FunctionDecl *FD = Call->getDirectCallee();
+      FD && FD->getNumParams() == 2 && A->ValueArg >= 0)
+    VT = FD->getParamDecl(unsigned(A->ValueArg))->getType();
   if (VT.isNull() || VT->isDependentType()) {
     // `T` of `atomicAdd(T *, T)` in a template: the pointee as written.
-    QualType PT = Call->getArg(0)->IgnoreParenImpCasts()->getType();
+    QualType PT = A->addressArg()->IgnoreParenImpCasts()->getType();
     VT = PT->isPointerType() ? PT->getPointeeType() : QualType();
   }
   auto K = valueKindOf(VT, Ctx);
@@ -1011,8 +1017,8 @@ std::string Rewrite::checkBody() {
       return "'" + Ref->getDecl()->getNameAsString() + "' is used as a whole (line " +
              line(SM.getPresumedLineNumber(Ref->getBeginLoc())) + ")";
   CallR = EC.rangeOf(Call->getSourceRange());
-  ValueR = EC.rangeOf(Call->getArg(1)->getSourceRange());
-  TargetR = EC.rangeOf(Call->getArg(0)->getSourceRange());
+  ValueR = EC.rangeOf(A->valueArg()->getSourceRange());
+  TargetR = EC.rangeOf(A->addressArg()->getSourceRange());
   if (!CallR || !ValueR || !TargetR)
     return "the atomic is written inside a macro";
   auto B = EC.offsetOf(Body->getLBracLoc()), E = EC.offsetOf(Body->getRBracLoc());
@@ -1197,7 +1203,7 @@ void Rewrite::findHotLoop() {
     return; // the loop over virtual blocks is the strided loop
   if (!A->Loops.empty()) {
     Hot = &M.Loops[A->Loops.front()];
-  } else if (const VarDecl *V = asVar(Call->getArg(1))) {
+  } else if (const VarDecl *V = asVar(A->valueArg())) {
     const an::Reduction *R = M.reductionOf(V);
     if (R && R->Kind == an::ReductionKind::LoopCarried && !R->Loops.empty()) {
       an::ReductionOp Base = R->Op == an::ReductionOp::ArgMax   ? an::ReductionOp::Max
@@ -1340,7 +1346,7 @@ void Rewrite::checkGridIndependence() {
 std::string Rewrite::chooseTarget() {
   // The first argument as written, when it names nothing local and no
   // virtual block index.
-  const Expr *T = Call->getArg(0);
+  const Expr *T = A->addressArg();
   bool Closed = true;
   struct Refs : RecursiveASTVisitor<Refs> {
     std::vector<const DeclRefExpr *> Out;
@@ -1369,7 +1375,7 @@ std::string Rewrite::chooseTarget() {
                     "' is computed in local variables that the block combine cannot name";
   if (!P || !P->getType()->isPointerType() ||
       P->getType()->getPointeeType().getCanonicalType().getUnqualifiedType() !=
-          Call->getArg(0)->IgnoreParenImpCasts()->getType()->getPointeeType()
+          A->addressArg()->IgnoreParenImpCasts()->getType()->getPointeeType()
               .getCanonicalType().getUnqualifiedType())
     return Why;
   auto Idx = renderForm(A->Index, Tab, false);
@@ -1381,10 +1387,10 @@ std::string Rewrite::chooseTarget() {
 
 void Rewrite::atomicEdit() {
   std::string V = splice(In.Source, ValueR->first, ValueR->second, Edits);
-  QualType VT = Call->getArg(1)->IgnoreParenImpCasts()->getType();
+  QualType VT = A->valueArg()->IgnoreParenImpCasts()->getType();
   bool SameType = Comb.K != ValueKind::Dependent && !VT->isDependentType() &&
                   valueKindOf(VT, Ctx) == std::optional<ValueKind>(Comb.K);
-  const Expr *VE = Call->getArg(1)->IgnoreParenImpCasts();
+  const Expr *VE = A->valueArg()->IgnoreParenImpCasts();
   bool Simple = isa<DeclRefExpr, ArraySubscriptExpr, CallExpr, IntegerLiteral, FloatingLiteral,
                     MemberExpr, ParenExpr>(VE);
   bool Comma = isa<BinaryOperator>(VE) && cast<BinaryOperator>(VE)->isCommaOp();

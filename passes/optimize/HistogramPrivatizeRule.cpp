@@ -796,8 +796,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       continue;
     const auto *AC = dyn_cast_or_null<CallExpr>(A.E);
     if (A.Warp.Class == an::AccessClass::DataDependent ||
-        (A.Warp.Class == an::AccessClass::Unknown && AC && AC->getNumArgs() >= 1 &&
-         ReadsLoad(AC->getArg(0), 0)))
+        (A.Warp.Class == an::AccessClass::Unknown && AC && A.addressArg() &&
+         ReadsLoad(A.addressArg(), 0)))
       Hist.push_back(&A);
   }
   if (Hist.empty())
@@ -815,12 +815,12 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                          ") has no identity to start a private copy from; only add, sub, min, "
                          "max, and, or and xor are privatised");
   const auto *Call = dyn_cast_or_null<CallExpr>(A.E);
-  if (!Call || Call->getNumArgs() != 2 || A.ParamIndex < 0)
+  if (!Call || (A.Wrapper.empty() && Call->getNumArgs() != 2) || A.ParamIndex < 0)
     return notApplicable("'" + A.Text + "' is not an atomic on an element of a pointer parameter");
   const ParmVarDecl *BinsP = In.Kernel.getParamDecl(unsigned(A.ParamIndex));
 
   // &bins[idx] or bins + idx, on the parameter itself.
-  const Expr *Addr = Call->getArg(0)->IgnoreParenImpCasts();
+  const Expr *Addr = A.addressArg()->IgnoreParenImpCasts();
   const Expr *Base = nullptr, *Idx = nullptr;
   if (const auto *U = dyn_cast<UnaryOperator>(Addr); U && U->getOpcode() == UO_AddrOf) {
     if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
@@ -857,7 +857,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   }
 
   // The counter type.
-  QualType T = Call->getArg(0)->getType()->getPointeeType();
+  QualType T = A.addressArg()->getType()->getPointeeType();
   if (T.isNull() || T->isDependentType())
     return notApplicable("the bins' element type of '" + A.Text + "' is not known in the "
                          "template pattern");
@@ -991,7 +991,10 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   std::string CName = freshName("forge_c", In.Kernel, Taken);
   std::string RName = freshName("forge_r", In.Kernel, Taken);
   std::string Ident = identityOf(A.Atomic, T, Ctx, TS);
-  std::string Flush = A.Atomic == an::AtomicOp::Sub ? "atomicAdd" : A.Callee;
+  // atomicInc with the limit 0xffffffff (an add of 1) flushes its counts with atomicAdd.
+  std::string Flush = A.Atomic == an::AtomicOp::Sub || StringRef(A.Callee).starts_with("atomicInc")
+                          ? "atomicAdd"
+                          : A.Callee;
   if (StringRef(Flush).ends_with("_block"))
     Flush = StringRef(Flush).drop_back(6).str();
   StringRef Indent = "  ";

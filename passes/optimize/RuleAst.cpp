@@ -215,8 +215,33 @@ std::optional<IndexPoly> PolyBuilder::buildRec(const Expr *E, unsigned Depth) {
       return std::nullopt;
     return UO->getOpcode() == UO_Minus ? Sub->scaled(-1) : *Sub;
   }
+  // A small device function whose body is `return <expr>;`: its value in
+  // terms of the arguments.
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && Depth < 8 && Inlined.size() < 3)
+    if (const FunctionDecl *FD = Call->getDirectCallee(); FD && FD != &Kernel)
+      if (const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+          CS && CS->size() == 1 && FD->getNumParams() == Call->getNumArgs())
+        if (const auto *R = dyn_cast<ReturnStmt>(CS->body_front()); R && R->getRetValue()) {
+          llvm::DenseMap<const ParmVarDecl *, IndexPoly> Args;
+          for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+            auto A = buildRec(Call->getArg(I), Depth + 1);
+            if (!A)
+              return std::nullopt;
+            Args.try_emplace(FD->getParamDecl(I), *A);
+          }
+          Inlined.push_back(std::move(Args));
+          auto V = buildRec(R->getRetValue(), Depth + 1);
+          Inlined.pop_back();
+          if (V)
+            return V;
+          return std::nullopt;
+        }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
     const ValueDecl *D = DRE->getDecl();
+    if (const auto *PD = dyn_cast<ParmVarDecl>(D))
+      for (auto It = Inlined.rbegin(); It != Inlined.rend(); ++It)
+        if (auto F = It->find(PD); F != It->end())
+          return F->second;
     if (isa<NonTypeTemplateParmDecl>(D) || isa<ParmVarDecl>(D))
       return IndexPoly::atom(atomFor(D));
     if (const auto *VD = dyn_cast<VarDecl>(D)) {

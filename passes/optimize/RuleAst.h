@@ -142,6 +142,9 @@ private:
   llvm::DenseMap<const clang::ValueDecl *, unsigned> ByDecl;
   std::map<std::string, unsigned> ByBuiltin;
   llvm::DenseMap<const clang::VarDecl *, bool> ModifiedCache;
+  /// The arguments of the small device functions being inlined (`int gid()
+  /// { return blockIdx.x * blockDim.x + threadIdx.x; }`), innermost last.
+  std::vector<llvm::DenseMap<const clang::ParmVarDecl *, IndexPoly>> Inlined;
 };
 
 /// A loop `for (int i = LO; i <= HI; ++i)` (or `i < HI`, `i++`, `i += 1`)

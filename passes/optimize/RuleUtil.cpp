@@ -80,6 +80,18 @@ std::optional<unsigned> EditCollector::offsetOf(SourceLocation Loc) const {
 }
 
 std::optional<std::pair<unsigned, unsigned>> EditCollector::rangeOf(SourceRange R) const {
+  // An expression that is one whole macro invocation (`PIX(x + dx, y)` whose
+  // expansion is the expression): the invocation as written, which can be
+  // replaced or copied whole. A part of an expansion has no range.
+  if (R.getBegin().isMacroID() && R.getEnd().isMacroID()) {
+    SourceLocation EB, EE;
+    if (!Lexer::isAtStartOfMacroExpansion(R.getBegin(), SM, LO, &EB) ||
+        !Lexer::isAtEndOfMacroExpansion(R.getEnd(), SM, LO, &EE) || EB.isMacroID() ||
+        EE.isMacroID() || SM.getExpansionRange(R.getBegin()).getAsRange() !=
+                              SM.getExpansionRange(R.getEnd()).getAsRange())
+      return std::nullopt;
+    R = SourceRange(EB, EE);
+  }
   auto B = offsetOf(R.getBegin());
   if (!B || R.getEnd().isMacroID())
     return std::nullopt;

@@ -93,8 +93,18 @@ struct Access {
   AccessKind Kind = AccessKind::Load;
   AtomicOp Atomic = AtomicOp::None;
   MemorySpace Space = MemorySpace::Global;
-  /// The call that makes the access when there is one ("atomicAdd", "__ldg").
+  /// The call that makes the access when there is one ("atomicAdd", "__ldg");
+  /// for a call of an atomic wrapper, the builtin the wrapper calls.
   std::string Callee;
+  /// An atomic made through a __device__ function whose whole body is the
+  /// builtin on its parameters (`void add(float *p, float v) { atomicAdd(p,
+  /// v); }`): the function's name. E is then the call of the wrapper, its
+  /// AddressArg-th argument the address and its ValueArg-th the value
+  /// (ValueArg -1: the constant ValueText inside the wrapper).
+  std::string Wrapper;
+  unsigned AddressArg = 0;
+  int ValueArg = 1;
+  std::string ValueText;
 
   /// The buffer: the parameter or __shared__ array name ("in"), or the
   /// pointer expression for an unknown space.
@@ -131,6 +141,11 @@ struct Access {
   int Footprint = -1;
   /// Notes on how the address was traced ("through a float4 reinterpretation").
   std::vector<std::string> Notes;
+
+  /// For a call (an atomic, __ldg): the argument that is the address, and
+  /// the one that is the value (null: none, or a constant in the wrapper).
+  const clang::Expr *addressArg() const;
+  const clang::Expr *valueArg() const;
 
   bool reads() const { return Kind != AccessKind::Store; }
   bool writes() const { return Kind != AccessKind::Load; }

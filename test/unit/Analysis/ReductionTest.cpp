@@ -212,4 +212,91 @@ __global__ void histo(const unsigned char *data, unsigned *bins, int n) {
   EXPECT_EQ(A.Warp.Reason, "'data[i]' is loaded from memory: data-dependent");
 }
 
+TEST(Reduction, AtomicsThroughDeviceWrappers) {
+  // The whole body of the wrapper is the builtin on its parameters: the
+  // call is the atomic, its address and value are the call's arguments.
+  KernelModel M = analyze(R"(
+__device__ void accumulate(float v, float *acc) { atomicAdd(acc, v); }
+__device__ int orInto(int *w, int bits) { return atomicOr(w, bits); }
+__device__ void bump(unsigned *bin) { atomicAdd(bin, 1u); }
+__global__ void k(const int *x, const float *y, const unsigned char *d, float *sum, int *flags,
+                  unsigned *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    accumulate(y[i], sum);
+    orInto(flags, x[i] & 7);
+    bump(&bins[d[i]]);
+  }
+})",
+                          "k");
+  const Access &S = access(M, "accumulate(y[i], sum)");
+  EXPECT_EQ(S.Kind, AccessKind::Atomic);
+  EXPECT_EQ(S.Atomic, AtomicOp::Add);
+  EXPECT_EQ(S.Callee, "atomicAdd");
+  EXPECT_EQ(S.Wrapper, "accumulate");
+  EXPECT_EQ(S.AddressArg, 1u);
+  EXPECT_EQ(S.ValueArg, 0);
+  EXPECT_EQ(S.Buffer, "sum");
+  const Access &F = access(M, "orInto(flags, x[i] & 7)");
+  EXPECT_EQ(F.Atomic, AtomicOp::Or);
+  EXPECT_EQ(F.Buffer, "flags");
+  const Reduction &RS = byTarget(M, "sum[0]");
+  EXPECT_EQ(RS.Op, ReductionOp::Add);
+  EXPECT_EQ(RS.Operand, "y[i]");
+  EXPECT_TRUE(RS.FloatingPoint);
+  EXPECT_EQ(byTarget(M, "flags[0]").Op, ReductionOp::Or);
+  // The constant inside the wrapper is the value: a histogram of counts.
+  const Access &B = access(M, "bump(&bins[d[i]])");
+  EXPECT_EQ(B.Atomic, AtomicOp::Add);
+  EXPECT_EQ(B.ValueArg, -1);
+  EXPECT_EQ(B.ValueText, "1u");
+  EXPECT_EQ(B.Warp.Class, AccessClass::DataDependent);
+  const Pattern *H = pattern(M, PatternKind::Histogram);
+  ASSERT_NE(H, nullptr);
+  EXPECT_TRUE(llvm::StringRef(H->Summary).contains("increments")) << H->Summary;
+}
+
+TEST(Reduction, DeviceFunctionsThatAreNotAtomicWrappers) {
+  // More than the atomic, a changed address, a compare-and-swap, a
+  // converted value: the
+  // model does not see the call as an atomic.
+  KernelModel M = analyze(R"(
+__device__ void twice(float *p, float v) { atomicAdd(p, v); atomicAdd(p, v); }
+__device__ void shifted(float *p, float v) { atomicAdd(p + 1, v); }
+__device__ int cas(int *p, int v) { return atomicCAS(p, 0, v); }
+__device__ void converted(float *p, int v) { atomicAdd(p, (float)v); }
+__global__ void k(const float *x, float *s, int *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    twice(s, x[i]);
+    shifted(s, x[i]);
+    cas(t, i);
+    converted(s, i);
+  }
+})",
+                          "k");
+  for (const Access &A : M.Accesses)
+    EXPECT_NE(A.Kind, AccessKind::Atomic) << A.Text;
+  EXPECT_TRUE(M.Reductions.empty());
+}
+
+TEST(Reduction, AtomicIncWithoutALimitIsAnAddOfOne) {
+  KernelModel M = analyze(R"(
+__global__ void k(const unsigned char *d, unsigned *bins, unsigned *wrapped, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicInc(&bins[d[i]], 0xffffffffu);
+    atomicInc(&wrapped[d[i]], 99u);
+  }
+})",
+                          "k");
+  const Access &A = access(M, "atomicInc(&bins[d[i]], 0xffffffffu)");
+  EXPECT_EQ(A.Atomic, AtomicOp::Add);
+  EXPECT_EQ(A.Callee, "atomicInc");
+  EXPECT_EQ(A.ValueArg, -1);
+  EXPECT_EQ(A.ValueText, "1u");
+  // Another limit wraps: not an add.
+  EXPECT_EQ(access(M, "atomicInc(&wrapped[d[i]], 99u)").Atomic, AtomicOp::Inc);
+}
+
 } // namespace

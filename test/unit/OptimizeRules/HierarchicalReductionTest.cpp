@@ -158,6 +158,21 @@ const Positive Positives[] = {
     atomicAdd(out, x[i] * gridDim.x);
 })",
      {256, 1, 1}, {"partial += x[i] * gridDim.x;"}, false},
+    {"the atomic in a __device__ wrapper, the index from a __device__ function",
+     R"(__device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ void accumulate(float *acc, float v) { atomicAdd(acc, v); }
+__global__ void k(const float *a, const float *b, float *r, int n) {
+  int i = gid();
+  if (i < n) accumulate(r, a[i] * b[i]);
+})",
+     {256, 1, 1}, {"partial += a[i] * b[i];", "atomicAdd(r, partial);"}, false},
+    {"atomicOr through a wrapper with the value first",
+     R"(__device__ void set_bits(int bits, int *word) { atomicOr(word, bits); }
+__global__ void k(const float *x, int *flags, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) set_bits(x[i] < 0.0f ? 1 : 0, flags);
+})",
+     {256, 1, 1}, {"partial |= x[i] < 0.0f ? 1 : 0;", "atomicOr(flags, partial);"}, true},
 };
 
 TEST(HierarchicalReduction, Spellings) {
@@ -281,6 +296,21 @@ const Negative Negatives[] = {
   if (i < n) y[i] = x[i];
 })",
      "the kernel has no atomic"},
+    {"a count made by a wrapper with its constant inside",
+     R"(__device__ void bump(int *c) { atomicAdd(c, 1); }
+__global__ void k(const float *x, int *count, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] > 0.0f) bump(count);
+})",
+     "is made by 'bump' with the constant value 1 written inside it"},
+    {"a device function that does more than the atomic",
+     R"(__device__ void acc2(float *p, float v) { atomicAdd(p, v); atomicAdd(p + 1, v); }
+__global__ void k(const float *x, float *s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) acc2(s, x[i]);
+})",
+     "the kernel has no atomic the model knows (the device function 'acc2' it calls: it calls "
+     "'atomicAdd')"},
 };
 
 TEST(HierarchicalReduction, Refusals) {

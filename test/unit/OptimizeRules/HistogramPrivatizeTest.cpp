@@ -184,6 +184,26 @@ const Positive Positives[] = {
 })",
      {"__shared__ int forge_hist[256];", "atomicOr(&flags[forge_j], forge_c);"}, false,
      true},
+    {"the count through a __device__ wrapper, for (;;) with a break",
+     R"(__device__ void bump(unsigned *bin) { atomicAdd(bin, 1u); }
+__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (;; i += gridDim.x * blockDim.x) {
+    if (i >= n) break;
+    bump(&bins[data[i]]);
+  }
+})",
+     {"__shared__ unsigned int forge_hist[256];", "bump(&forge_hist[data[i]]);",
+      "atomicAdd(&bins[forge_j], forge_c);"},
+     false, true},
+    {"atomicInc with the limit 0xffffffff, flushed with atomicAdd",
+     R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicInc(&bins[data[i]], 0xffffffffu);
+})",
+     {"__shared__ unsigned int forge_hist[256];", "atomicInc(&forge_hist[data[i]], 0xffffffffu);",
+      "atomicAdd(&bins[forge_j], forge_c);"},
+     false, true},
 };
 
 TEST(HistogramPrivatize, RewritesEveryShape) {

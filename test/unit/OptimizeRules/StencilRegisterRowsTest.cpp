@@ -121,6 +121,18 @@ __global__ void k(const float *in, const float *filt, float *out, int h, int w) 
   }
 })",
      "float in_win[8][1];", {"s += in_win[r + d + 2][0];"}},
+    {"blur, the read one whole macro invocation", R"(#define PIX(xx, yy) img[min(max((yy), 0), h - 1) * w + min(max((xx), 0), w - 1)]
+__global__ void k(const float *img, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = 0.f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += PIX(x + dx, y + dy);
+  out[y * w + x] = s / 9.0f;
+})",
+     "float img_win[6][3];", {"s += img_win[r + dy + 1][dx + 1];"}},
 };
 
 TEST(StencilRegisterRows, RewritesEverySpelling) {
@@ -313,6 +325,16 @@ TEST(StencilRegisterRows, Preconditions) {
   out[y * w + x] = s;
 })");
   EXPECT_TRUE(has(Why, "not bounded")) << Why;
+  // Reads that are arguments of a macro (not a whole invocation each) have
+  // no range to replace.
+  Why = Skip(R"(#define SUM3(a, b, c) ((a) + (b) + (c))
+__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y < 1 || y >= h - 1) return;
+  out[y * w + x] = SUM3(in[(y - 1) * w + x], in[y * w + x], in[(y + 1) * w + x]);
+})");
+  EXPECT_TRUE(has(Why, "macro")) << Why;
   // A data-dependent offset.
   Why = Skip(R"(__global__ void k(const float *in, const int *off, float *out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

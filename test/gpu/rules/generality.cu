@@ -1,0 +1,201 @@
+// Rewrites of kernels from the generality corpus (test/passes/generality,
+// docs/generality.md) that the rules take only since the model sees atomics
+// through __device__ wrappers, index helpers in the rules' polynomials and
+// whole macro invocations: each computes what the original computes, on the
+// GPU. A dot product through accumulate() and global_id(); an atomicOr
+// through set_bits() over a capped grid; a byte histogram counted through
+// bump() in a for (;;) grid-stride loop; one counted with atomicInc(p,
+// 0xffffffff) (an add of 1); a 3x3 blur read through the PIX()
+// macro, tiled in shared memory and in register rows; a matrix product with
+// its row and column from out_row() / out_col(), register-tiled. Sizes are
+// odd, data pointers offset from their allocations, several block shapes
+// and grids per kernel.
+// REQUIRES: gpu, cuda
+// RUN: rm -rf %t.d && mkdir -p %t.d
+// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %t.d/
+// RUN: forge-port propose %t.d/dot-helper.cu --kernel dot_helpers --block 256 --rules=hierarchical-reduction -o %t.d/dot-helper.new.cu
+// RUN: forge-port propose %t.d/or-flags.cu --kernel any_negative --block 256 --rules=hierarchical-reduction -o %t.d/or-flags.new.cu
+// RUN: forge-port propose %t.d/histogram-wrapper.cu --kernel hist_wrap --block 256 --rules=histogram-privatize -o %t.d/histogram-wrapper.new.cu
+// RUN: forge-port propose %t.d/histogram-atomicinc.cu --kernel hist_inc --block 256 --rules=histogram-privatize -o %t.d/histogram-atomicinc.new.cu
+// RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --block 16,16 --rules=smem-stencil-tiling -o %t.d/blur-macro.smem.cu
+// RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --spec %S/../../passes/generality/Inputs/blur-macro.json --rules=stencil-register-rows -o %t.d/blur-macro.rows.cu
+// RUN: forge-port propose %t.d/gemm-helper.cu --kernel mm_gid --block 16,16 --rules=register-tiling -o %t.d/gemm-helper.new.cu
+// RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
+// RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
+// CHECK: dot_helpers block 256: ok max_abs_err {{.*}}
+// CHECK: dot_helpers block 128: ok max_abs_err {{.*}}
+// CHECK: dot_helpers block 96: ok max_abs_err {{.*}}
+// CHECK: any_negative block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: any_negative block 256 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: any_negative block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: any_negative none negative: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_wrap block 256 grid 264: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_wrap block 100 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_wrap block 1024 full grid: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_inc block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: hist_inc block 100: ok max_abs_err 0 rel_l2 0
+// CHECK: blur_macro smem 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: blur_macro smem 32x8: ok max_abs_err 0 rel_l2 0
+// CHECK: blur_macro smem 7x5: ok max_abs_err 0 rel_l2 0
+// CHECK: blur_macro rows 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: blur_macro rows 16x16 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: blur_macro rows 32x4: ok max_abs_err 0 rel_l2 0
+// CHECK: mm_gid 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_gid 32x8: ok max_abs_err {{.*}}
+// CHECK: PASS
+#include "check.h"
+#include <string>
+
+namespace orig {
+#include "dot-helper.cu"
+#include "or-flags.cu"
+#include "histogram-wrapper.cu"
+#include "blur-macro.cu"
+#include "gemm-helper.cu"
+#include "histogram-atomicinc.cu"
+} // namespace orig
+#undef PIX
+namespace cand {
+#include "dot-helper.new.cu"
+#include "or-flags.new.cu"
+#include "histogram-wrapper.new.cu"
+#include "blur-macro.smem.cu"
+#include "gemm-helper.new.cu"
+#include "histogram-atomicinc.new.cu"
+} // namespace cand
+#undef PIX
+namespace rows {
+#include "blur-macro.rows.cu"
+} // namespace rows
+
+namespace {
+/// An allocation with Pad elements before the data: the kernel gets D + Pad.
+template <typename T> T *uploadOffset(const std::vector<T> &h, size_t Pad) {
+  T *d;
+  CK(cudaMalloc(&d, (h.size() + Pad) * sizeof(T)));
+  CK(cudaMemcpy(d + Pad, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d + Pad;
+}
+template <typename T> T *outOffset(size_t n, size_t Pad) {
+  T *d;
+  CK(cudaMalloc(&d, (n + Pad) * sizeof(T)));
+  check::poison(d, n + Pad);
+  return d + Pad;
+}
+template <typename T> std::vector<T> get(const T *d, size_t n) {
+  CK(cudaDeviceSynchronize());
+  CK(cudaGetLastError());
+  return check::download(d, n);
+}
+} // namespace
+
+int main() {
+  bool ok = true;
+  {
+    int n = 1000003;
+    auto ha = check::random<float>(n, 1, 0, 1), hb = check::random<float>(n, 2, 0, 1);
+    float *a = uploadOffset(ha, 1), *b = uploadOffset(hb, 3);
+    float *r = outOffset<float>(1, 0);
+    auto run = [&](auto k, unsigned block) {
+      CK(cudaMemset(r, 0, sizeof(float)));
+      k<<<check::ceilDiv(n, block), block>>>(a, b, r, n);
+      return get(r, 1);
+    };
+    auto ref = run(orig::dot_helpers, 256);
+    for (unsigned block : {256u, 128u, 96u})
+      ok &= check::compare(("dot_helpers block " + std::to_string(block)).c_str(), ref,
+                           run(cand::dot_helpers, block), 1e-3 * ref[0], 1e-5);
+  }
+  {
+    int n = 777777;
+    auto hx = check::random<float>(n, 3, 0, 1);
+    hx[n - 5] = -0.5f;
+    float *x = uploadOffset(hx, 1);
+    unsigned *f = outOffset<unsigned>(1, 0);
+    auto run = [&](auto k, unsigned grid, unsigned block, const float *p) {
+      CK(cudaMemset(f, 0, sizeof(unsigned)));
+      k<<<grid, block>>>(p, f, n);
+      return get(f, 1);
+    };
+    auto ref = run(orig::any_negative, check::ceilDiv(n, 256), 256, x);
+    ok &= check::compare("any_negative block 256 original grid", ref,
+                         run(cand::any_negative, check::ceilDiv(n, 256), 256, x), 0, 0);
+    ok &= check::compare("any_negative block 256 capped grid", ref,
+                         run(cand::any_negative, 132 * 2 * 8, 256, x), 0, 0);
+    ok &= check::compare("any_negative block 100 original grid", ref,
+                         run(cand::any_negative, check::ceilDiv(n, 100), 100, x), 0, 0);
+    hx[n - 5] = 0.5f;
+    float *y = uploadOffset(hx, 2);
+    ok &= check::compare("any_negative none negative", run(orig::any_negative, check::ceilDiv(n, 256), 256, y),
+                         run(cand::any_negative, 264, 256, y), 0, 0);
+  }
+  {
+    int n = 3000017;
+    auto hd = check::random<float>(n, 4, 0, 1);
+    std::vector<unsigned char> bytes(n);
+    for (int i = 0; i < n; ++i)
+      bytes[i] = (unsigned char)(hd[i] * 255.f) | (i % 3 == 0 ? 7 : 0);
+    unsigned char *d = uploadOffset(bytes, 3);
+    unsigned *bins = outOffset<unsigned>(256, 0);
+    auto run = [&](auto k, unsigned grid, unsigned block) {
+      CK(cudaMemset(bins, 0, 256 * sizeof(unsigned)));
+      k<<<grid, block>>>(d, bins, n);
+      return get(bins, 256);
+    };
+    auto ref = run(orig::hist_wrap, 264, 256);
+    ok &= check::compare("hist_wrap block 256 grid 264", ref, run(cand::hist_wrap, 264, 256), 0, 0);
+    ok &= check::compare("hist_wrap block 100 one block", ref, run(cand::hist_wrap, 1, 100), 0, 0);
+    ok &= check::compare("hist_wrap block 1024 full grid", ref,
+                         run(cand::hist_wrap, check::ceilDiv(n, 1024), 1024), 0, 0);
+    auto inc = [&](auto k, unsigned block) {
+      CK(cudaMemset(bins, 0, 256 * sizeof(unsigned)));
+      k<<<check::ceilDiv(n, block), block>>>(d, bins, n);
+      return get(bins, 256);
+    };
+    auto iref = inc(orig::hist_inc, 256);
+    ok &= check::compare("hist_inc block 256", iref, inc(cand::hist_inc, 256), 0, 0);
+    ok &= check::compare("hist_inc block 100", iref, inc(cand::hist_inc, 100), 0, 0);
+  }
+  {
+    int w = 1023, h = 777;
+    auto hi = check::random<float>(size_t(w) * h, 5, 0, 1);
+    float *img = uploadOffset(hi, 1);
+    float *res = outOffset<float>(size_t(w) * h, 1);
+    auto run = [&](auto k, dim3 grid, dim3 block) {
+      check::poison(res, size_t(w) * h);
+      k<<<grid, block>>>(img, res, w, h);
+      return get(res, size_t(w) * h);
+    };
+    auto g = [&](dim3 b, unsigned rowsPer) {
+      return dim3(check::ceilDiv(w, b.x), check::ceilDiv(check::ceilDiv(h, b.y), rowsPer));
+    };
+    auto ref = run(orig::blur_macro, g(dim3(16, 16), 1), dim3(16, 16));
+    for (dim3 b : {dim3(16, 16), dim3(32, 8), dim3(7, 5)})
+      ok &= check::compare(("blur_macro smem " + std::to_string(b.x) + "x" + std::to_string(b.y)).c_str(),
+                           ref, run(cand::blur_macro, g(b, 1), b), 0, 0);
+    ok &= check::compare("blur_macro rows 16x16", ref, run(rows::blur_macro, g(dim3(16, 16), 4), dim3(16, 16)), 0, 0);
+    ok &= check::compare("blur_macro rows 16x16 original grid", ref,
+                         run(rows::blur_macro, g(dim3(16, 16), 1), dim3(16, 16)), 0, 0);
+    ok &= check::compare("blur_macro rows 32x4", ref, run(rows::blur_macro, g(dim3(32, 4), 4), dim3(32, 4)), 0, 0);
+  }
+  {
+    int M = 515, N = 259, K = 131;
+    auto ha = check::random<float>(size_t(M) * K, 6), hb = check::random<float>(size_t(K) * N, 7);
+    float *A = uploadOffset(ha, 0), *B = uploadOffset(hb, 0);
+    float *C = outOffset<float>(size_t(M) * N, 1);
+    auto run = [&](auto k, dim3 grid, dim3 block) {
+      check::poison(C, size_t(M) * N);
+      k<<<grid, block>>>(A, B, C, M, N, K);
+      return get(C, size_t(M) * N);
+    };
+    auto ref = run(orig::mm_gid, dim3(check::ceilDiv(N, 16), check::ceilDiv(M, 16)), dim3(16, 16));
+    ok &= check::compare("mm_gid 16x16", ref,
+                         run(cand::mm_gid, dim3(check::ceilDiv(N, 128), check::ceilDiv(M, 128)), dim3(16, 16)),
+                         1e-4, 1e-5);
+    ok &= check::compare("mm_gid 32x8", ref,
+                         run(cand::mm_gid, dim3(check::ceilDiv(N, 128), check::ceilDiv(M, 128)), dim3(32, 8)),
+                         1e-4, 1e-5);
+  }
+  std::printf(ok ? "PASS\n" : "FAIL\n");
+  return ok ? 0 : 1;
+}
