@@ -1306,7 +1306,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                   .str();
     VecRationale =
         Rationale +
-        formatv("\nThe elements are {0} bytes wide: one load per element moves {1} B per warp "
+        formatv("\nThe elements are {0} byte(s) wide: one load per element moves {1} B per warp "
                 "instruction. {2} reads each element only as a load at its index (and values "
                 "every thread shares), so it is run as a function of the loaded values on {3} "
                 "elements per 16-byte load (uint4) per thread, in a grid-stride loop over the "

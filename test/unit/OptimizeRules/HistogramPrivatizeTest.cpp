@@ -203,7 +203,9 @@ __global__ void k(const unsigned char *data, unsigned *bins, int n) {
 })",
      {"__shared__ unsigned int forge_hist[256];", "atomicInc(&forge_hist[data[i]], 0xffffffffu);",
       "atomicAdd(&bins[forge_j], forge_c);"},
-     false, true},
+     false, true,
+     {"atomicInc(&forge_hist[forge_w][forge_v0], 0xffffffffu);",
+      "const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(data + forge_h)[forge_k];"}},
 };
 
 TEST(HistogramPrivatize, RewritesEveryShape) {
