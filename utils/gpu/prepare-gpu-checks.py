@@ -49,6 +49,8 @@ def substitute(line, test, tmp, forge_port):
     line = line.replace("%s", test).replace("%S", d).replace("%t", tmp)
     line = re.sub(r"(^|[|;&(]\s*|\s)forge-port(?=\s)", lambda m: m.group(1) + forge_port, line)
     line = re.sub(r"(^|[|;&(]\s*|\s)FileCheck(?=\s)", lambda m: m.group(1) + FILECHECK, line)
+    # lit's `not` (at the start of a command) is the shell's `!`.
+    line = re.sub(r"(^|[|;&(]\s*)not\s", lambda m: m.group(1) + "! ", line)
     return line.replace("-arch=native", "-arch=sm_90")
 
 

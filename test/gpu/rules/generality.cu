@@ -22,6 +22,7 @@
 // RUN: forge-port propose %t.d/gemm-helper.cu --kernel mm_gid --block 16,16 --rules=register-tiling -o %t.d/gemm-helper.new.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
+// CHECK: dot_helpers original against the exact sum: rel_err
 // CHECK: dot_helpers block 256: ok max_abs_err {{.*}}
 // CHECK: dot_helpers block 128: ok max_abs_err {{.*}}
 // CHECK: dot_helpers block 96: ok max_abs_err {{.*}}
@@ -101,10 +102,20 @@ int main() {
       k<<<check::ceilDiv(n, block), block>>>(a, b, r, n);
       return get(r, 1);
     };
-    auto ref = run(orig::dot_helpers, 256);
+    // A float sum's reference is the exact sum (in double, on the host):
+    // the original's one atomicAdd per element is itself ~1e-4 off it at
+    // this size (printed, not judged); the rewrite adds in a tree and must
+    // be within 1e-5.
+    double exact = 0;
+    for (int i = 0; i < n; ++i)
+      exact += double(ha[i]) * double(hb[i]);
+    std::vector<float> want{float(exact)};
+    auto serial = run(orig::dot_helpers, 256);
+    std::printf("dot_helpers original against the exact sum: rel_err %.3g\n",
+                std::fabs(serial[0] - exact) / exact);
     for (unsigned block : {256u, 128u, 96u})
-      ok &= check::compare(("dot_helpers block " + std::to_string(block)).c_str(), ref,
-                           run(cand::dot_helpers, block), 1e-3 * ref[0], 1e-5);
+      ok &= check::compare(("dot_helpers block " + std::to_string(block)).c_str(), want,
+                           run(cand::dot_helpers, block), 1e-5 * exact, 1e-5);
   }
   {
     int n = 777777;
