@@ -298,6 +298,49 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     return std::nullopt;
   };
 
+  // Source order of two statements (line, then column).
+  auto before = [&](const Stmt *A, const Stmt *B) {
+    SourceSpan SA = span(A), SB = span(B);
+    return SA.Line < SB.Line || (SA.Line == SB.Line && SA.Column < SB.Column);
+  };
+  // A read of V that is the value a global store of loop L writes (casts
+  // allowed): `y[i] = acc` after (inclusive) or before (exclusive) every
+  // update of V in L, a serial scan.
+  auto runningStore = [&](KernelModel &M, const VarDecl *V, const DeclRefExpr *Use, const Loop &L,
+                          size_t Updates, ReductionOp Op, bool AfterAll,
+                          bool BeforeAll) -> std::optional<Pattern> {
+    if (!AfterAll && !BeforeAll)
+      return std::nullopt;
+    const Stmt *S = Use, *P = parentOf(S);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<CStyleCastExpr>(P))) {
+      S = P;
+      P = parentOf(P);
+    }
+    const auto *Asg = dyn_cast_or_null<BinaryOperator>(P);
+    if (!Asg || Asg->getOpcode() != BO_Assign || Asg->getRHS() != S)
+      return std::nullopt;
+    const Access *St = M.accessAt(Asg->getLHS()->IgnoreParenImpCasts());
+    if (!St || St->Kind != AccessKind::Store || St->Space != MemorySpace::Global ||
+        !is_contained(St->Loops, L.Id))
+      return std::nullopt;
+    Pattern Pat;
+    Pat.Kind = PatternKind::Scan;
+    Pat.Loc = L.Loc;
+    Pat.Loops = {L.Id};
+    Pat.Accesses = {St->Id};
+    std::string Order = AfterAll ? "inclusive" : "exclusive";
+    Pat.Summary = "serial " + Order + " scan (" + reductionOpSymbol(Op).str() + ") of '" +
+                  V->getNameAsString() + "' into " + St->Buffer + " over " + L.Var;
+    Pat.Details.push_back(St->Text + " stores the running value '" + V->getNameAsString() +
+                          "' " + (AfterAll ? "after" : "before") + " its " +
+                          std::to_string(Updates) + " update(s) in the loop");
+    Pat.Roles = {{"acc", V->getNameAsString()},
+                 {"out", St->Buffer},
+                 {"op", reductionOpName(Op).str()},
+                 {"order", Order}};
+    return Pat;
+  };
+
   // Loop-carried reductions, one per accumulator.
   std::vector<const VarDecl *> Vars;
   for (size_t D = 0; D < Tracker->numDefs(); ++D)
@@ -340,6 +383,8 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     };
     std::string ReadNote;
     SourceSpan ReadAt;
+    // A running value stored as it goes: `acc += x[i]; y[i] = acc;`.
+    std::optional<Pattern> Running;
     for (unsigned L : Candidates) {
       const Stmt *LS = Loops[L].S;
       if (DeclAt && inside(DeclAt, LS))
@@ -383,6 +428,14 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
         });
         if (!Part) {
           OtherRead = true;
+          if (!Running && Base(HereOp) != ReductionOp::Mul)
+            Running = runningStore(M, V, Use, Loops[L], Here.size(), HereOp,
+                                   all_of(Here, [&](const Update &U) {
+                                     return before(U.Whole, Use);
+                                   }),
+                                   all_of(Here, [&](const Update &U) {
+                                     return before(Use, U.Whole);
+                                   }));
           if (ReadNote.empty()) {
             ReadAt = span(Use);
             ReadNote = "'" + V->getNameAsString() + "' is not a reduction over the loop at line " +
@@ -399,7 +452,9 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
       break;
     }
     if (Outer < 0) {
-      if (!ReadNote.empty())
+      if (Running)
+        M.Patterns.push_back(std::move(*Running));
+      else if (!ReadNote.empty())
         Notes.push_back({ReadAt, ReadNote});
       continue;
     }

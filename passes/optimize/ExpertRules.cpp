@@ -33,6 +33,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createTransposeTileRule},
       {"histogram-privatize", "a per-block shared-memory copy of a bounded histogram's bins",
        createHistogramPrivatizeRule},
+      {"scan-template", "a recognised prefix scan replaced by the one-pass look-back scan template",
+       createScanTemplateRule},
   };
   return Rules;
 }

@@ -25,6 +25,7 @@ std::unique_ptr<ExpertRule> createCooperativeRowRule();
 std::unique_ptr<ExpertRule> createTransposeTileRule();
 std::unique_ptr<ExpertRule> createCoalescedRemapRule();
 std::unique_ptr<ExpertRule> createHistogramPrivatizeRule();
+std::unique_ptr<ExpertRule> createScanTemplateRule();
 } // namespace forge::passes
 
 #endif

@@ -452,6 +452,53 @@ __global__ void scan(float *data) {
   EXPECT_EQ(S.Loops[0].TripCount, 9);
 }
 
+TEST(Pattern, RunningValueStoredAsItGoesIsASerialScan) {
+  struct Case {
+    const char *Name, *Code, *Acc, *Out, *Op, *Order;
+  } Cases[] = {
+      {"inclusive", R"(__global__ void k(const float *x, float *y, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i) { s += x[i]; y[i] = s; }
+})", "s", "y", "add", "inclusive"},
+      {"exclusive, store first", R"(__global__ void k(const int *x, int *y, size_t n) {
+  int r = 0;
+  for (size_t i = 0; i < n; i++) { y[i] = r; r = r + x[i]; }
+})", "r", "y", "add", "exclusive"},
+      {"running max through a cast", R"(__global__ void k(const unsigned *x, float *y, int n) {
+  unsigned m = 0;
+  for (int i = 0; i < n; ++i) { m = max(m, x[i]); y[i] = (float)m; }
+})", "m", "y", "max", "inclusive"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Name);
+    KernelModel M = analyze(C.Code, "k");
+    const Pattern *P = pattern(M, PatternKind::Scan);
+    ASSERT_NE(P, nullptr);
+    EXPECT_EQ(P->role("acc"), C.Acc);
+    EXPECT_EQ(P->role("out"), C.Out);
+    EXPECT_EQ(P->role("op"), C.Op);
+    EXPECT_EQ(P->role("order"), C.Order);
+    // A scan is not also reported as a reduction of the running value.
+    EXPECT_EQ(pattern(M, PatternKind::Reduction), nullptr);
+  }
+  // Stored once after the loop: a reduction, not a scan.
+  KernelModel R = analyze(R"(__global__ void k(const float *x, float *y, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i) s += x[i];
+  y[0] = s;
+})",
+                          "k");
+  EXPECT_EQ(pattern(R, PatternKind::Scan), nullptr);
+  EXPECT_NE(pattern(R, PatternKind::Reduction), nullptr);
+  // Updated both before and after the store: neither order.
+  KernelModel B = analyze(R"(__global__ void k(const float *x, float *y, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i) { s += x[i]; y[i] = s; s += 1.0f; }
+})",
+                          "k");
+  EXPECT_EQ(pattern(B, PatternKind::Scan), nullptr);
+}
+
 TEST(Pattern, TiledGemmTemplateIsAProductOverSharedTiles) {
   KernelModel M = analyze(R"(
 template <int BLOCK_SIZE>
