@@ -231,6 +231,10 @@ Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseReques
   Overlay->pushOverlay(Memory);
   Memory->addFile((Twine(PreludeDir) + "/" + PreludeName).str(), 0,
                   MemoryBuffer::getMemBufferCopy(nvccCompatPrelude()));
+  if (!TC.OmpHeader.empty())
+    if (auto Omp = MemoryBuffer::getFile(TC.OmpHeader))
+      Memory->addFile((Twine(PreludeDir) + "/" + OmpDir + "/omp.h").str(), 0,
+                      MemoryBuffer::getMemBufferCopy((*Omp)->getBuffer()));
   if (Req.Contents)
     Memory->addFile(Abs, 0, MemoryBuffer::getMemBufferCopy(*Req.Contents));
 
