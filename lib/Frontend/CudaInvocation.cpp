@@ -54,11 +54,20 @@ std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptio
     Cmd.push_back(PreludeDir);
     Cmd.push_back("-include");
     Cmd.push_back(PreludeName);
+    // <omp.h> where Clang has none (parseCuda maps TC.OmpHeader there).
+    if (!TC.OmpHeader.empty()) {
+      Cmd.push_back("-idirafter");
+      Cmd.push_back(std::string(PreludeDir) + "/" + OmpDir);
+    }
   }
   for (const std::string &A : Opts.ExtraArgs) {
     // The target of this parse is chosen above; archs in the user's flags
     // only pick the default.
     if (isArchArg(A))
+      continue;
+    // -Xcompiler -fopenmp reaches nvcc's host compiler only, never the
+    // device side.
+    if (S == Side::Device && (A == "-fopenmp" || StringRef(A).starts_with("-fopenmp=")))
       continue;
     Cmd.push_back(A);
   }
@@ -315,6 +324,10 @@ std::vector<std::string> nvccFlagsFromClangArgs(ArrayRef<std::string> ClangArgs)
       Out.push_back("-I" + ClangArgs[++I]);
     else if (A.starts_with("-std="))
       Out.push_back(A.str());
+    else if (A == "-fopenmp" || A.starts_with("-fopenmp=")) {
+      Out.push_back("-Xcompiler");
+      Out.push_back("-fopenmp");
+    }
   }
   return Out;
 }

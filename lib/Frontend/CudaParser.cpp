@@ -112,6 +112,11 @@ void ParseDiagnostics::HandleDiagnostic(DiagnosticsEngine::Level Level,
     LastShown = false;
     return;
   }
+  if (IsError && Explains && Explains(Msg)) {
+    ++Explained;
+    LastShown = false;
+    return;
+  }
   LastShown = true;
   if (IsError) {
     ++Errors;
@@ -174,6 +179,9 @@ public:
       : OnAST(OnAST), OnBegin(OnBegin) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
+    // Clang's "N errors generated when compiling for ..." count goes here:
+    // the drivers print their own counts, which add up.
+    CI.setVerboseOutputStream(llvm::nulls());
     CI.getPreprocessor().addPPCallbacks(
         std::make_unique<SkippedRangeRecorder>(CI.getSourceManager(), Facts));
     if (OnBegin)
@@ -223,6 +231,10 @@ Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseReques
   Overlay->pushOverlay(Memory);
   Memory->addFile((Twine(PreludeDir) + "/" + PreludeName).str(), 0,
                   MemoryBuffer::getMemBufferCopy(nvccCompatPrelude()));
+  if (!TC.OmpHeader.empty())
+    if (auto Omp = MemoryBuffer::getFile(TC.OmpHeader))
+      Memory->addFile((Twine(PreludeDir) + "/" + OmpDir + "/omp.h").str(), 0,
+                      MemoryBuffer::getMemBufferCopy((*Omp)->getBuffer()));
   if (Req.Contents)
     Memory->addFile(Abs, 0, MemoryBuffer::getMemBufferCopy(*Req.Contents));
 

@@ -16,6 +16,7 @@ static const char Prelude[] = R"forge(
 /* Implicit host includes: nvcc's headers bring these in. */
 #ifdef __cplusplus
 #include <cmath>
+#include <math.h> /* the global isfinite, isnan, ... of host code */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

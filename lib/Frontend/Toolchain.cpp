@@ -30,6 +30,29 @@ std::string resourceDirBeside(StringRef Dir) {
   return P.str().str();
 }
 
+/// GCC's omp.h of the newest GCC under /usr/lib/gcc/<triple>/<version>.
+static std::string hostGccOmpHeader() {
+  std::string Best;
+  unsigned BestVersion = 0;
+  std::error_code EC;
+  for (sys::fs::directory_iterator T("/usr/lib/gcc", EC), End; !EC && T != End;
+       T.increment(EC)) {
+    std::error_code EC2;
+    for (sys::fs::directory_iterator V(T->path(), EC2); !EC2 && V != End; V.increment(EC2)) {
+      unsigned Version = 0;
+      if (sys::path::filename(V->path()).split('.').first.getAsInteger(10, Version))
+        continue;
+      SmallString<256> H(V->path());
+      sys::path::append(H, "include", "omp.h");
+      if (Version > BestVersion && sys::fs::exists(H)) {
+        BestVersion = Version;
+        Best = H.str().str();
+      }
+    }
+  }
+  return Best;
+}
+
 Toolchain Toolchain::detect(const char *Argv0, StringRef CudaOverride) {
   Toolchain TC;
   std::string ExeDir = Argv0 ? executableDir(Argv0) : std::string();
@@ -38,6 +61,11 @@ Toolchain Toolchain::detect(const char *Argv0, StringRef CudaOverride) {
     TC.ResourceDir = Beside;
   else
     TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+
+  SmallString<256> OwnOmp(TC.ResourceDir);
+  sys::path::append(OwnOmp, "include", "omp.h");
+  if (!sys::fs::exists(OwnOmp))
+    TC.OmpHeader = hostGccOmpHeader();
 
   std::vector<std::string> Candidates;
   if (!CudaOverride.empty())

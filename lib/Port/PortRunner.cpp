@@ -86,6 +86,9 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
         P->registerPPCallbacks(CI.getPreprocessor(), *Ctx);
       }
     };
+    ParseDiags.Explains = [&](StringRef Msg) {
+      return any_of(Passes, [&](const auto &P) { return P->explainsParseError(Msg); });
+    };
     ParseDiags.OnError = [&](const Diagnostic &Info) {
       SmallString<128> Msg;
       Info.FormatDiagnostic(Msg);
@@ -107,6 +110,7 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
             P->finish(*Ctx);
         });
     ParseDiags.OnError = nullptr;
+    ParseDiags.Explains = nullptr;
     Diag.endFile();
     if (E)
       return E;
@@ -116,8 +120,15 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
 
 Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                     const frontend::ParseOptions &Opts, StringRef File,
-                                    StringRef Contents) {
+                                    StringRef Contents,
+                                    ArrayRef<const PassInfo *> Explaining) {
   frontend::ParseDiagnostics Quiet(nullptr);
+  std::vector<std::unique_ptr<PortPass>> Passes;
+  for (const PassInfo *PI : Explaining)
+    Passes.push_back(PI->Create());
+  Quiet.Explains = [&](StringRef Msg) {
+    return any_of(Passes, [&](const auto &P) { return P->explainsParseError(Msg); });
+  };
   for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
     frontend::ParseRequest Req;
     Req.File = File.str();

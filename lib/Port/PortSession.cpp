@@ -166,7 +166,7 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
     auto Count = [&](StringRef F, StringRef Contents) -> Expected<unsigned> {
       if (Contents == R.Original)
         return ParseDiags.errors();
-      auto N = countParseErrors(*O.Toolchain, Reparse, F, Contents);
+      auto N = countParseErrors(*O.Toolchain, Reparse, F, Contents, O.Passes);
       if (N)
         AfterCount = *N;
       return N;
@@ -183,27 +183,58 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
     R.RemainingParseErrors = AfterCount;
   }
 
-  R.Fixed = unsigned(count_if(R.Findings, [&](const Finding &F) {
+  bool Writes = O.Output.writes();
+  auto InMain = [&](const Finding &F) {
     return F.Fixed && patch::PatchSet::normalizePath(F.Loc.File) == MainKey;
+  };
+  R.Fixed = unsigned(count_if(R.Findings, InMain));
+  // Errors of the passes that the user's file or the written result still
+  // has: a fixed one is gone from a written result.
+  unsigned OpenErrors = unsigned(count_if(R.Findings, [&](const Finding &F) {
+    return F.Level == Severity::Error && !(Writes && R.Patched && InMain(F));
   }));
-  // Errors that the written result still has.
-  unsigned LeftParseErrors = O.Output.writes() ? R.RemainingParseErrors : ParseDiags.errors();
-  R.RemainingParseErrors = LeftParseErrors;
-  if (R.Errors || LeftParseErrors)
-    R.Failed = true;
+  // Clang's errors (those no pass explains): in the input, and in the result
+  // that nvcc checks (the patch removes some, never adds one).
+  unsigned Before = ParseDiags.errors();
+  unsigned After = R.Patched ? R.RemainingParseErrors : Before;
+  R.RemainingParseErrors = Writes ? After : Before;
 
-  if (O.Validate && !LeftParseErrors) {
+  // nvcc checks the result even when Clang could not parse all of it: it,
+  // not Clang, says whether the file builds.
+  if (O.Validate) {
     R.Check = validate(R, *PO);
     if (R.Check.Ran && !R.Check.TargetOK) {
       for (const build::CompilerDiagnostic &D : R.Check.Results[0].Diagnostics)
-        if (D.isError())
+        if (D.isError()) {
           R.Messages.push_back({SessionMessage::Kind::CompilerDiagnostic, D.format(), false});
+          ++R.NvccErrors;
+        }
+      if (!R.NvccErrors) { // nvcc failed without a diagnostic: its own words
+        R.NvccErrors = 1;
+        StringRef Log = StringRef(R.Check.Results[0].Log).trim();
+        if (!Log.empty())
+          R.Messages.push_back(
+              {SessionMessage::Kind::CompilerDiagnostic, Log.take_back(2000).str(), false});
+      }
       error(R, File + ": nvcc does not compile the " + (R.Patched ? "patched " : "") +
                    "file for " + O.Target->Name);
     } else if (!R.Check.Ran) {
       note(R, R.Check.Note);
     }
   }
+  bool NvccCompiles = R.Check.Ran && R.Check.TargetOK;
+  if (After)
+    note(R, "Clang could not parse " + std::to_string(After) +
+                " region(s); findings there may be incomplete" +
+                (NvccCompiles ? " (nvcc compiles them)"
+                 : R.Check.Ran ? ""
+                               : " (not validated: each counts as an error)"));
+  // Errors nvcc confirmed are Clang's alone do not count; those a patch
+  // removes count when the patch is not written (the user's file has them).
+  R.ClangOnlyParseErrors = NvccCompiles ? After : 0;
+  R.ParseErrorsCounted = (Writes ? 0 : Before - After) + (After - R.ClangOnlyParseErrors);
+  if (OpenErrors || R.ParseErrorsCounted)
+    R.Failed = true;
 
   R.Completed = true;
   // Only a result that does not have more errors than the input is
@@ -215,12 +246,54 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   return R;
 }
 
+/// Whether Path has no write permission for anyone. The permission bits,
+/// not access(2): root may write anything, yet a file made read-only is
+/// meant to stay as it is.
+static bool readOnly(const sys::fs::file_status &St) {
+  return (St.permissions() & sys::fs::all_write) == 0;
+}
+
+Error PortSession::checkOutputs() const {
+  if (O.Output.K == OutputChoice::Kind::File) {
+    StringRef Out = O.Output.Path;
+    SmallString<256> Dir(Out);
+    sys::path::remove_filename(Dir);
+    if (Dir.empty())
+      Dir = ".";
+    if (!sys::fs::is_directory(Dir))
+      return makeError("cannot write '{0}': the directory '{1}' does not exist; nothing was "
+                       "ported",
+                       Out, Dir);
+    sys::fs::file_status St;
+    if (!sys::fs::status(Out, St)) {
+      if (St.type() == sys::fs::file_type::directory_file)
+        return makeError("cannot write '{0}': it is a directory; -o names the output file",
+                         Out);
+      if (readOnly(St) && !O.Force)
+        return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
+                         Out);
+    }
+  }
+  if (O.Output.K == OutputChoice::Kind::InPlace)
+    for (const std::string &File : O.Files) {
+      sys::fs::file_status St;
+      if (!sys::fs::status(File, St) && St.type() == sys::fs::file_type::regular_file &&
+          readOnly(St) && !O.Force)
+        return makeError("'{0}' is read-only; -i does not rewrite it (--force rewrites it); "
+                         "nothing was ported",
+                         File);
+    }
+  return Error::success();
+}
+
 Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)> OnFile) {
   if (!O.Target || !O.Toolchain)
     return makeError("PortSession: the target and the toolchain are required");
   if ((O.Output.K == OutputChoice::Kind::File || O.Output.K == OutputChoice::Kind::Stdout) &&
       O.Files.size() > 1)
     return makeUsageError("-o takes one input file; use -i or --diff for several");
+  if (Error E = checkOutputs())
+    return std::move(E);
   PortResult Out;
   for (const std::string &File : O.Files) {
     auto R = portFile(File);

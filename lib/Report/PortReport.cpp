@@ -158,12 +158,22 @@ void renderPortText(raw_ostream &OS, const FilePortResult &R, bool Writing,
   if (!R.Completed)
     return;
   const port::Validation &V = R.Check;
-  OS << R.File << ": " << R.Errors << " error(s), " << R.Warnings << " warning(s) for "
-     << R.Target->Name << "; " << R.Fixed << " fixed"
-     << (Writing ? "" : " (use -o, -i or --diff to apply)");
+  OS << R.File << ": " << R.totalErrors() << " error(s)";
+  if (R.ParseErrorsCounted || R.NvccErrors) {
+    OS << " (" << R.Errors << " from the passes";
+    if (R.ParseErrorsCounted)
+      OS << ", " << R.ParseErrorsCounted << " from Clang's parse";
+    if (R.NvccErrors)
+      OS << ", " << R.NvccErrors << " from nvcc";
+    OS << ")";
+  }
+  OS << ", " << R.Warnings << " warning(s) for " << R.Target->Name << "; " << R.Fixed
+     << " fixed" << (Writing ? "" : " (use -o, -i or --diff to apply)");
+  if (R.ClangOnlyParseErrors)
+    OS << "; " << R.ClangOnlyParseErrors << " region(s) Clang could not parse";
   if (V.Ran)
     OS << "; nvcc " << (V.TargetOK ? "compiles" : "does not compile") << " the "
-       << (Writing && R.Patched ? "patched " : "") << "file for " << R.Target->Name;
+       << (R.Patched ? "patched " : "") << "file for " << R.Target->Name;
   OS << "\n";
   printResources(OS, R, AssumedBlockThreads);
   for (const SessionMessage &M : R.Messages)
@@ -183,6 +193,12 @@ Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads) {
           {"source", R.Source ? R.Source->Name : ""},
           {"findings", F},
           {"parse_errors", R.ParseErrors},
+          {"errors",
+           {{"total", R.totalErrors()},
+            {"passes", R.Errors},
+            {"parse", R.ParseErrorsCounted},
+            {"nvcc", R.NvccErrors},
+            {"clang_only_parse_errors", R.ClangOnlyParseErrors}}},
           {"patched", R.Patched},
           {"validation", Val},
           {"resources", resourcesJson(R, AssumedBlockThreads)}};

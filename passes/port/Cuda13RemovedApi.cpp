@@ -15,6 +15,28 @@ using namespace llvm;
 
 namespace forge::passes {
 
+/// Runtime functions removed in CUDA 13 whose replacement takes the same
+/// arguments and does the same (the CUDA 4.0 renames of the per-thread
+/// context calls to per-device ones): a use is renamed. CUDA 13's headers
+/// do not declare them, so a use is the parse error "use of undeclared
+/// identifier", often with Clang's own guess at the replacement.
+struct RenameMapping {
+  const char *Name;
+  const char *Replacement;
+  const char *DeprecatedIn;
+  const char *RemovedIn;
+};
+/// Functions whose device-number argument became a cudaMemLocation in CUDA
+/// 13; cudaMemPrefetchAsync also gained a flags argument after it.
+struct LocationMapping {
+  const char *Name;
+  unsigned DeviceArg;   ///< index of the old int device argument
+  unsigned MinArgs;     ///< the CUDA 12 form's argument counts
+  unsigned MaxArgs;
+  bool AddsFlags;       ///< ', 0' (flags) goes after the location
+  const char *OldForm;
+  const char *RemovedIn;
+};
 namespace {
 /// cudaDeviceProp fields removed in CUDA 13 and the attribute that replaces
 /// each of them.
@@ -28,6 +50,21 @@ const FieldMapping FieldTable[] = {
     {"memoryClockRate", "cudaDevAttrMemoryClockRate", "13"},
     {"deviceOverlap", "cudaDevAttrGpuOverlap", "13"},
     {"kernelExecTimeoutEnabled", "cudaDevAttrKernelExecTimeout", "13"},
+    {"computeMode", "cudaDevAttrComputeMode", "13"},
+};
+
+const RenameMapping RenameTable[] = {
+    {"cudaThreadSynchronize", "cudaDeviceSynchronize", "4.0", "13"},
+    {"cudaThreadExit", "cudaDeviceReset", "4.0", "13"},
+    {"cudaThreadSetLimit", "cudaDeviceSetLimit", "4.0", "13"},
+    {"cudaThreadGetLimit", "cudaDeviceGetLimit", "4.0", "13"},
+    {"cudaThreadSetCacheConfig", "cudaDeviceSetCacheConfig", "4.0", "13"},
+    {"cudaThreadGetCacheConfig", "cudaDeviceGetCacheConfig", "4.0", "13"},
+};
+
+const LocationMapping LocationTable[] = {
+    {"cudaMemAdvise", 3, 4, 4, false, "(ptr, count, advice, device)", "13"},
+    {"cudaMemPrefetchAsync", 2, 3, 4, true, "(ptr, count, device[, stream])", "13"},
 };
 
 /// Vector types deprecated in CUDA 13. The _16a form has the old type's size
@@ -64,6 +101,50 @@ const FieldMapping *lookupField(StringRef Name) {
     if (Name == M.Field)
       return &M;
   return nullptr;
+}
+
+const RenameMapping *lookupRename(StringRef Name) {
+  for (const RenameMapping &M : RenameTable)
+    if (Name == M.Name)
+      return &M;
+  return nullptr;
+}
+
+const LocationMapping *lookupLocation(StringRef Name) {
+  for (const LocationMapping &M : LocationTable)
+    if (Name == M.Name)
+      return &M;
+  return nullptr;
+}
+
+std::string renameMessage(const RenameMapping &M) {
+  return ("'" + Twine(M.Name) + "' was removed in CUDA " + M.RemovedIn +
+          " (deprecated since CUDA " + M.DeprecatedIn + "); use '" + M.Replacement +
+          "', which does the same")
+      .str();
+}
+
+std::string locationMessage(const LocationMapping &M) {
+  return ("'" + Twine(M.Name) + "' takes a cudaMemLocation instead of a device number since CUDA " +
+          M.RemovedIn + (M.AddsFlags ? ", and a flags argument after it" : "") +
+          "; pass cudaMemLocation{cudaMemLocationTypeDevice, device} "
+          "(cudaMemLocationTypeHost for cudaCpuDeviceId)")
+      .str();
+}
+
+/// Clang's errors for a use of a renamed function and for a call of a
+/// LocationTable function in its CUDA 12 form.
+const Regex &undeclaredRegex() {
+  static const Regex R("^use of undeclared identifier '([A-Za-z_0-9]+)'");
+  return R;
+}
+const Regex &noMemberRegex() {
+  static const Regex R("^no member named '([A-Za-z_0-9]+)' in '(struct )?cudaDeviceProp'");
+  return R;
+}
+const Regex &noMatchingCallRegex() {
+  static const Regex R("^no matching function for call to '([A-Za-z_0-9]+)'");
+  return R;
 }
 
 const VectorMapping *lookupVector(StringRef Name) {
@@ -149,9 +230,17 @@ const Stmt *enclosingLoop(ASTContext &Ctx, const Stmt &S) {
     N = Parents[0];
     if (N.get<Decl>() && isa<FunctionDecl>(N.get<Decl>()))
       return nullptr;
-    if (const auto *St = N.get<Stmt>())
+    if (const auto *St = N.get<Stmt>()) {
+      // `do { ... } while (0)`, as statement-like macros are written, runs once.
+      if (const auto *Do = dyn_cast<DoStmt>(St)) {
+        bool Cond = true;
+        if (!Do->getCond()->isValueDependent() &&
+            Do->getCond()->EvaluateAsBooleanCondition(Cond, Ctx) && !Cond)
+          continue;
+      }
       if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(St))
         return St;
+    }
   }
 }
 
@@ -214,13 +303,19 @@ void Cuda13RemovedApi::registerMatchers(MatchFinder &Finder) {
   // RecoveryExpr whose range ends at the member name.
   Finder.addMatcher(recoveryExpr(Fn).bind("rec"), this);
   // Older headers: an ordinary member access.
+  std::vector<StringRef> Fields, Renamed;
+  for (const FieldMapping &M : FieldTable)
+    Fields.push_back(M.Field);
+  for (const RenameMapping &M : RenameTable)
+    Renamed.push_back(M.Name);
   Finder.addMatcher(
-      memberExpr(member(fieldDecl(hasAnyName("clockRate", "memoryClockRate", "deviceOverlap",
-                                             "kernelExecTimeoutEnabled"),
+      memberExpr(member(fieldDecl(hasAnyName(Fields),
                                   hasParent(recordDecl(hasName("cudaDeviceProp"))))),
                  Fn)
           .bind("member"),
       this);
+  // Headers that still declare the renamed functions (CUDA 12 and older).
+  Finder.addMatcher(declRefExpr(to(functionDecl(hasAnyName(Renamed)))).bind("renamed"), this);
   Finder.addMatcher(
       typeLoc(loc(qualType(hasDeclaration(namedDecl(
                   hasAnyName("double4", "long4", "ulong4", "longlong4", "ulonglong4"))))))
@@ -238,11 +333,25 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
   if (C.S != frontend::Side::Host)
     return;
   if (const auto *ME = R.Nodes.getNodeAs<MemberExpr>("member")) {
-    checkField(*ME, *ME->getBase(), ME->getMemberLoc(), ME->getMemberDecl()->getName(), Fn, C);
+    checkField(*ME, *ME->getBase(), ME->getMemberLoc(), ME->getMemberDecl()->getName(), Fn,
+               Severity::Warning, C);
+    return;
+  }
+  if (const auto *DRE = R.Nodes.getNodeAs<DeclRefExpr>("renamed")) {
+    if (const RenameMapping *M = lookupRename(DRE->getDecl()->getName()))
+      checkRename(*M, DRE->getLocation(), C);
     return;
   }
   const auto *RE = R.Nodes.getNodeAs<RecoveryExpr>("rec");
-  if (!RE || RE->subExpressions().size() != 1 || !RE->subExpressions()[0])
+  if (!RE || RE->subExpressions().empty() || !RE->subExpressions()[0])
+    return;
+  // A call whose overload resolution failed: the callee, then the arguments.
+  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0])) {
+    if (const LocationMapping *M = lookupLocation(ULE->getName().getAsString()))
+      checkLocationCall(*M, *RE, C);
+    return;
+  }
+  if (RE->subExpressions().size() != 1)
     return;
   const Expr &Base = *RE->subExpressions()[0];
   if (!isDeviceProp(Base))
@@ -252,11 +361,12 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
     return;
   StringRef Name = Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(NameLoc)),
                                         SM, C.Ctx.getLangOpts());
-  checkField(*RE, Base, NameLoc, Name, Fn, C);
+  checkField(*RE, Base, NameLoc, Name, Fn, Severity::Error, C);
 }
 
 void Cuda13RemovedApi::checkField(const Expr &Use, const Expr &Base, SourceLocation NameLoc,
-                                  StringRef Field, const FunctionDecl *Fn, PassContext &C) {
+                                  StringRef Field, const FunctionDecl *Fn, Severity Level,
+                                  PassContext &C) {
   const FieldMapping *M = lookupField(Field);
   SourceManager &SM = C.Ctx.getSourceManager();
   if (!M || !frontend::isUserLocation(SM, NameLoc))
@@ -264,13 +374,18 @@ void Cuda13RemovedApi::checkField(const Expr &Use, const Expr &Base, SourceLocat
   FieldSeen.insert(NameLoc);
   std::string Msg = fieldMessage(*M);
   auto NoFix = [&](const Twine &Why) {
-    C.Diag.report(name(), Severity::Warning, NameLoc, Msg, {},
-                  {{NameLoc, ("not rewritten: " + Why).str()}});
+    C.Diag.report(name(), Level, NameLoc, Msg, {}, {{NameLoc, ("not rewritten: " + Why).str()}});
   };
 
-  SourceRange Range = Use.getSourceRange();
-  if (Range.getBegin().isMacroID() || Range.getEnd().isMacroID())
+  // A use in a macro's argument (CUDA_SAFE_CALL(...)) is rewritten where it
+  // is written; one in a macro's body is not.
+  SourceRange Written = Use.getSourceRange();
+  CharSourceRange UseRange = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Written), SM, C.Ctx.getLangOpts());
+  if (UseRange.isInvalid() || SM.isMacroBodyExpansion(Written.getBegin()) ||
+      SM.isMacroBodyExpansion(Written.getEnd()))
     return NoFix("the expression is written inside a macro");
+  SourceRange Range = UseRange.getAsRange();
   const VarDecl *Prop = referencedVar(&Base);
   if (!Prop)
     return NoFix("the cudaDeviceProp is not a named variable, so the device it describes is "
@@ -302,15 +417,15 @@ void Cuda13RemovedApi::checkField(const Expr &Use, const Expr &Base, SourceLocat
       Fills = refersTo(Arg0, Prop);
     else if (const auto *UO = dyn_cast<UnaryOperator>(Arg0))
       Fills = UO->getOpcode() == UO_AddrOf && refersTo(UO->getSubExpr(), Prop);
-    if (!Fills || !SM.isBeforeInTranslationUnit(Call->getBeginLoc(), Range.getBegin()))
+    if (!Fills ||
+        !SM.isBeforeInTranslationUnit(SM.getFileLoc(Call->getBeginLoc()), Range.getBegin()))
       continue;
     const Expr *Dev = Call->getArg(1);
-    SourceRange DR = Dev->getSourceRange();
-    if (DR.getBegin().isMacroID() || DR.getEnd().isMacroID())
+    CharSourceRange DR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Dev->getSourceRange()), SM, C.Ctx.getLangOpts());
+    if (DR.isInvalid())
       return NoFix("the device argument of cudaGetDeviceProperties is written in a macro");
-    std::string Text = Lexer::getSourceText(CharSourceRange::getTokenRange(DR), SM,
-                                            C.Ctx.getLangOpts())
-                           .str();
+    std::string Text = Lexer::getSourceText(DR, SM, C.Ctx.getLangOpts()).str();
     if (Filler && Text != DevText)
       return NoFix("'" + Prop->getName() + "' is filled for more than one device");
     Filler = Call;
@@ -324,8 +439,86 @@ void Cuda13RemovedApi::checkField(const Expr &Use, const Expr &Base, SourceLocat
   std::string Replacement = ("[&] { int v_ = 0; cudaDeviceGetAttribute(&v_, " +
                              Twine(M->Attribute) + ", " + DevText + "); return v_; }()")
                                 .str();
-  C.Diag.report(name(), Severity::Warning, NameLoc, Msg,
-                {FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Range), Replacement)});
+  C.Diag.report(name(), Level, NameLoc, Msg, {FixItHint::CreateReplacement(UseRange, Replacement)});
+}
+
+void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, PassContext &C) {
+  SourceManager &SM = C.Ctx.getSourceManager();
+  // The name as written: in a macro's argument or body it is renamed where
+  // it is spelled, which renames every expansion.
+  SourceLocation Spelled = SM.getSpellingLoc(Loc);
+  if (!frontend::isUserLocation(SM, Spelled) || !RenameSeen.insert(Spelled).second)
+    return;
+  StringRef Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Spelled), SM,
+                                        C.Ctx.getLangOpts());
+  std::string Msg = renameMessage(M);
+  if (Text != M.Name) {
+    C.Diag.report(name(), Severity::Error, Spelled, Msg, {},
+                  {{Spelled, "not rewritten: the name is formed by the preprocessor"}});
+    return;
+  }
+  C.Diag.report(name(), Severity::Error, Spelled, Msg,
+                {FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Spelled),
+                                              M.Replacement)});
+}
+
+void Cuda13RemovedApi::checkLocationCall(const LocationMapping &M, const RecoveryExpr &Call,
+                                         PassContext &C) {
+  SourceManager &SM = C.Ctx.getSourceManager();
+  const LangOptions &LO = C.Ctx.getLangOpts();
+  SourceLocation Loc = SM.getFileLoc(Call.getBeginLoc());
+  if (!frontend::isUserLocation(SM, Loc) || !LocationSeen.insert(Loc).second)
+    return;
+  std::string Msg = locationMessage(M);
+  auto NoFix = [&](const Twine &Why) {
+    C.Diag.report(name(), Severity::Error, Loc, Msg, {}, {{Loc, ("not rewritten: " + Why).str()}});
+  };
+  ArrayRef<const Expr *> Args = Call.subExpressions().drop_front();
+  if (Args.size() < M.MinArgs || Args.size() > M.MaxArgs || !Args[M.DeviceArg] ||
+      !Args[M.DeviceArg]->getType()->isIntegralOrUnscopedEnumerationType())
+    return NoFix(("the call has neither the CUDA 12 form " + Twine(M.OldForm) +
+                  " nor CUDA 13's; see its declaration in cuda_runtime_api.h")
+                     .str());
+  const Expr *Dev = Args[M.DeviceArg];
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Dev->getSourceRange()), SM, LO);
+  if (Range.isInvalid() || !frontend::isUserLocation(SM, Range.getBegin()))
+    return NoFix("the device argument is written inside a macro");
+  std::string Text = Lexer::getSourceText(Range, SM, LO).str();
+  std::string Location;
+  Expr::EvalResult V;
+  if (!Dev->isValueDependent() && Dev->EvaluateAsInt(V, C.Ctx)) {
+    int64_t D = V.Val.getInt().getSExtValue();
+    if (D == -1) // cudaCpuDeviceId
+      Location = "cudaMemLocation{cudaMemLocationTypeHost, 0}";
+    else if (D >= 0)
+      Location = "cudaMemLocation{cudaMemLocationTypeDevice, " + Text + "}";
+    else
+      return NoFix("the device argument is " + std::to_string(D) +
+                   ", neither a device number nor cudaCpuDeviceId");
+  } else if (Dev->HasSideEffects(C.Ctx)) {
+    return NoFix("the device argument has side effects; the location needs it twice "
+                 "(device or cudaCpuDeviceId)");
+  } else {
+    // Not a constant: it may be cudaCpuDeviceId at run time.
+    Location = "cudaMemLocation{(" + Text + ") == cudaCpuDeviceId ? cudaMemLocationTypeHost : "
+               "cudaMemLocationTypeDevice, " + Text + "}";
+  }
+  if (M.AddsFlags)
+    Location += ", 0";
+  C.Diag.report(name(), Severity::Error, Loc, Msg,
+                {FixItHint::CreateReplacement(Range, Location)});
+}
+
+bool Cuda13RemovedApi::explainsParseError(StringRef Message) const {
+  SmallVector<StringRef, 2> Groups;
+  if (undeclaredRegex().match(Message, &Groups))
+    return lookupRename(Groups[1]) != nullptr;
+  if (noMatchingCallRegex().match(Message, &Groups))
+    return lookupLocation(Groups[1]) != nullptr;
+  if (noMemberRegex().match(Message, &Groups))
+    return lookupField(Groups[1]) != nullptr;
+  return false;
 }
 
 void Cuda13RemovedApi::checkVectorType(TypeLoc TL, PassContext &C) {
@@ -371,18 +564,22 @@ void Cuda13RemovedApi::finish(PassContext &C) {
   if (C.S != frontend::Side::Host)
     return;
   SourceManager &SM = C.Ctx.getSourceManager();
-  static const Regex NoMember("^no member named '([A-Za-z_0-9]+)' in '(struct )?cudaDeviceProp'");
   static const Regex NoTemplate("^no template named '([A-Za-z_0-9]+)'");
   for (const ParseError &E : C.ParseErrors) {
     if (!frontend::isUserLocation(SM, E.Loc))
       continue;
     SmallVector<StringRef, 3> Groups;
-    if (NoMember.match(E.Message, &Groups)) {
+    if (undeclaredRegex().match(E.Message, &Groups)) {
+      if (const RenameMapping *M = lookupRename(Groups[1]))
+        checkRename(*M, E.Loc, C);
+      continue;
+    }
+    if (noMemberRegex().match(E.Message, &Groups)) {
       // Fields the matchers saw are already reported (with a fix or a reason).
       const FieldMapping *M = lookupField(Groups[1]);
       if (!M || FieldSeen.contains(E.Loc))
         continue;
-      C.Diag.report(name(), Severity::Warning, E.Loc, fieldMessage(*M), {},
+      C.Diag.report(name(), Severity::Error, E.Loc, fieldMessage(*M), {},
                     {{E.Loc, "not rewritten: the expression was not found in the AST"}});
       continue;
     }

@@ -6,9 +6,14 @@
 /// gone: a use is rewritten to a cudaDeviceGetAttribute query when the device
 /// that filled the struct is known. The 4-component 64-bit vector types
 /// (double4, long4, ...) are renamed to their _16a form, which keeps the old
-/// size and alignment. Texture and surface references are reported, with no
-/// fix. Works on files that no longer compile: a removed field is a
-/// RecoveryExpr in the AST and a parse error.
+/// size and alignment. The cudaThread* calls (removed in 13, deprecated
+/// since 4.0) are renamed to their cudaDevice* equivalents. cudaMemAdvise and
+/// cudaMemPrefetchAsync called with a device number get a cudaMemLocation
+/// (and prefetch its flags). Texture and surface references are reported,
+/// with no fix. Works on files that no longer compile: a removed field or an
+/// old-form call is a RecoveryExpr in the AST and a parse error; a removed
+/// function is an undeclared name, which this pass reports instead of Clang
+/// (explainsParseError).
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_PASSES_PORT_CUDA13REMOVEDAPI_H
@@ -18,6 +23,9 @@
 #include "llvm/ADT/DenseSet.h"
 
 namespace forge::passes {
+
+struct RenameMapping;
+struct LocationMapping;
 
 class Cuda13RemovedApi : public PortPass {
 public:
@@ -31,13 +39,24 @@ public:
 
 private:
   void checkField(const clang::Expr &Use, const clang::Expr &Base, clang::SourceLocation NameLoc,
-                  llvm::StringRef Field, const clang::FunctionDecl *Fn, PassContext &C);
+                  llvm::StringRef Field, const clang::FunctionDecl *Fn, Severity Level,
+                  PassContext &C);
   void checkVectorType(clang::TypeLoc TL, PassContext &C);
+  void checkRename(const RenameMapping &M, clang::SourceLocation Loc, PassContext &C);
+  void checkLocationCall(const LocationMapping &M, const clang::RecoveryExpr &Call,
+                         PassContext &C);
+
+public:
+  bool explainsParseError(llvm::StringRef Message) const override;
+
+private:
 
   /// Member-name locations already diagnosed from the AST, so that finish()
   /// reports only the parse errors that the matchers did not see.
   llvm::DenseSet<clang::SourceLocation> FieldSeen;
   llvm::DenseSet<clang::SourceLocation> TypeSeen;
+  llvm::DenseSet<clang::SourceLocation> RenameSeen;
+  llvm::DenseSet<clang::SourceLocation> LocationSeen;
 };
 
 } // namespace forge::passes

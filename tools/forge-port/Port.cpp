@@ -38,6 +38,9 @@ cl::opt<Format> OutputFormat(
     cl::init(Format::Text), cl::cat(PortCategory), cl::sub(portCommand()));
 cl::opt<bool> WarningsAsErrors("warnings-as-errors", cl::desc("Treat warnings as errors"),
                                cl::cat(PortCategory), cl::sub(portCommand()));
+cl::opt<bool> Force("force",
+                    cl::desc("With -i or -o: rewrite a file that has no write permission"),
+                    cl::cat(PortCategory), cl::sub(portCommand()));
 cl::opt<bool> NoValidate("no-validate",
                          cl::desc("Do not compile the result with nvcc for the target"),
                          cl::cat(PortCategory), cl::sub(portCommand()));
@@ -82,6 +85,7 @@ int forge::tool::runPort(const Invocation &Inv) {
   O.ExtraArgs = Inv.ExtraArgs;
   O.Passes = *Selected;
   O.WarningsAsErrors = WarningsAsErrors;
+  O.Force = Force;
   O.Validate = !NoValidate;
   O.CudaPath = CudaPath;
   O.AssumedBlockThreads = AssumedBlock;

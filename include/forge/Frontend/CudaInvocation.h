@@ -24,6 +24,8 @@ enum class Side { Host, Device };
 /// Where the prelude is mapped in the parser's virtual file system.
 inline constexpr const char *PreludeDir = "/__forge__/include";
 inline constexpr const char *PreludeName = "forge_nvcc_compat.h";
+/// Under PreludeDir: a directory holding only the host compiler's omp.h.
+inline constexpr const char *OmpDir = "omp";
 /// The prelude's text (lib/Frontend/NvccCompatPrelude.cpp).
 llvm::StringRef nvccCompatPrelude();
 

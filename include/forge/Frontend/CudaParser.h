@@ -52,6 +52,12 @@ public:
   /// Called for every error of the current parse, shown or not (passes use
   /// it to recognise code that CUDA 13 no longer accepts).
   std::function<void(const clang::Diagnostic &)> OnError;
+  /// When it returns true for an error (its formatted message), the error
+  /// is not shown or counted here: whoever set it reports the error itself.
+  /// OnError still sees it.
+  std::function<bool(llvm::StringRef Message)> Explains;
+  /// Distinct errors that Explains took over.
+  unsigned explained() const { return Explained; }
 
 private:
   std::unique_ptr<clang::DiagnosticOptions> PrinterOpts;
@@ -62,6 +68,7 @@ private:
   unsigned Errors = 0;
   unsigned Downgraded = 0;
   unsigned RawErrors = 0;
+  unsigned Explained = 0;
   llvm::StringSet<> Seen;
   std::vector<std::string> ErrorMessages;
 };

@@ -13,6 +13,10 @@ namespace forge::frontend {
 struct Toolchain {
   std::string CudaPath;    ///< Empty when no toolkit was found.
   std::string ResourceDir; ///< Clang's resource directory.
+  /// An omp.h for host code that includes it, when Clang's resource
+  /// directory has none: the host GCC's (nvcc compiles host code with GCC,
+  /// which always finds its own). Empty: none, or Clang's own suffices.
+  std::string OmpHeader;
 
   /// Finds both. Argv0 locates the running binary; CudaOverride (a path)
   /// wins over $CUDA_PATH, the build-time default, /usr/local/cuda and

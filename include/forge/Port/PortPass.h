@@ -64,6 +64,11 @@ public:
   virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &R, PassContext &C) {}
   /// After matching: passes that look at the whole file (parse errors, say).
   virtual void finish(PassContext &C) {}
+  /// True for a Clang error (its message as printed) that this pass always
+  /// reports itself, as its own finding with a fix or a reason: Clang's
+  /// error is then neither printed nor counted (a removed CUDA API that Clang
+  /// sees as an undeclared name, say), so it is not counted twice.
+  virtual bool explainsParseError(llvm::StringRef Message) const { return false; }
 
 private:
   PassContext *Context = nullptr;

@@ -6,7 +6,9 @@
 /// re-parse with no new errors, the result is written where the options say
 /// (atomically; a failed file is never written), and nvcc compiles it for
 /// the target and the source arch to compare registers, spills, shared
-/// memory and predicted occupancy. The CLI, the CMake integration and the
+/// memory and predicted occupancy. nvcc, not Clang, decides whether the
+/// file builds: parse errors that nvcc does not raise are regions whose
+/// findings may be incomplete, not a failure. The CLI, the CMake integration and the
 /// cluster executor call this; rendering is in Report/PortReport.h.
 ///
 //===----------------------------------------------------------------------===//
@@ -39,6 +41,8 @@ struct PortSessionOptions {
   std::vector<const PassInfo *> Passes;
   OutputChoice Output;
   bool WarningsAsErrors = false;
+  /// -i rewrites, and -o overwrites, a file without write permission.
+  bool Force = false;
   /// Compile the result with nvcc for the target (and the source arch).
   bool Validate = true;
   std::string CudaPath;         ///< empty: the usual places
@@ -88,6 +92,16 @@ struct FilePortResult {
   /// The patch as a unified diff (Diff output), empty when not patched.
   std::string DiffText;
   Validation Check;
+  /// nvcc's errors on the result (at least 1 when it fails).
+  unsigned NvccErrors = 0;
+  /// Parse errors counted as errors: those left in the result unless nvcc
+  /// compiles it, and those only an unwritten patch removes.
+  unsigned ParseErrorsCounted = 0;
+  /// Parse errors of the result that nvcc does not raise (it compiles the
+  /// result): regions whose findings may be incomplete, not errors.
+  unsigned ClangOnlyParseErrors = 0;
+  /// Every error of the file: the passes', Clang's and nvcc's.
+  unsigned totalErrors() const { return Errors + ParseErrorsCounted + NvccErrors; }
   /// The first constant-shaped launch of each kernel (by mangled name).
   std::map<std::string, LaunchShape> Launches;
   std::vector<SessionMessage> Messages;
@@ -114,6 +128,9 @@ public:
 
 private:
   llvm::Expected<FilePortResult> portFile(const std::string &File);
+  /// Refuses, before any work, an output that cannot or must not be
+  /// written: -o into a missing directory, -i or -o on a read-only file.
+  llvm::Error checkOutputs() const;
   Validation validate(const FilePortResult &R, const frontend::ParseOptions &PO);
 
   PortSessionOptions O;

@@ -164,6 +164,7 @@ extern "C" __device__ cudaError_t cudaLaunchDevice(void *func, void *parameterBu
 // CUDA 13 4-component 64-bit vector types with their _16a/_32a successors.
 constexpr cudaDeviceAttr cudaDevAttrGpuOverlap = (cudaDeviceAttr)15;
 constexpr cudaDeviceAttr cudaDevAttrKernelExecTimeout = (cudaDeviceAttr)17;
+constexpr cudaDeviceAttr cudaDevAttrComputeMode = (cudaDeviceAttr)20;
 struct alignas(16) double4 { double x, y, z, w; };
 struct alignas(16) double4_16a { double x, y, z, w; };
 struct alignas(32) double4_32a { double x, y, z, w; };

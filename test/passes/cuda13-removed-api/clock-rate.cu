@@ -1,8 +1,9 @@
-// The input does not compile with CUDA 13: Clang's errors come first, then
-// the findings, so each is checked in its own FileCheck run.
+// The input does not compile with CUDA 13. Each removed field is an error of
+// the pass (with its fix or its reason); Clang's own "no member named" error
+// for it is not printed besides (PARSE-NOT).
 // RUN: forge-port port --checks=cuda13-removed-api --to sm_90 --no-validate %s -o %t.cu -- %cuda_mock_flags > %t.log 2>&1
 // RUN: FileCheck %s --check-prefix=DIAG --implicit-check-not='warning:' --input-file=%t.log
-// RUN: FileCheck %s --check-prefix=PARSE --implicit-check-not='error:' --input-file=%t.log
+// RUN: FileCheck %s --check-prefix=PARSE --implicit-check-not='no member named' --input-file=%t.log
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
 // RUN: %clang_cuda_mock -fsyntax-only %t.cu
 
@@ -13,8 +14,8 @@ int clockKHz(int dev) {
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, dev);
   int khz = prop.clockRate;
-  // DIAG: [[@LINE-1]]:18: warning: 'cudaDeviceProp::clockRate' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device) [cuda13-removed-api]
-  // PARSE: [[@LINE-2]]:18: error: no member named 'clockRate' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-1]]:18: error: 'cudaDeviceProp::clockRate' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device) [cuda13-removed-api]
+  // PARSE-NOT: [[@LINE-2]]:18: error: no member named 'clockRate' in 'cudaDeviceProp'
   // FIX: int khz = [&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrClockRate, dev); return v_; }();
   return khz;
 }
@@ -22,9 +23,19 @@ int clockKHz(int dev) {
 int overlap(cudaDeviceProp *p) {
   cudaGetDeviceProperties(p, 0);
   return p->deviceOverlap + 2 * p->kernelExecTimeoutEnabled;
-  // DIAG: [[@LINE-1]]:13: warning: 'cudaDeviceProp::deviceOverlap' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrGpuOverlap, device) [cuda13-removed-api]
-  // PARSE: [[@LINE-2]]:13: error: no member named 'deviceOverlap' in 'cudaDeviceProp'
-  // DIAG: [[@LINE-3]]:36: warning: 'cudaDeviceProp::kernelExecTimeoutEnabled' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrKernelExecTimeout, device) [cuda13-removed-api]
-  // PARSE: [[@LINE-4]]:36: error: no member named 'kernelExecTimeoutEnabled' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-1]]:13: error: 'cudaDeviceProp::deviceOverlap' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrGpuOverlap, device) [cuda13-removed-api]
+  // PARSE-NOT: [[@LINE-2]]:13: error: no member named 'deviceOverlap' in 'cudaDeviceProp'
+  // DIAG: [[@LINE-3]]:36: error: 'cudaDeviceProp::kernelExecTimeoutEnabled' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrKernelExecTimeout, device) [cuda13-removed-api]
+  // PARSE-NOT: [[@LINE-4]]:36: error: no member named 'kernelExecTimeoutEnabled' in 'cudaDeviceProp'
   // FIX: return [&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrGpuOverlap, 0); return v_; }() + 2 * [&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrKernelExecTimeout, 0); return v_; }();
+}
+
+// computeMode went in CUDA 13 too; cudaDevAttrComputeMode replaces it.
+bool exclusive(int dev) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, dev);
+  return prop.computeMode == 3;
+  // DIAG: [[@LINE-1]]:15: error: 'cudaDeviceProp::computeMode' was removed in CUDA 13; use cudaDeviceGetAttribute(&value, cudaDevAttrComputeMode, device) [cuda13-removed-api]
+  // PARSE-NOT: [[@LINE-2]]:15: error: no member named 'computeMode' in 'cudaDeviceProp'
+  // FIX: return [&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrComputeMode, dev); return v_; }() == 3;
 }

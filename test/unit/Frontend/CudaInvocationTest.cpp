@@ -101,6 +101,34 @@ TEST(BuildClangCommand, ArchSpecificAndFamilyMacrosAsNvcc) {
   EXPECT_FALSE(has(H, "-D__CUDA_ARCH_SPECIFIC__=900"));
 }
 
+TEST(BuildClangCommand, OpenMPOnTheHostSideOnly) {
+  // nvcc hands -Xcompiler -fopenmp to the host compiler alone; the host
+  // GCC's omp.h is mapped under the prelude's directory, searched last.
+  Toolchain TC;
+  TC.ResourceDir = "/res";
+  TC.OmpHeader = "/usr/lib/gcc/x86_64-linux-gnu/12/include/omp.h";
+  ParseOptions O;
+  O.Target = &target("sm_90");
+  O.ExtraArgs = translateNvccFlags(std::vector<std::string>{"nvcc", "-Xcompiler", "-fopenmp,-O2", "-c", "k.cu"}).ClangArgs;
+  ASSERT_TRUE(has(O.ExtraArgs, "-fopenmp"));
+  std::string OmpPath = std::string(PreludeDir) + "/" + OmpDir;
+  auto Host = buildClangCommand(TC, O, "k.cu", Side::Host);
+  EXPECT_TRUE(has(Host, "-fopenmp"));
+  auto It = llvm::find(Host, OmpPath);
+  ASSERT_NE(It, Host.end());
+  EXPECT_EQ(*std::prev(It), "-idirafter");
+  auto Dev = buildClangCommand(TC, O, "k.cu", Side::Device);
+  EXPECT_FALSE(has(Dev, "-fopenmp"));
+  // nvcc validates with the flag where it belongs.
+  auto Nvcc = nvccFlagsFromClangArgs(O.ExtraArgs);
+  auto X = llvm::find(Nvcc, "-fopenmp");
+  ASSERT_NE(X, Nvcc.end());
+  EXPECT_EQ(*std::prev(X), "-Xcompiler");
+  // No omp.h to map: no search directory for it.
+  TC.OmpHeader.clear();
+  EXPECT_FALSE(has(buildClangCommand(TC, O, "k.cu", Side::Host), OmpPath));
+}
+
 TEST(MakeParseOptions, TargetFromOptionsThenFlagsThenDefault) {
   auto Name = [](const forge::arch::TargetInfo *Given, std::vector<std::string> Args) {
     auto O = makeParseOptions("k.cu", "", Given, Args);

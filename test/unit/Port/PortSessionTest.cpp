@@ -160,4 +160,70 @@ TEST_F(PortSessionTest, ErrorsFailTheFileAndSarifListsEveryPass) {
   EXPECT_EQ(S["runs"][0]["results"][0]["level"], "error");
 }
 
+TEST_F(PortSessionTest, ARemovedCallIsOneErrorOfThePassNotAlsoClangs) {
+  // The mock headers, like CUDA 13's, do not declare cudaThreadSynchronize:
+  // Clang's "undeclared identifier" is the pass's finding, counted once.
+  std::string File = write("sync.cu", "void wait() { cudaThreadSynchronize(); }\n");
+  O.Files = {File};
+  auto R = port::PortSession(O).run();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const port::FilePortResult &F = R->Files[0];
+  ASSERT_EQ(F.Findings.size(), 1u);
+  EXPECT_EQ(F.Findings[0].Pass, "cuda13-removed-api");
+  EXPECT_EQ(F.Findings[0].Level, port::Severity::Error);
+  EXPECT_TRUE(F.ParseErrors.empty()) << F.ParseErrors[0];
+  EXPECT_EQ(F.totalErrors(), 1u);
+  EXPECT_TRUE(F.Failed) << "the file as it is still has the error";
+  EXPECT_NE(F.Result.find("cudaDeviceSynchronize();"), std::string::npos) << F.Result;
+  // Written, the fixed error is gone: the run succeeds.
+  O.Output.K = OutputChoice::Kind::InPlace;
+  auto W = port::PortSession(O).run();
+  ASSERT_TRUE(bool(W)) << llvm::toString(W.takeError());
+  EXPECT_FALSE(W->Files[0].Failed);
+  EXPECT_EQ(W->Files[0].RemainingParseErrors, 0u);
+  EXPECT_NE(readFile(File)->find("cudaDeviceSynchronize();"), std::string::npos);
+}
+
+TEST_F(PortSessionTest, ClangErrorsWithoutValidationCountAndFail) {
+  // No pass explains this error and nvcc does not run: it counts.
+  std::string File = write("bad.cu", "void f() { int x = undeclared_thing; }\n");
+  O.Files = {File};
+  auto R = port::PortSession(O).run();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const port::FilePortResult &F = R->Files[0];
+  EXPECT_EQ(F.Errors, 0u);
+  EXPECT_EQ(F.ParseErrorsCounted, 1u);
+  EXPECT_EQ(F.totalErrors(), 1u);
+  EXPECT_TRUE(F.Failed);
+  bool Noted = llvm::any_of(F.Messages, [](const port::SessionMessage &M) {
+    return llvm::StringRef(M.Text).starts_with("Clang could not parse 1 region(s)");
+  });
+  EXPECT_TRUE(Noted);
+}
+
+TEST_F(PortSessionTest, ReadOnlyAndMissingDirectoryAreRefusedBeforeAnyWork) {
+  std::string File = write("legacy.cu", Legacy);
+  O.Files = {File};
+  O.Output.K = OutputChoice::Kind::File;
+  O.Output.Path = (Dir + "/missing/out.cu").str();
+  unsigned Ported = 0;
+  auto R = port::PortSession(O).run([&](const port::FilePortResult &) { ++Ported; });
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(llvm::toString(R.takeError()).find("does not exist"), std::string::npos);
+  EXPECT_EQ(Ported, 0u);
+  // -i on a file without write permission (the bits, not access(2)).
+  ASSERT_FALSE(llvm::sys::fs::setPermissions(File, llvm::sys::fs::all_read));
+  O.Output = OutputChoice();
+  O.Output.K = OutputChoice::Kind::InPlace;
+  auto I = port::PortSession(O).run([&](const port::FilePortResult &) { ++Ported; });
+  ASSERT_FALSE(bool(I));
+  EXPECT_NE(llvm::toString(I.takeError()).find("is read-only"), std::string::npos);
+  EXPECT_EQ(Ported, 0u);
+  EXPECT_EQ(*readFile(File), Legacy);
+  O.Force = true;
+  auto F = port::PortSession(O).run();
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  EXPECT_NE(readFile(File)->find("__shfl_down_sync"), std::string::npos);
+}
+
 } // namespace
