@@ -775,6 +775,10 @@ public:
   std::map<size_t, std::map<std::string, int64_t>> LaunchValues;
   std::set<size_t> Excluded;
   std::vector<std::string> Notes;
+  void note(std::string N) {
+    if (!is_contained(Notes, N))
+      Notes.push_back(std::move(N));
+  }
   /// A fix-it for a name that binds to nothing ("" when none is found).
   std::string fixItFor(StringRef Name);
   Error productCompanions(std::vector<TunableBinding> &Bindings);
@@ -1407,7 +1411,7 @@ Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, W
   Other.erase(std::unique(Other.begin(), Other.end()), Other.end());
   std::string Where = (File + ":" + Twine(S.Line)).str();
   if (InKernel) {
-    Notes.push_back(formatv("{0}: {1} is also used at line(s) {2}, and {3} reads it too, so it "
+    note(formatv("{0}: {1} is also used at line(s) {2}, and {3} reads it too, so it "
                             "cannot take a value of its own: the tuned value changes it there as "
                             "well",
                             Where, Symbol, join(Other, ", "), K.QualifiedName)
@@ -1451,7 +1455,7 @@ Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, W
   S.Length = 0;
   S.Symbol = New;
   S.Renames = std::move(Renames);
-  Notes.push_back(formatv("{0}: {1} is also used at line(s) {2}; it is left as it is, and the "
+  note(formatv("{0}: {1} is also used at line(s) {2}; it is left as it is, and the "
                           "launch(es) of {3} get a constant of their own, {4}",
                           Where, Symbol, join(Other, ", "), K.QualifiedName, New)
                       .str());
