@@ -1917,8 +1917,13 @@ Expected<std::optional<TunableBinding>> Binder::bind(StringRef Name) {
   auto M = bindNamed(Name);
   if (!M)
     return M;
+  size_t NotesBefore = Notes.size();
   auto H = bindHinted(Name);
   if (*M) {
+    // The named macro or constant is what changes: notes of a launch
+    // constant of its own do not apply.
+    if ((*M)->Origin == "macro" || (*M)->Origin == "constexpr")
+      Notes.resize(NotesBefore);
     if (!H) {
       consumeError(H.takeError()); // the named binding stands on its own
       return M;
