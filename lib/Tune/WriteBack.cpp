@@ -1387,8 +1387,52 @@ Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, W
   std::vector<std::string> Other;
   std::vector<std::pair<unsigned, unsigned>> Renames;
   bool InKernel = false;
+  // A variable's uses are in its scope and not under a declaration of the
+  // same name (a parameter or local elsewhere); a macro has no scope.
+  size_t DefName = StringRef::npos;
+  if (!Macro)
+    for (size_t Occ : occurrences(Code, Symbol))
+      if (Occ >= DefStmt.B && Occ < DefStmt.E) {
+        DefName = Occ;
+        break;
+      }
+  Range Scope = DefName == StringRef::npos ? Range{0, Code.size()}
+                                           : enclosingBlock(Code, DefName);
+  std::vector<DeviceFunction> DevFns = deviceFunctions(Code);
+  auto Shadowed = [&](size_t Occ) {
+    if (DefName == StringRef::npos)
+      return false;
+    size_t P = declarationOf(Code, Symbol, Occ + 1);
+    if (P != StringRef::npos && P != DefName && P > DefName)
+      return true;
+    // A parameter of the function around Occ.
+    for (const DeviceFunction &D : DevFns)
+      if (Occ > D.BodyBegin && Occ < D.BodyEnd &&
+          containsWord(Code.slice(D.DeclBegin, D.BodyBegin), Symbol))
+        return true;
+    Range Blk = enclosingBlock(Code, Occ);
+    while (Blk.B > Scope.B) {
+      size_t Close = prevNonSpace(Code, Blk.B);
+      if (Close != StringRef::npos && Code[Close] == ')') {
+        int Depth = 0;
+        for (size_t I = Close + 1; I-- > 0;) {
+          if (Code[I] == ')')
+            ++Depth;
+          else if (Code[I] == '(' && --Depth == 0) {
+            if (containsWord(Code.slice(I, Close), Symbol))
+              return true;
+            break;
+          }
+        }
+      }
+      Blk = enclosingBlock(Code, Blk.B);
+    }
+    return false;
+  };
   for (size_t Occ : occurrences(Code, Symbol)) {
     if (Occ >= DefStmt.B && Occ < DefStmt.E)
+      continue;
+    if (Occ < Scope.B || Occ > Scope.E || Shadowed(Occ))
       continue;
     if (Occ >= 1 && (Code[Occ - 1] == '.' || (Occ >= 2 && Code.slice(Occ - 2, Occ) == "->")))
       continue;

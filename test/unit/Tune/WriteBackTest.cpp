@@ -382,6 +382,23 @@ void run(const float *in, float *out, int n) {
 )",
        {"B is also used at line(s) 10; it is left as it is, and the launch(es) of sum get a "
         "constant of their own, B_sum"}},
+      {"same-name-in-other-scopes-is-not-a-use",
+       R"(int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
+void run(const float *in, float *out, int n) {
+  const int threads = 256;
+  sum<threads, 4><<<blocks_for(n, threads * 4), threads>>>(in, out, n);
+}
+void other() { int threads = 3; (void)threads; }
+)",
+       sumOptions(), {{"BLOCK", 512}, {"ITEMS", 4}},
+       R"(int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
+void run(const float *in, float *out, int n) {
+  const int threads = 512;
+  sum<threads, 4><<<blocks_for(n, threads * 4), threads>>>(in, out, n);
+}
+void other() { int threads = 3; (void)threads; }
+)",
+       {}},
       {"second-launch-left-alone",
        R"(void run(const float *in, float *out, int n) {
   sum<256, 4><<<(n + 1023) / 1024, 256>>>(in, out, n);
