@@ -5,6 +5,7 @@
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Tune/TuneSession.h"
 #include "forge/Tune/Tuner.h"
 #include "forge/Tune/WriteBack.h"
 #include "llvm/ADT/StringExtras.h"
@@ -116,12 +117,15 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
                .str();
     return std::vector<agent::Proposal>();
   }
-  auto Bindings = tune::bindTunables(*Index, Req.Spec->Kernel, Names);
-  if (!Bindings) {
-    Skip = "the best values cannot be written into the source: " + toString(Bindings.takeError());
+  // Where the spec puts each tunable (template arguments, dim3 extents)
+  // is where its value is written.
+  auto Bound = tune::bindTunables(*Index, Req.Spec->Kernel, Names,
+                                  tune::bindOptionsFor(*Req.Spec));
+  if (!Bound) {
+    Skip = "the best values cannot be written into the source: " + toString(Bound.takeError());
     return std::vector<agent::Proposal>();
   }
-  auto Edits = tune::writeBackEdits(*Index, *Bindings, Best.Best);
+  auto Edits = tune::writeBackEdits(*Index, Bound->Bindings, Best.Best);
   if (!Edits)
     return Edits.takeError();
   std::vector<SourceEdit> SE;
@@ -143,6 +147,8 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
                                            .str()
                                      : std::string())
                     .str();
+  for (const std::string &N : Bound->Notes)
+    P.Rationale += "; " + N;
   agent::SpecChange C;
   C.Values = Best.Best;
   C.Justification = "the tuner's best configuration, written into the source by the same edit";

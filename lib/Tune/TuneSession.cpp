@@ -57,6 +57,32 @@ std::string directoryOf(StringRef File) {
 }
 } // namespace
 
+BindOptions bindOptionsFor(const measure::LaunchSpec &Spec) {
+  BindOptions B;
+  auto Is = [&](StringRef Text) -> std::string {
+    Text = Text.trim();
+    return Spec.findTunable(Text) ? Text.str() : std::string();
+  };
+  for (size_t I = 0; I < Spec.TemplateArgs.size(); ++I)
+    if (std::string N = Is(Spec.TemplateArgs[I]); !N.empty())
+      B.TemplateArgs[N].push_back(unsigned(I));
+  for (size_t D = 0; D < Spec.Grid.size() && D < 3; ++D)
+    if (std::string N = Is(Spec.Grid[D].text()); !N.empty())
+      B.GridDims[N].push_back(unsigned(D));
+  for (size_t D = 0; D < Spec.Grid.size() && D < 3; ++D)
+    for (const std::string &Id : Spec.Grid[D].identifiers())
+      if (Spec.findTunable(Id) && !is_contained(B.GridFactors[unsigned(D)], Id))
+        B.GridFactors[unsigned(D)].push_back(Id);
+  for (size_t D = 0; D < Spec.Block.size() && D < 3; ++D)
+    if (std::string N = Is(Spec.Block[D].text()); !N.empty())
+      B.BlockDims[N].push_back(unsigned(D));
+  if (std::string N = Is(Spec.SharedMem.text()); !N.empty())
+    B.SharedMem.push_back(N);
+  for (const measure::Tunable &T : Spec.Tunables)
+    B.Defaults[T.Name] = T.defaultValue();
+  return B;
+}
+
 TuneSession::TuneSession(TuneSessionOptions O) : O(std::move(O)) {}
 TuneSession::~TuneSession() = default;
 
@@ -131,7 +157,8 @@ Expected<TuneResult> TuneSession::tune() {
 /// geometry (the harness, which uses the spec's geometry, cannot see that).
 /// Launch dimensions the index can evaluate are compared with the spec's
 /// for some target's values; the others are reported as not checked.
-Error TuneSession::checkLaunchGeometry(const TuneResult &R, StringRef TunedPath) const {
+Error TuneSession::checkLaunchGeometry(const TuneResult &R, StringRef TunedPath,
+                                       const std::vector<frontend::LaunchSiteInfo> &Skipped) const {
   const measure::LaunchSpec &Spec = *O.Sweep.Spec;
   std::vector<std::string> Args = O.ExtraArgs;
   Args.push_back("-I" + directoryOf(O.Sweep.Source));
@@ -158,6 +185,18 @@ Error TuneSession::checkLaunchGeometry(const TuneResult &R, StringRef TunedPath)
   unsigned Unchecked = 0;
   for (const frontend::LaunchSiteInfo &L : Index->LaunchSites) {
     if (!L.Active || L.Kernel != Spec.Kernel)
+      continue;
+    // A launch the write-back left alone (it is not the one tuned).
+    auto SameText = [&](const frontend::LaunchSiteInfo &O) {
+      if (O.Grid.Text != L.Grid.Text || O.Block.Text != L.Block.Text ||
+          O.TemplateArgs.size() != L.TemplateArgs.size())
+        return false;
+      for (size_t I = 0; I < O.TemplateArgs.size(); ++I)
+        if (O.TemplateArgs[I].Text != L.TemplateArgs[I].Text)
+          return false;
+      return true;
+    };
+    if (llvm::any_of(Skipped, SameText))
       continue;
     for (auto [Name, Value, IsBlock] :
          {std::tuple{"block", &L.Block, true}, std::tuple{"grid", &L.Grid, false}}) {
@@ -204,9 +243,19 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   std::vector<std::string> Names;
   for (const measure::Tunable &T : S.Spec->Tunables)
     Names.push_back(T.Name);
-  auto Bindings = bindTunables(*Index, S.Spec->Kernel, Names);
-  if (!Bindings)
-    return Bindings.takeError();
+  BindOptions BO = bindOptionsFor(*S.Spec);
+  BO.LaunchFile = O.LaunchFile;
+  BO.LaunchLine = O.LaunchLine;
+  auto Bound = bindTunables(*Index, S.Spec->Kernel, Names, BO);
+  if (!Bound)
+    return Bound.takeError();
+  if (O.OnNote)
+    for (const std::string &N : Bound->Notes)
+      O.OnNote(N, false);
+  std::vector<frontend::LaunchSiteInfo> Skipped;
+  for (const SkippedLaunch &SL : Bound->Skipped)
+    Skipped.push_back(Index->LaunchSites[SL.Launch]);
+  auto *Bindings = &Bound->Bindings;
   Expected<patch::PatchSet> Edits = patch::PatchSet();
   bool Same = all_of(R.Targets, [&](const TargetResult &T) {
     return T.Best == R.Targets.front().Best;
@@ -241,7 +290,7 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   W.Path = (S.JobRoot + "/tuned-" + sys::path::filename(S.Source)).str();
   if (Error E = writeFileAtomically(W.Path, W.Contents))
     return std::move(E);
-  if (Error E = checkLaunchGeometry(R, W.Path))
+  if (Error E = checkLaunchGeometry(R, W.Path, Skipped))
     return std::move(E);
   build::CompileJob J;
   J.Source = W.Path;

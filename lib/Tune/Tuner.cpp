@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -584,6 +585,14 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
                        "tuned " + TR.BestKey}};
     Req.Target = O.GpuTarget;
     Req.NvccFlags = O.NvccFlags;
+    {
+      // The tuned copy lives in the job directory: the original's
+      // directory for its local headers.
+      llvm::SmallString<256> Dir(O.Source);
+      llvm::sys::fs::make_absolute(Dir);
+      llvm::sys::path::remove_filename(Dir);
+      Req.NvccFlags.push_back(("-I" + Dir).str());
+    }
     Req.Job = O.Job;
     Req.Job.Rounds = std::max(O.Job.Rounds, 7u);
     Req.JobDir = O.JobRoot + "/final";

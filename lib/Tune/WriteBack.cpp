@@ -546,9 +546,242 @@ std::vector<Definition> constantDefinitions(StringRef Code, StringRef OnlyName =
   return Out;
 }
 
+/// A function with __global__ or __device__: where its declaration starts,
+/// its body, and whether it is also a host function.
+struct DeviceFunction {
+  size_t DeclBegin = 0, BodyBegin = 0, BodyEnd = 0;
+  bool AlsoHost = false;
+};
+
+std::vector<DeviceFunction> deviceFunctions(StringRef Code) {
+  std::vector<DeviceFunction> Out;
+  std::vector<size_t> Keys = occurrences(Code, "__global__");
+  for (size_t P : occurrences(Code, "__device__"))
+    Keys.push_back(P);
+  llvm::sort(Keys);
+  size_t Done = 0;
+  for (size_t P : Keys) {
+    if (P < Done)
+      continue;
+    int Depth = 0;
+    bool SawParen = false;
+    size_t Body = StringRef::npos;
+    for (size_t I = P; I < Code.size(); ++I) {
+      char C = Code[I];
+      if (C == '(') {
+        ++Depth;
+        SawParen = true;
+      } else if (C == ')') {
+        --Depth;
+      } else if (Depth == 0 && (C == ';' || C == '=')) {
+        break;
+      } else if (Depth == 0 && C == '{') {
+        if (SawParen)
+          Body = I;
+        break;
+      }
+    }
+    if (Body == StringRef::npos)
+      continue;
+    size_t End = matchBracket(Code, Body);
+    if (End == StringRef::npos)
+      continue;
+    DeviceFunction D;
+    size_t B = declStart(Code, P);
+    D.DeclBegin = B;
+    D.BodyBegin = Body;
+    D.BodyEnd = End;
+    D.AlsoHost = containsWord(Code.slice(B, Body), "__host__");
+    Out.push_back(D);
+    Done = End;
+  }
+  return Out;
+}
+
+/// A value a name holds at a use: a constant, enumerator or local variable
+/// initialised with an integer literal.
+struct ValueDef {
+  std::string Kind;       ///< constexpr | enum | local
+  size_t Name = 0;        ///< offset of the declared name
+  size_t Lit = 0, LitLen = 0;
+  Range Stmt;             ///< the whole declaration, with its ';'
+  std::string Type;       ///< "constexpr int", for a declaration of the same type
+  std::string Written;    ///< "assigned at line 12" for a local that changes
+};
+
+/// The range of the innermost braces around Off (the whole file at the top).
+Range enclosingBlock(StringRef Code, size_t Off) {
+  int Depth = 0;
+  for (size_t I = std::min(Off, Code.size()); I-- > 0;) {
+    if (Code[I] == '}')
+      ++Depth;
+    else if (Code[I] == '{' && Depth-- == 0) {
+      size_t E = matchBracket(Code, I);
+      return {I, E == StringRef::npos ? Code.size() : E};
+    }
+  }
+  return {0, Code.size()};
+}
+
+/// The end of the statement from B: after its ';' at bracket depth 0.
+size_t statementEnd(StringRef Code, size_t B) {
+  int Depth = 0;
+  for (size_t I = B; I < Code.size(); ++I) {
+    char C = Code[I];
+    if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == ')' || C == ']' || C == '}')
+      --Depth;
+    else if (C == ';' && Depth <= 0)
+      return I + 1;
+  }
+  return Code.size();
+}
+
+/// Where a local is changed after its declaration: an assignment, an
+/// increment or its address taken; empty when nowhere.
+std::string writtenAt(StringRef Code, StringRef Text, StringRef Name, size_t After,
+                      size_t End) {
+  for (size_t P : occurrences(Code, Name)) {
+    if (P <= After || P >= End)
+      continue;
+    size_t N = skipSpace(Code, P + Name.size());
+    StringRef Next = Code.substr(N, 3);
+    size_t Q = prevNonSpace(Code, P);
+    bool Write = (Next.starts_with("=") && !Next.starts_with("==")) ||
+                 Next.starts_with("++") || Next.starts_with("--") ||
+                 (Next.size() >= 2 && StringRef("+-*/%&|^").contains(Next[0]) &&
+                  Next[1] == '=') ||
+                 Next.starts_with("<<=") || Next.starts_with(">>=");
+    if (Q != StringRef::npos && Q > 0 &&
+        (Code.slice(Q - 1, Q + 1) == "++" || Code.slice(Q - 1, Q + 1) == "--" ||
+         (Code[Q] == '&' && Code[Q - 1] != '&' && !isIdentChar(Code[Q - 1]) &&
+          Code[Q - 1] != ')')))
+      Write = true;
+    if (Write)
+      return "assigned at line " + std::to_string(lineOf(Text, P));
+  }
+  return "";
+}
+
+/// Every declaration of Name with an integer literal initialiser: a
+/// `const` / `constexpr` variable (one declarator of several included), an
+/// enumerator, or a local variable of integer type.
+std::vector<ValueDef> valueDefinitions(StringRef Code, StringRef Text, StringRef Name) {
+  std::vector<ValueDef> Out;
+  for (size_t P : occurrences(Code, Name)) {
+    if (P > 0 && (Code[P - 1] == '.' || Code[P - 1] == ':' || Code[P - 1] == '>'))
+      continue;
+    size_t I = skipSpace(Code, P + Name.size());
+    if (I >= Code.size() || !StringRef("={(").contains(Code[I]))
+      continue;
+    char Open = Code[I];
+    size_t V = skipSpace(Code, I + 1);
+    size_t Len = literalLength(Code, V);
+    if (!Len || !literalValue(Code.substr(V, Len)))
+      continue;
+    size_t After = skipSpace(Code, V + Len);
+    if (After >= Code.size())
+      continue;
+    char C = Code[After];
+    if (Open == '=' ? (C != ';' && C != ',' && C != '}') : C != (Open == '(' ? ')' : '}'))
+      continue;
+    size_t DB = declStart(Code, P);
+    StringRef Decl = Code.slice(DB, P);
+    ValueDef D;
+    D.Name = P;
+    D.Lit = V;
+    D.LitLen = Len;
+    // An enumerator: the braces follow `enum [Name] [: type]`.
+    size_t Br = prevNonSpace(Code, DB);
+    size_t EB = Br != StringRef::npos && Code[Br] == '{' ? declStart(Code, Br) : 0;
+    StringRef Head = EB ? Code.slice(EB, Br) : StringRef();
+    if (Open == '=' && containsWord(Head, "enum")) {
+      if (containsWord(Head, "class") || containsWord(Head, "struct"))
+        continue;
+      D.Kind = "enum";
+      D.Type = "constexpr int";
+      size_t Close = matchBracket(Code, Br);
+      D.Stmt = {EB, Close == StringRef::npos ? Code.size() : statementEnd(Code, Close)};
+      Out.push_back(D);
+      continue;
+    }
+    if (Decl.contains('(') || Decl.contains('#') || Decl.contains('<') || Decl.contains('"'))
+      continue;
+    // The type: the words before the first declarator.
+    StringRef Type = Decl;
+    if (size_t Eq = Decl.find_first_of("={"); Eq != StringRef::npos) {
+      Type = Decl.take_front(Eq).rtrim();
+      while (!Type.empty() && isIdentChar(Type.back()))
+        Type = Type.drop_back();
+    }
+    Type = Type.trim();
+    if (Type.empty())
+      continue;
+    D.Type = Type.str();
+    D.Stmt = {DB, statementEnd(Code, P)};
+    if (containsWord(Decl, "constexpr") || containsWord(Decl, "const")) {
+      D.Kind = "constexpr";
+    } else {
+      // A local of integer type, in a function or statement body.
+      bool IntType = false;
+      for (const char *W : {"int", "unsigned", "long", "short", "size_t", "int32_t",
+                            "uint32_t", "int64_t", "uint64_t", "auto", "signed"})
+        IntType |= containsWord(Type, W);
+      Range Blk = enclosingBlock(Code, P);
+      size_t Before = Blk.B ? prevNonSpace(Code, Blk.B) : StringRef::npos;
+      if (!IntType || Blk.B == 0 || Before == StringRef::npos ||
+          (Code[Before] != ')' && Code[Before] != '{' && Code[Before] != ';' &&
+           Code[Before] != '}' && !containsWord(Code.slice(lineStartOf(Code, Blk.B), Blk.B), "else")))
+        continue;
+      D.Kind = "local";
+      D.Written = writtenAt(Code, Text, Name, D.Stmt.E, Blk.E);
+    }
+    Out.push_back(D);
+  }
+  return Out;
+}
+
+/// The definition of Name that a use at Use sees: the nearest one before
+/// it whose scope holds it; failing that, the only one.
+const ValueDef *visibleDefinition(StringRef Code, const std::vector<ValueDef> &Defs,
+                                  size_t Use) {
+  const ValueDef *Best = nullptr;
+  for (const ValueDef &D : Defs) {
+    Range Blk = enclosingBlock(Code, D.Name);
+    if (D.Name < Use && Blk.B <= Use && Use <= Blk.E && (!Best || D.Name > Best->Name))
+      Best = &D;
+  }
+  if (!Best && Defs.size() == 1 && Defs[0].Kind != "local")
+    Best = &Defs[0];
+  return Best;
+}
+
+/// What a launch argument follows back to.
+struct Followed {
+  std::vector<WriteSite> Sites;
+  std::string Why; ///< non-empty: the value cannot be written there
+};
+
 class Binder {
 public:
-  Binder(const FileIndex &Index, const KernelInfo &K, Files &F) : Index(Index), K(K), F(F) {}
+  Binder(const FileIndex &Index, const KernelInfo &K, Files &F, const BindOptions &Opt)
+      : Index(Index), K(K), F(F), Opt(Opt) {}
+
+  /// The launches written: the kernel's, less those skipped, or the one
+  /// --launch names.
+  std::vector<size_t> launches() const;
+  /// Values each launch holds now, per tunable (what it was bound from).
+  std::map<size_t, std::map<std::string, int64_t>> LaunchValues;
+  std::set<size_t> Excluded;
+  std::vector<std::string> Notes;
+  void note(std::string N) {
+    if (!is_contained(Notes, N))
+      Notes.push_back(std::move(N));
+  }
+  /// A fix-it for a name that binds to nothing ("" when none is found).
+  std::string fixItFor(StringRef Name);
+  Error productCompanions(std::vector<TunableBinding> &Bindings);
 
   /// Binds one name: a binding, or std::nullopt when nothing matches.
   /// Errors are for names that match but cannot be written.
@@ -571,12 +804,40 @@ private:
   Expected<std::optional<TunableBinding>> fromIndex(StringRef Name, const TunableInfo &T);
   Expected<WriteSite> templateDefault(StringRef Param);
   Error gridCompanions(size_t Launch, const WriteSite &Block, std::vector<WriteSite> &Out);
+  Error companionsIn(Range G, size_t Launch, const WriteSite &Block,
+                     std::vector<WriteSite> &Out);
+  Expected<Followed> follow(StringRef File, Range R, std::optional<size_t> Launch,
+                            StringRef LiteralKind, StringRef Name);
+  Expected<std::pair<Range, std::string>> component(size_t Launch, size_t Pos, unsigned Dim);
+  Expected<std::optional<TunableBinding>> bindHinted(StringRef Name);
+  Expected<std::optional<TunableBinding>> bindNamed(StringRef Name);
+  Error shareCheck(const FileText &FT, StringRef File, StringRef Symbol, WriteSite &S,
+                   Range DefStmt, StringRef Type, bool Macro);
+  std::vector<Range> derivedStatements(StringRef Code, size_t Launch);
+  Expected<Range> kernelRange();
 
   const FileIndex &Index;
   const KernelInfo &K;
   Files &F;
+  const BindOptions &Opt;
   std::map<size_t, ParsedLaunch> Parsed;
 };
+
+std::vector<size_t> Binder::launches() const {
+  std::vector<size_t> Out;
+  for (size_t I : launchesOf(Index, K)) {
+    const LaunchSiteInfo &L = Index.LaunchSites[I];
+    if (Excluded.count(I))
+      continue;
+    if (Opt.LaunchLine &&
+        (L.Loc.Line != Opt.LaunchLine ||
+         (!Opt.LaunchFile.empty() && L.Loc.File != Opt.LaunchFile &&
+          sys::path::filename(L.Loc.File) != sys::path::filename(Opt.LaunchFile))))
+      continue;
+    Out.push_back(I);
+  }
+  return Out;
+}
 
 Expected<WriteSite> Binder::siteAt(StringRef Kind, StringRef File, size_t Offset,
                                    size_t Length) {
@@ -705,18 +966,26 @@ Error Binder::gridCompanions(size_t I, const WriteSite &Block, std::vector<Write
   auto BV = literalValue(Block.Current);
   if ((*PL)->Config.empty() || !BV || *BV <= 2)
     return Error::success();
-  auto FT = F.get(Block.File);
+  return companionsIn((*PL)->Config[0], I, Block, Out);
+}
+
+Error Binder::companionsIn(Range G, size_t I, const WriteSite &Block,
+                           std::vector<WriteSite> &Out) {
+  auto BV = literalValue(Block.Current);
+  if (!BV || *BV <= 2)
+    return Error::success();
+  const LaunchSiteInfo &L = Index.LaunchSites[I];
+  auto FT = F.get(L.Loc.File);
   if (!FT)
     return FT.takeError();
   StringRef Code = (*FT)->Code;
-  Range G = (*PL)->Config[0];
   for (size_t J = G.B; J < G.E; ++J) {
     if (!isDigit(Code[J]) || (J > 0 && (isIdentChar(Code[J - 1]) || Code[J - 1] == '.')))
       continue;
     size_t Len = literalLength(Code, J);
     auto V = literalValue(Code.substr(J, Len));
     if (V && (*V == *BV || *V == *BV - 1)) {
-      auto S = siteAt("grid-literal", Block.File, J, Len);
+      auto S = siteAt("grid-literal", L.Loc.File, J, Len);
       if (!S)
         return S.takeError();
       S->Delta = *V - *BV;
@@ -741,7 +1010,8 @@ Expected<std::optional<TunableBinding>> Binder::bindTemplate(StringRef Name, siz
   B.Symbol = P.Name;
   bool NeedDefault = false;
   std::string Missing;
-  for (size_t I : launchesOf(Index, K)) {
+  std::set<std::pair<std::string, unsigned>> Seen;
+  for (size_t I : launches()) {
     const LaunchSiteInfo &L = Index.LaunchSites[I];
     auto PL = launch(I);
     if (!PL)
@@ -761,6 +1031,18 @@ Expected<std::optional<TunableBinding>> Binder::bindTemplate(StringRef Name, siz
                            : std::string("?"),
                        L.EnclosingFunction);
     Range R = (*PL)->TemplateArgs[PI];
+    // A literal, or the constant / macro / enumerator the argument names
+    // (so that a launch geometry computed from it follows).
+    auto Fo = follow(L.Loc.File, R, I, "template-arg", Name);
+    if (!Fo)
+      return Fo.takeError();
+    if (Fo->Why.empty()) {
+      for (const WriteSite &S : Fo->Sites)
+        if (Seen.insert({S.File, S.Offset}).second)
+          B.Sites.push_back(S);
+      continue;
+    }
+    // Anything else: the argument becomes the value.
     auto S = siteAt("template-arg", L.Loc.File, R.B, R.E - R.B);
     if (!S)
       return S.takeError();
@@ -882,7 +1164,7 @@ Expected<std::optional<TunableBinding>> Binder::bindBlock(StringRef Name) {
   B.Name = Name.str();
   B.Kernel = K.QualifiedName;
   std::set<std::pair<std::string, unsigned>> Seen;
-  std::vector<size_t> Launches = launchesOf(Index, K);
+  std::vector<size_t> Launches = launches();
   if (Launches.empty())
     return std::optional<TunableBinding>();
   for (size_t I : Launches) {
@@ -988,6 +1270,560 @@ Expected<std::optional<TunableBinding>> Binder::bindOrigin(StringRef Name, Strin
   return std::optional<TunableBinding>();
 }
 
+Expected<Range> Binder::kernelRange() {
+  auto FT = F.get(K.Loc.File);
+  if (!FT)
+    return FT.takeError();
+  auto Off = patch::offsetForLineColumn((*FT)->Text, K.Loc.Line, K.Loc.Column);
+  if (!Off)
+    return Off.takeError();
+  for (const DeviceFunction &D : deviceFunctions((*FT)->Code))
+    if (*Off >= D.DeclBegin && *Off <= D.BodyEnd)
+      return Range{D.DeclBegin, D.BodyEnd};
+  return Range{*Off, *Off};
+}
+
+/// The declaration of Ident nearest before Use that its scope shows, with
+/// `=`, `(` or `{` after the name and a type before it: the offset of the
+/// name, or npos.
+size_t declarationOf(StringRef Code, StringRef Ident, size_t Use) {
+  size_t Best = StringRef::npos;
+  for (size_t P : occurrences(Code, Ident)) {
+    if (P >= Use)
+      break;
+    if (P > 0 && (Code[P - 1] == '.' || Code[P - 1] == ':' || Code[P - 1] == '>'))
+      continue;
+    size_t N = skipSpace(Code, P + Ident.size());
+    if (N >= Code.size() || !StringRef("=({").contains(Code[N]) ||
+        Code.substr(N, 2) == "==")
+      continue;
+    StringRef Decl = Code.slice(declStart(Code, P), P).trim();
+    if (Decl.empty() || !isIdentChar(Decl.back()) || containsWord(Decl, "return"))
+      continue;
+    Range Blk = enclosingBlock(Code, P);
+    if (Blk.B <= Use && Use <= Blk.E)
+      Best = P;
+  }
+  return Best;
+}
+
+/// The initialiser of the variable Ident that a use at Use sees
+/// (`int blocks = (n + 255) / 256;`), or an empty range.
+Range initializerOf(StringRef Code, StringRef Ident, size_t Use) {
+  size_t P = declarationOf(Code, Ident, Use);
+  if (P == StringRef::npos)
+    return {};
+  size_t N = skipSpace(Code, P + Ident.size());
+  if (Code[N] != '=')
+    return {};
+  size_t E = N + 1;
+  int Depth = 0;
+  for (; E < Code.size(); ++E) {
+    char C = Code[E];
+    if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == ')' || C == ']' || C == '}')
+      --Depth;
+    else if ((C == ';' || C == ',') && Depth == 0)
+      break;
+  }
+  return trimmed(Code, N + 1, E);
+}
+
+/// Statements before the launch that declare a variable its configuration
+/// reads (`int blocks = (n + B - 1) / B;`, `dim3 block(B);`): they are part
+/// of the launch for the uses of a constant.
+std::vector<Range> Binder::derivedStatements(StringRef Code, size_t I) {
+  std::vector<Range> Out;
+  auto PL = launch(I);
+  if (!PL) {
+    consumeError(PL.takeError());
+    return Out;
+  }
+  for (Range C : (*PL)->Config)
+    for (size_t J = C.B; J < C.E;) {
+      if (!isIdentChar(Code[J]) || isDigit(Code[J]) || (J > 0 && isIdentChar(Code[J - 1]))) {
+        ++J;
+        continue;
+      }
+      size_t E = J;
+      while (E < C.E && isIdentChar(Code[E]))
+        ++E;
+      size_t P = declarationOf(Code, Code.slice(J, E), (*PL)->Stmt.B);
+      if (P != StringRef::npos)
+        Out.push_back({declStart(Code, P), statementEnd(Code, P)});
+      J = E;
+    }
+  return Out;
+}
+
+/// A constant that other code reads too is left as it is: the launches
+/// written get a constant of their own (S becomes a "new-constant" site),
+/// unless the kernel reads it as well (then it changes, with a note).
+Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, WriteSite &S,
+                         Range DefStmt, StringRef Type, bool Macro) {
+  StringRef Code = FT.Code, Text = FT.Text;
+  std::vector<Range> Launches, Derived;
+  for (size_t I : launches()) {
+    if (Index.LaunchSites[I].Loc.File != File)
+      continue;
+    auto PL = launch(I);
+    if (!PL)
+      return PL.takeError();
+    Launches.push_back((*PL)->Stmt);
+    for (Range R : derivedStatements(Code, I))
+      Derived.push_back(R);
+  }
+  auto In = [](ArrayRef<Range> Rs, size_t Off) {
+    return llvm::any_of(Rs, [&](Range R) { return Off >= R.B && Off < R.E; });
+  };
+  Range KR{0, 0};
+  if (K.Loc.File == File) {
+    auto R = kernelRange();
+    if (!R)
+      return R.takeError();
+    KR = *R;
+  }
+  std::vector<std::string> Other;
+  std::vector<std::pair<unsigned, unsigned>> Renames;
+  bool InKernel = false;
+  // A variable's uses are in its scope and not under a declaration of the
+  // same name (a parameter or local elsewhere); a macro has no scope.
+  size_t DefName = StringRef::npos;
+  if (!Macro)
+    for (size_t Occ : occurrences(Code, Symbol))
+      if (Occ >= DefStmt.B && Occ < DefStmt.E) {
+        DefName = Occ;
+        break;
+      }
+  Range Scope = DefName == StringRef::npos ? Range{0, Code.size()}
+                                           : enclosingBlock(Code, DefName);
+  std::vector<DeviceFunction> DevFns = deviceFunctions(Code);
+  auto Shadowed = [&](size_t Occ) {
+    if (DefName == StringRef::npos)
+      return false;
+    size_t P = declarationOf(Code, Symbol, Occ + 1);
+    if (P != StringRef::npos && P != DefName && P > DefName)
+      return true;
+    // A parameter of the function around Occ.
+    for (const DeviceFunction &D : DevFns)
+      if (Occ > D.BodyBegin && Occ < D.BodyEnd &&
+          containsWord(Code.slice(D.DeclBegin, D.BodyBegin), Symbol))
+        return true;
+    Range Blk = enclosingBlock(Code, Occ);
+    while (Blk.B > Scope.B) {
+      size_t Close = prevNonSpace(Code, Blk.B);
+      if (Close != StringRef::npos && Code[Close] == ')') {
+        int Depth = 0;
+        for (size_t I = Close + 1; I-- > 0;) {
+          if (Code[I] == ')')
+            ++Depth;
+          else if (Code[I] == '(' && --Depth == 0) {
+            if (containsWord(Code.slice(I, Close), Symbol))
+              return true;
+            break;
+          }
+        }
+      }
+      Blk = enclosingBlock(Code, Blk.B);
+    }
+    return false;
+  };
+  for (size_t Occ : occurrences(Code, Symbol)) {
+    if (Occ >= DefStmt.B && Occ < DefStmt.E)
+      continue;
+    if (Occ < Scope.B || Occ > Scope.E || Shadowed(Occ))
+      continue;
+    if (Occ >= 1 && (Code[Occ - 1] == '.' || (Occ >= 2 && Code.slice(Occ - 2, Occ) == "->")))
+      continue;
+    size_t LB = lineStartOf(Code, Occ);
+    if (Regex("^[ \t]*#[ \t]*(ifdef|ifndef|undef|define)[ \t]").match(Code.slice(LB, Occ)) ||
+        Regex("defined[ \t]*\\(?[ \t]*$").match(Code.slice(LB, Occ)))
+      continue;
+    if (In(Launches, Occ) || In(Derived, Occ)) {
+      Renames.push_back({unsigned(Occ), unsigned(Symbol.size())});
+      continue;
+    }
+    if (Occ >= KR.B && Occ < KR.E) {
+      InKernel = true;
+      continue;
+    }
+    Other.push_back(std::to_string(lineOf(Text, Occ)));
+  }
+  if (Other.empty())
+    return Error::success();
+  Other.erase(std::unique(Other.begin(), Other.end()), Other.end());
+  std::string Where = (File + ":" + Twine(S.Line)).str();
+  if (InKernel) {
+    note(formatv("{0}: {1} is also used at line(s) {2}, and {3} reads it too, so it "
+                            "cannot take a value of its own: the tuned value changes it there as "
+                            "well",
+                            Where, Symbol, join(Other, ", "), K.QualifiedName)
+                        .str());
+    return Error::success();
+  }
+  std::string New = (Symbol + "_" + K.Name).str();
+  while (containsWord(Code, New))
+    New += "_tuned";
+  size_t EOL = lineEndOf(Code, DefStmt.E);
+  bool Rest = !Code.slice(DefStmt.E, EOL).trim().empty();
+  size_t LB = lineStartOf(Text, DefStmt.B), I = LB;
+  while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t'))
+    ++I;
+  std::string Indent = Text.slice(LB, I).str();
+  if (Macro) {
+    S.Decl = "#define " + New + " ";
+    S.DeclEnd = "\n";
+  } else {
+    S.Decl = Type.str() + " " + New + " = ";
+    S.DeclEnd = ";";
+  }
+  if (Rest) {
+    S.Offset = DefStmt.E;
+    if (Macro)
+      return makeError("{0}: cannot add a macro after `#define {1}`, which continues on its line",
+                       Where, Symbol);
+    S.Decl = " " + S.Decl;
+  } else if (EOL >= Code.size()) {
+    S.Offset = Code.size();
+    S.Decl = "\n" + Indent + S.Decl;
+    if (Macro)
+      S.DeclEnd = "";
+  } else {
+    S.Offset = EOL + 1;
+    S.Decl = Indent + S.Decl;
+    if (!Macro)
+      S.DeclEnd = ";\n";
+  }
+  S.Kind = "new-constant";
+  S.Length = 0;
+  S.Symbol = New;
+  S.Renames = std::move(Renames);
+  note(formatv("{0}: {1} is also used at line(s) {2}; it is left as it is, and the "
+                          "launch(es) of {3} get a constant of their own, {4}",
+                          Where, Symbol, join(Other, ", "), K.QualifiedName, New)
+                      .str());
+  return Error::success();
+}
+
+Expected<Followed> Binder::follow(StringRef File, Range R, std::optional<size_t> Launch,
+                                  StringRef LiteralKind, StringRef Name) {
+  auto FT = F.get(File);
+  if (!FT)
+    return FT.takeError();
+  StringRef Code = (*FT)->Code, Text = (*FT)->Text;
+  // (256) and (B) are 256 and B.
+  while (R.E > R.B + 1 && Code[R.B] == '(' && matchBracket(Code, R.B) == R.E - 1)
+    R = trimmed(Code, R.B + 1, R.E - 1);
+  StringRef Arg = Code.slice(R.B, R.E);
+  Followed Out;
+  auto Record = [&](const WriteSite &S) {
+    if (Launch && isIntLiteral(S.Current))
+      LaunchValues[*Launch][Name.str()] = *literalValue(S.Current) - S.Delta;
+  };
+  if (literalLength(Code, R.B) == Arg.size() && literalValue(Arg)) {
+    auto S = siteAt(LiteralKind, File, R.B, R.E - R.B);
+    if (!S)
+      return S.takeError();
+    S->Launch = Launch;
+    Record(*S);
+    Out.Sites.push_back(*S);
+    return Out;
+  }
+  bool Ident = !Arg.empty() && !isDigit(Arg[0]) &&
+               llvm::all_of(Arg, [](char C) { return isIdentChar(C) || C == ':'; });
+  if (!Ident) {
+    Out.Why = ("`" + Arg + "` is an expression, not a literal or a name").str();
+    return Out;
+  }
+  StringRef Sym = lastComponent(Arg);
+  auto M = bindMacro(Name, Sym);
+  if (!M)
+    return M.takeError();
+  if (*M) {
+    for (WriteSite &S : (*M)->Sites) {
+      if (S.File == Index.File) {
+        auto MT = F.get(S.File);
+        if (!MT)
+          return MT.takeError();
+        Range Line{lineStartOf((*MT)->Code, S.Offset), lineEndOf((*MT)->Code, S.Offset)};
+        Record(S);
+        if (Error E = shareCheck(**MT, S.File, Sym, S, Line, "", /*Macro=*/true))
+          return std::move(E);
+      }
+      Out.Sites.push_back(S);
+    }
+    return Out;
+  }
+  std::vector<ValueDef> Defs = valueDefinitions(Code, Text, Sym);
+  const ValueDef *D = visibleDefinition(Code, Defs, R.B);
+  if (!D) {
+    // A constant of a header that the index traced.
+    auto V = bindVariable(Name, Arg, nullptr);
+    if (!V)
+      return V.takeError();
+    if (*V && (*V)->Sites.front().File != File) {
+      Out.Sites = (*V)->Sites;
+      return Out;
+    }
+    Out.Why = ("`" + Arg + "` is not a macro, constant, enumerator or local variable " +
+               "initialised with an integer literal")
+                  .str();
+    return Out;
+  }
+  if (!D->Written.empty()) {
+    Out.Why = ("`" + Arg + "` is " + D->Written + ", so its value is not known before the run")
+                  .str();
+    return Out;
+  }
+  auto S = siteAt("constexpr", File, D->Lit, D->LitLen);
+  if (!S)
+    return S.takeError();
+  S->Symbol = Sym.str();
+  Record(*S);
+  if (Error E = shareCheck(**FT, File, Sym, *S, D->Stmt, D->Type, false))
+    return std::move(E);
+  Out.Sites.push_back(*S);
+  return Out;
+}
+
+const char *dimName(unsigned D) { return D == 0 ? "x" : D == 1 ? "y" : "z"; }
+
+/// The expression of dimension Dim of launch argument Pos (0 grid, 1 block,
+/// 2 shared memory): a component of an inline `dim3(...)` or of the `dim3`
+/// variable the argument names, else the whole argument for x.
+Expected<std::pair<Range, std::string>> Binder::component(size_t I, size_t Pos, unsigned Dim) {
+  auto PL = launch(I);
+  if (!PL)
+    return PL.takeError();
+  const char *What = Pos == 0 ? "grid" : Pos == 1 ? "block" : "shared-memory";
+  if (Pos >= (*PL)->Config.size())
+    return std::make_pair(Range{}, std::string("the launch has no ") + What + " argument");
+  const LaunchSiteInfo &L = Index.LaunchSites[I];
+  auto FT = F.get(L.Loc.File);
+  if (!FT)
+    return FT.takeError();
+  StringRef Code = (*FT)->Code, Text = (*FT)->Text;
+  Range R = (*PL)->Config[Pos];
+  StringRef Arg = Code.slice(R.B, R.E);
+  size_t Open = StringRef::npos;
+  if (Arg.starts_with("dim3")) {
+    size_t O = skipSpace(Code, R.B + 4);
+    if (O < R.E && (Code[O] == '(' || Code[O] == '{'))
+      Open = O;
+  } else if (!Arg.empty() && !isDigit(Arg[0]) && llvm::all_of(Arg, isIdentChar)) {
+    size_t P = declarationOf(Code, Arg, R.B);
+    if (P != StringRef::npos &&
+        containsWord(Code.slice(declStart(Code, P), P), "dim3")) {
+      size_t N = skipSpace(Code, P + Arg.size());
+      if (Code[N] == '=') {
+        N = skipSpace(Code, N + 1);
+        if (Code.substr(N, 4) == "dim3")
+          N = skipSpace(Code, N + 4);
+      }
+      if (N < Code.size() && (Code[N] == '(' || Code[N] == '{'))
+        Open = N;
+      // block.x = 32; after the declaration changes it at run time.
+      for (size_t Q : occurrences(Code, Arg)) {
+        if (Q <= P || Q >= R.B)
+          continue;
+        size_t M = skipSpace(Code, Q + Arg.size());
+        if (M < Code.size() && Code[M] == '.') {
+          size_t E = skipSpace(Code, M + 2);
+          if (E < Code.size() && Code[E] == '=' && Code.substr(E, 2) != "==")
+            return std::make_pair(Range{}, ("`" + Arg + "` is assigned at line " +
+                                            Twine(lineOf(Text, Q)))
+                                               .str());
+        } else if (M < Code.size() && Code[M] == '=' && Code.substr(M, 2) != "==") {
+          return std::make_pair(Range{}, ("`" + Arg + "` is assigned at line " +
+                                          Twine(lineOf(Text, Q)))
+                                             .str());
+        }
+      }
+    }
+  }
+  if (Open == StringRef::npos) {
+    if (Dim == 0)
+      return std::make_pair(R, std::string());
+    return std::make_pair(Range{}, ("the " + Twine(What) + " `" + Arg + "` has no " +
+                                    dimName(Dim) + " component to write")
+                                       .str());
+  }
+  size_t Close = matchBracket(Code, Open);
+  if (Close == StringRef::npos)
+    return std::make_pair(Range{}, ("cannot read the " + Twine(What) + " `" + Arg + "`").str());
+  std::vector<Range> Parts = splitArgs(Code, Open + 1, Close, false);
+  if (Dim >= Parts.size())
+    return std::make_pair(Range{}, ("the " + Twine(What) + " `" +
+                                    Code.slice(Open > R.B && Open < R.E ? R.B : Open, Close + 1) +
+                                    "` has no " + dimName(Dim) + " component (it is 1)")
+                                       .str());
+  return std::make_pair(Parts[Dim], std::string());
+}
+
+/// The edit that would make a value at [B, E) of File bindable as Name.
+std::string fixItText(StringRef Text, size_t B, size_t E, StringRef Name,
+                      std::optional<int64_t> Value) {
+  unsigned Line = lineOf(Text, B);
+  return formatv("fix-it: replace '{0}' in line {1} by '{2}' and add '#define {2} {3}' above "
+                 "line {1}",
+                 Text.slice(B, E), Line, Name,
+                 Value ? std::to_string(*Value) : std::string("<its value>"))
+      .str();
+}
+
+std::string Binder::fixItFor(StringRef Name) {
+  auto It = Opt.Defaults.find(Name.str());
+  if (It == Opt.Defaults.end())
+    return "";
+  for (size_t I : launches()) {
+    auto PL = launch(I);
+    if (!PL) {
+      consumeError(PL.takeError());
+      continue;
+    }
+    auto FT = F.get(Index.LaunchSites[I].Loc.File);
+    if (!FT) {
+      consumeError(FT.takeError());
+      return "";
+    }
+    StringRef Code = (*FT)->Code;
+    std::vector<Range> Args = (*PL)->TemplateArgs;
+    for (size_t P = 0; P < (*PL)->Config.size() && P < 2; ++P)
+      for (unsigned D = 0; D < 3; ++D) {
+        auto C = component(I, P, D);
+        if (!C) {
+          consumeError(C.takeError());
+          continue;
+        }
+        if (C->second.empty())
+          Args.push_back(C->first);
+      }
+    for (Range R : Args) {
+      StringRef A = Code.slice(R.B, R.E);
+      if (isIntLiteral(A) && literalValue(A) == It->second)
+        return fixItText((*FT)->Text, R.B, R.E, Name, It->second);
+    }
+  }
+  return "";
+}
+
+Expected<std::optional<TunableBinding>> Binder::bindHinted(StringRef Name) {
+  std::string N = Name.str();
+  auto TA = Opt.TemplateArgs.find(N);
+  auto BD = Opt.BlockDims.find(N);
+  auto GD = Opt.GridDims.find(N);
+  bool Smem = is_contained(Opt.SharedMem, N);
+  if (TA == Opt.TemplateArgs.end() && BD == Opt.BlockDims.end() &&
+      GD == Opt.GridDims.end() && !Smem)
+    return std::optional<TunableBinding>();
+  TunableBinding B;
+  B.Name = N;
+  B.Kernel = K.QualifiedName;
+  std::set<std::pair<std::string, unsigned>> Seen;
+  auto Add = [&](const WriteSite &S) {
+    if (Seen.insert({S.File, S.Offset}).second)
+      B.Sites.push_back(S);
+  };
+  if (TA != Opt.TemplateArgs.end())
+    for (unsigned PI : TA->second) {
+      if (PI >= K.TemplateParams.size())
+        return makeError("the spec gives {0} as template argument {1} of {2}, which has {3} "
+                         "template parameter(s)",
+                         N, PI + 1, K.QualifiedName, K.TemplateParams.size());
+      auto T = bindTemplate(Name, PI);
+      if (!T)
+        return T.takeError();
+      if (*T)
+        for (const WriteSite &S : (*T)->Sites)
+          Add(S);
+    }
+  auto Dims = [&](size_t Pos, ArrayRef<unsigned> Ds) -> Error {
+    for (size_t I : launches()) {
+      const LaunchSiteInfo &L = Index.LaunchSites[I];
+      auto PL = launch(I);
+      if (!PL)
+        return PL.takeError();
+      auto FT = F.get(L.Loc.File);
+      if (!FT)
+        return FT.takeError();
+      for (unsigned D : Ds) {
+        std::string What = Pos == 2 ? std::string("shared-memory size")
+                                    : std::string(Pos == 0 ? "grid " : "block ") + dimName(D);
+        auto Fail = [&](Range R, StringRef Why) {
+          std::string Fix = R.E > R.B ? "; " + fixItText((*FT)->Text, R.B, R.E, Name,
+                                                           Opt.Defaults.count(N)
+                                                               ? std::optional<int64_t>(
+                                                                     Opt.Defaults.at(N))
+                                                               : std::nullopt)
+                                      : "";
+          return makeError("{0}:{1}: cannot write {2}, the {3} of this launch of {4}: {5}{6}",
+                           L.Loc.File, L.Loc.Line, N, What, K.Name, Why, Fix);
+        };
+        auto C = component(I, Pos, D);
+        if (!C)
+          return C.takeError();
+        if (!C->second.empty())
+          return Fail((*PL)->Config.size() > Pos ? (*PL)->Config[Pos] : Range{}, C->second);
+        Range Cfg = (*PL)->Config[Pos];
+        bool AtLaunch = C->first.B >= Cfg.B && C->first.E <= Cfg.E;
+        StringRef Kind = Pos == 1 ? (AtLaunch ? "launch-literal" : "dim3-literal")
+                                  : (AtLaunch ? "grid-literal" : "dim3-literal");
+        auto Fo = follow(L.Loc.File, C->first, I, Kind, Name);
+        if (!Fo)
+          return Fo.takeError();
+        if (!Fo->Why.empty())
+          return Fail(C->first, Fo->Why);
+        std::vector<WriteSite> Sites = Fo->Sites;
+        if (Pos == 1)
+          for (const WriteSite &S : Fo->Sites) {
+            if (S.Kind != "launch-literal" && S.Kind != "dim3-literal")
+              continue;
+            auto G = component(I, 0, D);
+            if (!G)
+              return G.takeError();
+            if (!G->second.empty())
+              continue;
+            Range GR = G->first;
+            StringRef GText = StringRef((*FT)->Code).slice(GR.B, GR.E);
+            if (!GText.empty() && !isDigit(GText[0]) && llvm::all_of(GText, isIdentChar))
+              GR = initializerOf((*FT)->Code, GText, GR.B);
+            if (Error E = companionsIn(GR, I, S, Sites))
+              return E;
+          }
+        for (const WriteSite &S : Sites)
+          Add(S);
+      }
+    }
+    return Error::success();
+  };
+  if (GD != Opt.GridDims.end())
+    if (Error E = Dims(0, GD->second))
+      return std::move(E);
+  if (BD != Opt.BlockDims.end())
+    if (Error E = Dims(1, BD->second))
+      return std::move(E);
+  if (Smem)
+    if (Error E = Dims(2, {0}))
+      return std::move(E);
+  if (B.Sites.empty())
+    return std::optional<TunableBinding>();
+  StringRef First = B.Sites.front().Kind;
+  B.Origin = llvm::any_of(B.Sites, [](const WriteSite &S) {
+               return S.Kind == "launch-literal" || S.Kind == "dim3-literal";
+             })
+                 ? "launch"
+             : First == "template-arg" || First == "template-default" ? "template"
+             : First == "macro"                                      ? "macro"
+                                                                     : "constexpr";
+  std::set<std::string> Symbols;
+  for (const WriteSite &S : B.Sites)
+    Symbols.insert(S.Symbol);
+  if (Symbols.size() == 1)
+    B.Symbol = *Symbols.begin();
+  return std::optional<TunableBinding>(std::move(B));
+}
+
 Expected<std::optional<TunableBinding>> Binder::fromIndex(StringRef Name, const TunableInfo &T) {
   if (T.Origin == "macro")
     return bindMacro(Name, T.Name);
@@ -1009,7 +1845,7 @@ Expected<std::optional<TunableBinding>> Binder::fromIndex(StringRef Name, const 
     if (!S)
       return S.takeError();
     if (T.Origin == "launch")
-      for (size_t I : launchesOf(Index, K))
+      for (size_t I : launches())
         if (is_contained(T.UsedAt, Index.LaunchSites[I].Loc))
           S->Launch = I;
     TunableBinding B;
@@ -1029,7 +1865,84 @@ Expected<std::optional<TunableBinding>> Binder::fromIndex(StringRef Name, const 
   return bindVariable(Name, T.Name, nullptr);
 }
 
-Expected<std::optional<TunableBinding>> Binder::bind(StringRef Name) {
+/// Grid literals equal to the product of the tunables that the spec's grid
+/// divides by (or one less): `(n + 1023) / 1024` for BLOCK * ITEMS at
+/// 256 * 4. They follow the product.
+Error Binder::productCompanions(std::vector<TunableBinding> &Bindings) {
+  for (const auto &[Dim, Factors] : Opt.GridFactors) {
+    if (Factors.size() < 2)
+      continue;
+    TunableBinding *First = nullptr;
+    for (TunableBinding &B : Bindings)
+      if (B.Name == Factors.front())
+        First = &B;
+    if (!First)
+      continue;
+    std::set<std::pair<std::string, unsigned>> Seen;
+    for (const TunableBinding &B : Bindings)
+      for (const WriteSite &S : B.Sites)
+        Seen.insert({S.File, S.Offset});
+    for (size_t I : launches()) {
+      auto LV = LaunchValues.find(I);
+      if (LV == LaunchValues.end())
+        continue;
+      int64_t P = 1;
+      bool Known = true;
+      for (const std::string &N : Factors) {
+        auto V = LV->second.find(N);
+        if (V == LV->second.end() || V->second <= 0)
+          Known = false;
+        else
+          P *= V->second;
+      }
+      if (!Known || P <= 2)
+        continue;
+      auto G = component(I, 0, Dim);
+      if (!G)
+        return G.takeError();
+      if (!G->second.empty())
+        continue;
+      const LaunchSiteInfo &L = Index.LaunchSites[I];
+      auto FT = F.get(L.Loc.File);
+      if (!FT)
+        return FT.takeError();
+      StringRef Code = (*FT)->Code;
+      Range GR = G->first;
+      StringRef GText = Code.slice(GR.B, GR.E);
+      if (!GText.empty() && !isDigit(GText[0]) && llvm::all_of(GText, isIdentChar))
+        GR = initializerOf(Code, GText, GR.B);
+      for (size_t J = GR.B; J < GR.E; ++J) {
+        if (!isDigit(Code[J]) || (J > 0 && (isIdentChar(Code[J - 1]) || Code[J - 1] == '.')))
+          continue;
+        size_t Len = literalLength(Code, J);
+        auto V = literalValue(Code.substr(J, Len));
+        // A block companion there (BLOCK=64 with ITEMS=1) is the product.
+        if (V && (*V == P || *V == P - 1) && Seen.count({L.Loc.File, unsigned(J)}))
+          for (TunableBinding &B : Bindings)
+            for (size_t X = 0; X < B.Sites.size(); ++X)
+              if (B.Sites[X].File == L.Loc.File && B.Sites[X].Offset == J &&
+                  B.Sites[X].Kind == "grid-literal" && B.Sites[X].Times.empty()) {
+                B.Sites.erase(B.Sites.begin() + X);
+                Seen.erase({L.Loc.File, unsigned(J)});
+                break;
+              }
+        if (V && (*V == P || *V == P - 1) && !Seen.count({L.Loc.File, unsigned(J)})) {
+          auto S = siteAt("grid-literal", L.Loc.File, J, Len);
+          if (!S)
+            return S.takeError();
+          S->Delta = *V - P;
+          S->Launch = I;
+          S->Times.assign(Factors.begin() + 1, Factors.end());
+          First->Sites.push_back(*S);
+        }
+        J += Len;
+      }
+    }
+  }
+  return Error::success();
+}
+
+Expected<std::optional<TunableBinding>> Binder::bindNamed(StringRef Name) {
   for (const TunableInfo &T : Index.Tunables)
     if (T.Name == Name)
       return fromIndex(Name, T);
@@ -1039,9 +1952,39 @@ Expected<std::optional<TunableBinding>> Binder::bind(StringRef Name) {
   auto M = bindMacro(Name, Name);
   if (!M || *M)
     return M;
-  M = bindVariable(Name, Name, nullptr);
-  if (!M || *M)
+  return bindVariable(Name, Name, nullptr);
+}
+
+Expected<std::optional<TunableBinding>> Binder::bind(StringRef Name) {
+  // A template parameter, macro or constant named after the tunable, and
+  // where the spec puts it (a template argument, a launch dimension): both.
+  auto M = bindNamed(Name);
+  if (!M)
     return M;
+  size_t NotesBefore = Notes.size();
+  auto H = bindHinted(Name);
+  if (*M) {
+    // The named macro or constant is what changes: notes of a launch
+    // constant of its own do not apply.
+    if ((*M)->Origin == "macro" || (*M)->Origin == "constexpr")
+      Notes.resize(NotesBefore);
+    if (!H) {
+      consumeError(H.takeError()); // the named binding stands on its own
+      return M;
+    }
+    if (*H) {
+      std::set<std::pair<std::string, unsigned>> Seen;
+      for (const WriteSite &S : (*M)->Sites)
+        Seen.insert({S.File, S.Offset});
+      bool Named = (*M)->Origin == "macro" || (*M)->Origin == "constexpr";
+      for (const WriteSite &S : (*H)->Sites)
+        if (!(Named && S.Kind == "new-constant") && Seen.insert({S.File, S.Offset}).second)
+          (*M)->Sites.push_back(S);
+    }
+    return M;
+  }
+  if (!H || *H)
+    return H;
   if (isConventional(Name, {"BLOCK", "BLOCK_SIZE", "BLOCKSIZE", "THREADS", "NUM_THREADS"}))
     return bindBlock(Name);
   if (isConventional(Name, {"UNROLL", "UNROLL_FACTOR"}))
@@ -1108,9 +2051,26 @@ std::string Binder::offers() {
 
 } // namespace
 
+namespace {
+Expected<BindResult> bindOnce(const FileIndex &Index, const KernelInfo *K,
+                              ArrayRef<std::string> Names, const BindOptions &Opt,
+                              const std::set<size_t> &Excluded,
+                              const patch::ContentsProvider &Contents,
+                              std::map<size_t, std::map<std::string, int64_t>> *Values);
+} // namespace
+
 Expected<std::vector<TunableBinding>> bindTunables(const FileIndex &Index, StringRef Kernel,
                                                    ArrayRef<std::string> Names,
                                                    const patch::ContentsProvider &Contents) {
+  auto R = bindTunables(Index, Kernel, Names, BindOptions(), Contents);
+  if (!R)
+    return R.takeError();
+  return std::move(R->Bindings);
+}
+
+Expected<BindResult> bindTunables(const FileIndex &Index, StringRef Kernel,
+                                  ArrayRef<std::string> Names, const BindOptions &Opt,
+                                  const patch::ContentsProvider &Contents) {
   const KernelInfo *K = findKernel(Index, Kernel);
   if (!K) {
     std::vector<std::string> Known;
@@ -1119,8 +2079,90 @@ Expected<std::vector<TunableBinding>> bindTunables(const FileIndex &Index, Strin
     return makeError("no kernel {0} in {1} (kernels: {2})", Kernel, Index.File,
                      Known.empty() ? std::string("none") : join(Known, ", "));
   }
+  std::vector<size_t> All = launchesOf(Index, *K);
+  auto Line = [&](size_t I) {
+    return (sys::path::filename(Index.LaunchSites[I].Loc.File) + ":" +
+            Twine(Index.LaunchSites[I].Loc.Line))
+        .str();
+  };
+  std::set<size_t> Picked;
+  if (Opt.LaunchLine) {
+    Files PF(Contents);
+    Binder Probe(Index, *K, PF, Opt);
+    for (size_t I : Probe.launches())
+      Picked.insert(I);
+    if (Picked.empty()) {
+      std::vector<std::string> Lines;
+      for (size_t I : All)
+        Lines.push_back(Line(I));
+      return makeUsageError("--launch {0}:{1}: no launch of {2} there (its launches: {3})",
+                            Opt.LaunchFile.empty() ? Index.File : Opt.LaunchFile,
+                            Opt.LaunchLine, K->QualifiedName,
+                            Lines.empty() ? std::string("none") : join(Lines, ", "));
+    }
+  }
+  std::map<size_t, std::map<std::string, int64_t>> Values;
+  auto R = bindOnce(Index, K, Names, Opt, {}, Contents, &Values);
+  if (!R)
+    return R.takeError();
+  std::vector<SkippedLaunch> Skipped;
+  for (size_t I : All)
+    if (Opt.LaunchLine && !Picked.count(I))
+      Skipped.push_back({I, "not the launch --launch names"});
+  // Several launches: those that hold other values than the spec's
+  // defaults are not what the spec describes; they are left alone.
+  std::vector<size_t> Written;
+  for (size_t I : All)
+    if (!Opt.LaunchLine || Picked.count(I))
+      Written.push_back(I);
+  if (Written.size() > 1) {
+    std::set<size_t> Differ;
+    std::map<size_t, std::string> Why;
+    for (size_t I : Written)
+      for (const auto &[Name, V] : Values[I]) {
+        auto D = Opt.Defaults.find(Name);
+        if (D != Opt.Defaults.end() && D->second != V) {
+          Differ.insert(I);
+          Why[I] += (Why[I].empty() ? "" : ", ") + Name + "=" + std::to_string(V) +
+                    " (the spec's default is " + std::to_string(D->second) + ")";
+        }
+      }
+    if (!Differ.empty() && Differ.size() < Written.size()) {
+      for (size_t I : Differ) {
+        Skipped.push_back({I, "holds " + Why[I]});
+        R->Notes.push_back(formatv("{0}: this launch of {1} holds {2}; it is not the launch "
+                                   "the spec describes and is left alone (--launch picks "
+                                   "one launch)",
+                                   Line(I), K->QualifiedName, Why[I])
+                               .str());
+      }
+      auto Again = bindOnce(Index, K, Names, Opt, Differ, Contents, nullptr);
+      if (!Again)
+        return Again.takeError();
+      Again->Notes.insert(Again->Notes.end(), R->Notes.begin(), R->Notes.end());
+      R = std::move(Again);
+    } else if (!Differ.empty()) {
+      std::vector<std::string> Lines;
+      for (size_t I : Written)
+        Lines.push_back(Line(I) + ": " + Why[I]);
+      return makeError("no launch of {0} holds the spec's defaults ({1}); pick the one to "
+                       "write with --launch FILE:LINE",
+                       K->QualifiedName, join(Lines, "; "));
+    }
+  }
+  R->Skipped = std::move(Skipped);
+  return R;
+}
+
+namespace {
+Expected<BindResult> bindOnce(const FileIndex &Index, const KernelInfo *K,
+                              ArrayRef<std::string> Names, const BindOptions &Opt,
+                              const std::set<size_t> &Excluded,
+                              const patch::ContentsProvider &Contents,
+                              std::map<size_t, std::map<std::string, int64_t>> *LValues) {
   Files F(Contents);
-  Binder B(Index, *K, F);
+  Binder B(Index, *K, F, Opt);
+  B.Excluded = Excluded;
   std::vector<TunableBinding> Out;
   std::vector<std::string> Unbound, Problems;
   for (const std::string &Name : Names) {
@@ -1137,6 +2179,8 @@ Expected<std::vector<TunableBinding>> bindTunables(const FileIndex &Index, Strin
     std::set<int64_t> Values;
     bool AllKnown = true;
     for (const WriteSite &S : TB.Sites) {
+      if (!S.Times.empty())
+        continue;
       if (auto V = isIntLiteral(S.Current) ? literalValue(S.Current) : std::nullopt)
         Values.insert(*V - S.Delta);
       else
@@ -1146,16 +2190,29 @@ Expected<std::vector<TunableBinding>> bindTunables(const FileIndex &Index, Strin
       TB.Current = *Values.begin();
     Out.push_back(std::move(TB));
   }
-  if (!Unbound.empty())
+  if (!Unbound.empty()) {
+    std::string Fix;
+    for (const std::string &N : Unbound)
+      if (std::string T = B.fixItFor(N); !T.empty())
+        Fix += "\n" + N + ": " + T;
     Problems.insert(Problems.begin(),
-                    formatv("cannot bind tunable{0} {1} of {2} to the source of {3}; it offers {4}",
+                    formatv("cannot bind tunable{0} {1} of {2} to the source of {3}; it offers {4}{5}",
                             Unbound.size() > 1 ? "s" : "", join(Unbound, ", "),
-                            K->QualifiedName, Index.File, B.offers())
+                            K->QualifiedName, Index.File, B.offers(), Fix)
                         .str());
+  }
   if (!Problems.empty())
     return makeError("{0}", join(Problems, "\n"));
-  return Out;
+  if (Error E = B.productCompanions(Out))
+    return std::move(E);
+  if (LValues)
+    *LValues = B.LaunchValues;
+  BindResult R;
+  R.Bindings = std::move(Out);
+  R.Notes = std::move(B.Notes);
+  return R;
 }
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Single-target write-back
@@ -1215,6 +2272,8 @@ Error checkLaunchBounds(const FileIndex &Index, ArrayRef<TunableBinding> Binding
 
 /// Checks that the site still holds the text it was bound to.
 Error checkSite(Files &F, const WriteSite &S) {
+  if (S.Kind == "new-constant")
+    return Error::success();
   auto FT = F.get(S.File);
   if (!FT)
     return FT.takeError();
@@ -1236,12 +2295,25 @@ Expected<patch::PatchSet> writeBackEdits(const FileIndex &Index,
     return std::move(E);
   Files F(Contents);
   patch::PatchSet P;
+  // Constants of their own for the launches, one insertion per place.
+  std::map<std::pair<std::string, unsigned>, std::string> Inserts;
   for (const TunableBinding &B : Bindings) {
     int64_t V = Values.at(B.Name);
     for (const WriteSite &S : B.Sites) {
+      if (S.Kind == "new-constant") {
+        Inserts[{S.File, S.Offset}] += S.Decl + formatValue(V, S.Current) + S.DeclEnd;
+        for (auto [Off, Len] : S.Renames)
+          if (Error E = P.add(patch::makeReplacement(S.File, Off, Len, S.Symbol),
+                              WriteBackOrigin))
+            return std::move(E);
+        continue;
+      }
       if (Error E = checkSite(F, S))
         return std::move(E);
-      std::string Text = formatValue(V + S.Delta, S.Current);
+      int64_t W = V;
+      for (const std::string &T : S.Times)
+        W *= Values.count(T) ? Values.at(T) : 1;
+      std::string Text = formatValue(W + S.Delta, S.Current);
       if (Text == S.Current)
         continue;
       if (Error E = P.add(patch::makeReplacement(S.File, S.Offset, S.Length, Text),
@@ -1249,6 +2321,9 @@ Expected<patch::PatchSet> writeBackEdits(const FileIndex &Index,
         return std::move(E);
     }
   }
+  for (const auto &[At, Text] : Inserts)
+    if (Error E = P.add(patch::makeReplacement(At.first, At.second, 0, Text), WriteBackOrigin))
+      return std::move(E);
   return P;
 }
 
@@ -1269,58 +2344,6 @@ std::string targetLabel(const TargetValues &T) {
 }
 
 namespace {
-
-/// A function with __global__ or __device__: where its declaration starts,
-/// its body, and whether it is also a host function.
-struct DeviceFunction {
-  size_t DeclBegin = 0, BodyBegin = 0, BodyEnd = 0;
-  bool AlsoHost = false;
-};
-
-std::vector<DeviceFunction> deviceFunctions(StringRef Code) {
-  std::vector<DeviceFunction> Out;
-  std::vector<size_t> Keys = occurrences(Code, "__global__");
-  for (size_t P : occurrences(Code, "__device__"))
-    Keys.push_back(P);
-  llvm::sort(Keys);
-  size_t Done = 0;
-  for (size_t P : Keys) {
-    if (P < Done)
-      continue;
-    int Depth = 0;
-    bool SawParen = false;
-    size_t Body = StringRef::npos;
-    for (size_t I = P; I < Code.size(); ++I) {
-      char C = Code[I];
-      if (C == '(') {
-        ++Depth;
-        SawParen = true;
-      } else if (C == ')') {
-        --Depth;
-      } else if (Depth == 0 && (C == ';' || C == '=')) {
-        break;
-      } else if (Depth == 0 && C == '{') {
-        if (SawParen)
-          Body = I;
-        break;
-      }
-    }
-    if (Body == StringRef::npos)
-      continue;
-    size_t End = matchBracket(Code, Body);
-    if (End == StringRef::npos)
-      continue;
-    DeviceFunction D;
-    size_t B = declStart(Code, P);
-    D.DeclBegin = B;
-    D.BodyBegin = Body;
-    D.BodyEnd = End;
-    D.AlsoHost = containsWord(Code.slice(B, Body), "__host__");
-    Out.push_back(D);
-    Done = End;
-  }
-  return Out;
-}
 
 struct Target {
   const TargetValues *Values;
@@ -1434,6 +2457,7 @@ struct Subst {
   const TunableBinding *Binding;
   std::string Current; ///< a site's text; empty for an identifier use
   int64_t Delta = 0;
+  const std::vector<std::string> *Times = nullptr; ///< a product's other factors
 };
 
 } // namespace
@@ -1526,7 +2550,20 @@ Expected<patch::PatchSet> dispatchEdits(const FileIndex &Index, StringRef Kernel
         if (!LS)
           return makeError("{0}: the value of {1} is not inside a launch statement of {2}",
                            Where, B.Name, K->Name);
-        Substs[LS].push_back({S.Offset, S.Offset + S.Length, &B, S.Current, S.Delta});
+        Substs[LS].push_back({S.Offset, S.Offset + S.Length, &B, S.Current, S.Delta, &S.Times});
+        continue;
+      }
+      if (S.Kind == "new-constant") {
+        // The launch's own constant: its uses in the launch statements
+        // take each target's value.
+        for (auto [Off, Len] : S.Renames) {
+          const LaunchStmt *LS = InStmt(S.File, Off);
+          if (!LS)
+            return makeError("{0}: {1} ({2}) is read outside the launch statements of {3} "
+                             "(line {4}); it cannot be dispatched per target",
+                             Where, B.Name, S.Symbol, K->Name, lineOf((*F.get(S.File))->Text, Off));
+          Substs[LS].push_back({Off, Off + Len, &B, "", 0});
+        }
         continue;
       }
       if (S.Kind == "template-default")
@@ -1733,6 +2770,9 @@ Expected<patch::PatchSet> dispatchEdits(const FileIndex &Index, StringRef Kernel
           continue;
         Out += Text.slice(Pos, S.B).str();
         int64_t V = T.Values->Values.at(S.Binding->Name);
+        if (S.Times)
+          for (const std::string &N : *S.Times)
+            V *= T.Values->Values.count(N) ? T.Values->Values.at(N) : 1;
         Out += S.Current.empty() ? exprValue(V) : formatValue(V + S.Delta, S.Current);
         Pos = S.E;
       }

@@ -52,6 +52,10 @@ cl::opt<std::string> ReplayPath("replay",
                                cl::value_desc("tuning.json"), SUB);
 cl::opt<bool> NoGpu("no-gpu", cl::desc("Do not measure: take values from the database or "
                                        "predict"), SUB);
+cl::opt<std::string> LaunchOpt("launch", cl::desc("Write the tuned values into this launch of "
+                                                  "the kernel only (default: every launch "
+                                                  "that holds the spec's defaults)"),
+                               cl::value_desc("FILE:LINE"), SUB);
 #undef SUB
 
 std::atomic<bool> Interrupted{false};
@@ -105,6 +109,19 @@ int forge::tool::runTune(const Invocation &Inv) {
   S.Job.Reps = Reps;
   S.Job.CandidateTimeoutS = TimeoutS;
   S.Interrupted = &Interrupted;
+  if (!LaunchOpt.empty()) {
+    StringRef L(LaunchOpt);
+    auto [FilePart, LinePart] = L.rsplit(':');
+    if (LinePart.empty() && !L.contains(':'))
+      LinePart = FilePart, FilePart = "";
+    unsigned Line = 0;
+    if (LinePart.getAsInteger(10, Line) || Line == 0)
+      return reportError(makeUsageError("--launch '{0}': expected FILE:LINE (or LINE), as in "
+                                        "app.cu:42",
+                                        LaunchOpt));
+    O.LaunchFile = FilePart.str();
+    O.LaunchLine = Line;
+  }
   O.ExtraArgs = Inv.ExtraArgs;
   O.CudaPath = CudaPath;
   O.Toolchain = &TC;

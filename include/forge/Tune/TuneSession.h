@@ -23,6 +23,7 @@
 #include "forge/Frontend/Toolchain.h"
 #include "forge/Support/Output.h"
 #include "forge/Tune/Tuner.h"
+#include "forge/Tune/WriteBack.h"
 
 namespace forge::tune {
 
@@ -47,7 +48,16 @@ struct TuneSessionOptions {
   /// ("UNROLL changes the source, not the launch: ..."), and, with Caveat
   /// set, a limit of what was checked.
   std::function<void(llvm::StringRef Text, bool Caveat)> OnNote;
+  /// `--launch FILE:LINE`: write only that launch of the kernel (line 0:
+  /// every launch that holds the spec's defaults).
+  std::string LaunchFile;
+  unsigned LaunchLine = 0;
 };
+
+/// Where the spec puts each tunable (template arguments, grid / block
+/// dimensions, shared memory written as exactly its name) and its
+/// defaults, for bindTunables().
+BindOptions bindOptionsFor(const measure::LaunchSpec &Spec);
 
 /// The tuned source, as written (or printed) and as a unified diff.
 struct TunedSource {
@@ -81,7 +91,8 @@ private:
   llvm::Expected<frontend::FileIndex> index(llvm::StringRef Path,
                                             const arch::TargetInfo &Target,
                                             llvm::ArrayRef<std::string> Args) const;
-  llvm::Error checkLaunchGeometry(const TuneResult &R, llvm::StringRef TunedPath) const;
+  llvm::Error checkLaunchGeometry(const TuneResult &R, llvm::StringRef TunedPath,
+                                  const std::vector<frontend::LaunchSiteInfo> &Skipped) const;
 
   TuneSessionOptions O;
   std::unique_ptr<build::Nvcc> Tools;

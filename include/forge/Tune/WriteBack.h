@@ -104,6 +104,16 @@ struct WriteSite {
   std::optional<size_t> Launch;
   /// Written as the tuned value plus Delta ("grid-literal" sites: 0 or -1).
   int64_t Delta = 0;
+  /// "new-constant" sites (a constant or macro that other code uses too is
+  /// left alone; the tuned launches get a constant of their own): the
+  /// declaration inserted at Offset is Decl + the value + DeclEnd, and the
+  /// uses at Renames (offset, length) in File become Symbol.
+  std::string Decl, DeclEnd;
+  std::vector<std::pair<unsigned, unsigned>> Renames;
+  /// A grid literal that is the product of several tunables (1024 in
+  /// `(n + 1023) / 1024` for BLOCK * ITEMS): the others, whose values
+  /// multiply this binding's.
+  std::vector<std::string> Times;
 };
 
 /// Where the value of one spec tunable lives in the source.
@@ -120,6 +130,57 @@ struct TunableBinding {
   std::optional<int64_t> Current; ///< the value now, when all sites agree
   std::vector<WriteSite> Sites;   ///< never empty
 };
+
+/// What a launch spec says about where each tunable goes, and which launch
+/// sites to write (see docs/tune.md, "Where the values are written").
+struct BindOptions {
+  /// Tunable name -> the kernel's template argument positions that the
+  /// spec writes as exactly that name (template_args: ["BLOCK", "ITEMS"]).
+  std::map<std::string, std::vector<unsigned>> TemplateArgs;
+  /// Tunable name -> the grid / block dimensions (0 = x, 1 = y, 2 = z)
+  /// that the spec writes as exactly that name (block: ["BX", "BY"]).
+  std::map<std::string, std::vector<unsigned>> GridDims, BlockDims;
+  /// Tunables that are the spec's whole shared-memory expression.
+  std::vector<std::string> SharedMem;
+  /// Grid dimension -> the tunables its spec expression reads
+  /// (ceil_div(N, BLOCK * ITEMS): BLOCK, ITEMS); a grid literal equal to
+  /// their product (or one less) follows them.
+  std::map<unsigned, std::vector<std::string>> GridFactors;
+  /// The spec's defaults: the values the launch sites it describes hold.
+  std::map<std::string, int64_t> Defaults;
+  /// `--launch FILE:LINE`: only the launch of the kernel at that line (the
+  /// file as the index names it, or its file name; empty: any file).
+  std::string LaunchFile;
+  unsigned LaunchLine = 0;
+};
+
+/// A launch of the kernel that the write-back leaves as it is.
+struct SkippedLaunch {
+  size_t Launch = 0; ///< index into FileIndex::LaunchSites
+  std::string Why;
+};
+
+struct BindResult {
+  std::vector<TunableBinding> Bindings;
+  /// What the user should know: a shared constant given a launch of its
+  /// own, a launch left alone and why.
+  std::vector<std::string> Notes;
+  std::vector<SkippedLaunch> Skipped;
+};
+
+/// bindTunables() with the spec's hints: a tunable that no template
+/// parameter, macro or constant of the file is named after binds where the
+/// spec puts it (a template argument, a grid / block dimension, the shared
+/// memory), following the launch's argument back through `dim3`
+/// constructors, constants, macros, enumerators and locals initialised
+/// from a literal. Launch sites whose values differ from the spec's
+/// defaults are left alone (a note each); with LaunchLine set, only that
+/// launch is written. A binding that is impossible fails with the edit
+/// that would make it possible ("fix-it: replace ...").
+llvm::Expected<BindResult>
+bindTunables(const frontend::FileIndex &Index, llvm::StringRef Kernel,
+             llvm::ArrayRef<std::string> Names, const BindOptions &Options,
+             const patch::ContentsProvider &Contents = patch::diskContents());
 
 /// Binds each name of \p Names for kernel \p Kernel (its qualified or plain
 /// name). \p Contents gives file text (the index has only locations).

@@ -268,6 +268,258 @@ void run(float *y) { b<<<4, 256>>>(y); }
 }
 
 //===----------------------------------------------------------------------===//
+// Binding through the spec's hints: where the spec puts a tunable (a
+// template argument, a block / grid dimension), the launch's argument is
+// followed back to the literal that holds its value.
+//===----------------------------------------------------------------------===//
+
+/// Options for the spec `template_args: [BLOCK, ITEMS]`, `block: BLOCK`,
+/// `grid: ceil_div(N, BLOCK * ITEMS)` with defaults 256 and 4.
+BindOptions sumOptions() {
+  BindOptions O;
+  O.TemplateArgs = {{"BLOCK", {0}}, {"ITEMS", {1}}};
+  O.BlockDims = {{"BLOCK", {0}}};
+  O.GridFactors = {{0, {"BLOCK", "ITEMS"}}};
+  O.Defaults = {{"BLOCK", 256}, {"ITEMS", 4}};
+  return O;
+}
+
+BindOptions transposeOptions() {
+  BindOptions O;
+  O.BlockDims = {{"BX", {0}}, {"BY", {1}}};
+  O.Defaults = {{"BX", 16}, {"BY", 16}};
+  return O;
+}
+
+const std::string SumKernel = R"(template <int BT, int IPT>
+__global__ void sum(const float *in, float *out, int n) {
+  int i = blockIdx.x * BT * IPT + threadIdx.x;
+  if (i < n) atomicAdd(out, in[i]);
+}
+)";
+
+struct HintRow {
+  const char *Name;
+  std::string Host;       ///< after the kernel
+  BindOptions Options;
+  std::map<std::string, int64_t> Values;
+  std::string Want;       ///< the host part after the write-back
+  std::vector<std::string> Notes; ///< substrings, one per note, in order
+};
+
+TEST(WriteBackBind, SpecHintsFollowTheLaunchArguments) {
+  std::vector<HintRow> Rows = {
+      {"constexpr-declarators",
+       R"(void run(const float *in, float *out, int n) {
+  constexpr int B = 256, I = 4;
+  sum<B, I><<<(n + B * I - 1) / (B * I), B>>>(in, out, n);
+}
+)",
+       sumOptions(), {{"BLOCK", 512}, {"ITEMS", 8}},
+       R"(void run(const float *in, float *out, int n) {
+  constexpr int B = 512, I = 8;
+  sum<B, I><<<(n + B * I - 1) / (B * I), B>>>(in, out, n);
+}
+)",
+       {}},
+      {"macros-and-product-grid",
+       R"(#define T 256
+void run(const float *in, float *out, int n) {
+  sum<T, 4><<<(n + 1023) / 1024, T>>>(in, out, n);
+}
+)",
+       sumOptions(), {{"BLOCK", 128}, {"ITEMS", 2}},
+       R"(#define T 128
+void run(const float *in, float *out, int n) {
+  sum<T, 2><<<(n + 255) / 256, T>>>(in, out, n);
+}
+)",
+       {}},
+      {"enumerators",
+       R"(enum { kB = 256, kI = 4 };
+void run(const float *in, float *out, int n) {
+  sum<kB, kI><<<(n + kB * kI - 1) / (kB * kI), kB>>>(in, out, n);
+}
+)",
+       sumOptions(), {{"BLOCK", 64}, {"ITEMS", 1}},
+       R"(enum { kB = 64, kI = 1 };
+void run(const float *in, float *out, int n) {
+  sum<kB, kI><<<(n + kB * kI - 1) / (kB * kI), kB>>>(in, out, n);
+}
+)",
+       {}},
+      {"local-variable-and-derived-grid",
+       R"(void run(const float *in, float *out, int n) {
+  int threads = 256;
+  int blocks = (n + threads * 4 - 1) / (threads * 4);
+  sum<256, 4><<<blocks, threads>>>(in, out, n);
+}
+)",
+       sumOptions(), {{"BLOCK", 512}, {"ITEMS", 4}},
+       R"(void run(const float *in, float *out, int n) {
+  int threads = 512;
+  int blocks = (n + threads * 4 - 1) / (threads * 4);
+  sum<512, 4><<<blocks, threads>>>(in, out, n);
+}
+)",
+       {}},
+      {"shared-constant-gets-its-own",
+       R"(constexpr int B = 256;
+void other(int n);
+void run(const float *in, float *out, int n) {
+  sum<B, 4><<<(n + B * 4 - 1) / (B * 4), B>>>(in, out, n);
+  other(B);
+}
+)",
+       sumOptions(), {{"BLOCK", 1024}, {"ITEMS", 4}},
+       R"(constexpr int B = 256;
+constexpr int B_sum = 1024;
+void other(int n);
+void run(const float *in, float *out, int n) {
+  sum<B_sum, 4><<<(n + B_sum * 4 - 1) / (B_sum * 4), B_sum>>>(in, out, n);
+  other(B);
+}
+)",
+       {"B is also used at line(s) 10; it is left as it is, and the launch(es) of sum get a "
+        "constant of their own, B_sum"}},
+      {"same-name-in-other-scopes-is-not-a-use",
+       R"(int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
+void run(const float *in, float *out, int n) {
+  const int threads = 256;
+  sum<threads, 4><<<blocks_for(n, threads * 4), threads>>>(in, out, n);
+}
+void other() { int threads = 3; (void)threads; }
+)",
+       sumOptions(), {{"BLOCK", 512}, {"ITEMS", 4}},
+       R"(int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
+void run(const float *in, float *out, int n) {
+  const int threads = 512;
+  sum<threads, 4><<<blocks_for(n, threads * 4), threads>>>(in, out, n);
+}
+void other() { int threads = 3; (void)threads; }
+)",
+       {}},
+      {"second-launch-left-alone",
+       R"(void run(const float *in, float *out, int n) {
+  sum<256, 4><<<(n + 1023) / 1024, 256>>>(in, out, n);
+  sum<32, 1><<<(n + 31) / 32, 32>>>(in, out, n);
+}
+)",
+       sumOptions(), {{"BLOCK", 128}, {"ITEMS", 8}},
+       R"(void run(const float *in, float *out, int n) {
+  sum<128, 8><<<(n + 1023) / 1024, 128>>>(in, out, n);
+  sum<32, 1><<<(n + 31) / 32, 32>>>(in, out, n);
+}
+)",
+       {"this launch of sum holds BLOCK=32 (the spec's default is 256), ITEMS=1 (the spec's "
+        "default is 4); it is not the launch the spec describes and is left alone"}},
+  };
+  // (In the last row 1024 = 128 * 8 = 256 * 4: the grid stays right.)
+  for (HintRow &R : Rows) {
+    SCOPED_TRACE(R.Name);
+    auto S = parse(SumKernel + R.Host);
+    auto B = bindTunables(S->Index, "sum", {"BLOCK", "ITEMS"}, R.Options, S->contents());
+    ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+    ASSERT_EQ(B->Notes.size(), R.Notes.size());
+    for (size_t I = 0; I < R.Notes.size(); ++I)
+      EXPECT_NE(B->Notes[I].find(R.Notes[I]), std::string::npos) << B->Notes[I];
+    auto P = writeBackEdits(S->Index, B->Bindings, R.Values, S->contents());
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    EXPECT_EQ(S->apply(*P), SumKernel + R.Want);
+  }
+}
+
+TEST(WriteBackBind, Dim3ExtentsAndTheirGrids) {
+  const std::string Kernel = R"(__global__ void tr(const float *in, float *out, int r, int c) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < c && y < r) out[x * r + y] = in[y * c + x];
+}
+)";
+  auto S = parse(Kernel + R"(void a(const float *in, float *out, int r, int c) {
+  dim3 block(16, 16);
+  dim3 grid((c + 15) / 16, (r + 15) / 16);
+  tr<<<grid, block>>>(in, out, r, c);
+}
+void b(const float *in, float *out, int r, int c) {
+  dim3 t{16, 16};
+  tr<<<dim3((c + 15) / 16, (r + 15) / 16), t>>>(in, out, r, c);
+}
+void d(const float *in, float *out, int r, int c) {
+  tr<<<dim3((c + 16 - 1) / 16, (r + 16 - 1) / 16), dim3(16, 16)>>>(in, out, r, c);
+}
+)");
+  auto B = bindTunables(S->Index, "tr", {"BX", "BY"}, transposeOptions(), S->contents());
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  auto P = writeBackEdits(S->Index, B->Bindings, {{"BX", 32}, {"BY", 8}}, S->contents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_EQ(S->apply(*P), Kernel + R"(void a(const float *in, float *out, int r, int c) {
+  dim3 block(32, 8);
+  dim3 grid((c + 31) / 32, (r + 7) / 8);
+  tr<<<grid, block>>>(in, out, r, c);
+}
+void b(const float *in, float *out, int r, int c) {
+  dim3 t{32, 8};
+  tr<<<dim3((c + 31) / 32, (r + 7) / 8), t>>>(in, out, r, c);
+}
+void d(const float *in, float *out, int r, int c) {
+  tr<<<dim3((c + 32 - 1) / 32, (r + 8 - 1) / 8), dim3(32, 8)>>>(in, out, r, c);
+}
+)");
+  // Without the hints BX and BY bind to nothing.
+  std::string E =
+      errorOf(bindTunables(S->Index, "tr", {"BX", "BY"}, S->contents()).takeError());
+  EXPECT_NE(E.find("cannot bind tunables BX, BY of tr"), std::string::npos) << E;
+}
+
+TEST(WriteBackBind, ImpossibleBindingsGiveTheirFixIt) {
+  struct Row {
+    const char *Name;
+    std::string Host;
+    BindOptions Options;
+    std::string Want;
+  };
+  BindOptions NoHints;
+  NoHints.Defaults = {{"BLOCK", 256}, {"ITEMS", 4}};
+  std::vector<Row> Rows = {
+      {"run-time-variable",
+       R"(void run(const float *in, float *out, int n) {
+  int t = 256;
+  if (n < 100) t = 32;
+  sum<256, 4><<<(n + 1023) / 1024, t>>>(in, out, n);
+}
+)",
+       sumOptions(),
+       "cannot write BLOCK, the block x of this launch of sum: `t` is assigned at line 8, so "
+       "its value is not known before the run; fix-it: replace 't' in line 9 by 'BLOCK' and "
+       "add '#define BLOCK 256' above line 9"},
+      {"expression",
+       R"(void run(const float *in, float *out, int n) {
+  sum<256, 4><<<(n + 1023) / 1024, 2 * 128>>>(in, out, n);
+}
+)",
+       sumOptions(),
+       "cannot write BLOCK, the block x of this launch of sum: `2 * 128` is an expression, "
+       "not a literal or a name; fix-it: replace '2 * 128' in line 7 by 'BLOCK' and add "
+       "'#define BLOCK 256' above line 7"},
+      {"no-hint-but-the-default-is-there",
+       R"(void run(const float *in, float *out, int n) {
+  sum<256, 4><<<(n + 1023) / 1024, 256>>>(in, out, n);
+}
+)",
+       NoHints,
+       "ITEMS: fix-it: replace '4' in line 7 by 'ITEMS' and add '#define ITEMS 4' above "
+       "line 7"},
+  };
+  for (Row &R : Rows) {
+    SCOPED_TRACE(R.Name);
+    auto S = parse(SumKernel + R.Host);
+    auto B = bindTunables(S->Index, "sum", {"BLOCK", "ITEMS"}, R.Options, S->contents());
+    std::string E = errorOf(B.takeError());
+    EXPECT_NE(E.find(R.Want), std::string::npos) << E;
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
 
