@@ -454,7 +454,7 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
     if (Outer < 0) {
       if (Running)
         M.Patterns.push_back(std::move(*Running));
-      else if (!ReadNote.empty())
+      if (!ReadNote.empty())
         Notes.push_back({ReadAt, ReadNote});
       continue;
     }
