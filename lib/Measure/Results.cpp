@@ -155,6 +155,8 @@ llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
       C.GBps = In.opt<double>("gbps");
       C.GFlops = In.opt<double>("gflops");
       C.RooflineFraction = In.opt<double>("roofline_fraction");
+      C.RestoredPerLaunch = In.get<std::vector<std::string>>("restored_per_launch");
+      C.Restore = In.get<std::string>("restore");
       if (R.find(C.Id))
         In.fail("a second line for candidate '" + C.Id + "'");
       R.Candidates.push_back(std::move(C));
@@ -207,6 +209,10 @@ Json forge::measure::toJson(const CandidateResult &C) {
   Put("gflops", C.GFlops);
   Put("roofline_fraction", C.RooflineFraction);
   J["process"] = C.Process;
+  if (!C.RestoredPerLaunch.empty()) {
+    J["restored_per_launch"] = C.RestoredPerLaunch;
+    J["restore"] = C.Restore;
+  }
   return J;
 }
 

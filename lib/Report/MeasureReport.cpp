@@ -2,6 +2,7 @@
 #include "forge/Report/MeasureReport.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <map>
 
 using namespace llvm;
 
@@ -147,6 +148,17 @@ void renderMeasureText(raw_ostream &OS, const MeasureSessionResult &R, const Job
                 "of {1} launches in {2} interleaved rounds, L2 {3}\n",
                 Arch, Job.Rounds * Job.Reps, Job.Rounds,
                 Job.FlushL2 ? "flushed" : "not flushed");
+  // What each timed launch started from: the buffers a kernel may change
+  // were put back before it, outside the timed region.
+  std::map<std::string, std::vector<std::string>> Restored;
+  for (const MeasureRow &Row : R.Rows) {
+    const CandidateResult &C = Rep.Outcomes[Row.Outcome].Result;
+    if (!C.RestoredPerLaunch.empty())
+      Restored[join(C.RestoredPerLaunch, ", ") + " (" + C.Restore + ")"].push_back(C.Id);
+  }
+  for (const auto &[What, Ids] : Restored)
+    OS << "restored before every timed launch, untimed: " << What << " for " << join(Ids, ", ")
+       << "\n";
 }
 
 void renderBuildOnly(raw_ostream &OS, const MeasureSessionResult &R) {

@@ -33,6 +33,7 @@ std::mutex Mutex;
 std::vector<Record> Records; // guarded by Mutex
 size_t Dropped = 0;          // guarded by Mutex
 bool Active = false;
+bool CopiesOn = false;
 
 constexpr size_t BufferBytes = 8u << 20;
 
@@ -54,6 +55,9 @@ void CUPTIAPI bufferCompleted(CUcontext Ctx, uint32_t StreamId,
         R->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       const auto *K = reinterpret_cast<const KernelRecord *>(R);
       Got.push_back({K->correlationId, K->start, K->end});
+    } else if (R->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto *M = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(R);
+      Got.push_back({M->correlationId, M->start, M->end});
     }
   }
   size_t Lost = 0;
@@ -74,7 +78,7 @@ std::string cuptiText(CUptiResult R) {
 
 } // namespace
 
-bool cuptiStart(std::string &Error) {
+bool cuptiStart(std::string &Error, bool Copies) {
   if (Active)
     return true;
   CUptiResult R = cuptiActivityRegisterCallbacks(bufferRequested,
@@ -92,6 +96,12 @@ bool cuptiStart(std::string &Error) {
     Error = "cuptiActivityEnable(KERNEL): " + cuptiText(R);
     return false;
   }
+  if (Copies && (R = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY)) !=
+                    CUPTI_SUCCESS) {
+    Error = "cuptiActivityEnable(MEMCPY): " + cuptiText(R);
+    return false;
+  }
+  CopiesOn = Copies;
   Active = true;
   return true;
 }
@@ -112,6 +122,71 @@ bool cuptiDiscard(std::string &Error) {
   Records.clear();
   Dropped = 0;
   return true;
+}
+
+namespace {
+
+/// Durations of Got in launch order; fails on a record without an end.
+bool durations(std::vector<Record> &Got, std::vector<double> &DurationsNs,
+               std::string &Error) {
+  std::sort(Got.begin(), Got.end(), [](const Record &A, const Record &B) {
+    return A.Correlation < B.Correlation;
+  });
+  for (const Record &R : Got) {
+    if (R.End <= R.Start) {
+      Error = "CUPTI delivered a kernel record without a valid end time";
+      return false;
+    }
+    DurationsNs.push_back(double(R.End - R.Start));
+  }
+  return true;
+}
+
+} // namespace
+
+bool cuptiCollectAll(std::vector<double> &DurationsNs, std::string &Error) {
+  DurationsNs.clear();
+  if (!Active) {
+    Error = "CUPTI is not active";
+    return false;
+  }
+  // The stream is idle, so every record is complete: forced flushes hand
+  // over the buffers that hold them, until two in a row add nothing.
+  size_t Seen = 0;
+  for (int Attempt = 0; Attempt < 20; ++Attempt) {
+    CUptiResult R = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (R != CUPTI_SUCCESS) {
+      Error = "cuptiActivityFlushAll: " + cuptiText(R);
+      return false;
+    }
+    size_t Now;
+    {
+      std::lock_guard<std::mutex> L(Mutex);
+      Now = Records.size();
+    }
+    if (Now && Now == Seen)
+      break;
+    Seen = Now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::vector<Record> Got;
+  size_t Lost = 0;
+  {
+    std::lock_guard<std::mutex> L(Mutex);
+    Got.swap(Records);
+    Lost = Dropped;
+    Records.clear();
+    Dropped = 0;
+  }
+  if (Lost) {
+    Error = "CUPTI dropped " + std::to_string(Lost) + " activity records";
+    return false;
+  }
+  if (Got.empty()) {
+    Error = "CUPTI delivered no kernel record";
+    return false;
+  }
+  return durations(Got, DurationsNs, Error);
 }
 
 bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
@@ -162,23 +237,15 @@ bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
             " kernel records for " + std::to_string(Expected) + " launches";
     return false;
   }
-  std::sort(Got.begin(), Got.end(), [](const Record &A, const Record &B) {
-    return A.Correlation < B.Correlation;
-  });
-  for (const Record &R : Got) {
-    if (R.End <= R.Start) {
-      Error = "CUPTI delivered a kernel record without a valid end time";
-      return false;
-    }
-    DurationsNs.push_back(double(R.End - R.Start));
-  }
-  return true;
+  return durations(Got, DurationsNs, Error);
 }
 
 void cuptiStop() {
   if (!Active)
     return;
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
+  if (CopiesOn)
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   Active = false;
   std::lock_guard<std::mutex> L(Mutex);

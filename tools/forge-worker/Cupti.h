@@ -16,10 +16,12 @@
 
 namespace forge::worker {
 
-/// Registers the activity buffer callbacks and enables kernel records.
-/// Call before the CUDA context is created. Returns false (with Error)
-/// when CUPTI cannot start; the caller then times with events.
-bool cuptiStart(std::string &Error);
+/// Registers the activity buffer callbacks and enables kernel records, and
+/// with Copies memcpy records too (bench-refs: a library reference that is
+/// a cudaMemcpy; never the worker, whose restores are copies). Call before
+/// the CUDA context is created. Returns false (with Error) when CUPTI
+/// cannot start; the caller then times with events.
+bool cuptiStart(std::string &Error, bool Copies = false);
 
 /// True after a successful cuptiStart.
 bool cuptiActive();
@@ -34,6 +36,12 @@ bool cuptiDiscard(std::string &Error);
 /// records arrive.
 bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
                   std::string &Error);
+
+/// Collects every kernel record since the last cuptiDiscard/cuptiCollect,
+/// however many there are (a library call launches kernels of its own
+/// choosing), in launch order. The caller synchronises first. Fails when
+/// records were dropped or none arrived.
+bool cuptiCollectAll(std::vector<double> &DurationsNs, std::string &Error);
 
 /// Disables the records and flushes (at exit).
 void cuptiStop();

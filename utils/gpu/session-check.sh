@@ -14,6 +14,9 @@
 #                   utils/gpu/prepare-gpu-checks.py in bundle/gpu-checks; each
 #                   one's output is OUT/checks/<test>.out, judged back here by
 #                   'prepare-gpu-checks.py verify'
+#   restore         forge-port measure of test/gpu/Inputs/restore: a kernel
+#                   that consumes its inout buffer against one that does not;
+#                   with a restore before every timed launch they time alike
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
 #   tune:K          forge-port tune of test/gpu/Inputs/tune/K.cu, exhaustive,
@@ -62,6 +65,15 @@ for step in "$@"; do
         bash "$d/device.sh" > "$out/checks/$n.out" 2>&1
         result "check $n" $?
       done
+      ;;
+    restore)
+      R=test/gpu/Inputs/restore
+      "$fp" measure $R/consume.cu $R/recompute.cu --spec $R/consume.json --format json \
+        > "$out/restore.json" 2> "$out/restore.err"
+      "$fp" measure $R/consume.cu $R/recompute.cu --spec $R/consume.json > "$out/restore.log" 2>&1
+      cat "$out/restore.log"
+      python3 utils/gpu/restore-check.py "$out/restore.json"
+      result restore $?
       ;;
     measure)
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1

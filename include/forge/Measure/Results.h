@@ -71,6 +71,11 @@ struct CandidateResult {
   std::optional<double> BaselineMedianNs, Noise, Speedup, FloorNs, GBps,
       GFlops, RooflineFraction;
   unsigned Process = 0;
+  /// Buffers the worker restored before every timed launch (inout ones,
+  /// inputs the candidate changed) and how: "pristine-copy" (a device copy,
+  /// no kernel) or "regenerated" (no memory for a copy; timed with events).
+  std::vector<std::string> RestoredPerLaunch;
+  std::string Restore;
 
   bool ok() const { return Status == CandidateStatus::Ok; }
 };

@@ -13,7 +13,7 @@ namespace {
 const char *Lines =
     R"({"type":"device","name":"NVIDIA H200","cc":"9.0","sms":132,"l2_bytes":62914560,"clock_khz":1980000,"uuid":"GPU-1","timer":"cupti"}
 {"type":"ceilings","dram_gbps":4200,"fp32_gflops":60000,"fp64_gflops":30000,"source":"cache"}
-{"type":"candidate","id":"ref","reference":true,"label":"k.cu","status":"ok","reasons":[],"error":"","checks":[{"set":0,"buffer":"y","rel_l2":0,"max_abs":0,"over_bound":0,"unwritten":0,"first_bad":-1}],"time_ns":{"median":100000,"min":99000,"max":104000,"p10":99500,"p90":101000,"spread":0.015,"samples":50},"round_medians_ns":[100000,100100,99900,100050,100000],"baseline_median_ns":100000,"noise":0.002,"speedup":1,"floor_ns":30000,"gbps":1260,"gflops":null,"roofline_fraction":0.3,"process":1}
+{"type":"candidate","id":"ref","reference":true,"label":"k.cu","status":"ok","reasons":[],"error":"","checks":[{"set":0,"buffer":"y","rel_l2":0,"max_abs":0,"over_bound":0,"unwritten":0,"first_bad":-1}],"time_ns":{"median":100000,"min":99000,"max":104000,"p10":99500,"p90":101000,"spread":0.015,"samples":50},"round_medians_ns":[100000,100100,99900,100050,100000],"baseline_median_ns":100000,"noise":0.002,"speedup":1,"floor_ns":30000,"gbps":1260,"gflops":null,"roofline_fraction":0.3,"process":1,"restored_per_launch":["y"],"restore":"pristine-copy"}
 {"type":"future-kind","x":1}
 {"type":"candidate","id":"c1","reference":false,"label":"bad.cu","status":"wrong","reasons":["wrong","unwritten"],"error":"","checks":[{"set":1,"buffer":"y","rel_l2":0.25,"max_abs":3.5,"over_bound":12,"unwritten":4,"first_bad":17,"first_unwritten":90}],"inputs_changed":[{"set":0,"buffer":"x","elements":1,"first":99}],"process":1}
 {"type":"candidate","id":"c2","status":"crashed","reasons":["crashed"],"error":"an illegal memory access was encountered","process":1}
@@ -39,6 +39,8 @@ TEST(Results, ParsesEveryKind) {
   EXPECT_EQ(Ref->RoundMediansNs.size(), 5u);
   EXPECT_EQ(*Ref->Noise, 0.002);
   EXPECT_FALSE(Ref->GFlops.has_value()); // null
+  EXPECT_EQ(Ref->RestoredPerLaunch, std::vector<std::string>{"y"});
+  EXPECT_EQ(Ref->Restore, "pristine-copy");
   const CandidateResult *C1 = R->find("c1");
   ASSERT_TRUE(C1);
   EXPECT_EQ(C1->Status, CandidateStatus::Wrong);
@@ -67,6 +69,9 @@ TEST(Results, RoundTripsThroughJson) {
   ASSERT_TRUE(bool(R2)) << llvm::toString(R2.takeError());
   ASSERT_EQ(R2->Candidates.size(), 3u);
   EXPECT_EQ(R2->find("ref")->Time->P90, 101000);
+  EXPECT_EQ(R2->find("ref")->RestoredPerLaunch, std::vector<std::string>{"y"});
+  EXPECT_EQ(R2->find("ref")->Restore, "pristine-copy");
+  EXPECT_TRUE(R2->find("c1")->RestoredPerLaunch.empty());
   EXPECT_EQ(R2->find("c1")->Checks[0].RelL2, 0.25);
   EXPECT_EQ(R2->find("c1")->InputsChanged[0].Elements, 1u);
   EXPECT_EQ(toJson(R2->find("c1")->Checks.empty() ? CandidateResult()

@@ -41,9 +41,22 @@ struct Options {
   uint64_t Seed = 20261129;
 };
 
-struct Stats {
+/// Percentiles of one timer's repetitions.
+struct Percentiles {
   double MedianNs = 0, P10Ns = 0, P90Ns = 0, MinNs = 0, MaxNs = 0;
+};
+
+/// The repetitions timed two ways: CUPTI kernel activity records summed
+/// over the kernels the call launched (how forge-worker times kernels; the
+/// primary figure), and CUDA events around the call (which include the gaps
+/// between a library's kernels and the launch overhead).
+struct Stats {
+  Percentiles Cupti, Events;
+  bool HasCupti = false;
+  std::string CuptiError; ///< why there is no CUPTI figure
   int Reps = 0;
+  /// The primary figure: CUPTI where it ran, else events.
+  const Percentiles &primary() const { return HasCupti ? Cupti : Events; }
 };
 
 /// Times library calls on one stream by the suite's rules.
@@ -59,13 +72,16 @@ public:
 
   /// Warm-up, then options().Reps repetitions of: Prep (untimed; restores
   /// inputs an in-place call changed), a write of a buffer twice the L2
-  /// size, then Op between two CUDA events on stream().
+  /// size, then Op between two CUDA events on stream(), its kernels'
+  /// CUPTI activity records summed.
   Stats time(const std::function<void()> &Op,
              const std::function<void()> &Prep = nullptr);
 
   /// Prints one JSON line: {"op", "ref", "desc", "primary", "sizes",
-  /// "median_ns", "p10_ns", "p90_ns", "min_ns", "spread", "reps", ...,
-  /// "check"}. Check is "ok", "skipped" or "failed: why".
+  /// "median_ns", "p10_ns", "p90_ns", "min_ns", "spread", "timer", "reps",
+  /// "events": {"median_ns", ...}, ..., "check"}; median_ns and its
+  /// siblings are CUPTI's where it ran ("timer": "cupti"). Check is "ok",
+  /// "skipped" or "failed: why".
   void report(const std::string &Op, const std::string &Ref,
               const std::string &Desc, bool Primary, const Sizes &S,
               const Stats &T, const std::string &Check) const;

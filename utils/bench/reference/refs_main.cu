@@ -11,10 +11,11 @@
 /// Without --op every operation runs at its spec's sizes. Timing: warm-up
 /// calls, then --reps (default 30, at least 20) repetitions, each after an
 /// untimed restore of in-place inputs and a write of a buffer twice the L2
-/// size, timed with CUDA events around the call on one stream (the events
-/// include the gaps between a library's kernels; the suite's kernels are
-/// timed by forge-worker with CUPTI, see utils/bench/README.md). Reported:
-/// median, 10th and 90th percentiles, spread = (p90 - p10) / median. Each
+/// size, timed as the suite's kernels are (forge-worker): CUPTI kernel
+/// activity records, summed over the kernels the library call launched;
+/// and, as a second column, CUDA events around the call on one stream
+/// (which include the gaps between a library's kernels). Reported for
+/// each: median, 10th and 90th percentiles, spread = (p90 - p10) / median. Each
 /// reference's result is checked against a simple host computation unless
 /// --no-check. Exit status: 0 when every reference ran and passed its
 /// check, 1 otherwise, 2 for usage errors.
@@ -25,6 +26,8 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "refs.h"
+
+#include "../../../tools/forge-worker/Cupti.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -166,6 +169,32 @@ Bench::~Bench() {
   cudaStreamDestroy(Stream);
 }
 
+namespace {
+
+/// Set by main when CUPTI could not start; the references are then timed
+/// with events only.
+std::string CuptiStartError = "CUPTI was not started";
+
+Percentiles percentiles(std::vector<double> Ns) {
+  std::sort(Ns.begin(), Ns.end());
+  auto Pct = [&](double P) {
+    double X = P * (Ns.size() - 1);
+    size_t Lo = (size_t)X, Hi = std::min(Lo + 1, Ns.size() - 1);
+    return Ns[Lo] + (Ns[Hi] - Ns[Lo]) * (X - Lo);
+  };
+  Percentiles T;
+  if (Ns.empty())
+    return T;
+  T.MedianNs = Pct(0.5);
+  T.P10Ns = Pct(0.1);
+  T.P90Ns = Pct(0.9);
+  T.MinNs = Ns.front();
+  T.MaxNs = Ns.back();
+  return T;
+}
+
+} // namespace
+
 Stats Bench::time(const std::function<void()> &Op,
                   const std::function<void()> &Prep) {
   for (int I = 0; I < Opts.Warmup; ++I) {
@@ -174,33 +203,41 @@ Stats Bench::time(const std::function<void()> &Op,
     Op();
   }
   check(cudaStreamSynchronize(Stream), "warm-up");
-  std::vector<double> Ns;
+  std::vector<double> EventNs, CuptiNs;
+  std::string CuptiError = forge::worker::cuptiActive() ? "" : CuptiStartError;
   for (int I = 0; I < Opts.Reps; ++I) {
     if (Prep)
       Prep();
     check(cudaMemsetAsync(Flush, I & 0xff, FlushBytes, Stream), "L2 flush");
+    // Only the call's kernels may be in the records: Prep's are dropped.
+    bool Cupti = CuptiError.empty();
+    if (Cupti) {
+      check(cudaStreamSynchronize(Stream), "restore and flush");
+      Cupti = forge::worker::cuptiDiscard(CuptiError);
+    }
     check(cudaEventRecord(Start, Stream), "cudaEventRecord");
     Op();
     check(cudaEventRecord(Stop, Stream), "cudaEventRecord");
     check(cudaEventSynchronize(Stop), "timed repetition");
     float Ms = 0;
     check(cudaEventElapsedTime(&Ms, Start, Stop), "cudaEventElapsedTime");
-    Ns.push_back(Ms * 1e6);
+    EventNs.push_back(Ms * 1e6);
+    std::vector<double> Kernels;
+    if (Cupti && forge::worker::cuptiCollectAll(Kernels, CuptiError)) {
+      double Sum = 0;
+      for (double K : Kernels)
+        Sum += K;
+      CuptiNs.push_back(Sum);
+    }
   }
   check(cudaGetLastError(), "timed repetitions");
-  std::sort(Ns.begin(), Ns.end());
-  auto Pct = [&](double P) {
-    double X = P * (Ns.size() - 1);
-    size_t Lo = (size_t)X, Hi = std::min(Lo + 1, Ns.size() - 1);
-    return Ns[Lo] + (Ns[Hi] - Ns[Lo]) * (X - Lo);
-  };
   Stats T;
-  T.Reps = (int)Ns.size();
-  T.MedianNs = Pct(0.5);
-  T.P10Ns = Pct(0.1);
-  T.P90Ns = Pct(0.9);
-  T.MinNs = Ns.front();
-  T.MaxNs = Ns.back();
+  T.Reps = (int)EventNs.size();
+  T.Events = percentiles(EventNs);
+  T.HasCupti = CuptiError.empty() && CuptiNs.size() == EventNs.size();
+  T.CuptiError = CuptiError;
+  if (T.HasCupti)
+    T.Cupti = percentiles(CuptiNs);
   return T;
 }
 
@@ -238,19 +275,27 @@ void Bench::report(const std::string &Op, const std::string &Ref,
                    const Stats &T, const std::string &Check) const {
   if (Check != "ok" && Check != "skipped")
     AnyFailed = true;
-  char Buf[512];
-  std::snprintf(Buf, sizeof Buf,
-                "\"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, "
-                "\"min_ns\": %.1f, \"max_ns\": %.1f, \"spread\": %.4f, "
-                "\"reps\": %d, \"warmup\": %d, \"timer\": \"events\", "
-                "\"flush_bytes\": %zu",
-                T.MedianNs, T.P10Ns, T.P90Ns, T.MinNs, T.MaxNs,
-                T.MedianNs > 0 ? (T.P90Ns - T.P10Ns) / T.MedianNs : 0.0,
+  auto Fields = [](const Percentiles &P) {
+    char Buf[256];
+    std::snprintf(Buf, sizeof Buf,
+                  "\"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, "
+                  "\"min_ns\": %.1f, \"max_ns\": %.1f, \"spread\": %.4f",
+                  P.MedianNs, P.P10Ns, P.P90Ns, P.MinNs, P.MaxNs,
+                  P.MedianNs > 0 ? (P.P90Ns - P.P10Ns) / P.MedianNs : 0.0);
+    return std::string(Buf);
+  };
+  std::string Timing = Fields(T.primary()) + ", \"timer\": " +
+                       quote(T.HasCupti ? "cupti" : "events") +
+                       ", \"events\": {" + Fields(T.Events) + "}";
+  if (!T.HasCupti)
+    Timing += ", \"cupti_error\": " + quote(T.CuptiError);
+  char Buf[128];
+  std::snprintf(Buf, sizeof Buf, ", \"reps\": %d, \"warmup\": %d, \"flush_bytes\": %zu",
                 T.Reps, Opts.Warmup, FlushBytes);
   std::printf("{\"type\": \"ref\", \"op\": %s, \"ref\": %s, \"desc\": %s, "
-              "\"primary\": %s, \"sizes\": %s, %s, \"check\": %s}\n",
+              "\"primary\": %s, \"sizes\": %s, %s%s, \"check\": %s}\n",
               quote(Op).c_str(), quote(Ref).c_str(), quote(Desc).c_str(),
-              Primary ? "true" : "false", sizesJson(S).c_str(), Buf,
+              Primary ? "true" : "false", sizesJson(S).c_str(), Timing.c_str(), Buf,
               quote(Check).c_str());
   std::fflush(stdout);
 }
@@ -427,6 +472,12 @@ int main(int Argc, char **Argv) {
   }
 
   int Status = 0;
+  // Before the CUDA context exists, as in forge-worker.
+  std::string CuptiError;
+  if (forge::worker::cuptiStart(CuptiError, /*Copies=*/true))
+    refs::CuptiStartError.clear();
+  else
+    refs::CuptiStartError = "CUPTI did not start: " + CuptiError;
   try {
     Bench B(Opts);
     cudaDeviceProp P;
