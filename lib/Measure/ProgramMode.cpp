@@ -35,12 +35,14 @@ forge::measure::parseInjectReport(llvm::StringRef Text, llvm::StringRef Origin) 
         SawHeader = true;
         R.Timer = J.value("timer", "");
         R.Dropped = J.value("dropped", uint64_t(0));
+        R.Incomplete = J.value("incomplete", uint64_t(0));
         R.Error = J.value("error", "");
       } else if (Type == "kernel") {
         KernelTiming K;
         K.Name = J.value("name", "");
         K.Mangled = J.value("mangled", "");
         K.Launches = J.value("launches", uint64_t(0));
+        K.Streams = J.value("streams", uint64_t(0));
         K.TotalNs = J.value("total_ns", 0.0);
         K.MedianNs = J.value("median_ns", 0.0);
         K.MinNs = J.value("min_ns", 0.0);
@@ -113,6 +115,7 @@ forge::measure::summarizeRuns(llvm::ArrayRef<ProgramRun> Runs) {
     for (const KernelTiming *K : V) {
       Medians.push_back(K->MedianNs);
       Totals.push_back(K->TotalNs);
+      S.Streams = std::max(S.Streams, K->Streams);
     }
     S.MedianNs = medianOf(Medians);
     S.TotalNs = medianOf(Totals);
@@ -295,6 +298,8 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
     if (I == 0 && V.Status == ProgramStatus::Failed)
       return makeError("the original program failed: {0}", V.Detail);
     V.Kernels = summarizeRuns(V.Runs);
+    for (const ProgramRun &PR : V.Runs)
+      V.LeftRunning = std::max(V.LeftRunning, PR.Timing.Incomplete);
   }
   return Vs;
 }

@@ -176,6 +176,7 @@ Json programJson(const MeasureSessionResult &R) {
     for (const KernelSummary &S : V.Kernels)
       K.push_back({{"name", S.Name},
                    {"launches", S.Launches},
+                   {"streams", S.Streams},
                    {"median_ns", S.MedianNs},
                    {"total_ns", S.TotalNs},
                    {"run_spread", S.RunSpread}});
@@ -184,6 +185,7 @@ Json programJson(const MeasureSessionResult &R) {
                  {"status", statusName(V.Status).str()},
                  {"detail", V.Detail},
                  {"runs", V.Runs.size()},
+                 {"left_running", V.LeftRunning},
                  {"kernels", K}});
   }
   return J;
@@ -199,10 +201,14 @@ void renderProgramText(raw_ostream &OS, const MeasureSessionResult &R, StringRef
     if (!V.Detail.empty())
       OS << " (" << V.Detail << ")";
     OS << "\n";
+    if (V.LeftRunning)
+      OS << "  warning: " << V.LeftRunning
+         << " launch(es) were still running when the program ended (left on another "
+            "stream): they are in no time below\n";
     if (V.Kernels.empty())
       continue;
-    OS << formatv("  {0,-48} {1,9} {2,12} {3,12} {4,9} {5,10}\n", "kernel", "launches",
-                  "median us", "total us", "run var", "vs orig");
+    OS << formatv("  {0,-48} {1,9} {2,7} {3,12} {4,12} {5,9} {6,10}\n", "kernel",
+                  "launches", "streams", "median us", "total us", "run var", "vs orig");
     for (const KernelSummary &S : V.Kernels) {
       std::string Name = S.Name.size() > 48 ? S.Name.substr(0, 45) + "..." : S.Name;
       std::string Vs = "-";
@@ -210,8 +216,8 @@ void renderProgramText(raw_ostream &OS, const MeasureSessionResult &R, StringRef
         for (const KernelSummary &O : Orig.Kernels)
           if (O.Name == S.Name && S.MedianNs > 0)
             Vs = formatv("{0:F3}x", O.MedianNs / S.MedianNs).str();
-      OS << formatv("  {0,-48} {1,9} {2,12} {3,12} {4,9} {5,10}\n", Name, S.Launches,
-                    fmtUs(S.MedianNs), fmtUs(S.TotalNs), pct(S.RunSpread), Vs);
+      OS << formatv("  {0,-48} {1,9} {2,7} {3,12} {4,12} {5,9} {6,10}\n", Name, S.Launches,
+                    S.Streams, fmtUs(S.MedianNs), fmtUs(S.TotalNs), pct(S.RunSpread), Vs);
     }
   }
 }

@@ -17,6 +17,8 @@
 #   restore         forge-port measure of test/gpu/Inputs/restore: a kernel
 #                   that consumes its inout buffer against one that does not;
 #                   with a restore before every timed launch they time alike
+#   streams         program mode on test/gpu/Inputs/streams_app.cu: kernels
+#                   on two streams counted, one launch left running flagged
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
 #   tune:K          forge-port tune of test/gpu/Inputs/tune/K.cu, exhaustive,
@@ -74,6 +76,15 @@ for step in "$@"; do
       cat "$out/restore.log"
       python3 utils/gpu/restore-check.py "$out/restore.json"
       result restore $?
+      ;;
+    streams)
+      "$fp" measure test/gpu/Inputs/streams_app.cu --run "{exe}" --runs 2 \
+        --job-dir "$out/streams-job" > "$out/streams.log" 2>&1
+      s=$?
+      cat "$out/streams.log"
+      grep -Eq "^  work\(float\*, int\) +20 +2 " "$out/streams.log" &&
+        grep -q "left on another stream" "$out/streams.log" || s=1
+      result streams $s
       ;;
     measure)
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1

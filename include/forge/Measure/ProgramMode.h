@@ -23,12 +23,16 @@ struct KernelTiming {
   std::string Name;    ///< demangled
   std::string Mangled;
   uint64_t Launches = 0;
+  uint64_t Streams = 0; ///< distinct streams it ran on
   double TotalNs = 0, MedianNs = 0, MinNs = 0, MaxNs = 0;
 };
 
 struct InjectReport {
   std::string Timer; ///< "cupti", or "none" when CUPTI could not start
   uint64_t Dropped = 0;
+  /// Launches still running when the program ended (left on another
+  /// stream): CUPTI has no end time for them, so they are not timed.
+  uint64_t Incomplete = 0;
   std::string Error;
   std::vector<KernelTiming> Kernels;
   const KernelTiming *find(llvm::StringRef Name) const;
@@ -51,6 +55,7 @@ struct ProgramRun {
 struct KernelSummary {
   std::string Name;
   uint64_t Launches = 0;       ///< per run (the first run's)
+  uint64_t Streams = 0;        ///< most distinct streams in one run
   double MedianNs = 0;         ///< median of the runs' per-launch medians
   double TotalNs = 0;          ///< median of the runs' totals
   double RunSpread = 0;        ///< (max - min) / median of the runs' medians
@@ -75,6 +80,9 @@ struct ProgramVariant {
   std::string Detail;
   std::vector<ProgramRun> Runs;
   std::vector<KernelSummary> Kernels; ///< by total time, largest first
+  /// Most launches left running at the end of one run ("left on another
+  /// stream"); their time is in no figure.
+  uint64_t LeftRunning = 0;
 };
 
 struct ProgramRequest {

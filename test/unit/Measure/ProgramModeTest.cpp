@@ -9,8 +9,8 @@ namespace {
 
 // What libforge-inject.so writes (tools/forge-worker/inject/Inject.cpp).
 const char *Report =
-    R"JSON({"type":"inject","timer":"cupti","pid":42,"kernels":2,"dropped":0}
-{"type":"kernel","name":"conv2d_5x5(float const*, float*, int, int)","mangled":"_Z10conv2d_5x5PKfPfii","launches":20,"total_ns":11744000,"median_ns":587200,"min_ns":585000,"max_ns":590000,"mean_ns":587200}
+    R"JSON({"type":"inject","timer":"cupti","pid":42,"kernels":2,"dropped":0,"incomplete":3}
+{"type":"kernel","name":"conv2d_5x5(float const*, float*, int, int)","mangled":"_Z10conv2d_5x5PKfPfii","launches":20,"streams":2,"total_ns":11744000,"median_ns":587200,"min_ns":585000,"max_ns":590000,"mean_ns":587200}
 {"type":"kernel","name":"saxpy(int, float, float const*, float*)","mangled":"_Z5saxpyifPKfPf","launches":20,"total_ns":4416000,"median_ns":220800,"min_ns":219000,"max_ns":223000,"mean_ns":220800}
 )JSON";
 
@@ -24,6 +24,10 @@ TEST(ProgramMode, ParsesTheInjectionReport) {
   EXPECT_EQ(S->Name, "saxpy(int, float, float const*, float*)");
   EXPECT_EQ(S->Launches, 20u);
   EXPECT_EQ(S->MedianNs, 220800);
+  EXPECT_EQ(S->Streams, 0u); // a report of an older library has no count
+  EXPECT_EQ(R->find("_Z10conv2d_5x5PKfPfii")->Streams, 2u);
+  // Launches still running at the end: left on another stream.
+  EXPECT_EQ(R->Incomplete, 3u);
 }
 
 // The names are what forge-port measure --run prints and scripts read.
@@ -62,6 +66,7 @@ TEST(ProgramMode, SummariesTakeTheMedianOverRuns) {
     K.Launches = 5;
     K.MedianNs = Medians[I];
     K.TotalNs = Medians[I] * 5;
+    K.Streams = I == 1 ? 3 : 1;
     Runs[I].Timing.Kernels.push_back(K);
     KernelTiming Big = K;
     Big.Name = "big";
@@ -75,6 +80,7 @@ TEST(ProgramMode, SummariesTakeTheMedianOverRuns) {
   EXPECT_EQ(S[1].MedianNs, 101);
   EXPECT_EQ(S[1].TotalNs, 505);
   EXPECT_NEAR(S[1].RunSpread, 4.0 / 101, 1e-12);
+  EXPECT_EQ(S[1].Streams, 3u); // the most streams of one run
 }
 
 TEST(ProgramMode, OutputComparisonIgnoresMatchingLines) {

@@ -10,12 +10,16 @@
 //
 //   {"type":"inject","timer":"cupti","pid":N,"kernels":K,"dropped":D}
 //   {"type":"kernel","name":"<demangled>","mangled":"...","launches":N,
-//    "total_ns":..,"median_ns":..,"min_ns":..,"max_ns":..,"mean_ns":..}
+//    "streams":S,"total_ns":..,"median_ns":..,"min_ns":..,"max_ns":..,
+//    "mean_ns":..}
 //   ... one kernel line per name, by total time, largest first.
 //
-// The header may also carry "incomplete":N (launches CUPTI gave no
-// timestamps for, e.g. kernels still running at exit) and, when the library
-// failed, "error":"..." next to "timer":"none".
+// Kernels are recorded on every stream of every context ("streams": on how
+// many distinct streams a kernel ran). The header may also carry
+// "incomplete":N (launches CUPTI gave no timestamps for: kernels still
+// running at exit, typically left on another stream that the program never
+// synchronised) and, when the library failed, "error":"..." next to
+// "timer":"none".
 //
 // Environment:
 //   FORGE_INJECT_OUT      output file; written to "<file>.tmp.<pid>" and
@@ -52,6 +56,7 @@ struct KernelTimes {
   std::string demangled;
   bool recorded = false; // passes the FORGE_INJECT_KERNELS filter
   std::vector<uint64_t> durations;
+  std::vector<uint32_t> streams; // distinct stream ids, sorted
 };
 
 struct State {
@@ -125,7 +130,7 @@ std::vector<std::string> parseFilters(const char *text) {
 }
 
 // Called with state->mutex held.
-void addLaunch(const char *mangledName, uint64_t start, uint64_t end) {
+void addLaunch(const char *mangledName, uint32_t stream, uint64_t start, uint64_t end) {
   if (!mangledName)
     mangledName = "<unnamed>";
   if ((start == 0 && end == 0) || end < start) {
@@ -142,8 +147,13 @@ void addLaunch(const char *mangledName, uint64_t start, uint64_t end) {
         times.recorded = true;
     found = state->kernels.emplace(mangledName, std::move(times)).first;
   }
-  if (found->second.recorded)
-    found->second.durations.push_back(end - start);
+  if (!found->second.recorded)
+    return;
+  found->second.durations.push_back(end - start);
+  std::vector<uint32_t> &streams = found->second.streams;
+  auto at = std::lower_bound(streams.begin(), streams.end(), stream);
+  if (at == streams.end() || *at != stream)
+    streams.insert(at, stream);
 }
 
 void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords) {
@@ -180,7 +190,7 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
             record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
           // Both kinds use the kernel record of the CUPTI we are built with.
           auto *kernel = reinterpret_cast<const CUpti_ActivityKernel10 *>(record);
-          addLaunch(kernel->name, kernel->start, kernel->end);
+          addLaunch(kernel->name, kernel->streamId, kernel->start, kernel->end);
         }
       }
     }
@@ -236,7 +246,7 @@ std::string jsonNumber(double value) {
 
 struct Summary {
   std::string mangled, name;
-  uint64_t launches = 0, total = 0, min = 0, max = 0;
+  uint64_t launches = 0, total = 0, min = 0, max = 0, streams = 0;
   double median = 0, mean = 0;
 };
 
@@ -248,6 +258,7 @@ Summary summarize(const std::string &mangled, const KernelTimes &times) {
   std::sort(sorted.begin(), sorted.end());
   size_t n = sorted.size();
   s.launches = n;
+  s.streams = times.streams.size();
   for (uint64_t d : sorted)
     s.total += d;
   s.min = sorted.front();
@@ -284,6 +295,7 @@ std::string report() {
     out += "{\"type\":\"kernel\",\"name\":" + jsonString(s.name);
     out += ",\"mangled\":" + jsonString(s.mangled);
     out += ",\"launches\":" + std::to_string(s.launches);
+    out += ",\"streams\":" + std::to_string(s.streams);
     out += ",\"total_ns\":" + std::to_string(s.total);
     out += ",\"median_ns\":" + jsonNumber(s.median);
     out += ",\"min_ns\":" + std::to_string(s.min);
