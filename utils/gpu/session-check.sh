@@ -30,6 +30,7 @@
 #                   forge-port and worker, the suite's own settings of
 #                   docs/bench/suite-h200.md (budget 16, 2 rounds), --resume,
 #                   results in WORK/bench (SUITE_DEADLINE minutes, default 8)
+#   suite-ops:A,B   the same for the named operations only
 set -uo pipefail
 dest="${1:?usage: session-check.sh OUT step...}"
 shift
@@ -115,9 +116,11 @@ for step in "$@"; do
       result "replay $k" $?
       grep -E "^round|forge-port: [0-9.]+ us ->|stopped" "$out/$k.optimize.log" | tail -6
       ;;
-    suite:*)
-      c="${step#suite:}"
-      python3 utils/bench/run-suite --category "$c" --forge-port "$fp" --worker "$FORGE_WORKER" \
+    suite:* | suite-ops:*)
+      c="${step#*:}"
+      sel=(--category "$c")
+      [ "${step%%:*}" = suite-ops ] && sel=(--ops "$c")
+      python3 utils/bench/run-suite "${sel[@]}" --forge-port "$fp" --worker "$FORGE_WORKER" \
         --out /tmp/suite-results --build-dir /tmp/suite-build --export "$out/bench" --resume \
         --deadline "${SUITE_DEADLINE:-8}" --budget 16 --rounds 2 --optimize-timeout 150 \
         > "$out/suite-$c.log" 2>&1
