@@ -24,10 +24,7 @@ using KernelRecord = CUpti_ActivityKernel10;
 using KernelRecord = CUpti_ActivityKernel4;
 #endif
 
-struct Record {
-  uint32_t Correlation;
-  uint64_t Start, End;
-};
+using Record = ActivityRecord;
 
 std::mutex Mutex;
 std::vector<Record> Records; // guarded by Mutex
@@ -54,10 +51,15 @@ void CUPTIAPI bufferCompleted(CUcontext Ctx, uint32_t StreamId,
     if (R->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
         R->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       const auto *K = reinterpret_cast<const KernelRecord *>(R);
-      Got.push_back({K->correlationId, K->start, K->end});
+      Got.push_back({Record::Kind::Kernel, K->correlationId, K->start, K->end});
     } else if (R->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const auto *M = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(R);
-      Got.push_back({M->correlationId, M->start, M->end});
+      Got.push_back({Record::Kind::Copy, M->correlationId, M->start, M->end,
+                     M->bytes});
+    } else if (R->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      const auto *M = reinterpret_cast<const CUpti_ActivityMemset4 *>(R);
+      Got.push_back({Record::Kind::Set, M->correlationId, M->start, M->end,
+                     M->bytes, M->value});
     }
   }
   size_t Lost = 0;
@@ -96,9 +98,11 @@ bool cuptiStart(std::string &Error, bool Copies) {
     Error = "cuptiActivityEnable(KERNEL): " + cuptiText(R);
     return false;
   }
-  if (Copies && (R = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY)) !=
-                    CUPTI_SUCCESS) {
-    Error = "cuptiActivityEnable(MEMCPY): " + cuptiText(R);
+  if (Copies && ((R = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY)) !=
+                     CUPTI_SUCCESS ||
+                 (R = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET)) !=
+                     CUPTI_SUCCESS)) {
+    Error = "cuptiActivityEnable(MEMCPY, MEMSET): " + cuptiText(R);
     return false;
   }
   CopiesOn = Copies;
@@ -144,8 +148,8 @@ bool durations(std::vector<Record> &Got, std::vector<double> &DurationsNs,
 
 } // namespace
 
-bool cuptiCollectAll(std::vector<double> &DurationsNs, std::string &Error) {
-  DurationsNs.clear();
+bool cuptiCollectRecords(std::vector<ActivityRecord> &Out, std::string &Error) {
+  Out.clear();
   if (!Active) {
     Error = "CUPTI is not active";
     return false;
@@ -182,11 +186,11 @@ bool cuptiCollectAll(std::vector<double> &DurationsNs, std::string &Error) {
     Error = "CUPTI dropped " + std::to_string(Lost) + " activity records";
     return false;
   }
-  if (Got.empty()) {
-    Error = "CUPTI delivered no kernel record";
-    return false;
-  }
-  return durations(Got, DurationsNs, Error);
+  std::sort(Got.begin(), Got.end(), [](const Record &A, const Record &B) {
+    return A.Correlation < B.Correlation;
+  });
+  Out = std::move(Got);
+  return true;
 }
 
 bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
@@ -244,8 +248,10 @@ void cuptiStop() {
   if (!Active)
     return;
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
-  if (CopiesOn)
+  if (CopiesOn) {
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+  }
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   Active = false;
   std::lock_guard<std::mutex> L(Mutex);

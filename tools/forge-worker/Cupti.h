@@ -11,6 +11,7 @@
 #ifndef FORGE_WORKER_CUPTI_H
 #define FORGE_WORKER_CUPTI_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,24 @@ bool cuptiDiscard(std::string &Error);
 bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
                   std::string &Error);
 
-/// Collects every kernel record since the last cuptiDiscard/cuptiCollect,
-/// however many there are (a library call launches kernels of its own
-/// choosing), in launch order. The caller synchronises first. Fails when
-/// records were dropped or none arrived.
-bool cuptiCollectAll(std::vector<double> &DurationsNs, std::string &Error);
+/// One activity record: a kernel, a copy or a memset (the last two only
+/// after cuptiStart(..., Copies)), with the correlation id of the API call
+/// that made it and its GPU start and end. A memset carries its byte value
+/// and size, so that a caller can bracket work between marker memsets.
+struct ActivityRecord {
+  enum class Kind { Kernel, Copy, Set } What = Kind::Kernel;
+  uint32_t Correlation = 0;
+  uint64_t Start = 0, End = 0;
+  uint64_t Bytes = 0;
+  unsigned Value = 0;
+};
+
+/// Every record since the last cuptiDiscard/cuptiCollect, in API call
+/// order, flushed until no more arrive (bench-refs: a library call
+/// launches kernels of its own choosing). The caller synchronises first.
+/// Fails when records were dropped.
+bool cuptiCollectRecords(std::vector<ActivityRecord> &Records,
+                         std::string &Error);
 
 /// Disables the records and flushes (at exit).
 void cuptiStop();

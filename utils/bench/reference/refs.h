@@ -67,6 +67,10 @@ public:
   Bench(const Bench &) = delete;
   Bench &operator=(const Bench &) = delete;
 
+  /// The memsets that bracket each timed call in CUPTI's records.
+  static constexpr size_t MarkerBytes = 4;
+  static constexpr unsigned MarkerBegin = 0xB1, MarkerEnd = 0xE1;
+
   const Options &options() const { return Opts; }
   cudaStream_t stream() const { return Stream; }
 
@@ -92,6 +96,7 @@ private:
   cudaEvent_t Start = nullptr, Stop = nullptr;
   void *Flush = nullptr;
   size_t FlushBytes = 0;
+  void *Marker = nullptr;
 };
 
 /// A device array of N elements of T, freed on scope exit.

@@ -160,10 +160,12 @@ Bench::Bench(const Options &O) : Opts(O) {
         "cudaDeviceGetAttribute(L2)");
   FlushBytes = 2 * (size_t)std::max(L2, 1 << 20);
   check(cudaMalloc(&Flush, FlushBytes), "cudaMalloc(L2 flush buffer)");
+  check(cudaMalloc(&Marker, MarkerBytes), "cudaMalloc(marker)");
 }
 
 Bench::~Bench() {
   cudaFree(Flush);
+  cudaFree(Marker);
   cudaEventDestroy(Start);
   cudaEventDestroy(Stop);
   cudaStreamDestroy(Stream);
@@ -195,6 +197,39 @@ Percentiles percentiles(std::vector<double> Ns) {
 
 } // namespace
 
+/// The sum, per repetition, of the kernels and copies that CUPTI recorded
+/// between that repetition's two marker memsets (MarkerBegin, MarkerEnd);
+/// empty with Error when the markers do not pair up.
+std::vector<double> bracketedSums(const std::vector<forge::worker::ActivityRecord> &Rs,
+                                  size_t Reps, std::string &Error) {
+  using Kind = forge::worker::ActivityRecord::Kind;
+  std::vector<double> Sums;
+  bool Open = false;
+  double Sum = 0;
+  for (const auto &R : Rs) {
+    bool Marker = R.What == Kind::Set && R.Bytes == Bench::MarkerBytes;
+    if (Marker && R.Value == Bench::MarkerBegin) {
+      Open = true;
+      Sum = 0;
+    } else if (Marker && R.Value == Bench::MarkerEnd && Open) {
+      Open = false;
+      Sums.push_back(Sum);
+    } else if (Open && R.What != Kind::Set) {
+      if (R.End <= R.Start) {
+        Error = "CUPTI delivered a record without a valid end time";
+        return {};
+      }
+      Sum += double(R.End - R.Start);
+    }
+  }
+  if (Sums.size() != Reps) {
+    Error = "CUPTI's records bracket " + std::to_string(Sums.size()) + " of " +
+            std::to_string(Reps) + " repetitions";
+    return {};
+  }
+  return Sums;
+}
+
 Stats Bench::time(const std::function<void()> &Op,
                   const std::function<void()> &Prep) {
   for (int I = 0; I < Opts.Warmup; ++I) {
@@ -203,34 +238,34 @@ Stats Bench::time(const std::function<void()> &Op,
     Op();
   }
   check(cudaStreamSynchronize(Stream), "warm-up");
-  std::vector<double> EventNs, CuptiNs;
   std::string CuptiError = forge::worker::cuptiActive() ? "" : CuptiStartError;
+  if (CuptiError.empty())
+    forge::worker::cuptiDiscard(CuptiError);
+  // Each repetition: the restore, the flush, then the call between two
+  // events and between two marker memsets of Marker (untimed by events,
+  // and not kernels or copies, so in no sum); CUPTI's records are read once
+  // at the end, so the GPU is never left idle before a call.
+  std::vector<double> EventNs;
   for (int I = 0; I < Opts.Reps; ++I) {
     if (Prep)
       Prep();
     check(cudaMemsetAsync(Flush, I & 0xff, FlushBytes, Stream), "L2 flush");
-    // Only the call's kernels may be in the records: Prep's are dropped.
-    bool Cupti = CuptiError.empty();
-    if (Cupti) {
-      check(cudaStreamSynchronize(Stream), "restore and flush");
-      Cupti = forge::worker::cuptiDiscard(CuptiError);
-    }
+    check(cudaMemsetAsync(Marker, MarkerBegin, MarkerBytes, Stream), "marker");
     check(cudaEventRecord(Start, Stream), "cudaEventRecord");
     Op();
     check(cudaEventRecord(Stop, Stream), "cudaEventRecord");
+    check(cudaMemsetAsync(Marker, MarkerEnd, MarkerBytes, Stream), "marker");
     check(cudaEventSynchronize(Stop), "timed repetition");
     float Ms = 0;
     check(cudaEventElapsedTime(&Ms, Start, Stop), "cudaEventElapsedTime");
     EventNs.push_back(Ms * 1e6);
-    std::vector<double> Kernels;
-    if (Cupti && forge::worker::cuptiCollectAll(Kernels, CuptiError)) {
-      double Sum = 0;
-      for (double K : Kernels)
-        Sum += K;
-      CuptiNs.push_back(Sum);
-    }
   }
+  check(cudaStreamSynchronize(Stream), "timed repetitions");
   check(cudaGetLastError(), "timed repetitions");
+  std::vector<double> CuptiNs;
+  std::vector<forge::worker::ActivityRecord> Records;
+  if (CuptiError.empty() && forge::worker::cuptiCollectRecords(Records, CuptiError))
+    CuptiNs = bracketedSums(Records, EventNs.size(), CuptiError);
   Stats T;
   T.Reps = (int)EventNs.size();
   T.Events = percentiles(EventNs);
