@@ -121,7 +121,8 @@ TEST(Results, EveryStatusRoundTripsThroughItsName) {
                          "invalid",
                          "measurement-failed",
                          "interrupted",
-                         "missing"};
+                         "missing",
+                         "sandbox-denied"};
   ASSERT_EQ(std::size(Names), size_t(LastCandidateStatus) + 1);
   for (size_t I = 0; I < std::size(Names); ++I) {
     CandidateStatus S = CandidateStatus(I);
