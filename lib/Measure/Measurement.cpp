@@ -138,9 +138,26 @@ llvm::Expected<std::string> forge::measure::findWorker(llvm::StringRef Explicit,
       Beside);
 }
 
+void forge::measure::reportSandboxOnce(const SandboxInfo &S) {
+  static std::atomic<bool> Done{false};
+  if (S.Refused.empty() && S.Mode != "off")
+    return;
+  if (Done.exchange(true))
+    return;
+  if (S.Mode == "off")
+    llvm::errs() << "forge-port: warning: the worker's sandbox was off: candidate "
+                    "code ran with your user, environment and network\n";
+  for (const auto &[Layer, Why] : S.Refused)
+    llvm::errs() << "forge-port: sandbox: " << Layer << ": " << Why << "\n";
+  if (!S.Active.empty())
+    llvm::errs() << "forge-port: sandbox: active: " << llvm::join(S.Active, ", ")
+                 << " (docs/sandbox.md)\n";
+}
+
 llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
   SubprocessOptions O;
   O.TimeoutSeconds = 60;
+  O.ScrubSecrets = true;
   auto R = runProgram(Worker, {Worker.str(), "info"}, O);
   if (!R)
     return R.takeError();
@@ -392,7 +409,9 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     Drain();
   });
   auto T1 = Clock::now();
-  auto Run = runProgram(Req.WorkerPath, Args);
+  SubprocessOptions RunOpts;
+  RunOpts.ScrubSecrets = true; // the worker loads candidates (docs/sandbox.md)
+  auto Run = runProgram(Req.WorkerPath, Args, RunOpts);
   Running = false;
   Watcher.join();
   Rep.RunSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
@@ -413,6 +432,8 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
                               Req.JobDir + "/results.jsonl");
   if (!Results)
     return Results.takeError();
+  if (Results->Sandbox)
+    reportSandboxOnce(*Results->Sandbox);
   if (Results->ReferenceFailure)
     return makeError("the reference failed on the GPU: {0}",
                      *Results->ReferenceFailure);
@@ -421,6 +442,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
                      Run->ExitCode, Tail.empty() ? "" : ":\n", Tail);
   Rep.Device = Results->Device;
   Rep.Ceiling = Results->Ceiling;
+  Rep.Sandbox = Results->Sandbox;
   for (CandidateOutcome &O : Rep.Outcomes) {
     if (O.Result.Status == CandidateStatus::CompileFailed)
       continue;

@@ -1,11 +1,14 @@
 //===- Support/Subprocess.cpp ---------------------------------------------===//
 #include "forge/Support/Subprocess.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/Secrets.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include <chrono>
+
+extern char **environ;
 
 using namespace llvm;
 
@@ -43,8 +46,14 @@ Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> A
 
   SmallVector<StringRef, 16> ArgRefs(Args.begin(), Args.end());
   std::optional<SmallVector<StringRef, 32>> EnvRefs;
-  if (Opts.Env)
+  std::vector<std::string> Scrubbed;
+  if (Opts.ScrubSecrets) {
+    Scrubbed = Opts.Env ? support::scrubbedEnvironment(*Opts.Env)
+                        : support::scrubbedEnvironment(environ);
+    EnvRefs.emplace(Scrubbed.begin(), Scrubbed.end());
+  } else if (Opts.Env) {
     EnvRefs.emplace(Opts.Env->begin(), Opts.Env->end());
+  }
 
   // llvm::sys::ExecuteAndWait has no working-directory argument; run through
   // /bin/sh -c 'cd DIR && exec "$@"' when one is requested.

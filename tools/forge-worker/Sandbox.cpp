@@ -372,6 +372,67 @@ void privateTemp() {
   active("tmpdir");
 }
 
+/// A tmpfs on /tmp. The job's own directories below /tmp (a temporary job
+/// directory, its libraries) are bound back into it at the same paths,
+/// through descriptors opened before the tmpfs hides them.
+void privateSlashTmp() {
+  std::vector<std::string> Used = G.Paths;
+  Used.push_back(G.JobDir);
+  Used.push_back(G.PrivateDir);
+  std::vector<std::string> Dirs;
+  for (const std::string &P : Used) {
+    std::string A = absolute(P);
+    struct stat St;
+    if (::stat(A.c_str(), &St) == 0 && !S_ISDIR(St.st_mode))
+      A = A.substr(0, A.rfind('/'));
+    if (A == "/tmp") {
+      refuse("tmpfs", "no private /tmp: the job uses /tmp itself (" + P + ")",
+             true);
+      return;
+    }
+    if (under(A, "/tmp"))
+      Dirs.push_back(A);
+  }
+  std::sort(Dirs.begin(), Dirs.end());
+  std::vector<std::pair<std::string, int>> Keep;
+  for (const std::string &D : Dirs) {
+    if (!Keep.empty() && under(D, Keep.back().first))
+      continue;
+    int Fd = ::open(D.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (Fd < 0)
+      continue; // made later (the private dir is made before this)
+    Keep.push_back({D, Fd});
+  }
+  auto CloseAll = [&] {
+    for (auto &K : Keep)
+      ::close(K.second);
+  };
+  if (::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+              "mode=1777,size=1g") != 0) {
+    refuse("tmpfs", "cannot mount a tmpfs on /tmp: " + errnoText(errno), true);
+    CloseAll();
+    return;
+  }
+  for (auto &[D, Fd] : Keep) {
+    for (size_t Slash = 5; Slash != std::string::npos;) {
+      Slash = D.find('/', Slash + 1);
+      ::mkdir(D.substr(0, Slash).c_str(), 0700);
+    }
+    std::string From = "/proc/self/fd/" + std::to_string(Fd);
+    if (::mount(From.c_str(), D.c_str(), nullptr, MS_BIND | MS_REC, nullptr) !=
+        0) {
+      int E = errno;
+      ::umount2("/tmp", MNT_DETACH);
+      refuse("tmpfs", "cannot bind " + D + " into the private /tmp: " +
+                          errnoText(E), true);
+      CloseAll();
+      return;
+    }
+  }
+  CloseAll();
+  active("tmpfs");
+}
+
 void namespaces() {
   uid_t Uid = ::geteuid();
   gid_t Gid = ::getegid();
@@ -410,23 +471,8 @@ void namespaces() {
       refuse("mountns", "cannot make the mounts private: " + errnoText(errno));
     } else {
       active("mountns");
-      if (!skipped("tmpfs")) {
-        std::vector<std::string> Used = G.Paths;
-        Used.push_back(G.JobDir);
-        Used.push_back(G.PrivateDir);
-        std::string Blocker;
-        for (const std::string &P : Used)
-          if (under(absolute(P), "/tmp"))
-            Blocker = P;
-        if (!Blocker.empty())
-          refuse("tmpfs", "no private /tmp: the job uses " + Blocker, true);
-        else if (::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-                         "mode=1777,size=1g") != 0)
-          refuse("tmpfs", "cannot mount a tmpfs on /tmp: " + errnoText(errno),
-                 true);
-        else
-          active("tmpfs");
-      }
+      if (!skipped("tmpfs"))
+        privateSlashTmp();
     }
   }
   if (!skipped("netns")) {

@@ -72,7 +72,13 @@ struct MeasureReport {
   double CompileSeconds = 0;
   double RunSeconds = 0;
   std::string WorkerLog; ///< what the worker printed on stderr
+  std::optional<SandboxInfo> Sandbox; ///< the worker's "sandbox" line
 };
+
+/// The sandbox's missing layers (and an off sandbox), printed on stderr the
+/// first time a process sees them: "forge-port: sandbox: netns: no network
+/// namespace (...)". Later calls print nothing.
+void reportSandboxOnce(const SandboxInfo &S);
 
 /// Builds and runs the job. Fails when the reference does not compile, the
 /// worker cannot run, or the reference fails on the GPU; a candidate's

@@ -26,6 +26,10 @@ struct SubprocessOptions {
   std::optional<std::string> Stdin;     ///< Text fed on standard input.
   std::optional<std::vector<std::string>> Env; ///< Replaces the environment.
   std::string WorkingDir;               ///< Empty: the current one.
+  /// Takes the secrets (forge/Support/Secrets.h) out of the environment the
+  /// program gets (Env, or this process's): for compiles and runs of
+  /// untrusted candidate code.
+  bool ScrubSecrets = false;
 };
 
 /// Runs Program with Args (Args[0] is argv[0]) and captures its output.
