@@ -175,6 +175,7 @@ void NvccDriver::mapPtxErrors(const CompileJob &Job, CompileResult &R) const {
                                          : Opts.DefaultTimeoutSeconds;
   SO.WorkingDir = Job.WorkingDir;
   SO.ScrubSecrets = true; // candidates are untrusted code (docs/sandbox.md)
+  SO.NoNetwork = true;
   auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
   if (!Run) {
     consumeError(Run.takeError());
@@ -306,6 +307,7 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
                                          : Opts.DefaultTimeoutSeconds;
   SO.WorkingDir = Job.WorkingDir;
   SO.ScrubSecrets = true; // candidates are untrusted code (docs/sandbox.md)
+  SO.NoNetwork = true;
   auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
   if (!Run)
     return Run.takeError();

@@ -138,20 +138,17 @@ llvm::Expected<std::string> forge::measure::findWorker(llvm::StringRef Explicit,
       Beside);
 }
 
-void forge::measure::reportSandboxOnce(const SandboxInfo &S) {
+static std::atomic<forge::measure::SandboxNotice> TheSandboxNotice{nullptr};
+
+void forge::measure::setSandboxNotice(SandboxNotice N) { TheSandboxNotice = N; }
+
+void forge::measure::noticeSandboxOnce(const SandboxInfo &S) {
   static std::atomic<bool> Done{false};
   if (S.Refused.empty() && S.Mode != "off")
     return;
-  if (Done.exchange(true))
-    return;
-  if (S.Mode == "off")
-    llvm::errs() << "forge-port: warning: the worker's sandbox was off: candidate "
-                    "code ran with your user, environment and network\n";
-  for (const auto &[Layer, Why] : S.Refused)
-    llvm::errs() << "forge-port: sandbox: " << Layer << ": " << Why << "\n";
-  if (!S.Active.empty())
-    llvm::errs() << "forge-port: sandbox: active: " << llvm::join(S.Active, ", ")
-                 << " (docs/sandbox.md)\n";
+  SandboxNotice N = TheSandboxNotice;
+  if (N && !Done.exchange(true))
+    N(S);
 }
 
 llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
@@ -433,7 +430,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
   if (!Results)
     return Results.takeError();
   if (Results->Sandbox)
-    reportSandboxOnce(*Results->Sandbox);
+    noticeSandboxOnce(*Results->Sandbox);
   if (Results->ReferenceFailure)
     return makeError("the reference failed on the GPU: {0}",
                      *Results->ReferenceFailure);

@@ -1,6 +1,8 @@
 //===- forge-port/SharedOptions.cpp ---------------------------------------===//
 #include "SharedOptions.h"
+#include "forge/Measure/Measurement.h"
 #include "forge/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 
@@ -91,7 +93,19 @@ cl::opt<bool> AssumeNoAlias(
              "(for restrict, when no launch in the file shows it)"),
     cl::cat(sharedCategory()), RuleRunners);
 
+static void printSandbox(const measure::SandboxInfo &S) {
+  if (S.Mode == "off")
+    errs() << "forge-port: warning: the worker's sandbox was off: candidate code ran "
+              "with your user, environment and network\n";
+  for (const auto &[Layer, Why] : S.Refused)
+    errs() << "forge-port: sandbox: " << Layer << ": " << Why << "\n";
+  if (!S.Active.empty())
+    errs() << "forge-port: sandbox: active: " << join(S.Active, ", ")
+           << " (docs/sandbox.md)\n";
+}
+
 Error applySandboxOption(measure::SandboxMode &Mode) {
+  measure::setSandboxNotice(printSandbox);
   auto M = measure::parseSandboxMode(SandboxOpt);
   if (!M)
     return makeUsageError("--sandbox: unknown mode '{0}' (expected on, strict or off)",

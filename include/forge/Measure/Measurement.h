@@ -75,10 +75,14 @@ struct MeasureReport {
   std::optional<SandboxInfo> Sandbox; ///< the worker's "sandbox" line
 };
 
-/// The sandbox's missing layers (and an off sandbox), printed on stderr the
-/// first time a process sees them: "forge-port: sandbox: netns: no network
-/// namespace (...)". Later calls print nothing.
-void reportSandboxOnce(const SandboxInfo &S);
+/// Who hears of the worker's sandbox (docs/sandbox.md): the tool registers
+/// a printer; runMeasurement calls it the first time in the process that a
+/// job's sandbox had missing layers or was off, and never again.
+using SandboxNotice = void (*)(const SandboxInfo &);
+void setSandboxNotice(SandboxNotice N);
+/// Calls the registered notice once per process (when there is something
+/// to say); for runMeasurement and tests.
+void noticeSandboxOnce(const SandboxInfo &S);
 
 /// Builds and runs the job. Fails when the reference does not compile, the
 /// worker cannot run, or the reference fails on the GPU; a candidate's

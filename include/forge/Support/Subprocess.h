@@ -30,7 +30,15 @@ struct SubprocessOptions {
   /// program gets (Env, or this process's): for compiles and runs of
   /// untrusted candidate code.
   bool ScrubSecrets = false;
+  /// Runs the program in a new network namespace (no interface but a down
+  /// loopback) through `unshare --map-current-user --net`, where the
+  /// platform allows it (networkIsolationAvailable); otherwise as usual.
+  bool NoNetwork = false;
 };
+
+/// Whether NoNetwork takes effect here: unshare exists and may create a user
+/// and a network namespace (asked once per process).
+bool networkIsolationAvailable();
 
 /// Runs Program with Args (Args[0] is argv[0]) and captures its output.
 /// Fails only when the program cannot be started; a non-zero exit, a crash

@@ -101,3 +101,20 @@ TEST(Secrets, TheRule) {
   EXPECT_FALSE(isSecretEntry("http_proxy=http://h:1/"));
   EXPECT_FALSE(isSecretEntry("NOTE=a://b/c:d@e"));
 }
+
+// NoNetwork runs the program in another network namespace where unshare
+// may make one (this machine and CI can; the test says so where not).
+TEST(Subprocess, NoNetworkRunsInAnotherNetworkNamespace) {
+  auto Outside = runProgram("/bin/readlink", {"readlink", "/proc/self/ns/net"});
+  ASSERT_TRUE(bool(Outside)) << llvm::toString(Outside.takeError());
+  SubprocessOptions O;
+  O.NoNetwork = true;
+  O.WorkingDir = "/";
+  auto Inside = runProgram("/bin/readlink", {"readlink", "/proc/self/ns/net"}, O);
+  ASSERT_TRUE(bool(Inside)) << llvm::toString(Inside.takeError());
+  EXPECT_EQ(Inside->ExitCode, 0) << Inside->Stderr;
+  if (!networkIsolationAvailable())
+    GTEST_SKIP() << "unshare cannot make a network namespace here";
+  EXPECT_NE(Inside->Stdout, Outside->Stdout);
+  EXPECT_NE(Inside->Stdout.find("net:["), std::string::npos);
+}
