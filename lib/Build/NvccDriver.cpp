@@ -174,6 +174,8 @@ void NvccDriver::mapPtxErrors(const CompileJob &Job, CompileResult &R) const {
   SO.TimeoutSeconds = Job.TimeoutSeconds ? Job.TimeoutSeconds
                                          : Opts.DefaultTimeoutSeconds;
   SO.WorkingDir = Job.WorkingDir;
+  SO.ScrubSecrets = true; // candidates are untrusted code (docs/sandbox.md)
+  SO.NoNetwork = true;
   auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
   if (!Run) {
     consumeError(Run.takeError());
@@ -304,6 +306,8 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
   SO.TimeoutSeconds = Job.TimeoutSeconds ? Job.TimeoutSeconds
                                          : Opts.DefaultTimeoutSeconds;
   SO.WorkingDir = Job.WorkingDir;
+  SO.ScrubSecrets = true; // candidates are untrusted code (docs/sandbox.md)
+  SO.NoNetwork = true;
   auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
   if (!Run)
     return Run.takeError();

@@ -291,7 +291,8 @@ forge::measure::renderPlan(const LaunchSpec &Spec, const JobEntry &Reference,
      << number(O.MinTimeMs) << "\noption flush " << (O.FlushL2 ? "l2" : "none")
      << "\noption timer " << (O.Cupti ? "cupti" : "events")
      << "\noption floor_factor " << number(O.FloorFactor)
-     << "\noption candidate_timeout_s " << number(O.CandidateTimeoutS) << "\n";
+     << "\noption candidate_timeout_s " << number(O.CandidateTimeoutS)
+     << "\noption sandbox " << sandboxModeName(O.Sandbox) << "\n";
 
   auto W = estimateWork(Spec, Reference.Values);
   if (!W)

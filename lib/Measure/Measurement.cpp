@@ -138,9 +138,23 @@ llvm::Expected<std::string> forge::measure::findWorker(llvm::StringRef Explicit,
       Beside);
 }
 
+static std::atomic<forge::measure::SandboxNotice> TheSandboxNotice{nullptr};
+
+void forge::measure::setSandboxNotice(SandboxNotice N) { TheSandboxNotice = N; }
+
+void forge::measure::noticeSandboxOnce(const SandboxInfo &S) {
+  static std::atomic<bool> Done{false};
+  if (S.Refused.empty() && S.Mode != "off")
+    return;
+  SandboxNotice N = TheSandboxNotice;
+  if (N && !Done.exchange(true))
+    N(S);
+}
+
 llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
   SubprocessOptions O;
   O.TimeoutSeconds = 60;
+  O.ScrubSecrets = true;
   auto R = runProgram(Worker, {Worker.str(), "info"}, O);
   if (!R)
     return R.takeError();
@@ -392,7 +406,9 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     Drain();
   });
   auto T1 = Clock::now();
-  auto Run = runProgram(Req.WorkerPath, Args);
+  SubprocessOptions RunOpts;
+  RunOpts.ScrubSecrets = true; // the worker loads candidates (docs/sandbox.md)
+  auto Run = runProgram(Req.WorkerPath, Args, RunOpts);
   Running = false;
   Watcher.join();
   Rep.RunSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
@@ -413,6 +429,8 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
                               Req.JobDir + "/results.jsonl");
   if (!Results)
     return Results.takeError();
+  if (Results->Sandbox)
+    noticeSandboxOnce(*Results->Sandbox);
   if (Results->ReferenceFailure)
     return makeError("the reference failed on the GPU: {0}",
                      *Results->ReferenceFailure);
@@ -421,6 +439,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
                      Run->ExitCode, Tail.empty() ? "" : ":\n", Tail);
   Rep.Device = Results->Device;
   Rep.Ceiling = Results->Ceiling;
+  Rep.Sandbox = Results->Sandbox;
   for (CandidateOutcome &O : Rep.Outcomes) {
     if (O.Result.Status == CandidateStatus::CompileFailed)
       continue;

@@ -251,6 +251,7 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
       SO.TimeoutSeconds = Req.TimeoutSeconds;
       SO.Env = environmentWith({{"CUDA_INJECTION64_PATH", Req.InjectLibrary},
                                 {"FORGE_INJECT_OUT", Out}});
+      SO.ScrubSecrets = true; // a variant runs candidate code
       auto R = runProgram("/bin/sh", {"sh", "-c", Cmd}, SO);
       if (!R)
         return R.takeError();

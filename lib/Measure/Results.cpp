@@ -75,6 +75,20 @@ llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
       C.Source = In.get<std::string>("source");
       if (!R.Ceiling)
         R.Ceiling = C;
+    } else if (Type == "sandbox") {
+      SandboxInfo S;
+      S.Mode = In.get<std::string>("mode");
+      S.Active = In.get<std::vector<std::string>>("active");
+      if (auto It = J.find("refused"); It != J.end() && It->is_array())
+        for (const Json &E : *It) {
+          LineReader RI(E, Where);
+          S.Refused.push_back(
+              {RI.get<std::string>("layer"), RI.get<std::string>("reason")});
+          if (!RI.Error.empty())
+            In.fail(RI.Error.substr(Where.size() + 2) + " (in \"refused\")");
+        }
+      if (!R.Sandbox)
+        R.Sandbox = S;
     } else if (Type == "reference-failed") {
       std::string Status = In.get<std::string>("status");
       std::string Error = In.get<std::string>("error");
@@ -147,6 +161,15 @@ llvm::Expected<JobResults> forge::measure::parseResults(llvm::StringRef Text,
         if (T.Samples > 0)
           C.Time = T;
       }
+      if (auto It = J.find("sandbox_denied"); It != J.end() && It->is_array())
+        for (const Json &E : *It) {
+          LineReader DI(E, Where);
+          C.SandboxDenied.push_back(
+              {DI.get<std::string>("syscall"), DI.get<unsigned>("count")});
+          if (!DI.Error.empty())
+            In.fail(DI.Error.substr(Where.size() + 2) +
+                    " (in \"sandbox_denied\")");
+        }
       C.RoundMediansNs = In.get<std::vector<double>>("round_medians_ns");
       C.BaselineMedianNs = In.opt<double>("baseline_median_ns");
       C.Noise = In.opt<double>("noise");
@@ -212,6 +235,12 @@ Json forge::measure::toJson(const CandidateResult &C) {
   if (!C.RestoredPerLaunch.empty()) {
     J["restored_per_launch"] = C.RestoredPerLaunch;
     J["restore"] = C.Restore;
+  }
+  if (!C.SandboxDenied.empty()) {
+    Json Denied = Json::array();
+    for (const auto &[Call, Count] : C.SandboxDenied)
+      Denied.push_back({{"syscall", Call}, {"count", Count}});
+    J["sandbox_denied"] = Denied;
   }
   return J;
 }

@@ -1,11 +1,14 @@
 //===- Support/Subprocess.cpp ---------------------------------------------===//
 #include "forge/Support/Subprocess.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/Secrets.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include <chrono>
+
+extern char **environ;
 
 using namespace llvm;
 
@@ -19,6 +22,22 @@ static std::string slurpAndRemove(StringRef Path) {
   sys::fs::remove(Path);
   return Out;
 }
+
+/// unshare's path when it can make a user and a network namespace here.
+static const std::optional<std::string> &unshareProgram() {
+  static const std::optional<std::string> Path = []() -> std::optional<std::string> {
+    auto U = sys::findProgramByName("unshare");
+    if (!U)
+      return std::nullopt;
+    std::optional<StringRef> Quiet[3] = {StringRef(""), StringRef(""), StringRef("")};
+    StringRef Argv[] = {*U, "--map-current-user", "--net", "--", "/bin/true"};
+    int RC = sys::ExecuteAndWait(*U, Argv, std::nullopt, Quiet, /*SecondsToWait=*/10);
+    return RC == 0 ? std::optional<std::string>(*U) : std::nullopt;
+  }();
+  return Path;
+}
+
+bool networkIsolationAvailable() { return unshareProgram().has_value(); }
 
 Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> Args,
                                       const SubprocessOptions &Opts) {
@@ -43,8 +62,14 @@ Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> A
 
   SmallVector<StringRef, 16> ArgRefs(Args.begin(), Args.end());
   std::optional<SmallVector<StringRef, 32>> EnvRefs;
-  if (Opts.Env)
+  std::vector<std::string> Scrubbed;
+  if (Opts.ScrubSecrets) {
+    Scrubbed = Opts.Env ? support::scrubbedEnvironment(*Opts.Env)
+                        : support::scrubbedEnvironment(environ);
+    EnvRefs.emplace(Scrubbed.begin(), Scrubbed.end());
+  } else if (Opts.Env) {
     EnvRefs.emplace(Opts.Env->begin(), Opts.Env->end());
+  }
 
   // llvm::sys::ExecuteAndWait has no working-directory argument; run through
   // /bin/sh -c 'cd DIR && exec "$@"' when one is requested.
@@ -57,6 +82,15 @@ Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> A
       Wrapped.push_back(Args[I]);
     ArgRefs.assign(Wrapped.begin(), Wrapped.end());
     Exe = "/bin/sh";
+  }
+  // No network: unshare ... -- PROGRAM ARGS.
+  std::vector<std::string> Isolated;
+  if (Opts.NoNetwork && unshareProgram()) {
+    Isolated = {*unshareProgram(), "--map-current-user", "--net", "--", Exe.str()};
+    for (size_t I = 1; I < ArgRefs.size(); ++I)
+      Isolated.push_back(ArgRefs[I].str());
+    ArgRefs.assign(Isolated.begin(), Isolated.end());
+    Exe = Isolated.front();
   }
 
   SubprocessResult R;

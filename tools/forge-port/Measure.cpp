@@ -133,6 +133,8 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   O.Job.Cupti = TimerOpt == "cupti";
   O.Job.FloorFactor = FloorFactor;
   O.Job.CandidateTimeoutS = TimeoutS;
+  if (auto E = applySandboxOption(O.Job.Sandbox))
+    return reportError(std::move(E));
   O.CompileJobs = CompileJobs;
   O.NvccFlags = Inv.ExtraArgs;
   O.CudaPath = CudaPath;

@@ -141,6 +141,8 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   applyIfGiven(Seed, O.Job.Seed);
   O.Job.Reps = Reps;
   O.Job.CandidateTimeoutS = TimeoutS;
+  if (auto E = applySandboxOption(O.Job.Sandbox))
+    return reportError(std::move(E));
   O.JobDir = JobDir;
   O.BuildDir = BuildPath;
   O.ExtraArgs = Inv.ExtraArgs;

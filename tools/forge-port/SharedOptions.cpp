@@ -1,6 +1,8 @@
 //===- forge-port/SharedOptions.cpp ---------------------------------------===//
 #include "SharedOptions.h"
+#include "forge/Measure/Measurement.h"
 #include "forge/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 
@@ -78,12 +80,42 @@ cl::opt<double> TimeoutS("timeout",
                          cl::desc("Seconds one candidate may take on the GPU before it is "
                                   "killed (30)"),
                          cl::init(30), cl::cat(sharedCategory()), OnGpu);
+cl::opt<std::string> SandboxOpt(
+    "sandbox",
+    cl::desc("How the worker confines candidate code: 'on' (default: every layer the "
+             "platform allows, the others reported), 'strict' (a missing layer is an "
+             "error) or 'off' (none, for debugging); docs/sandbox.md"),
+    cl::value_desc("on|strict|off"), cl::init("on"), cl::cat(sharedCategory()), OnGpu);
 
 cl::opt<bool> AssumeNoAlias(
     "assume-no-alias",
     cl::desc("Promise that the kernel's pointer parameters never point into one allocation "
              "(for restrict, when no launch in the file shows it)"),
     cl::cat(sharedCategory()), RuleRunners);
+
+static void printSandbox(const measure::SandboxInfo &S) {
+  if (S.Mode == "off")
+    errs() << "forge-port: warning: the worker's sandbox was off: candidate code ran "
+              "with your user, environment and network\n";
+  for (const auto &[Layer, Why] : S.Refused)
+    errs() << "forge-port: sandbox: " << Layer << ": " << Why << "\n";
+  if (!S.Active.empty())
+    errs() << "forge-port: sandbox: active: " << join(S.Active, ", ")
+           << " (docs/sandbox.md)\n";
+}
+
+Error applySandboxOption(measure::SandboxMode &Mode) {
+  measure::setSandboxNotice(printSandbox);
+  auto M = measure::parseSandboxMode(SandboxOpt);
+  if (!M)
+    return makeUsageError("--sandbox: unknown mode '{0}' (expected on, strict or off)",
+                          SandboxOpt.getValue());
+  Mode = *M;
+  if (Mode == measure::SandboxMode::Off)
+    errs() << "forge-port: warning: --sandbox=off: candidate code runs with your full "
+              "rights, its environment and the network (for debugging only)\n";
+  return Error::success();
+}
 
 Expected<OutputChoice> outputChoice() {
   return OutputChoice::fromFlags(OutputPath, InPlace, Diff);

@@ -13,6 +13,7 @@
 #define FORGE_TOOLS_FORGEPORT_SHAREDOPTIONS_H
 
 #include "forge/Arch/TargetInfo.h"
+#include "forge/Measure/WorkerProtocol.h"
 #include "forge/Support/Output.h"
 #include "llvm/Support/CommandLine.h"
 #include <string>
@@ -45,8 +46,13 @@ extern llvm::cl::opt<std::string> JobDir;     ///< --job-dir
 extern llvm::cl::opt<uint64_t> Seed;          ///< --seed
 extern llvm::cl::opt<unsigned> Reps;          ///< --reps
 extern llvm::cl::opt<double> TimeoutS;        ///< --timeout
+extern llvm::cl::opt<std::string> SandboxOpt; ///< --sandbox on|strict|off
 // What the expert rules may assume: propose, optimize.
 extern llvm::cl::opt<bool> AssumeNoAlias; ///< --assume-no-alias
+
+/// --sandbox as the plan's mode; a usage error for another spelling. Off
+/// is said loudly on stderr.
+llvm::Error applySandboxOption(measure::SandboxMode &Mode);
 
 /// -o/-i/--diff as an OutputChoice (a usage error when several are given).
 llvm::Expected<OutputChoice> outputChoice();

@@ -108,6 +108,8 @@ int forge::tool::runTune(const Invocation &Inv) {
   S.Job.Rounds = Rounds;
   S.Job.Reps = Reps;
   S.Job.CandidateTimeoutS = TimeoutS;
+  if (auto E = applySandboxOption(S.Job.Sandbox))
+    return reportError(std::move(E));
   S.Interrupted = &Interrupted;
   if (!LaunchOpt.empty()) {
     StringRef L(LaunchOpt);

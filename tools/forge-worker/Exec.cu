@@ -20,6 +20,7 @@
 #include "Ceilings.h"
 #include "Cupti.h"
 #include "Exec.h"
+#include "Sandbox.h"
 #include "Supervisor.h"
 #include "forge/Measure/WorkerProtocol.h"
 
@@ -1749,6 +1750,10 @@ int Executor::run() {
                  Error.c_str());
     return 1;
   }
+
+  // Candidate code runs from here on (docs/sandbox.md).
+  if (!sandbox::enter())
+    return 2;
 
   try {
     // The reference.

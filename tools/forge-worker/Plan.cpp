@@ -298,7 +298,7 @@ bool Parser::option(const std::vector<std::string> &F) {
   static const char *Known[] = {"seed",        "input_sets", "warmup",
                                 "rounds",      "reps",       "min_time_ms",
                                 "flush",       "timer",      "floor_factor",
-                                "candidate_timeout_s"};
+                                "candidate_timeout_s", "sandbox"};
   bool IsKnown = false;
   for (const char *K : Known)
     IsKnown |= Name == K;
@@ -330,6 +330,14 @@ bool Parser::option(const std::vector<std::string> &F) {
     if (O.CandidateTimeoutS <= 0)
       return fail("candidate_timeout_s must be positive, got " + V);
     return true;
+  }
+  if (Name == "sandbox") {
+    if (auto M = measure::parseSandboxMode(V)) {
+      O.Sandbox = *M;
+      return true;
+    }
+    return fail("unknown sandbox mode '" + V +
+                "' (expected 'on', 'strict' or 'off')");
   }
   if (Name == "flush") {
     if (V == "l2")

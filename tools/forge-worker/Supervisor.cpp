@@ -1,7 +1,9 @@
 //===- forge-worker/Supervisor.cpp - One child per batch, with timeouts ---===//
 
 #include "Supervisor.h"
+#include "Sandbox.h"
 #include "forge/Measure/WorkerProtocol.h"
+#include "forge/Support/Secrets.h"
 
 #include <cerrno>
 #include <chrono>
@@ -10,12 +12,15 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <ftw.h>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+
+extern char **environ;
 
 namespace forge::worker {
 
@@ -30,37 +35,6 @@ std::string readWholeFile(const std::string &Path) {
   std::ostringstream S;
   S << In.rdbuf();
   return S.str();
-}
-
-/// The value of the string field Key in a one-line JSON object we (or the
-/// child) wrote, unescaped; empty when absent.
-std::string stringField(const std::string &Line, const std::string &Key) {
-  std::string Needle = "\"" + Key + "\"";
-  size_t P = Line.find(Needle);
-  while (P != std::string::npos) {
-    size_t Q = P + Needle.size();
-    while (Q < Line.size() && (Line[Q] == ' ' || Line[Q] == '\t'))
-      ++Q;
-    if (Q < Line.size() && Line[Q] == ':') {
-      ++Q;
-      while (Q < Line.size() && (Line[Q] == ' ' || Line[Q] == '\t'))
-        ++Q;
-      if (Q >= Line.size() || Line[Q] != '"')
-        return "";
-      std::string Out;
-      for (++Q; Q < Line.size() && Line[Q] != '"'; ++Q) {
-        if (Line[Q] == '\\' && Q + 1 < Line.size()) {
-          char E = Line[++Q];
-          Out += E == 'n' ? '\n' : E == 't' ? '\t' : E;
-        } else {
-          Out += Line[Q];
-        }
-      }
-      return Out;
-    }
-    P = Line.find(Needle, P + 1);
-  }
-  return "";
 }
 
 std::string firstToken(const std::string &S) {
@@ -114,7 +88,7 @@ struct ChildOutcome {
 /// TimeoutS (or the start takes longer than StartTimeoutS).
 ChildOutcome runChild(const std::vector<std::string> &Argv,
                       const std::string &JobDir, double TimeoutS,
-                      double StartTimeoutS, double PollS) {
+                      double StartTimeoutS, double PollS, bool Scrub) {
   ChildOutcome Out;
   std::string ProgressPath = joinPath(JobDir, "progress");
   std::string LogPath = joinPath(JobDir, "worker.log");
@@ -124,6 +98,15 @@ ChildOutcome runChild(const std::vector<std::string> &Argv,
   for (const std::string &A : Argv)
     CArgv.push_back(const_cast<char *>(A.c_str()));
   CArgv.push_back(nullptr);
+  // The child's environment, made before the fork (no allocation after it).
+  std::vector<std::string> Env;
+  std::vector<char *> CEnv;
+  if (Scrub) {
+    Env = support::scrubbedEnvironment(environ);
+    for (std::string &E : Env)
+      CEnv.push_back(E.data());
+    CEnv.push_back(nullptr);
+  }
 
   pid_t Pid = ::fork();
   if (Pid < 0) {
@@ -137,7 +120,7 @@ ChildOutcome runChild(const std::vector<std::string> &Argv,
       ::dup2(Fd, 2);
       ::close(Fd);
     }
-    ::execv(CArgv[0], CArgv.data());
+    ::execve(CArgv[0], CArgv.data(), Scrub ? CEnv.data() : environ);
     std::fprintf(stderr, "forge-worker: cannot start %s: %s\n", CArgv[0],
                  std::strerror(errno));
     ::_exit(127);
@@ -189,6 +172,35 @@ std::string fmtSeconds(double S) {
 
 } // namespace
 
+std::string stringField(const std::string &Line, const std::string &Key) {
+  std::string Needle = "\"" + Key + "\"";
+  size_t P = Line.find(Needle);
+  while (P != std::string::npos) {
+    size_t Q = P + Needle.size();
+    while (Q < Line.size() && (Line[Q] == ' ' || Line[Q] == '\t'))
+      ++Q;
+    if (Q < Line.size() && Line[Q] == ':') {
+      ++Q;
+      while (Q < Line.size() && (Line[Q] == ' ' || Line[Q] == '\t'))
+        ++Q;
+      if (Q >= Line.size() || Line[Q] != '"')
+        return "";
+      std::string Out;
+      for (++Q; Q < Line.size() && Line[Q] != '"'; ++Q) {
+        if (Line[Q] == '\\' && Q + 1 < Line.size()) {
+          char E = Line[++Q];
+          Out += E == 'n' ? '\n' : E == 't' ? '\t' : E;
+        } else {
+          Out += Line[Q];
+        }
+      }
+      return Out;
+    }
+    P = Line.find(Needle, P + 1);
+  }
+  return "";
+}
+
 std::string jsonQuote(const std::string &S) {
   std::string Out = "\"";
   for (unsigned char C : S) {
@@ -211,15 +223,36 @@ std::string jsonQuote(const std::string &S) {
   return Out + "\"";
 }
 
-bool appendResultLine(const std::string &JobDir, const std::string &Line) {
+bool appendResultLine(const std::string &JobDir, const std::string &Line,
+                      bool Annotate) {
   std::string Path = joinPath(JobDir, "results.jsonl");
   int Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (Fd < 0)
     return false;
-  std::string Data = Line + "\n";
+  std::string Data = Line;
+  if (Annotate)
+    sandbox::annotateResultLine(Data);
+  Data += "\n";
   ssize_t N = ::write(Fd, Data.data(), Data.size());
   ::close(Fd);
   return N == static_cast<ssize_t>(Data.size());
+}
+
+bool removeTree(const std::string &Path) {
+  struct stat St;
+  if (::lstat(Path.c_str(), &St) != 0)
+    return errno == ENOENT;
+  ::nftw(
+      Path.c_str(),
+      [](const char *P, const struct stat *, int Flag, struct FTW *) {
+        if (Flag == FTW_DP)
+          ::rmdir(P);
+        else
+          ::unlink(P);
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
+  return ::lstat(Path.c_str(), &St) != 0;
 }
 
 std::vector<std::string> finishedIds(const std::string &JobDir) {
@@ -270,6 +303,9 @@ int supervise(const Plan &P, const SuperviseOptions &Opts) {
   unsigned MaxChildren =
       Opts.MaxChildren ? Opts.MaxChildren : unsigned(Wanted.size()) + 1;
   std::string LogPath = joinPath(P.JobDir, "worker.log");
+  measure::SandboxMode Mode = Opts.Sandbox ? *Opts.Sandbox : P.Opts.Sandbox;
+  bool Scrub = Mode != measure::SandboxMode::Off;
+  std::string PrivateDir = joinPath(P.JobDir, "sandbox-tmp");
 
   for (unsigned Process = 1;; ++Process) {
     if (referenceFailed(P.JobDir))
@@ -297,7 +333,10 @@ int supervise(const Plan &P, const SuperviseOptions &Opts) {
     Argv.push_back(std::to_string(Process));
     size_t LogStart = readWholeFile(LogPath).size();
     ChildOutcome O =
-        runChild(Argv, P.JobDir, Timeout, StartTimeout, Opts.PollS);
+        runChild(Argv, P.JobDir, Timeout, StartTimeout, Opts.PollS, Scrub);
+    if (!removeTree(PrivateDir))
+      std::fprintf(stderr, "forge-worker: warning: cannot remove %s\n",
+                   PrivateDir.c_str());
     std::string Log = readWholeFile(LogPath);
     std::string NewLog = Log.size() > LogStart ? Log.substr(LogStart) : "";
     if (!NewLog.empty())

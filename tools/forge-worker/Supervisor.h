@@ -12,6 +12,7 @@
 #define FORGE_WORKER_SUPERVISOR_H
 
 #include "Plan.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct SuperviseOptions {
   /// Upper bound on children started (a safety net against a child that
   /// dies before it makes progress).
   unsigned MaxChildren = 0; ///< 0: number of candidates + 1
+  /// The sandbox mode (docs/sandbox.md): the plan's unless overridden.
+  /// Except when it is off, the child starts with the secrets taken out of
+  /// its environment, and its private directory (JOB/sandbox-tmp) is
+  /// removed after it.
+  std::optional<measure::SandboxMode> Sandbox;
 };
 
 /// Runs the job and returns the supervisor's exit status (0, 1 or 2, see
@@ -40,8 +46,19 @@ int supervise(const Plan &P, const SuperviseOptions &Opts);
 /// JobDir/results.jsonl.
 std::vector<std::string> finishedIds(const std::string &JobDir);
 
-/// Appends Line (no newline) to JobDir/results.jsonl with one write().
-bool appendResultLine(const std::string &JobDir, const std::string &Line);
+/// Appends Line (no newline) to JobDir/results.jsonl with one write(); a
+/// candidate's line first gets the sandbox's denials for it
+/// (sandbox::annotateResultLine) unless Annotate is false.
+bool appendResultLine(const std::string &JobDir, const std::string &Line,
+                      bool Annotate = true);
+
+/// The value of the string field Key in a one-line JSON object the worker
+/// wrote, unescaped; empty when absent.
+std::string stringField(const std::string &Line, const std::string &Key);
+
+/// Removes Path and everything below it (not following links); true when
+/// nothing is left.
+bool removeTree(const std::string &Path);
 
 /// Escapes S as a JSON string literal, quotes included.
 std::string jsonQuote(const std::string &S);

@@ -72,7 +72,17 @@ struct MeasureReport {
   double CompileSeconds = 0;
   double RunSeconds = 0;
   std::string WorkerLog; ///< what the worker printed on stderr
+  std::optional<SandboxInfo> Sandbox; ///< the worker's "sandbox" line
 };
+
+/// Who hears of the worker's sandbox (docs/sandbox.md): the tool registers
+/// a printer; runMeasurement calls it the first time in the process that a
+/// job's sandbox had missing layers or was off, and never again.
+using SandboxNotice = void (*)(const SandboxInfo &);
+void setSandboxNotice(SandboxNotice N);
+/// Calls the registered notice once per process (when there is something
+/// to say); for runMeasurement and tests.
+void noticeSandboxOnce(const SandboxInfo &S);
 
 /// Builds and runs the job. Fails when the reference does not compile, the
 /// worker cannot run, or the reference fails on the GPU; a candidate's

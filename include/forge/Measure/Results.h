@@ -59,6 +59,14 @@ struct InputChange {
   int64_t First = -1;
 };
 
+/// The worker's "sandbox" line (docs/sandbox.md): which layers confined
+/// the candidates, and why the others are missing.
+struct SandboxInfo {
+  std::string Mode; ///< on, strict, off
+  std::vector<std::string> Active;
+  std::vector<std::pair<std::string, std::string>> Refused; ///< layer, reason
+};
+
 struct CandidateResult {
   std::string Id, Label, Error;
   CandidateStatus Status = CandidateStatus::Missing;
@@ -76,6 +84,9 @@ struct CandidateResult {
   /// no kernel) or "regenerated" (no memory for a copy; timed with events).
   std::vector<std::string> RestoredPerLaunch;
   std::string Restore;
+  /// The calls the sandbox denied it ("execve", "socket(AF_INET)"), with
+  /// how often; its status is then sandbox-denied.
+  std::vector<std::pair<std::string, unsigned>> SandboxDenied;
 
   bool ok() const { return Status == CandidateStatus::Ok; }
 };
@@ -83,6 +94,7 @@ struct CandidateResult {
 struct JobResults {
   std::optional<DeviceInfo> Device;
   std::optional<Ceilings> Ceiling;
+  std::optional<SandboxInfo> Sandbox;
   std::vector<CandidateResult> Candidates;
   /// Set when the reference failed: its status and error text.
   std::optional<std::string> ReferenceFailure;

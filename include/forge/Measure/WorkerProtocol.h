@@ -17,6 +17,24 @@
 
 namespace forge::measure {
 
+/// How the worker's child that loads candidates is confined (`option
+/// sandbox`, forge-port's --sandbox; docs/sandbox.md): On applies every layer
+/// the platform allows and reports the others, Strict makes a missing layer
+/// an error, Off applies none (for debugging, and says so).
+enum class SandboxMode : uint8_t { On, Strict, Off };
+
+inline const char *sandboxModeName(SandboxMode M) {
+  return M == SandboxMode::Strict ? "strict" : M == SandboxMode::Off ? "off" : "on";
+}
+
+/// The mode a spelling names ("on", "strict", "off"); none for another.
+inline std::optional<SandboxMode> parseSandboxMode(const std::string &Name) {
+  for (SandboxMode M : {SandboxMode::On, SandboxMode::Strict, SandboxMode::Off})
+    if (Name == sandboxModeName(M))
+      return M;
+  return std::nullopt;
+}
+
 /// How the worker runs a job (the plan's `option` lines).
 struct JobOptions {
   uint64_t Seed = 20261129;      ///< `option seed`: of the input generator
@@ -29,16 +47,17 @@ struct JobOptions {
   bool Cupti = true;             ///< `option timer cupti|events`
   double FloorFactor = 0.5;      ///< `option floor_factor`: no-work below this of the floor
   double CandidateTimeoutS = 30; ///< `option candidate_timeout_s`
+  SandboxMode Sandbox = SandboxMode::On; ///< `option sandbox on|strict|off`
 
   bool operator==(const JobOptions &O) const {
     return Seed == O.Seed && InputSets == O.InputSets && Warmup == O.Warmup &&
            Rounds == O.Rounds && Reps == O.Reps && MinTimeMs == O.MinTimeMs &&
            FlushL2 == O.FlushL2 && Cupti == O.Cupti && FloorFactor == O.FloorFactor &&
-           CandidateTimeoutS == O.CandidateTimeoutS;
+           CandidateTimeoutS == O.CandidateTimeoutS && Sandbox == O.Sandbox;
   }
 };
 
-/// How a candidate ended. The worker decides the first nine; forge-port adds
+/// How a candidate ended. The worker decides the first nine and the last; forge-port adds
 /// CompileFailed (its harness did not build) and the tuner the last four
 /// (configurations it did not measure). A candidate with several problems
 /// lists them all as reasons; its status is the first.
@@ -57,9 +76,10 @@ enum class CandidateStatus : uint8_t {
   MeasurementFailed, ///< the measurement job as a whole failed
   Interrupted,       ///< not measured: the run was interrupted
   Missing,           ///< not measured: no result (a replay cache without it)
+  SandboxDenied,     ///< the worker's sandbox denied it a call (exec, fork, a socket, ...)
 };
 /// The last value, for a loop over them all.
-inline constexpr CandidateStatus LastCandidateStatus = CandidateStatus::Missing;
+inline constexpr CandidateStatus LastCandidateStatus = CandidateStatus::SandboxDenied;
 
 /// The spelling in results.jsonl, reports and the tuning database
 /// ("ok", "no-work", "writes-input", ...).
@@ -79,6 +99,7 @@ inline const char *statusName(CandidateStatus S) {
   case CandidateStatus::MeasurementFailed: return "measurement-failed";
   case CandidateStatus::Interrupted: return "interrupted";
   case CandidateStatus::Missing: return "missing";
+  case CandidateStatus::SandboxDenied: return "sandbox-denied";
   }
   return "?";
 }

@@ -26,7 +26,19 @@ struct SubprocessOptions {
   std::optional<std::string> Stdin;     ///< Text fed on standard input.
   std::optional<std::vector<std::string>> Env; ///< Replaces the environment.
   std::string WorkingDir;               ///< Empty: the current one.
+  /// Takes the secrets (forge/Support/Secrets.h) out of the environment the
+  /// program gets (Env, or this process's): for compiles and runs of
+  /// untrusted candidate code.
+  bool ScrubSecrets = false;
+  /// Runs the program in a new network namespace (no interface but a down
+  /// loopback) through `unshare --map-current-user --net`, where the
+  /// platform allows it (networkIsolationAvailable); otherwise as usual.
+  bool NoNetwork = false;
 };
+
+/// Whether NoNetwork takes effect here: unshare exists and may create a user
+/// and a network namespace (asked once per process).
+bool networkIsolationAvailable();
 
 /// Runs Program with Args (Args[0] is argv[0]) and captures its output.
 /// Fails only when the program cannot be started; a non-zero exit, a crash

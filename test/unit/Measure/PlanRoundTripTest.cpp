@@ -53,6 +53,7 @@ TEST(PlanRoundTrip, WhatForgePortWritesTheWorkerReads) {
   O.Cupti = false;
   O.FloorFactor = 0.25;
   O.CandidateTimeoutS = 12;
+  O.Sandbox = measure::SandboxMode::Strict; // written as "option sandbox strict"
   ASSERT_FALSE(O == measure::JobOptions());
 
   measure::JobEntry Ref{"ref", "h0.so", "forge_entry_0", "original", {}};
@@ -64,6 +65,7 @@ TEST(PlanRoundTrip, WhatForgePortWritesTheWorkerReads) {
   std::string Error;
   ASSERT_TRUE(worker::parsePlan(*Text, "/job", P, Error)) << Error << "\n" << *Text;
   EXPECT_TRUE(P.Opts == O);
+  EXPECT_EQ(P.Opts.Sandbox, measure::SandboxMode::Strict);
 
   ASSERT_EQ(P.Buffers.size(), 3u);
   EXPECT_EQ(P.Buffers[0].Name, "x");

@@ -112,6 +112,34 @@ TEST(Results, MalformedLinesNameTheLine) {
 
 // The spellings are the protocol (docs/worker-protocol.md): each status has
 // one, and each spelling reads back as its status.
+// The sandbox's line and a candidate it denied calls (docs/sandbox.md), as
+// the worker writes them; the denials survive toJson (replay caches).
+TEST(Results, SandboxLineAndDenials) {
+  const char *Text =
+      R"J({"type":"sandbox","mode":"on","active":["env","seccomp"],"refused":[{"layer":"netns","reason":"no network namespace"}],"process":1}
+{"type":"candidate","id":"p1","reference":false,"label":"x","status":"sandbox-denied","reasons":["sandbox-denied"],"error":"sandbox: denied execve (x2) while loading or running candidate 'p1'","process":1,"sandbox_denied":[{"syscall":"execve","count":2},{"syscall":"socket(AF_INET)","count":1}]}
+)J";
+  auto R = parseResults(Text, "results.jsonl");
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_TRUE(R->Sandbox.has_value());
+  EXPECT_EQ(R->Sandbox->Mode, "on");
+  EXPECT_EQ(R->Sandbox->Active, (std::vector<std::string>{"env", "seccomp"}));
+  ASSERT_EQ(R->Sandbox->Refused.size(), 1u);
+  EXPECT_EQ(R->Sandbox->Refused[0].first, "netns");
+  const CandidateResult *P = R->find("p1");
+  ASSERT_TRUE(P);
+  EXPECT_EQ(P->Status, CandidateStatus::SandboxDenied);
+  EXPECT_FALSE(P->ok());
+  ASSERT_EQ(P->SandboxDenied.size(), 2u);
+  EXPECT_EQ(P->SandboxDenied[0], (std::pair<std::string, unsigned>{"execve", 2}));
+  Json J = toJson(*P);
+  ASSERT_TRUE(J.contains("sandbox_denied"));
+  EXPECT_EQ(J["sandbox_denied"][1]["syscall"], "socket(AF_INET)");
+  auto Again = parseResults(J.dump() + "\n", "again");
+  ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
+  EXPECT_EQ(Again->Candidates[0].SandboxDenied, P->SandboxDenied);
+}
+
 TEST(Results, EveryStatusRoundTripsThroughItsName) {
   const char *Names[] = {"ok",
                          "no-work",
@@ -126,7 +154,8 @@ TEST(Results, EveryStatusRoundTripsThroughItsName) {
                          "invalid",
                          "measurement-failed",
                          "interrupted",
-                         "missing"};
+                         "missing",
+                         "sandbox-denied"};
   ASSERT_EQ(std::size(Names), size_t(LastCandidateStatus) + 1);
   for (size_t I = 0; I < std::size(Names); ++I) {
     CandidateStatus S = CandidateStatus(I);

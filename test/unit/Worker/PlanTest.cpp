@@ -192,6 +192,7 @@ TEST(WorkerPlan, Defaults) {
   EXPECT_TRUE(P.Opts.Cupti);
   EXPECT_DOUBLE_EQ(P.Opts.FloorFactor, 0.5);
   EXPECT_DOUBLE_EQ(P.Opts.CandidateTimeoutS, 30);
+  EXPECT_EQ(P.Opts.Sandbox, forge::measure::SandboxMode::On);
   EXPECT_FALSE(P.Work.has_value());
   EXPECT_EQ(P.Candidates[0].Library, "lib.so"); // no job dir: as written
   EXPECT_EQ(P.Candidates[0].SharedBytes, 0u);

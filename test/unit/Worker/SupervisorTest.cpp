@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Sandbox.h"
 #include "Supervisor.h"
 
 #include "gtest/gtest.h"
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -176,6 +178,49 @@ TEST_F(SupervisorTest, UnknownOnlyIdIsAUsageError) {
   O.ChildArgv = {"/bin/sh", FORGE_FAKE_WORKER, Dir};
   O.Only = {"nope"};
   EXPECT_EQ(supervise(makePlan({"ref", "ok1"}), O), 2);
+}
+
+// The child starts without the secrets of the supervisor's environment
+// (forge/Support/Secrets.h), keeps the rest, and its private directory is
+// removed after it; with the sandbox off the environment is passed on as is.
+TEST_F(SupervisorTest, ChildEnvironmentHasNoSecretsAndItsTempDirIsRemoved) {
+  std::string EnvOut = Dir + "/child-env";
+  ::setenv("FAKE_ENV_OUT", EnvOut.c_str(), 1);
+  ::setenv("FORGE_LLM_API_KEY", "sk-forge-probe", 1);
+  ::setenv("SOME_SERVICE_TOKEN", "t0k3n", 1);
+  ::setenv("FORGE_PROBE_PLAIN", "kept", 1);
+  Plan P = makePlan({"ref", "ok1"});
+  EXPECT_EQ(run(P), 0);
+  std::ifstream In(EnvOut);
+  std::stringstream S;
+  S << In.rdbuf();
+  std::string Env = S.str();
+  EXPECT_NE(Env.find("FORGE_PROBE_PLAIN=kept"), std::string::npos) << Env;
+  EXPECT_EQ(Env.find("sk-forge-probe"), std::string::npos) << Env;
+  EXPECT_EQ(Env.find("t0k3n"), std::string::npos) << Env;
+  EXPECT_NE(::access((Dir + "/results.jsonl").c_str(), F_OK), -1);
+  EXPECT_EQ(::access((Dir + "/sandbox-tmp").c_str(), F_OK), -1);
+
+  ::unlink((Dir + "/results.jsonl").c_str());
+  P.Opts.Sandbox = forge::measure::SandboxMode::Off;
+  EXPECT_EQ(run(P), 0);
+  std::ifstream In2(EnvOut);
+  std::stringstream S2;
+  S2 << In2.rdbuf();
+  EXPECT_NE(S2.str().find("sk-forge-probe"), std::string::npos);
+  ::unsetenv("FAKE_ENV_OUT");
+  ::unsetenv("FORGE_LLM_API_KEY");
+  ::unsetenv("SOME_SERVICE_TOKEN");
+  ::unsetenv("FORGE_PROBE_PLAIN");
+}
+
+TEST(SandboxSkip, NamesLayersAndRejectsOthers) {
+  std::set<std::string> Skip;
+  std::string Error;
+  EXPECT_TRUE(sandbox::parseSkip("netns,,landlock", Skip, Error));
+  EXPECT_EQ(Skip, (std::set<std::string>{"landlock", "netns"}));
+  EXPECT_FALSE(sandbox::parseSkip("netns,network", Skip, Error));
+  EXPECT_NE(Error.find("unknown layer 'network'"), std::string::npos) << Error;
 }
 
 TEST(JsonQuote, EscapesControlCharactersAndQuotes) {

@@ -6,8 +6,14 @@
 #   hang*    never finishes           exit2    exits 2 (a plan error)
 # It always "runs" the reference (the first id of the plan, named by
 # FAKE_REF) first, as the real child does.
+# With FAKE_ENV_OUT set it writes its environment there and makes its
+# private directory JOB/sandbox-tmp (the supervisor removes it).
 # usage: fake-worker.sh JOB --only IDS --process N
 job=$1; ids=$3; proc=$5
+if [ -n "$FAKE_ENV_OUT" ]; then
+  env >"$FAKE_ENV_OUT"
+  mkdir -p "$job/sandbox-tmp/cuda-cache" && : >"$job/sandbox-tmp/cuda-cache/x"
+fi
 ref=${FAKE_REF:-ref}
 line() { printf '{"type":"candidate","id":"%s","status":"%s","process":%s}\n' "$1" "$2" "$proc" >>"$job/results.jsonl"; }
 run_one() {
