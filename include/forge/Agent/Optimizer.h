@@ -10,7 +10,7 @@
 ///   2. apply them (a PatchSet)         attempt with the compiler's errors)
 ///   3. re-parse with Clang          6. correctness and anti-cheating checks
 ///   4. signature, launch contract,     against the ORIGINAL kernel (worker)
-///      edit scope, host-call scan   7. timing against the current kernel,
+///      edit scope, the edit check   7. timing against the current kernel,
 ///                                      interleaved; a gain must beat noise
 ///
 /// The fastest proposal that survives becomes the current kernel; a round
