@@ -16,6 +16,59 @@ using namespace llvm;
 
 namespace forge::agent {
 
+namespace {
+
+/// Whether a compiler diagnostic's file is Source (nvcc names it as it was
+/// given, or resolved).
+bool isSourceFile(StringRef File, StringRef Source) {
+  if (File == Source)
+    return true;
+  bool Same = false;
+  return !sys::fs::equivalent(File, Source, Same) && Same;
+}
+
+/// The compiler's log with every message located in another file, and the
+/// source lines quoted under it, replaced by RedactedDiagnostic: a header
+/// an edit made the compiler read is not sent back to a model.
+std::string redactLog(StringRef Log, StringRef Source) {
+  static const std::regex Located("^\\s*([^\\s:(]+)(:[0-9]+|\\([0-9]+\\))");
+  SmallVector<StringRef, 0> Lines;
+  Log.split(Lines, '\n');
+  std::vector<std::string> Out;
+  bool Redacting = false;
+  for (StringRef L : Lines) {
+    std::smatch M;
+    std::string S = L.str();
+    if (std::regex_search(S, M, Located))
+      Redacting = !isSourceFile(M[1].str(), Source);
+    else if (!L.starts_with(" ") && !L.starts_with("\t"))
+      Redacting = false;
+    if (!Redacting)
+      Out.push_back(S);
+    else if (Out.empty() || Out.back() != frontend::RedactedDiagnostic)
+      Out.push_back(frontend::RedactedDiagnostic.str());
+  }
+  return join(Out, "\n");
+}
+
+} // namespace
+
+std::string compileErrorsForModel(const build::CompileResult &C, StringRef Source, unsigned Max) {
+  std::vector<std::string> Lines;
+  for (const build::CompilerDiagnostic &D : C.Diagnostics)
+    if (D.isError() && Lines.size() < Max) {
+      std::string Text = D.File.empty() || isSourceFile(D.File, Source)
+                             ? D.format()
+                             : frontend::RedactedDiagnostic.str();
+      if (!is_contained(Lines, Text))
+        Lines.push_back(Text);
+    }
+  if (Lines.empty())
+    return StringRef(redactLog(StringRef(C.Log).trim(), Source)).take_back(1500).str();
+  return join(Lines, "\n");
+}
+
+
 const StageVerdict *ProposalRecord::failedStage() const {
   for (const StageVerdict &S : Stages)
     if (!S.Passed)
@@ -159,54 +212,6 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
   Keep.push_back(std::move(S));
   Values = V;
   return &Keep.back();
-}
-
-/// Whether a compiler diagnostic's file is Source (nvcc names it as it was
-/// given, or resolved).
-bool isSourceFile(StringRef File, StringRef Source) {
-  if (File == Source)
-    return true;
-  bool Same = false;
-  return !sys::fs::equivalent(File, Source, Same) && Same;
-}
-
-/// The compiler's log with every message located in another file, and the
-/// source lines quoted under it, replaced by RedactedDiagnostic: a header
-/// an edit made the compiler read is not sent back to a model.
-std::string redactLog(StringRef Log, StringRef Source) {
-  static const std::regex Located("^\\s*([^\\s:(]+)(:[0-9]+|\\([0-9]+\\))");
-  SmallVector<StringRef, 0> Lines;
-  Log.split(Lines, '\n');
-  std::vector<std::string> Out;
-  bool Redacting = false;
-  for (StringRef L : Lines) {
-    std::smatch M;
-    std::string S = L.str();
-    if (std::regex_search(S, M, Located))
-      Redacting = !isSourceFile(M[1].str(), Source);
-    else if (!L.starts_with(" ") && !L.starts_with("\t"))
-      Redacting = false;
-    if (!Redacting)
-      Out.push_back(S);
-    else if (Out.empty() || Out.back() != frontend::RedactedDiagnostic)
-      Out.push_back(frontend::RedactedDiagnostic.str());
-  }
-  return join(Out, "\n");
-}
-
-std::string firstErrors(const build::CompileResult &C, StringRef Source, unsigned Max = 8) {
-  std::vector<std::string> Lines;
-  for (const build::CompilerDiagnostic &D : C.Diagnostics)
-    if (D.isError() && Lines.size() < Max) {
-      std::string Text = D.File.empty() || isSourceFile(D.File, Source)
-                             ? D.format()
-                             : frontend::RedactedDiagnostic.str();
-      if (!is_contained(Lines, Text))
-        Lines.push_back(Text);
-    }
-  if (Lines.empty())
-    return StringRef(redactLog(StringRef(C.Log).trim(), Source)).take_back(1500).str();
-  return join(Lines, "\n");
 }
 
 class Loop {
@@ -422,7 +427,7 @@ Expected<bool> Loop::compile(Candidate &C) {
     return R.takeError();
   if (R->ok())
     return stage(C.Rec, Stage::Compile, true, std::string("compiles for ") + O.Target->Name);
-  stage(C.Rec, Stage::Compile, false, firstErrors(*R, J.Source));
+  stage(C.Rec, Stage::Compile, false, compileErrorsForModel(*R, J.Source));
   return false;
 }
 

@@ -159,6 +159,13 @@ struct OptimizeResult {
 
 llvm::Expected<OptimizeResult> runOptimization(const OptimizeOptions &O);
 
+/// The compile stage's detail (it goes to the model in a repair request and
+/// into the transcript): the first Max errors, those located in a file
+/// other than Source redacted (frontend::RedactedDiagnostic); without
+/// parsed errors, the log's tail with the lines of other files redacted.
+std::string compileErrorsForModel(const build::CompileResult &C, llvm::StringRef Source,
+                                  unsigned Max = 8);
+
 } // namespace forge::agent
 
 #endif
