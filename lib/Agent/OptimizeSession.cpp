@@ -119,7 +119,11 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     L.MaxRounds = R.Rounds.value_or(L.MaxRounds);
     L.Threshold = R.Threshold.value_or(L.Threshold);
     L.MinGain = R.MinGain.value_or(L.MinGain);
-    L.Scope = R.Scope.value_or(L.Scope);
+    // A replay trusts no proposal (Transcript.cpp), so the built-in
+    // proposers' edits outside the kernels need --scope=file: the wider of
+    // the recorded and the given scope.
+    if (O.Scope != "file")
+      L.Scope = R.Scope.value_or(L.Scope);
     L.MaxProposalsPerRound = R.ProposalsPerRound.value_or(L.MaxProposalsPerRound);
     if (R.Measured)
       L.GpuTarget = O.Target;

@@ -10,10 +10,64 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include <deque>
+#include <regex>
 
 using namespace llvm;
 
 namespace forge::agent {
+
+namespace {
+
+/// Whether a compiler diagnostic's file is Source (nvcc names it as it was
+/// given, or resolved).
+bool isSourceFile(StringRef File, StringRef Source) {
+  if (File == Source)
+    return true;
+  bool Same = false;
+  return !sys::fs::equivalent(File, Source, Same) && Same;
+}
+
+/// The compiler's log with every message located in another file, and the
+/// source lines quoted under it, replaced by RedactedDiagnostic: a header
+/// an edit made the compiler read is not sent back to a model.
+std::string redactLog(StringRef Log, StringRef Source) {
+  static const std::regex Located("^\\s*([^\\s:(]+)(:[0-9]+|\\([0-9]+\\))");
+  SmallVector<StringRef, 0> Lines;
+  Log.split(Lines, '\n');
+  std::vector<std::string> Out;
+  bool Redacting = false;
+  for (StringRef L : Lines) {
+    std::smatch M;
+    std::string S = L.str();
+    if (std::regex_search(S, M, Located))
+      Redacting = !isSourceFile(M[1].str(), Source);
+    else if (!L.starts_with(" ") && !L.starts_with("\t"))
+      Redacting = false;
+    if (!Redacting)
+      Out.push_back(S);
+    else if (Out.empty() || Out.back() != frontend::RedactedDiagnostic)
+      Out.push_back(frontend::RedactedDiagnostic.str());
+  }
+  return join(Out, "\n");
+}
+
+} // namespace
+
+std::string compileErrorsForModel(const build::CompileResult &C, StringRef Source, unsigned Max) {
+  std::vector<std::string> Lines;
+  for (const build::CompilerDiagnostic &D : C.Diagnostics)
+    if (D.isError() && Lines.size() < Max) {
+      std::string Text = D.File.empty() || isSourceFile(D.File, Source)
+                             ? D.format()
+                             : frontend::RedactedDiagnostic.str();
+      if (!is_contained(Lines, Text))
+        Lines.push_back(Text);
+    }
+  if (Lines.empty())
+    return StringRef(redactLog(StringRef(C.Log).trim(), Source)).take_back(1500).str();
+  return join(Lines, "\n");
+}
+
 
 const StageVerdict *ProposalRecord::failedStage() const {
   for (const StageVerdict &S : Stages)
@@ -43,8 +97,22 @@ LineSpan spanOf(StringRef Text, unsigned Offset, unsigned Length) {
   return {First, std::max(First, Last)};
 }
 
-/// Checks where each edit of Patches lands: its old text in Before and its
-/// new text in After must both lie in lines an edit may touch.
+/// The first line of Span in Text that is not blank and not in a line an
+/// edit may touch (0 when there is none): an edit that adds a device helper
+/// before a kernel spans both, and the blank line between them.
+unsigned outsideLine(StringRef Text, LineSpan Span, const KernelContract &C) {
+  if (C.editable(Span.First, Span.Last))
+    return 0;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (unsigned L = Span.First; L <= Span.Last; ++L)
+    if (L <= Lines.size() && !Lines[L - 1].trim().empty() && !C.editable(L, L))
+      return L;
+  return 0;
+}
+
+/// Checks where each edit of Patches lands: every line of its old text in
+/// Before and of its new text in After must lie in lines an edit may touch.
 std::string checkScope(const patch::PatchSet &Patches, StringRef Key, StringRef Before,
                        const KernelContract &CB, StringRef After, const KernelContract &CA) {
   long Shift = 0;
@@ -52,7 +120,7 @@ std::string checkScope(const patch::PatchSet &Patches, StringRef Key, StringRef 
     const auto &Rp = E.Replacement;
     if (Rp.getLength()) {
       LineSpan Old = spanOf(Before, Rp.getOffset(), Rp.getLength());
-      if (!CB.editable(Old.First, Old.Last))
+      if (outsideLine(Before, Old, CB))
         return formatv("the edit of lines {0}-{1} changes code outside the kernels, the device "
                        "functions and the launch configuration (widen with --scope=file)",
                        Old.First, Old.Last)
@@ -61,7 +129,7 @@ std::string checkScope(const patch::PatchSet &Patches, StringRef Key, StringRef 
     unsigned NewOffset = unsigned(long(Rp.getOffset()) + Shift);
     if (!Rp.getReplacementText().empty()) {
       LineSpan New = spanOf(After, NewOffset, Rp.getReplacementText().size());
-      if (!CA.editable(New.First, New.Last))
+      if (outsideLine(After, New, CA))
         return formatv("the new lines {0}-{1} are outside the kernels, the device functions and "
                        "the launch configuration (widen with --scope=file)",
                        New.First, New.Last)
@@ -144,16 +212,6 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
   Keep.push_back(std::move(S));
   Values = V;
   return &Keep.back();
-}
-
-std::string firstErrors(const build::CompileResult &C, unsigned Max = 8) {
-  std::vector<std::string> Lines;
-  for (const build::CompilerDiagnostic &D : C.Diagnostics)
-    if (D.isError() && Lines.size() < Max)
-      Lines.push_back(D.format());
-  if (Lines.empty())
-    return StringRef(C.Log).trim().take_back(1500).str();
-  return join(Lines, "\n");
 }
 
 class Loop {
@@ -285,6 +343,21 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   auto After = O.Checker->analyse(O.File, *Patched, O.Spec->Kernel, *O.Target);
   if (!After)
     return Fail(Stage::Reparse, toString(After.takeError()));
+  // The edit check (EditCheck.h) runs on the re-parse's AST before its
+  // errors are judged: an edit that adds what no kernel optimisation needs
+  // is rejected for that, in every scope and from every proposer, and its
+  // parse errors (which may quote a file it included) never go back to a
+  // model in a repair request.
+  std::vector<std::string> Added =
+      checkEdit(CurrentContract.Facts, After->Facts, O.Scope == "file");
+  if (!Added.empty()) {
+    std::string Why = "the edit adds what no kernel optimisation needs: " + join(Added, "; ");
+    if (After->ParseErrors > CurrentContract.ParseErrors)
+      Why += formatv(" (and {0} new parse error(s))",
+                     After->ParseErrors - CurrentContract.ParseErrors)
+                 .str();
+    return Fail(Stage::Scan, Why);
+  }
   if (After->ParseErrors > CurrentContract.ParseErrors)
     return Fail(Stage::Reparse, formatv("{0} new parse error(s): {1}",
                                    After->ParseErrors - CurrentContract.ParseErrors,
@@ -328,10 +401,6 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
     Pass(Stage::Scope, "only kernels, device functions and launch configuration changed");
   }
 
-  std::vector<std::string> Calls = scanForHostCalls(Current.Source, *Patched);
-  if (!Calls.empty())
-    return Fail(Stage::Scan, "the edit adds host code no kernel optimisation needs: " +
-                            join(Calls, ", "));
   if (!O.Spec->AllowLowerPrecision) {
     std::vector<std::string> Low = scanForLowerPrecision(Current.Source, *Patched);
     if (!Low.empty())
@@ -339,7 +408,8 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
                           "allow_lower_precision): " +
                               join(Low, ", "));
   }
-  Pass(Stage::Scan, "no host calls or lowered precision added");
+  Pass(Stage::Scan, "the AST check finds nothing added outside the allowlists; no lowered "
+                    "precision added");
   C.Patched = *Patched;
   C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), *Patched);
   return true;
@@ -357,7 +427,7 @@ Expected<bool> Loop::compile(Candidate &C) {
     return R.takeError();
   if (R->ok())
     return stage(C.Rec, Stage::Compile, true, std::string("compiles for ") + O.Target->Name);
-  stage(C.Rec, Stage::Compile, false, firstErrors(*R));
+  stage(C.Rec, Stage::Compile, false, compileErrorsForModel(*R, J.Source));
   return false;
 }
 

@@ -292,14 +292,19 @@ Expected<KernelContract> SourceChecker::analyse(StringRef File, StringRef Conten
   Req.S = frontend::Side::Device;
   Req.Contents = Contents.str();
   frontend::ParseDiagnostics Diags(nullptr);
+  Diags.RedactOtherFiles = true;
   KernelContract Out;
+  EditFactCollector Facts;
+  Req.OnBegin = [&](CompilerInstance &CI) { Facts.attach(CI); };
   if (Error E = frontend::parseCuda(TC, PO, Req, Diags,
                                     [&](ASTContext &Ctx, CompilerInstance &,
-                                        const frontend::PreprocessorFacts &) {
+                                        const frontend::PreprocessorFacts &PF) {
                                       Collector C(Ctx, Kernel, File, Out);
                                       C.TraverseDecl(Ctx.getTranslationUnitDecl());
+                                      Facts.collect(Ctx, PF);
                                     }))
     return std::move(E);
+  Out.Facts = Facts.take();
   Out.ParseErrors = Diags.errors();
   Out.ErrorMessages = Diags.errorMessages();
   sort(Out.Launches);
@@ -322,25 +327,6 @@ std::string describeHotLines(const std::vector<HotLine> &Hot, unsigned Max) {
     Parts.push_back(P);
   }
   return Parts.empty() ? "" : "global memory accesses by line: " + join(Parts, "; ");
-}
-
-std::vector<std::string> scanForHostCalls(StringRef Before, StringRef After) {
-  static const Pattern Patterns[] = {
-      {"\\b(system|popen|fork|vfork|execl|execlp|execle|execv|execvp|execve|posix_spawn)[ \t]*\\(",
-       "runs a process"},
-      {"\\b(fopen|freopen|open|openat|creat|remove|unlink|rename|mkdir|rmdir|truncate)[ \t]*\\(",
-       "touches files"},
-      {"(std::[io]?fstream|\\bofstream|\\bifstream)", "touches files"},
-      {"\\b(socket|connect|bind|listen|accept|getaddrinfo|gethostbyname|curl_easy_[a-z]+)[ \t]*\\(",
-       "uses the network"},
-      {"\\b(getenv|setenv|putenv|unsetenv|secure_getenv)[ \t]*\\(", "reads or changes the environment"},
-      {"\\b(dlopen|dlsym)[ \t]*\\(", "loads code"},
-      {"#[ \t]*include[ \t]*<(fstream|unistd\\.h|fcntl\\.h|sys/[a-z_]+\\.h|netinet/[a-z_]+\\.h|"
-       "arpa/inet\\.h|netdb\\.h|dlfcn\\.h|spawn\\.h|filesystem|curl/curl\\.h)>",
-       "a header for processes, files or the network"},
-      {"\\basm[ \t]*(volatile[ \t]*)?\\([^)]*\\b(syscall)\\b", "a system call"},
-  };
-  return scan(Before, After, Patterns);
 }
 
 std::vector<std::string> scanForLowerPrecision(StringRef Before, StringRef After) {

@@ -56,7 +56,11 @@ Proposal readProposal(JsonReader &Read, const Json &J, const std::string &Path) 
   P.Rationale = Read.string(J, Path, "rationale");
   P.Edits = Read.string(J, Path, "reply");
   P.Prompt = Read.string(J, Path, "prompt");
-  P.Trusted = Read.boolean(J, Path, "trusted");
+  // A transcript is a file anyone can edit: its "trusted" flag is read (a
+  // wrong type is still an error) and ignored. A replayed proposal is held
+  // to the scope like a model's, whoever proposed it first.
+  (void)Read.boolean(J, Path, "trusted");
+  P.Trusted = false;
   if (const Json *T = Read.object(J, Path, "tokens", /*Required=*/false)) {
     std::string TP = JsonReader::member(Path, "tokens");
     P.PromptTokens = Read.count(*T, TP, "prompt");

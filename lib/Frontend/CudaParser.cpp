@@ -120,8 +120,13 @@ void ParseDiagnostics::HandleDiagnostic(DiagnosticsEngine::Level Level,
   LastShown = true;
   if (IsError) {
     ++Errors;
-    ErrorMessages.push_back(Where.empty() ? Msg.str().str()
-                                          : Where + ": " + Msg.str().str());
+    if (RedactOtherFiles && Info.hasSourceManager() && Info.getLocation().isValid() &&
+        !Info.getSourceManager().isWrittenInMainFile(
+            Info.getSourceManager().getExpansionLoc(Info.getLocation())))
+      ErrorMessages.push_back(RedactedDiagnostic.str());
+    else
+      ErrorMessages.push_back(Where.empty() ? Msg.str().str()
+                                            : Where + ": " + Msg.str().str());
   }
   DiagnosticConsumer::HandleDiagnostic(Level, Info);
   if (Printer)

@@ -10,7 +10,7 @@
 ///   2. apply them (a PatchSet)         attempt with the compiler's errors)
 ///   3. re-parse with Clang          6. correctness and anti-cheating checks
 ///   4. signature, launch contract,     against the ORIGINAL kernel (worker)
-///      edit scope, host-call scan   7. timing against the current kernel,
+///      edit scope, the edit check   7. timing against the current kernel,
 ///                                      interleaved; a gain must beat noise
 ///
 /// The fastest proposal that survives becomes the current kernel; a round
@@ -158,6 +158,13 @@ struct OptimizeResult {
 };
 
 llvm::Expected<OptimizeResult> runOptimization(const OptimizeOptions &O);
+
+/// The compile stage's detail (it goes to the model in a repair request and
+/// into the transcript): the first Max errors, those located in a file
+/// other than Source redacted (frontend::RedactedDiagnostic); without
+/// parsed errors, the log's tail with the lines of other files redacted.
+std::string compileErrorsForModel(const build::CompileResult &C, llvm::StringRef Source,
+                                  unsigned Max = 8);
 
 } // namespace forge::agent
 

@@ -33,7 +33,7 @@ enum class Stage {
   Reparse,     ///< Clang parses the result
   Contract,    ///< the signature and the launches are kept
   Scope,       ///< the edits stay where edits may go
-  Scan,        ///< no host calls or lowered precision added
+  Scan,        ///< the edit check on the AST (EditCheck.h) and no lowered precision
   Compile,     ///< nvcc compiles it for the target
   Repair,      ///< the proposer's second attempt after a failed compile
   Correctness, ///< the worker's checks against the original kernel

@@ -5,14 +5,15 @@
 /// source must parse with no more errors than before, keep the kernel's
 /// signature and its launches, and change only kernels, the device
 /// functions they call and launch configuration (DESIGN.md: model edits are
-/// untrusted code). Text added by an edit is also scanned for host calls no
-/// kernel optimisation needs (processes, files, network, environment) and
-/// for lowered precision the spec does not allow.
+/// untrusted code). The parse also collects the facts the edit check
+/// compares (EditCheck.h); text added by an edit is scanned for lowered
+/// precision the spec does not allow.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_AGENT_SOURCECHECK_H
 #define FORGE_AGENT_SOURCECHECK_H
 
+#include "forge/Agent/EditCheck.h"
 #include "forge/Frontend/CudaInvocation.h"
 #include "forge/Frontend/Toolchain.h"
 #include "llvm/Support/Error.h"
@@ -59,6 +60,10 @@ struct KernelContract {
   /// accesses one thread makes there (loop trip counts multiplied in where
   /// they are constants). The heaviest first.
   std::vector<HotLine> Hot;
+  /// What the edit check compares (EditCheck.h): this version's
+  /// file-scope declarations, attributes, static initialisers, asm,
+  /// directives, host calls, host function addresses and host globals.
+  std::vector<EditFact> Facts;
   /// The kernel's model as `forge-port analyze` prints it: every access
   /// with its index form and warp class, the loops, the recognised
   /// patterns and what could not be followed, each with its line.
@@ -74,6 +79,7 @@ public:
   SourceChecker(const frontend::Toolchain &TC, frontend::ParseOptions Opts)
       : TC(TC), Opts(std::move(Opts)) {}
   /// Parses Contents as File for Target. Fails only when Clang cannot run.
+  /// Error messages located outside File are redacted.
   llvm::Expected<KernelContract> analyse(llvm::StringRef File, llvm::StringRef Contents,
                                          llvm::StringRef Kernel,
                                          const arch::TargetInfo &Target) const;
@@ -82,10 +88,6 @@ private:
   const frontend::Toolchain &TC;
   frontend::ParseOptions Opts;
 };
-
-/// Named reasons for host calls that text added between Before and After
-/// makes ("calls popen (runs a process)"); empty when there are none.
-std::vector<std::string> scanForHostCalls(llvm::StringRef Before, llvm::StringRef After);
 
 /// Named reasons for lowered precision added between Before and After
 /// (half/bfloat types or conversions, fast-math intrinsics such as __expf).

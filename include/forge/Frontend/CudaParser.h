@@ -58,6 +58,10 @@ public:
   std::function<bool(llvm::StringRef Message)> Explains;
   /// Distinct errors that Explains took over.
   unsigned explained() const { return Explained; }
+  /// Messages of errors located outside the main file are replaced by
+  /// RedactedDiagnostic (their text may quote a file an edit included, and
+  /// they go back to a model and into transcripts).
+  bool RedactOtherFiles = false;
 
 private:
   std::unique_ptr<clang::DiagnosticOptions> PrinterOpts;
@@ -72,6 +76,10 @@ private:
   llvm::StringSet<> Seen;
   std::vector<std::string> ErrorMessages;
 };
+
+/// What an error located outside the main file says instead.
+inline constexpr llvm::StringLiteral RedactedDiagnostic =
+    "[redacted: diagnostic located in another file]";
 
 /// The preprocessor facts a consumer may need after parsing.
 struct PreprocessorFacts {

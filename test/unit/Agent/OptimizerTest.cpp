@@ -332,21 +332,48 @@ __global__ void conv(const float *in, const float *w, float *out, int n) {
             "per thread): acc += w[k + 2] * in[i + k];");
 }
 
-TEST(SourceScan, HostCallsAndLowerPrecision) {
-  EXPECT_TRUE(scanForHostCalls("a\nb\n", "a\nb\n").empty());
-  auto Calls = scanForHostCalls("x\n", "x\nFILE *f = fopen(\"/etc/passwd\", \"r\");\n"
-                                       "char *h = getenv(\"HOME\");\n#include <unistd.h>\n");
-  ASSERT_EQ(Calls.size(), 3u);
-  EXPECT_NE(Calls[0].find("fopen"), std::string::npos);
-  EXPECT_NE(Calls[1].find("getenv"), std::string::npos);
-  EXPECT_NE(Calls[2].find("unistd.h"), std::string::npos);
-  // Already there before: not added by the edit.
-  EXPECT_TRUE(scanForHostCalls("fopen(p);\n", "fopen(p);\n").empty());
-  // A comment is not a call.
-  EXPECT_TRUE(scanForHostCalls("", "// do not system(\"x\")\n").empty());
+TEST(SourceScan, LowerPrecision) {
   auto Low = scanForLowerPrecision("", "  __half h = __float2half(x);\n  y = __expf(x);\n");
   ASSERT_EQ(Low.size(), 3u);
   EXPECT_TRUE(scanForLowerPrecision("", "  float y = expf(x);\n").empty());
+  // Already there before: not added by the edit.
+  EXPECT_TRUE(scanForLowerPrecision("  y = __expf(x);\n", "  y = __expf(x);\n").empty());
+}
+
+} // namespace
+
+namespace {
+
+// nvcc's errors go to the model in a repair request: those located in
+// another file (a header's text) are redacted, the source's are kept.
+TEST(CompileErrorsForModel, ErrorsInOtherFilesAreRedacted) {
+  build::CompileResult C;
+  build::CompilerDiagnostic Own, Other;
+  Own.File = "/job/p0/k.cu";
+  Own.Line = 5;
+  Own.Message = "Unknown modifier '.an'";
+  Other.File = "/etc/hostname";
+  Other.Line = 1;
+  Other.Message = "this declaration has no storage class: TOPSECRET";
+  C.Diagnostics = {Other, Own, Other};
+  std::string E = compileErrorsForModel(C, "/job/p0/k.cu");
+  EXPECT_EQ(E.find("TOPSECRET"), std::string::npos) << E;
+  EXPECT_EQ(E.find("/etc/hostname"), std::string::npos) << E;
+  EXPECT_NE(E.find("[redacted: diagnostic located in another file]"), std::string::npos) << E;
+  EXPECT_NE(E.find("k.cu:5"), std::string::npos) << E;
+  // Without parsed diagnostics: the log's lines of other files, and the
+  // source lines quoted under them, are redacted.
+  build::CompileResult L;
+  L.Log = "/etc/hostname(1): error: this declaration has no storage class\n"
+          "  TOPSECRET\n"
+          "  ^\n"
+          "/job/p0/k.cu(7): error: identifier \"q\" is undefined\n"
+          "1 error detected\n";
+  std::string T = compileErrorsForModel(L, "/job/p0/k.cu");
+  EXPECT_EQ(T.find("TOPSECRET"), std::string::npos) << T;
+  EXPECT_NE(T.find("[redacted: diagnostic located in another file]"), std::string::npos) << T;
+  EXPECT_NE(T.find("/job/p0/k.cu(7): error: identifier \"q\" is undefined"), std::string::npos)
+      << T;
 }
 
 } // namespace

@@ -81,4 +81,32 @@ TEST_F(ReplayLoad, AnUnknownNameIsAnErrorWithItsPath) {
             "t.json: $.rounds[0].proposals[0]: expected an object");
 }
 
+// A transcript is a file anyone can edit: its "trusted" flag does not
+// exempt a replayed proposal (or its repair) from the scope.
+TEST_F(ReplayLoad, AReplayedProposalIsNeverTrusted) {
+  std::string Path = Dir + "/t.json";
+  std::string Text =
+      R"({"forge_transcript": 1, "measurements": [], "rounds": [)"
+      R"({"round": 1, "accepted": -1, "proposals": [)"
+      R"({"origin": "expert:restrict", "trusted": true, "reply": "x", "verdict": "rejected",)"
+      R"( "repair": {"origin": "tuner", "trusted": true, "reply": "y"}}]}]})";
+  ASSERT_FALSE(bool(writeFileAtomically(Path, Text)));
+  auto R = Replay::load(Path);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ProposalRequest Q;
+  Q.Round = 1;
+  auto Props = (*R)->propose(Q);
+  ASSERT_TRUE(bool(Props));
+  ASSERT_EQ(Props->size(), 1u);
+  EXPECT_EQ((*Props)[0].Origin, "expert:restrict");
+  EXPECT_FALSE((*Props)[0].Trusted);
+  auto Rep = (*R)->repair(Q, (*Props)[0]);
+  ASSERT_TRUE(bool(Rep));
+  ASSERT_TRUE(Rep->has_value());
+  EXPECT_FALSE((*Rep)->Trusted);
+  // The flag's type is still checked.
+  EXPECT_EQ(load(R"({"origin": "tuner", "trusted": "yes"})"),
+            "t.json: $.rounds[0].proposals[0].trusted: expected true or false");
+}
+
 } // namespace
