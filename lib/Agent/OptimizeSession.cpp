@@ -48,6 +48,9 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     if (!R)
       return R.takeError();
     Replayed = std::move(*R);
+    // The rules run again so that their own edits keep their trust.
+    Proposers.push_back(std::make_unique<ExpertProposer>(*O.Toolchain, *PO, O.Rules));
+    Replayed->rederiveWith(Proposers.back().get());
     Main = Replayed.get();
     Out.Info.Proposer = "replay of " + O.ReplayPath;
     Out.Replayed = true;
@@ -119,9 +122,9 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     L.MaxRounds = R.Rounds.value_or(L.MaxRounds);
     L.Threshold = R.Threshold.value_or(L.Threshold);
     L.MinGain = R.MinGain.value_or(L.MinGain);
-    // A replay trusts no proposal (Transcript.cpp), so the built-in
-    // proposers' edits outside the kernels need --scope=file: the wider of
-    // the recorded and the given scope.
+    // A replay trusts only the proposals the rules make again
+    // (Replay::rederiveWith); the scope is the wider of the recorded and
+    // the given one.
     if (O.Scope != "file")
       L.Scope = R.Scope.value_or(L.Scope);
     L.MaxProposalsPerRound = R.ProposalsPerRound.value_or(L.MaxProposalsPerRound);

@@ -312,6 +312,20 @@ Expected<std::vector<Proposal>> Replay::propose(const ProposalRequest &Req) {
     if (RR.Number == Req.Round)
       for (const RecordedProposal &P : RR.Proposals)
         Out.push_back(P.P);
+  // Trust is not read from the file: a recorded proposal is trusted only
+  // when the built-in proposer makes the same edit here and now.
+  bool AnyBuiltIn = any_of(Out, [](const Proposal &P) {
+    return StringRef(P.Origin).starts_with("expert:");
+  });
+  if (BuiltIn && AnyBuiltIn) {
+    auto Again = BuiltIn->propose(Req);
+    if (!Again)
+      return Again.takeError();
+    for (Proposal &P : Out)
+      P.Trusted = any_of(*Again, [&](const Proposal &A) {
+        return A.Trusted && A.Origin == P.Origin && A.Edits == P.Edits;
+      });
+  }
   return Out;
 }
 

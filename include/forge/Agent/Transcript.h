@@ -74,6 +74,11 @@ public:
   llvm::Expected<measure::MeasureReport> measure(const measure::MeasureRequest &Req);
   /// The recorded run's options, checked when the transcript was loaded.
   const RecordedOptions &options() const { return Options; }
+  /// A transcript's proposals are untrusted (anyone can edit the file),
+  /// except those that BuiltIn, run here on the same request, proposes
+  /// again word for word: those are the built-in proposer's own edits and
+  /// keep its trust (the expert rules' edits outside the kernels).
+  void rederiveWith(Proposer *BuiltIn) { this->BuiltIn = BuiltIn; }
   /// Differences between the recorded decisions and R's, one line each.
   std::vector<std::string> compare(const OptimizeResult &R) const;
 
@@ -100,6 +105,7 @@ private:
   std::vector<RecordedJob> Jobs;
   RecordedOptions Options;
   size_t NextJob = 0;
+  Proposer *BuiltIn = nullptr;
 };
 
 } // namespace forge::agent
