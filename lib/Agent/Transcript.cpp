@@ -265,7 +265,14 @@ Json transcriptToJson(const TranscriptInfo &Info, const OptimizeOptions &O,
 }
 
 Expected<std::unique_ptr<Replay>> Replay::load(StringRef Path) {
-  auto J = readJsonFile(Path);
+  auto Text = readFile(Path);
+  if (!Text)
+    return Text.takeError();
+  return parse(*Text, Path);
+}
+
+Expected<std::unique_ptr<Replay>> Replay::parse(StringRef Text, StringRef Path) {
+  auto J = parseJson(Text, Path);
   if (!J)
     return J.takeError();
   if (!J->is_object() || !J->contains("forge_transcript"))

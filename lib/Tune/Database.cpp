@@ -121,10 +121,18 @@ struct Reader {
 } // namespace
 
 llvm::Expected<TuningDatabase> TuningDatabase::load(llvm::StringRef Path) {
-  TuningDatabase Db;
   if (!llvm::sys::fs::exists(Path))
-    return Db;
-  auto J = readJsonFile(Path);
+    return TuningDatabase();
+  auto Text = readFile(Path);
+  if (!Text)
+    return Text.takeError();
+  return parse(*Text, Path);
+}
+
+llvm::Expected<TuningDatabase> TuningDatabase::parse(llvm::StringRef Text,
+                                                     llvm::StringRef Path) {
+  TuningDatabase Db;
+  auto J = parseJson(Text, Path);
   if (!J)
     return J.takeError();
   Reader R{Path.str(), ""};

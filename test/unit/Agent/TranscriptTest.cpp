@@ -81,4 +81,22 @@ TEST_F(ReplayLoad, AnUnknownNameIsAnErrorWithItsPath) {
             "t.json: $.rounds[0].proposals[0]: expected an object");
 }
 
+// Replay::parse is load() without the file (the fuzz target's entry).
+TEST(ReplayParse, ReadsTextAsLoadReadsAFile) {
+  auto Good = Replay::parse(R"({"forge_transcript": 1, "rounds": [], "measurements": [],)"
+                            R"( "measured": true, "options": {"rounds": 3}})",
+                            "mem.json");
+  ASSERT_TRUE(bool(Good)) << llvm::toString(Good.takeError());
+  EXPECT_TRUE((*Good)->options().Measured);
+  EXPECT_EQ((*Good)->options().Rounds, 3u);
+  auto Truncated = Replay::parse(R"({"forge_transcript": 1, "rou)", "mem.json");
+  ASSERT_FALSE(bool(Truncated));
+  EXPECT_NE(llvm::toString(Truncated.takeError()).find("mem.json: invalid JSON"),
+            std::string::npos);
+  auto NoRounds = Replay::parse(R"({"forge_transcript": 1, "measurements": []})", "mem.json");
+  ASSERT_FALSE(bool(NoRounds));
+  EXPECT_NE(llvm::toString(NoRounds.takeError()).find("mem.json: $.rounds"),
+            std::string::npos);
+}
+
 } // namespace
