@@ -191,6 +191,11 @@ llvm::Expected<TuningDatabase> TuningDatabase::parse(llvm::StringRef Text,
             R.fail(MP + ".values." + It.key(), "expected an integer");
             break;
           }
+          // 2^63 and above would come back negative from get<int64_t>.
+          if (It->is_number_unsigned() && It->get<uint64_t>() > uint64_t(INT64_MAX)) {
+            R.fail(MP + ".values." + It.key(), "integer out of range");
+            break;
+          }
           X.Values[It.key()] = It->get<int64_t>();
         }
       D.Measurements.push_back(std::move(X));

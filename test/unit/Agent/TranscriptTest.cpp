@@ -81,6 +81,20 @@ TEST_F(ReplayLoad, AnUnknownNameIsAnErrorWithItsPath) {
             "t.json: $.rounds[0].proposals[0]: expected an object");
 }
 
+// A tunable value of 2^63 or more is refused, not read back as negative.
+TEST_F(ReplayLoad, ATunableValueBeyondInt64IsAnError) {
+  auto With = [&](const char *V) {
+    return load(std::string(R"({"origin": "model", "spec_change": {"new_tunables": {"T": [8, )") +
+                V + R"(]}, "justification": "wider"}})");
+  };
+  EXPECT_EQ(With("9223372036854775807"), "no error");
+  EXPECT_EQ(With("9223372036854775808"),
+            "t.json: $.rounds[0].proposals[0].spec_change.new_tunables.T[1]: "
+            "integer out of range");
+  EXPECT_EQ(With("1.5"), "t.json: $.rounds[0].proposals[0].spec_change.new_tunables.T[1]: "
+                         "expected an integer");
+}
+
 // Replay::parse is load() without the file (the fuzz target's entry).
 TEST(ReplayParse, ReadsTextAsLoadReadsAFile) {
   auto Good = Replay::parse(R"({"forge_transcript": 1, "rounds": [], "measurements": [],)"

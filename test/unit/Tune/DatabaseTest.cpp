@@ -148,4 +148,22 @@ TEST(TuningDatabase, ParseReadsTextAsLoadReadsAFile) {
             std::string::npos);
 }
 
+// A value of 2^63 or more is refused, not read back as a negative number.
+TEST(TuningDatabase, AValueBeyondInt64IsAnError) {
+  auto Text = [](const char *V) {
+    return std::string(R"({"forge_tuning_database": 1, "records": [{"key": {"kernel": "k",)"
+                       R"( "source_hash": "h", "target": "sm_90", "gpu": "g", "sizes": "N=2^4",)"
+                       R"( "toolkit": "13.0"}, "measurements": [{"config": "B=1", "status": "ok",)"
+                       R"( "values": {"B": )") + V + "}}]}]}";
+  };
+  auto Max = TuningDatabase::parse(Text("9223372036854775807"), "db.json");
+  ASSERT_TRUE(bool(Max)) << llvm::toString(Max.takeError());
+  EXPECT_EQ(Max->records()[0].Measurements[0].Values.at("B"), INT64_MAX);
+  auto Over = TuningDatabase::parse(Text("9223372036854775808"), "db.json");
+  ASSERT_FALSE(bool(Over));
+  EXPECT_EQ(llvm::toString(Over.takeError()),
+            "db.json: $.records[0].measurements[0].values.B: integer out of range; "
+            "the file is left as it is");
+}
+
 } // namespace
