@@ -9,7 +9,8 @@
 # TARGET is edit-blocks, launch-spec, transcript, plan or tuning-db (default
 # all, one after another); SECONDS is each run's -max_total_time (default
 # 60). New inputs go to $FUZZ_BUILD_DIR/corpus/TARGET, never into the
-# checked-in corpus (that is --merge, which minimises: -merge=1); crashes go
+# checked-in corpus (that is --merge, which minimises: the fewest inputs
+# that reach every coverage edge the corpus does not); crashes go
 # to $FUZZ_BUILD_DIR/artifacts/TARGET/, the log to $FUZZ_BUILD_DIR/logs/.
 # The exit status is non-zero when a run found a crash.
 #
@@ -80,7 +81,9 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$build/artifacts/$t" "$build/logs"
   if [ "$mode" = merge ]; then
     say "merging $work into $seeds"
-    "$bin" -merge=1 "$seeds" "$work" 2>&1 | tail -3
+    # Coverage edges only (no hit counts) and a set cover: the fewest
+    # inputs that reach every edge the seeds do not.
+    "$bin" -merge=1 -set_cover_merge=1 -use_counters=0 "$seeds" "$work" 2>&1 | tail -1
     continue
   fi
   log="$build/logs/$t.log"
