@@ -79,8 +79,11 @@ Proposal readProposal(JsonReader &Read, const Json &J, const std::string &Path) 
         if (!Read.expectArray(It.value(), VP))
           break;
         for (size_t I = 0; I < It.value().size(); ++I) {
-          if (!It.value()[I].is_number_integer()) {
-            Read.fail(JsonReader::element(VP, I), "expected an integer");
+          const Json &X = It.value()[I];
+          if (!X.is_number_integer() ||
+              (X.is_number_unsigned() && X.get<uint64_t>() > uint64_t(INT64_MAX))) {
+            Read.fail(JsonReader::element(VP, I),
+                      X.is_number_integer() ? "integer out of range" : "expected an integer");
             break;
           }
           C.NewTunables[It.key()].push_back(It.value()[I].get<int64_t>());
@@ -269,7 +272,14 @@ Json transcriptToJson(const TranscriptInfo &Info, const OptimizeOptions &O,
 }
 
 Expected<std::unique_ptr<Replay>> Replay::load(StringRef Path) {
-  auto J = readJsonFile(Path);
+  auto Text = readFile(Path);
+  if (!Text)
+    return Text.takeError();
+  return parse(*Text, Path);
+}
+
+Expected<std::unique_ptr<Replay>> Replay::parse(StringRef Text, StringRef Path) {
+  auto J = parseJson(Text, Path);
   if (!J)
     return J.takeError();
   if (!J->is_object() || !J->contains("forge_transcript"))

@@ -180,16 +180,21 @@ Expected<std::string> PatchSet::applyTo(StringRef File,
                        E.originText(), describe(E.Replacement), File,
                        OriginalContents.size());
   }
-  if (Edits.empty())
-    return OriginalContents.str();
-  // The rewriter reads the buffer as a null-terminated memory buffer.
-  std::string Code = OriginalContents.str();
-  Expected<std::string> Result =
-      clang::tooling::applyAllReplacements(Code, replacementsFor(File));
-  if (!Result)
-    return makeError("cannot apply the edits to '{0}': {1}", File,
-                     toString(Result.takeError()));
-  return Result;
+  // Spliced here rather than by tooling::applyAllReplacements: its
+  // SourceManager reports a file that starts with a UTF-16 or UTF-32 byte
+  // order mark to a DiagnosticsEngine without a consumer, and crashes (found
+  // by fuzz-edit-blocks). The edits are disjoint and in offset order, an
+  // insertion before a replacement at its offset, as the rewriter does.
+  std::string Out;
+  Out.reserve(OriginalContents.size());
+  size_t Pos = 0;
+  for (const Replacement &R : replacementsFor(File)) {
+    Out.append(OriginalContents.substr(Pos, R.getOffset() - Pos));
+    Out.append(R.getReplacementText());
+    Pos = R.getOffset() + R.getLength();
+  }
+  Out.append(OriginalContents.substr(Pos));
+  return Out;
 }
 
 /// The path shown in a diff label: relative where possible, since

@@ -7,9 +7,11 @@ namespace forge {
 llvm::Expected<Json> parseJson(llvm::StringRef Text, llvm::StringRef Origin) {
   try {
     return Json::parse(Text.begin(), Text.end());
-  } catch (const Json::parse_error &E) {
-    // E.what() carries "[json.exception.parse_error.101] parse error at line
-    // 3, column 5: ..."; keep the part after the tag.
+  } catch (const Json::exception &E) {
+    // A parse_error, or an out_of_range for a number beyond double
+    // ("1e999", found by fuzz/TuningDatabaseFuzzer.cpp). E.what() carries
+    // "[json.exception.parse_error.101] parse error at line 3, column 5:
+    // ..."; keep the part after the tag.
     llvm::StringRef What(E.what());
     size_t Pos = What.find("] ");
     if (Pos != llvm::StringRef::npos)

@@ -121,10 +121,18 @@ struct Reader {
 } // namespace
 
 llvm::Expected<TuningDatabase> TuningDatabase::load(llvm::StringRef Path) {
-  TuningDatabase Db;
   if (!llvm::sys::fs::exists(Path))
-    return Db;
-  auto J = readJsonFile(Path);
+    return TuningDatabase();
+  auto Text = readFile(Path);
+  if (!Text)
+    return Text.takeError();
+  return parse(*Text, Path);
+}
+
+llvm::Expected<TuningDatabase> TuningDatabase::parse(llvm::StringRef Text,
+                                                     llvm::StringRef Path) {
+  TuningDatabase Db;
+  auto J = parseJson(Text, Path);
   if (!J)
     return J.takeError();
   Reader R{Path.str(), ""};
@@ -181,6 +189,11 @@ llvm::Expected<TuningDatabase> TuningDatabase::load(llvm::StringRef Path) {
         for (auto It = V->begin(); It != V->end(); ++It) {
           if (!It->is_number_integer()) {
             R.fail(MP + ".values." + It.key(), "expected an integer");
+            break;
+          }
+          // 2^63 and above would come back negative from get<int64_t>.
+          if (It->is_number_unsigned() && It->get<uint64_t>() > uint64_t(INT64_MAX)) {
+            R.fail(MP + ".values." + It.key(), "integer out of range");
             break;
           }
           X.Values[It.key()] = It->get<int64_t>();

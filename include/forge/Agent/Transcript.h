@@ -65,6 +65,10 @@ struct RecordedOptions {
 class Replay : public Proposer {
 public:
   static llvm::Expected<std::unique_ptr<Replay>> load(llvm::StringRef Path);
+  /// The transcript in Text, checked as load() checks a file; Path names it
+  /// in errors.
+  static llvm::Expected<std::unique_ptr<Replay>> parse(llvm::StringRef Text,
+                                                       llvm::StringRef Path);
   llvm::StringRef name() const override { return "replay"; }
   llvm::Expected<std::vector<Proposal>> propose(const ProposalRequest &Req) override;
   llvm::Expected<std::optional<Proposal>> repair(const ProposalRequest &Req,

@@ -61,6 +61,10 @@ public:
   /// unknown status among it) is an error that names the JSON path, and
   /// nothing is lost: the file is left as it is.
   static llvm::Expected<TuningDatabase> load(llvm::StringRef Path);
+  /// The database in Text, read as load() reads a file; Path names it in
+  /// errors.
+  static llvm::Expected<TuningDatabase> parse(llvm::StringRef Text,
+                                              llvm::StringRef Path);
   /// Writes atomically.
   llvm::Error save(llvm::StringRef Path) const;
 

@@ -109,4 +109,36 @@ TEST_F(ReplayLoad, AReplayedProposalIsNeverTrusted) {
             "t.json: $.rounds[0].proposals[0].trusted: expected true or false");
 }
 
+// A tunable value of 2^63 or more is refused, not read back as negative.
+TEST_F(ReplayLoad, ATunableValueBeyondInt64IsAnError) {
+  auto With = [&](const char *V) {
+    return load(std::string(R"({"origin": "model", "spec_change": {"new_tunables": {"T": [8, )") +
+                V + R"(]}, "justification": "wider"}})");
+  };
+  EXPECT_EQ(With("9223372036854775807"), "no error");
+  EXPECT_EQ(With("9223372036854775808"),
+            "t.json: $.rounds[0].proposals[0].spec_change.new_tunables.T[1]: "
+            "integer out of range");
+  EXPECT_EQ(With("1.5"), "t.json: $.rounds[0].proposals[0].spec_change.new_tunables.T[1]: "
+                         "expected an integer");
+}
+
+// Replay::parse is load() without the file (the fuzz target's entry).
+TEST(ReplayParse, ReadsTextAsLoadReadsAFile) {
+  auto Good = Replay::parse(R"({"forge_transcript": 1, "rounds": [], "measurements": [],)"
+                            R"( "measured": true, "options": {"rounds": 3}})",
+                            "mem.json");
+  ASSERT_TRUE(bool(Good)) << llvm::toString(Good.takeError());
+  EXPECT_TRUE((*Good)->options().Measured);
+  EXPECT_EQ((*Good)->options().Rounds, 3u);
+  auto Truncated = Replay::parse(R"({"forge_transcript": 1, "rou)", "mem.json");
+  ASSERT_FALSE(bool(Truncated));
+  EXPECT_NE(llvm::toString(Truncated.takeError()).find("mem.json: invalid JSON"),
+            std::string::npos);
+  auto NoRounds = Replay::parse(R"({"forge_transcript": 1, "measurements": []})", "mem.json");
+  ASSERT_FALSE(bool(NoRounds));
+  EXPECT_NE(llvm::toString(NoRounds.takeError()).find("mem.json: $.rounds"),
+            std::string::npos);
+}
+
 } // namespace

@@ -304,4 +304,20 @@ TEST(LineColumn, MakeReplacementAt) {
   llvm::consumeError(TooLong.takeError());
 }
 
+// Clang's rewriter crashed on a file that starts with a UTF-16 or UTF-32
+// byte order mark (a diagnostic without a consumer); the edits apply to any
+// bytes (fuzz/corpus/edit-blocks/utf16-bom-source.txt keeps the input).
+TEST(PatchSet, AnyBytesTakeTheEditsEvenAByteOrderMarkOrANul) {
+  for (std::string Lead : {"\xFE\xFF", "\xFF\xFE", "\x00\x00\xFE\xFF", "\xEF\xBB\xBF", ""}) {
+    std::string Text = Lead + std::string("int x;\0y;\n", 10);
+    PatchSet P;
+    ASSERT_OK(P.add(makeReplacement("a.cu", Lead.size() + 4, 1, "zz"), "pass-a"));
+    ASSERT_OK(P.add(makeReplacement("a.cu", Lead.size() + 7, 1, "w"), "pass-a"));
+    ASSERT_OK(P.add(makeReplacement("a.cu", Text.size(), 0, "// end\n"), "pass-a"));
+    auto R = P.applyTo("a.cu", Text);
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    EXPECT_EQ(*R, Lead + std::string("int zz;\0w;\n// end\n", 18));
+  }
+}
+
 } // namespace

@@ -48,3 +48,18 @@ TEST(Json, BadJsonIsAnErrorNotAnAbort) {
   ASSERT_TRUE(bool(Good));
   EXPECT_EQ((*Good)["a"], 1);
 }
+
+// nlohmann_json throws out_of_range, not parse_error, for a number that does
+// not fit a double; that escaped parseJson and aborted every reader of JSON
+// (the fuzz corpus keeps the input: fuzz/corpus/tuning-db/number-overflow.json).
+TEST(Json, ANumberBeyondDoubleIsAnErrorNotAnAbort) {
+  for (const char *Text : {"{\"cost_ns\": 7e1123}", "[-1e400]", "0.5E78827"}) {
+    auto J = parseJson(Text, "db.json");
+    ASSERT_FALSE(bool(J)) << Text;
+    std::string Msg = llvm::toString(J.takeError());
+    EXPECT_NE(Msg.find("db.json: invalid JSON: number overflow parsing"), std::string::npos)
+        << Msg;
+  }
+  auto Big = parseJson("[1e308]", "db.json");
+  ASSERT_TRUE(bool(Big)) << llvm::toString(Big.takeError());
+}

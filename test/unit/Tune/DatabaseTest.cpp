@@ -127,4 +127,43 @@ TEST(TuningDatabase, SourceIdentityFollowsLocalIncludes) {
   llvm::sys::fs::remove_directories(Dir);
 }
 
+// TuningDatabase::parse is load() without the file (the fuzz target's entry).
+TEST(TuningDatabase, ParseReadsTextAsLoadReadsAFile) {
+  TuningDatabase Db;
+  DbRecord &R = Db.record(key("sm_90"));
+  R.put({"BLOCK=256", {{"BLOCK", 256}}, CandidateStatus::Ok, 100.5, 101, 0.01, "",
+         "2026-12-02"});
+  auto Again = TuningDatabase::parse(Db.toJson().dump(), "mem.json");
+  ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
+  ASSERT_EQ(Again->records().size(), 1u);
+  ASSERT_NE(Again->find(key("sm_90")), nullptr);
+  EXPECT_EQ(Again->find(key("sm_90"))->find("BLOCK=256")->Values.at("BLOCK"), 256);
+  auto Bad = TuningDatabase::parse(R"({"forge_tuning_database": 1, "records": 3})",
+                                   "mem.json");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError()), "mem.json: $.records: expected an array");
+  auto NotJson = TuningDatabase::parse("{", "mem.json");
+  ASSERT_FALSE(bool(NotJson));
+  EXPECT_NE(llvm::toString(NotJson.takeError()).find("mem.json: invalid JSON"),
+            std::string::npos);
+}
+
+// A value of 2^63 or more is refused, not read back as a negative number.
+TEST(TuningDatabase, AValueBeyondInt64IsAnError) {
+  auto Text = [](const char *V) {
+    return std::string(R"({"forge_tuning_database": 1, "records": [{"key": {"kernel": "k",)"
+                       R"( "source_hash": "h", "target": "sm_90", "gpu": "g", "sizes": "N=2^4",)"
+                       R"( "toolkit": "13.0"}, "measurements": [{"config": "B=1", "status": "ok",)"
+                       R"( "values": {"B": )") + V + "}}]}]}";
+  };
+  auto Max = TuningDatabase::parse(Text("9223372036854775807"), "db.json");
+  ASSERT_TRUE(bool(Max)) << llvm::toString(Max.takeError());
+  EXPECT_EQ(Max->records()[0].Measurements[0].Values.at("B"), INT64_MAX);
+  auto Over = TuningDatabase::parse(Text("9223372036854775808"), "db.json");
+  ASSERT_FALSE(bool(Over));
+  EXPECT_EQ(llvm::toString(Over.takeError()),
+            "db.json: $.records[0].measurements[0].values.B: integer out of range; "
+            "the file is left as it is");
+}
+
 } // namespace
