@@ -19,6 +19,9 @@
 #                   with a restore before every timed launch they time alike
 #   streams         program mode on test/gpu/Inputs/streams_app.cu: kernels
 #                   on two streams counted, one launch left running flagged
+#   sandbox         test/gpu/sandbox.test by hand (no lit there): the probe
+#                   harness among real candidates under `forge-worker run`,
+#                   then `forge-worker sandbox-check --sandbox strict`
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
 #   tune:K          forge-port tune of test/gpu/Inputs/tune/K.cu, exhaustive,
@@ -86,6 +89,27 @@ for step in "$@"; do
       grep -Eq "^  work\(float\*, int\) +20 +2 " "$out/streams.log" &&
         grep -q "left on another stream" "$out/streams.log" || s=1
       result streams $s
+      ;;
+    sandbox)
+      sb="$out/sandbox" && rm -rf "$sb" && mkdir -p "$sb/job"
+      probe=test/worker/Inputs/sandbox-probe.cpp
+      nvcc -arch=native -x cu -shared -Xcompiler -fPIC -cudart shared -DPROBE_KERNEL \
+        "-DPROBE_OUTSIDE=\"$sb/outside.txt\"" "-DPROBE_MARKER=\"$sb/marker\"" $probe -o "$sb/job/probe.so" &&
+      nvcc -arch=native -x cu -shared -Xcompiler -fPIC -cudart shared -DPROBE_KERNEL -DPROBE_BENIGN \
+        $probe -o "$sb/job/benign.so" && cp test/gpu/Inputs/sandbox-gpu.plan "$sb/job/job.plan"
+      env FORGE_LLM_API_KEY=sk-forge-probe python3 test/worker/Inputs/listen.py \
+        "$FORGE_WORKER" run "$sb/job" > "$sb/out" 2> "$sb/err"
+      echo "forge-worker run: exit $?"; cat "$sb/out" "$sb/err"; cat "$sb/job/results.jsonl"
+      s=0
+      grep -q '"id":"ref".*"status":"ok"' "$sb/job/results.jsonl" || s=1
+      grep -q '"id":"c2".*"status":"ok"' "$sb/job/results.jsonl" || s=1
+      grep -q '"id":"p1".*"status":"sandbox-denied"' "$sb/job/results.jsonl" || s=1
+      grep -q "listener: 0 connection(s)" "$sb/out" || s=1
+      grep -q "ALLOWED" "$sb/err" && s=1
+      ls "$sb/outside.txt" "$sb"/marker.* 2>/dev/null && s=1
+      echo "forge-worker sandbox-check --sandbox strict:"
+      "$FORGE_WORKER" sandbox-check "$sb/job" --sandbox strict; echo "exit $?"
+      result sandbox $s
       ;;
     measure)
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1
