@@ -86,6 +86,10 @@ Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> A
   // No network: unshare ... -- PROGRAM ARGS.
   std::vector<std::string> Isolated;
   if (Opts.NoNetwork && unshareProgram()) {
+    // unshare would report a missing program as its own exit status 127:
+    // keep "cannot run" an error, as without the namespace.
+    if (!sys::fs::can_execute(Exe))
+      return makeError("cannot run '{0}': no such executable", Program);
     Isolated = {*unshareProgram(), "--map-current-user", "--net", "--", Exe.str()};
     for (size_t I = 1; I < ArgRefs.size(); ++I)
       Isolated.push_back(ArgRefs[I].str());
