@@ -130,6 +130,15 @@ bool cuptiDiscard(std::string &Error) {
 
 namespace {
 
+/// Moves the records collected so far into Got and the count of dropped
+/// ones into Lost. Called with Mutex held.
+void takeLocked(std::vector<Record> &Got, size_t &Lost) {
+  Got.swap(Records);
+  Lost = Dropped;
+  Records.clear();
+  Dropped = 0;
+}
+
 /// Durations of Got in launch order; fails on a record without an end.
 bool durations(std::vector<Record> &Got, std::vector<double> &DurationsNs,
                std::string &Error) {
@@ -177,10 +186,7 @@ bool cuptiCollectRecords(std::vector<ActivityRecord> &Out, std::string &Error) {
   size_t Lost = 0;
   {
     std::lock_guard<std::mutex> L(Mutex);
-    Got.swap(Records);
-    Lost = Dropped;
-    Records.clear();
-    Dropped = 0;
+    takeLocked(Got, Lost);
   }
   if (Lost) {
     Error = "CUPTI dropped " + std::to_string(Lost) + " activity records";
@@ -216,10 +222,7 @@ bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
     {
       std::lock_guard<std::mutex> L(Mutex);
       if (Records.size() >= Expected || Dropped) {
-        Got.swap(Records);
-        Lost = Dropped;
-        Records.clear();
-        Dropped = 0;
+        takeLocked(Got, Lost);
         break;
       }
     }
@@ -227,10 +230,7 @@ bool cuptiCollect(size_t Expected, std::vector<double> &DurationsNs,
   }
   if (Got.empty() && Expected) {
     std::lock_guard<std::mutex> L(Mutex);
-    Got.swap(Records);
-    Lost = Dropped;
-    Records.clear();
-    Dropped = 0;
+    takeLocked(Got, Lost);
   }
   if (Lost) {
     Error = "CUPTI dropped " + std::to_string(Lost) + " activity records";
