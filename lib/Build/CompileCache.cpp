@@ -189,6 +189,16 @@ bool CompileCache::contains(StringRef Key) const {
   return sys::fs::exists(P);
 }
 
+/// copy_file with From's permissions: an executable stays runnable, in
+/// the cache and out of it.
+static std::error_code copyKeepingMode(StringRef From, StringRef To) {
+  if (auto EC = sys::fs::copy_file(From, To))
+    return EC;
+  if (auto Perm = sys::fs::getPermissions(From))
+    return sys::fs::setPermissions(To, *Perm);
+  return {};
+}
+
 /// Copies From to To through a temporary file beside To and a rename.
 static Error copyAtomically(StringRef From, StringRef To) {
   SmallString<256> Tmp;
@@ -196,13 +206,10 @@ static Error copyAtomically(StringRef From, StringRef To) {
   Model += ".tmp-%%%%%%";
   if (auto EC = sys::fs::createUniqueFile(Model, Tmp))
     return makeError("cannot create a file beside '{0}': {1}", To, EC.message());
-  if (auto EC = sys::fs::copy_file(From, Tmp)) {
+  if (auto EC = copyKeepingMode(From, Tmp)) {
     sys::fs::remove(Tmp);
     return makeError("cannot copy '{0}' to '{1}': {2}", From, Tmp, EC.message());
   }
-  // Keep an executable runnable.
-  if (auto Perm = sys::fs::getPermissions(From))
-    sys::fs::setPermissions(Tmp, *Perm);
   if (auto EC = sys::fs::rename(Tmp, To)) {
     sys::fs::remove(Tmp);
     return makeError("cannot rename '{0}' to '{1}': {2}", Tmp, To, EC.message());
@@ -271,7 +278,7 @@ Error CompileCache::store(StringRef Key, const CompileResult &R,
   if (HasOutput) {
     SmallString<256> Out(Tmp);
     sys::path::append(Out, "output");
-    if (auto EC = sys::fs::copy_file(OutputFile, Out))
+    if (auto EC = copyKeepingMode(OutputFile, Out))
       return Fail(makeError("cannot copy '{0}' into the cache: {1}", OutputFile,
                             EC.message()));
   }

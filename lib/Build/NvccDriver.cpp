@@ -273,6 +273,13 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
       std::string OldSource =
           Hit->Command.empty() ? std::string() : Hit->Command.back();
       retargetSource(*Hit, OldSource, Job.Source);
+      // Entries stored before the cache kept file modes hold executables
+      // without their x bits.
+      if (Job.Output == OutputKind::Executable && !Hit->OutputPath.empty())
+        if (auto Perm = sys::fs::getPermissions(Hit->OutputPath))
+          sys::fs::setPermissions(Hit->OutputPath,
+                                  *Perm | sys::fs::owner_exe | sys::fs::group_exe |
+                                      sys::fs::others_exe);
       auto Cmd = buildCommand(Job);
       if (Cmd)
         Hit->Command = std::move(*Cmd);

@@ -76,6 +76,22 @@ TEST_F(CompileCacheTest, MissThenHitCopiesTheOutput) {
   EXPECT_EQ(Second.Command[Second.Command.size() - 2], Work.path("b.o"));
 }
 
+TEST_F(CompileCacheTest, AnExecutableFromTheCacheStaysRunnable) {
+  // Program mode builds the same program twice (a sweep, then the final
+  // check); the second is a hit, and must still run.
+  std::string Src = Work.write("app.cu", "int main() {}\n");
+  CompileJob J = job(Src, Work.path("first"));
+  J.Output = OutputKind::Executable;
+  CompileResult First = compile(J);
+  ASSERT_EQ(First.Status, CompileStatus::Success);
+  J.OutputPath = Work.path("second");
+  CompileResult Second = compile(J);
+  ASSERT_TRUE(Second.CacheHit);
+  auto Perm = llvm::sys::fs::getPermissions(Work.path("second"));
+  ASSERT_TRUE(bool(Perm));
+  EXPECT_TRUE(*Perm & llvm::sys::fs::owner_exe);
+}
+
 TEST_F(CompileCacheTest, KeyedBySourceFlagsHeadersAndDependencies) {
   Work.write("inc/tile.h", "#define TILE 16\n");
   Work.write("local.cuh", "#include <tile.h>\n");
