@@ -44,6 +44,8 @@ config.substitutions.append(("%cuda_path", config.cuda_path))
 nvcc = os.path.join(config.cuda_path, "bin", "nvcc")
 config.substitutions.append(("%nvcc", nvcc))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%forge_build", config.forge_obj_root))
 
 # Feature probes.
 if os.path.exists(nvcc) and os.path.exists(

@@ -27,6 +27,11 @@ strip "$stage/forge-port/bin/forge-port"
 res=/usr/lib/llvm-22/lib/clang/22
 mkdir -p "$stage/forge-port/lib/clang/22"
 cp -r "$res/include" "$stage/forge-port/lib/clang/22/"
+# The CMake package (docs/cmake.md): without ForgePortTargets.cmake it finds
+# bin/forge-port beside it; forge-worker is built on the GPU machine.
+mkdir -p "$stage/forge-port/lib/cmake/ForgePort"
+cp "$root/cmake/ForgePortConfig.cmake" "$build/lib/cmake/ForgePort/ForgePortConfigVersion.cmake" \
+   "$stage/forge-port/lib/cmake/ForgePort/"
 # Shared libraries outside glibc and the C++ runtime: the image lacks some.
 ldd "$build/bin/forge-port" | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in

@@ -152,13 +152,24 @@ bool isUserLocation(const SourceManager &SM, SourceLocation Loc) {
 }
 
 namespace {
-class SkippedRangeRecorder : public PPCallbacks {
+class FactsRecorder : public PPCallbacks {
 public:
-  SkippedRangeRecorder(const SourceManager &SM, PreprocessorFacts &Facts)
+  FactsRecorder(const SourceManager &SM, PreprocessorFacts &Facts)
       : SM(SM), Facts(Facts) {}
   void SourceRangeSkipped(SourceRange Range, SourceLocation EndifLoc) override {
     if (isUserLocation(SM, Range.getBegin()))
       Facts.Skipped.push_back(Range);
+  }
+  void FileChanged(SourceLocation Loc, FileChangeReason Reason, SrcMgr::CharacteristicKind,
+                   FileID) override {
+    if (Reason != EnterFile || !isUserLocation(SM, Loc))
+      return;
+    if (OptionalFileEntryRef F = SM.getFileEntryRefForID(SM.getFileID(Loc))) {
+      SmallString<256> Path(F->getName());
+      sys::fs::make_absolute(Path);
+      sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      Facts.Files.insert(Path.str().str());
+    }
   }
 
 private:
@@ -188,7 +199,7 @@ public:
     // the drivers print their own counts, which add up.
     CI.setVerboseOutputStream(llvm::nulls());
     CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<SkippedRangeRecorder>(CI.getSourceManager(), Facts));
+        std::make_unique<FactsRecorder>(CI.getSourceManager(), Facts));
     if (OnBegin)
       OnBegin(CI);
     return std::make_unique<CallbackConsumer>(CI, OnAST, Facts);

@@ -71,11 +71,9 @@ Expected<MeasureSessionResult> MeasureSession::runProgram(const build::NvccDrive
   auto Worker = findWorker(O.WorkerPath, O.ToolDir);
   if (!Worker)
     return Worker.takeError();
-  SmallString<256> Inject(sys::path::parent_path(*Worker));
-  sys::path::append(Inject, "libforge-inject.so");
-  if (!sys::fs::exists(Inject))
-    return makeError("libforge-inject.so is not beside {0}; build the forge-inject target",
-                     *Worker);
+  auto Inject = findInjectLibrary(*Worker);
+  if (!Inject)
+    return Inject.takeError();
   MeasureSessionResult R;
   auto T = target(*Worker);
   if (!T)
@@ -92,7 +90,7 @@ Expected<MeasureSessionResult> MeasureSession::runProgram(const build::NvccDrive
   Req.Runs = O.Runs;
   Req.Target = R.Target;
   Req.NvccFlags = O.NvccFlags;
-  Req.InjectLibrary = Inject.str().str();
+  Req.InjectLibrary = *Inject;
   Req.JobDir = *Dir;
   Req.TimeoutSeconds = unsigned(std::max(1.0, O.ProgramTimeoutS));
   Req.IgnoreLines = O.IgnoreOutput;

@@ -110,6 +110,15 @@ forge::measure::findKernelResources(const build::CompileResult &R,
   return ByName.size() == 1 ? ByName.front() : nullptr;
 }
 
+llvm::Expected<std::string> forge::measure::findInjectLibrary(llvm::StringRef WorkerPath) {
+  llvm::SmallString<256> Inject(llvm::sys::path::parent_path(WorkerPath));
+  llvm::sys::path::append(Inject, "libforge-inject.so");
+  if (!llvm::sys::fs::exists(Inject))
+    return makeError("libforge-inject.so is not beside {0}; build the forge-inject target",
+                     WorkerPath);
+  return Inject.str().str();
+}
+
 llvm::Expected<std::string> forge::measure::findWorker(llvm::StringRef Explicit,
                                                        llvm::StringRef ToolDir) {
   auto Usable = [](llvm::StringRef P) {

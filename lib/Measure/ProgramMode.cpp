@@ -163,9 +163,8 @@ llvm::StringRef forge::measure::statusName(ProgramStatus S) {
 static std::string describeRunFailure(const ProgramRun &R) {
   if (R.TimedOut)
     return "timed out";
-  if (R.Crashed)
-    return "crashed";
-  std::string S = "exit status " + std::to_string(R.ExitCode);
+  std::string S = R.Crashed ? "crashed" + (R.Signal.empty() ? "" : " (" + R.Signal + ")")
+                            : "exit status " + std::to_string(R.ExitCode);
   llvm::StringRef Err = llvm::StringRef(R.Stderr).trim();
   if (!Err.empty())
     S += ": " + Err.take_back(300).str();
@@ -262,6 +261,7 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
       PR.Stdout = R->Stdout;
       PR.Stderr = R->Stderr;
       PR.Seconds = R->Seconds;
+      PR.Signal = R->ErrorMessage;
       if (!R->ok()) {
         V.Status = ProgramStatus::Failed;
         V.Detail = describeRunFailure(PR);

@@ -70,7 +70,7 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
         Passes.push_back(std::move(P));
     }
     bool WantShapes = Opts.Launches && S == frontend::Side::Host;
-    if (Passes.empty() && !WantShapes)
+    if (Passes.empty() && !WantShapes && !Opts.Files)
       continue;
     std::vector<ParseError> Errors;
     std::unique_ptr<PassContext> Ctx;
@@ -96,7 +96,9 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
     };
     Error E = frontend::parseCuda(
         TC, PO, Req, ParseDiags,
-        [&](ASTContext &AST, CompilerInstance &CI, const frontend::PreprocessorFacts &) {
+        [&](ASTContext &AST, CompilerInstance &CI, const frontend::PreprocessorFacts &Facts) {
+          if (Opts.Files)
+            Opts.Files->insert(Facts.Files.begin(), Facts.Files.end());
           MatchFinder Finder;
           for (auto &P : Passes)
             P->registerMatchers(Finder);

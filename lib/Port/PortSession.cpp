@@ -124,6 +124,8 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   frontend::ParseDiagnostics ParseDiags(O.ParseDiagOS);
   PassRunOptions Run;
   Run.Launches = &R.Launches;
+  if (!O.DepfilePath.empty())
+    Run.Files = &R.Dependencies;
   Run.Target = O.Target;
   Run.Source = R.Source;
   Run.Passes = O.Passes;
@@ -241,6 +243,14 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   // written, and only atomically.
   if (Error E = O.Output.write(File, R.Result, R.Patched))
     error(R, toString(std::move(E)), /*AfterSummary=*/true);
+  else if (!O.DepfilePath.empty())
+    if (Error E = writeFileAtomically(
+            O.DepfilePath, renderDepfile(O.DepfileTarget.empty() ? O.Output.Path
+                                                                 : O.DepfileTarget,
+                                         std::vector<std::string>(
+                                                           R.Dependencies.begin(),
+                                                           R.Dependencies.end()))))
+      error(R, toString(std::move(E)), /*AfterSummary=*/true);
   if (O.Output.K == OutputChoice::Kind::Diff && R.Patched)
     R.DiffText = patch::unifiedDiff(R.Original, R.Result, "a/" + File, "b/" + File);
   return R;
@@ -292,6 +302,8 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
   if ((O.Output.K == OutputChoice::Kind::File || O.Output.K == OutputChoice::Kind::Stdout) &&
       O.Files.size() > 1)
     return makeUsageError("-o takes one input file; use -i or --diff for several");
+  if (!O.DepfilePath.empty() && O.Output.K != OutputChoice::Kind::File)
+    return makeUsageError("--depfile lists what -o FILE depends on; give -o FILE");
   if (Error E = checkOutputs())
     return std::move(E);
   PortResult Out;

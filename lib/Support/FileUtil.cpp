@@ -3,7 +3,11 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cerrno>
+#include <cstring>
+#include <sys/file.h>
 
 using namespace llvm;
 
@@ -62,3 +66,48 @@ std::string executableDir(const char *Argv0) {
 }
 
 } // namespace forge
+
+Expected<forge::FileLock> forge::FileLock::acquire(StringRef Path, std::function<void()> OnWait) {
+  int FD = -1;
+  if (std::error_code EC =
+          sys::fs::openFileForWrite(Path, FD, sys::fs::CD_OpenAlways, sys::fs::OF_None))
+    return makeError("{0}: cannot open the lock file: {1}", Path, EC.message());
+  FileLock L(FD);
+  // flock, not fcntl: its lock belongs to the open file, so it also holds
+  // between threads of one process, and it goes with the process.
+  if (::flock(FD, LOCK_EX | LOCK_NB) == 0)
+    return std::move(L);
+  if (errno != EWOULDBLOCK)
+    return makeError("{0}: cannot lock it: {1}", Path, std::strerror(errno));
+  if (OnWait)
+    OnWait();
+  while (::flock(FD, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return makeError("{0}: cannot lock it: {1}", Path, std::strerror(errno));
+  return std::move(L);
+}
+
+forge::FileLock::~FileLock() {
+  if (FD < 0)
+    return;
+  ::flock(FD, LOCK_UN);
+  sys::Process::SafelyCloseFileDescriptor(FD);
+}
+
+std::string forge::renderDepfile(StringRef Target, ArrayRef<std::string> Deps) {
+  auto Escape = [](StringRef P) {
+    std::string Out;
+    for (char C : P) {
+      if (C == ' ' || C == '#')
+        Out += '\\';
+      else if (C == '$')
+        Out += '$';
+      Out += C;
+    }
+    return Out;
+  };
+  std::string Out = Escape(Target) + ":";
+  for (const std::string &D : Deps)
+    Out += " \\\n  " + Escape(D);
+  return Out + "\n";
+}

@@ -80,6 +80,7 @@ Json TuningDatabase::toJson() const {
                   {"toolkit", R.Key.Toolkit}}},
                 {"strategy", R.Strategy},
                 {"best", R.Best ? Json(*R.Best) : Json(nullptr)},
+                {"complete", R.Complete},
                 {"measurements", Ms}};
     Recs.push_back(Rec);
   }
@@ -88,6 +89,18 @@ Json TuningDatabase::toJson() const {
 
 llvm::Error TuningDatabase::save(llvm::StringRef Path) const {
   return writeFileAtomically(Path, toJson().dump(1) + "\n");
+}
+
+llvm::Error TuningDatabase::update(llvm::StringRef Path,
+                                   llvm::function_ref<void(TuningDatabase &)> Change) {
+  auto Lock = FileLock::acquire((Path + ".lock").str());
+  if (!Lock)
+    return Lock.takeError();
+  auto Db = load(Path);
+  if (!Db)
+    return Db.takeError();
+  Change(*Db);
+  return Db->save(Path);
 }
 
 namespace {
@@ -159,6 +172,8 @@ llvm::Expected<TuningDatabase> TuningDatabase::parse(llvm::StringRef Text,
       D.Strategy = S->get<std::string>();
     if (auto B = Rec.find("best"); B != Rec.end() && B->is_string())
       D.Best = B->get<std::string>();
+    if (auto C = Rec.find("complete"); C != Rec.end() && C->is_boolean())
+      D.Complete = C->get<bool>();
     auto Ms = Rec.find("measurements");
     if (Ms == Rec.end() || !Ms->is_array()) {
       R.fail(P + ".measurements", "expected an array");

@@ -121,8 +121,23 @@ Error TuneSession::prepare() {
     return Root.takeError();
   S.JobRoot = *Root;
   // Tunables the harness cannot set get a copy of the source per
-  // configuration, with its values written in.
+  // configuration, with its values written in; in program mode, every
+  // tunable does (the user's program is what runs).
+  bool Program = !S.Program.Command.empty();
   std::vector<std::string> SourceOnly = sourceOnlyTunables(*S.Spec);
+  if (Program) {
+    SourceOnly.clear();
+    for (const measure::Tunable &T : S.Spec->Tunables)
+      SourceOnly.push_back(T.Name);
+    if (SourceOnly.empty())
+      return makeError("program mode: the spec of {0} has no tunables", S.Spec->Kernel);
+    if (S.GpuTarget && S.Program.InjectLibrary.empty()) {
+      auto Inject = measure::findInjectLibrary(S.WorkerPath);
+      if (!Inject)
+        return Inject.takeError();
+      S.Program.InjectLibrary = *Inject;
+    }
+  }
   if (!SourceOnly.empty() && S.GpuTarget && S.ReplayPath.empty()) {
     auto Index = index(S.Source, *S.GpuTarget, O.ExtraArgs);
     if (!Index)
@@ -137,9 +152,12 @@ Error TuneSession::prepare() {
     S.SourceFor = std::move(*SF);
     S.NvccFlags.push_back("-I" + directoryOf(S.Source));
     if (O.OnNote)
-      O.OnNote(join(SourceOnly, ", ") +
-               " change(s) the source, not the launch: each configuration is compiled from "
-               "its own copy",
+      O.OnNote(Program ? "program mode: each configuration's " + join(SourceOnly, ", ") +
+                             " are written into a copy of the source, built into the program "
+                             "and run"
+                       : join(SourceOnly, ", ") +
+                             " change(s) the source, not the launch: each configuration is "
+                             "compiled from its own copy",
                false);
   }
   Prepared = true;
@@ -149,7 +167,30 @@ Error TuneSession::prepare() {
 Expected<TuneResult> TuneSession::tune() {
   if (Error E = prepare())
     return std::move(E);
-  return runTuning(O.Sweep);
+  // Runs that measure take turns on the GPU: kernels timed side by side
+  // would slow each other down (a parallel build tuning several kernels).
+  std::optional<FileLock> Gpu;
+  if (O.Sweep.GpuTarget && O.Sweep.ReplayPath.empty()) {
+    SmallString<128> LockPath;
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, LockPath);
+    sys::path::append(LockPath, "forge-port-gpu.lock");
+    auto L = FileLock::acquire(LockPath, [&] {
+      if (O.OnNote)
+        O.OnNote("waiting for another forge-port run that measures on this GPU (" +
+                     LockPath.str().str() + ")",
+                 /*Caveat=*/false);
+    });
+    if (!L)
+      return L.takeError();
+    Gpu.emplace(std::move(*L));
+  }
+  auto R = runTuning(O.Sweep);
+  if (R && O.OnNote && R->FromDatabaseOnly)
+    O.OnNote("the tuning database has a complete entry for this kernel on " + O.Sweep.GpuName +
+                 ": its values are used and nothing is measured (--retune=always measures "
+                 "again)",
+             /*Caveat=*/false);
+  return R;
 }
 
 /// The launches of the tuned source must launch what the spec launches for

@@ -2,6 +2,7 @@
 #include "forge/Tune/Tuner.h"
 #include "forge/Arch/Occupancy.h"
 #include "forge/Arch/TargetInfo.h"
+#include "forge/Measure/ProgramMode.h"
 #include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
@@ -72,6 +73,21 @@ std::string targetNames(llvm::ArrayRef<const arch::TargetInfo *> Targets) {
 /// original at its defaults as the reference, then the batch), compiled in
 /// harnesses of BatchSize configurations. Costs are normalised to the
 /// first batch's reference, so drift between batches cancels.
+/// Kernel's time in a program-mode variant: the median over the runs of
+/// the sum of its launches (every instantiation of it); Spread, the runs'
+/// spread.
+double programKernelNs(const measure::ProgramVariant &V, llvm::StringRef Kernel,
+                       double &Spread) {
+  double Ns = 0;
+  Spread = 0;
+  for (const measure::KernelSummary &K : V.Kernels)
+    if (namesKernel(K.Name, Kernel)) {
+      Ns += K.TotalNs;
+      Spread = std::max(Spread, K.RunSpread);
+    }
+  return Ns;
+}
+
 class Measurer {
 public:
   Measurer(const TuneOptions &O, const SearchSpace &Space, TuneResult &R)
@@ -103,6 +119,8 @@ public:
         E.Status = CandidateStatus::Interrupted;
       return Out;
     }
+    if (!O.Program.Command.empty())
+      return measureProgram(Batch);
     measure::MeasureRequest Req;
     Req.Spec = O.Spec;
     Req.Reference = {"ref", O.Source, defaults(), "original"};
@@ -152,18 +170,8 @@ public:
                               : "");
       O.OnProgress(Progress);
     };
-    auto RecordFailure = [&](size_t I) {
-      ConfigResult CR;
-      CR.Key = Space.key(Batch[I]);
-      CR.Values = Space.values(Batch[I]);
-      CR.Status = Out[I].Status;
-      CR.Detail = Out[I].Detail;
-      CR.Target = O.GpuTarget->Name;
-      CR.Gpu = O.GpuName;
-      Fresh.push_back(CR);
-    };
     for (size_t I : Unbuildable)
-      RecordFailure(I);
+      record(Batch[I], Out[I], 0, 0);
     if (Req.Candidates.empty())
       return Out;
     auto Rep = measure::runMeasurement(*O.Driver, Req);
@@ -197,23 +205,122 @@ public:
       E.Detail = C.Result.ok() ? ""
                                : measure::describeRejection(C.Result,
                                                             O.Job.FloorFactor);
-      ConfigResult CR;
-      CR.Key = Space.key(Batch[I]);
-      CR.Values = Space.values(Batch[I]);
-      CR.Status = E.Status;
-      CR.CostNs = E.Cost;
-      CR.MedianNs = Median;
-      CR.Noise = C.Result.Noise.value_or(0);
-      CR.Detail = E.Detail;
-      CR.Target = O.GpuTarget->Name;
-      CR.Gpu = O.GpuName;
+      ConfigResult &CR = record(Batch[I], E, Median, C.Result.Noise.value_or(0));
       if (C.Resources) {
         CR.Registers = C.Resources->Registers;
         CR.StaticShared = C.Resources->SharedMemBytes;
       }
-      Fresh.push_back(CR);
     }
     return Out;
+  }
+
+  /// Program mode (TuneOptions::ProgramOptions): the original and each
+  /// configuration's copy of the source built into the program and run.
+  std::vector<Evaluation> measureProgram(const std::vector<Config> &Batch) {
+    std::vector<Evaluation> Out(Batch.size());
+    measure::ProgramRequest Req;
+    Req.Sources.push_back(O.Source);
+    std::vector<size_t> PlannedIndex;
+    for (size_t I = 0; I < Batch.size(); ++I) {
+      auto Variant = O.SourceFor(Space.values(Batch[I]));
+      if (!Variant) {
+        Out[I].Status = CandidateStatus::CompileFailed;
+        Out[I].Detail = llvm::toString(Variant.takeError());
+        record(Batch[I], Out[I], 0, 0);
+        continue;
+      }
+      Req.Sources.push_back(*Variant);
+      PlannedIndex.push_back(I);
+    }
+    if (PlannedIndex.empty())
+      return Out;
+    Req.Command = O.Program.Command;
+    Req.Runs = std::max(1u, O.Program.Runs);
+    Req.Target = O.GpuTarget;
+    Req.NvccFlags = O.NvccFlags;
+    Req.InjectLibrary = O.Program.InjectLibrary;
+    Req.JobDir = O.JobRoot + "/batch-" + std::to_string(++Batches);
+    Req.TimeoutSeconds = O.Program.TimeoutSeconds;
+    Req.IgnoreLines = O.Program.IgnoreLines;
+    if (O.OnProgress)
+      Req.OnRun = [&](llvm::StringRef Label, unsigned Run, unsigned Runs) {
+        Progress.Last = llvm::formatv("{0}: run {1} of {2}", Label, Run, Runs).str();
+        O.OnProgress(Progress);
+      };
+    auto Start = std::chrono::steady_clock::now();
+    auto Vs = measure::runProgramMode(*O.Driver, Req);
+    R.RunSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    if (!Vs) {
+      std::string Why = llvm::toString(Vs.takeError());
+      for (size_t I : PlannedIndex) {
+        Out[I].Status = CandidateStatus::MeasurementFailed;
+        Out[I].Detail = Why;
+      }
+      if (FirstError.empty())
+        FirstError = Why;
+      return Out;
+    }
+    double Spread = 0;
+    double RefNs = programKernelNs(Vs->front(), O.Spec->Kernel, Spread);
+    if (RefNs > 0) {
+      RefMedians.push_back(RefNs);
+      if (FirstRefNs == 0)
+        FirstRefNs = RefNs;
+    } else if (FirstError.empty()) {
+      FirstError = "the original program did not launch " + O.Spec->Kernel;
+    }
+    for (size_t P = 0; P < PlannedIndex.size(); ++P) {
+      size_t I = PlannedIndex[P];
+      const measure::ProgramVariant &V = (*Vs)[P + 1];
+      Evaluation &E = Out[I];
+      double Ns = programKernelNs(V, O.Spec->Kernel, Spread);
+      E.Detail = V.Detail;
+      switch (V.Status) {
+      case measure::ProgramStatus::Ok:
+        E.Status = Ns > 0 ? CandidateStatus::Ok : CandidateStatus::LaunchFailed;
+        if (Ns <= 0)
+          E.Detail = "the program did not launch " + O.Spec->Kernel;
+        break;
+      case measure::ProgramStatus::BuildFailed:
+        E.Status = CandidateStatus::CompileFailed;
+        break;
+      case measure::ProgramStatus::Failed:
+        E.Status = llvm::any_of(V.Runs, [](const measure::ProgramRun &Run) {
+                     return Run.TimedOut;
+                   })
+                       ? CandidateStatus::Timeout
+                       : CandidateStatus::Crashed;
+        break;
+      case measure::ProgramStatus::OutputDiffers:
+        E.Status = CandidateStatus::Wrong;
+        break;
+      }
+      E.Ok = E.Status == CandidateStatus::Ok && RefNs > 0;
+      E.Cost = E.Ok ? Ns * FirstRefNs / RefNs : 0;
+      record(Batch[I], E, Ns, Spread);
+      if (O.OnProgress) {
+        Progress.Last = Space.key(Batch[I]) + ": " + statusName(E.Status) +
+                        (E.Ok ? llvm::formatv(" {0:F2} us", Ns / 1000).str() : "");
+        O.OnProgress(Progress);
+      }
+    }
+    return Out;
+  }
+
+  ConfigResult &record(const Config &C, const Evaluation &E, double MedianNs, double Noise) {
+    ConfigResult CR;
+    CR.Key = Space.key(C);
+    CR.Values = Space.values(C);
+    CR.Status = E.Status;
+    CR.CostNs = E.Cost;
+    CR.MedianNs = MedianNs;
+    CR.Noise = Noise;
+    CR.Detail = E.Detail;
+    CR.Target = O.GpuTarget->Name;
+    CR.Gpu = O.GpuName;
+    Fresh.push_back(std::move(CR));
+    return Fresh.back();
   }
 
   ValueMap defaults() const {
@@ -323,6 +430,89 @@ replayTuning(const TuneOptions &O, const SearchSpace &Space, Strategy &Strat,
   return R;
 }
 
+bool forge::tune::namesKernel(llvm::StringRef Demangled, llvm::StringRef Kernel) {
+  // Drops the bracketed group that ends Name: "(...)" or "<...>", nested
+  // ones included.
+  auto DropTrailing = [](llvm::StringRef &Name, char Open, char Close) {
+    Name = Name.rtrim();
+    if (!Name.ends_with(llvm::StringRef(&Close, 1)))
+      return;
+    int Depth = 0;
+    for (size_t I = Name.size(); I-- > 0;) {
+      Depth += Name[I] == Close ? 1 : Name[I] == Open ? -1 : 0;
+      if (Depth == 0) {
+        Name = Name.take_front(I).rtrim();
+        return;
+      }
+    }
+  };
+  llvm::StringRef Name = Demangled;
+  DropTrailing(Name, '(', ')'); // the parameters
+  DropTrailing(Name, '<', '>'); // the template arguments
+  // The return type: what precedes the last space outside brackets
+  // ("(anonymous namespace)" has one inside).
+  int Depth = 0;
+  for (size_t I = Name.size(); I-- > 0;) {
+    Depth += Name[I] == ')' || Name[I] == '>' ? 1 : Name[I] == '(' || Name[I] == '<' ? -1 : 0;
+    if (Depth == 0 && Name[I] == ' ') {
+      Name = Name.drop_front(I + 1);
+      break;
+    }
+  }
+  Kernel.consume_front("::");
+  return Name == Kernel || Name.ends_with(("::" + Kernel).str());
+}
+
+static ConfigResult resultFromDatabase(const DbMeasurement &X, const DbKey &K) {
+  ConfigResult CR;
+  CR.Key = X.Config;
+  CR.Values = X.Values;
+  CR.Status = X.Status;
+  CR.CostNs = X.CostNs;
+  CR.MedianNs = X.MedianNs;
+  CR.Noise = X.Noise;
+  CR.Detail = X.Detail;
+  CR.FromDatabase = true;
+  CR.Target = K.Target;
+  CR.Gpu = K.Gpu;
+  return CR;
+}
+
+/// The source changed since the database was written: for each target
+/// and GPU, the newest record of the same kernel and sizes (by the date of
+/// its latest measurement) stands in, and R says it is stale.
+static void useStaleRecords(const TuningDatabase &Db, const DbKey &Key, TuneResult &R) {
+  auto Latest = [](const DbRecord &Rec) {
+    std::string W;
+    for (const DbMeasurement &X : Rec.Measurements)
+      W = std::max(W, X.When);
+    return W;
+  };
+  std::map<std::pair<std::string, std::string>, const DbRecord *> Newest;
+  for (const DbRecord &Rec : Db.records()) {
+    if (Rec.Key.Kernel != Key.Kernel || Rec.Key.Sizes != Key.Sizes || !Rec.Best)
+      continue;
+    const DbRecord *&Slot = Newest[{Rec.Key.Target, Rec.Key.Gpu}];
+    if (!Slot || Latest(Rec) > Latest(*Slot))
+      Slot = &Rec;
+  }
+  std::string When;
+  for (const auto &[Where, Rec] : Newest) {
+    When = std::max(When, Latest(*Rec));
+    for (const DbMeasurement &X : Rec->Measurements) {
+      R.Configs.push_back(resultFromDatabase(X, Rec->Key));
+      ++R.Reused;
+    }
+  }
+  if (Newest.empty())
+    return;
+  R.Stale = true;
+  R.StaleNote = "the tuning database has no entry for this version of " + Key.Kernel +
+                "'s source (it changed since it was tuned" +
+                (When.empty() ? std::string() : ", last on " + When) +
+                "): its last tuned values are used; retune to refresh them";
+}
+
 llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
   using Clock = std::chrono::steady_clock;
   auto Start = Clock::now();
@@ -358,7 +548,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       return L.takeError();
     Db = std::move(*L);
   }
-  auto Ident = sourceIdentity(O.Source);
+  auto Ident = sourceIdentity(O.IdentitySource.empty() ? O.Source : O.IdentitySource);
   if (!Ident)
     return Ident.takeError();
   Key = {O.Spec->Kernel, *Ident, O.GpuTarget ? O.GpuTarget->Name : "", O.GpuName,
@@ -368,34 +558,28 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     return replayTuning(O, *Space, **Strat, Key, std::move(R), Defaults);
 
   bool HaveGpu = O.GpuTarget && O.Driver && !O.WorkerPath.empty();
-  auto ResultOf = [](const DbMeasurement &X, const DbKey &K) {
-    ConfigResult CR;
-    CR.Key = X.Config;
-    CR.Values = X.Values;
-    CR.Status = X.Status;
-    CR.CostNs = X.CostNs;
-    CR.MedianNs = X.MedianNs;
-    CR.Noise = X.Noise;
-    CR.Detail = X.Detail;
-    CR.FromDatabase = true;
-    CR.Target = K.Target;
-    CR.Gpu = K.Gpu;
-    return CR;
-  };
-  if (const DbRecord *Rec = HaveGpu ? Db.find(Key) : nullptr)
+  if (HaveGpu && O.Mode == Retune::Auto)
+    if (const DbRecord *Rec = Db.find(Key); Rec && Rec->Complete && Rec->Best) {
+      HaveGpu = false; // the database's values, as without a GPU
+      R.FromDatabaseOnly = true;
+    }
+  if (HaveGpu && O.Mode == Retune::Always)
+    Db.record(Key) = DbRecord{Key, {}, std::nullopt, O.Strategy, false};
+  if (const DbRecord *Rec = HaveGpu && O.Mode != Retune::Always ? Db.find(Key) : nullptr)
     for (const DbMeasurement &X : Rec->Measurements) {
       Config C;
       if (Space->fromKey(X.Config, C)) {
-        R.Configs.push_back(ResultOf(X, Rec->Key));
+        R.Configs.push_back(resultFromDatabase(X, Rec->Key));
         ++R.Reused;
       }
     }
 
-  auto SaveDb = [&]() -> llvm::Error {
+  auto SaveDb = [&](bool Final) -> llvm::Error {
     if (O.DbPath.empty() || !HaveGpu)
       return llvm::Error::success();
     DbRecord &Rec = Db.record(Key);
     Rec.Strategy = O.Strategy;
+    Rec.Complete = Final && !(O.Interrupted && *O.Interrupted);
     for (const ConfigResult &C : M.Fresh) {
       if (C.Status == CandidateStatus::MeasurementFailed ||
           C.Status == CandidateStatus::Interrupted)
@@ -412,7 +596,11 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
         BestCost = X.CostNs;
       }
     Rec.Best = BestKey;
-    return Db.save(O.DbPath);
+    // Only this key's record is written: a parallel run may have added
+    // others since the database was read.
+    return TuningDatabase::update(O.DbPath, [&](TuningDatabase &OnDisk) {
+      OnDisk.record(Key) = Rec;
+    });
   };
 
   if (HaveGpu) {
@@ -422,7 +610,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     // Every batch is saved to the database as soon as it is measured, so an
     // interrupted run loses nothing and the next one continues from there.
     M.AfterChunk = [&](size_t N) {
-      if (auto Err = SaveDb())
+      if (auto Err = SaveDb(/*Final=*/false))
         llvm::consumeError(std::move(Err));
       M.Progress.Done += N;
       M.Progress.ElapsedS =
@@ -457,7 +645,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     (*Strat)->run(Run, O.Seed);
     if (!M.FirstError.empty() && M.Fresh.empty() && R.Reused == 0)
       return makeError("measuring failed: {0}", M.FirstError);
-    if (auto Err = SaveDb())
+    if (auto Err = SaveDb(/*Final=*/true))
       return std::move(Err);
     R.Interrupted = O.Interrupted && *O.Interrupted;
     for (const ConfigResult &C : M.Fresh)
@@ -472,9 +660,11 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       if (Rec.Key.Kernel == Key.Kernel &&
           Rec.Key.SourceHash == Key.SourceHash && Rec.Key.Sizes == Key.Sizes)
         for (const DbMeasurement &X : Rec.Measurements) {
-          R.Configs.push_back(ResultOf(X, Rec.Key));
+          R.Configs.push_back(resultFromDatabase(X, Rec.Key));
           ++R.Reused;
         }
+    if (R.Configs.empty())
+      useStaleRecords(Db, Key, R);
   }
   R.WallSeconds = std::chrono::duration<double>(Clock::now() - Start).count();
   if (R.Measured && R.WallSeconds > 0)
@@ -566,7 +756,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
 llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
                                      llvm::StringRef TunedSource) {
   bool HaveGpu = O.GpuTarget && O.Driver && !O.WorkerPath.empty();
-  if (!HaveGpu || R.Interrupted || R.Replayed)
+  if (!HaveGpu || R.Interrupted || R.Replayed || R.FromDatabaseOnly)
     return llvm::Error::success();
   ValueMap Defaults;
   for (const measure::Tunable &T : O.Spec->Tunables)
@@ -574,6 +764,34 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
   for (TargetResult &TR : R.Targets) {
     if (!TR.Measured || TR.Target != O.GpuTarget)
       continue;
+    if (!O.Program.Command.empty()) {
+      // Program mode: the program built from the tuned source against the
+      // original, as every configuration was.
+      measure::ProgramRequest Req;
+      Req.Sources = {O.Source, TunedSource.str()};
+      Req.Command = O.Program.Command;
+      Req.Runs = std::max(O.Program.Runs, 5u);
+      Req.Target = O.GpuTarget;
+      Req.NvccFlags = O.NvccFlags;
+      Req.InjectLibrary = O.Program.InjectLibrary;
+      Req.JobDir = O.JobRoot + "/final";
+      Req.TimeoutSeconds = O.Program.TimeoutSeconds;
+      Req.IgnoreLines = O.Program.IgnoreLines;
+      auto Vs = measure::runProgramMode(*O.Driver, Req);
+      if (!Vs)
+        return Vs.takeError();
+      const measure::ProgramVariant &Tuned = (*Vs)[1];
+      double RefSpread = 0, Spread = 0;
+      TR.BaselineNs = programKernelNs((*Vs)[0], O.Spec->Kernel, RefSpread);
+      TR.BestNs = programKernelNs(Tuned, O.Spec->Kernel, Spread);
+      if (Tuned.Status != measure::ProgramStatus::Ok || TR.BestNs <= 0)
+        return makeError("the program built from the tuned source at {0} failed its check "
+                         "against the original: {1} {2}; nothing was written",
+                         TR.BestKey, measure::statusName(Tuned.Status), Tuned.Detail);
+      TR.Speedup = TR.BaselineNs / TR.BestNs;
+      TR.Noise = std::max(RefSpread, Spread);
+      continue;
+    }
     // The tuned source at its values against the original at its own: the
     // correctness check of what is written, and the speed-up with noise in
     // one interleaved measurement.

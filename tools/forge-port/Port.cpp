@@ -36,6 +36,17 @@ cl::opt<Format> OutputFormat(
                clEnumValN(Format::Json, "json", "JSON on stdout"),
                clEnumValN(Format::Sarif, "sarif", "SARIF 2.1.0 on stdout")),
     cl::init(Format::Text), cl::cat(PortCategory), cl::sub(portCommand()));
+cl::opt<std::string> Depfile("depfile",
+                             cl::desc("With -o FILE: write FILE's dependencies (the input and "
+                                      "the user headers it includes) as a Makefile-style "
+                                      "depfile, for the build system"),
+                             cl::value_desc("file.d"), cl::cat(PortCategory),
+                             cl::sub(portCommand()));
+cl::opt<std::string> DepfileTarget("depfile-target",
+                                   cl::desc("The target the depfile names (default: the -o "
+                                            "file), as -MT does"),
+                                   cl::value_desc("file"), cl::cat(PortCategory),
+                                   cl::sub(portCommand()));
 cl::opt<bool> WarningsAsErrors("warnings-as-errors", cl::desc("Treat warnings as errors"),
                                cl::cat(PortCategory), cl::sub(portCommand()));
 cl::opt<bool> Force("force",
@@ -84,6 +95,8 @@ int forge::tool::runPort(const Invocation &Inv) {
   O.BuildDir = BuildPath;
   O.ExtraArgs = Inv.ExtraArgs;
   O.Passes = *Selected;
+  O.DepfilePath = Depfile;
+  O.DepfileTarget = DepfileTarget;
   O.WarningsAsErrors = WarningsAsErrors;
   O.Force = Force;
   O.Validate = !NoValidate;

@@ -52,6 +52,31 @@ cl::opt<std::string> ReplayPath("replay",
                                cl::value_desc("tuning.json"), SUB);
 cl::opt<bool> NoGpu("no-gpu", cl::desc("Do not measure: take values from the database or "
                                        "predict"), SUB);
+cl::opt<std::string> RunCmd("run",
+                            cl::desc("Program mode: measure each configuration inside this "
+                                     "program ({exe} stands for it, built from the file with "
+                                     "the configuration's values written in)"),
+                            cl::value_desc("command"), SUB);
+cl::opt<unsigned> Runs("runs", cl::desc("Program mode: runs per configuration (3)"),
+                       cl::init(3), SUB);
+cl::list<std::string> IgnoreOutput("ignore-output",
+                                   cl::desc("Program mode: output lines matching this regex "
+                                            "are not compared; repeatable"),
+                                   cl::value_desc("regex"), SUB);
+enum class RetuneChoice { Resume, Auto, Always, Off };
+cl::opt<RetuneChoice> RetuneOpt(
+    "retune", cl::desc("How the tuning database's entry for this kernel on this GPU is used"),
+    cl::values(clEnumValN(RetuneChoice::Resume, "resume",
+                          "measure what the entry lacks (default)"),
+               clEnumValN(RetuneChoice::Auto, "auto",
+                          "a complete entry: its values, nothing measured; else resume"),
+               clEnumValN(RetuneChoice::Always, "always", "measure everything again"),
+               clEnumValN(RetuneChoice::Off, "off", "measure nothing, as --no-gpu")),
+    cl::init(RetuneChoice::Resume), SUB);
+cl::opt<std::string> IdentityOf("identity-of",
+                                cl::desc("Key the tuning database on this file (the user's "
+                                         "source, when <file.cu> is a generated copy of it)"),
+                                cl::value_desc("file.cu"), SUB);
 cl::opt<std::string> LaunchOpt("launch", cl::desc("Write the tuned values into this launch of "
                                                   "the kernel only (default: every launch "
                                                   "that holds the spec's defaults)"),
@@ -85,14 +110,25 @@ int forge::tool::runTune(const Invocation &Inv) {
   if (!Spec)
     return reportError(Spec.takeError());
   tune::TuneOptions &S = O.Sweep;
-  if (!NoGpu && ReplayPath.empty())
+  if (!NoGpu && RetuneOpt != RetuneChoice::Off && ReplayPath.empty())
     if (auto G = localGpu(WorkerPath, Inv.Argv0, "nothing is measured, values are predicted")) {
       S.WorkerPath = G->Worker;
       S.GpuTarget = G->Target;
       S.GpuName = G->Name;
     }
+  if (RetuneOpt == RetuneChoice::Always && !S.GpuTarget)
+    return reportError(makeError("--retune=always measures every configuration again, and "
+                                 "there is no GPU to measure on"));
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
   S.Source = File;
+  S.IdentitySource = IdentityOf;
+  S.Program.Command = RunCmd;
+  S.Program.Runs = Runs;
+  S.Program.IgnoreLines.assign(IgnoreOutput.begin(), IgnoreOutput.end());
+  S.Program.TimeoutSeconds = unsigned(std::max(1.0, TimeoutS * 20));
+  S.Mode = RetuneOpt == RetuneChoice::Auto     ? tune::Retune::Auto
+           : RetuneOpt == RetuneChoice::Always ? tune::Retune::Always
+                                               : tune::Retune::Resume;
   S.Spec = &*Spec;
   S.Targets = *Targets;
   S.Strategy = StrategyOpt;
@@ -146,6 +182,8 @@ int forge::tool::runTune(const Invocation &Inv) {
     errs() << "\n";
   if (!R)
     return reportError(R.takeError());
+  if (R->Stale)
+    WithColor::warning(errs(), "forge-port") << R->StaleNote << "\n";
   if (R->Interrupted)
     WithColor::warning(errs(), "forge-port")
         << "interrupted: " << R->Measured << " configuration(s) measured"

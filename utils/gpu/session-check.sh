@@ -24,6 +24,12 @@
 #                   then `forge-worker sandbox-check --sandbox strict`
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
+#   cmake           forge_port_kernels(RETUNE AUTO) on test/cmake/project with
+#                   an empty database: filled, reused, retuned after an edit,
+#                   and forge-retune; each build's log and time, the database
+#                   after each
+#   cmake-program   RUN "{exe}": program-mode tuning of test/cmake/program, by
+#                   the CLI and by the CMake build, with an empty database
 #   tune:K          forge-port tune of test/gpu/Inputs/tune/K.cu, exhaustive,
 #                   written back with -o and checked against the original
 #   optimize:K      forge-port optimize of utils/bench/naive/K.cu with its
@@ -58,6 +64,13 @@ fp=/tmp/fp/forge-port/bin/forge-port
 "$fp" --version
 echo "setup: $(( $(date +%s) - start )) s"
 
+timed() { # NAME DIR [ARGS]: a build, its wall time and its log
+  local t=$(date +%s%N)
+  cmake --build "$2" "${@:3}" > "$out/cmake-$1.log" 2>&1
+  local r=$?
+  echo "cmake $1: exit $r in $(( ($(date +%s%N) - t) / 1000000 )) ms"
+  return $r
+}
 result() { # NAME STATUS
   if [ "$2" -eq 0 ]; then echo "PASS: $1"; else echo "FAIL: $1 (exit $2)"; fi
 }
@@ -115,6 +128,67 @@ for step in "$@"; do
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1
       result measure $?
       tail -3 "$out/measure.log"
+      ;;
+    cmake)
+      # forge_port_kernels(... RETUNE AUTO) on this GPU (docs/cmake.md): the
+      # project of test/cmake with an empty database; the first build tunes
+      # triad.cu and fills it, the second reuses it, an edited kernel is
+      # retuned, and forge-retune measures again on demand.
+      P="$out/cmake-project" B="$out/cmake-build"
+      rm -rf "$P" "$B" && cp -r test/cmake/project "$P" && rm -f "$P/forge-tuning.json"
+      cmake -S "$P" -B "$B" -G Ninja -DCMAKE_PREFIX_PATH=/tmp/fp/forge-port \
+            -DFORGE_WORKER_EXECUTABLE="$FORGE_WORKER" -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+            > "$out/cmake-configure.log" 2>&1
+      rc=$?
+      [ $rc -eq 0 ] && timed build1 "$B" && cp "$P/forge-tuning.json" "$out/cmake-db-1.json" &&
+        timed build2 "$B" && cp "$P/forge-tuning.json" "$out/cmake-db-2.json" &&
+        echo "// edited after tuning" >> "$P/kernels/triad.cu" &&
+        timed build3-edited "$B" && cp "$P/forge-tuning.json" "$out/cmake-db-3.json" &&
+        timed retune "$B" --target forge-retune && cp "$P/forge-tuning.json" "$out/cmake-db-4.json" &&
+        timed build5-after-retune "$B"
+      rc=$?
+      # Two tunings at once into one database (a parallel build): they take
+      # turns on the GPU and both records are kept.
+      T="$B/forge-port/mykernels/kernels/triad.cu.port.cu"
+      sed 's/"N": 16777216/"N": 4194304/' "$P/kernels/triad.json" > "$out/triad-small.json"
+      for s in "$P/kernels/triad.json" "$out/triad-small.json"; do
+        "$fp" tune "$T" --spec "$s" --to sm_90 --db "$out/parallel-db.json" --worker "$FORGE_WORKER" \
+          --identity-of "$P/kernels/triad.cu" > "$out/parallel-$(basename "$s" .json).log" 2>&1 &
+      done
+      wait
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('parallel: %d records:' % len(d['records']), [r['key']['sizes'] + ' ' + str(r['best']) for r in d['records']])" "$out/parallel-db.json"
+      grep -h "waiting for another" "$out"/parallel-*.log
+      result "cmake" $rc
+      for f in "$out"/cmake-build*.log "$out"/cmake-retune.log; do
+        echo "-- $(basename "$f")"
+        grep -h "forge-port: \(porting\|retuning\)\|tuning triad\|complete entry\|x over the original\|nothing is measured\|sm_90:" "$f"
+      done
+      ;;
+    cmake-program)
+      # RUN "{exe}" (docs/cmake.md): program-mode tuning of test/cmake/program,
+      # a whole program, with an empty database: the CLI first (timed per
+      # phase), then the CMake build that fills the database, then a touched
+      # source that reuses it.
+      PP="$out/cmake-program" PB="$out/cmake-program-build"
+      rm -rf "$PP" "$PB" && cp -r test/cmake/program "$PP"
+      t=$(date +%s)
+      "$fp" tune "$PP/triad_app.cu" --spec "$PP/triad_app.json" --to sm_90 --run "{exe}" \
+        --worker "$FORGE_WORKER" --db "$out/program-cli-db.json" -o "$out/program-cli-tuned.cu" \
+        > "$out/program-cli.log" 2>&1
+      rc=$?
+      echo "cli program-mode tune: exit $rc in $(( $(date +%s) - t )) s"
+      tail -8 "$out/program-cli.log"
+      cmake -S "$PP" -B "$PB" -G Ninja -DCMAKE_PREFIX_PATH=/tmp/fp/forge-port \
+            -DFORGE_WORKER_EXECUTABLE="$FORGE_WORKER" -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+            > "$out/cmake-program-configure.log" 2>&1 &&
+        timed program1 "$PB" && cp "$PP/forge-tuning.json" "$out/cmake-program-db.json" &&
+        touch "$PP/triad_app.cu" && timed program2-touched "$PB" && "$PB/triad_app"
+      rc=$(( rc | $? ))
+      result "cmake-program" $rc
+      for f in "$out"/cmake-program*.log; do
+        echo "-- $(basename "$f")"
+        grep -h "forge-port: \(porting\|program mode\)\|tuning triad\|complete entry\|x over the original\|sm_90:" "$f"
+      done
       ;;
     tune:*)
       k="${step#tune:}"

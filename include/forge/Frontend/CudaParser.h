@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace clang {
 class ASTContext;
@@ -86,6 +87,10 @@ struct PreprocessorFacts {
   /// Ranges the preprocessor skipped (inactive #if blocks) in the main file
   /// and project headers.
   std::vector<clang::SourceRange> Skipped;
+  /// The user's files the preprocessor entered (the main file and the
+  /// headers it includes, not system headers or the prelude), absolute:
+  /// what a depfile lists.
+  std::set<std::string> Files;
 };
 
 /// Called with the AST of one side. The CompilerInstance gives the

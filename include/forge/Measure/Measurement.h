@@ -112,6 +112,10 @@ llvm::Expected<GpuInfo> queryGpu(llvm::StringRef WorkerPath);
 llvm::Expected<std::string> findWorker(llvm::StringRef Explicit,
                                        llvm::StringRef ToolDir);
 
+/// Program mode's CUPTI injection library, libforge-inject.so beside the
+/// worker; an error says how to build it.
+llvm::Expected<std::string> findInjectLibrary(llvm::StringRef WorkerPath);
+
 /// The local GPU as tune and optimize use it: the worker (findWorker) and
 /// what it reports (queryGpu). An error says why there is none.
 struct LocalGpu {

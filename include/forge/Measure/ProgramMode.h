@@ -47,6 +47,7 @@ struct ProgramRun {
   bool TimedOut = false, Crashed = false;
   std::string Stdout;
   std::string Stderr;
+  std::string Signal; ///< how it was killed, when Crashed
   double Seconds = 0;
   InjectReport Timing;
 };

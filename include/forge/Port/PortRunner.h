@@ -7,6 +7,7 @@
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
 #include <map>
+#include <set>
 
 namespace forge::port {
 
@@ -26,6 +27,9 @@ struct PassRunOptions {
   /// When set, filled with the first constant-shaped launch of each kernel,
   /// keyed by the kernel's mangled name (as ptxas reports it).
   std::map<std::string, LaunchShape> *Launches = nullptr;
+  /// When set, the user's files either side's preprocessor entered are
+  /// added (PreprocessorFacts::Files).
+  std::set<std::string> *Files = nullptr;
 };
 
 /// Parses File for the host and for the target's device side, runs every

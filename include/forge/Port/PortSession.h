@@ -25,6 +25,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ struct PortSessionOptions {
   std::vector<std::string> ExtraArgs; ///< the user's Clang arguments
   std::vector<const PassInfo *> Passes;
   OutputChoice Output;
+  /// With -o FILE: a Makefile-style depfile of FILE (the input and the
+  /// user headers it includes, on either side), for a build system.
+  std::string DepfilePath;
+  /// The target the depfile names (a build step's final output when -o is
+  /// an intermediate); empty: the -o file.
+  std::string DepfileTarget;
   bool WarningsAsErrors = false;
   /// -i rewrites, and -o overwrites, a file without write permission.
   bool Force = false;
@@ -104,6 +111,8 @@ struct FilePortResult {
   unsigned totalErrors() const { return Errors + ParseErrorsCounted + NvccErrors; }
   /// The first constant-shaped launch of each kernel (by mangled name).
   std::map<std::string, LaunchShape> Launches;
+  /// The input and the user headers it includes, absolute (the depfile).
+  std::set<std::string> Dependencies;
   std::vector<SessionMessage> Messages;
   bool Failed = false; ///< errors found or the operation failed (exit 1)
   /// The port ran to the end: the findings were summed up and the result

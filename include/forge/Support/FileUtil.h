@@ -2,8 +2,10 @@
 #ifndef FORGE_SUPPORT_FILEUTIL_H
 #define FORGE_SUPPORT_FILEUTIL_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <string>
 
 namespace forge {
@@ -18,6 +20,28 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
 
 /// The directory that holds the running executable.
 std::string executableDir(const char *Argv0);
+
+/// An exclusive advisory lock (flock) on a lock file, held until this goes
+/// out of scope: one writer of a tuning database at a time, one tuning run
+/// measuring on a GPU at a time. The file is created when missing and kept.
+class FileLock {
+public:
+  /// Waits for the lock; OnWait, when set, is called once first if another
+  /// process holds it.
+  static llvm::Expected<FileLock> acquire(llvm::StringRef Path,
+                                          std::function<void()> OnWait = nullptr);
+  FileLock(FileLock &&O) : FD(O.FD) { O.FD = -1; }
+  FileLock &operator=(FileLock &&) = delete;
+  ~FileLock();
+
+private:
+  explicit FileLock(int FD) : FD(FD) {}
+  int FD = -1;
+};
+
+/// Makefile-style dependencies, as `cc -MD` writes them: "Target: Deps..."
+/// with spaces, '#' and '$' escaped, one dependency per continued line.
+std::string renderDepfile(llvm::StringRef Target, llvm::ArrayRef<std::string> Deps);
 
 } // namespace forge
 

@@ -14,6 +14,7 @@
 
 #include "forge/Measure/WorkerProtocol.h"
 #include "forge/Support/Json.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include <map>
 #include <optional>
@@ -50,6 +51,9 @@ struct DbRecord {
   std::vector<DbMeasurement> Measurements;
   std::optional<std::string> Best; ///< a Config
   std::string Strategy;
+  /// The sweep that wrote it ran to the end (false while it runs and after
+  /// an interrupt): `--retune=auto` reuses only a complete record.
+  bool Complete = true;
   const DbMeasurement *find(llvm::StringRef Config) const;
   /// Adds or replaces the measurement of M.Config.
   void put(DbMeasurement M);
@@ -67,6 +71,13 @@ public:
                                               llvm::StringRef Path);
   /// Writes atomically.
   llvm::Error save(llvm::StringRef Path) const;
+  /// Read-modify-write under an exclusive lock on Path + ".lock", so that
+  /// parallel runs (a parallel build tuning several kernels) each keep
+  /// their records: Path is read again, Change applied, and the result
+  /// written atomically. A file that is not a valid database is an error,
+  /// and it is left as it is.
+  static llvm::Error update(llvm::StringRef Path,
+                            llvm::function_ref<void(TuningDatabase &)> Change);
 
   DbRecord &record(const DbKey &K);
   const DbRecord *find(const DbKey &K) const;

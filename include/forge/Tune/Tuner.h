@@ -30,8 +30,23 @@ struct TuneProgress {
   std::string Last; ///< "BLOCK=128: ok 215.6 us"
 };
 
+/// How a run with a GPU uses the database record of its key (the kernel,
+/// its source identity, this GPU, the sizes and the toolkit).
+enum class Retune {
+  Resume, ///< reuse the record's measurements and measure the rest
+  /// A complete record: its values, nothing measured (the build's
+  /// `RETUNE AUTO`); otherwise as Resume.
+  Auto,
+  Always, ///< measure every configuration again; the record is replaced
+};
+
 struct TuneOptions {
   std::string Source;
+  /// The file whose identity keys the database when Source is a generated
+  /// copy of it (the CMake integration tunes the ported source in the build
+  /// tree, keyed on the user's file); empty: Source.
+  std::string IdentitySource;
+  Retune Mode = Retune::Resume;
   const measure::LaunchSpec *Spec = nullptr;
   std::vector<const arch::TargetInfo *> Targets;
   /// The local GPU's target; null: no GPU (values are predicted).
@@ -63,6 +78,21 @@ struct TuneOptions {
   /// same source.
   std::function<llvm::Expected<std::string>(const std::map<std::string, int64_t> &)>
       SourceFor;
+  /// Program mode (`tune --run`): each configuration's values are written
+  /// into a copy of Source (SourceFor covers every tunable), the copy is
+  /// built into the user's program and run as Command ("{exe}" is the
+  /// program; Measure/ProgramMode.h). A configuration costs the spec
+  /// kernel's CUPTI time per run (the median over Runs runs of the sum of
+  /// its launches), and one whose program fails, or prints other output
+  /// than the original's, is rejected. Command empty: the spec's harness
+  /// measures.
+  struct ProgramOptions {
+    std::string Command;
+    unsigned Runs = 3;
+    std::string InjectLibrary; ///< libforge-inject.so, beside the worker
+    std::vector<std::string> IgnoreLines;
+    unsigned TimeoutSeconds = 600;
+  } Program;
   const build::NvccDriver *Driver = nullptr;
   const std::atomic<bool> *Interrupted = nullptr;
   std::function<void(const TuneProgress &)> OnProgress;
@@ -107,6 +137,14 @@ struct TuneResult {
   double ConfigsPerMinute = 0; ///< measured in this run over wall time
   bool Interrupted = false;
   bool Replayed = false;       ///< results came from ReplayPath
+  /// Retune::Auto found a complete record: nothing was measured, and the
+  /// values are not checked on the GPU again.
+  bool FromDatabaseOnly = false;
+  /// No record matched the source's identity: the values are those of the
+  /// newest records of the same kernel and sizes from an earlier version
+  /// of the source; StaleNote says so, for a warning.
+  bool Stale = false;
+  std::string StaleNote;
   std::string DefaultKey;      ///< the original configuration
   /// In replay mode: the best of the whole record (the exhaustive optimum
   /// when the record is complete) and the fraction of it the run reached.
@@ -114,6 +152,11 @@ struct TuneResult {
 };
 
 llvm::Expected<TuneResult> runTuning(const TuneOptions &Opts);
+
+/// Whether a kernel name as CUPTI reports it, demangled ("void
+/// ns::triad<8>(float*, int)"), names Kernel ("triad" or "ns::triad"), any
+/// template arguments.
+bool namesKernel(llvm::StringRef Demangled, llvm::StringRef Kernel);
 
 /// The final check before anything is written: the tuned source
 /// (TunedSource, the write-back applied) at the measured target's values

@@ -2,6 +2,9 @@
 #include "forge/Support/Json.h"
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
+#include <chrono>
+#include <optional>
+#include <thread>
 
 using namespace forge;
 
@@ -62,4 +65,35 @@ TEST(Json, ANumberBeyondDoubleIsAnErrorNotAnAbort) {
   }
   auto Big = parseJson("[1e308]", "db.json");
   ASSERT_TRUE(bool(Big)) << llvm::toString(Big.takeError());
+}
+
+TEST(FileUtil, DepfilesEscapeAsMakeReadsThem) {
+  EXPECT_EQ(renderDepfile("/b/out.cu", {"/s/a b.cu", "/s/x#y.h", "/s/$z.h"}),
+            "/b/out.cu: \\\n  /s/a\\ b.cu \\\n  /s/x\\#y.h \\\n  /s/$$z.h\n");
+  EXPECT_EQ(renderDepfile("o", {}), "o:\n");
+}
+
+TEST(FileUtil, ALockIsExclusiveUntilReleased) {
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("forge-lock", "lock", Path));
+  std::string P = Path.str().str();
+  bool Waited = false;
+  {
+    auto First = FileLock::acquire(P);
+    ASSERT_TRUE(bool(First)) << llvm::toString(First.takeError());
+    // A second holder has to wait: released by the first going out of
+    // scope on another thread.
+    std::optional<FileLock> Held(std::move(*First));
+    std::thread Release([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      Held.reset();
+    });
+    auto Second = FileLock::acquire(P, [&] { Waited = true; });
+    EXPECT_TRUE(bool(Second));
+    if (!Second)
+      llvm::consumeError(Second.takeError());
+    Release.join();
+  }
+  EXPECT_TRUE(Waited);
+  llvm::sys::fs::remove(P);
 }

@@ -4,6 +4,8 @@
 #include "gtest/gtest.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include <atomic>
+#include <thread>
 
 using namespace forge;
 using namespace forge::tune;
@@ -164,6 +166,71 @@ TEST(TuningDatabase, AValueBeyondInt64IsAnError) {
   EXPECT_EQ(llvm::toString(Over.takeError()),
             "db.json: $.records[0].measurements[0].values.B: integer out of range; "
             "the file is left as it is");
+}
+
+TEST(TuningDatabase, ParallelUpdatesKeepEveryRecord) {
+  // Parallel builds tune several kernels into one database: each writer
+  // reads the file again under the lock, so no record is lost.
+  std::string Dir = tempDir();
+  std::string Path = Dir + "/tuning.json";
+  constexpr int Writers = 6, Rounds = 15;
+  std::vector<std::thread> Threads;
+  std::atomic<int> Errors{0};
+  for (int W = 0; W < Writers; ++W)
+    Threads.emplace_back([&, W] {
+      for (int I = 0; I < Rounds; ++I) {
+        DbKey K = key("sm_90");
+        K.Kernel = "k" + std::to_string(W) + "_" + std::to_string(I);
+        if (llvm::Error E = TuningDatabase::update(Path, [&](TuningDatabase &Db) {
+              Db.record(K).put({"B=1", {{"B", 1}}, CandidateStatus::Ok, 1, 1, 0, "", "d"});
+            })) {
+          llvm::consumeError(std::move(E));
+          ++Errors;
+        }
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Errors.load(), 0);
+  auto Db = TuningDatabase::load(Path);
+  ASSERT_TRUE(bool(Db)) << llvm::toString(Db.takeError());
+  EXPECT_EQ(Db->records().size(), size_t(Writers * Rounds));
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST(TuningDatabase, UpdateLeavesAFileThatIsNotADatabaseAlone) {
+  std::string Dir = tempDir();
+  std::string Path = Dir + "/tuning.json";
+  ASSERT_FALSE(bool(writeFileAtomically(Path, "{ not json\n")));
+  bool Called = false;
+  llvm::Error E = TuningDatabase::update(Path, [&](TuningDatabase &) { Called = true; });
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find(Path), std::string::npos);
+  EXPECT_FALSE(Called);
+  EXPECT_EQ(*readFile(Path), "{ not json\n");
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST(TuningDatabase, AnInterruptedRecordIsIncomplete) {
+  std::string Dir = tempDir();
+  std::string Path = Dir + "/tuning.json";
+  TuningDatabase Db;
+  Db.record(key("sm_90")).Complete = false;
+  Db.record(key("sm_80"));
+  ASSERT_FALSE(bool(Db.save(Path)));
+  auto Again = TuningDatabase::load(Path);
+  ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
+  EXPECT_FALSE(Again->find(key("sm_90"))->Complete);
+  EXPECT_TRUE(Again->find(key("sm_80"))->Complete);
+  // Databases written before the field existed hold finished sweeps.
+  auto Old = TuningDatabase::parse(
+      R"({"forge_tuning_database": 1, "records": [{"key": {"kernel": "k", "source_hash": "h",
+          "target": "sm_90", "gpu": "g", "sizes": "N=2^4", "toolkit": "13.0"},
+          "measurements": []}]})",
+      "old.json");
+  ASSERT_TRUE(bool(Old)) << llvm::toString(Old.takeError());
+  EXPECT_TRUE(Old->records().front().Complete);
+  llvm::sys::fs::remove_directories(Dir);
 }
 
 } // namespace

@@ -118,3 +118,71 @@ TEST(TuneBudget, ConfigurationsOrSeconds) {
 }
 
 } // namespace
+
+/// Without a GPU the values come from the database: the record of this
+/// version of the source, else (an edited kernel) the newest record of the
+/// same kernel and sizes, with a warning that it is stale.
+class TuneFromDatabaseTest : public TuneSessionTest {
+protected:
+  void SetUp() override {
+    TuneSessionTest::SetUp();
+    O.Sweep.ReplayPath.clear();
+    O.Sweep.DbPath = Record; // read only: nothing is measured
+    auto Text = readFile(Kernels + "/sgemm_tiled.cu");
+    ASSERT_TRUE(bool(Text));
+    Edited = (Dir + "/sgemm_tiled.cu").str();
+    ASSERT_FALSE(bool(writeFileAtomically(Edited, *Text + "// edited after tuning\n")));
+  }
+  std::string Edited;
+};
+
+TEST_F(TuneFromDatabaseTest, TheEntryOfThisVersionIsNotStale) {
+  auto R = tune::TuneSession(O).tune();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_FALSE(R->Stale);
+  EXPECT_EQ(R->Measured, 0u);
+  EXPECT_EQ(R->Targets[0].BestKey, "TILE=64,WPT=16");
+}
+
+TEST_F(TuneFromDatabaseTest, AnEditedKernelTakesItsLastValuesWithAWarning) {
+  O.Sweep.Source = Edited;
+  auto R = tune::TuneSession(O).tune();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_TRUE(R->Stale);
+  EXPECT_NE(R->StaleNote.find("no entry for this version of sgemm_tiled's source"),
+            std::string::npos)
+      << R->StaleNote;
+  EXPECT_EQ(R->Targets[0].BestKey, "TILE=64,WPT=16");
+  EXPECT_TRUE(R->Targets[0].Measured);
+}
+
+TEST_F(TuneFromDatabaseTest, AGeneratedCopyIsKeyedOnItsOriginal) {
+  O.Sweep.Source = Edited; // as the build tree's ported copy
+  O.Sweep.IdentitySource = Kernels + "/sgemm_tiled.cu";
+  auto R = tune::TuneSession(O).tune();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_FALSE(R->Stale);
+  EXPECT_EQ(R->Targets[0].BestKey, "TILE=64,WPT=16");
+}
+
+TEST_F(TuneFromDatabaseTest, NoRecordOfTheKernelKeepsTheDefaults) {
+  O.Sweep.Source = Edited;
+  O.Sweep.DbPath = (Dir + "/empty.json").str();
+  auto R = tune::TuneSession(O).tune();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_FALSE(R->Stale);
+  EXPECT_EQ(R->Targets[0].BestKey, R->DefaultKey);
+  EXPECT_FALSE(llvm::sys::fs::exists(O.Sweep.DbPath)); // nothing measured, nothing written
+}
+
+TEST(ProgramModeTuning, KernelNamesAsCuptiReportsThem) {
+  EXPECT_TRUE(tune::namesKernel("void triad<8>(float*, float const*, float const*, float, int)",
+                                "triad"));
+  EXPECT_TRUE(tune::namesKernel("void ns::scale<float, 4>(float*, int)", "ns::scale"));
+  EXPECT_TRUE(tune::namesKernel("void ns::scale<float, 4>(float*, int)", "scale"));
+  EXPECT_TRUE(tune::namesKernel("void (anonymous namespace)::k<std::pair<int, int> >(int)", "k"));
+  EXPECT_TRUE(tune::namesKernel("saxpy", "saxpy")); // extern "C": not mangled
+  EXPECT_FALSE(tune::namesKernel("void triad2<8>(float*)", "triad"));
+  EXPECT_FALSE(tune::namesKernel("void mytriad(float*)", "triad"));
+  EXPECT_FALSE(tune::namesKernel("void ns::scale(float*)", "other::scale"));
+}
