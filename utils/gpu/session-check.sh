@@ -151,11 +151,14 @@ for step in "$@"; do
       # turns on the GPU and both records are kept.
       T="$B/forge-port/mykernels/kernels/triad.cu.port.cu"
       sed 's/"N": 16777216/"N": 4194304/' "$P/kernels/triad.json" > "$out/triad-small.json"
+      pids=()
       for s in "$P/kernels/triad.json" "$out/triad-small.json"; do
         "$fp" tune "$T" --spec "$s" --to sm_90 --db "$out/parallel-db.json" --worker "$FORGE_WORKER" \
           --identity-of "$P/kernels/triad.cu" > "$out/parallel-$(basename "$s" .json).log" 2>&1 &
+        pids+=($!)
       done
-      wait
+      # Not a bare wait: it would also wait for the tee of this script's log.
+      wait "${pids[@]}"
       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('parallel: %d records:' % len(d['records']), [r['key']['sizes'] + ' ' + str(r['best']) for r in d['records']])" "$out/parallel-db.json"
       grep -h "waiting for another" "$out"/parallel-*.log
       result "cmake" $rc
