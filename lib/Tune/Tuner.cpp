@@ -176,13 +176,7 @@ public:
       return Out;
     auto Rep = measure::runMeasurement(*O.Driver, Req);
     if (!Rep) {
-      std::string Why = llvm::toString(Rep.takeError());
-      for (size_t I : PlannedIndex) {
-        Out[I].Status = CandidateStatus::MeasurementFailed;
-        Out[I].Detail = Why;
-      }
-      if (FirstError.empty())
-        FirstError = Why;
+      jobFailed(Rep.takeError(), PlannedIndex, Out);
       return Out;
     }
     R.CompileSeconds += Rep->CompileSeconds;
@@ -252,13 +246,7 @@ public:
     R.RunSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     if (!Vs) {
-      std::string Why = llvm::toString(Vs.takeError());
-      for (size_t I : PlannedIndex) {
-        Out[I].Status = CandidateStatus::MeasurementFailed;
-        Out[I].Detail = Why;
-      }
-      if (FirstError.empty())
-        FirstError = Why;
+      jobFailed(Vs.takeError(), PlannedIndex, Out);
       return Out;
     }
     double Spread = 0;
@@ -306,6 +294,18 @@ public:
       }
     }
     return Out;
+  }
+
+  /// A whole job failed: each of its configurations is MeasurementFailed
+  /// with the reason, and the run remembers the first.
+  void jobFailed(llvm::Error E, llvm::ArrayRef<size_t> Planned, std::vector<Evaluation> &Out) {
+    std::string Why = llvm::toString(std::move(E));
+    for (size_t I : Planned) {
+      Out[I].Status = CandidateStatus::MeasurementFailed;
+      Out[I].Detail = Why;
+    }
+    if (FirstError.empty())
+      FirstError = Why;
   }
 
   ConfigResult &record(const Config &C, const Evaluation &E, double MedianNs, double Noise) {
