@@ -6,6 +6,7 @@
 #include "StencilPlan.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -340,6 +341,118 @@ std::optional<IndexForm> hull(const std::vector<std::vector<IndexForm>> &PerRead
   return std::nullopt;
 }
 
+std::optional<IndexForm> Planner::overElement(const TilePlan &P, size_t K, AtomId X) const {
+  // threadIdx.y = e1 - (the block's offset) - dy.
+  for (unsigned D = 0; D < P.Dims.size(); ++D)
+    if (P.Dims[D].Moving == X)
+      return IndexForm::atom(P.Dims[D].E) - (P.Dims[D].Position - IndexForm::atom(X)) -
+             P.Offsets[K][D];
+  return std::nullopt;
+}
+
+std::optional<CoordinateBound> Planner::termBound(const TilePlan &P, size_t K,
+                                                  const an::GuardTerm &G) const {
+  if (!G.Cmp)
+    return std::nullopt;
+  auto Sigma = [&](AtomId X) { return overElement(P, K, X); };
+  IndexForm L = T.substitute(G.Cmp->Lhs, Sigma), R = T.substitute(G.Cmp->Rhs, Sigma);
+  IndexForm Diff; // Diff >= 0 holds
+  switch (G.Cmp->Op) {
+  case an::CmpOp::LT:
+    Diff = R - L - IndexForm::constant(1);
+    break;
+  case an::CmpOp::LE:
+    Diff = R - L;
+    break;
+  case an::CmpOp::GT:
+    Diff = L - R - IndexForm::constant(1);
+    break;
+  case an::CmpOp::GE:
+    Diff = L - R;
+    break;
+  default:
+    return std::nullopt;
+  }
+  if (findKind(T, Diff,
+               {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx, AtomKind::Unknown}))
+    return std::nullopt;
+  std::optional<unsigned> Dim;
+  int64_t Sign = 0;
+  for (unsigned D = 0; D < P.Dims.size(); ++D) {
+    if (!T.dependsOn(Diff, P.Dims[D].E))
+      continue;
+    auto C = Diff.coefficientOf(P.Dims[D].E);
+    auto CV = C ? C->constantValue() : std::nullopt;
+    if (Dim || !CV || (*CV != 1 && *CV != -1))
+      return std::nullopt;
+    Dim = D;
+    Sign = *CV;
+  }
+  if (!Dim)
+    return std::nullopt;
+  IndexForm Rest = Diff - IndexForm::atom(P.Dims[*Dim].E).scaled(Sign);
+  if (T.dependsOn(Rest, P.Dims[*Dim].E) ||
+      !T.uniformity(Rest).atLeast(an::Uniformity::BlockUniform))
+    return std::nullopt;
+  // Sign > 0: e >= -Rest; otherwise e <= Rest.
+  return CoordinateBound{*Dim, Sign > 0, Sign > 0 ? -Rest : Rest};
+}
+
+/// Whether Cond is (part of) the condition of an if or ?:, reached through
+/// parentheses, casts, `!`, `&&` and `||` only: its value decides nothing
+/// else (not a bool local's definition, not a stored value).
+static bool inBranchCondition(ASTContext &Ctx, const Expr *Cond) {
+  const Expr *Cur = Cond;
+  for (;;) {
+    auto Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return false;
+    if (const auto *If = Parents[0].get<IfStmt>())
+      return If->getCond() == Cur;
+    const auto *PE = Parents[0].get<Expr>();
+    if (!PE)
+      return false;
+    if (const auto *CO = dyn_cast<ConditionalOperator>(PE))
+      return CO->getCond() == Cur;
+    const auto *U = dyn_cast<UnaryOperator>(PE);
+    const auto *B = dyn_cast<BinaryOperator>(PE);
+    if (!isa<ParenExpr, ImplicitCastExpr>(PE) && !(U && U->getOpcode() == UO_LNot) &&
+        !(B && B->isLogicalOp()))
+      return false;
+    Cur = PE;
+  }
+}
+
+std::vector<BorderCheck> Planner::borderChecks(const TilePlan &P) const {
+  std::vector<BorderCheck> Out;
+  for (size_t K = 0; K < P.Reads.size(); ++K)
+    for (const an::GuardTerm &G : P.Reads[K]->G.Terms) {
+      if (!G.Cond)
+        continue;
+      const auto *Cmp = dyn_cast<BinaryOperator>(G.Cond->IgnoreParenImpCasts());
+      // Signed operands: an unsigned test of a negative coordinate is
+      // false where the bound says true.
+      if (!Cmp || !Cmp->isComparisonOp() || !Cmp->getLHS()->getType()->isSignedIntegerType() ||
+          !Cmp->getRHS()->getType()->isSignedIntegerType() || G.Cond->HasSideEffects(In.Ctx) ||
+          !inBranchCondition(In.Ctx, G.Cond))
+        continue;
+      auto B = termBound(P, K, G);
+      if (!B)
+        continue;
+      auto Same = llvm::find_if(Out, [&](const BorderCheck &C) { return C.Cond == G.Cond; });
+      if (Same == Out.end()) {
+        Out.push_back({G.Cond, G.Holds, *B});
+        continue;
+      }
+      // Any read's bound proves the test; keep the loosest.
+      auto D = (B->Bound - Same->B.Bound).constantValue();
+      if (Same->B.Dim == B->Dim && Same->B.Lower == B->Lower && D &&
+          (B->Lower ? *D < 0 : *D > 0))
+        Same->B = *B;
+    }
+  return Out;
+}
+
 Error Planner::reads(TilePlan &P) {
   unsigned ND = unsigned(P.Dims.size());
   std::vector<SideFacts> Lo(ND), Hi(ND);
@@ -356,15 +469,7 @@ Error Planner::reads(TilePlan &P) {
   for (size_t K = 0; K < P.Reads.size(); ++K) {
     const an::Access &A = *P.Reads[K];
     const std::vector<IndexForm> &Off = P.Offsets[K];
-    // The moving atoms in terms of the coordinate of the element read:
-    // threadIdx.y = e1 - (the block's offset) - dy.
-    auto Sigma = [&](AtomId X) -> std::optional<IndexForm> {
-      for (unsigned D = 0; D < ND; ++D)
-        if (P.Dims[D].Moving == X)
-          return IndexForm::atom(P.Dims[D].E) -
-                 (P.Dims[D].Position - IndexForm::atom(X)) - Off[D];
-      return std::nullopt;
-    };
+    auto Sigma = [&](AtomId X) { return overElement(P, K, X); };
     IndexForm Index = T.substitute(A.Index, Sigma);
     if (auto X = findKind(T, Index,
                           {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx,
@@ -437,56 +542,9 @@ Error Planner::reads(TilePlan &P) {
                        at(A), T.render(A.Index));
 
     // What the read's guard says about the element: bounds on one coordinate.
-    for (const an::GuardTerm &G : A.G.Terms) {
-      if (!G.Cmp)
-        continue;
-      IndexForm L = T.substitute(G.Cmp->Lhs, Sigma), R = T.substitute(G.Cmp->Rhs, Sigma);
-      IndexForm Diff; // Diff >= 0 holds
-      switch (G.Cmp->Op) {
-      case an::CmpOp::LT:
-        Diff = R - L - IndexForm::constant(1);
-        break;
-      case an::CmpOp::LE:
-        Diff = R - L;
-        break;
-      case an::CmpOp::GT:
-        Diff = L - R - IndexForm::constant(1);
-        break;
-      case an::CmpOp::GE:
-        Diff = L - R;
-        break;
-      default:
-        continue;
-      }
-      if (findKind(T, Diff,
-                   {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx, AtomKind::Unknown}))
-        continue;
-      std::optional<unsigned> Dim;
-      int64_t Sign = 0;
-      bool Bad = false;
-      for (unsigned D = 0; D < ND; ++D) {
-        if (!T.dependsOn(Diff, P.Dims[D].E))
-          continue;
-        auto C = Diff.coefficientOf(P.Dims[D].E);
-        auto CV = C ? C->constantValue() : std::nullopt;
-        if (Dim || !CV || (*CV != 1 && *CV != -1)) {
-          Bad = true;
-          break;
-        }
-        Dim = D;
-        Sign = *CV;
-      }
-      if (Bad || !Dim)
-        continue;
-      IndexForm Rest = Diff - IndexForm::atom(P.Dims[*Dim].E).scaled(Sign);
-      if (T.dependsOn(Rest, P.Dims[*Dim].E) ||
-          !T.uniformity(Rest).atLeast(an::Uniformity::BlockUniform))
-        continue;
-      if (Sign > 0)
-        Lo[*Dim].Bounds[K].push_back(-Rest); // e >= -Rest
-      else
-        Hi[*Dim].Bounds[K].push_back(Rest); // e <= Rest
-    }
+    for (const an::GuardTerm &G : A.G.Terms)
+      if (auto B = termBound(P, K, G))
+        (B->Lower ? Lo : Hi)[B->Dim].Bounds[K].push_back(B->Bound);
     // Thread and block indices are not negative: e >= (the position's
     // least value) + (the least offset).
     for (unsigned D = 0; D < ND; ++D) {

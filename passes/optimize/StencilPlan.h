@@ -123,6 +123,24 @@ struct TilePlan {
 std::optional<AtomId> findKind(const an::AtomTable &T, const IndexForm &F,
                                std::initializer_list<AtomKind> Kinds);
 
+/// What one guard term of a read says about the element the read takes: a
+/// bound on one of its coordinates, `e_Dim >= Bound` (Lower) or `e_Dim <=
+/// Bound`, with Bound uniform in the block.
+struct CoordinateBound {
+  unsigned Dim = 0;
+  bool Lower = true;
+  IndexForm Bound;
+};
+
+/// A test of the border in the body (a guard term of the stencil's reads)
+/// that holds for a thread all of whose elements lie within B: a copy of
+/// the body for such interior threads may take it as known (Cond as Holds).
+struct BorderCheck {
+  const clang::Expr *Cond = nullptr;
+  bool Holds = true;
+  CoordinateBound B;
+};
+
 inline std::string lineOf(const an::SourceSpan &S) { return std::to_string(S.Line); }
 
 class Planner {
@@ -135,6 +153,18 @@ public:
   /// A's guard bounds the coordinate along Dim from above (so that threads
   /// past the end of the data do not reach A).
   bool boundedAbove(const an::Access &A, const TileDim &Dim);
+  /// The bound guard term G of P's read K puts on the element it reads; none
+  /// when the term is not such a bound (the thread's own `x < w`, a loaded
+  /// flag). The term holds exactly when the element's coordinate is within it.
+  std::optional<CoordinateBound> termBound(const TilePlan &P, size_t K,
+                                           const an::GuardTerm &G) const;
+  /// The border tests of P's reads that an interior copy of the body may
+  /// replace by their value: each a comparison of signed integers without
+  /// side effects, written in the condition of an `if` or `?:` (through
+  /// `!`, `&&`, `||` and parentheses only), that bounds the coordinate of
+  /// an element read. One entry per condition, with the loosest bound the
+  /// reads give it.
+  std::vector<BorderCheck> borderChecks(const TilePlan &P) const;
 
 private:
   std::string at(const an::Access &A) const {
@@ -142,6 +172,9 @@ private:
   }
   /// The smallest value of an offset over its loops, when the form says.
   std::optional<IndexForm> minOffset(const IndexForm &O) const;
+  /// A moving atom of P's read K in terms of the coordinates of the element
+  /// it reads.
+  std::optional<IndexForm> overElement(const TilePlan &P, size_t K, AtomId X) const;
   llvm::Error position(TilePlan &P, unsigned D);
   llvm::Error reads(TilePlan &P);
   void splitRows(TilePlan &P);

@@ -72,9 +72,13 @@ struct RowsPlan {
 class Writer {
 public:
   Writer(const RuleInput &In, an::KernelModel &M, const RowsPlan &RP, const CompoundStmt *Body,
-         CoefficientPlan Coefs)
-      : In(In), M(M), RP(RP), Body(Body), FP(M.atoms()), Coefs(std::move(Coefs)) {}
+         CoefficientPlan Coefs, std::vector<BorderCheck> Checks)
+      : In(In), M(M), RP(RP), Body(Body), FP(M.atoms()), Coefs(std::move(Coefs)),
+        Checks(std::move(Checks)) {}
   Expected<std::string> write(int64_t R);
+  /// The border tests the interior copy of the body takes as known (none
+  /// when there is no interior copy).
+  const std::vector<BorderCheck> &interiorChecks() const { return Checks; }
 
 private:
   Expected<std::string> print(const IndexForm &F, bool Wide) {
@@ -83,7 +87,19 @@ private:
     return makeError("'{0}' cannot be written: {1}", M.render(F), FP.why());
   }
   std::string fresh(StringRef Base) { return freshName(Base, In.Kernel, Taken); }
-  Expected<std::string> bodyText(int64_t R, StringRef Row, StringRef Win);
+  /// Interior: the copy for threads whose window lies inside every border
+  /// test's bound, with those tests replaced by their values.
+  Expected<std::string> bodyText(int64_t R, StringRef Row, StringRef Win, bool Interior);
+  /// The condition under which a thread's window lies inside every border
+  /// test's bound; Row0 the thread's first row.
+  Expected<std::string> interiorCondition(int64_t R, StringRef Row0);
+  /// The per-row loop over a copy of the body.
+  /// Ind: the body's indentation; Nest: what the loop adds to it.
+  /// The loads of the window for R rows from P's elements, at indentation Ind.
+  Error loader(std::vector<std::string> &Lines, StringRef Ind, int64_t R, StringRef Row0,
+               StringRef Win, const TilePlan &P);
+  void rowLoop(std::vector<std::string> &Lines, StringRef Ind, StringRef Nest, int64_t R,
+               StringRef Rr, StringRef Text);
 
   const RuleInput &In;
   an::KernelModel &M;
@@ -91,6 +107,7 @@ private:
   const CompoundStmt *Body;
   FormPrinter FP;
   CoefficientPlan Coefs;
+  std::vector<BorderCheck> Checks;
   /// The coefficient reads rewritten to their staged copies.
   std::vector<SourceEdit> CoefEdits;
   std::set<std::string> Taken;
@@ -99,7 +116,7 @@ private:
 /// The body for output row Row of R: y is the row's, and the reads of the
 /// input are window elements. The loops that generate the offsets are
 /// unrolled, so that the window's indices are constants.
-Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win) {
+Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win, bool Interior) {
   const TilePlan &P = RP.P;
   EditCollector C(In);
   auto LB = C.offsetOf(Body->getLBracLoc()), RB = C.offsetOf(Body->getRBracLoc());
@@ -162,6 +179,31 @@ Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win) 
   if (Error E = unrollEdits(In, M, OffsetLoops, Edits))
     return std::move(E);
   Edits.insert(Edits.end(), CoefEdits.begin(), CoefEdits.end());
+  if (Interior) {
+    // The border tests become their values; edits inside them go.
+    std::vector<std::pair<unsigned, unsigned>> Known;
+    for (const BorderCheck &K : Checks) {
+      auto Range = C.rangeOf(K.Cond->getSourceRange());
+      if (!Range)
+        return makeError("the border test '{0}' is written through a macro",
+                         textOf(K.Cond, In.Ctx));
+      Known.push_back(*Range);
+    }
+    llvm::erase_if(Edits, [&](const SourceEdit &E) {
+      return any_of(Known, [&](const auto &K) {
+        return E.Offset >= K.first && E.Offset + E.Length <= K.second;
+      });
+    });
+    // `((void)(yy >= 0), true)`: the value, and the test as a discarded
+    // expression, so that its variables stay referenced (nvcc warns about
+    // locals declared but never referenced) and nothing else changes.
+    for (size_t I = 0; I < Checks.size(); ++I) {
+      StringRef Test = In.Source.slice(Known[I].first, Known[I].second);
+      Edits.push_back({Known[I].first, Known[I].second - Known[I].first,
+                       formatv("((void)({0}), {1})", Test, Checks[I].Holds ? "true" : "false")
+                           .str()});
+    }
+  }
   for (const SourceEdit &E : Edits)
     if (E.Offset < Begin || E.Offset + E.Length > End)
       return makeError("a read lies outside the kernel's body");
@@ -175,10 +217,7 @@ Expected<std::string> Writer::write(int64_t R) {
   if (!Body->body_empty())
     if (auto O = C.offsetOf(Body->body_front()->getBeginLoc()))
       Ind = lineIndent(In.Source, *O).str();
-  std::string I1 = Ind + "  ", I2 = I1 + "  ";
-  std::string Row0 = fresh("row0"), Win = fresh(P.Buffer + "_win"), Ri = fresh("i"),
-              Cj = fresh("j"), Rr = fresh("r");
-  int64_t NR = RP.rows(R), NC = RP.cols();
+  std::string Row0 = fresh("row0"), Win = fresh(P.Buffer + "_win"), Rr = fresh("r");
   std::vector<std::string> Lines;
   auto Add = [&](const std::string &Indent, const std::string &Text) {
     Lines.push_back(Indent + Text);
@@ -186,11 +225,9 @@ Expected<std::string> Writer::write(int64_t R) {
   auto G = print(RP.G, true);
   if (!G)
     return G.takeError();
-  std::string Type = typeSpelling(P.Elem, In.Ctx);
-  std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
   Add(Ind, formatv("// stencil-register-rows: {0} output rows per thread; the {1} x {2} input "
                    "elements of '{3}'",
-                   R, NR, NC, P.Buffer)
+                   R, RP.rows(R), RP.cols(), P.Buffer)
                .str());
   Add(Ind, "// they read are loaded once into registers (with the original's border handling), "
            "then the");
@@ -201,11 +238,61 @@ Expected<std::string> Writer::write(int64_t R) {
                             /*BarrierAfter=*/true, Lines))
     return std::move(E);
   Add(Ind, formatv("const long long {0} = {1} * ({2});", Row0, R, *G).str());
-  Add(Ind, formatv("{0} {1}[{2}][{3}];", Type, Win, NR, NC).str());
+  Add(Ind, formatv("{0} {1}[{2}][{3}];", typeSpelling(P.Elem, In.Ctx), Win, RP.rows(R), RP.cols())
+               .str());
+  auto Text = bodyText(R, Rr, Win, /*Interior=*/false);
+  if (!Text)
+    return Text.takeError();
+  if (Checks.empty()) {
+    if (Error E = loader(Lines, Ind, R, Row0, Win, P))
+      return std::move(E);
+    rowLoop(Lines, Ind, "", R, Rr, *Text);
+    return "\n" + join(Lines, "\n") + "\n";
+  }
+  auto Inner = bodyText(R, Rr, Win, /*Interior=*/true);
+  if (!Inner)
+    return Inner.takeError();
+  auto Cond = interiorCondition(R, Row0);
+  if (!Cond)
+    return Cond.takeError();
+  // Inside, the loader tests no bound that the border tests imply.
+  TilePlan Inside = P;
+  for (const BorderCheck &K : Checks) {
+    TileDim &Dim = Inside.Dims[K.B.Dim];
+    std::optional<IndexForm> &Bound = K.B.Lower ? Dim.BoundLo : Dim.BoundHi;
+    if (!Bound)
+      continue;
+    auto D = (K.B.Bound - *Bound).constantValue();
+    if (D && (K.B.Lower ? *D >= 0 : *D <= 0))
+      Bound.reset();
+  }
+  std::string Interior = fresh("interior"), I1 = Ind + "  ";
+  Add(Ind, "// Threads whose window lies inside the borders run a copy with the border tests "
+           "known to hold.");
+  Add(Ind, formatv("const bool {0} = {1};", Interior, *Cond).str());
+  Add(Ind, formatv("if ({0}) {{", Interior).str());
+  if (Error E = loader(Lines, I1, R, Row0, Win, Inside))
+    return std::move(E);
+  rowLoop(Lines, Ind, "  ", R, Rr, *Inner);
+  Add(Ind, "} else {");
+  if (Error E = loader(Lines, I1, R, Row0, Win, P))
+    return std::move(E);
+  rowLoop(Lines, Ind, "  ", R, Rr, *Text);
+  Add(Ind, "}");
+  return "\n" + join(Lines, "\n") + "\n";
+}
+
+Error Writer::loader(std::vector<std::string> &Lines, StringRef Ind0, int64_t R, StringRef Row0,
+                     StringRef Win, const TilePlan &P) {
+  std::string Ind = Ind0.str(), I1 = Ind + "  ", I2 = I1 + "  ";
+  std::string Ri = fresh("i"), Cj = fresh("j");
+  auto Add = [&](const std::string &Indent, const std::string &Text) {
+    Lines.push_back(Indent + Text);
+  };
   Add("", "#pragma unroll");
-  Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Ri, NR).str());
+  Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Ri, RP.rows(R)).str());
   Add("", "#pragma unroll");
-  Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Cj, NC).str());
+  Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Cj, RP.cols()).str());
   // The element's coordinates.
   size_t ND = P.Dims.size();
   std::vector<std::string> E(ND);
@@ -216,7 +303,7 @@ Expected<std::string> Writer::write(int64_t R) {
       auto Cst = print(RP.C + IndexForm::constant(RP.RowLo), true);
       if (!Cst)
         return Cst.takeError();
-      Rhs = Row0;
+      Rhs = Row0.str();
       if (*Cst != "0")
         Rhs += Cst->front() == '-' ? " - " + Cst->substr(1) : " + " + *Cst;
       Rhs += " + " + Ri;
@@ -233,6 +320,8 @@ Expected<std::string> Writer::write(int64_t R) {
     return EL.takeError();
   for (const std::string &Decl : EL->Decls)
     Add(I2, Decl);
+  std::string Type = typeSpelling(P.Elem, In.Ctx);
+  std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
   if (EL->Conds.empty())
     Add(I2, formatv("{0}[{1}][{2}] = {3};", Win, Ri, Cj, EL->Load).str());
   else
@@ -241,15 +330,54 @@ Expected<std::string> Writer::write(int64_t R) {
                 .str());
   Add(I1, "}");
   Add(Ind, "}");
-  auto Text = bodyText(R, Rr, Win);
-  if (!Text)
-    return Text.takeError();
-  Add("", "#pragma unroll");
-  Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0})", Rr, R).str());
-  Add(I1, "[&]() {");
-  Lines.push_back(indentBy(StringRef(*Text).trim("\n").rtrim(), "    "));
-  Add(I1, "}();");
-  return "\n" + join(Lines, "\n") + "\n";
+  return Error::success();
+}
+
+void Writer::rowLoop(std::vector<std::string> &Lines, StringRef Ind, StringRef Nest, int64_t R,
+                     StringRef Rr, StringRef Text) {
+  std::string At = (Ind + Nest).str();
+  Lines.push_back("#pragma unroll");
+  Lines.push_back(formatv("{0}for (int {1} = 0; {1} < {2}; ++{1})", At, Rr, R).str());
+  Lines.push_back(At + "  [&]() {");
+  Lines.push_back(indentBy(Text.trim("\n").rtrim(), ("    " + Nest).str()));
+  Lines.push_back(At + "  }();");
+}
+
+Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0) {
+  const TilePlan &P = RP.P;
+  // The first and last coordinate of the window along each dimension.
+  auto Ends = [&](unsigned D) -> Expected<std::pair<std::string, std::string>> {
+    if (D == RP.RowD) {
+      auto First = print(RP.C + IndexForm::constant(RP.RowLo), true);
+      if (!First)
+        return First.takeError();
+      std::string F = Row0.str();
+      if (*First != "0")
+        F = "(" + F + (First->front() == '-' ? " - " + First->substr(1) : " + " + *First) + ")";
+      return std::make_pair(F, formatv("{0} + {1}", F, RP.rows(R) - 1).str());
+    }
+    auto First = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
+    auto Last = print(P.Dims[D].Position + IndexForm::constant(RP.ColHi), true);
+    if (!First)
+      return First.takeError();
+    if (!Last)
+      return Last.takeError();
+    return std::make_pair("(" + *First + ")", "(" + *Last + ")");
+  };
+  std::vector<std::string> Conds;
+  for (const BorderCheck &K : Checks) {
+    auto E = Ends(K.B.Dim);
+    if (!E)
+      return E.takeError();
+    auto B = print(K.B.Bound, true);
+    if (!B)
+      return B.takeError();
+    std::string Cond = K.B.Lower ? formatv("{0} >= {1}", E->first, *B).str()
+                                 : formatv("{0} <= {1}", E->second, *B).str();
+    if (!is_contained(Conds, Cond))
+      Conds.push_back(Cond);
+  }
+  return join(Conds, " && ");
 }
 
 /// The expressions `blockIdx.y * blockDim.y + threadIdx.y` of a body.
@@ -483,7 +611,7 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                             std::clamp<int64_t>(RegisterBudget - RP.rows(R) * RP.cols() - R, 0,
                                                 MaxCoefficientRegisters),
                             "y");
-    Writer W(In, M, RP, Body, RC);
+    Writer W(In, M, RP, Body, RC, Pl.borderChecks(P));
     auto Text = W.write(R);
     if (!Text)
       return notApplicable(toString(Text.takeError()));
@@ -523,6 +651,19 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
     }
     for (const std::string &D : RC.Declined)
       Rationale += "\nCoefficients not staged: " + D + ".";
+    if (const std::vector<BorderCheck> &K = W.interiorChecks(); !K.empty()) {
+      std::vector<std::string> Tests;
+      for (const BorderCheck &B : K)
+        Tests.push_back("'" + textOf(B.Cond, In.Ctx) + "'");
+      Summary += formatv(", interior threads without the {0} border test(s)", K.size()).str();
+      Rationale += formatv(" The border tests {0} bound the coordinates of the elements read; a "
+                           "thread whose whole window lies inside those bounds runs a copy of "
+                           "the body with them replaced by their values (they hold there), so "
+                           "the taps of interior threads are not tested one by one; the others "
+                           "run the body as written.",
+                           join(Tests, ", "))
+                       .str();
+    }
     auto Prop = proposeEdits(In, name(), Summary, Rationale,
                              {SourceEdit{*LB + 1, *RB - *LB - 1, *Text}}, S);
     if (Prop.Proposals.empty())

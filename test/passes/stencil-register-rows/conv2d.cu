@@ -15,9 +15,13 @@
 // RUN: %nvcc -arch=sm_90 -ptx %t5.1.cu -o %t5.1.ptx
 // RUN: not grep -q "ld.local" %t5.0.ptx
 // RUN: not grep -q "ld.local" %t5.1.ptx
-// conv2d_5x5: 40 window loads and 25 filter loads per thread, for 4 outputs.
+// conv2d_5x5: 40 window loads (one copy for interior threads, one for the
+// others) and 25 filter loads per thread, for 4 outputs; the interior copy
+// keeps no border test: 100 selects, all of them the border copy's.
 // RUN: awk '/.entry _Z10conv2d_5x5/,/^}/' %t5.0.ptx | grep -c "ld.global" | FileCheck %s --check-prefix=LOADS5
-// LOADS5: {{^}}65{{$}}
+// LOADS5: {{^}}105{{$}}
+// RUN: awk '/.entry _Z10conv2d_5x5/,/^}/' %t5.0.ptx | grep -c "selp" | FileCheck %s --check-prefix=SELECTS5
+// SELECTS5: {{^}}100{{$}}
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows > %t7.props
 // RUN: FileCheck %s --check-prefix=SEVEN --input-file=%t7.props
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows --format=json > %t7.json
@@ -31,23 +35,40 @@
 // FIVE-NEXT:   for (int c = 0; c < 25; ++c)
 // FIVE-NEXT:     filt_c[c] = filt[c];
 // FIVE:   float in_win[8][5];
-// FIVE:       long long e1 = row0 - 2 + i2;
-// FIVE-NEXT:       long long e0 = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x - 2 + j2;
-// FIVE-NEXT:       in_win[i2][j2] = e1 >= 0 && e1 < (long long)h && e0 >= 0 && e0 < (long long)w ? in[e1 * w + e0] : 0.0f;
-// FIVE:       int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y * 4 + r);
-// FIVE:               acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
-// FIVE-NEXT:                      in_win[r + i + 2][j + 2];
+// A thread whose 8 x 5 window lies inside the image runs a copy of the body
+// with the four border tests replaced by their values, and loads its window
+// without tests; the others run the body as written.
+// FIVE-NEXT:   // Threads whose window lies inside the borders run a copy with the border tests known to hold.
+// FIVE-NEXT:   const bool interior = (row0 - 2) >= 0 && (row0 - 2) + 7 <= (long long)h - 1 && ((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x - 2) >= 0 && ((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x + 2) <= (long long)w - 1;
+// FIVE-NEXT:   if (interior) {
+// FIVE:         in_win[i2][j2] = in[e1 * w + e0];
+// FIVE:         int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y * 4 + r);
+// FIVE:               if (((void)(yy >= 0), true) && ((void)(yy < h), true) && ((void)(xx >= 0), true) && ((void)(xx < w), true))
+// FIVE-NEXT:                 acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// FIVE-NEXT:                        in_win[r + i + 2][j + 2];
+// FIVE:   } else {
+// FIVE:         long long e12 = row0 - 2 + i3;
+// FIVE-NEXT:         long long e02 = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x - 2 + j3;
+// FIVE-NEXT:         in_win[i3][j3] = e12 >= 0 && e12 < (long long)h && e02 >= 0 && e02 < (long long)w ? in[e12 * w + e02] : 0.0f;
+// FIVE:         int y = (blockIdx.y * 4) * blockDim.y + (threadIdx.y * 4 + r);
+// FIVE:               if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+// FIVE-NEXT:                 acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// FIVE-NEXT:                        in_win[r + i + 2][j + 2];
 // FIVE2:   float filt_c[25];
 // FIVE2:   float in_win[6][5];
 // FIVE2:   for (int r = 0; r < 2; ++r)
-// SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory
+// SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory, interior threads without the 4 border test(s)
 // SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
-// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory
+// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory, interior threads without the 4 border test(s)
 // SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 2)
 // SEVEN-FIX:   __shared__ float filt_s[49];
 // SEVEN-FIX:   __syncthreads();
 // SEVEN-FIX-NEXT:   const long long row0 = 4 * ((long long)blockIdx.y * (long long)blockDim.y + (long long)threadIdx.y);
-// SEVEN-FIX:               acc += filt_s[(i + R7) * K7 + (j + R7)] * in_win[r + i + 3][j + 3];
+// SEVEN-FIX:               if (((void)(yy >= 0), true) && ((void)(yy < h), true) && ((void)(xx >= 0), true) && ((void)(xx < w), true))
+// SEVEN-FIX-NEXT:                 acc += filt_s[(i + R7) * K7 + (j + R7)] * in_win[r + i + 3][j + 3];
+// SEVEN-FIX:   } else {
+// SEVEN-FIX:               if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+// SEVEN-FIX-NEXT:                 acc += filt_s[(i + R7) * K7 + (j + R7)] * in_win[r + i + 3][j + 3];
 
 #define CONV_K 5
 #define CONV_R (CONV_K / 2)

@@ -250,6 +250,112 @@ TEST(StencilRegisterRows, SeparableFiltersBothInRegisters) {
   EXPECT_TRUE(has(R.Proposals[0].Rationale, "(56 loads per output")) << R.Proposals[0].Rationale;
 }
 
+/// The text between Begin and End in S (empty when either is missing).
+std::string between(const std::string &S, const std::string &Begin, const std::string &End) {
+  size_t B = S.find(Begin);
+  if (B == std::string::npos)
+    return "";
+  size_t E = S.find(End, B + Begin.size());
+  return E == std::string::npos ? "" : S.substr(B, E - B);
+}
+
+TEST(StencilRegisterRows, InteriorThreadsSkipTheBorderTests) {
+  // Zero padding: the four tests bound the element read, so a thread whose
+  // window lies inside them runs a copy with them replaced by their values
+  // (the early exit's `||` as false); the thread's own guard stays.
+  Result R = run(R"(__global__ void k(const float *in, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i) {
+      int yy = y + i;
+      if (yy < 0 || yy >= h)
+        continue;
+      for (int j = -2; j <= 2; ++j) {
+        int xx = x + j;
+        acc += (xx >= 0 && xx < w) ? in[yy * w + xx] : 0.0f;
+      }
+    }
+    out[y * w + x] = acc;
+  }
+})");
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "const bool interior = (row0 - 1) >= 0 && (row0 - 1) + 5 <= (long long)h - 1 && "
+                     "((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x - 2) >= 0 && "
+                     "((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x + 2) <= "
+                     "(long long)w - 1;"))
+      << A;
+  std::string Inside = between(A, "if (interior) {", "} else {");
+  std::string Border = between(A, "} else {", "\n}");
+  ASSERT_FALSE(Inside.empty()) << A;
+  ASSERT_FALSE(Border.empty()) << A;
+  EXPECT_TRUE(has(Inside, "if (((void)(yy < 0), false) || ((void)(yy >= h), false))")) << Inside;
+  EXPECT_TRUE(has(Inside, "acc += (((void)(xx >= 0), true) && ((void)(xx < w), true)) ? "
+                             "in_win[r + i + 1][j + 2] : 0.0f;"))
+      << Inside;
+  EXPECT_TRUE(has(Inside, "in_win[i2][j2] = in[e1 * w + e0];")) << Inside;
+  EXPECT_TRUE(has(Inside, "if (x < w && y < h)")) << Inside;
+  EXPECT_TRUE(has(Border, "if (yy < 0 || yy >= h)")) << Border;
+  EXPECT_TRUE(has(Border, "acc += (xx >= 0 && xx < w) ? in_win[r + i + 1][j + 2] : 0.0f;"))
+      << Border;
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "interior threads without the 4 border test(s)"))
+      << R.Proposals[0].Summary;
+  EXPECT_TRUE(has(R.Proposals[0].Rationale, "'yy < 0'")) << R.Proposals[0].Rationale;
+}
+
+TEST(StencilRegisterRows, BorderTestsThatStayInTheInterior) {
+  // Tests the interior copy must not take as known: unsigned comparisons
+  // (a negative coordinate compares as huge), a test kept in a bool that is
+  // also stored, and a clamped border (nothing to replace: the reads become
+  // window elements, and there is no interior copy).
+  Result U = run(R"(__global__ void k(const float *in, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j) {
+        unsigned yy = y + i, xx = x + j;
+        if (yy < (unsigned)h && xx < (unsigned)w)
+          acc += in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+  }
+})");
+  ASSERT_FALSE(U.Applied.empty()) << U.Skip;
+  for (const std::string &A : U.Applied)
+    EXPECT_FALSE(has(A, "interior")) << A;
+  Result B = run(R"(__global__ void k(const float *in, float *out, int *mask, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    int inside = 0;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j) {
+        int yy = y + i, xx = x + j;
+        bool ok = yy >= 0 && yy < h && xx >= 0 && xx < w;
+        inside += ok;
+        if (ok)
+          acc += in[yy * w + xx];
+      }
+    out[y * w + x] = acc;
+    mask[y * w + x] = inside;
+  }
+})");
+  ASSERT_FALSE(B.Applied.empty()) << B.Skip;
+  for (const std::string &A : B.Applied) {
+    EXPECT_FALSE(has(A, "true")) << A;
+    EXPECT_TRUE(has(A, "bool ok = yy >= 0 && yy < h && xx >= 0 && xx < w;")) << A;
+  }
+  Result C = run(RowsSpellings[0].Code);
+  ASSERT_FALSE(C.Applied.empty()) << C.Skip;
+  for (const std::string &A : C.Applied)
+    EXPECT_FALSE(has(A, "interior")) << A;
+}
+
 TEST(StencilRegisterRows, CoefficientsNotStaged) {
   // The output is stored before the filter is read: the stores may alias
   // it, so the reads stay (and the rationale says why), unless the filter
