@@ -245,10 +245,12 @@ function(forge_port_kernels target)
       set(next "${out}.tune${i}.cu")
       list(APPEND commands
         COMMAND "${FORGE_PORT_COMMAND}" tune "${last}" --spec "${spec}" ${tune_flags}
-                --identity-of "${src}" -o "${next}" -- ${clang_args} "-I${src_dir}")
+                --identity-of "${src}" --identity-depfile "${out}.d" -o "${next}"
+                -- ${clang_args} "-I${src_dir}")
       list(APPEND retune_commands
         COMMAND "${FORGE_PORT_COMMAND}" tune "${last}" --spec "${spec}" ${retune_flags}
-                --identity-of "${src}" -- ${clang_args} "-I${src_dir}")
+                --identity-of "${src}" --identity-depfile "${out}.d"
+                -- ${clang_args} "-I${src_dir}")
       set(last "${next}")
     endforeach()
     list(APPEND commands COMMAND "${CMAKE_COMMAND}" -E ${copy} "${last}" "${out}")

@@ -1,5 +1,6 @@
 #include "forge/Support/FileUtil.h"
 #include "forge/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -92,6 +93,71 @@ forge::FileLock::~FileLock() {
     return;
   ::flock(FD, LOCK_UN);
   sys::Process::SafelyCloseFileDescriptor(FD);
+}
+
+Expected<std::vector<std::string>> forge::parseDepfile(StringRef Text, StringRef Name) {
+  // Logical lines "targets: prerequisites", a backslash before the newline
+  // continuing one; words split at unescaped blanks ("\\ " and "\\#" keep
+  // theirs, "$$" is '$'). The targets are left out.
+  std::vector<std::string> Deps;
+  std::string Cur;
+  bool InDeps = false, LineHasWords = false;
+  auto Flush = [&] {
+    if (!Cur.empty()) {
+      LineHasWords = true;
+      if (InDeps && !llvm::is_contained(Deps, Cur))
+        Deps.push_back(Cur);
+    }
+    Cur.clear();
+  };
+  auto EndLine = [&]() -> Error {
+    Flush();
+    if (LineHasWords && !InDeps)
+      return makeError("{0}: not a depfile: a line without 'target:'", Name);
+    InDeps = LineHasWords = false;
+    return Error::success();
+  };
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    char N = I + 1 < Text.size() ? Text[I + 1] : '\0';
+    if (C == '\\' && (N == '\n' || (N == '\r' && I + 2 < Text.size() && Text[I + 2] == '\n'))) {
+      Flush();
+      I += N == '\r' ? 2 : 1;
+      continue;
+    }
+    if (C == '\\' && (N == ' ' || N == '#' || N == '\t')) {
+      Cur += N;
+      ++I;
+      continue;
+    }
+    if (C == '$' && N == '$') {
+      Cur += '$';
+      ++I;
+      continue;
+    }
+    if (C == '\n') {
+      if (Error E = EndLine())
+        return std::move(E);
+      continue;
+    }
+    if (C == ' ' || C == '\t' || C == '\r') {
+      Flush();
+      continue;
+    }
+    // The ':' that ends the targets is followed by a blank or the line's
+    // end (so "C:\\x" keeps its colon).
+    if (C == ':' && !InDeps && (N == ' ' || N == '\t' || N == '\n' || N == '\r' || N == '\0')) {
+      Flush();
+      if (!LineHasWords)
+        return makeError("{0}: not a depfile: ':' without a target", Name);
+      InDeps = true;
+      continue;
+    }
+    Cur += C;
+  }
+  if (Error E = EndLine())
+    return std::move(E);
+  return Deps;
 }
 
 std::string forge::renderDepfile(StringRef Target, ArrayRef<std::string> Deps) {

@@ -258,13 +258,28 @@ static void hashWithIncludes(llvm::StringRef File, ContentHasher &H,
   }
 }
 
-llvm::Expected<std::string> forge::tune::sourceIdentity(llvm::StringRef File) {
+llvm::Expected<std::string> forge::tune::sourceIdentity(llvm::StringRef File,
+                                                       llvm::ArrayRef<std::string> Also) {
   ContentHasher H;
   std::set<std::string> Seen;
   std::vector<std::string> Missing;
   hashWithIncludes(File, H, Seen, Missing);
   if (!Missing.empty() && Seen.size() == Missing.size())
     return makeError("{0}: cannot read it", File);
+  std::set<std::string> Extra;
+  for (const std::string &A : Also) {
+    llvm::SmallString<256> Abs(A);
+    llvm::sys::fs::make_absolute(Abs);
+    llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    if (!Seen.count(Abs.str().str()))
+      Extra.insert(Abs.str().str());
+  }
+  for (const std::string &E : Extra) {
+    auto Text = readFile(E);
+    if (!Text)
+      return Text.takeError();
+    H.add(*Text);
+  }
   return H.hex();
 }
 

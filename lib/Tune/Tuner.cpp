@@ -548,7 +548,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       return L.takeError();
     Db = std::move(*L);
   }
-  auto Ident = sourceIdentity(O.IdentitySource.empty() ? O.Source : O.IdentitySource);
+  auto Ident =
+      sourceIdentity(O.IdentitySource.empty() ? O.Source : O.IdentitySource, O.IdentityFiles);
   if (!Ident)
     return Ident.takeError();
   Key = {O.Spec->Kernel, *Ident, O.GpuTarget ? O.GpuTarget->Name : "", O.GpuName,

@@ -77,6 +77,11 @@ cl::opt<std::string> IdentityOf("identity-of",
                                 cl::desc("Key the tuning database on this file (the user's "
                                          "source, when <file.cu> is a generated copy of it)"),
                                 cl::value_desc("file.cu"), SUB);
+cl::opt<std::string> IdentityDepfile(
+    "identity-depfile",
+    cl::desc("Key the tuning database on the files this depfile lists as well (port "
+             "--depfile's headers, found through -I and <...>)"),
+    cl::value_desc("file.d"), SUB);
 cl::opt<std::string> LaunchOpt("launch", cl::desc("Write the tuned values into this launch of "
                                                   "the kernel only (default: every launch "
                                                   "that holds the spec's defaults)"),
@@ -122,6 +127,15 @@ int forge::tool::runTune(const Invocation &Inv) {
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
   S.Source = File;
   S.IdentitySource = IdentityOf;
+  if (!IdentityDepfile.empty()) {
+    auto Text = readFile(IdentityDepfile);
+    if (!Text)
+      return reportError(Text.takeError());
+    auto Deps = parseDepfile(*Text, IdentityDepfile);
+    if (!Deps)
+      return reportError(Deps.takeError());
+    S.IdentityFiles = std::move(*Deps);
+  }
   S.Program.Command = RunCmd;
   S.Program.Runs = Runs;
   S.Program.IgnoreLines.assign(IgnoreOutput.begin(), IgnoreOutput.end());

@@ -7,6 +7,7 @@
 #include "llvm/Support/Error.h"
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace forge {
 
@@ -42,6 +43,12 @@ private:
 /// Makefile-style dependencies, as `cc -MD` writes them: "Target: Deps..."
 /// with spaces, '#' and '$' escaped, one dependency per continued line.
 std::string renderDepfile(llvm::StringRef Target, llvm::ArrayRef<std::string> Deps);
+
+/// The prerequisites of every rule of a Makefile-style depfile (as
+/// renderDepfile, nvcc -MD or clang -MD write them), unescaped, in order,
+/// each once; an error names a text that has no "target:".
+llvm::Expected<std::vector<std::string>> parseDepfile(llvm::StringRef Text,
+                                                      llvm::StringRef Name);
 
 } // namespace forge
 

@@ -90,8 +90,12 @@ private:
 };
 
 /// sha256 of File and, recursively, of the files it includes with quotes
-/// that exist next to it (or next to the includer).
-llvm::Expected<std::string> sourceIdentity(llvm::StringRef File);
+/// that exist next to it (or next to the includer); then of each of Also
+/// (the user headers a depfile lists, reached through -I and <...>) that
+/// this walk did not reach, in the order of their absolute paths. Without
+/// such files the identity is the walk's alone, as before Also existed.
+llvm::Expected<std::string> sourceIdentity(llvm::StringRef File,
+                                           llvm::ArrayRef<std::string> Also = {});
 
 /// "N=2^24,M=2^10": each size rounded to the nearest power of two, so
 /// nearby sizes share tuned values.

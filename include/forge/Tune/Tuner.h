@@ -46,6 +46,8 @@ struct TuneOptions {
   /// copy of it (the CMake integration tunes the ported source in the build
   /// tree, keyed on the user's file); empty: Source.
   std::string IdentitySource;
+  /// Further files the key covers (the headers of port's depfile).
+  std::vector<std::string> IdentityFiles;
   Retune Mode = Retune::Resume;
   const measure::LaunchSpec *Spec = nullptr;
   std::vector<const arch::TargetInfo *> Targets;

@@ -73,6 +73,26 @@ TEST(FileUtil, DepfilesEscapeAsMakeReadsThem) {
   EXPECT_EQ(renderDepfile("o", {}), "o:\n");
 }
 
+TEST(FileUtil, DepfilesReadBackAsWritten) {
+  std::vector<std::string> Deps = {"/s/a b.cu", "/s/x#y.h", "/s/$z.h", "C:\\inc\\w.h"};
+  auto Back = parseDepfile(renderDepfile("/b/out.cu", Deps), "k.d");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(*Back, Deps);
+  // As compilers write them: several targets, several rules, words on one
+  // line, CRLF continuations, a dependency listed twice.
+  auto Cc = parseDepfile("k.o k.d: k.cu inc/t.h \\\r\n  /usr/include/s.h\nx.o: x.cu k.cu\n", "k.d");
+  ASSERT_TRUE(bool(Cc)) << llvm::toString(Cc.takeError());
+  EXPECT_EQ(*Cc, (std::vector<std::string>{"k.cu", "inc/t.h", "/usr/include/s.h", "x.cu"}));
+  auto Empty = parseDepfile("", "k.d");
+  ASSERT_TRUE(bool(Empty));
+  EXPECT_TRUE(Empty->empty());
+  for (const char *Bad : {"just words\n", ": no.target\n", "a:b c\n"}) {
+    auto B = parseDepfile(Bad, "k.d");
+    ASSERT_FALSE(bool(B)) << Bad;
+    EXPECT_NE(llvm::toString(B.takeError()).find("k.d: not a depfile"), std::string::npos) << Bad;
+  }
+}
+
 TEST(FileUtil, ALockIsExclusiveUntilReleased) {
   llvm::SmallString<128> Path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("forge-lock", "lock", Path));

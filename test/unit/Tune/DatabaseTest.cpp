@@ -129,6 +129,35 @@ TEST(TuningDatabase, SourceIdentityFollowsLocalIncludes) {
   llvm::sys::fs::remove_directories(Dir);
 }
 
+TEST(TuningDatabase, SourceIdentityCoversTheDepfilesHeaders) {
+  // A header reached through -I and <...> is not in the quoted-include
+  // walk; listed (as port --depfile lists it) it is part of the key. Files
+  // the walk already hashed change nothing, so a project of quoted headers
+  // keeps its keys.
+  std::string Dir = tempDir();
+  ASSERT_FALSE(bool(llvm::sys::fs::create_directories(Dir + "/inc")));
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/k.cu",
+                                        "#include \"tile.h\"\n#include <cfg.h>\n")));
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/tile.h", "constexpr int T = 16;\n")));
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/inc/cfg.h", "constexpr int C = 1;\n")));
+  auto Walk = sourceIdentity(Dir + "/k.cu");
+  auto Same = sourceIdentity(Dir + "/k.cu", {Dir + "/k.cu", Dir + "/./tile.h"});
+  ASSERT_TRUE(Walk && Same);
+  EXPECT_EQ(*Walk, *Same);
+  auto A = sourceIdentity(Dir + "/k.cu", {Dir + "/k.cu", Dir + "/inc/cfg.h"});
+  ASSERT_TRUE(bool(A));
+  EXPECT_NE(*A, *Walk);
+  ASSERT_FALSE(bool(writeFileAtomically(Dir + "/inc/cfg.h", "constexpr int C = 2;\n")));
+  auto B = sourceIdentity(Dir + "/k.cu", {Dir + "/inc/cfg.h"});
+  ASSERT_TRUE(bool(B));
+  EXPECT_NE(*A, *B) << "a change in a header the depfile lists must change the key";
+  EXPECT_EQ(*Walk, *sourceIdentity(Dir + "/k.cu"));
+  auto Gone = sourceIdentity(Dir + "/k.cu", {Dir + "/inc/gone.h"});
+  ASSERT_FALSE(bool(Gone));
+  EXPECT_NE(llvm::toString(Gone.takeError()).find("gone.h"), std::string::npos);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 // TuningDatabase::parse is load() without the file (the fuzz target's entry).
 TEST(TuningDatabase, ParseReadsTextAsLoadReadsAFile) {
   TuningDatabase Db;
