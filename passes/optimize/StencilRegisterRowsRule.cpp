@@ -47,8 +47,14 @@ using namespace stencil;
 /// row count the rule proposes.
 constexpr int64_t MaxWindow = 128;
 /// The registers a thread's window, coefficients and accumulators may take
-/// together when coefficients are staged.
-constexpr int64_t RegisterBudget = 96;
+/// together when coefficients are staged (in registers; in shared memory
+/// beyond it).
+constexpr int64_t RegisterBudget = 128;
+/// With coefficients, 8 rows (rather than 2) are proposed beside 4 when the
+/// window and accumulators for 8 take at most this many registers.
+constexpr int64_t WideRows = 96;
+/// The budget of the leaner variant for a large filter.
+constexpr int64_t LeanRegisterBudget = 96;
 
 class StencilRegisterRowsRule : public ExpertRule {
 public:
@@ -584,7 +590,7 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
   CoefficientPlan Coefs = planCoefficients(In, M, Facts.Calls, MaxCoefficientRegisters, "y");
   std::vector<int64_t> Rs = {4, 8};
   if (!Coefs.Stages.empty())
-    Rs = {4, 2};
+    Rs = {4, RP.rows(8) * RP.cols() + 8 <= WideRows ? int64_t(8) : int64_t(2)};
   else if (RP.rows(8) * RP.cols() > MaxWindow / 2)
     Rs = {2, 4};
   if (!Coefs.Stages.empty() && RP.rows(4) * RP.cols() > MaxWindow)
@@ -603,14 +609,27 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
   if (!LB || !RB)
     return notApplicable("the kernel's body is written through a macro");
 
-  RuleOutcome Out;
-  for (int64_t R : Rs) {
-    CoefficientPlan RC = Coefs;
-    if (!Coefs.Stages.empty())
-      RC = planCoefficients(In, M, Facts.Calls,
-                            std::clamp<int64_t>(RegisterBudget - RP.rows(R) * RP.cols() - R, 0,
+  // Each row count with its coefficients in registers as far as the budget
+  // allows; with a large filter (7 x 7: 49 values beside a 10 x 7 window)
+  // the first row count also with the filter in shared memory, which keeps
+  // more warps resident: the loop measures which is faster.
+  auto Placed = [&](int64_t R, int64_t Budget) {
+    return planCoefficients(In, M, Facts.Calls,
+                            std::clamp<int64_t>(Budget - RP.rows(R) * RP.cols() - R, 0,
                                                 MaxCoefficientRegisters),
                             "y");
+  };
+  std::vector<std::pair<int64_t, CoefficientPlan>> Variants;
+  for (int64_t R : Rs)
+    Variants.push_back({R, Coefs.Stages.empty() ? Coefs : Placed(R, RegisterBudget)});
+  if (!Coefs.Stages.empty()) {
+    CoefficientPlan Lean = Placed(Rs.front(), LeanRegisterBudget);
+    if (Lean.describe() != Variants.front().second.describe())
+      Variants.push_back({Rs.front(), std::move(Lean)});
+  }
+
+  RuleOutcome Out;
+  for (auto &[R, RC] : Variants) {
     Writer W(In, M, RP, Body, RC, Pl.borderChecks(P));
     auto Text = W.write(R);
     if (!Text)

@@ -3,9 +3,10 @@
 // conv2d_7x7.cu: a #define radius, the filter in a buffer, a size_t index)
 // with their specs. The window is loaded where the original's guard says it
 // reads (zero elsewhere); the filter (a coefficient buffer) is loaded once:
-// 5x5, 4 and 2 rows (8 x 5 and 6 x 5 windows) with its 25 values in
+// 5x5, 4 and 8 rows (8 x 5 and 12 x 5 windows) with its 25 values in
 // registers; 7x7, 4 and 2 rows (10 x 7 and 8 x 7) with its 49 values in
-// shared memory (window and filter would take more than 96 registers).
+// registers (within the 128-register budget), and 4 rows with them in
+// shared memory (the 96-register variant). None spills.
 // RUN: forge-port propose %s --spec %S/../smem-stencil-tiling/Inputs/conv2d_5x5.json --rules=stencil-register-rows --format=json > %t5.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t5.json 0 %s > %t5.0.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t5.json 1 %s > %t5.1.cu
@@ -25,7 +26,10 @@
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows > %t7.props
 // RUN: FileCheck %s --check-prefix=SEVEN --input-file=%t7.props
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_7x7.json --rules=stencil-register-rows --format=json > %t7.json
-// RUN: %python %S/../../Inputs/apply_proposal.py %t7.json 0 %s > %t7.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t7.json 2 %s > %t7.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t7.json 0 %s > %t7r.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t7r.cu -o %t7r.ptx
+// RUN: not grep -q "ld.local" %t7r.ptx
 // RUN: FileCheck %s --check-prefix=SEVEN-FIX --match-full-lines --input-file=%t7.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t7.cu -o %t7.ptx
 // RUN: not grep -q "ld.local" %t7.ptx
@@ -55,12 +59,14 @@
 // FIVE-NEXT:                 acc += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
 // FIVE-NEXT:                        in_win[r + i + 2][j + 2];
 // FIVE2:   float filt_c[25];
-// FIVE2:   float in_win[6][5];
-// FIVE2:   for (int r = 0; r < 2; ++r)
+// FIVE2:   float in_win[12][5];
+// FIVE2:   for (int r = 0; r < 8; ++r)
+// SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in', coefficients 'filt' (49 values) in registers, interior threads without the 4 border test(s)
+// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
+// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in', coefficients 'filt' (49 values) in registers, interior threads without the 4 border test(s)
+// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 2)
 // SEVEN: # expert:stencil-register-rows: compute 4 output rows per thread from a 10 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory, interior threads without the 4 border test(s)
 // SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
-// SEVEN: # expert:stencil-register-rows: compute 2 output rows per thread from a 8 x 7 register window of 'in', coefficients 'filt' (49 values) in shared memory, interior threads without the 4 border test(s)
-// SEVEN: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 2)
 // SEVEN-FIX:   __shared__ float filt_s[49];
 // SEVEN-FIX:   __syncthreads();
 // SEVEN-FIX-NEXT:   const long long row0 = 4 * ((long long)blockIdx.y * (long long)blockDim.y + (long long)threadIdx.y);
