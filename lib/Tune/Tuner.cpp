@@ -102,8 +102,12 @@ public:
     for (size_t I = 0; I < Batch.size(); I += Chunk) {
       std::vector<Config> Part(Batch.begin() + I,
                                Batch.begin() + std::min(Batch.size(), I + Chunk));
+      size_t Base = Progress.Done;
       auto R = measureChunk(Part);
       Out.insert(Out.end(), R.begin(), R.end());
+      // Each result was counted as it came; the chunk's end counts the
+      // configurations that never ran (unbuildable, a failed job) too.
+      Progress.Done = Base + Part.size();
       if (AfterChunk)
         AfterChunk(Part.size());
     }
@@ -168,7 +172,11 @@ public:
                       (C.Time ? llvm::formatv(" {0:F2} us", C.Time->Median / 1000)
                                     .str()
                               : "");
-      O.OnProgress(Progress);
+      // The live median stands in for the cost until the chunk is recorded.
+      if (C.ok() && C.Time)
+        counted(C.Label, C.Time->Median);
+      else
+        counted();
     };
     for (size_t I : Unbuildable)
       record(Batch[I], Out[I], 0, 0);
@@ -241,10 +249,10 @@ public:
         Progress.Last = llvm::formatv("{0}: run {1} of {2}", Label, Run, Runs).str();
         O.OnProgress(Progress);
       };
-    auto Start = std::chrono::steady_clock::now();
+    auto RunStart = std::chrono::steady_clock::now();
     auto Vs = measure::runProgramMode(*O.Driver, Req);
     R.RunSeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - RunStart).count();
     if (!Vs) {
       jobFailed(Vs.takeError(), PlannedIndex, Out);
       return Out;
@@ -286,11 +294,14 @@ public:
       }
       E.Ok = E.Status == CandidateStatus::Ok && RefNs > 0;
       E.Cost = E.Ok ? Ns * FirstRefNs / RefNs : 0;
-      record(Batch[I], E, Ns, Spread);
+      const ConfigResult &CR = record(Batch[I], E, Ns, Spread);
       if (O.OnProgress) {
         Progress.Last = Space.key(Batch[I]) + ": " + statusName(E.Status) +
                         (E.Ok ? llvm::formatv(" {0:F2} us", Ns / 1000).str() : "");
-        O.OnProgress(Progress);
+        if (CR.Status == CandidateStatus::Ok)
+          counted(CR.Key, CR.CostNs);
+        else
+          counted();
       }
     }
     return Out;
@@ -306,6 +317,26 @@ public:
     }
     if (FirstError.empty())
       FirstError = Why;
+  }
+
+  /// One configuration's result is in: the progress counts it at once,
+  /// with Key as the best so far when it passed and its cost (Ns) is the
+  /// lowest, and says so.
+  void counted(const std::string &Key = "", double Ns = 0) {
+    ++Progress.Done;
+    if (!Key.empty() && (!Progress.BestNs || Ns < *Progress.BestNs)) {
+      Progress.BestNs = Ns;
+      Progress.BestKey = Key;
+    }
+    timeProgress();
+    O.OnProgress(Progress);
+  }
+  /// Elapsed time and the estimate of what is left.
+  void timeProgress() {
+    Progress.ElapsedS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    size_t Remaining = Progress.Total - std::min(Progress.Total, Progress.Done);
+    Progress.EtaS = Progress.Done ? Progress.ElapsedS / Progress.Done * Remaining : 0;
   }
 
   ConfigResult &record(const Config &C, const Evaluation &E, double MedianNs, double Noise) {
@@ -331,6 +362,7 @@ public:
   }
 
   TuneProgress Progress;
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
   std::vector<ConfigResult> Fresh; ///< measured in this run, in order
   std::vector<double> RefMedians;
   double FirstRefNs = 0;
@@ -610,23 +642,16 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
         O.Limit.MaxEvaluations ? std::min(O.Limit.MaxEvaluations, Left) : Left;
     // Every batch is saved to the database as soon as it is measured, so an
     // interrupted run loses nothing and the next one continues from there.
-    M.AfterChunk = [&](size_t N) {
+    M.AfterChunk = [&](size_t) {
       if (auto Err = SaveDb(/*Final=*/false))
         llvm::consumeError(std::move(Err));
-      M.Progress.Done += N;
-      M.Progress.ElapsedS =
-          std::chrono::duration<double>(Clock::now() - Start).count();
       for (const ConfigResult &C : M.Fresh)
         if (C.Status == CandidateStatus::Ok &&
             (!M.Progress.BestNs || C.CostNs < *M.Progress.BestNs)) {
           M.Progress.BestNs = C.CostNs;
           M.Progress.BestKey = C.Key;
         }
-      size_t Remaining =
-          M.Progress.Total - std::min(M.Progress.Total, M.Progress.Done);
-      M.Progress.EtaS = M.Progress.Done
-                            ? M.Progress.ElapsedS / M.Progress.Done * Remaining
-                            : 0;
+      M.timeProgress();
       if (O.OnProgress)
         O.OnProgress(M.Progress);
     };

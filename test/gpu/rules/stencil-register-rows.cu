@@ -4,9 +4,12 @@
 // filter buffer, a literal-offset 5-point stencil in double, a column
 // stencil, a fused separable 7+7 with `continue`), each rewritten with both
 // proposals (rows0.cu: the first row count, 4 or 2; rows1.cu: the second,
-// 8, 4 or 2). The filters of conv3_zero, conv7_zero and sep7 are coefficient
-// buffers, staged once (conv3 and sep7 in registers, conv7 in shared memory
-// for both row counts), conv7's filter at a misaligned pointer. The image is 1003 x 517 (no
+// 8, 4 or 2; for conv7_zero the third proposal, 4 rows with the filter in
+// shared memory). The filters of conv3_zero, conv7_zero and sep7 are
+// coefficient buffers, staged once (in registers; conv7's in shared memory
+// in rows1.cu), conv7's filter at a misaligned pointer. Zero-padded kernels
+// run an interior copy with their border tests known; every image has
+// border and interior threads. The image is 1003 x 517 (no
 // multiple of any block side or row count) at offset pointers; each
 // rewrite runs with blocks 16x16, 32x8, 8x32 and 64x1, on the original
 // grid and on the grid divided by its row count, and as a single block on a
@@ -42,7 +45,7 @@
 // RUN: forge-port propose %t.d/p1_2.cu --spec %S/../Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/p1_conv3_zero.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_conv3_zero.json 1 %t.d/p1_2.cu > %t.d/p1_3.cu
 // RUN: forge-port propose %t.d/p1_3.cu --spec %S/../Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/p1_conv7_zero.json
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_conv7_zero.json 1 %t.d/p1_3.cu > %t.d/p1_4.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_conv7_zero.json 2 %t.d/p1_3.cu > %t.d/p1_4.cu
 // RUN: forge-port propose %t.d/p1_4.cu --spec %S/../Inputs/rules/stencil_rows/laplace5.json --rules=stencil-register-rows --format=json > %t.d/p1_laplace5.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/p1_laplace5.json 1 %t.d/p1_4.cu > %t.d/p1_5.cu
 // RUN: forge-port propose %t.d/p1_5.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/p1_column5.json
@@ -149,11 +152,11 @@ int main() {
                    plain);
   auto filt3 = check::random<float>(9, 3), filt7 = check::random<float>(50, 4);
   float *f3 = check::upload(filt3), *f7 = check::upload(filt7) + 1;
-  cases<float, FF>("conv3_zero", orig::conv3_zero, rows0::conv3_zero, rows1::conv3_zero, 4, 2,
+  cases<float, FF>("conv3_zero", orig::conv3_zero, rows0::conv3_zero, rows1::conv3_zero, 4, 8,
                    [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, f3, out, w, h);
                    });
-  cases<float, FF>("conv7_zero", orig::conv7_zero, rows0::conv7_zero, rows1::conv7_zero, 4, 2,
+  cases<float, FF>("conv7_zero", orig::conv7_zero, rows0::conv7_zero, rows1::conv7_zero, 4, 4,
                    [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, f7, out, w, h);
                    });
