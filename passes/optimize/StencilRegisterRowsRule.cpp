@@ -371,7 +371,19 @@ Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0) {
     return std::make_pair("(" + *First + ")", "(" + *Last + ")");
   };
   std::vector<std::string> Conds;
+  // Of bounds on one side of one dimension that differ by a constant, the
+  // tightest implies the others.
+  auto Implied = [&](const BorderCheck &K) {
+    return any_of(Checks, [&](const BorderCheck &O) {
+      if (&O == &K || O.B.Dim != K.B.Dim || O.B.Lower != K.B.Lower)
+        return false;
+      auto D = (O.B.Bound - K.B.Bound).constantValue();
+      return D && (K.B.Lower ? *D > 0 : *D < 0);
+    });
+  };
   for (const BorderCheck &K : Checks) {
+    if (Implied(K))
+      continue;
     auto E = Ends(K.B.Dim);
     if (!E)
       return E.takeError();

@@ -313,6 +313,39 @@ TEST(StencilRegisterRows, InteriorThreadsSkipTheBorderTests) {
   EXPECT_TRUE(has(R.Proposals[0].Rationale, "'yy < 0'")) << R.Proposals[0].Rationale;
 }
 
+TEST(StencilRegisterRows, InteriorOfLiteralNeighbours) {
+  // Explicit neighbours with a `?:` test each and the thread's own early
+  // exit: each test bounds some read's element, so the interior copy takes
+  // all six as known; of the bounds on one side (`col < nx` gives e0 <= nx
+  // for the read at col + 1, `col < nx - 1` e0 <= nx - 1) only the tightest
+  // is tested.
+  Result R = run(R"(__global__ void k(const float *u, float *out, int nx, int ny, float c) {
+  const int col = threadIdx.x + blockIdx.x * blockDim.x;
+  const int row = threadIdx.y + blockIdx.y * blockDim.y;
+  if (col >= nx || row >= ny) return;
+  const size_t idx = (size_t)row * nx + col;
+  float n = row > 0 ? u[idx - nx] : 0.0f;
+  float s = row + 1 < ny ? u[idx + nx] : 0.0f;
+  float wv = col > 0 ? u[idx - 1] : 0.0f;
+  float e = (col < nx - 1) ? u[idx + 1] : 0.0f;
+  out[idx] = c * (n + s + wv + e - 4.0f * u[idx]);
+})");
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "const bool interior = (row0 - 1) >= 0 && (row0 - 1) + 5 <= (long long)ny - 1 && "
+                     "((long long)threadIdx.x + (long long)blockIdx.x * (long long)blockDim.x - 1) >= 0 && "
+                     "((long long)threadIdx.x + (long long)blockIdx.x * (long long)blockDim.x + 1) <= "
+                     "(long long)nx - 1;"))
+      << A;
+  std::string Inside = between(A, "if (interior) {", "} else {");
+  EXPECT_TRUE(has(Inside, "if (((void)(col >= nx), false) || ((void)(row >= ny), false)) return;"))
+      << Inside;
+  EXPECT_TRUE(has(Inside, "float e = ((void)((col < nx - 1)), true) ? u_win[r + 1][2] : 0.0f;"))
+      << Inside;
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "interior threads without the 6 border test(s)"))
+      << R.Proposals[0].Summary;
+}
+
 TEST(StencilRegisterRows, BorderTestsThatStayInTheInterior) {
   // Tests the interior copy must not take as known: unsigned comparisons
   // (a negative coordinate compares as huge), a test kept in a bool that is
