@@ -645,6 +645,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     M.AfterChunk = [&](size_t) {
       if (auto Err = SaveDb(/*Final=*/false))
         llvm::consumeError(std::move(Err));
+      // The recorded costs replace the live medians the results showed.
+      M.Progress.BestNs.reset();
       for (const ConfigResult &C : M.Fresh)
         if (C.Status == CandidateStatus::Ok &&
             (!M.Progress.BestNs || C.CostNs < *M.Progress.BestNs)) {

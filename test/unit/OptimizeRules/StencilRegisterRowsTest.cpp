@@ -391,6 +391,26 @@ TEST(StencilRegisterRows, BorderTestsThatStayInTheInterior) {
     EXPECT_FALSE(has(A, "true")) << A;
     EXPECT_TRUE(has(A, "bool ok = yy >= 0 && yy < h && xx >= 0 && xx < w;")) << A;
   }
+  // A test written through a macro stays a test (the copy rewrites text);
+  // the rule still applies.
+  Result Mac = run(R"(#define INSIDE(r, c) ((r) >= 0 && (r) < h && (c) >= 0 && (c) < w)
+__global__ void k(const float *in, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float acc = 0.0f;
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j)
+        if (INSIDE(y + i, x + j))
+          acc += in[(y + i) * w + x + j];
+    out[y * w + x] = acc;
+  }
+})");
+  ASSERT_FALSE(Mac.Applied.empty()) << Mac.Skip;
+  for (const std::string &A : Mac.Applied) {
+    EXPECT_FALSE(has(A, "interior")) << A;
+    EXPECT_TRUE(has(A, "if (INSIDE(y + i, x + j))")) << A;
+  }
   Result C = run(RowsSpellings[0].Code);
   ASSERT_FALSE(C.Applied.empty()) << C.Skip;
   for (const std::string &A : C.Applied)
