@@ -70,3 +70,25 @@ else:
     lit_config.note("no GPU answered 'nvidia-smi -L': tests marked 'REQUIRES: gpu' are skipped")
 if "cuda" not in config.available_features:
     lit_config.note("no CUDA toolkit at %s: tests marked 'REQUIRES: cuda' are skipped" % config.cuda_path)
+
+
+def slurm_available():
+    """Debian's slurm-wlm and munge, and root (slurmd needs it): the cluster
+    tests (test/slurm) start a single-node cluster of their own."""
+    if os.geteuid() != 0:
+        return "not root (slurmd needs root)"
+    for tool in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo"):
+        if not (shutil.which(tool) or os.access("/usr/sbin/" + tool, os.X_OK)):
+            return "%s not found (apt-get install slurm-wlm munge)" % tool
+    return None
+
+
+why_no_slurm = slurm_available()
+if why_no_slurm is None:
+    config.available_features.add("slurm")
+else:
+    lit_config.note("no Slurm here (%s): tests marked 'REQUIRES: slurm' are skipped" % why_no_slurm)
+config.substitutions.append(
+    ("%local_cluster", os.path.join(os.path.dirname(config.test_source_root), "utils", "slurm",
+                                    "local-cluster.sh")))
+config.substitutions.append(("%fake_worker", os.path.join(inputs, "fake-worker.py")))

@@ -5,6 +5,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
-"$root/utils/setup.sh"
+"$root/utils/setup.sh" --tests
 cd "$build"
 ctest --output-on-failure -j "${CTEST_JOBS:-2}" "$@"

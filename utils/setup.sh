@@ -5,6 +5,8 @@
 #
 #   utils/setup.sh            install, configure, build
 #   utils/setup.sh --deps     install and check only
+#   utils/setup.sh --tests    also what the test suite needs (utils/run-tests.sh):
+#                             Slurm and munge for the cluster tests (test/slurm)
 #   BUILD_DIR=out utils/setup.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,8 +14,16 @@ build="${BUILD_DIR:-$root/build}"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+deps_only=0
 packages=(cmake ninja-build g++ python3 clang-22 libclang-22-dev llvm-22-dev llvm-22-tools
           nlohmann-json3-dev libcurl4-openssl-dev libgtest-dev)
+for arg in "$@"; do
+  case $arg in
+  --deps) deps_only=1 ;;
+  --tests) packages+=(slurm-wlm munge) ;;
+  *) echo "usage: $0 [--deps] [--tests]" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,7 +50,7 @@ if [ ! -f "$cuda/include/cuda_runtime.h" ]; then
   exit 1
 fi
 
-[ "${1:-}" = "--deps" ] && exit 0
+[ "$deps_only" = 1 ] && exit 0
 
 if [ ! -f "$build/build.ninja" ]; then
   say "configuring $build"

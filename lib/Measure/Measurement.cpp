@@ -4,6 +4,7 @@
 #include "forge/Support/FileUtil.h"
 #include "forge/Support/JsonReader.h"
 #include "forge/Arch/TargetInfo.h"
+#include "forge/Support/Hash.h"
 #include "forge/Support/Subprocess.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,7 +13,9 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <set>
+#include <unistd.h>
 #include <thread>
 
 using namespace forge;
@@ -171,7 +174,11 @@ llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
   if (!R->ok())
     return makeError("no usable GPU ({0})",
                      Err.empty() ? "forge-worker info failed" : Err);
-  auto J = parseJson(llvm::StringRef(R->Stdout).trim(), "forge-worker info");
+  return parseGpuInfo(R->Stdout);
+}
+
+llvm::Expected<GpuInfo> forge::measure::parseGpuInfo(llvm::StringRef Stdout) {
+  auto J = parseJson(Stdout.trim(), "forge-worker info");
   if (!J)
     return J.takeError();
   JsonReader Read("forge-worker info");
@@ -182,7 +189,7 @@ llvm::Expected<GpuInfo> forge::measure::queryGpu(llvm::StringRef Worker) {
   auto [Major, Minor] = llvm::StringRef(CC).split('.');
   if (Major.empty() || Minor.empty())
     return makeError("forge-worker info gave no compute capability: {0}",
-                     R->Stdout);
+                     Stdout);
   auto T = arch::lookupTarget("sm_" + Major.str() + Minor.str());
   if (!T)
     return makeError("the GPU ({0}) has compute capability {1}, which the Arch "
@@ -204,37 +211,6 @@ llvm::Expected<LocalGpu> forge::measure::findLocalGpu(llvm::StringRef Explicit,
 
 namespace {
 
-/// Lines of results.jsonl that appeared since the last call.
-class ResultTail {
-public:
-  explicit ResultTail(std::string Path) : Path(std::move(Path)) {}
-  std::vector<CandidateResult> poll() {
-    std::vector<CandidateResult> Out;
-    auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
-    if (!Buf)
-      return Out;
-    llvm::StringRef Text = (*Buf)->getBuffer();
-    if (Text.size() <= Offset)
-      return Out;
-    llvm::StringRef New = Text.substr(Offset);
-    size_t LastNl = New.rfind('\n');
-    if (LastNl == llvm::StringRef::npos)
-      return Out;
-    New = New.take_front(LastNl + 1);
-    Offset += New.size();
-    auto R = parseResults(New, Path);
-    if (!R) {
-      llvm::consumeError(R.takeError());
-      return Out;
-    }
-    return R->Candidates;
-  }
-
-private:
-  std::string Path;
-  size_t Offset = 0;
-};
-
 CandidateResult compileFailure(const MeasureCandidate &C,
                                const build::CompileResult *R,
                                llvm::StringRef Why) {
@@ -254,6 +230,223 @@ CandidateResult compileFailure(const MeasureCandidate &C,
       F.Error = llvm::StringRef(R->Log).trim().take_back(400).str();
   }
   return F;
+}
+
+/// The executor splits the work (Executor::candidatesPerJob): directories
+/// of at most N candidates, each with the reference and copies of the
+/// harness libraries it needs, so that a directory runs on any node by
+/// itself. A directory is named by the hash of what it measures (plan,
+/// spec, harness sources and flags, the candidates' sources), which lets a
+/// run after an interruption find the directories an earlier one finished
+/// or left queued. Each directory times its own reference; the candidates'
+/// times are scaled by the first directory's reference over their own, so
+/// that tasks on different nodes compare.
+llvm::Expected<MeasureReport>
+runSplit(const MeasureRequest &Req, Executor &Exec,
+         const std::vector<const MeasureCandidate *> &All,
+         const std::vector<size_t> &Planned,
+         llvm::function_ref<JobEntry(size_t)> Entry,
+         const std::vector<build::CompileJob> &Jobs, MeasureReport Rep) {
+  const LaunchSpec &Spec = *Req.Spec;
+  unsigned N = Exec.candidatesPerJob();
+  std::string Store = Exec.jobStore().empty() ? Req.JobDir + "/jobs" : Exec.jobStore();
+  if (auto EC = llvm::sys::fs::create_directories(Store))
+    return makeError("cannot create {0}: {1}", Store, EC.message());
+  std::string SpecJson = toJson(Spec).dump(2) + "\n";
+  std::map<std::string, std::string> SourceText; // candidate sources, read once
+  auto SourceOf = [&](const std::string &Path) -> const std::string & {
+    auto [It, New] = SourceText.try_emplace(Path);
+    if (New) {
+      if (auto T = readFile(Path))
+        It->second = std::move(*T);
+      else
+        It->second = "unreadable: " + llvm::toString(T.takeError());
+    }
+    return It->second;
+  };
+
+  struct Part {
+    std::string Dir;
+    std::vector<size_t> Members; // indices into All, the reference first
+  };
+  std::vector<Part> Parts;
+  for (size_t B = 0; B < Planned.size(); B += N) {
+    Part P;
+    P.Members.push_back(0);
+    for (size_t K = B; K < std::min(Planned.size(), B + N); ++K)
+      P.Members.push_back(Planned[K]);
+    std::vector<JobEntry> Entries;
+    std::set<std::string> Libs;
+    for (size_t M : P.Members) {
+      JobEntry E = Entry(M);
+      Libs.insert(E.Library);
+      if (M)
+        Entries.push_back(std::move(E));
+    }
+    auto Plan = renderPlan(Spec, Entry(0), Entries, Req.Job);
+    if (!Plan)
+      return Plan.takeError();
+    ContentHasher Key;
+    Key.add(*Plan).add(SpecJson).add(Req.Target->Name).addAll(Req.NvccFlags);
+    for (const build::CompileJob &J : Jobs)
+      if (Libs.count(llvm::sys::path::filename(J.OutputPath).str())) {
+        Key.add(llvm::sys::path::filename(J.OutputPath));
+        Key.add(SourceOf(J.Source));
+      }
+    for (size_t M : P.Members)
+      Key.add(SourceOf(All[M]->Source));
+    std::string Hash = Key.hex().substr(0, 24);
+    P.Dir = Store + "/" + Hash;
+    // Written once: a directory with its key is complete, and may be
+    // running on a node right now.
+    auto Have = readFile(P.Dir + "/key");
+    if (Have && llvm::StringRef(*Have).trim() == Hash) {
+      Parts.push_back(std::move(P));
+      continue;
+    }
+    if (!Have)
+      llvm::consumeError(Have.takeError());
+    std::string Tmp = P.Dir + ".tmp-" + std::to_string(::getpid());
+    llvm::sys::fs::remove_directories(Tmp);
+    if (auto EC = llvm::sys::fs::create_directories(Tmp))
+      return makeError("cannot create {0}: {1}", Tmp, EC.message());
+    for (const std::string &Lib : Libs)
+      if (auto EC = llvm::sys::fs::copy_file(Req.JobDir + "/" + Lib, Tmp + "/" + Lib))
+        return makeError("cannot copy {0} into {1}: {2}", Lib, Tmp, EC.message());
+    if (auto E = writeFileAtomically(Tmp + "/job.plan", *Plan))
+      return std::move(E);
+    if (auto E = writeFileAtomically(Tmp + "/spec.json", SpecJson))
+      return std::move(E);
+    if (auto E = writeFileAtomically(Tmp + "/key", Hash + "\n"))
+      return std::move(E);
+    llvm::sys::fs::remove_directories(P.Dir);
+    if (auto EC = llvm::sys::fs::rename(Tmp, P.Dir))
+      return makeError("cannot move {0} to {1}: {2}", Tmp, P.Dir, EC.message());
+    Parts.push_back(std::move(P));
+  }
+  if (Req.BuildOnly || Parts.empty())
+    return Rep;
+
+  if (Req.OnPhase)
+    Req.OnPhase("run");
+  std::vector<std::string> Dirs;
+  for (const Part &P : Parts)
+    Dirs.push_back(P.Dir);
+  size_t Total = Planned.size() + 1, Done = 0;
+  std::mutex Mu;
+  ExecutorHooks Hooks;
+  Hooks.OnResult = [&](const CandidateResult &C) {
+    // Every part times the reference; it is counted once.
+    std::lock_guard<std::mutex> L(Mu);
+    if (C.Reference && Done > 0)
+      return;
+    if (Req.OnResult)
+      Req.OnResult(C, ++Done, Total);
+  };
+  Hooks.OnStatus = Req.OnStatus;
+  Hooks.Interrupted = Req.Interrupted;
+  auto T1 = std::chrono::steady_clock::now();
+  auto Runs = Exec.run(Dirs, Hooks);
+  Rep.RunSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T1).count();
+  if (!Runs)
+    return Runs.takeError();
+
+  // Results, part by part; candidates are found by id in Rep.Outcomes
+  // (request order: All's, with the reference first).
+  std::map<std::string, CandidateOutcome *> OutcomeOf;
+  for (CandidateOutcome &O : Rep.Outcomes)
+    OutcomeOf[O.Candidate.Id] = &O;
+  double RefNs = 0;
+  std::string FirstFailure;
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    const JobRun &Run = (*Runs)[I];
+    const Part &P = Parts[I];
+    if (!Rep.WorkerLog.empty() && !Run.Log.empty())
+      Rep.WorkerLog += "\n";
+    Rep.WorkerLog += Run.Log;
+    auto Fail = [&](CandidateStatus St, const std::string &Why) {
+      if (FirstFailure.empty())
+        FirstFailure = Why;
+      for (size_t M : P.Members)
+        if (M) {
+          CandidateResult &R = OutcomeOf[All[M]->Id]->Result;
+          R = CandidateResult();
+          R.Id = All[M]->Id;
+          R.Label = All[M]->Label;
+          R.Status = St;
+          R.Reasons = {St};
+          R.Error = Why;
+        }
+    };
+    if (!Run.Finished) {
+      Fail(Run.Interrupted ? CandidateStatus::Interrupted : CandidateStatus::Lost,
+           Run.ErrorMessage + " (" + P.Dir + ")");
+      continue;
+    }
+    auto Text = readFile(P.Dir + "/results.jsonl");
+    if (!Text) {
+      Fail(CandidateStatus::MeasurementFailed,
+           "forge-worker wrote no results in " + P.Dir + " (exit status " +
+               std::to_string(Run.ExitCode) + ")");
+      llvm::consumeError(Text.takeError());
+      continue;
+    }
+    auto Results = parseResults(*Text, P.Dir + "/results.jsonl");
+    if (!Results)
+      return Results.takeError();
+    if (Results->Sandbox)
+      noticeSandboxOnce(*Results->Sandbox);
+    if (Results->ReferenceFailure)
+      return makeError("the reference failed on the GPU ({0}): {1}", P.Dir,
+                       *Results->ReferenceFailure);
+    if (Run.ExitCode != 0) {
+      Fail(CandidateStatus::MeasurementFailed,
+           "forge-worker failed in " + P.Dir + " (exit status " +
+               std::to_string(Run.ExitCode) + "): " +
+               llvm::StringRef(Run.Log).trim().take_back(400).str());
+      continue;
+    }
+    const CandidateResult *Ref = Results->find(All[0]->Id);
+    double PartRef = Ref && Ref->Time ? Ref->Time->Median : 0;
+    if (!Rep.Device) {
+      Rep.Device = Results->Device;
+      Rep.Ceiling = Results->Ceiling;
+      Rep.Sandbox = Results->Sandbox;
+      if (Ref) {
+        Rep.Outcomes.front().Result = *Ref;
+        if (Rep.Outcomes.front().Result.Label.empty())
+          Rep.Outcomes.front().Result.Label = All[0]->Label;
+      }
+      RefNs = PartRef;
+    }
+    double Scale = RefNs > 0 && PartRef > 0 ? RefNs / PartRef : 1;
+    for (size_t M : P.Members) {
+      if (!M)
+        continue;
+      const CandidateResult *R = Results->find(All[M]->Id);
+      if (!R)
+        return makeError("forge-worker gave no result for {0} ({1}) in {2}", All[M]->Id,
+                         All[M]->Label, P.Dir);
+      CandidateResult &Out = OutcomeOf[All[M]->Id]->Result;
+      Out = *R;
+      if (Out.Label.empty())
+        Out.Label = All[M]->Label;
+      if (Out.Time && Scale != 1) {
+        TimeStats &T = *Out.Time;
+        for (double *V : {&T.Median, &T.Min, &T.Max, &T.P10, &T.P90})
+          *V *= Scale;
+        for (double &V : Out.RoundMediansNs)
+          V *= Scale;
+      }
+    }
+  }
+  bool Interrupted = llvm::any_of(*Runs, [](const JobRun &J) { return J.Interrupted; });
+  // Interrupted before any directory finished: every candidate says so, and
+  // the caller stops as after any interrupt.
+  if (!Rep.Device && !Interrupted)
+    return makeError("no job finished on the {0} executor: {1}", Exec.name(), FirstFailure);
+  return Rep;
 }
 
 } // namespace
@@ -376,11 +569,21 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
                     "harness-" + std::to_string(EntryOf[I].first) + ".so",
                     EntryOf[I].second, C.Label, C.Values, C.Spec};
   };
-  std::vector<JobEntry> Planned;
+  std::vector<size_t> Planned; // indices into All
   for (size_t I = 1; I < All.size(); ++I)
     if (Built(EntryOf[I].first))
-      Planned.push_back(Entry(I));
-  auto Plan = renderPlan(Spec, Entry(0), Planned, Req.Job);
+      Planned.push_back(I);
+  std::optional<LocalExecutor> Local;
+  Executor *Exec = Req.Exec;
+  if (!Exec)
+    Exec = &Local.emplace(Req.WorkerPath, Req.WorkerTimeoutS);
+  if (Exec->candidatesPerJob() > 0)
+    return runSplit(Req, *Exec, All, Planned, Entry, Jobs, std::move(Rep));
+
+  std::vector<JobEntry> Entries;
+  for (size_t I : Planned)
+    Entries.push_back(Entry(I));
+  auto Plan = renderPlan(Spec, Entry(0), Entries, Req.Job);
   if (!Plan)
     return Plan.takeError();
   if (auto E = writeFileAtomically(Req.JobDir + "/job.plan", *Plan))
@@ -393,46 +596,30 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     return Rep;
   if (Req.OnPhase)
     Req.OnPhase("run");
-  std::vector<std::string> Args{Req.WorkerPath, "run", Req.JobDir}; // argv[0] first
-  if (Req.WorkerTimeoutS > 0) {
-    Args.push_back("--timeout-s");
-    Args.push_back(std::to_string(Req.WorkerTimeoutS));
-  }
-  std::atomic<bool> Running{true};
-  size_t Total = Planned.size() + 1;
-  std::thread Watcher([&] {
-    ResultTail Tail(Req.JobDir + "/results.jsonl");
-    size_t Done = 0;
-    auto Drain = [&] {
-      for (const CandidateResult &C : Tail.poll())
-        if (Req.OnResult)
-          Req.OnResult(C, ++Done, Total);
-    };
-    while (Running) {
-      Drain();
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    Drain();
-  });
+  size_t Total = Planned.size() + 1, Done = 0;
+  ExecutorHooks Hooks;
+  Hooks.OnResult = [&](const CandidateResult &C) {
+    if (Req.OnResult)
+      Req.OnResult(C, ++Done, Total);
+  };
+  Hooks.OnStatus = Req.OnStatus;
+  Hooks.Interrupted = Req.Interrupted;
   auto T1 = Clock::now();
-  SubprocessOptions RunOpts;
-  RunOpts.ScrubSecrets = true; // the worker loads candidates (docs/sandbox.md)
-  auto Run = runProgram(Req.WorkerPath, Args, RunOpts);
-  Running = false;
-  Watcher.join();
+  auto Runs = Exec->run({Req.JobDir}, Hooks);
   Rep.RunSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
-  if (!Run)
-    return Run.takeError();
-  Rep.WorkerLog = Run->Stderr;
+  if (!Runs)
+    return Runs.takeError();
+  const JobRun &Run = Runs->front();
+  Rep.WorkerLog = Run.Log;
 
   auto Text = llvm::MemoryBuffer::getFile(Req.JobDir + "/results.jsonl",
                                           /*IsText=*/true);
-  llvm::StringRef Tail = llvm::StringRef(Run->Stderr).trim().take_back(2000);
+  llvm::StringRef Tail = llvm::StringRef(Run.Log).trim().take_back(2000);
   if (!Text)
     return makeError("forge-worker wrote no results ({0}){1}{2}",
-                     Run->ErrorMessage.empty()
-                         ? "exit status " + std::to_string(Run->ExitCode)
-                         : Run->ErrorMessage,
+                     Run.ErrorMessage.empty()
+                         ? "exit status " + std::to_string(Run.ExitCode)
+                         : Run.ErrorMessage,
                      Tail.empty() ? "" : ":\n", Tail);
   auto Results = parseResults((*Text)->getBuffer(),
                               Req.JobDir + "/results.jsonl");
@@ -443,9 +630,12 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
   if (Results->ReferenceFailure)
     return makeError("the reference failed on the GPU: {0}",
                      *Results->ReferenceFailure);
-  if (Run->ExitCode != 0)
-    return makeError("forge-worker failed (exit status {0}){1}{2}",
-                     Run->ExitCode, Tail.empty() ? "" : ":\n", Tail);
+  if (!Run.Finished || Run.ExitCode != 0)
+    return makeError("forge-worker failed ({0}){1}{2}",
+                     Run.ErrorMessage.empty()
+                         ? "exit status " + std::to_string(Run.ExitCode)
+                         : Run.ErrorMessage,
+                     Tail.empty() ? "" : ":\n", Tail);
   Rep.Device = Results->Device;
   Rep.Ceiling = Results->Ceiling;
   Rep.Sandbox = Results->Sandbox;

@@ -11,6 +11,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include <array>
+#include <chrono>
+#include <mutex>
+#include <thread>
 
 using namespace llvm;
 
@@ -164,9 +167,100 @@ Error TuneSession::prepare() {
   return Error::success();
 }
 
+TuneOptions TuneSession::sweepOn(const TuneSessionOptions::ClusterGpu &G) const {
+  TuneOptions S = O.Sweep;
+  S.Targets = {G.Target};
+  S.GpuTarget = G.Target;
+  S.GpuName = G.GpuName;
+  S.Exec = G.Exec;
+  S.JobRoot = O.Sweep.JobRoot + "/" + G.Target->Name;
+  return S;
+}
+
+/// Every target swept on its own GPU at once; one result, as a run with
+/// all of them would give.
+Expected<TuneResult> TuneSession::tuneOnCluster() {
+  const TuneOptions &S = O.Sweep;
+  for (const arch::TargetInfo *T : S.Targets)
+    if (none_of(O.Cluster, [&](const TuneSessionOptions::ClusterGpu &G) { return G.Target == T; }))
+      return makeUsageError("--to {0}: no partition measures it; add {0}=PARTITION to "
+                            "--partition",
+                            T->Name);
+  size_t N = O.Cluster.size();
+  std::vector<std::optional<Expected<TuneResult>>> Results(N);
+  std::vector<TuneProgress> Progress(N);
+  std::mutex Mu;
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<std::thread> Threads;
+  for (size_t I = 0; I < N; ++I)
+    Threads.emplace_back([&, I] {
+      TuneOptions One = sweepOn(O.Cluster[I]);
+      if (S.OnProgress)
+        One.OnProgress = [&, I](const TuneProgress &P) {
+          // One line for all targets: counts summed, the last event named
+          // by its target (costs on different GPUs do not compare).
+          std::lock_guard<std::mutex> L(Mu);
+          Progress[I] = P;
+          TuneProgress All;
+          for (const TuneProgress &Q : Progress) {
+            All.Done += Q.Done;
+            All.Total += Q.Total;
+            All.EtaS = std::max(All.EtaS, Q.EtaS);
+          }
+          All.ElapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                       Start)
+                             .count();
+          std::string Target = O.Cluster[I].Target->Name;
+          All.Last = Target + ": " + P.Last;
+          if (P.BestNs) {
+            All.BestNs = P.BestNs;
+            All.BestKey = Target + " " + P.BestKey;
+          }
+          S.OnProgress(All);
+        };
+      Results[I].emplace(runTuning(One));
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  std::optional<TuneResult> Merged;
+  for (size_t I = 0; I < N; ++I) {
+    Expected<TuneResult> &R = *Results[I];
+    if (!R)
+      return makeError("{0} ({1}): {2}", O.Cluster[I].Target->Name, O.Cluster[I].GpuName,
+                       toString(R.takeError()));
+    if (!Merged) {
+      Merged = std::move(*R);
+      continue;
+    }
+    Merged->Configs.insert(Merged->Configs.end(), R->Configs.begin(), R->Configs.end());
+    Merged->Targets.insert(Merged->Targets.end(), R->Targets.begin(), R->Targets.end());
+    Merged->ValidConfigs = std::max(Merged->ValidConfigs, R->ValidConfigs);
+    Merged->Measured += R->Measured;
+    Merged->Reused += R->Reused;
+    Merged->CompileSeconds += R->CompileSeconds;
+    Merged->RunSeconds += R->RunSeconds;
+    Merged->Interrupted |= R->Interrupted;
+    Merged->FromDatabaseOnly &= R->FromDatabaseOnly;
+  }
+  // Targets in the order of --to.
+  std::vector<TargetResult> Ordered;
+  for (const arch::TargetInfo *T : S.Targets)
+    for (const TargetResult &TR : Merged->Targets)
+      if (TR.Target == T)
+        Ordered.push_back(TR);
+  Merged->Targets = std::move(Ordered);
+  Merged->WallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  Merged->ConfigsPerMinute =
+      Merged->WallSeconds > 0 ? Merged->Measured / (Merged->WallSeconds / 60) : 0;
+  return std::move(*Merged);
+}
+
 Expected<TuneResult> TuneSession::tune() {
   if (Error E = prepare())
     return std::move(E);
+  if (!O.Cluster.empty())
+    return tuneOnCluster();
   // Runs that measure take turns on the GPU: kernels timed side by side
   // would slow each other down (a parallel build tuning several kernels).
   std::optional<FileLock> Gpu;
@@ -355,8 +449,14 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   }
   // On the GPU: the tuned source against the original, before anything is
   // written.
-  if (Error E = verifyTuned(S, R, W.Path))
-    return std::move(E);
+  if (O.Cluster.empty()) {
+    if (Error E = verifyTuned(S, R, W.Path))
+      return std::move(E);
+  } else {
+    for (const TuneSessionOptions::ClusterGpu &G : O.Cluster)
+      if (Error E = verifyTuned(sweepOn(G), R, W.Path))
+        return makeError("{0} ({1}): {2}", G.Target->Name, G.GpuName, toString(std::move(E)));
+  }
   if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
     return std::move(E);
   return W;

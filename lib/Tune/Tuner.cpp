@@ -157,6 +157,14 @@ public:
     Req.Job = O.Job;
     Req.JobDir = O.JobRoot + "/batch-" + std::to_string(++Batches);
     Req.WorkerPath = O.WorkerPath;
+    Req.Exec = O.Exec;
+    Req.Interrupted = O.Interrupted;
+    Req.OnStatus = [&](llvm::StringRef S) {
+      if (!O.OnProgress)
+        return;
+      Progress.Last = S.str();
+      O.OnProgress(Progress);
+    };
     // Batched: the configurations split evenly over the compile threads,
     // each thread compiling its share in one nvcc run (headers parsed once
     // per thread, every core busy).
@@ -614,8 +622,10 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     Rec.Strategy = O.Strategy;
     Rec.Complete = Final && !(O.Interrupted && *O.Interrupted);
     for (const ConfigResult &C : M.Fresh) {
+      // Not kept: what was not measured (a failed or interrupted job, a
+      // cluster task lost after its retries) is measured again next time.
       if (C.Status == CandidateStatus::MeasurementFailed ||
-          C.Status == CandidateStatus::Interrupted)
+          C.Status == CandidateStatus::Interrupted || C.Status == CandidateStatus::Lost)
         continue;
       Rec.put({C.Key, C.Values, C.Status, C.CostNs, C.MedianNs, C.Noise,
                C.Detail, todayUtc()});
@@ -678,9 +688,10 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     R.Interrupted = O.Interrupted && *O.Interrupted;
     for (const ConfigResult &C : M.Fresh)
       if (C.Status != CandidateStatus::MeasurementFailed &&
-          C.Status != CandidateStatus::Interrupted)
+          C.Status != CandidateStatus::Interrupted) {
         R.Configs.push_back(C);
-    R.Measured = M.Fresh.size();
+        R.Measured += C.Status != CandidateStatus::Lost;
+      }
   } else if (!O.DbPath.empty()) {
     // No GPU: what an earlier run measured for this kernel (on any GPU) is
     // the best knowledge there is; each target takes its own record.
@@ -843,6 +854,8 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
     Req.Job.Rounds = std::max(O.Job.Rounds, 7u);
     Req.JobDir = O.JobRoot + "/final";
     Req.WorkerPath = O.WorkerPath;
+    Req.Exec = O.Exec;
+    Req.Interrupted = O.Interrupted;
     auto Rep = measure::runMeasurement(*O.Driver, Req);
     if (!Rep)
       return Rep.takeError();

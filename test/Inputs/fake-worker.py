@@ -14,17 +14,36 @@ test knows the optimum. FAKE_FAIL names a label substring whose candidates
 are reported "wrong". Every run appends its candidate count to
 FAKE_LOG, if set, so tests can see what was measured. FAKE_CHECKS
 ("out=0.078,y=1e-6") gives every non-reference candidate a check of those
-buffers with that rel_l2 and max_abs on input set 0."""
+buffers with that rel_l2 and max_abs on input set 0.
+
+For the cluster tests (test/slurm), which run it as a Slurm array task:
+FAKE_CC_MAP ("sm_80=8.0,sm_90=9.0") gives `info` and `run` the compute
+capability of the partition the task runs on ($SLURM_JOB_PARTITION);
+FAKE_SLEEP_S sleeps that long per candidate; FAKE_KILL names a label
+substring: a job with such a candidate writes its first result line and
+then kills itself (SIGKILL), every time; FAKE_KILL_ONCE names a label
+substring that does so only the first time (a marker file in the job
+directory remembers it). FAKE_LOG lines then also name the job directory."""
 import json
 import os
+import signal
 import sys
+import time
+
+
+def compute_capability():
+    part = os.environ.get("SLURM_JOB_PARTITION", "")
+    for item in os.environ.get("FAKE_CC_MAP", "").split(","):
+        if "=" in item and item.split("=")[0] == part:
+            return item.split("=")[1]
+    return "9.0"
 
 
 def main():
     args = sys.argv[1:]
     if args[:1] == ["info"]:
         print(json.dumps({"type": "device", "name": "Fake GPU (test, not measured)",
-                          "cc": "9.0", "sms": 132, "l2_bytes": 62914560,
+                          "cc": compute_capability(), "sms": 132, "l2_bytes": 62914560,
                           "clock_khz": 1980000, "uuid": "GPU-fake", "timer": "events"}))
         return 0
     if args[:1] != ["run"] or len(args) < 2:
@@ -56,7 +75,8 @@ def main():
         elif words[0] == "label" and cur is not None:
             cur["label"] = line.strip()[len("label "):]
     out = open(os.path.join(job, "results.jsonl"), "a")
-    out.write(json.dumps({"type": "device", "name": "Fake GPU (test, not measured)", "cc": "9.0",
+    out.write(json.dumps({"type": "device", "name": "Fake GPU (test, not measured)",
+                          "cc": compute_capability(),
                           "timer": "events"}) + "\n")
     out.write(json.dumps({"type": "ceilings", "dram_gbps": 4000, "fp32_gflops": 60000,
                           "fp64_gflops": 30000, "source": "fake"}) + "\n")
@@ -81,10 +101,24 @@ def main():
                 "round_medians_ns": [ns] * 5, "baseline_median_ns": ref_ns, "noise": 0.001,
                 "speedup": ref_ns / ns, "process": 1}
         out.write(json.dumps(line) + "\n")
+        out.flush()
+        time.sleep(float(os.environ.get("FAKE_SLEEP_S", "0")))
+        labels = [d["label"] for d in cands if not d["ref"]]
+        kill = os.environ.get("FAKE_KILL", "")
+        once = os.environ.get("FAKE_KILL_ONCE", "")
+        marker = os.path.join(job, "fake-killed-once")
+        if kill and any(kill in lab for lab in labels):
+            os.kill(os.getpid(), signal.SIGKILL)
+        if once and any(once in lab for lab in labels) and not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
     out.close()
     if os.environ.get("FAKE_LOG"):
         with open(os.environ["FAKE_LOG"], "a") as log:
-            log.write("%d\n" % (len(cands) - 1))
+            if os.environ.get("SLURM_JOB_ID"):
+                log.write("%d %s\n" % (len(cands) - 1, job))
+            else:
+                log.write("%d\n" % (len(cands) - 1))
     return 0
 
 

@@ -8,6 +8,7 @@
 #include "Common.h"
 #include "Progress.h"
 #include "SharedOptions.h"
+#include "forge/Measure/SlurmExecutor.h"
 #include "forge/Report/TuneReport.h"
 #include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
@@ -86,11 +87,82 @@ cl::opt<std::string> LaunchOpt("launch", cl::desc("Write the tuned values into t
                                                   "the kernel only (default: every launch "
                                                   "that holds the spec's defaults)"),
                                cl::value_desc("FILE:LINE"), SUB);
+cl::opt<std::string> ExecutorOpt("executor",
+                                  cl::desc("Where configurations are measured: local (this "
+                                           "machine's GPU, the default) or slurm (a cluster; "
+                                           "docs/cluster.md)"),
+                                  cl::init("local"), SUB);
+cl::opt<std::string> PartitionOpt("partition",
+                                  cl::desc("slurm: the partition of each target, as "
+                                           "sm_80=a100,sm_90=h100"),
+                                  cl::value_desc("TARGET=PARTITION,..."), SUB);
+cl::opt<std::string> WorkdirOpt("workdir",
+                                cl::desc("slurm: the shared directory for job directories "
+                                         "and task logs (every node must see it)"),
+                                cl::value_desc("dir"), SUB);
+cl::opt<std::string> AccountOpt("account", cl::desc("slurm: the account to charge"), SUB);
+cl::opt<std::string> TimeOpt("time", cl::desc("slurm: the time limit of each task"),
+                             cl::value_desc("HH:MM:SS"), SUB);
+cl::opt<unsigned> MaxJobsOpt("max-jobs", cl::desc("slurm: array tasks running at once (32)"),
+                             cl::init(32), SUB);
+cl::opt<unsigned> TaskSizeOpt("task-size",
+                              cl::desc("slurm: configurations per array task (8)"),
+                              cl::init(8), SUB);
+cl::opt<unsigned> AttemptsOpt("max-attempts",
+                              cl::desc("slurm: how often a task that did not finish is "
+                                       "started before its configurations are lost (3)"),
+                              cl::init(3), SUB);
+cl::opt<std::string> SlurmGpuOpt("slurm-gpu",
+                                 cl::desc("slurm: how a task asks for its GPU: gres "
+                                          "(--gres=gpu:1, default), gpus (--gpus=1) or none"),
+                                 cl::init("gres"), SUB);
+cl::list<std::string> SbatchArgs("sbatch-arg",
+                                 cl::desc("slurm: one more sbatch argument; repeatable"),
+                                 cl::value_desc("arg"), SUB);
+cl::opt<double> PollOpt("poll", cl::desc("slurm: seconds between queue polls (2)"),
+                        cl::init(2), cl::Hidden, SUB);
 #undef SUB
 
 std::atomic<bool> Interrupted{false};
 extern "C" void onInterrupt(int) { Interrupted = true; }
 } // namespace
+
+/// `--executor slurm`: an executor per target of --to, each partition
+/// checked and its GPU asked before anything is compiled.
+static Expected<std::vector<measure::PartitionGpu>>
+openCluster(ArrayRef<const arch::TargetInfo *> Targets, const char *Argv0) {
+  if (!RunCmd.empty())
+    return makeUsageError("--executor slurm measures with the spec's harness; program mode "
+                          "(--run) runs the program on this machine");
+  if (NoGpu || RetuneOpt == RetuneChoice::Off || !ReplayPath.empty())
+    return makeUsageError("--executor slurm measures; it does not go with --no-gpu, "
+                          "--retune=off or --replay");
+  if (PartitionOpt.empty())
+    return makeUsageError("--executor slurm needs --partition TARGET=PARTITION[,...]");
+  auto Map = measure::parsePartitionMap(PartitionOpt);
+  if (!Map)
+    return Map.takeError();
+  auto Gpu = measure::parseSlurmGpuRequest(SlurmGpuOpt);
+  if (!Gpu)
+    return Gpu.takeError();
+  auto Worker = measure::findWorker(WorkerPath, executableDir(Argv0));
+  if (!Worker)
+    return Worker.takeError();
+  measure::SlurmOptions Common;
+  Common.Account = AccountOpt;
+  Common.TimeLimit = TimeOpt;
+  Common.MaxJobs = MaxJobsOpt;
+  Common.Workdir = WorkdirOpt;
+  Common.WorkerPath = *Worker;
+  Common.CandidatesPerTask = TaskSizeOpt;
+  Common.Gpu = *Gpu;
+  Common.MaxAttempts = AttemptsOpt;
+  Common.PollSeconds = PollOpt;
+  Common.ExtraSbatchArgs.assign(SbatchArgs.begin(), SbatchArgs.end());
+  errs() << "forge-port: asking each partition for its GPU (kept in " << WorkdirOpt
+         << "/partitions)\n";
+  return measure::openPartitions(Targets, *Map, Common);
+}
 
 int forge::tool::runTune(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port tune: sweep tunables on the GPU and write the best back\n"))
@@ -115,7 +187,22 @@ int forge::tool::runTune(const Invocation &Inv) {
   if (!Spec)
     return reportError(Spec.takeError());
   tune::TuneOptions &S = O.Sweep;
-  if (!NoGpu && RetuneOpt != RetuneChoice::Off && ReplayPath.empty())
+  std::vector<measure::PartitionGpu> Partitions;
+  if (ExecutorOpt == "slurm") {
+    auto Opened = openCluster(*Targets, Inv.Argv0);
+    if (!Opened)
+      return reportError(Opened.takeError());
+    Partitions = std::move(*Opened);
+    for (measure::PartitionGpu &P : Partitions)
+      O.Cluster.push_back({P.Target, P.GpuName, P.Exec.get()});
+    S.WorkerPath = Partitions.front().Exec->options().WorkerPath;
+    S.GpuTarget = Partitions.front().Target;
+    S.GpuName = Partitions.front().GpuName;
+  } else if (ExecutorOpt != "local") {
+    return reportError(makeUsageError("--executor '{0}': expected local or slurm", ExecutorOpt));
+  } else if (!PartitionOpt.empty() || !WorkdirOpt.empty()) {
+    return reportError(makeUsageError("--partition and --workdir are for --executor slurm"));
+  } else if (!NoGpu && RetuneOpt != RetuneChoice::Off && ReplayPath.empty())
     if (auto G = localGpu(WorkerPath, Inv.Argv0, "nothing is measured, values are predicted")) {
       S.WorkerPath = G->Worker;
       S.GpuTarget = G->Target;
@@ -185,7 +272,12 @@ int forge::tool::runTune(const Invocation &Inv) {
   tune::TuneSession Session(O);
   if (Error E = Session.prepare())
     return reportError(std::move(E));
-  if (S.GpuTarget)
+  if (!Partitions.empty())
+    for (const measure::PartitionGpu &P : Partitions)
+      errs() << "forge-port: tuning " << Spec->Kernel << " for " << P.Target->Name
+             << " on partition " << P.Partition << " (" << P.GpuName << ") with the "
+             << S.Strategy << " strategy\n";
+  else if (S.GpuTarget)
     errs() << "forge-port: tuning " << Spec->Kernel << " on " << S.GpuName << " ("
            << S.GpuTarget->Name << ") with the " << S.Strategy << " strategy\n";
 

@@ -13,6 +13,7 @@
 #define FORGE_MEASURE_MEASUREMENT_H
 
 #include "forge/Build/NvccDriver.h"
+#include "forge/Measure/Executor.h"
 #include "forge/Measure/Harness.h"
 #include "forge/Measure/Results.h"
 #include <functional>
@@ -40,6 +41,13 @@ struct MeasureRequest {
   std::string JobDir;     ///< created if missing; results.jsonl is reset
   std::string WorkerPath; ///< forge-worker
   double WorkerTimeoutS = 0; ///< passed as --timeout-s when > 0
+  /// Where the worker runs (Executor.h); null: here, a LocalExecutor over
+  /// WorkerPath and WorkerTimeoutS.
+  Executor *Exec = nullptr;
+  /// The executor's view of its jobs, for the progress display.
+  std::function<void(llvm::StringRef)> OnStatus;
+  /// Set from a signal handler: the executor cancels what runs.
+  const std::atomic<bool> *Interrupted = nullptr;
   unsigned CompileJobs = 0;  ///< 0: the hardware's threads
   /// Write the job directory (harnesses, libraries, plan) and stop.
   bool BuildOnly = false;
@@ -106,6 +114,8 @@ struct GpuInfo {
 /// Asks `forge-worker info`; an error says there is no usable GPU, or one
 /// whose compute capability the Arch database does not know.
 llvm::Expected<GpuInfo> queryGpu(llvm::StringRef WorkerPath);
+/// What `forge-worker info` printed, as a GpuInfo.
+llvm::Expected<GpuInfo> parseGpuInfo(llvm::StringRef Stdout);
 
 /// Where forge-worker is: Explicit, else $FORGE_WORKER, else next to
 /// ToolDir, else on PATH.

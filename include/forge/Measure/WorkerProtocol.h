@@ -57,9 +57,11 @@ struct JobOptions {
   }
 };
 
-/// How a candidate ended. The worker decides the first nine and the last; forge-port adds
-/// CompileFailed (its harness did not build) and the tuner the last four
-/// (configurations it did not measure). A candidate with several problems
+/// How a candidate ended. The worker decides the first nine and
+/// SandboxDenied; forge-port adds CompileFailed (its harness did not build)
+/// and Lost (its cluster job never finished), and the tuner Invalid,
+/// MeasurementFailed, Interrupted and Missing (configurations it did not
+/// measure). A candidate with several problems
 /// lists them all as reasons; its status is the first.
 enum class CandidateStatus : uint8_t {
   Ok,           ///< compiled, correct on every input set, timed
@@ -77,9 +79,12 @@ enum class CandidateStatus : uint8_t {
   Interrupted,       ///< not measured: the run was interrupted
   Missing,           ///< not measured: no result (a replay cache without it)
   SandboxDenied,     ///< the worker's sandbox denied it a call (exec, fork, a socket, ...)
+  /// not measured: its job never finished on the cluster, after every
+  /// retry (the error names the Slurm state and reason)
+  Lost,
 };
 /// The last value, for a loop over them all.
-inline constexpr CandidateStatus LastCandidateStatus = CandidateStatus::SandboxDenied;
+inline constexpr CandidateStatus LastCandidateStatus = CandidateStatus::Lost;
 
 /// The spelling in results.jsonl, reports and the tuning database
 /// ("ok", "no-work", "writes-input", ...).
@@ -100,6 +105,7 @@ inline const char *statusName(CandidateStatus S) {
   case CandidateStatus::Interrupted: return "interrupted";
   case CandidateStatus::Missing: return "missing";
   case CandidateStatus::SandboxDenied: return "sandbox-denied";
+  case CandidateStatus::Lost: return "lost";
   }
   return "?";
 }

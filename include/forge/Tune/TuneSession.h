@@ -52,6 +52,16 @@ struct TuneSessionOptions {
   /// every launch that holds the spec's defaults).
   std::string LaunchFile;
   unsigned LaunchLine = 0;
+  /// A cluster (`--executor slurm`, docs/cluster.md): a GPU for each of
+  /// Sweep.Targets, reached through its own executor. Each target is swept
+  /// on its GPU, all of them at once, and the tuned source is checked on
+  /// each; the local GPU is not used. Empty: the local GPU (Sweep.GpuTarget).
+  struct ClusterGpu {
+    const arch::TargetInfo *Target = nullptr;
+    std::string GpuName;
+    measure::Executor *Exec = nullptr;
+  };
+  std::vector<ClusterGpu> Cluster;
 };
 
 /// Where the spec puts each tunable (template arguments, grid / block
@@ -91,6 +101,10 @@ private:
   llvm::Expected<frontend::FileIndex> index(llvm::StringRef Path,
                                             const arch::TargetInfo &Target,
                                             llvm::ArrayRef<std::string> Args) const;
+  /// Sweep's options for one cluster GPU: its target, executor and job
+  /// root.
+  TuneOptions sweepOn(const TuneSessionOptions::ClusterGpu &G) const;
+  llvm::Expected<TuneResult> tuneOnCluster();
   llvm::Error checkLaunchGeometry(const TuneResult &R, llvm::StringRef TunedPath,
                                   const std::vector<frontend::LaunchSiteInfo> &Skipped) const;
 

@@ -70,6 +70,10 @@ struct TuneOptions {
   bool Batched = true;
   unsigned CompileJobs = 0;      ///< parallel nvcc runs; 0: the CPU count
   std::string WorkerPath;
+  /// Where the worker runs (Measure/Executor.h); null: on this machine's
+  /// GPU. With a cluster executor, GpuTarget and GpuName are its
+  /// partition's and WorkerPath is the worker as its nodes see it.
+  measure::Executor *Exec = nullptr;
   std::string JobRoot;           ///< job directories go below it
   measure::JobOptions Job;
   std::vector<std::string> NvccFlags;

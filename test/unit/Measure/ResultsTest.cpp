@@ -155,7 +155,8 @@ TEST(Results, EveryStatusRoundTripsThroughItsName) {
                          "measurement-failed",
                          "interrupted",
                          "missing",
-                         "sandbox-denied"};
+                         "sandbox-denied",
+                         "lost"};
   ASSERT_EQ(std::size(Names), size_t(LastCandidateStatus) + 1);
   for (size_t I = 0; I < std::size(Names); ++I) {
     CandidateStatus S = CandidateStatus(I);
