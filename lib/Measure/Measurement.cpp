@@ -226,6 +226,18 @@ CandidateResult compileFailure(const MeasureCandidate &C,
         F.Error = D.format();
         break;
       }
+    // "ld returned 1 exit status" says nothing by itself: the linker's own
+    // lines before it say what failed.
+    if (llvm::StringRef(F.Error).contains("ld returned")) {
+      llvm::SmallVector<llvm::StringRef, 16> Lines;
+      llvm::StringRef(R->Log).split(Lines, '\n', -1, false);
+      std::vector<std::string> Linker;
+      for (llvm::StringRef L : Lines)
+        if ((L.contains("/ld:") || L.starts_with("ld:")) && Linker.size() < 3)
+          Linker.push_back(L.trim().str());
+      if (!Linker.empty())
+        F.Error += " (" + llvm::join(Linker, "; ") + ")";
+    }
     if (F.Error.empty())
       F.Error = llvm::StringRef(R->Log).trim().take_back(400).str();
   }

@@ -22,6 +22,9 @@
 #   sandbox         test/gpu/sandbox.test by hand (no lit there): the probe
 #                   harness among real candidates under `forge-worker run`,
 #                   then `forge-worker sandbox-check --sandbox strict`
+#   cluster         utils/gpu/cluster-check.sh: job directories written for
+#                   Slurm (bundle/cluster-jobs) run outside Slurm against the
+#                   local executor, and a single-node Slurm from .sldeb
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
 #   cmake           forge_port_kernels(RETUNE AUTO) on test/cmake/project with
@@ -123,6 +126,15 @@ for step in "$@"; do
       echo "forge-worker sandbox-check --sandbox strict:"
       "$FORGE_WORKER" sandbox-check "$sb/job" --sandbox strict; echo "exit $?"
       result sandbox $s
+      ;;
+    cluster)
+      # The cluster executor's job directories outside Slurm, and Slurm
+      # itself on this machine where its .debs run (utils/gpu/cluster-check.sh).
+      PATH=/tmp/fp/forge-port/bin:$PATH bash utils/gpu/cluster-check.sh "$out" \
+        > "$out/cluster.log" 2>&1
+      r=$?
+      cat "$out/cluster.log"
+      result cluster $r
       ;;
     measure)
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1

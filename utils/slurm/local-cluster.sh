@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A single-node Slurm cluster in one directory, for the cluster executor's
 # tests (test/slurm) and for trying `--executor slurm` on one machine
-# (docs/cluster.md). Debian's slurm-wlm and munge; nothing outside DIR is
-# written, and nothing is installed.
+# (docs/cluster.md). Debian's slurm-wlm and munge; nothing is installed, and
+# nothing outside DIR is written but a /usr/sbin/slurmstepd link where only
+# Debian's slurmstepd-wlm is there (see below).
 #
 #   utils/slurm/local-cluster.sh start DIR [PARTITION...]   (default: sm_90)
 #   utils/slurm/local-cluster.sh stop DIR
@@ -17,6 +18,13 @@
 # device), a partition per name given, starts munged, slurmctld and slurmd
 # as the current user, waits until the node is idle, and prints
 # "export SLURM_CONF=DIR/slurm.conf". slurmd needs root.
+#
+# GPU_FILE=/dev/nvidia0 makes the gres slot that device (a GPU machine).
+#
+# Where the packages cannot be installed but can be unpacked (the GPU
+# machine: `dpkg -x` of the Debian packages into /), the daemons are found
+# under Debian's own names (slurmd-wlm, ...), which the package's
+# alternatives would otherwise link.
 set -euo pipefail
 
 cmd=${1:-}
@@ -25,7 +33,11 @@ dir=${2:-}
 shift 2
 
 find_daemon() {
-  command -v "$1" 2>/dev/null || { [[ -x /usr/sbin/$1 ]] && echo /usr/sbin/$1; } || return 1
+  local where
+  for where in "$(command -v "$1" 2>/dev/null)" "/usr/sbin/$1" "/usr/sbin/$1-wlm"; do
+    [[ -n $where && -x $where ]] && { echo "$where"; return 0; }
+  done
+  return 1
 }
 
 stop() {
@@ -71,7 +83,7 @@ done
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
+rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/munge" "$dir/sbin"
 mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
 chmod 700 "$dir/munge"
 head -c 1024 /dev/urandom >"$dir/munge/munge.key"
@@ -128,14 +140,44 @@ cpus=$(nproc)
     default=NO
   done
 } >"$dir/slurm.conf"
-echo "NodeName=$host Name=gpu File=/dev/null" >"$dir/gres.conf"
+echo "NodeName=$host Name=gpu File=${GPU_FILE:-/dev/null}" >"$dir/gres.conf"
+# slurmd sets up cgroups even with proctrack/linuxproc and task/none; on a
+# machine without systemd (containers) it must make the directories itself.
+printf 'CgroupPlugin=autodetect\nIgnoreSystemd=yes\n' >"$dir/cgroup.conf"
 
 export SLURM_CONF=$dir/slurm.conf
-"$(find_daemon munged)" --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
-  --log-file="$dir/log/munged.log" --pid-file="$dir/munge/munged.pid" \
-  --seed-file="$dir/munge/seed" --force
-"$(find_daemon slurmctld)" -f "$SLURM_CONF"
-"$(find_daemon slurmd)" -f "$SLURM_CONF"
+# Slurm's daemons know what they are by the name they were started as:
+# under "slurmctld-wlm" the controller leaves the nodes' gres out. Debian's
+# binaries are started through links with the short names.
+mkdir -p "$dir/sbin"
+daemon() { # NAME: the path to start NAME by
+  local p
+  p=$(find_daemon "$1")
+  if [[ $(basename "$p") != "$1" ]]; then
+    ln -sf "$p" "$dir/sbin/$1"
+    p=$dir/sbin/$1
+  fi
+  echo "$p"
+}
+# slurmd starts slurmstepd from the path it was built with.
+if [[ ! -e /usr/sbin/slurmstepd && -x /usr/sbin/slurmstepd-wlm ]]; then
+  ln -s slurmstepd-wlm /usr/sbin/slurmstepd
+fi
+launch() { # NAME LOG ARGS...: start a daemon; if it fails, say why and stop
+  local name=$1 log=$2
+  shift 2
+  if ! "$(daemon "$name")" "$@"; then
+    echo "local-cluster: $name did not start; the end of $log:" >&2
+    grep -v pmix "$log" 2>/dev/null | tail -8 >&2
+    stop
+    exit 1
+  fi
+}
+launch munged "$dir/log/munged.log" --socket="$dir/munge/munge.socket" \
+  --key-file="$dir/munge/munge.key" --log-file="$dir/log/munged.log" \
+  --pid-file="$dir/munge/munged.pid" --seed-file="$dir/munge/seed" --force
+launch slurmctld "$dir/log/slurmctld.log" -f "$SLURM_CONF"
+launch slurmd "$dir/log/slurmd.log" -f "$SLURM_CONF"
 
 # Ready when the node is idle.
 for _ in $(seq 100); do
