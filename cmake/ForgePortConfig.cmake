@@ -99,10 +99,14 @@ endfunction()
 # forge_port_kernels(<target> ARCHS <arch>... [TUNING_DB <file>]
 #                    [RETUNE AUTO|OFF|ALWAYS] [SPECS <dir>] [CHECKS <globs>]
 #                    [EXECUTOR local|slurm] [RUN "<cmd>"]
+#                    [SLURM_PARTITIONS <target>=<partition>,...]
+#                    [SLURM_WORKDIR <shared dir>] [SLURM_ACCOUNT <account>]
+#                    [SLURM_TIME <HH:MM:SS>]
 #                    [WARNINGS_AS_ERRORS] [VALIDATE])
 function(forge_port_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 FP "WARNINGS_AS_ERRORS;VALIDATE"
-                        "TUNING_DB;RETUNE;SPECS;CHECKS;EXECUTOR;RUN" "ARCHS")
+                        "TUNING_DB;RETUNE;SPECS;CHECKS;EXECUTOR;RUN;SLURM_PARTITIONS;SLURM_WORKDIR;SLURM_ACCOUNT;SLURM_TIME"
+                        "ARCHS")
   if(FP_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "forge_port_kernels: unknown arguments: ${FP_UNPARSED_ARGUMENTS}")
   endif()
@@ -127,12 +131,34 @@ function(forge_port_kernels target)
     message(FATAL_ERROR "forge_port_kernels: RETUNE '${FP_RETUNE}' must be AUTO, OFF or ALWAYS")
   endif()
   string(TOLOWER "${FP_RETUNE}" retune)
-  if(FP_EXECUTOR AND NOT FP_EXECUTOR STREQUAL "local")
-    if(FP_EXECUTOR STREQUAL "slurm")
-      message(FATAL_ERROR "forge_port_kernels: EXECUTOR slurm needs the cluster executor, which "
-                          "this forge-port does not have yet; use EXECUTOR local")
-    endif()
+  # The cluster executor (docs/cluster.md): every target of ARCHS measured on
+  # its partition; the options are forge-port tune's.
+  set(slurm_flags)
+  if(FP_EXECUTOR AND NOT FP_EXECUTOR MATCHES "^(local|slurm)$")
     message(FATAL_ERROR "forge_port_kernels: EXECUTOR '${FP_EXECUTOR}' must be local or slurm")
+  endif()
+  if(FP_EXECUTOR STREQUAL "slurm")
+    if(NOT FP_SLURM_PARTITIONS OR NOT FP_SLURM_WORKDIR)
+      message(FATAL_ERROR "forge_port_kernels: EXECUTOR slurm needs SLURM_PARTITIONS "
+                          "(sm_80=a100,sm_90=h100: a partition for each of ARCHS) and "
+                          "SLURM_WORKDIR (a directory the GPU nodes share)")
+    endif()
+    if(FP_RUN)
+      message(FATAL_ERROR "forge_port_kernels: EXECUTOR slurm measures with the specs' "
+                          "harnesses; RUN (program mode) runs the program on this machine")
+    endif()
+    get_filename_component(workdir "${FP_SLURM_WORKDIR}" ABSOLUTE
+                           BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+    set(slurm_flags --executor slurm "--partition=${FP_SLURM_PARTITIONS}"
+                    "--workdir=${workdir}")
+    if(FP_SLURM_ACCOUNT)
+      list(APPEND slurm_flags "--account=${FP_SLURM_ACCOUNT}")
+    endif()
+    if(FP_SLURM_TIME)
+      list(APPEND slurm_flags "--time=${FP_SLURM_TIME}")
+    endif()
+  elseif(FP_SLURM_PARTITIONS OR FP_SLURM_WORKDIR OR FP_SLURM_ACCOUNT OR FP_SLURM_TIME)
+    message(FATAL_ERROR "forge_port_kernels: SLURM_* options need EXECUTOR slurm")
   endif()
   if(FP_SPECS)
     get_filename_component(FP_SPECS "${FP_SPECS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -201,7 +227,11 @@ function(forge_port_kernels target)
     list(APPEND common_tune_flags "--run=${FP_RUN}")
   endif()
   set(tune_flags ${common_tune_flags} --retune=${retune})
-  set(retune_flags ${common_tune_flags} --retune=always)
+  if(NOT retune STREQUAL "off")
+    # RETUNE OFF measures nothing, so it asks no cluster either.
+    list(APPEND tune_flags ${slurm_flags})
+  endif()
+  set(retune_flags ${common_tune_flags} --retune=always ${slurm_flags})
   # Ninja keeps a step's consumers when its output is unchanged (restat);
   # Makefiles compare times, so there the output is always rewritten.
   if(CMAKE_GENERATOR MATCHES "Ninja")

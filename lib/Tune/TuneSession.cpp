@@ -228,6 +228,14 @@ Expected<TuneResult> TuneSession::tuneOnCluster() {
     if (!R)
       return makeError("{0} ({1}): {2}", O.Cluster[I].Target->Name, O.Cluster[I].GpuName,
                        toString(R.takeError()));
+    // A run that took its values from the database read every GPU's
+    // records of the kernel; each target keeps its own.
+    StringRef Own = O.Cluster[I].Target->Name;
+    llvm::erase_if(R->Configs, [&](const ConfigResult &C) {
+      return !C.Target.empty() && C.Target != Own;
+    });
+    if (R->FromDatabaseOnly)
+      R->Reused = R->Configs.size();
     if (!Merged) {
       Merged = std::move(*R);
       continue;
@@ -259,8 +267,15 @@ Expected<TuneResult> TuneSession::tuneOnCluster() {
 Expected<TuneResult> TuneSession::tune() {
   if (Error E = prepare())
     return std::move(E);
-  if (!O.Cluster.empty())
-    return tuneOnCluster();
+  if (!O.Cluster.empty()) {
+    auto R = tuneOnCluster();
+    if (R && O.OnNote && R->FromDatabaseOnly)
+      O.OnNote("the tuning database has a complete entry for this kernel on every target's "
+               "GPU: its values are used and nothing is measured (--retune=always measures "
+               "again)",
+               /*Caveat=*/false);
+    return R;
+  }
   // Runs that measure take turns on the GPU: kernels timed side by side
   // would slow each other down (a parallel build tuning several kernels).
   std::optional<FileLock> Gpu;
