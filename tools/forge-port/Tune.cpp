@@ -14,7 +14,9 @@
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
 #include "forge/Tune/TuneSession.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include <atomic>
@@ -27,9 +29,12 @@ using namespace forge::tool;
 namespace {
 cl::OptionCategory Cat("forge-port tune options");
 #define SUB cl::cat(Cat), cl::sub(tuneCommand())
-cl::opt<std::string> File(cl::Positional, cl::desc("<file.cu>"), cl::Required, SUB);
+cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>..."), cl::OneOrMore, SUB);
 cl::opt<std::string> SpecPath("spec", cl::desc("Launch spec with the tunables (JSON)"),
-                              cl::value_desc("spec.json"), cl::Required, SUB);
+                              cl::value_desc("spec.json"), SUB);
+cl::opt<std::string> SpecDir("spec-dir",
+                             cl::desc("Several files: each one's spec is DIR/<stem>.json"),
+                             cl::value_desc("dir"), SUB);
 cl::opt<std::string> StrategyOpt("strategy", cl::desc("exhaustive (default), random, greedy, "
                                                       "annealing, genetic"),
                                  cl::init("exhaustive"), SUB);
@@ -164,53 +169,32 @@ openCluster(ArrayRef<const arch::TargetInfo *> Targets, const char *Argv0) {
   return measure::openPartitions(Targets, *Map, Common);
 }
 
-int forge::tool::runTune(const Invocation &Inv) {
-  if (!parseOptions(Inv, "forge-port tune: sweep tunables on the GPU and write the best back\n"))
-    return ExitUsage;
+namespace {
+/// Where a run measures, found once for all its files: the local GPU, or
+/// the cluster's partitions.
+struct MeasureOn {
+  std::vector<measure::PartitionGpu> Partitions;
+  std::string WorkerPath, GpuName;
+  const arch::TargetInfo *GpuTarget = nullptr;
+};
+} // namespace
+
+/// One file of the run: its sweep, write-back and report; the exit status.
+static int tuneFile(const Invocation &Inv, const std::string &File, const std::string &SpecFile,
+                    const OutputChoice &Output, ArrayRef<const arch::TargetInfo *> Targets,
+                    const tune::Budget &Limit, const MeasureOn &Where) {
   tune::TuneSessionOptions O;
-  auto Output = outputChoice();
-  if (!Output)
-    return reportError(Output.takeError());
-  O.Output = *Output;
-  if (To.empty())
-    return reportError(targetOption(/*Required=*/true).takeError());
-  auto Targets = arch::parseTargetList(To);
-  if (!Targets)
-    return reportError(Targets.takeError());
-  auto Budget = tune::parseBudget(BudgetOpt);
-  if (!Budget)
-    return reportError(Budget.takeError());
-  if (!ReportPath.empty() && !report::formatOf(ReportPath))
-    return reportError(makeUsageError("--report '{0}': the name must end in .json, .md or .html",
-                                      ReportPath));
-  auto Spec = measure::readLaunchSpec(SpecPath);
+  O.Output = Output;
+  auto Spec = measure::readLaunchSpec(SpecFile);
   if (!Spec)
     return reportError(Spec.takeError());
   tune::TuneOptions &S = O.Sweep;
-  std::vector<measure::PartitionGpu> Partitions;
-  if (ExecutorOpt == "slurm") {
-    auto Opened = openCluster(*Targets, Inv.Argv0);
-    if (!Opened)
-      return reportError(Opened.takeError());
-    Partitions = std::move(*Opened);
-    for (measure::PartitionGpu &P : Partitions)
-      O.Cluster.push_back({P.Target, P.GpuName, P.Exec.get()});
-    S.WorkerPath = Partitions.front().Exec->options().WorkerPath;
-    S.GpuTarget = Partitions.front().Target;
-    S.GpuName = Partitions.front().GpuName;
-  } else if (ExecutorOpt != "local") {
-    return reportError(makeUsageError("--executor '{0}': expected local or slurm", ExecutorOpt));
-  } else if (!PartitionOpt.empty() || !WorkdirOpt.empty()) {
-    return reportError(makeUsageError("--partition and --workdir are for --executor slurm"));
-  } else if (!NoGpu && RetuneOpt != RetuneChoice::Off && ReplayPath.empty())
-    if (auto G = localGpu(WorkerPath, Inv.Argv0, "nothing is measured, values are predicted")) {
-      S.WorkerPath = G->Worker;
-      S.GpuTarget = G->Target;
-      S.GpuName = G->Name;
-    }
-  if (RetuneOpt == RetuneChoice::Always && !S.GpuTarget)
-    return reportError(makeError("--retune=always measures every configuration again, and "
-                                 "there is no GPU to measure on"));
+  const std::vector<measure::PartitionGpu> &Partitions = Where.Partitions;
+  for (const measure::PartitionGpu &P : Partitions)
+    O.Cluster.push_back({P.Target, P.GpuName, P.Exec.get()});
+  S.WorkerPath = Where.WorkerPath;
+  S.GpuTarget = Where.GpuTarget;
+  S.GpuName = Where.GpuName;
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
   S.Source = File;
   S.IdentitySource = IdentityOf;
@@ -231,9 +215,9 @@ int forge::tool::runTune(const Invocation &Inv) {
            : RetuneOpt == RetuneChoice::Always ? tune::Retune::Always
                                                : tune::Retune::Resume;
   S.Spec = &*Spec;
-  S.Targets = *Targets;
+  S.Targets.assign(Targets.begin(), Targets.end());
   S.Strategy = StrategyOpt;
-  S.Limit = *Budget;
+  S.Limit = Limit;
   applyIfGiven(Seed, S.Seed);
   S.DbPath = DbPath;
   S.ReplayPath = ReplayPath;
@@ -325,4 +309,94 @@ int forge::tool::runTune(const Invocation &Inv) {
   else if (O.Output.K == OutputChoice::Kind::Stdout)
     outs() << Written->Contents;
   return ExitOK;
+}
+
+int forge::tool::runTune(const Invocation &Inv) {
+  if (!parseOptions(Inv, "forge-port tune: sweep tunables on the GPU and write the best back\n"))
+    return ExitUsage;
+  auto Output = outputChoice();
+  if (!Output)
+    return reportError(Output.takeError());
+  if (To.empty())
+    return reportError(targetOption(/*Required=*/true).takeError());
+  auto Targets = arch::parseTargetList(To);
+  if (!Targets)
+    return reportError(Targets.takeError());
+  auto Budget = tune::parseBudget(BudgetOpt);
+  if (!Budget)
+    return reportError(Budget.takeError());
+  if (!ReportPath.empty() && !report::formatOf(ReportPath))
+    return reportError(makeUsageError("--report '{0}': the name must end in .json, .md or .html",
+                                      ReportPath));
+  // One spec for one file, or a directory of specs for several.
+  if (SpecPath.empty() == SpecDir.empty())
+    return reportError(makeUsageError("give --spec (one file) or --spec-dir (a spec "
+                                      "<stem>.json per file)"));
+  if (!SpecPath.empty() && Files.size() > 1)
+    return reportError(makeUsageError("--spec names one file's spec; for {0} files give "
+                                      "--spec-dir",
+                                      Files.size()));
+  if (Files.size() > 1) {
+    if (Output->K == OutputChoice::Kind::File || Output->K == OutputChoice::Kind::Stdout)
+      return reportError(makeUsageError("several files are written back with -i, or shown "
+                                        "with --diff, not with -o"));
+    if (!ReportPath.empty() || !LaunchOpt.empty() || !IdentityOf.empty())
+      return reportError(makeUsageError("--report, --launch and --identity-of take one file"));
+  }
+  std::vector<std::string> Specs;
+  for (const std::string &F : Files) {
+    if (!SpecPath.empty()) {
+      Specs.push_back(SpecPath);
+      continue;
+    }
+    SmallString<256> P(SpecDir);
+    sys::path::append(P, sys::path::stem(F) + ".json");
+    if (!sys::fs::exists(P))
+      return reportError(makeUsageError("{0}: no spec {1} in --spec-dir", F, P));
+    Specs.push_back(P.str().str());
+  }
+
+  MeasureOn Where;
+  if (ExecutorOpt == "slurm") {
+    auto Opened = openCluster(*Targets, Inv.Argv0);
+    if (!Opened)
+      return reportError(Opened.takeError());
+    Where.Partitions = std::move(*Opened);
+    Where.WorkerPath = Where.Partitions.front().Exec->options().WorkerPath;
+    Where.GpuTarget = Where.Partitions.front().Target;
+    Where.GpuName = Where.Partitions.front().GpuName;
+  } else if (ExecutorOpt != "local") {
+    return reportError(makeUsageError("--executor '{0}': expected local or slurm", ExecutorOpt));
+  } else if (!PartitionOpt.empty() || !WorkdirOpt.empty()) {
+    return reportError(makeUsageError("--partition and --workdir are for --executor slurm"));
+  } else if (!NoGpu && RetuneOpt != RetuneChoice::Off && ReplayPath.empty()) {
+    if (auto G = localGpu(WorkerPath, Inv.Argv0, "nothing is measured, values are predicted")) {
+      Where.WorkerPath = G->Worker;
+      Where.GpuTarget = G->Target;
+      Where.GpuName = G->Name;
+    }
+  }
+  if (RetuneOpt == RetuneChoice::Always && !Where.GpuTarget)
+    return reportError(makeError("--retune=always measures every configuration again, and "
+                                 "there is no GPU to measure on"));
+
+  // Several files: one after another, each with its own summary; a file
+  // that fails does not stop the others.
+  int Worst = ExitOK;
+  unsigned Failed = 0;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (Files.size() > 1)
+      errs() << "forge-port: [file " << I + 1 << "/" << Files.size() << "] " << Files[I] << "\n";
+    int Rc = tuneFile(Inv, Files[I], Specs[I], *Output, *Targets, *Budget, Where);
+    if (Rc != ExitOK) {
+      ++Failed;
+      Worst = std::max(Worst, Rc);
+    }
+    if (Rc == 130 || Interrupted)
+      break;
+  }
+  if (Files.size() > 1)
+    errs() << "forge-port: " << Files.size() - Failed << " of " << Files.size()
+           << " file(s) tuned\n";
+  return Worst;
 }
