@@ -16,6 +16,7 @@
 #include <mutex>
 #include <set>
 #include <unistd.h>
+#include <utility>
 #include <thread>
 
 using namespace forge;
@@ -244,6 +245,28 @@ CandidateResult compileFailure(const MeasureCandidate &C,
   return F;
 }
 
+/// What an executor reports, passed on to Req's callbacks: results counted
+/// as they arrive (the reference once, though every job directory of a
+/// split measurement times it), the executor's status and the interrupt.
+struct ResultCount {
+  std::mutex Mu;
+  size_t Done = 0;
+  bool ReferenceSeen = false;
+};
+ExecutorHooks hooksFor(const MeasureRequest &Req, size_t Total, ResultCount &Count) {
+  ExecutorHooks H;
+  H.OnResult = [&Req, &Count, Total](const CandidateResult &C) {
+    std::lock_guard<std::mutex> L(Count.Mu);
+    if (C.Reference && std::exchange(Count.ReferenceSeen, true))
+      return;
+    if (Req.OnResult)
+      Req.OnResult(C, ++Count.Done, Total);
+  };
+  H.OnStatus = Req.OnStatus;
+  H.Interrupted = Req.Interrupted;
+  return H;
+}
+
 /// The executor splits the work (Executor::candidatesPerJob): directories
 /// of at most N candidates, each with the reference and copies of the
 /// harness libraries it needs, so that a directory runs on any node by
@@ -344,19 +367,8 @@ runSplit(const MeasureRequest &Req, Executor &Exec,
   std::vector<std::string> Dirs;
   for (const Part &P : Parts)
     Dirs.push_back(P.Dir);
-  size_t Total = Planned.size() + 1, Done = 0;
-  std::mutex Mu;
-  ExecutorHooks Hooks;
-  Hooks.OnResult = [&](const CandidateResult &C) {
-    // Every part times the reference; it is counted once.
-    std::lock_guard<std::mutex> L(Mu);
-    if (C.Reference && Done > 0)
-      return;
-    if (Req.OnResult)
-      Req.OnResult(C, ++Done, Total);
-  };
-  Hooks.OnStatus = Req.OnStatus;
-  Hooks.Interrupted = Req.Interrupted;
+  ResultCount Count;
+  ExecutorHooks Hooks = hooksFor(Req, Planned.size() + 1, Count);
   auto T1 = std::chrono::steady_clock::now();
   auto Runs = Exec.run(Dirs, Hooks);
   Rep.RunSeconds =
@@ -608,14 +620,8 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     return Rep;
   if (Req.OnPhase)
     Req.OnPhase("run");
-  size_t Total = Planned.size() + 1, Done = 0;
-  ExecutorHooks Hooks;
-  Hooks.OnResult = [&](const CandidateResult &C) {
-    if (Req.OnResult)
-      Req.OnResult(C, ++Done, Total);
-  };
-  Hooks.OnStatus = Req.OnStatus;
-  Hooks.Interrupted = Req.Interrupted;
+  ResultCount Count;
+  ExecutorHooks Hooks = hooksFor(Req, Planned.size() + 1, Count);
   auto T1 = Clock::now();
   auto Runs = Exec->run({Req.JobDir}, Hooks);
   Rep.RunSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
