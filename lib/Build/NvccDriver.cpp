@@ -13,6 +13,7 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include <chrono>
+#include <optional>
 
 using namespace llvm;
 
@@ -170,13 +171,9 @@ void NvccDriver::mapPtxErrors(const CompileJob &Job, CompileResult &R) const {
     return;
   }
   Args->insert(Args->end(), {"-keep", "-keep-dir", KeepDir.str().str()});
-  SubprocessOptions SO;
-  SO.TimeoutSeconds = Job.TimeoutSeconds ? Job.TimeoutSeconds
-                                         : Opts.DefaultTimeoutSeconds;
-  SO.WorkingDir = Job.WorkingDir;
-  SO.ScrubSecrets = true; // candidates are untrusted code (docs/sandbox.md)
-  SO.NoNetwork = true;
-  auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
+  // Here, not on a CompileRunner's nodes: the PTX must be on this disk.
+  auto Run = runHere({std::move(*Args), Job.WorkingDir,
+                      Job.TimeoutSeconds ? Job.TimeoutSeconds : Opts.DefaultTimeoutSeconds});
   if (!Run) {
     consumeError(Run.takeError());
     return;
@@ -236,13 +233,22 @@ static void retargetSource(CompileResult &R, StringRef OldSource,
   R.Log = std::move(Log);
 }
 
-Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
-  auto Start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         Start)
-        .count();
-  };
+/// What compile() carries from the cache lookup to nvcc's output.
+struct NvccDriver::Pending {
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
+  std::optional<CompileResult> Hit; ///< a cache hit: the result, nothing to run
+  std::optional<std::string> Key;
+  std::string DefaultArch;
+  std::string OutputPath;
+  bool TempOutput = false;
+  CompileCommand Command;
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  }
+};
+
+Expected<NvccDriver::Pending> NvccDriver::prepare(const CompileJob &Job) const {
+  Pending P;
   if (Job.Source.empty())
     return makeUsageError("a compile job needs a source file");
 
@@ -251,25 +257,23 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
   if (!KeyArgs)
     return KeyArgs.takeError();
 
-  std::optional<std::string> Key;
   if (Opts.Cache && Job.UseCache) {
     auto K = CompileCache::computeKey(Job, *KeyArgs, Toolkit.versionTag(),
                                       {Toolkit.Root});
     if (K)
-      Key = *K;
+      P.Key = *K;
     else
       consumeError(K.takeError()); // An unreadable source: nvcc will say so.
   }
 
   // A single target names the arch of functions ptxas lists without one.
-  std::string DefaultArch;
   if (Job.Targets.size() == 1)
-    DefaultArch = Job.Targets.front().Ptx ? Job.Targets.front().Arch->gencodeArch()
-                                          : Job.Targets.front().Arch->gencodeCode();
+    P.DefaultArch = Job.Targets.front().Ptx ? Job.Targets.front().Arch->gencodeArch()
+                                            : Job.Targets.front().Arch->gencodeCode();
 
-  if (Key) {
+  if (P.Key) {
     if (std::optional<CompileResult> Hit =
-            Opts.Cache->lookup(*Key, Job.OutputPath)) {
+            Opts.Cache->lookup(*P.Key, Job.OutputPath)) {
       std::string OldSource =
           Hit->Command.empty() ? std::string() : Hit->Command.back();
       retargetSource(*Hit, OldSource, Job.Source);
@@ -285,41 +289,62 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
         Hit->Command = std::move(*Cmd);
       else
         consumeError(Cmd.takeError());
-      Hit->Seconds = elapsed();
-      return std::move(*Hit);
+      Hit->Seconds = P.elapsed();
+      P.Hit = std::move(*Hit);
+      return std::move(P);
     }
   }
 
-  std::string OutputPath = Job.OutputPath;
-  bool TempOutput = OutputPath.empty();
-  if (TempOutput) {
+  P.OutputPath = Job.OutputPath;
+  P.TempOutput = P.OutputPath.empty();
+  if (P.TempOutput) {
     auto T = temporaryOutput(outputExtension(Job.Output));
     if (!T)
       return T.takeError();
-    OutputPath = *T;
+    P.OutputPath = *T;
     // nvcc writes it; an empty file left from createTemporaryFile would be
     // mistaken for output if nvcc fails before writing.
-    sys::fs::remove(OutputPath);
+    sys::fs::remove(P.OutputPath);
   }
-  scope_exit RemoveTemp([&] {
-    if (TempOutput)
-      sys::fs::remove(OutputPath);
-  });
-
-  auto Args = buildArgs(Job, OutputPath, /*WithPaths=*/true);
-  if (!Args)
+  auto Args = buildArgs(Job, P.OutputPath, /*WithPaths=*/true);
+  if (!Args) {
+    if (P.TempOutput)
+      sys::fs::remove(P.OutputPath);
     return Args.takeError();
+  }
+  P.Command.Args = std::move(*Args);
+  P.Command.WorkingDir = Job.WorkingDir;
+  P.Command.TimeoutSeconds =
+      Job.TimeoutSeconds ? Job.TimeoutSeconds : Opts.DefaultTimeoutSeconds;
+  return std::move(P);
+}
+
+Expected<SubprocessResult> NvccDriver::runHere(const CompileCommand &C) const {
   SubprocessOptions SO;
-  SO.TimeoutSeconds = Job.TimeoutSeconds ? Job.TimeoutSeconds
-                                         : Opts.DefaultTimeoutSeconds;
-  SO.WorkingDir = Job.WorkingDir;
+  SO.TimeoutSeconds = C.TimeoutSeconds;
+  SO.WorkingDir = C.WorkingDir;
   SO.ScrubSecrets = true; // candidates are untrusted code (docs/sandbox.md)
   SO.NoNetwork = true;
-  auto Run = runProgram(Toolkit.NvccPath, *Args, SO);
-  if (!Run)
-    return Run.takeError();
+  return runProgram(Toolkit.NvccPath, C.Args, SO);
+}
 
+CompileResult NvccDriver::finish(const CompileJob &Job, Pending &P,
+                                 Expected<SubprocessResult> Run) const {
+  scope_exit RemoveTemp([&] {
+    if (P.TempOutput)
+      sys::fs::remove(P.OutputPath);
+  });
   CompileResult R;
+  R.Command = P.Command.Args;
+  if (!Run) {
+    // nvcc could not be started: a crash of the compile, with the reason.
+    R.Status = CompileStatus::Crashed;
+    R.Diagnostics.push_back({"", 0, 0, DiagSeverity::Fatal,
+                             "nvcc could not be run: " + toString(Run.takeError()),
+                             "nvcc"});
+    R.Seconds = P.elapsed();
+    return R;
+  }
   R.ExitCode = Run->ExitCode;
   R.Log = Run->Stderr;
   if (!Run->Stdout.empty()) {
@@ -336,45 +361,91 @@ Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
   else
     R.Status = CompileStatus::Failed;
   R.Diagnostics = parseDiagnostics(R.Log);
-  R.Resources = parseResourceUsage(R.Log, DefaultArch);
+  R.Resources = parseResourceUsage(R.Log, P.DefaultArch);
   if (R.Status == CompileStatus::TimedOut)
     R.Diagnostics.push_back({"", 0, 0, DiagSeverity::Fatal,
                              "nvcc timed out after " +
-                                 std::to_string(SO.TimeoutSeconds) + " s",
+                                 std::to_string(P.Command.TimeoutSeconds) + " s",
                              "nvcc"});
   else if (R.Status == CompileStatus::Crashed)
     R.Diagnostics.push_back({"", 0, 0, DiagSeverity::Fatal,
                              "nvcc crashed: " + Run->ErrorMessage, "nvcc"});
-  R.Command = *Args;
 
   if (R.Status == CompileStatus::Failed && Job.MapPtxLines &&
       hasPtxLineErrors(R))
     mapPtxErrors(Job, R);
 
-  if (Key && (R.Status == CompileStatus::Success ||
-              R.Status == CompileStatus::Failed)) {
-    R.Seconds = elapsed();
+  if (P.Key && (R.Status == CompileStatus::Success ||
+                R.Status == CompileStatus::Failed)) {
+    R.Seconds = P.elapsed();
     // The cache is an optimisation: failing to store is not a failed compile.
     if (Error E = Opts.Cache->store(
-            *Key, R, R.ok() ? StringRef(OutputPath) : StringRef()))
+            *P.Key, R, R.ok() ? StringRef(P.OutputPath) : StringRef()))
       consumeError(std::move(E));
   }
-  if (R.ok() && !TempOutput)
-    R.OutputPath = OutputPath;
-  R.Seconds = elapsed();
+  if (R.ok() && !P.TempOutput)
+    R.OutputPath = P.OutputPath;
+  R.Seconds = P.elapsed();
   return R;
+}
+
+Expected<CompileResult> NvccDriver::compile(const CompileJob &Job) const {
+  auto P = prepare(Job);
+  if (!P)
+    return P.takeError();
+  if (P->Hit)
+    return std::move(*P->Hit);
+  if (Opts.Runner) {
+    auto Runs = Opts.Runner->runAll({P->Command});
+    if (!Runs)
+      return finish(Job, *P, Runs.takeError());
+    return finish(Job, *P, std::move(Runs->front()));
+  }
+  auto Run = runHere(P->Command);
+  if (!Run)
+    return Run.takeError(); // nvcc cannot be started here: not a compile's result
+  return finish(Job, *P, std::move(*Run));
 }
 
 std::vector<Expected<CompileResult>>
 NvccDriver::compileAll(ArrayRef<CompileJob> JobList, unsigned Jobs) const {
   std::vector<std::optional<Expected<CompileResult>>> Slots(JobList.size());
-  {
+  if (!Opts.Runner) {
     DefaultThreadPool Pool(hardware_concurrency(Jobs));
     for (size_t I = 0; I < JobList.size(); ++I)
       Pool.async([this, &JobList, &Slots, I] {
         Slots[I].emplace(compile(JobList[I]));
       });
     Pool.wait();
+  } else {
+    // The cache here; what missed it runs elsewhere, in one call.
+    std::vector<std::optional<Pending>> Ready(JobList.size());
+    std::vector<size_t> Misses;
+    std::vector<CompileCommand> Commands;
+    for (size_t I = 0; I < JobList.size(); ++I) {
+      auto P = prepare(JobList[I]);
+      if (!P)
+        Slots[I].emplace(P.takeError());
+      else if (P->Hit)
+        Slots[I].emplace(std::move(*P->Hit));
+      else {
+        Misses.push_back(I);
+        Commands.push_back(P->Command);
+        Ready[I].emplace(std::move(*P));
+      }
+    }
+    if (!Commands.empty()) {
+      auto Runs = Opts.Runner->runAll(Commands);
+      std::string Why = Runs ? "" : toString(Runs.takeError());
+      for (size_t K = 0; K < Misses.size(); ++K) {
+        size_t I = Misses[K];
+        if (Runs)
+          Slots[I].emplace(finish(JobList[I], *Ready[I], std::move((*Runs)[K])));
+        else
+          Slots[I].emplace(finish(JobList[I], *Ready[I],
+                                  makeError("{0}: {1}", Opts.Runner->where(), Why)));
+      }
+    }
   }
   std::vector<Expected<CompileResult>> Results;
   Results.reserve(Slots.size());
@@ -383,13 +454,16 @@ NvccDriver::compileAll(ArrayRef<CompileJob> JobList, unsigned Jobs) const {
   return Results;
 }
 
-Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath) {
+CompileRunner::~CompileRunner() = default;
+
+Expected<std::unique_ptr<Nvcc>> findNvcc(StringRef CudaPath, CompileRunner *Runner) {
   auto TK = CudaToolkit::find(CudaPath);
   if (!TK)
     return TK.takeError();
   auto N = std::make_unique<Nvcc>();
   DriverOptions DO;
   DO.Cache = &N->Cache;
+  DO.Runner = Runner;
   N->Driver = std::make_unique<NvccDriver>(*TK, DO);
   return N;
 }

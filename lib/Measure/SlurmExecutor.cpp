@@ -5,6 +5,7 @@
 #include "forge/Support/FileUtil.h"
 #include "forge/Support/Subprocess.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -165,7 +166,7 @@ llvm::Expected<std::unique_ptr<SlurmExecutor>> SlurmExecutor::create(SlurmOption
   // The work directory must be writable; every node must see it (which only
   // the jobs can show).
   S.Workdir = absolute(S.Workdir);
-  for (const char *Sub : {"", "/jobs", "/logs", "/partitions"})
+  for (const char *Sub : {"", "/jobs", "/logs", "/partitions", "/compile"})
     if (auto EC = llvm::sys::fs::create_directories(S.Workdir + Sub))
       return makeError("--workdir {0}: cannot create it: {1}", S.Workdir + Sub, EC.message());
   if (::access(S.Workdir.c_str(), W_OK) != 0)
@@ -331,12 +332,25 @@ std::string slurmVerdict(const std::string &Sacct, const std::string &Scontrol,
 
 llvm::Expected<std::vector<JobRun>>
 SlurmExecutor::run(const std::vector<std::string> &Dirs, const ExecutorHooks &H) {
+  TaskScript W;
+  W.Stem = "array";
+  W.What = "forge-worker on the job directory";
+  W.Body = "rm -f \"$dir/results.jsonl\"\n" + shellQuote(O.WorkerPath) + " run \"$dir\"" +
+           (O.WorkerTimeoutS > 0 ? " --timeout-s " + std::to_string(O.WorkerTimeoutS) : "") +
+           " 2>\"$dir/worker.log\"\n";
+  W.LogName = "worker.log";
+  return runTasks(Dirs, H, W);
+}
+
+llvm::Expected<std::vector<JobRun>> SlurmExecutor::runTasks(const std::vector<std::string> &Dirs,
+                                                            const ExecutorHooks &H,
+                                                            const TaskScript &What) {
   // The list the array's tasks index, and the script each of them runs.
   // Unique in the work directory: executors of several partitions (and
   // several forge-port runs) share it.
   static std::atomic<unsigned> Arrays{0};
-  std::string Stem = llvm::formatv("{0}/array-{1}-{2}-{3}", O.Workdir, O.Partition, ::getpid(),
-                                   Arrays++)
+  std::string Stem = llvm::formatv("{0}/{1}-{2}-{3}-{4}", O.Workdir, What.Stem, O.Partition,
+                                   ::getpid(), Arrays++)
                          .str();
   std::vector<Task> Tasks(Dirs.size());
   std::string List;
@@ -347,22 +361,18 @@ SlurmExecutor::run(const std::vector<std::string> &Dirs, const ExecutorHooks &H)
   }
   if (auto E = writeFileAtomically(Stem + ".list", List))
     return std::move(E);
-  std::string Worker = shellQuote(O.WorkerPath);
-  std::string Timeout =
-      O.WorkerTimeoutS > 0 ? " --timeout-s " + std::to_string(O.WorkerTimeoutS) : "";
   std::string Script =
-      "#!/bin/sh\n"
-      "# Written by forge-port (docs/cluster.md): array task N runs forge-worker\n"
-      "# on the job directory on line N + 1 of the list, and writes the worker's\n"
-      "# exit status to DIR/exit when it ends.\n"
+      "#!" + What.Interpreter + "\n"
+      "# Written by forge-port (docs/cluster.md): array task N runs " + What.What + "\n"
+      "# on line N + 1 of the list, and writes the exit status to DIR/exit when it ends.\n"
       "list=" + shellQuote(Stem + ".list") + "\n"
       "dir=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$list\")\n"
       "if [ -z \"$dir\" ] || [ ! -d \"$dir\" ]; then\n"
       "  echo \"forge-port: no job directory for task $SLURM_ARRAY_TASK_ID in $list\" >&2\n"
       "  exit 2\n"
       "fi\n"
-      "rm -f \"$dir/results.jsonl\" \"$dir/exit\"\n" +
-      Worker + " run \"$dir\"" + Timeout + " 2>\"$dir/worker.log\"\n"
+      "rm -f \"$dir/exit\"\n" +
+      What.Body +
       "rc=$?\n"
       "echo \"$rc\" >\"$dir/exit.tmp\" && mv -f \"$dir/exit.tmp\" \"$dir/exit\"\n"
       "exit \"$rc\"\n";
@@ -550,7 +560,7 @@ SlurmExecutor::run(const std::vector<std::string> &Dirs, const ExecutorHooks &H)
       J.Interrupted = Interrupted;
       J.ErrorMessage = "cancelled (scancel): the run was interrupted";
     }
-    if (auto Log = readFile(T.Dir + "/worker.log"))
+    if (auto Log = readFile(T.Dir + "/" + What.LogName))
       J.Log = std::move(*Log);
     else
       llvm::consumeError(Log.takeError());
@@ -624,6 +634,92 @@ forge::measure::openPartitions(llvm::ArrayRef<const arch::TargetInfo *> Targets,
                        "GPUs",
                        It->second, P->GpuName, P->Target->Name, T->Name);
     Out.push_back({T, It->second, P->GpuName, std::move(*E)});
+  }
+  return Out;
+}
+
+llvm::Expected<std::unique_ptr<SlurmCompileRunner>>
+SlurmCompileRunner::create(SlurmOptions O, const std::atomic<bool> *Interrupted) {
+  O.Gpu = SlurmGpuRequest::None;
+  auto E = SlurmExecutor::create(std::move(O));
+  if (!E)
+    return E.takeError();
+  return std::unique_ptr<SlurmCompileRunner>(new SlurmCompileRunner(std::move(*E), Interrupted));
+}
+
+std::string SlurmCompileRunner::where() const {
+  return "partition " + Exec->options().Partition;
+}
+
+llvm::Expected<std::vector<SubprocessResult>>
+SlurmCompileRunner::runAll(llvm::ArrayRef<build::CompileCommand> Commands) {
+  // One directory per compile: its argument vector (NUL-separated, so no
+  // argument is ever split or expanded by a shell), working directory and
+  // time limit; the task leaves stdout, stderr and exit next to them.
+  llvm::SmallString<256> Batch;
+  std::string Model = Exec->options().Workdir + "/compile/batch";
+  if (auto EC = llvm::sys::fs::createUniqueDirectory(Model, Batch))
+    return makeError("cannot create a compile directory in {0}/compile: {1}",
+                     Exec->options().Workdir, EC.message());
+  std::string Root = Batch.str().str();
+  llvm::scope_exit Cleanup([&] { llvm::sys::fs::remove_directories(Root); });
+  llvm::SmallString<256> Here;
+  llvm::sys::fs::current_path(Here);
+  std::vector<std::string> Dirs;
+  for (size_t I = 0; I < Commands.size(); ++I) {
+    const build::CompileCommand &C = Commands[I];
+    std::string Dir = Root + "/task-" + std::to_string(I);
+    if (auto EC = llvm::sys::fs::create_directories(Dir))
+      return makeError("cannot create {0}: {1}", Dir, EC.message());
+    std::string Argv;
+    for (const std::string &A : C.Args)
+      Argv += A + '\0';
+    std::string Cwd = C.WorkingDir.empty() ? Here.str().str() : absolute(C.WorkingDir);
+    if (auto E = writeFileAtomically(Dir + "/argv", Argv))
+      return std::move(E);
+    if (auto E = writeFileAtomically(Dir + "/cwd", Cwd + "\n"))
+      return std::move(E);
+    if (auto E = writeFileAtomically(Dir + "/timeout", std::to_string(C.TimeoutSeconds) + "\n"))
+      return std::move(E);
+    Dirs.push_back(Dir);
+  }
+  SlurmExecutor::TaskScript Compile;
+  Compile.Interpreter = "/bin/bash";
+  Compile.Stem = "compile";
+  Compile.What = "nvcc on the argument vector in the directory";
+  // timeout exits 124 when the limit is reached (0: no limit).
+  Compile.Body = "rm -f \"$dir/stdout\" \"$dir/stderr\"\n"
+                 "mapfile -d '' -t argv <\"$dir/argv\"\n"
+                 "if cd \"$(cat \"$dir/cwd\")\" 2>\"$dir/stderr\"; then\n"
+                 "  timeout \"$(cat \"$dir/timeout\")\" \"${argv[@]}\" >\"$dir/stdout\" "
+                 "2>\"$dir/stderr\"\n"
+                 "else\n"
+                 "  false\n"
+                 "fi\n";
+  Compile.LogName = "stderr";
+  ExecutorHooks H;
+  H.Interrupted = Interrupted;
+  auto Runs = Exec->runTasks(Dirs, H, Compile);
+  if (!Runs)
+    return Runs.takeError();
+  Compiles += unsigned(Commands.size());
+  std::vector<SubprocessResult> Out;
+  for (size_t I = 0; I < Runs->size(); ++I) {
+    const JobRun &J = (*Runs)[I];
+    SubprocessResult R;
+    R.Stderr = J.Log;
+    if (auto Text = readFile(Dirs[I] + "/stdout"))
+      R.Stdout = std::move(*Text);
+    else
+      llvm::consumeError(Text.takeError());
+    if (J.Finished) {
+      R.ExitCode = J.ExitCode;
+      R.TimedOut = J.ExitCode == 124 && Commands[I].TimeoutSeconds > 0;
+    } else {
+      R.Crashed = true;
+      R.ErrorMessage = J.ErrorMessage;
+    }
+    Out.push_back(std::move(R));
   }
   return Out;
 }

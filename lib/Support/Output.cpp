@@ -4,6 +4,7 @@
 #include "forge/Support/FileUtil.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 namespace forge {
 
@@ -44,7 +45,8 @@ ScratchDir::~ScratchDir() {
     llvm::sys::fs::remove_directories(Path);
 }
 
-llvm::Expected<std::string> ScratchDir::make(llvm::StringRef UserPath, llvm::StringRef Prefix) {
+llvm::Expected<std::string> ScratchDir::make(llvm::StringRef UserPath, llvm::StringRef Prefix,
+                                             llvm::StringRef TempParent) {
   if (!UserPath.empty()) {
     if (auto EC = llvm::sys::fs::create_directories(UserPath))
       return makeError("cannot create the working directory '{0}': {1}", UserPath,
@@ -53,8 +55,15 @@ llvm::Expected<std::string> ScratchDir::make(llvm::StringRef UserPath, llvm::Str
     Keep = true;
     return Path;
   }
-  llvm::SmallString<128> P;
-  if (auto EC = llvm::sys::fs::createUniqueDirectory(Prefix, P))
+  llvm::SmallString<128> P, Model(TempParent);
+  if (!TempParent.empty()) {
+    if (auto EC = llvm::sys::fs::create_directories(TempParent))
+      return makeError("cannot create '{0}': {1}", TempParent, EC.message());
+    llvm::sys::path::append(Model, Prefix);
+  } else {
+    Model = Prefix;
+  }
+  if (auto EC = llvm::sys::fs::createUniqueDirectory(Model, P))
     return makeError("cannot create a working directory: {0}", EC.message());
   Path = P.str().str();
   Keep = false;

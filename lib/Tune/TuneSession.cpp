@@ -109,7 +109,7 @@ Error TuneSession::prepare() {
   if (auto Strat = createStrategy(S.Strategy); !Strat)
     return Strat.takeError();
   if (!S.Driver) {
-    auto N = build::findNvcc(O.CudaPath);
+    auto N = build::findNvcc(O.CudaPath, O.CompileRunner);
     if (!N)
       return N.takeError();
     Tools = std::move(*N);
@@ -119,7 +119,7 @@ Error TuneSession::prepare() {
     S.Toolkit = S.Driver->toolkit().Version;
   if (S.NvccFlags.empty())
     S.NvccFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);
-  auto Root = Scratch.make(S.JobRoot, "forge-tune");
+  auto Root = Scratch.make(S.JobRoot, "forge-tune", O.ScratchParent);
   if (!Root)
     return Root.takeError();
   S.JobRoot = *Root;

@@ -319,6 +319,13 @@ public:
   /// with the reason, and the run remembers the first.
   void jobFailed(llvm::Error E, llvm::ArrayRef<size_t> Planned, std::vector<Evaluation> &Out) {
     std::string Why = llvm::toString(std::move(E));
+    // A job that failed because the run was interrupted (nvcc killed by the
+    // Ctrl-C, compile tasks cancelled) measured nothing: nothing failed.
+    if (O.Interrupted && *O.Interrupted) {
+      for (size_t I : Planned)
+        Out[I].Status = CandidateStatus::Interrupted;
+      return;
+    }
     for (size_t I : Planned) {
       Out[I].Status = CandidateStatus::MeasurementFailed;
       Out[I].Detail = Why;

@@ -124,6 +124,11 @@ cl::opt<std::string> SlurmGpuOpt("slurm-gpu",
 cl::list<std::string> SbatchArgs("sbatch-arg",
                                  cl::desc("slurm: one more sbatch argument; repeatable"),
                                  cl::value_desc("arg"), SUB);
+cl::opt<std::string> CompilePartitionOpt(
+    "compile-partition",
+    cl::desc("slurm: compile on this CPU partition, one array task per nvcc run (default: "
+             "here); its nodes must see the sources and nvcc at the same paths"),
+    cl::value_desc("partition"), SUB);
 cl::opt<double> PollOpt("poll", cl::desc("slurm: seconds between queue polls (2)"),
                         cl::init(2), cl::Hidden, SUB);
 #undef SUB
@@ -132,21 +137,8 @@ std::atomic<bool> Interrupted{false};
 extern "C" void onInterrupt(int) { Interrupted = true; }
 } // namespace
 
-/// `--executor slurm`: an executor per target of --to, each partition
-/// checked and its GPU asked before anything is compiled.
-static Expected<std::vector<measure::PartitionGpu>>
-openCluster(ArrayRef<const arch::TargetInfo *> Targets, const char *Argv0) {
-  if (!RunCmd.empty())
-    return makeUsageError("--executor slurm measures with the spec's harness; program mode "
-                          "(--run) runs the program on this machine");
-  if (NoGpu || RetuneOpt == RetuneChoice::Off || !ReplayPath.empty())
-    return makeUsageError("--executor slurm measures; it does not go with --no-gpu, "
-                          "--retune=off or --replay");
-  if (PartitionOpt.empty())
-    return makeUsageError("--executor slurm needs --partition TARGET=PARTITION[,...]");
-  auto Map = measure::parsePartitionMap(PartitionOpt);
-  if (!Map)
-    return Map.takeError();
+/// The options every Slurm submission of this run shares.
+static Expected<measure::SlurmOptions> slurmOptions(const char *Argv0) {
   auto Gpu = measure::parseSlurmGpuRequest(SlurmGpuOpt);
   if (!Gpu)
     return Gpu.takeError();
@@ -164,6 +156,24 @@ openCluster(ArrayRef<const arch::TargetInfo *> Targets, const char *Argv0) {
   Common.MaxAttempts = AttemptsOpt;
   Common.PollSeconds = PollOpt;
   Common.ExtraSbatchArgs.assign(SbatchArgs.begin(), SbatchArgs.end());
+  return Common;
+}
+
+/// `--executor slurm`: an executor per target of --to, each partition
+/// checked and its GPU asked before anything is compiled.
+static Expected<std::vector<measure::PartitionGpu>>
+openCluster(ArrayRef<const arch::TargetInfo *> Targets, const measure::SlurmOptions &Common) {
+  if (!RunCmd.empty())
+    return makeUsageError("--executor slurm measures with the spec's harness; program mode "
+                          "(--run) runs the program on this machine");
+  if (NoGpu || RetuneOpt == RetuneChoice::Off || !ReplayPath.empty())
+    return makeUsageError("--executor slurm measures; it does not go with --no-gpu, "
+                          "--retune=off or --replay");
+  if (PartitionOpt.empty())
+    return makeUsageError("--executor slurm needs --partition TARGET=PARTITION[,...]");
+  auto Map = measure::parsePartitionMap(PartitionOpt);
+  if (!Map)
+    return Map.takeError();
   errs() << "forge-port: asking each partition for its GPU (kept in " << WorkdirOpt
          << "/partitions)\n";
   return measure::openPartitions(Targets, *Map, Common);
@@ -174,6 +184,8 @@ namespace {
 /// the cluster's partitions.
 struct MeasureOn {
   std::vector<measure::PartitionGpu> Partitions;
+  std::unique_ptr<measure::SlurmCompileRunner> Compiler; ///< --compile-partition
+  std::string ScratchParent; ///< the shared directory the compile nodes see
   std::string WorkerPath, GpuName;
   const arch::TargetInfo *GpuTarget = nullptr;
 };
@@ -192,6 +204,8 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   const std::vector<measure::PartitionGpu> &Partitions = Where.Partitions;
   for (const measure::PartitionGpu &P : Partitions)
     O.Cluster.push_back({P.Target, P.GpuName, P.Exec.get()});
+  O.CompileRunner = Where.Compiler.get();
+  O.ScratchParent = Where.ScratchParent;
   S.WorkerPath = Where.WorkerPath;
   S.GpuTarget = Where.GpuTarget;
   S.GpuName = Where.GpuName;
@@ -357,10 +371,28 @@ int forge::tool::runTune(const Invocation &Inv) {
   }
 
   MeasureOn Where;
+  if (!CompilePartitionOpt.empty() && ExecutorOpt != "slurm")
+    return reportError(makeUsageError("--compile-partition is for --executor slurm"));
   if (ExecutorOpt == "slurm") {
-    auto Opened = openCluster(*Targets, Inv.Argv0);
+    auto Common = slurmOptions(Inv.Argv0);
+    if (!Common)
+      return reportError(Common.takeError());
+    auto Opened = openCluster(*Targets, *Common);
     if (!Opened)
       return reportError(Opened.takeError());
+    if (!CompilePartitionOpt.empty()) {
+      measure::SlurmOptions C = *Common;
+      C.Partition = CompilePartitionOpt;
+      auto R = measure::SlurmCompileRunner::create(std::move(C), &Interrupted);
+      if (!R)
+        return reportError(R.takeError());
+      Where.Compiler = std::move(*R);
+      // The job directories (harnesses, variants, libraries) are written
+      // where the compile nodes see them.
+      Where.ScratchParent =
+          Opened->front().Exec->options().Workdir + "/runs";
+      errs() << "forge-port: compiling on " << Where.Compiler->where() << "\n";
+    }
     Where.Partitions = std::move(*Opened);
     Where.WorkerPath = Where.Partitions.front().Exec->options().WorkerPath;
     Where.GpuTarget = Where.Partitions.front().Target;

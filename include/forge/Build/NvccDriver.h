@@ -11,6 +11,7 @@
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Build/CompileCache.h"
 #include "forge/Build/CompileResult.h"
+#include "forge/Build/CompileRunner.h"
 #include "forge/Build/CudaToolkit.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <memory>
@@ -64,6 +65,9 @@ struct DriverOptions {
   unsigned DefaultTimeoutSeconds = 600;
   /// Not owned; null: no caching.
   const CompileCache *Cache = nullptr;
+  /// Not owned; null: nvcc runs here. Otherwise compileAll hands it every
+  /// compile that missed the cache in one call (Build/CompileRunner.h).
+  CompileRunner *Runner = nullptr;
 };
 
 class NvccDriver {
@@ -89,6 +93,15 @@ public:
   compileAll(llvm::ArrayRef<CompileJob> JobList, unsigned Jobs = 0) const;
 
 private:
+  struct Pending;
+  /// Validates Job and consults the cache: a hit is the result; otherwise
+  /// the command to run and what finish() needs.
+  llvm::Expected<Pending> prepare(const CompileJob &Job) const;
+  /// The result of Job from what its nvcc run printed; stores it in the
+  /// cache.
+  CompileResult finish(const CompileJob &Job, Pending &P,
+                       llvm::Expected<SubprocessResult> Run) const;
+  llvm::Expected<SubprocessResult> runHere(const CompileCommand &C) const;
   /// buildCommand without the input and output paths, for the cache key.
   llvm::Expected<std::vector<std::string>> keyArgs(const CompileJob &Job) const;
   llvm::Expected<std::vector<std::string>>
@@ -107,7 +120,9 @@ struct Nvcc {
   CompileCache Cache{CompileCache::defaultDirectory()};
   std::unique_ptr<NvccDriver> Driver;
 };
-llvm::Expected<std::unique_ptr<Nvcc>> findNvcc(llvm::StringRef CudaPath);
+/// Runner, when given, runs the compiles that miss the cache (not owned).
+llvm::Expected<std::unique_ptr<Nvcc>> findNvcc(llvm::StringRef CudaPath,
+                                               CompileRunner *Runner = nullptr);
 
 } // namespace forge::build
 

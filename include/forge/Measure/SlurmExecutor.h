@@ -28,6 +28,7 @@
 #define FORGE_MEASURE_SLURMEXECUTOR_H
 
 #include "forge/Arch/TargetInfo.h"
+#include "forge/Build/CompileRunner.h"
 #include "forge/Measure/Executor.h"
 #include <map>
 #include <memory>
@@ -95,6 +96,20 @@ public:
 
   const SlurmOptions &options() const { return O; }
 
+  /// What each array task runs on its directory, "$dir" in Body (shell
+  /// lines; the status of the last is the task's, kept in DIR/exit).
+  struct TaskScript {
+    std::string Interpreter = "/bin/sh";
+    std::string Stem;    ///< the batch script's name in the work directory
+    std::string What;    ///< for the script's comment
+    std::string Body;
+    std::string LogName; ///< DIR/LogName becomes JobRun::Log
+  };
+  /// run() with another task script: the same submission, following,
+  /// retries, reuse of finished directories and cancellation.
+  llvm::Expected<std::vector<JobRun>> runTasks(const std::vector<std::string> &Dirs,
+                                               const ExecutorHooks &H, const TaskScript &What);
+
 private:
   explicit SlurmExecutor(SlurmOptions O) : O(std::move(O)) {}
   std::string command(llvm::StringRef Name) const;
@@ -104,6 +119,30 @@ private:
   void cancel(const std::vector<std::string> &Jobs);
 
   SlurmOptions O;
+};
+
+/// `--compile-partition`: nvcc as array tasks on a CPU partition, one task
+/// per compile, with no GPU asked for. The nodes must see the sources, the
+/// job directories (under the work directory) and nvcc at the paths this
+/// machine has; bash runs the task (docs/cluster.md).
+class SlurmCompileRunner final : public build::CompileRunner {
+public:
+  /// O.Partition is the CPU partition; its GPU request is ignored.
+  /// Interrupted (may be null) cancels the compile jobs when set.
+  static llvm::Expected<std::unique_ptr<SlurmCompileRunner>>
+  create(SlurmOptions O, const std::atomic<bool> *Interrupted = nullptr);
+  std::string where() const override;
+  llvm::Expected<std::vector<SubprocessResult>>
+  runAll(llvm::ArrayRef<build::CompileCommand> Commands) override;
+  /// Compiles run here so far, and the Slurm tasks they took.
+  unsigned compiles() const { return Compiles; }
+
+private:
+  SlurmCompileRunner(std::unique_ptr<SlurmExecutor> E, const std::atomic<bool> *I)
+      : Exec(std::move(E)), Interrupted(I) {}
+  std::unique_ptr<SlurmExecutor> Exec;
+  const std::atomic<bool> *Interrupted;
+  std::atomic<unsigned> Compiles{0};
 };
 
 /// A partition opened for one target: its executor and its GPU.

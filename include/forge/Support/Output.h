@@ -45,7 +45,10 @@ public:
   ScratchDir(const ScratchDir &) = delete;
   ScratchDir &operator=(const ScratchDir &) = delete;
   ~ScratchDir();
-  llvm::Expected<std::string> make(llvm::StringRef UserPath, llvm::StringRef Prefix);
+  /// UserPath, or a new temporary directory named Prefix-XXXXXX in
+  /// TempParent (empty: the system's temporary directory).
+  llvm::Expected<std::string> make(llvm::StringRef UserPath, llvm::StringRef Prefix,
+                                   llvm::StringRef TempParent = "");
 
 private:
   std::string Path;

@@ -62,6 +62,11 @@ struct TuneSessionOptions {
     measure::Executor *Exec = nullptr;
   };
   std::vector<ClusterGpu> Cluster;
+  /// `--compile-partition`: the compiles that miss the cache run there (not
+  /// owned; null: here). Its nodes must see the job directories, so
+  /// ScratchParent then names a shared directory for the temporary one.
+  build::CompileRunner *CompileRunner = nullptr;
+  std::string ScratchParent;
 };
 
 /// Where the spec puts each tunable (template arguments, grid / block
