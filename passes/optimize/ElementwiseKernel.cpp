@@ -2,6 +2,7 @@
 #include "ElementwiseKernel.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
+#include "forge/Arch/Occupancy.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
@@ -97,9 +98,10 @@ SourceEdit eraseIndexDecl(const RuleInput &In, const ElementwiseKernel &K) {
 }
 
 std::optional<agent::SpecChange>
-wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify) {
+wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify,
+                int64_t SharedBytes) {
   auto Grid = In.Request.Geometry.find("grid.x");
-  std::optional<WavesCap> Cap = gridWavesCap(In);
+  std::optional<WavesCap> Cap = gridWavesCap(In, SharedBytes);
   if (Grid == In.Request.Geometry.end() || !Cap)
     return std::nullopt;
   std::string Expr = llvm::formatv("min({0}, {1})", Grid->second, Cap->Expr).str();
@@ -116,7 +118,7 @@ wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesC
   return S;
 }
 
-std::optional<WavesCap> gridWavesCap(const RuleInput &In) {
+std::optional<WavesCap> gridWavesCap(const RuleInput &In, int64_t SharedBytes) {
   if (!In.Request.BlockThreads || *In.Request.BlockThreads <= 0)
     return std::nullopt;
   const arch::SmLimits &L = In.Target.limits();
@@ -124,6 +126,16 @@ std::optional<WavesCap> gridWavesCap(const RuleInput &In) {
   W.BlockThreads = *In.Request.BlockThreads;
   W.BlocksPerSM = std::max<int64_t>(
       1, std::min<int64_t>(L.MaxBlocksPerSM, L.MaxThreadsPerSM / W.BlockThreads));
+  if (SharedBytes > 0) {
+    arch::KernelResources K;
+    K.ThreadsPerBlock = int(W.BlockThreads);
+    K.StaticSharedBytes = int(SharedBytes);
+    if (auto O = arch::computeOccupancy(In.Target, K))
+      W.BlocksPerSM = std::max<int64_t>(1, std::min<int64_t>(W.BlocksPerSM,
+                                                            O->BlocksBySharedMemory));
+    else
+      llvm::consumeError(O.takeError());
+  }
   W.SMs = In.Request.SmCount ? In.Request.SmCount : 132;
   W.Expr = formatv("{0} * FORGE_GRID_WAVES * {1}", W.SMs, W.BlocksPerSM).str();
   return W;

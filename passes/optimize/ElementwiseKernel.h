@@ -129,13 +129,14 @@ llvm::Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In,
 /// The blocks of blockDim.x threads that fill FORGE_GRID_WAVES waves of the
 /// GPU at full occupancy, as a spec expression ("132 * FORGE_GRID_WAVES *
 /// 8"), with the SM count and blocks per SM it uses; none when the block
-/// size is not known.
+/// size is not known. SharedBytes, the static shared memory a block of the
+/// rewrite takes, limits the blocks per SM too (the occupancy calculator).
 struct WavesCap {
   std::string Expr;
   unsigned SMs = 0;
   int64_t BlocksPerSM = 0, BlockThreads = 0;
 };
-std::optional<WavesCap> gridWavesCap(const RuleInput &In);
+std::optional<WavesCap> gridWavesCap(const RuleInput &In, int64_t SharedBytes = 0);
 
 /// The candidate numbers of waves for FORGE_GRID_WAVES (the first is the
 /// default).
@@ -145,7 +146,8 @@ std::vector<int64_t> gridWavesCandidates();
 /// tunable added when the spec lacks it; Justify words the change from the
 /// cap. None when the spec's grid.x or the block size is not known.
 std::optional<agent::SpecChange>
-wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify);
+wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify,
+                int64_t SharedBytes = 0);
 
 /// An edit that erases the index's declaration (with its line when nothing
 /// else is on it, and the blanks before it when it ends its line).

@@ -4,8 +4,9 @@
 // file's own launch too), a min-clamped one with an early return and 64-bit
 // counters, a weighted float histogram (weights whose sums are exact in
 // float, so the order of the additions cannot show), a 2D image histogram
-// over a pitched image, a guarded atomicMax and an atomicOr of bits; and
-// the per-warp-copies proposal of the three with constant small bins. The
+// over a pitched image, a guarded atomicMax and an atomicOr of bits, each
+// with the lane copies ([bin][lane]) of every constant-bin kernel first and
+// the one-copy proposal second. The
 // 16-byte path (its two variants, and the scalar third proposal of the
 // bench kernel): the bench kernel, one byte per thread under a guard, 16-bit
 // keys after an early exit and byte keys with float weights, with the data
@@ -31,9 +32,12 @@
 // The first proposals of histogram256, bytes1, keys16 and wbytes read 16 bytes per load.
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
 // VEC: 8
-// The second proposal: per-warp copies of the constant-bin kernels without
-// the 16-byte path (maxbin, orbits), the 16-byte path with one copy for the
-// others (histogram256, bytes1, keys16, wbytes).
+// The first proposals of the nine constant-bin kernels count into lane
+// copies; the second proposals into one copy: the scalar copy of the kernels
+// without the 16-byte path (maxbin, orbits), the 16-byte path with one copy
+// for the others (histogram256, bytes1, keys16, wbytes).
+// RUN: grep -c "\]\[forge_w\]" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=LANES
+// LANES: 9
 // RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --format=json > %t.d/p1.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 1 %S/../Inputs/rules/histograms.cu %t.d/w1.cu
 // RUN: forge-port propose %t.d/w1.cu --kernel maxbin --block 256 --rules=histogram-privatize --format=json > %t.d/p2.json
@@ -45,34 +49,33 @@
 // RUN: forge-port propose %t.d/w4.cu --kernel keys16 --block 256 --rules=histogram-privatize --format=json > %t.d/p5.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p5.json 1 %t.d/w4.cu %t.d/w5.cu
 // RUN: forge-port propose %t.d/w5.cu --kernel wbytes --block 256 --rules=histogram-privatize --format=json > %t.d/p6.json
-// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p6.json 1 %t.d/w5.cu %t.d/histograms.warp.cu
-// RUN: grep -c "forge_w\]" %t.d/histograms.warp.cu | FileCheck %s --check-prefix=WARPS
-// WARPS: 2
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p6.json 1 %t.d/w5.cu %t.d/histograms.second.cu
+// RUN: not grep -q "forge_w" %t.d/histograms.second.cu
 // The third proposal of the 16-byte kernels: the scalar loop, one copy.
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 2 %S/../Inputs/rules/histograms.cu %t.d/histograms.scalar.cu
 // RUN: not grep -q "uint4" %t.d/histograms.scalar.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
-// CHECK: histogram256 vector per-warp block 256 original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp block 1024 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp block 100 original grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp block 256 one block: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 0 count 3000014 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 0 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 0 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 1 count 3000013 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 1 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 1 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 2 count 3000012 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 2 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 2 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 3 count 3000011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 3 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 3 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: histogram256 vector per-warp offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes block 1024 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes block 100 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 0 count 3000014 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 0 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 0 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 1 count 3000013 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 1 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 1 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 2 count 3000012 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 2 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 2 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 3 count 3000011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 3 count 20011 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 3 count 13 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: histogram256 vector lanes offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: histogram256 vector block 256 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: histogram256 vector block 1024 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: histogram256 vector block 100 original grid: ok max_abs_err 0 rel_l2 0
@@ -129,395 +132,395 @@
 // CHECK: image 7x9: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 100: ok max_abs_err 0 rel_l2 0
-// CHECK: maxbin per-warp block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: maxbin per-warp block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin one copy block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin one copy block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits block 256 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits block 64 one block: ok max_abs_err 0 rel_l2 0
-// CHECK: orbits per-warp block 256 capped grid: ok max_abs_err 0 rel_l2 0
-// CHECK: orbits per-warp block 992 one block: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: orbits one copy block 256 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: orbits one copy block 992 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 1000037 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1000037 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1000037 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 1000037 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1000037 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1000037 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 1000037 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1000037 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1000037 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1000037 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1000037 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1000037 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1000037 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1000037 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1000037 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1000037 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 4099 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 4099 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 4099 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 4099 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 4099 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 4099 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 7 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 7 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 7 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 7 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 7 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 7 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1 weights offset 0 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1 weights offset 0 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 0 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1 weights offset 0 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 0 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 0 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 0 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 1000036 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1000036 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1000036 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 1000036 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1000036 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1000036 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 1000036 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1000036 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1000036 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1000036 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1000036 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1000036 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1000036 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1000036 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1000036 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1000036 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 4099 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 4099 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 4099 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 7 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 7 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 7 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1 weights offset 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1 weights offset 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 1 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1 weights offset 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 1 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 1 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 1 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 1000035 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1000035 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1000035 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 1000035 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1000035 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1000035 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 1000035 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1000035 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1000035 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1000035 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1000035 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1000035 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1000035 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1000035 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1000035 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1000035 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 4099 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 4099 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 4099 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 7 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 7 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 7 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1 weights offset 2 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1 weights offset 2 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 2 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1 weights offset 2 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 2 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 2 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 2 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 1000034 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1000034 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1000034 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 1000034 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1000034 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1000034 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 1000034 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1000034 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1000034 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1000034 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1000034 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1000034 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1000034 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1000034 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1000034 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1000034 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 4099 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 4099 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 4099 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 4099 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 4099 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 4099 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 4099 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 4099 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 4099 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 4099 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 4099 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 4099 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 4099 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 7 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 7 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 7 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 7 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 7 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 7 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 7 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 7 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 7 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 7 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 7 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 7 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 7 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 1 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 3 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 1 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 3 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: bytes1 vector per-warp offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: bytes1 vector lanes offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: bytes1 vector offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: keys16 vector per-warp offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: keys16 vector lanes offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: keys16 vector offset 3 count 1 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 3 one block block 1024: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 4 original grid block 256: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
-// CHECK: wbytes vector per-warp offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: wbytes vector lanes offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
@@ -529,9 +532,9 @@ namespace orig {
 namespace cand {
 #include "histograms.priv.cu"
 } // namespace cand
-namespace warp {
-#include "histograms.warp.cu"
-} // namespace warp
+namespace second {
+#include "histograms.second.cu"
+} // namespace second
 namespace scal {
 #include "histograms.scalar.cu"
 } // namespace scal
@@ -593,8 +596,8 @@ int main(int argc, char **argv) {
     };
     unsigned full = check::ceilDiv(n, 256 * 16);
     auto ref = run(orig::histogram256, d, n, full, 256);
-    for (auto [name, k] : {std::pair{"histogram256 vector per-warp", cand::histogram256},
-                           std::pair{"histogram256 vector", warp::histogram256},
+    for (auto [name, k] : {std::pair{"histogram256 vector lanes", cand::histogram256},
+                           std::pair{"histogram256 vector", second::histogram256},
                            std::pair{"histogram256 scalar", scal::histogram256}}) {
       std::string s(name);
       ok &= check::compare((s + " block 256 original grid").c_str(), ref, run(k, d, n, full, 256), 0, 0);
@@ -614,12 +617,12 @@ int main(int argc, char **argv) {
         }
     }
     if (Bench) {
-      check::report("histogram256 2^28 bytes, vector per-warp",
+      check::report("histogram256 2^28 bytes, vector lanes",
                     check::time([&] { orig::histogram256<<<full, 256>>>(d, b.D, n); }),
-                    check::time([&] { cand::histogram256<<<sms * 4 * 8, 256>>>(d - 3, b.D, n); }));
+                    check::time([&] { cand::histogram256<<<sms * 6, 256>>>(d - 3, b.D, n); }));
       check::report("histogram256 2^28 bytes, vector one copy",
                     check::time([&] { orig::histogram256<<<full, 256>>>(d, b.D, n); }),
-                    check::time([&] { warp::histogram256<<<sms * 4 * 8, 256>>>(d - 3, b.D, n); }));
+                    check::time([&] { second::histogram256<<<sms * 4 * 8, 256>>>(d - 3, b.D, n); }));
     }
     CK(cudaFree(d - 3));
   }
@@ -726,8 +729,8 @@ int main(int argc, char **argv) {
     auto ref = run(orig::maxbin, 256);
     ok &= check::compare("maxbin block 256", ref, run(cand::maxbin, 256), 0, 0);
     ok &= check::compare("maxbin block 100", ref, run(cand::maxbin, 100), 0, 0);
-    ok &= check::compare("maxbin per-warp block 256", ref, run(warp::maxbin, 256), 0, 0);
-    ok &= check::compare("maxbin per-warp block 1024", ref, run(warp::maxbin, 1024), 0, 0);
+    ok &= check::compare("maxbin one copy block 256", ref, run(second::maxbin, 256), 0, 0);
+    ok &= check::compare("maxbin one copy block 1024", ref, run(second::maxbin, 1024), 0, 0);
     CK(cudaFree(dk - 1));
     CK(cudaFree(dv - 2));
   }
@@ -747,9 +750,9 @@ int main(int argc, char **argv) {
     ok &= check::compare("orbits block 256 original grid", ref,
                          run(cand::orbits, check::ceilDiv(n, 256), 256), 0, 0);
     ok &= check::compare("orbits block 64 one block", ref, run(cand::orbits, 1, 64), 0, 0);
-    ok &= check::compare("orbits per-warp block 256 capped grid", ref,
-                         run(warp::orbits, sms * 2, 256), 0, 0);
-    ok &= check::compare("orbits per-warp block 992 one block", ref, run(warp::orbits, 1, 992), 0, 0);
+    ok &= check::compare("orbits one copy block 256 capped grid", ref,
+                         run(second::orbits, sms * 2, 256), 0, 0);
+    ok &= check::compare("orbits one copy block 992 one block", ref, run(second::orbits, 1, 992), 0, 0);
     CK(cudaFree(d - 3));
   }
   {
@@ -797,23 +800,23 @@ int main(int argc, char **argv) {
             if (woff == off) {
               b.reset();
               cand::bytes1<<<grid, block>>>(d + off, b.D, cnt);
-              ok &= check::compare(("bytes1 vector per-warp" + tail + g).c_str(), r1, b.get(), 0, 0);
+              ok &= check::compare(("bytes1 vector lanes" + tail + g).c_str(), r1, b.get(), 0, 0);
               b.reset();
-              warp::bytes1<<<grid, block>>>(d + off, b.D, cnt);
+              second::bytes1<<<grid, block>>>(d + off, b.D, cnt);
               ok &= check::compare(("bytes1 vector" + tail + g).c_str(), r1, b.get(), 0, 0);
               b16.reset();
               cand::keys16<<<grid, block>>>(dk + off, b16.D, cnt);
-              ok &= check::compare(("keys16 vector per-warp" + tail + g).c_str(), r2, b16.get(), 0, 0);
+              ok &= check::compare(("keys16 vector lanes" + tail + g).c_str(), r2, b16.get(), 0, 0);
               b16.reset();
-              warp::keys16<<<grid, block>>>(dk + off, b16.D, cnt);
+              second::keys16<<<grid, block>>>(dk + off, b16.D, cnt);
               ok &= check::compare(("keys16 vector" + tail + g).c_str(), r2, b16.get(), 0, 0);
             }
             std::string wt = tail + " weights offset " + std::to_string(woff) + g;
             bf.reset();
             cand::wbytes<<<grid, block>>>(d + off, dw + woff, bf.D, cnt);
-            ok &= check::compare(("wbytes vector per-warp" + wt).c_str(), r3, bf.get(), 0, 0);
+            ok &= check::compare(("wbytes vector lanes" + wt).c_str(), r3, bf.get(), 0, 0);
             bf.reset();
-            warp::wbytes<<<grid, block>>>(d + off, dw + woff, bf.D, cnt);
+            second::wbytes<<<grid, block>>>(d + off, dw + woff, bf.D, cnt);
             ok &= check::compare(("wbytes vector" + wt).c_str(), r3, bf.get(), 0, 0);
           }
         }

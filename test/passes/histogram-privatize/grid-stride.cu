@@ -5,8 +5,10 @@
 // FORGE_GRID_WAVES waves, since the loop visits every element for any grid.
 // The first proposal reads the bytes 16 per thread per iteration (uint4) with
 // a scalar head up to the first 16-byte boundary and a scalar tail, and
-// counts into 8 per-warp copies; then the same with one copy; then the
-// scalar loop with one copy. Every proposal carries the capped grid.
+// counts into 32 lane copies laid out [bin][lane] (each lane's counters in
+// its own bank; 32 KiB a block, so 6 blocks an SM in the grid's cap); then
+// the same with one copy; then the scalar loop with one copy. Every
+// proposal carries the capped grid.
 // RUN: forge-port propose %s --kernel histogram256 --spec %S/Inputs/histogram256.json \
 // RUN:   --rules=histogram-privatize --apply -o %t.cu 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
@@ -22,21 +24,21 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
     idx += step;
   }
 }
-// NOTE: forge-port: note: applied expert:histogram-privatize: 8 private shared-memory copies of the 256 bins per block (warp w counts into copy w % 8) for atomicAdd(&bins[data[idx]], ...), reading 'data' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
-// NOTE: forge-port: note: histogram-privatize: spec: grid.x -> min(ceil_div(N, 256 * 16), 132 * FORGE_GRID_WAVES * 8)
+// NOTE: forge-port: note: applied expert:histogram-privatize: 32 lane copies of the 256 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&bins[data[idx]], ...), reading 'data' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
+// NOTE: forge-port: note: histogram-privatize: spec: grid.x -> min(ceil_div(N, 256 * 16), 132 * FORGE_GRID_WAVES * 6)
 // NOTE: forge-port: note: histogram-privatize: spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
 
 // FIX:      __global__ void histogram256(const unsigned char *data, unsigned int *bins, long long count) {
-// FIX-NEXT:   __shared__ unsigned int forge_hist[8][256];
+// FIX-NEXT:   __shared__ unsigned int forge_hist[256][32];
 // FIX-NEXT:   const int forge_t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 // FIX-NEXT:   const int forge_nt = blockDim.x * blockDim.y * blockDim.z;
-// FIX-NEXT:   for (int forge_j = forge_t; forge_j < 8 * 256; forge_j += forge_nt)
+// FIX-NEXT:   for (int forge_j = forge_t; forge_j < 32 * 256; forge_j += forge_nt)
 // FIX-NEXT:     (&forge_hist[0][0])[forge_j] = 0;
-// FIX-NEXT:   const int forge_w = (forge_t / 32) % 8;
+// FIX-NEXT:   const int forge_w = forge_t % 32;
 // FIX-NEXT:   __syncthreads();
 // FIX-NEXT:   {
 // FIX-NEXT:     auto forge_e = [&](unsigned char forge_v0) {
-// FIX-NEXT:       atomicAdd(&forge_hist[forge_w][forge_v0], 1u);
+// FIX-NEXT:       atomicAdd(&forge_hist[forge_v0][forge_w], 1u);
 // FIX-NEXT:     };
 // FIX-NEXT:     const long long forge_n = count;
 // FIX-NEXT:     const long long forge_g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -72,9 +74,9 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
 // FIX-NEXT:   }
 // FIX-NEXT:   __syncthreads();
 // FIX-NEXT:   for (int forge_j = forge_t; forge_j < 256; forge_j += forge_nt) {
-// FIX-NEXT:     unsigned int forge_c = forge_hist[0][forge_j];
-// FIX-NEXT:     for (int forge_r = 1; forge_r < 8; ++forge_r)
-// FIX-NEXT:       forge_c = forge_c + forge_hist[forge_r][forge_j];
+// FIX-NEXT:     unsigned int forge_c = forge_hist[forge_j][forge_j % 32];
+// FIX-NEXT:     for (int forge_r = 1; forge_r < 32; ++forge_r)
+// FIX-NEXT:       forge_c = forge_c + forge_hist[forge_j][(forge_j + forge_r) % 32];
 // FIX-NEXT:     if (forge_c != 0)
 // FIX-NEXT:       atomicAdd(&bins[forge_j], forge_c);
 // FIX-NEXT:   }
@@ -87,8 +89,8 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
 // PTX: bar.sync
 // PTX: {{(atom|red)}}.global.add.u32
 
-// LIST: # expert:histogram-privatize: 8 private shared-memory copies of the 256 bins per block (warp w counts into copy w % 8) for atomicAdd(&bins[data[idx]], ...), reading 'data' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
-// LIST: # spec: grid.x -> min(ceil_div(N, 256 * 16), 132 * FORGE_GRID_WAVES * 8)
+// LIST: # expert:histogram-privatize: 32 lane copies of the 256 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&bins[data[idx]], ...), reading 'data' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
+// LIST: # spec: grid.x -> min(ceil_div(N, 256 * 16), 132 * FORGE_GRID_WAVES * 6)
 // LIST: # expert:histogram-privatize: a private shared-memory copy of the 256 bins per block for atomicAdd(&bins[data[idx]], ...), reading 'data' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
 // LIST: # spec: grid.x -> min(ceil_div(N, 256 * 16), 132 * FORGE_GRID_WAVES * 8)
 // LIST:   __shared__ unsigned int forge_hist[256];

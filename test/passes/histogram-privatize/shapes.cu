@@ -26,9 +26,10 @@ __global__ void per_thread(const unsigned char *data, int *hist, int *done, int 
   if (i == 0)
     done[0] = 1;
 }
-// PT: applied expert:histogram-privatize: a private shared-memory copy of the 256 bins per block for atomicAdd(&hist[data[i]], ...)
-// PTFIX: __shared__ int forge_hist[256];
-// PTFIX: atomicAdd(&forge_hist[data[i]], 1);
+// PT: applied expert:histogram-privatize: 32 lane copies of the 256 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&hist[data[i]], ...)
+// PTFIX: __shared__ int forge_hist[256][32];
+// PTFIX: const int forge_w = forge_t % 32;
+// PTFIX: atomicAdd(&forge_hist[data[i]][forge_w], 1);
 // PTFIX: done[0] = 1;
 // PTFIX: __syncthreads();
 // PTFIX: atomicAdd(&hist[forge_j], forge_c);
@@ -40,9 +41,9 @@ __global__ void clamped(const unsigned *v, unsigned long long *h, int n) {
   atomicAdd(h + k, 1ull);
 }
 // MIN: is in [0, 64) by 'min(v[i], 63u)'
-// MINFIX: __shared__ unsigned long long forge_hist[64];
+// MINFIX: __shared__ unsigned long long forge_hist[64][32];
 // MINFIX: if (!(i >= n)) {
-// MINFIX: atomicAdd(forge_hist + k, 1ull);
+// MINFIX: atomicAdd(&forge_hist[k][forge_w], 1ull);
 // MINFIX-NEXT: }
 // MINFIX-NEXT: __syncthreads();
 
@@ -60,9 +61,9 @@ __global__ void image(const unsigned char *img, unsigned *hist, int width, int h
   if (x < width && y < height)
     atomicAdd(&hist[img[y * width + x]], 1u);
 }
-// IMG: applied expert:histogram-privatize: a private shared-memory copy of the 256 bins
+// IMG: applied expert:histogram-privatize: 32 lane copies of the 256 bins per block
 // IMGFIX: const int forge_t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-// IMGFIX: atomicAdd(&forge_hist[img[y * width + x]], 1u);
+// IMGFIX: atomicAdd(&forge_hist[img[y * width + x]][forge_w], 1u);
 
 __global__ void maxbin(const int *key, const int *val, int *m, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -73,7 +74,8 @@ __global__ void maxbin(const int *key, const int *val, int *m, int n) {
   }
 }
 // MAX: is in [0, 200) by the guard 'b < 200'
-// MAXFIX: forge_hist[forge_j] = (int)(-2147483647 - 1);
-// MAXFIX: atomicMax(&forge_hist[b], val[i]);
+// MAXFIX: (&forge_hist[0][0])[forge_j] = (int)(-2147483647 - 1);
+// MAXFIX: atomicMax(&forge_hist[b][forge_w], val[i]);
+// MAXFIX: forge_c = max(forge_c, forge_hist[forge_j][(forge_j + forge_r) % 32]);
 // MAXFIX: if (forge_c != (int)(-2147483647 - 1))
 // MAXFIX-NEXT: atomicMax(&m[forge_j], forge_c);

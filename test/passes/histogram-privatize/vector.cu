@@ -21,9 +21,9 @@ __global__ void per_thread(const unsigned char *in, unsigned int *hist, int n) {
   if (i < n)
     atomicAdd(&hist[in[i]], 1u);
 }
-// PT: applied expert:histogram-privatize: 8 private shared-memory copies of the 256 bins per block (warp w counts into copy w % 8) for atomicAdd(&hist[in[i]], ...), reading 'in' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
+// PT: applied expert:histogram-privatize: 32 lane copies of the 256 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&hist[in[i]], ...), reading 'in' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
 // PTFIX-NOT: int i =
-// PTFIX:     auto forge_e = [&](unsigned char forge_v0) {atomicAdd(&forge_hist[forge_w][forge_v0], 1u); };
+// PTFIX:     auto forge_e = [&](unsigned char forge_v0) {atomicAdd(&forge_hist[forge_v0][forge_w], 1u); };
 // PTFIX-NEXT:     const long long forge_n = n;
 // PTFIX:     for (long long forge_k = forge_g; forge_k < forge_m; forge_k += forge_s) {
 // PTFIX-NEXT:       const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(in + forge_h)[forge_k];
@@ -35,11 +35,11 @@ __global__ void keys16(const unsigned short *keys, unsigned int *bins, int n) {
   unsigned short k = keys[i];
   atomicAdd(&bins[k >> 6], 1u);
 }
-// K16: applied expert:histogram-privatize: 8 private shared-memory copies of the 1024 bins per block (warp w counts into copy w % 8) for atomicAdd(&bins[k >> 6], ...), reading 'keys' (unsigned short) in 16-byte loads (8 elements per thread per iteration)
+// K16: applied expert:histogram-privatize: 8 lane copies of the 1024 bins per block, laid out [bin][copy] (lane l counts into copy l % 8) for atomicAdd(&bins[k >> 6], ...), reading 'keys' (unsigned short) in 16-byte loads (8 elements per thread per iteration)
 // K16FIX-NOT: if (!(i >= n))
 // K16FIX:     auto forge_e = [&](unsigned short forge_v0) {
 // K16FIX-NEXT:   unsigned short k = forge_v0;
-// K16FIX-NEXT:   atomicAdd(&forge_hist[forge_w][k >> 6], 1u);
+// K16FIX-NEXT:   atomicAdd(&forge_hist[k >> 6][forge_w], 1u);
 // K16FIX:     long long forge_h = (long long)((16 - ((unsigned long long)keys & 15)) & 15) / 2;
 // K16FIX:     long long forge_m = (forge_n - forge_h) / 8;
 // K16FIX:       forge_e((unsigned short)(forge_q0_0.w >> 16));
@@ -51,7 +51,7 @@ __global__ void weighted(const unsigned char *key, const float *w, float *h, int
   if (i < n)
     atomicAdd(&h[key[i]], w[i]);
 }
-// W: applied expert:histogram-privatize: 8 private shared-memory copies of the 256 bins per block (warp w counts into copy w % 8) for atomicAdd(&h[key[i]], ...), reading 'key' (unsigned char), 'w' (float) in 16-byte loads (16 elements per thread per iteration)
+// W: applied expert:histogram-privatize: 32 lane copies of the 256 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&h[key[i]], ...), reading 'key' (unsigned char), 'w' (float) in 16-byte loads (16 elements per thread per iteration)
 // WFIX:     if (forge_m < 0 || ((unsigned long long)(w + forge_h) & 15) != 0)
 // WFIX:       const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(w + forge_h)[forge_k * 4 + 3];
 // WFIX:       forge_e((unsigned char)(forge_q0_0.w >> 24), __uint_as_float(forge_q1_3.w));

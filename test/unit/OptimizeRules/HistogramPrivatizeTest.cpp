@@ -47,11 +47,11 @@ struct Positive {
   /// Pieces the (first) rewrite must contain.
   std::vector<const char *> Pieces;
   bool CapsGrid;
-  /// A per-warp-copies variant is proposed too.
-  bool PerWarp;
-  /// The 16-byte-load variants come first (with per-warp copies, with one
-  /// copy), then the scalar copy; the pieces are then those of the scalar
-  /// copy (the last proposal), and VecPieces those of the first.
+  /// A lane-copies variant is proposed too (the first proposal).
+  bool Lanes;
+  /// The 16-byte-load variants come first (with lane copies, with one
+  /// copy), then the scalar copy; the pieces are those of the scalar copy
+  /// (always the last proposal), and VecPieces those of the first.
   std::vector<const char *> VecPieces = {};
 };
 
@@ -69,8 +69,11 @@ const Positive Positives[] = {
       "for (int forge_j = forge_t; forge_j < 256; forge_j += forge_nt)",
       "atomicAdd(&bins[forge_j], forge_c);"},
      true, true,
-     {"__shared__ unsigned int forge_hist[8][256];",
-      "auto forge_e = [&](unsigned char forge_v0) {\n      atomicAdd(&forge_hist[forge_w][forge_v0], 1u);\n    };",
+     {"__shared__ unsigned int forge_hist[256][32];", "const int forge_w = forge_t % 32;",
+      "auto forge_e = [&](unsigned char forge_v0) {\n      atomicAdd(&forge_hist[forge_v0][forge_w], 1u);\n    };",
+      // The flush reads a bin's copies rotated by the bin (distinct banks).
+      "unsigned int forge_c = forge_hist[forge_j][forge_j % 32];",
+      "forge_c = forge_c + forge_hist[forge_j][(forge_j + forge_r) % 32];",
       "long long forge_h = (long long)((16 - ((unsigned long long)data & 15)) & 15) / 1;",
       "forge_h = forge_h < forge_n ? forge_h : forge_n;",
       "long long forge_m = (forge_n - forge_h) / 16;",
@@ -88,7 +91,7 @@ const Positive Positives[] = {
       "atomicAdd(&hist[forge_j], forge_c);"},
      false, true,
      // The guard becomes a grid-stride loop (capped) over the same elements.
-     {"auto forge_e = [&](unsigned char forge_v0) {atomicAdd(&forge_hist[forge_w][forge_v0], 1); };",
+     {"auto forge_e = [&](unsigned char forge_v0) {atomicAdd(&forge_hist[forge_v0][forge_w], 1); };",
       "const long long forge_n = n;", "forge_e((unsigned char)(forge_q0_0.z >> 16));"}},
     {"16-bit keys into 1024 bins through a local, for loop",
      R"(__global__ void k(const unsigned short *keys, unsigned *bins, long long n) {
@@ -100,7 +103,8 @@ const Positive Positives[] = {
 })",
      {"__shared__ unsigned int forge_hist[1024];", "atomicAdd(&forge_hist[key & 1023], 1u);"}, true,
      true,
-     {"__shared__ unsigned int forge_hist[8][1024];",
+     // 1024 bins: 8 copies fit in 48 KiB (lanes l and l + 8 share one).
+     {"__shared__ unsigned int forge_hist[1024][8];", "const int forge_w = forge_t % 8;",
       "auto forge_e = [&](unsigned short forge_v0) {",
       "unsigned short key = forge_v0;",
       "long long forge_h = (long long)((16 - ((unsigned long long)keys & 15)) & 15) / 2;",
@@ -128,7 +132,7 @@ const Positive Positives[] = {
   atomicAdd(&bins[b], 1u);
 })",
      {"__shared__ unsigned int forge_hist[64];", "if (!(i >= n)) {"}, false, true,
-     {"unsigned b = forge_v0 % 64;", "atomicAdd(&forge_hist[forge_w][b], 1u);",
+     {"unsigned b = forge_v0 % 64;", "atomicAdd(&forge_hist[b][forge_w], 1u);",
       "const long long forge_n = n;"}},
     {"min(v, 63) through a local, pointer arithmetic, early return",
      R"(__global__ void k(const unsigned *v, unsigned long long *h, int n) {
@@ -204,7 +208,7 @@ __global__ void k(const unsigned char *data, unsigned *bins, int n) {
      {"__shared__ unsigned int forge_hist[256];", "atomicInc(&forge_hist[data[i]], 0xffffffffu);",
       "atomicAdd(&bins[forge_j], forge_c);"},
      false, true,
-     {"atomicInc(&forge_hist[forge_w][forge_v0], 0xffffffffu);",
+     {"atomicInc(&forge_hist[forge_v0][forge_w], 0xffffffffu);",
       "const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(data + forge_h)[forge_k];"}},
 };
 
@@ -214,9 +218,9 @@ TEST(HistogramPrivatize, RewritesEveryShape) {
     auto R = run(C.Code, "k");
     ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
     bool Vec = !C.VecPieces.empty();
-    ASSERT_EQ(R.Proposals.size(), (C.PerWarp ? 2u : 1u) + (Vec ? 1u : 0u));
-    // The scalar copy: the last of the 16-byte variants' list, else the first.
-    size_t S = Vec ? R.Proposals.size() - 1 : 0;
+    ASSERT_EQ(R.Proposals.size(), (C.Lanes ? 2u : 1u) + (Vec ? 1u : 0u));
+    // The scalar copy: the last proposal.
+    size_t S = R.Proposals.size() - 1;
     const std::string &A = R.Applied[S];
     for (const char *P : C.Pieces)
       EXPECT_TRUE(has(A, P)) << P << "\n" << A;
@@ -228,28 +232,65 @@ TEST(HistogramPrivatize, RewritesEveryShape) {
     if (Caps) {
       EXPECT_EQ(P.Spec->Geometry.at("grid.x"), "min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * 8)");
     }
-    if (C.PerWarp) {
-      const std::string &W = R.Applied[Vec ? 0 : 1];
-      EXPECT_TRUE(has(W, "const int forge_w = (forge_t / 32) % ")) << W;
-      EXPECT_TRUE(has(W, "[forge_w]")) << W;
+    if (C.Lanes) {
+      const std::string &W = R.Applied[0];
+      EXPECT_TRUE(has(W, "const int forge_w = forge_t % ")) << W;
+      EXPECT_TRUE(has(W, "][forge_w]")) << W;
       EXPECT_TRUE(has(W, "for (int forge_r = 1; forge_r < ")) << W;
+      EXPECT_TRUE(has(R.Proposals[0].Summary, "lane copies")) << R.Proposals[0].Summary;
     }
     if (!Vec) {
       EXPECT_TRUE(has(P.Rationale, "No 16-byte loads: ")) << P.Rationale;
       continue;
     }
-    // The 16-byte variants: the first (per-warp copies when there are
-    // any), then one copy; both cap the grid (every access is in the loop).
+    // The 16-byte variants: the first (lane copies when there are any),
+    // then one copy; both cap the grid (every access is in the loop).
     for (size_t I = 0; I + 1 < R.Proposals.size(); ++I) {
       const agent::Proposal &V = R.Proposals[I];
       EXPECT_TRUE(has(V.Summary, "in 16-byte loads")) << V.Summary;
       ASSERT_TRUE(V.Spec && V.Spec->Geometry.count("grid.x"));
-      EXPECT_EQ(V.Spec->Geometry.at("grid.x"), "min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * 8)");
+      // Lane copies of 256 or 1024 bins take 32 KiB a block: 6 blocks of 256
+      // threads an SM (the occupancy calculator, sm_90); 64 bins (8 KiB)
+      // and one copy leave the threads' 8.
+      bool Big = C.Lanes && I == 0 && !llvm::StringRef(C.Name).contains("% 64");
+      EXPECT_EQ(V.Spec->Geometry.at("grid.x"),
+                std::string("min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * ") +
+                    (Big ? "6)" : "8)"));
       EXPECT_TRUE(has(R.Applied[I], "__syncthreads();\n")) << R.Applied[I];
       EXPECT_TRUE(has(R.Applied[I], "reinterpret_cast<const uint4 *>(")) << R.Applied[I];
     }
     for (const char *P : C.VecPieces)
       EXPECT_TRUE(has(R.Applied[0], P)) << P << "\n" << R.Applied[0];
+  }
+}
+
+// The lane copies' address in every spelling of the atomic's address: the
+// index goes first, the lane's copy second, whatever the operands' order
+// or parentheses.
+TEST(HistogramPrivatize, LaneCopiesIndexEveryAddressSpelling) {
+  const char *Shape = R"(__global__ void k(const int *key, unsigned *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int b = key[i] & 63;
+    atomicAdd(ADDR, 1u);
+  }
+})";
+  const std::pair<const char *, const char *> Cases[] = {
+      {"&h[b]", "atomicAdd(&forge_hist[b][forge_w], 1u);"},
+      {"h + b", "atomicAdd(&forge_hist[b][forge_w], 1u);"},
+      {"b + h", "atomicAdd(&forge_hist[b][forge_w], 1u);"},
+      {"(h) + (b)", "atomicAdd(&forge_hist[(b)][forge_w], 1u);"},
+      {"&(h)[b]", "atomicAdd(&forge_hist[b][forge_w], 1u);"},
+  };
+  for (const auto &[Addr, Want] : Cases) {
+    SCOPED_TRACE(Addr);
+    std::string Code = Shape;
+    Code.replace(Code.find("ADDR"), 4, Addr);
+    auto R = run(Code, "k");
+    ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+    // 64 bins of 4 bytes: 32 copies (8 KiB), one per lane.
+    EXPECT_TRUE(has(R.Applied[0], "__shared__ unsigned int forge_hist[64][32];")) << R.Applied[0];
+    EXPECT_TRUE(has(R.Applied[0], Want)) << R.Applied[0];
   }
 }
 
@@ -263,7 +304,7 @@ void launch(const unsigned *d, unsigned *b, int nb, int n) {
 })";
   measure::LaunchSpec Spec = specWith(R"({"name": "nbins", "dtype": "i32", "value": "NB"})");
   auto R = run(Code, "k", &Spec);
-  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip; // no per-warp copies of a parameter count
+  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip; // no lane copies of a parameter count
   const std::string &A = R.Applied[0];
   EXPECT_TRUE(has(A, "extern __shared__ unsigned int forge_hist_k[];")) << A;
   EXPECT_TRUE(has(A, "forge_j < (int)nbins;")) << A;
