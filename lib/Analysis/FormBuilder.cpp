@@ -40,12 +40,11 @@ const ParmVarDecl *kernelParam(const Expr *E, const FunctionDecl &K) {
 } // namespace
 
 IndexForm KernelAnalyzer::unknownForm(UnknownKind Why, const Expr *E, std::string Reason,
-                                      const void *Key) {
+                                      const void *Key, std::vector<IndexForm> Ops) {
   std::string Name = E ? text(E) : "?";
   if (Name.empty())
     Name = "?";
   UniformityInfo U = E ? uniformityOf(E) : makeUniformity(Uniformity::ThreadVarying, Reason);
-  std::vector<IndexForm> Ops;
   // A loaded value depends on the index it was loaded from.
   if (E && Why == UnknownKind::DataDependent)
     if (const auto *A = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts())) {
@@ -276,8 +275,10 @@ IndexForm KernelAnalyzer::formRec(const Expr *E, unsigned Depth) {
         return unknownForm(UnknownKind::Opaque, E,
                            "'" + text(E) + "' masks with a value that is not 2^k - 1");
       default:
+        // The operands are kept: what the value depends on (loads, threads).
         return unknownForm(UnknownKind::Opaque, E,
-                           "'" + text(E) + "' uses an operator the analysis does not follow");
+                           "'" + text(E) + "' uses an operator the analysis does not follow",
+                           nullptr, {L, R});
       }
     }
     if (const auto *U = dyn_cast<UnaryOperator>(E)) {

@@ -1,5 +1,6 @@
 //===- Analysis/IndexForm.cpp - Quasi-affine index forms ------------------===//
 #include "forge/Analysis/IndexForm.h"
+#include <functional>
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -680,6 +681,17 @@ Slope AtomTable::slopeRec(const IndexForm &F, AtomId Along, unsigned Depth) cons
   bool AlongThread = Atoms[Along].Kind == AtomKind::ThreadIdx;
   // Atoms that may change along Along: those that mention it, and opaque
   // thread-varying atoms when Along is a thread index.
+  // An opaque atom may hide inside a quotient, remainder or clamp
+  // (`(a[i] ^ b[i]) & 127`): the composite moves with it.
+  std::function<bool(AtomId)> OpaqueVarying = [&](AtomId X) {
+    const Atom &A = Atoms[X];
+    if (A.Uniform.isThreadVarying() &&
+        (A.Kind == AtomKind::Unknown || (A.Kind == AtomKind::LoopVar && !A.Expansion)))
+      return true;
+    return llvm::any_of(A.Operands, [&](const IndexForm &O) {
+      return llvm::any_of(O.atoms(), OpaqueVarying);
+    });
+  };
   auto Moves = [&](AtomId X) {
     if (X == Along)
       return true;
@@ -688,10 +700,7 @@ Slope AtomTable::slopeRec(const IndexForm &F, AtomId Along, unsigned Depth) cons
       return false;
     if (dependsOn(IndexForm::atom(X), Along))
       return true;
-    if (AlongThread && A.Uniform.isThreadVarying() &&
-        (A.Kind == AtomKind::Unknown || (A.Kind == AtomKind::LoopVar && !A.Expansion)))
-      return true;
-    return false;
+    return AlongThread && OpaqueVarying(X);
   };
   for (const auto &[M, C] : F.terms()) {
     std::vector<AtomId> Moving;
@@ -756,9 +765,18 @@ Slope AtomTable::slopeOfAtom(AtomId X, AtomId Along, unsigned Depth) const {
     if (A.Expansion)
       return slopeRec(*A.Expansion, Along, Depth);
     return Fail("the loop variable '" + A.Name + "' does not step by a uniform amount");
-  case AtomKind::Unknown:
-    return Fail(A.Reason.empty() ? "'" + A.Name + "' is not known" : A.Reason,
-                A.Why == UnknownKind::DataDependent);
+  case AtomKind::Unknown: {
+    // An operator the analysis does not follow, over loaded values, is
+    // data-dependent too.
+    std::function<bool(AtomId)> Loaded = [&](AtomId Y) {
+      const Atom &B = Atoms[Y];
+      if (B.Kind == AtomKind::Unknown && B.Why == UnknownKind::DataDependent)
+        return true;
+      return llvm::any_of(B.Operands,
+                          [&](const IndexForm &O) { return llvm::any_of(O.atoms(), Loaded); });
+    };
+    return Fail(A.Reason.empty() ? "'" + A.Name + "' is not known" : A.Reason, Loaded(X));
+  }
   case AtomKind::Div: {
     const IndexForm &N = A.Operands[0], &D = A.Operands[1];
     if (dependsOn(D, Along))

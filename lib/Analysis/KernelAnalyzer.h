@@ -122,8 +122,10 @@ private:
   PointerValue addressRec(const clang::Expr *E, unsigned Depth);
   PointerValue pointerOfDef(int D, unsigned Depth);
   PointerValue rebase(PointerValue P, clang::QualType NewElem);
+  /// Ops: forms the value is known to depend on (a load's index, an
+  /// unfollowed operator's operands).
   IndexForm unknownForm(UnknownKind Why, const clang::Expr *E, std::string Reason,
-                        const void *Key = nullptr);
+                        const void *Key = nullptr, std::vector<IndexForm> Ops = {});
   std::optional<Comparison> comparisonOf(const clang::Expr *Cond, bool Holds);
   // UniformityAnalysis.cpp
   UniformityInfo evalUniformity(const clang::Expr *E, bool Memo);

@@ -235,4 +235,28 @@ __global__ void pk(Params p, const int4 *in, int4 *out) {
   EXPECT_EQ(access(M, "out[i]").ElementBytes, 16u);
 }
 
+// An operator the analysis does not follow keeps its operands: over loaded
+// values it is data-dependent, over the thread index it is unknown, and a
+// mask or remainder of it is never taken for an address every lane shares.
+TEST(AccessClass, UnfollowedOperatorsKeepWhatTheyDependOn) {
+  KernelModel M = analyze(R"(
+__global__ void k(const int *a, const int *b, unsigned *h, unsigned *g, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(&h[(a[i] ^ b[i]) & 127], 1u);
+    atomicAdd(&g[(i | 1) % 64], 1u);
+    o[(blockIdx.x ^ 3) * 2] = 0.f;
+  }
+})",
+                          "k");
+  const Access &H = access(M, "atomicAdd(&h[(a[i] ^ b[i]) & 127], 1u)", AccessKind::Atomic);
+  EXPECT_EQ(H.Warp.Class, AccessClass::DataDependent);
+  EXPECT_FALSE(H.IndexKnown);
+  const Access &G = access(M, "atomicAdd(&g[(i | 1) % 64], 1u)", AccessKind::Atomic);
+  EXPECT_EQ(G.Warp.Class, AccessClass::Unknown);
+  // Only the block index: still one address per block.
+  const Access &O = access(M, "o[(blockIdx.x ^ 3) * 2]", AccessKind::Store);
+  EXPECT_EQ(O.Warp.Class, AccessClass::Broadcast);
+}
+
 } // namespace
