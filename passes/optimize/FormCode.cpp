@@ -7,7 +7,9 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include <climits>
+#include <functional>
 #include <vector>
 
 using namespace clang;
@@ -118,6 +120,137 @@ std::optional<std::string> FormRenderer::render(const IndexForm &Lhs, CmpOp Op,
 
 bool hasNegativeTerm(const IndexForm &F) {
   return any_of(F.terms(), [](const auto &T) { return T.second < 0; });
+}
+
+std::optional<std::string> renderForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+                                      bool Wide) {
+  if (F.overflowed())
+    return std::nullopt;
+  std::function<std::optional<std::string>(analysis::AtomId)> Atom;
+  std::function<std::optional<std::string>(const analysis::IndexForm &)> Form;
+  Atom = [&](analysis::AtomId Id) -> std::optional<std::string> {
+    const analysis::Atom &A = T[Id];
+    switch (A.Kind) {
+    case analysis::AtomKind::ThreadIdx:
+    case analysis::AtomKind::BlockIdx:
+    case analysis::AtomKind::BlockDim:
+    case analysis::AtomKind::GridDim:
+    case analysis::AtomKind::Param:
+    case analysis::AtomKind::TemplateParam:
+      return Wide ? "(long long)" + A.Name : A.Name;
+    case analysis::AtomKind::Div:
+    case analysis::AtomKind::Mod:
+    case analysis::AtomKind::Min:
+    case analysis::AtomKind::Max: {
+      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
+      if (!L || !R)
+        return std::nullopt;
+      if (A.Kind == analysis::AtomKind::Div)
+        return "(" + *L + ") / (" + *R + ")";
+      if (A.Kind == analysis::AtomKind::Mod)
+        return "(" + *L + ") % (" + *R + ")";
+      return std::string(A.Kind == analysis::AtomKind::Min ? "min(" : "max(") + *L + ", " + *R + ")";
+    }
+    default:
+      return std::nullopt;
+    }
+  };
+  Form = [&](const analysis::IndexForm &G) -> std::optional<std::string> {
+    if (G.overflowed())
+      return std::nullopt;
+    std::string Out;
+    for (const auto &[M, C] : G.terms()) {
+      std::string Term;
+      int64_t Coef = C;
+      bool Neg = Coef < 0;
+      uint64_t Mag = Neg ? uint64_t(0) - uint64_t(Coef) : uint64_t(Coef);
+      std::vector<std::string> Parts;
+      if (M.empty() || Mag != 1)
+        Parts.push_back(std::to_string(Mag) + (Wide ? "ll" : ""));
+      for (analysis::AtomId A : M) {
+        auto S = Atom(A);
+        if (!S)
+          return std::nullopt;
+        Parts.push_back(*S);
+      }
+      Term = join(Parts, " * ");
+      if (Out.empty())
+        Out = (Neg ? "-" : "") + Term;
+      else
+        Out += (Neg ? " - " : " + ") + Term;
+    }
+    return Out.empty() ? std::string(Wide ? "0ll" : "0") : Out;
+  };
+  return Form(F);
+}
+
+std::optional<int64_t> evaluateForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+                                    const agent::RuleInput &In, const measure::ValueMap &Env) {
+  const measure::LaunchSpec *Spec = In.Request.Spec;
+  std::function<std::optional<int64_t>(const analysis::IndexForm &)> Form;
+  auto Atom = [&](analysis::AtomId Id) -> std::optional<int64_t> {
+    const analysis::Atom &A = T[Id];
+    switch (A.Kind) {
+    case analysis::AtomKind::BlockDim:
+      if (!In.Request.Block)
+        return std::nullopt;
+      return (*In.Request.Block)[A.Dim - 'x'];
+    case analysis::AtomKind::Param: {
+      const auto *P = dyn_cast_or_null<ParmVarDecl>(A.Decl);
+      auto Idx = P ? paramIndex(In.Kernel, P) : std::nullopt;
+      if (!Spec || !Idx || *Idx >= Spec->Args.size())
+        return std::nullopt;
+      const measure::Scalar *S = Spec->findScalar(Spec->Args[*Idx]);
+      if (!S)
+        return std::nullopt;
+      auto V = Spec->scalarValue(*S, Env);
+      if (!V) {
+        consumeError(V.takeError());
+        return std::nullopt;
+      }
+      if (const auto *I = std::get_if<int64_t>(&*V))
+        return *I;
+      return std::nullopt;
+    }
+    case analysis::AtomKind::Div:
+    case analysis::AtomKind::Mod:
+    case analysis::AtomKind::Min:
+    case analysis::AtomKind::Max: {
+      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
+      if (!L || !R || ((A.Kind == analysis::AtomKind::Div || A.Kind == analysis::AtomKind::Mod) && *R == 0))
+        return std::nullopt;
+      switch (A.Kind) {
+      case analysis::AtomKind::Div:
+        return *L / *R;
+      case analysis::AtomKind::Mod:
+        return *L % *R;
+      case analysis::AtomKind::Min:
+        return std::min(*L, *R);
+      default:
+        return std::max(*L, *R);
+      }
+    }
+    default:
+      return std::nullopt;
+    }
+  };
+  Form = [&](const analysis::IndexForm &G) -> std::optional<int64_t> {
+    if (G.overflowed())
+      return std::nullopt;
+    int64_t Sum = 0;
+    for (const auto &[M, C] : G.terms()) {
+      int64_t Term = C;
+      for (analysis::AtomId X : M) {
+        auto V = Atom(X);
+        if (!V || MulOverflow(Term, *V, Term))
+          return std::nullopt;
+      }
+      if (AddOverflow(Sum, Term, Sum))
+        return std::nullopt;
+    }
+    return Sum;
+  };
+  return Form(F);
 }
 
 namespace {

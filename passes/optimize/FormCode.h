@@ -23,9 +23,12 @@
 #ifndef FORGE_PASSES_OPTIMIZE_FORMCODE_H
 #define FORGE_PASSES_OPTIMIZE_FORMCODE_H
 
+#include "forge/Agent/ExpertRule.h"
 #include "forge/Analysis/IndexForm.h"
+#include "forge/Measure/LaunchSpec.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +63,20 @@ private:
   const analysis::AtomTable &T;
   std::map<analysis::AtomId, std::string> Names;
 };
+
+/// F as C source that is valid anywhere in the kernel: builtins, parameters,
+/// template parameters, constants, and quotients and clamps of those; none
+/// when an atom has no such spelling (loop variables, unknowns,
+/// selections). Wide: every atom is cast to long long, so that the
+/// arithmetic cannot wrap.
+std::optional<std::string> renderForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+                                      bool Wide);
+
+/// The value of a form, with parameters bound to the spec's scalars (Env:
+/// the spec's environment) and blockDim to the spec's block; none when an
+/// atom has no value there.
+std::optional<int64_t> evaluateForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+                                    const agent::RuleInput &In, const measure::ValueMap &Env);
 
 /// Whether some term of F has a negative coefficient: computed in unsigned
 /// arithmetic, such a form may wrap around where the rendering does not.

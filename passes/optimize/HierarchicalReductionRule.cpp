@@ -25,9 +25,11 @@
 /// thread (a device-side check). docs/passes/hierarchical-reduction.md.
 ///
 //===----------------------------------------------------------------------===//
+#include "FormCode.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
+#include "VirtualBlocks.h"
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
@@ -336,91 +338,16 @@ std::optional<an::ReductionOp> floatOrderWrapper(const FunctionDecl *F, ASTConte
 // Rendering index forms as 64-bit C
 //===----------------------------------------------------------------------===//
 
-/// F as C source that is valid anywhere in the kernel: builtins, parameters,
-/// template parameters, constants, and quotients and clamps of those; none
-/// when an atom has no such spelling (loop variables, unknowns,
-/// selections). Wide: every atom is cast to long long, so that the
-/// arithmetic cannot wrap.
-std::optional<std::string> renderForm(const an::IndexForm &F, const an::AtomTable &T,
-                                      bool Wide) {
-  if (F.overflowed())
-    return std::nullopt;
-  std::function<std::optional<std::string>(an::AtomId)> Atom;
-  std::function<std::optional<std::string>(const an::IndexForm &)> Form;
-  Atom = [&](an::AtomId Id) -> std::optional<std::string> {
-    const an::Atom &A = T[Id];
-    switch (A.Kind) {
-    case an::AtomKind::ThreadIdx:
-    case an::AtomKind::BlockIdx:
-    case an::AtomKind::BlockDim:
-    case an::AtomKind::GridDim:
-    case an::AtomKind::Param:
-    case an::AtomKind::TemplateParam:
-      return Wide ? "(long long)" + A.Name : A.Name;
-    case an::AtomKind::Div:
-    case an::AtomKind::Mod:
-    case an::AtomKind::Min:
-    case an::AtomKind::Max: {
-      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
-      if (!L || !R)
-        return std::nullopt;
-      if (A.Kind == an::AtomKind::Div)
-        return "(" + *L + ") / (" + *R + ")";
-      if (A.Kind == an::AtomKind::Mod)
-        return "(" + *L + ") % (" + *R + ")";
-      return std::string(A.Kind == an::AtomKind::Min ? "min(" : "max(") + *L + ", " + *R + ")";
-    }
-    default:
-      return std::nullopt;
-    }
-  };
-  Form = [&](const an::IndexForm &G) -> std::optional<std::string> {
-    if (G.overflowed())
-      return std::nullopt;
-    std::string Out;
-    for (const auto &[M, C] : G.terms()) {
-      std::string Term;
-      int64_t Coef = C;
-      bool Neg = Coef < 0;
-      uint64_t Mag = Neg ? uint64_t(0) - uint64_t(Coef) : uint64_t(Coef);
-      std::vector<std::string> Parts;
-      if (M.empty() || Mag != 1)
-        Parts.push_back(std::to_string(Mag) + (Wide ? "ll" : ""));
-      for (an::AtomId A : M) {
-        auto S = Atom(A);
-        if (!S)
-          return std::nullopt;
-        Parts.push_back(*S);
-      }
-      Term = join(Parts, " * ");
-      if (Out.empty())
-        Out = (Neg ? "-" : "") + Term;
-      else
-        Out += (Neg ? " - " : " + ") + Term;
-    }
-    return Out.empty() ? std::string(Wide ? "0ll" : "0") : Out;
-  };
-  return Form(F);
-}
 
 //===----------------------------------------------------------------------===//
 // What the kernel body contains
 //===----------------------------------------------------------------------===//
 
-/// A builtin component reference (threadIdx.x, blockIdx.y, ...).
-struct BuiltinUse {
-  const Expr *E = nullptr;
-  StringRef Var;
-  char Dim = 0;
-  std::optional<std::pair<unsigned, unsigned>> Range; ///< none inside a macro
-};
-
 /// What the rule needs to know about a body (and the device functions it
 /// calls).
 struct BodyFacts {
-  std::vector<BuiltinUse> Builtins;
-  /// Offsets of references to the builtin variables themselves.
-  std::vector<std::pair<unsigned, const DeclRefExpr *>> BuiltinVarRefs;
+  /// The builtin components read (VirtualBlocks.h).
+  BuiltinUses Builtins;
   std::vector<const ReturnStmt *> Returns;
   /// Why the body cannot be rewritten (a barrier, a warp intrinsic, ...);
   /// empty when it can.
@@ -438,29 +365,12 @@ bool isWarpOrBarrierCall(StringRef N) {
 
 class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
 public:
-  BodyScanner(const EditCollector &EC, BodyFacts &F, bool InCallee, const FunctionDecl *Skip)
-      : EC(EC), F(F), InCallee(InCallee), Skip(Skip) {}
+  BodyScanner(BodyFacts &F, bool InCallee, const FunctionDecl *Skip)
+      : F(F), InCallee(InCallee), Skip(Skip) {}
 
   bool shouldVisitImplicitCode() const { return false; }
 
-  bool VisitExpr(Expr *E) {
-    if (isa<ImplicitCastExpr, ParenExpr>(E))
-      return true;
-    if (auto B = frontend::cudaBuiltin(E)) {
-      // The same component is seen through several nodes (a property
-      // reference and its pseudo-object); keep the outermost range once.
-      auto R = EC.rangeOf(E->getSourceRange());
-      for (const BuiltinUse &U : F.Builtins)
-        if (U.Range && R && U.Range == R)
-          return true;
-      F.Builtins.push_back({E, B->Var, B->Dim, InCallee ? std::nullopt : R});
-    }
-    return true;
-  }
   bool VisitDeclRefExpr(DeclRefExpr *D) {
-    if (frontend::isCudaBuiltinVar(D->getDecl()))
-      if (auto O = EC.offsetOf(D->getBeginLoc()))
-        F.BuiltinVarRefs.push_back({*O, D});
     if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
       if (V->hasAttr<CUDASharedAttr>())
         block("it uses the __shared__ variable '" + V->getNameAsString() + "'");
@@ -536,7 +446,6 @@ private:
       F.Blocker = std::move(Why);
     return true;
   }
-  const EditCollector &EC;
   BodyFacts &F;
   bool InCallee;
   const FunctionDecl *Skip;
@@ -546,22 +455,21 @@ private:
 /// calls, except Skip (the reduction's own atomic function).
 BodyFacts scanBody(const Stmt *Body, const EditCollector &EC, const FunctionDecl *Skip) {
   BodyFacts F;
-  BodyScanner S(EC, F, false, Skip);
+  BodyScanner S(F, false, Skip);
   S.TraverseStmt(const_cast<Stmt *>(Body));
   for (size_t I = 0; I < F.Callees.size() && I < 16; ++I) {
     const FunctionDecl *FD = F.Callees[I];
     BodyFacts Inner;
-    BodyScanner SI(EC, Inner, true, Skip);
+    BodyScanner SI(Inner, true, Skip);
     SI.TraverseStmt(FD->getBody());
     if (F.Blocker.empty() && !Inner.Blocker.empty())
       F.Blocker = "the device function '" + FD->getNameAsString() + "' it calls: " +
                   Inner.Blocker;
-    for (const BuiltinUse &U : Inner.Builtins)
-      F.Builtins.push_back(U); // no range: cannot be replaced
     for (const FunctionDecl *C : Inner.Callees)
       if (!is_contained(F.Callees, C))
         F.Callees.push_back(C);
   }
+  F.Builtins = collectBuiltinUses(Body, EC, Skip);
   return F;
 }
 
@@ -640,18 +548,6 @@ std::string indentBy(StringRef Text, StringRef Extra) {
 // The rule
 //===----------------------------------------------------------------------===//
 
-/// A guard term that bounds blockIdx along one dimension: it holds only
-/// when `A * blockIdx.d + C * threadIdx.d + U < 0` with A > 0, C >= 0 and U
-/// uniform, so the blocks that may pass it are those below ceil_div(-U, A)
-/// (thread 0 of a block passes first).
-struct BlockBound {
-  char Dim = 'x';
-  an::IndexForm NegU, A; ///< -U and A as forms
-  std::string NegUText;  ///< -U as a long long expression
-  std::string AText;     ///< A as a long long expression
-  std::string Term;      ///< the guard as written ("i < n")
-};
-
 /// The top-level loop whose iterations contribute, when it can run Unroll
 /// iterations at a time: `for (T i = start; i < bound; i += stride)`.
 struct StridedLoop {
@@ -687,76 +583,6 @@ const Expr *stepOf(const ForStmt *F, const VarDecl *IV) {
   return nullptr;
 }
 
-/// The value of a form, with parameters bound to the spec's scalars and
-/// blockDim to the spec's block; none when an atom has no value there.
-std::optional<int64_t> evaluate(const an::IndexForm &F, const an::AtomTable &T,
-                                const RuleInput &In, const measure::ValueMap &Env) {
-  const measure::LaunchSpec *Spec = In.Request.Spec;
-  std::function<std::optional<int64_t>(const an::IndexForm &)> Form;
-  auto Atom = [&](an::AtomId Id) -> std::optional<int64_t> {
-    const an::Atom &A = T[Id];
-    switch (A.Kind) {
-    case an::AtomKind::BlockDim:
-      if (!In.Request.Block)
-        return std::nullopt;
-      return (*In.Request.Block)[A.Dim - 'x'];
-    case an::AtomKind::Param: {
-      const auto *P = dyn_cast_or_null<ParmVarDecl>(A.Decl);
-      auto Idx = P ? paramIndex(In.Kernel, P) : std::nullopt;
-      if (!Spec || !Idx || *Idx >= Spec->Args.size())
-        return std::nullopt;
-      const measure::Scalar *S = Spec->findScalar(Spec->Args[*Idx]);
-      if (!S)
-        return std::nullopt;
-      auto V = Spec->scalarValue(*S, Env);
-      if (!V) {
-        consumeError(V.takeError());
-        return std::nullopt;
-      }
-      if (const auto *I = std::get_if<int64_t>(&*V))
-        return *I;
-      return std::nullopt;
-    }
-    case an::AtomKind::Div:
-    case an::AtomKind::Mod:
-    case an::AtomKind::Min:
-    case an::AtomKind::Max: {
-      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
-      if (!L || !R || ((A.Kind == an::AtomKind::Div || A.Kind == an::AtomKind::Mod) && *R == 0))
-        return std::nullopt;
-      switch (A.Kind) {
-      case an::AtomKind::Div:
-        return *L / *R;
-      case an::AtomKind::Mod:
-        return *L % *R;
-      case an::AtomKind::Min:
-        return std::min(*L, *R);
-      default:
-        return std::max(*L, *R);
-      }
-    }
-    default:
-      return std::nullopt;
-    }
-  };
-  Form = [&](const an::IndexForm &G) -> std::optional<int64_t> {
-    if (G.overflowed())
-      return std::nullopt;
-    int64_t Sum = 0;
-    for (const auto &[M, C] : G.terms()) {
-      int64_t Term = C;
-      for (an::AtomId X : M) {
-        auto V = Atom(X);
-        if (!V || MulOverflow(Term, *V, Term))
-          return std::nullopt;
-      }
-      if (AddOverflow(Sum, Term, Sum))
-        return std::nullopt;
-    }
-    return Sum;
-  };
-  return Form(F);
-}
 
 /// F in the spec's language, parameters replaced by their scalars' values
 /// ("N" for n); none when an atom is not a parameter with a spec value.
@@ -803,19 +629,15 @@ private:
   // Analysis, in order; each returns "" or why the rule does not apply.
   std::string findReduction();
   std::string checkBody();
-  void findVirtualBlocks();
-  std::string checkCoverage();
   void findHotLoop();
   void checkGridIndependence();
   std::string chooseTarget();
 
   // Text.
-  std::optional<BlockBound> boundOf(const an::GuardTerm &T, char Dim) const;
   std::optional<StridedLoop> stridedLoop(const an::Loop &L, std::string &Why) const;
   void atomicEdit();
   void loopEdit();
   std::string kernelText();
-  std::string virtualLoopText(const std::string &Ind);
   std::string combineText(const std::string &Ind);
   std::optional<agent::SpecChange> specChange(std::string &Note);
   std::string rationale(const std::string &GridNote) const;
@@ -1011,11 +833,9 @@ std::string Rewrite::checkBody() {
              "), which its atomic updates";
   }
   // Every use of the builtin variables is a component (blockIdx.x).
-  for (auto [Off, Ref] : Facts.BuiltinVarRefs)
-    if (none_of(Facts.Builtins,
-                [&](const BuiltinUse &U) { return U.Range && U.Range->first == Off; }))
-      return "'" + Ref->getDecl()->getNameAsString() + "' is used as a whole (line " +
-             line(SM.getPresumedLineNumber(Ref->getBeginLoc())) + ")";
+  if (const DeclRefExpr *Ref = Facts.Builtins.wholeVariable())
+    return "'" + Ref->getDecl()->getNameAsString() + "' is used as a whole (line " +
+           line(SM.getPresumedLineNumber(Ref->getBeginLoc())) + ")";
   CallR = EC.rangeOf(Call->getSourceRange());
   ValueR = EC.rangeOf(A->valueArg()->getSourceRange());
   TargetR = EC.rangeOf(A->addressArg()->getSourceRange());
@@ -1026,135 +846,6 @@ std::string Rewrite::checkBody() {
     return "the kernel body is written inside a macro";
   BodyBegin = *B;
   BodyEnd = *E;
-  return "";
-}
-
-std::optional<BlockBound> Rewrite::boundOf(const an::GuardTerm &T, char Dim) const {
-  if (!T.Cmp)
-    return std::nullopt;
-  // Holds iff G < 0.
-  an::IndexForm G;
-  switch (T.Cmp->Op) {
-  case an::CmpOp::LT:
-    G = T.Cmp->Lhs - T.Cmp->Rhs;
-    break;
-  case an::CmpOp::LE:
-    G = T.Cmp->Lhs - T.Cmp->Rhs - an::IndexForm::constant(1);
-    break;
-  case an::CmpOp::GT:
-    G = T.Cmp->Rhs - T.Cmp->Lhs;
-    break;
-  case an::CmpOp::GE:
-    G = T.Cmp->Rhs - T.Cmp->Lhs - an::IndexForm::constant(1);
-    break;
-  default:
-    return std::nullopt;
-  }
-  auto B = Tab.findBuiltin("blockIdx", Dim);
-  if (!B || G.degreeIn(*B) != 1)
-    return std::nullopt;
-  // blockIdx's coefficient: a positive constant times blockDim atoms.
-  auto Coef = G.coefficientOf(*B);
-  if (!Coef || Coef->terms().size() != 1)
-    return std::nullopt;
-  const auto &[CM, CC] = *Coef->terms().begin();
-  if (CC <= 0 ||
-      any_of(CM, [&](an::AtomId X) { return Tab[X].Kind != an::AtomKind::BlockDim; }))
-    return std::nullopt;
-  an::IndexForm Rest = G.withoutAtom(*B);
-  // threadIdx's: a non-negative constant (thread 0 passes first).
-  if (auto Tid = Tab.findBuiltin("threadIdx", Dim); Tid && Rest.mentions(*Tid)) {
-    auto C = Rest.coefficientOf(*Tid);
-    if (!C || C->constantValue().value_or(-1) < 0)
-      return std::nullopt;
-    Rest = Rest.withoutAtom(*Tid);
-  }
-  for (an::AtomId X : Rest.atoms()) {
-    an::IndexForm F = an::IndexForm::atom(X);
-    if (Tab.isVarying(X) || Tab.dependsOnKind(F, an::AtomKind::GridDim) ||
-        Tab.dependsOnKind(F, an::AtomKind::BlockIdx) ||
-        Tab.dependsOnKind(F, an::AtomKind::ThreadIdx))
-      return std::nullopt;
-  }
-  BlockBound BB;
-  BB.Dim = Dim;
-  BB.NegU = -Rest;
-  BB.A = *Coef;
-  auto NegU = renderForm(BB.NegU, Tab, true), AText = renderForm(BB.A, Tab, true);
-  if (!NegU || !AText)
-    return std::nullopt;
-  BB.NegUText = *NegU;
-  BB.AText = *AText;
-  BB.Term = T.Text;
-  return BB;
-}
-
-void Rewrite::findVirtualBlocks() {
-  for (char D : {'x', 'y', 'z'}) {
-    auto Uses = [&](StringRef Var, bool Replaceable) {
-      return any_of(Facts.Builtins, [&](const BuiltinUse &U) {
-        return U.Var == Var && U.Dim == D && (!Replaceable || !U.Range);
-      });
-    };
-    auto B = Tab.findBuiltin("blockIdx", D);
-    if (!B || !Uses("blockIdx", false))
-      continue;
-    std::string Dim = std::string("blockIdx.") + D, Sfx(1, D);
-    if (Tab.dependsOn(A->Index, *B)) {
-      VirtualWhy = "the atomic's address depends on '" + Dim + "'";
-      continue;
-    }
-    if (Uses("gridDim", false)) {
-      VirtualWhy = "the kernel reads 'gridDim." + Sfx + "'";
-      continue;
-    }
-    if (Uses("blockIdx", true)) {
-      VirtualWhy = "'" + Dim + "' is read inside a macro or a called function";
-      continue;
-    }
-    std::optional<BlockBound> Bound;
-    for (const an::GuardTerm &T : A->G.Terms)
-      if ((Bound = boundOf(T, D)))
-        break;
-    if (!Bound) {
-      VirtualWhy = "no guard of the atomic bounds '" + Dim + "' (such as 'i < n' with i = " + Dim +
-                   " * blockDim." + Sfx + " + threadIdx." + Sfx + ")";
-      continue;
-    }
-    Virtual.push_back(*Bound);
-  }
-}
-
-std::string Rewrite::checkCoverage() {
-  // The rewrite visits the blocks the guard admits; the original launched
-  // its grid. With a spec, check that the grid held every such block (else
-  // the rewrite would add elements the original never read).
-  const measure::LaunchSpec *Spec = In.Request.Spec;
-  if (!Spec || Virtual.empty())
-    return "";
-  measure::ValueMap Over(In.Request.Tunables.begin(), In.Request.Tunables.end());
-  auto Env = Spec->environment(Over);
-  if (!Env) {
-    consumeError(Env.takeError());
-    return "";
-  }
-  auto G = Spec->geometry(*Env);
-  if (!G) {
-    consumeError(G.takeError());
-    return "";
-  }
-  for (const BlockBound &B : Virtual) {
-    auto NegU = evaluate(B.NegU, Tab, In, *Env), Coef = evaluate(B.A, Tab, In, *Env);
-    if (!NegU || !Coef || *Coef <= 0)
-      continue;
-    int64_t Blocks = *NegU > 0 ? (*NegU + *Coef - 1) / *Coef : 0;
-    int64_t Launched = G->Grid[B.Dim - 'x'];
-    if (Blocks > Launched)
-      return formatv("the spec launches {0} blocks along {1}, fewer than the {2} that the guard "
-                     "'{3}' admits: the original leaves elements out, and a grid-independent "
-                     "rewrite would add them",
-                     Launched, B.Dim, Blocks, B.Term);
-  }
   return "";
 }
 
@@ -1259,7 +950,7 @@ void Rewrite::checkGridIndependence() {
     return inside(Off, EC.rangeOf(F->getInit()->getSourceRange())) ||
            inside(Off, EC.rangeOf(F->getInc()->getSourceRange()));
   };
-  for (const BuiltinUse &U : Facts.Builtins) {
+  for (const BuiltinUse &U : Facts.Builtins.Uses) {
     if (U.Var == "blockDim" || (U.Range && Head(U.Range->first)))
       continue;
     bool Plumbing = false;
@@ -1362,7 +1053,7 @@ std::string Rewrite::chooseTarget() {
     Closed &= isa<ParmVarDecl>(VD) || frontend::isCudaBuiltinVar(VD) ||
               isa<EnumConstantDecl, NonTypeTemplateParmDecl>(VD) || (V && !V->hasLocalStorage());
   }
-  for (const BuiltinUse &U : Facts.Builtins)
+  for (const BuiltinUse &U : Facts.Builtins.Uses)
     if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range && inside(U.Range->first, TargetR))
       Closed = false;
   if (Closed) {
@@ -1460,61 +1151,6 @@ void Rewrite::loopEdit() {
               " iterations' loads are in flight at once";
 }
 
-std::string Rewrite::virtualLoopText(const std::string &Ind) {
-  std::string I1 = Ind + "  ", I2 = I1 + "  ", Out;
-  auto Line = [&](const std::string &Indent, const std::string &L) { Out += Indent + L + "\n"; };
-  std::string Nv = fresh("blocks"), V = fresh("vb"), Nb = fresh("grid_blocks");
-  std::vector<std::string> Extents, PhysIdx, PhysCount;
-  Line(Ind, "{");
-  for (const BlockBound &B : Virtual) {
-    std::string D(1, B.Dim);
-    std::string L = fresh("limit_" + D), G = fresh("blocks_" + D);
-    Line(I1, "// The blocks along " + D + " that may pass '" + B.Term + "'.");
-    Line(I1, "const long long " + L + " = " + B.NegUText + ";");
-    Line(I1, "const long long " + G + " = " + L + " > 0 ? (" + L + " + " + B.AText + " - 1) / " +
-                 (StringRef(B.AText).contains(' ') ? "(" + B.AText + ")" : B.AText) + " : 0;");
-    Extents.push_back(G);
-    PhysIdx.push_back(PhysCount.empty() ? "(long long)blockIdx." + D
-                                        : join(PhysCount, " * ") + " * blockIdx." + D);
-    PhysCount.push_back("(long long)gridDim." + D);
-  }
-  if (Virtual.size() > 1)
-    Line(I1, "const long long " + Nv + " = " + join(Extents, " * ") + ";");
-  else
-    Nv = Extents.front();
-  Line(I1, "const long long " + Nb + " = " + join(PhysCount, " * ") + ";");
-  // Block v of the virtual grid, x fastest: x = v % gx, y = v / gx % gy, ...
-  auto Args = [&](const std::string &X) {
-    if (Virtual.size() == 1)
-      return "(unsigned)" + (StringRef(X).contains(' ') ? "(" + X + ")" : X);
-    std::string P = StringRef(X).contains(' ') ? "(" + X + ")" : X;
-    std::vector<std::string> Out;
-    std::string Div;
-    for (size_t I = 0; I < Virtual.size(); ++I) {
-      std::string Q = Div.empty() ? P : P + " / " + (Div.find(' ') != std::string::npos ? "(" + Div + ")" : Div);
-      Out.push_back(I + 1 == Virtual.size() ? "(unsigned)(" + Q + ")"
-                                            : "(unsigned)(" + Q + " % " + Extents[I] + ")");
-      Div = Div.empty() ? Extents[I] : Div + " * " + Extents[I];
-    }
-    return join(Out, ", ");
-  };
-  std::string U = std::to_string(Unroll);
-  Line(I1, "long long " + V + " = " + join(PhysIdx, " + ") + ";");
-  Line(I1, "for (; " + V + " + " + std::to_string(Unroll - 1) + " * " + Nb + " < " + Nv + "; " + V +
-               " += " + U + " * " + Nb + ") {");
-  for (int K = 0; K < Unroll; ++K)
-    Line(I2, Fn + "(" +
-                 Args(K == 0   ? V
-                      : K == 1 ? V + " + " + Nb
-                               : V + " + " + std::to_string(K) + " * " + Nb) +
-                 ");");
-  Line(I1, "}");
-  Line(I1, "for (; " + V + " < " + Nv + "; " + V + " += " + Nb + ")");
-  Line(I2, Fn + "(" + Args(V) + ");");
-  Line(Ind, "}");
-  return Out;
-}
-
 std::string Rewrite::combineText(const std::string &Ind) {
   std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ", Out;
   auto Line = [&](const std::string &Indent, const std::string &L) { Out += Indent + L + "\n"; };
@@ -1583,9 +1219,6 @@ std::string Rewrite::kernelText() {
     for (const BlockBound &B : Virtual)
       Params.push_back("unsigned " + VName[B.Dim]);
     if (!Virtual.empty()) {
-      std::vector<std::string> Terms;
-      for (const BlockBound &B : Virtual)
-        Terms.push_back("'" + B.Term + "'");
       Line("// The original body, for one block of the original grid.");
     } else {
       Line("// The original body: its returns end this thread's part.");
@@ -1594,7 +1227,7 @@ std::string Rewrite::kernelText() {
     Out += "  " + indentBy(Statements, "  ");
     Line("};");
     if (!Virtual.empty())
-      Out += virtualLoopText(Ind);
+      Out += virtualLoopText(Virtual, Fn, [&](StringRef B) { return fresh(B); }, Unroll, Ind);
     else
       Line(Fn + "();");
   } else {
@@ -1644,52 +1277,23 @@ std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
       formatv("min({0}, {1} / ({2}))", L.MaxBlocksPerSM, L.MaxThreadsPerSM, Threads).str();
   std::string Waves = "FORGE_WAVES";
   std::string Cap = Waves + " * " + std::to_string(SMs) + " * " + PerSM;
-  // Dimensions that stay as they are take their share of the cap.
-  std::vector<char> Resized;
-  for (const BlockBound &B : Virtual)
-    Resized.push_back(B.Dim);
-  if (Virtual.empty())
-    Resized.push_back('x');
-  std::vector<std::string> Kept;
-  for (char D : {'x', 'y', 'z'}) {
-    auto It = Req.Geometry.find(std::string("grid.") + D);
-    if (!is_contained(Resized, D) && It != Req.Geometry.end() && It->second != "1")
-      Kept.push_back("(" + It->second + ")");
-  }
-  if (!Kept.empty())
-    Cap = "max(1, " + Cap + " / (" + join(Kept, " * ") + "))";
-
   agent::SpecChange S;
-  std::string First = std::string("grid.") + Resized.front();
   if (!Virtual.empty()) {
-    std::vector<std::string> Orig;
-    for (const BlockBound &B : Virtual) {
-      auto It = Req.Geometry.find(std::string("grid.") + B.Dim);
-      if (It == Req.Geometry.end()) {
-        Note = "The spec's grid is not known, so it is left as it is; the kernel is correct "
-               "with it.";
-        return std::nullopt;
-      }
-      Orig.push_back(Virtual.size() == 1 ? It->second : "(" + It->second + ")");
-    }
-    // grid.y and grid.z hold at most 65535 blocks.
-    S.Geometry[First] = "min(" + join(Orig, " * ") + ", " +
-                        (First == "grid.x" ? Cap : "min(65535, " + Cap + ")") + ")";
-    for (size_t I = 1; I < Virtual.size(); ++I)
-      S.Geometry[std::string("grid.") + Virtual[I].Dim] = "1";
-    std::vector<std::string> Terms;
-    for (const BlockBound &B : Virtual)
-      Terms.push_back("'" + B.Term + "'");
+    auto G = virtualGrid(Req, Virtual, Cap, Note);
+    if (!G)
+      return std::nullopt;
+    S.Geometry = std::move(*G);
     S.Justification =
         formatv("every thread runs the original body for the blocks of the original grid that "
                 "the guard {0} admits, a grid stride apart, so any grid computes the same {1} "
                 "(as long as the original grid covers the guard's range, as a "
-                "one-element-per-thread launch does); {2} is capped at FORGE_WAVES waves of "
+                "one-element-per-thread launch does); grid.{2} is capped at FORGE_WAVES waves of "
                 "{3} SMs x {4} blocks",
-                join(Terms, " and "), Comb.opWords(), First, SMs, PerSM)
+                boundTerms(Virtual), Comb.opWords(), Virtual.front().Dim, SMs, PerSM)
             .str();
   } else {
     // Enough blocks to fill the GPU, and no more than the elements need.
+    Cap = capShare(Req, "x", Cap);
     std::string Grid = Cap;
     if (auto Bound = inSpecTerms(*Hot->Bound, Tab, In); Bound && Hot->Start)
       if (Hot->Start->withoutAtom(*Tab.findBuiltin("blockIdx", 'x'))
@@ -1755,8 +1359,10 @@ RuleOutcome Rewrite::run() {
     return notApplicable(Why);
   if (std::string Why = checkBody(); !Why.empty())
     return notApplicable(Why);
-  findVirtualBlocks();
-  if (std::string Why = checkCoverage(); !Why.empty())
+  VirtualBlocks VB = findVirtualBlocks(Facts.Builtins, A->G, Tab, &A->Index);
+  Virtual = std::move(VB.Dims);
+  VirtualWhy = std::move(VB.Why);
+  if (std::string Why = checkBlockCoverage(In, Tab, Virtual); !Why.empty())
     return notApplicable(Why);
   findHotLoop();
   checkGridIndependence();
@@ -1767,7 +1373,7 @@ RuleOutcome Rewrite::run() {
     VName[B.Dim] = fresh(std::string("b") + B.Dim);
   if (std::string Why = chooseTarget(); !Why.empty())
     return notApplicable(Why);
-  for (const BuiltinUse &U : Facts.Builtins)
+  for (const BuiltinUse &U : Facts.Builtins.Uses)
     if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range)
       Edits.push_back({U.Range->first, U.Range->second - U.Range->first, VName[U.Dim]});
   atomicEdit();

@@ -32,6 +32,7 @@
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
+#include "VirtualBlocks.h"
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
@@ -1135,7 +1136,17 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     return indentLines(L, lineIndent(In.Source, V.RB));
   };
 
+  // Without a grid-stride loop: the virtual blocks (VirtualBlocks.h) that
+  // the guard admits, each block running the body for many of them, so
+  // that it flushes once for many; filled below, after the grid analysis.
+  std::vector<BlockBound> Virtual;
+  std::string VirtualWhy;
+  std::map<char, std::string> VBName;
+  BuiltinUses Builtins = collectBuiltinUses(Body, PC);
+  std::string FnName = freshName("forge_block", In.Kernel, Taken);
+
   auto Make = [&](int64_t Copies, bool Vector) -> std::optional<std::vector<SourceEdit>> {
+    bool Virt = !Vector && !Virtual.empty();
     EditCollector C(In);
     std::vector<std::string> Pro;
     if (SharedBytes)
@@ -1159,7 +1170,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     auto RB = C.offsetOf(Body->getRBracLoc());
     if (!LB || !RB)
       return std::nullopt;
-    C.add({*LB + 1, 0, "\n" + Indent.str() + indentLines(Pro, Indent)});
+    if (!Virt)
+      C.add({*LB + 1, 0, "\n" + Indent.str() + indentLines(Pro, Indent)});
     // The file's own launches pass the bytes the copy needs.
     if (SharedBytes)
       for (const CUDAKernelCallExpr *L : Launches) {
@@ -1184,13 +1196,18 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       C.add({Vec.RB, Vec.RE - Vec.RB, VectorText(*Address)});
       for (const auto &[EB, EE] : Vec.Erase)
         C.add(eraseWithLine(In.Source, EB, EE));
+    } else if (Virt) {
+      // blockIdx becomes the virtual block's index.
+      for (const BuiltinUse &U : Builtins.Uses)
+        if (U.Var == "blockIdx" && VBName.count(U.Dim) && U.Range)
+          Address->push_back({U.Range->first, U.Range->second - U.Range->first, VBName[U.Dim]});
     } else {
       for (auto &[O, L, T] : *Address)
         C.add({O, L, T});
     }
     // Early returns become guards around the rest.
     size_t Guards = 0;
-    for (const IfStmt *If : Exits) {
+    for (const IfStmt *If : Virt ? std::vector<const IfStmt *>() : Exits) {
       auto R = C.rangeOfStatement(If);
       if (!R)
         return std::nullopt;
@@ -1231,6 +1248,40 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       for (size_t P; (P = L.find("@R")) != std::string::npos;)
         L.replace(P, 2, RName);
     }
+    if (Virt) {
+      // The body as a function of the virtual block, run for the blocks the
+      // guard admits; a 'return' in it ends that block's part.
+      std::vector<std::string> Params, Lines = Pro;
+      for (const BlockBound &VB : Virtual)
+        Params.push_back("unsigned " + VBName[VB.Dim]);
+      Lines.push_back("// The original body, for one block of the original grid.");
+      Lines.push_back("auto " + FnName + " = [&](" + join(Params, ", ") + ") {");
+      std::string Statements = spliced(In.Source, *LB + 1, *RB, *Address);
+      SmallVector<StringRef, 32> BodyLines;
+      StringRef(Statements).trim("\n").rtrim().split(BodyLines, '\n');
+      for (StringRef L : BodyLines) {
+        // The first statement may share the brace's line.
+        L = L.starts_with(Indent) ? L.drop_front(Indent.size()) : L.ltrim();
+        Lines.push_back(L.trim().empty() ? "" : "  " + L.str());
+      }
+      Lines.push_back("};");
+      // The loop's names are fresh in each proposal.
+      std::set<std::string> LoopTaken = Taken;
+      std::string Loop = virtualLoopText(
+          Virtual, FnName,
+          [&](StringRef N) { return freshName("forge_" + N.str(), In.Kernel, LoopTaken); }, 1, "");
+      for (StringRef L : split(StringRef(Loop).rtrim(), '\n'))
+        Lines.push_back(L.str());
+      Lines.insert(Lines.end(), Epi.begin(), Epi.end());
+      StringRef BraceIndent = lineIndent(In.Source, *RB);
+      bool OwnLine = lineStart(In.Source, *RB) + BraceIndent.size() == *RB;
+      C.add({*LB + 1, *RB - (*LB + 1),
+             "\n" + Indent.str() + indentLines(Lines, Indent) + "\n" +
+                 (OwnLine ? BraceIndent.str() : "")});
+      if (C.failed())
+        return std::nullopt;
+      return C.edits();
+    }
     unsigned Start = lineStart(In.Source, *RB);
     bool Own = StringRef(In.Source).substr(Start, *RB - Start).trim().empty();
     std::string Text = Indent.str() + indentLines(Epi, Indent) + "\n";
@@ -1259,6 +1310,25 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     auto It = In.Request.Geometry.find(D);
     if (It != In.Request.Geometry.end() && It->second != "1")
       GridFree = false;
+  }
+  if (!GridFree) {
+    std::vector<const an::Guard *> Writes;
+    for (const an::Access &O : M.Accesses)
+      if (O.Id != A.Id && O.writes())
+        Writes.push_back(&O.G);
+    // The bins index may read blockIdx: the body keeps it, with the virtual
+    // block's index.
+    VirtualBlocks VB = findVirtualBlocks(Builtins, A.G, Tab, nullptr, Writes);
+    VirtualWhy = VB.Why;
+    if (const DeclRefExpr *W = Builtins.wholeVariable())
+      VirtualWhy = "'" + W->getDecl()->getNameAsString() + "' is used as a whole (line " +
+                   std::to_string(lineOf(Ctx, W->getBeginLoc())) + ")";
+    else if (std::string Why = checkBlockCoverage(In, Tab, VB.Dims); !Why.empty())
+      VirtualWhy = Why;
+    else
+      Virtual = std::move(VB.Dims);
+    for (const BlockBound &VB : Virtual)
+      VBName[VB.Dim] = freshName(std::string("forge_b") + VB.Dim, In.Kernel, Taken);
   }
   // The vector path's grid: a guard turned into a grid-stride loop may be
   // capped too when every access of the kernel is in it.
@@ -1289,6 +1359,30 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                 .str();
           },
           Smem);
+    else if (!Vector && !Virtual.empty())
+      if (std::optional<WavesCap> Cap = gridWavesCap(In, Smem)) {
+        std::string Note;
+        auto G = virtualGrid(In.Request, Virtual, Cap->Expr, Note);
+        bool Parses = G.has_value();
+        for (const auto &[Field, Expr] : G ? *G : std::map<std::string, std::string>())
+          if (auto P = measure::IntExpr::parse(Expr); !P) {
+            consumeError(P.takeError());
+            Parses = false;
+          }
+        if (Parses) {
+          S.emplace();
+          S->Geometry = *G;
+          if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
+            S->NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
+          S->Justification =
+              formatv("every thread runs the original body for the blocks of the original grid "
+                      "that the guard {0} admits, a grid stride apart, so any grid counts the "
+                      "same elements; grid.{1} is capped at FORGE_GRID_WAVES waves of {2} SMs x "
+                      "{3} blocks: fewer blocks, fewer flushes",
+                      boundTerms(Virtual), Virtual.front().Dim, Cap->SMs, Cap->BlocksPerSM)
+                  .str();
+        }
+      }
     if (SharedBytes) {
       if (!S)
         S.emplace();
@@ -1300,12 +1394,18 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     return S;
   };
   std::optional<agent::SpecChange> Spec = SpecFor(1, false), VSpec = SpecFor(1, true);
-  if (!Spec || !Spec->Geometry.count("grid.x")) {
-    GridNote = GS && GS->StepK == an::StepKind::GridStride
-                   ? "The grid stays as it is (the spec's grid or block is not known, or some "
-                     "access lies outside the grid-stride loop)."
-                   : "The grid stays as it is: the kernel has no grid-stride loop over the "
-                     "elements, so each block flushes once for its own elements.";
+  if (!Spec || (!Spec->Geometry.count("grid.x") && !Spec->Geometry.count("grid.y"))) {
+    if (GS && GS->StepK == an::StepKind::GridStride)
+      GridNote = "The grid stays as it is (the spec's grid or block is not known, or some access "
+                 "lies outside the grid-stride loop).";
+    else if (!Virtual.empty())
+      GridNote = "The grid stays as it is (the spec's grid or block is not known); the kernel is "
+                 "correct with it.";
+    else
+      GridNote = "The grid stays as it is: the kernel has no grid-stride loop over the elements" +
+                 (VirtualWhy.empty() ? std::string()
+                                     : ", and its blocks cannot become a loop (" + VirtualWhy + ")") +
+                 ", so each block flushes once for its own elements.";
   }
 
   std::string What = formatv("{0}(&{1}[{2}], ...)", A.Callee, BinsP->getName(), IdxText).str();
@@ -1330,6 +1430,14 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   else
     Rationale += "\nThe result is exact: the operation is associative and commutative.";
   std::string ScalarRationale = Rationale;
+  if (!Virtual.empty())
+    ScalarRationale +=
+        "\nThe kernel has no grid-stride loop: its body becomes a function of the block index, "
+        "run by every block for the blocks of the original grid that the guard " +
+        boundTerms(Virtual) +
+        " admits, a grid stride apart, so a capped grid counts the same elements with fewer "
+        "flushes (this assumes, as the guard does, that the original grid covers the guard's "
+        "range); a 'return' in the body ends that block's part.";
   if (!GridNote.empty())
     ScalarRationale += "\n" + GridNote;
   std::string VecRationale, VecWhat;
@@ -1378,6 +1486,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                         R, BText, What)
                     .str()
               : "a private shared-memory copy of the " + BText + " bins per block for " + What;
+    if (!V && !Virtual.empty())
+      S += ", the guard's blocks strided over a capped grid";
     return V ? S + VecWhat : S;
   };
   std::string LaneNote =

@@ -4,7 +4,9 @@
 // file's own launch too), a min-clamped one with an early return and 64-bit
 // counters, a weighted float histogram (weights whose sums are exact in
 // float, so the order of the additions cannot show), a 2D image histogram
-// over a pitched image, a guarded atomicMax and an atomicOr of bits, each
+// over a pitched image (its blocks a loop over any grid: virtual blocks,
+// 1D, 2D and one-block grids), a guarded atomicMax (virtual blocks too) and
+// an atomicOr of bits, each
 // with the lane copies ([bin][lane]) of every constant-bin kernel first and
 // the one-copy proposal second. The
 // 16-byte path (its two variants, and the scalar third proposal of the
@@ -48,8 +50,10 @@
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p4.json 1 %t.d/w3.cu %t.d/w4.cu
 // RUN: forge-port propose %t.d/w4.cu --kernel keys16 --block 256 --rules=histogram-privatize --format=json > %t.d/p5.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p5.json 1 %t.d/w4.cu %t.d/w5.cu
-// RUN: forge-port propose %t.d/w5.cu --kernel wbytes --block 256 --rules=histogram-privatize --format=json > %t.d/p6.json
-// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p6.json 1 %t.d/w5.cu %t.d/histograms.second.cu
+// RUN: forge-port propose %t.d/w5.cu --kernel image --block 16,16 --rules=histogram-privatize --format=json > %t.d/p7.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p7.json 1 %t.d/w5.cu %t.d/w6.cu
+// RUN: forge-port propose %t.d/w6.cu --kernel wbytes --block 256 --rules=histogram-privatize --format=json > %t.d/p6.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p6.json 1 %t.d/w6.cu %t.d/histograms.second.cu
 // RUN: not grep -q "forge_w" %t.d/histograms.second.cu
 // The third proposal of the 16-byte kernels: the scalar loop, one copy.
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 2 %S/../Inputs/rules/histograms.cu %t.d/histograms.scalar.cu
@@ -130,10 +134,17 @@
 // CHECK: image 16x16: ok max_abs_err 0 rel_l2 0
 // CHECK: image 32x4: ok max_abs_err 0 rel_l2 0
 // CHECK: image 7x9: ok max_abs_err 0 rel_l2 0
+// CHECK: image 16x16 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image 32x8 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
+// CHECK: image one copy 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image one copy 7x9 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 100: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin one copy block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin one copy block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: maxbin one copy one block: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits block 256 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits block 64 one block: ok max_abs_err 0 rel_l2 0
 // CHECK: orbits one copy block 256 capped grid: ok max_abs_err 0 rel_l2 0
@@ -713,6 +724,21 @@ int main(int argc, char **argv) {
     ok &= check::compare("image 16x16", ref, run(cand::image, dim3(16, 16)), 0, 0);
     ok &= check::compare("image 32x4", ref, run(cand::image, dim3(32, 4)), 0, 0);
     ok &= check::compare("image 7x9", ref, run(cand::image, dim3(7, 9)), 0, 0);
+    // The virtual blocks: any grid, 1D or 2D, counts the guard's pixels.
+    auto runGrid = [&](auto kernel, dim3 block, dim3 grid) {
+      b.reset();
+      kernel<<<grid, block>>>(d, b.D, width, height, pitch);
+      return b.get();
+    };
+    ok &= check::compare("image 16x16 capped grid", ref,
+                         runGrid(cand::image, dim3(16, 16), dim3(sms * 4)), 0, 0);
+    ok &= check::compare("image 32x8 one block", ref, runGrid(cand::image, dim3(32, 8), dim3(1)),
+                         0, 0);
+    ok &= check::compare("image 16x16 grid 5x3", ref,
+                         runGrid(cand::image, dim3(16, 16), dim3(5, 3)), 0, 0);
+    ok &= check::compare("image one copy 16x16", ref, run(second::image, dim3(16, 16)), 0, 0);
+    ok &= check::compare("image one copy 7x9 capped grid", ref,
+                         runGrid(second::image, dim3(7, 9), dim3(sms * 2)), 0, 0);
     CK(cudaFree(d - 5));
   }
   {
@@ -731,6 +757,14 @@ int main(int argc, char **argv) {
     ok &= check::compare("maxbin block 100", ref, run(cand::maxbin, 100), 0, 0);
     ok &= check::compare("maxbin one copy block 256", ref, run(second::maxbin, 256), 0, 0);
     ok &= check::compare("maxbin one copy block 1024", ref, run(second::maxbin, 1024), 0, 0);
+    auto runGrid = [&](auto kernel, unsigned block, unsigned grid) {
+      b.reset();
+      kernel<<<grid, block>>>(dk, dv, b.D, n);
+      return b.get();
+    };
+    ok &= check::compare("maxbin block 96 capped grid", ref, runGrid(cand::maxbin, 96, sms * 4), 0,
+                         0);
+    ok &= check::compare("maxbin one copy one block", ref, runGrid(second::maxbin, 256, 1), 0, 0);
     CK(cudaFree(dk - 1));
     CK(cudaFree(dv - 2));
   }

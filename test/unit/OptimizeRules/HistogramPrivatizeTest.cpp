@@ -89,7 +89,7 @@ const Positive Positives[] = {
 })",
      {"__shared__ int forge_hist[256];", "atomicAdd(&forge_hist[in[i]], 1);",
       "atomicAdd(&hist[forge_j], forge_c);"},
-     false, true,
+     true, true,
      // The guard becomes a grid-stride loop (capped) over the same elements.
      {"auto forge_e = [&](unsigned char forge_v0) {atomicAdd(&forge_hist[forge_v0][forge_w], 1); };",
       "const long long forge_n = n;", "forge_e((unsigned char)(forge_q0_0.z >> 16));"}},
@@ -117,7 +117,7 @@ const Positive Positives[] = {
   if (i < n)
     atomicAdd(&h[key[i]], w[i]);
 })",
-     {"__shared__ float forge_hist[256];", "atomicAdd(&forge_hist[key[i]], w[i]);"}, false, true,
+     {"__shared__ float forge_hist[256];", "atomicAdd(&forge_hist[key[i]], w[i]);"}, true, true,
      {"auto forge_e = [&](unsigned char forge_v0, float forge_v1) {",
       "if (forge_m < 0 || ((unsigned long long)(w + forge_h) & 15) != 0)",
       "const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(w + forge_h)[forge_k * 4 + 3];",
@@ -131,7 +131,11 @@ const Positive Positives[] = {
   unsigned b = d[i] % 64;
   atomicAdd(&bins[b], 1u);
 })",
-     {"__shared__ unsigned int forge_hist[64];", "if (!(i >= n)) {"}, false, true,
+     // Without the 16-byte path the body runs per virtual block, its return
+     // ending the block's part.
+     {"__shared__ unsigned int forge_hist[64];", "auto forge_block = [&](unsigned forge_bx) {",
+      "const int i = forge_bx * blockDim.x + threadIdx.x;", "    return;\n"},
+     true, true,
      {"unsigned b = forge_v0 % 64;", "atomicAdd(&forge_hist[b][forge_w], 1u);",
       "const long long forge_n = n;"}},
     {"min(v, 63) through a local, pointer arithmetic, early return",
@@ -141,9 +145,11 @@ const Positive Positives[] = {
   unsigned b = min(v[i], 63u);
   atomicAdd(h + b, 1ull);
 })",
-     {"__shared__ unsigned long long forge_hist[64];", "if (!(i >= n)) {",
-      "atomicAdd(forge_hist + b, 1ull);", "atomicAdd(&h[forge_j], forge_c);"},
-     false, true},
+     {"__shared__ unsigned long long forge_hist[64];", "if (i >= n) return;",
+      "atomicAdd(forge_hist + b, 1ull);", "atomicAdd(&h[forge_j], forge_c);",
+      "for (long long forge_vb = (long long)blockIdx.x; forge_vb < forge_blocks_x; forge_vb += "
+      "forge_grid_blocks)\n      forge_block((unsigned)forge_vb);"},
+     true, true},
     {"weighted float histogram with & 127",
      R"(__global__ void k(const int *key, const float *w, float *h, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -151,7 +157,7 @@ const Positive Positives[] = {
     atomicAdd(&h[key[i] & 127], w[i]);
 })",
      {"__shared__ float forge_hist[128];", "atomicAdd(&forge_hist[key[i] & 127], w[i]);"},
-     false, true},
+     true, true},
     {"2D image histogram",
      R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -159,8 +165,13 @@ const Positive Positives[] = {
   if (x < width && y < height)
     atomicAdd(&hist[img[y * width + x]], 1u);
 })",
+     // Virtual blocks along x and y; the harness's spec has no grid.y, so
+     // the grid stays (VirtualBlocksCapA2DGrid has one).
      {"threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)",
-      "atomicAdd(&forge_hist[img[y * width + x]], 1u);"},
+      "atomicAdd(&forge_hist[img[y * width + x]], 1u);",
+      "auto forge_block = [&](unsigned forge_bx, unsigned forge_by) {",
+      "int y = forge_by * blockDim.y + threadIdx.y;",
+      "forge_block((unsigned)(forge_vb % forge_blocks_x), (unsigned)(forge_vb / forge_blocks_x));"},
      false, true},
     {"a guard 0 <= v < 100 on a signed value",
      R"(__global__ void k(const int *data, int *h, int n) {
@@ -179,14 +190,14 @@ const Positive Positives[] = {
 })",
      {"forge_hist[forge_j] = (int)(-2147483647 - 1);", "if (forge_c != (int)(-2147483647 - 1))",
       "atomicMax(&m[forge_j], forge_c);"},
-     false, true},
+     true, true},
     {"atomicOr of bits, a shift of a 32-bit key",
      R"(__global__ void k(const unsigned *key, int *flags, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     atomicOr(&flags[key[i] >> 24], 1 << (key[i] & 31));
 })",
-     {"__shared__ int forge_hist[256];", "atomicOr(&flags[forge_j], forge_c);"}, false,
+     {"__shared__ int forge_hist[256];", "atomicOr(&flags[forge_j], forge_c);"}, true,
      true},
     {"the count through a __device__ wrapper, for (;;) with a break",
      R"(__device__ void bump(unsigned *bin) { atomicAdd(bin, 1u); }
@@ -207,10 +218,82 @@ __global__ void k(const unsigned char *data, unsigned *bins, int n) {
 })",
      {"__shared__ unsigned int forge_hist[256];", "atomicInc(&forge_hist[data[i]], 0xffffffffu);",
       "atomicAdd(&bins[forge_j], forge_c);"},
-     false, true,
+     true, true,
      {"atomicInc(&forge_hist[forge_v0][forge_w], 0xffffffffu);",
       "const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(data + forge_h)[forge_k];"}},
 };
+
+// One element per thread in a 2D launch: the guard bounds blockIdx.x and
+// blockIdx.y, the blocks become a loop (x fastest), and the grid is one
+// capped dimension.
+TEST(HistogramPrivatize, VirtualBlocksCapA2DGrid) {
+  const char *Code = R"(__global__ void k(const unsigned char *img, size_t pitch, int w, int h,
+                  unsigned *levels) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col >= w || row >= h)
+    return;
+  atomicAdd(levels + (img[row * pitch + col] >> 2), 1u);
+})";
+  auto R = run(Code, "k", nullptr,
+               {{"grid.x", "ceil_div(W, 32)"}, {"grid.y", "ceil_div(H, 8)"}, {"block.x", "32"},
+                {"block.y", "8"}});
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  for (size_t I = 0; I < 2; ++I) {
+    const agent::Proposal &P = R.Proposals[I];
+    EXPECT_TRUE(has(P.Summary, "the guard's blocks strided over a capped grid")) << P.Summary;
+    ASSERT_TRUE(P.Spec);
+    EXPECT_EQ(P.Spec->Geometry.at("grid.x"),
+              "min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * 8)");
+    EXPECT_EQ(P.Spec->Geometry.at("grid.y"), "1");
+    EXPECT_TRUE(has(P.Spec->Justification, "'col < w' and 'row < h'")) << P.Spec->Justification;
+    const std::string &A = R.Applied[I];
+    EXPECT_TRUE(has(A, "int row = forge_by * blockDim.y + threadIdx.y;")) << A;
+    EXPECT_TRUE(has(A, "const long long forge_limit_y = (long long)h;")) << A;
+    // The early return stays: it ends the virtual block's part.
+    EXPECT_TRUE(has(A, "    if (col >= w || row >= h)\n      return;")) << A;
+    EXPECT_FALSE(has(A, "if (!(")) << A;
+  }
+}
+
+// Where a block the guard rejects would still act, or the block index is
+// read where the rule cannot replace it, the grid stays and the rationale
+// says why.
+TEST(HistogramPrivatize, VirtualBlocksRefusals) {
+  struct Case {
+    const char *Code, *Why;
+  } Cases[] = {
+      {R"(__global__ void k(const int *d, unsigned *h, int *seen, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&h[d[i] & 63], 1u);
+  seen[blockIdx.x] = 1;
+})",
+       "the kernel writes memory outside the guard 'i < n'"},
+      {R"(__device__ int first() { return blockIdx.x * blockDim.x; }
+__global__ void k(const int *d, unsigned *h, int n) {
+  int i = first() + threadIdx.x;
+  if (i < n && blockIdx.x >= 0)
+    atomicAdd(&h[d[i] & 63], 1u);
+})",
+       "'blockIdx.x' is read inside a macro or a called function"},
+      {R"(__global__ void k(const int *d, unsigned *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&h[(d[i] + gridDim.x) & 63], 1u);
+})",
+       "the kernel reads 'gridDim.x'"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Code);
+    auto R = run(C.Code, "k");
+    ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+    const agent::Proposal &P = R.Proposals.back();
+    EXPECT_FALSE(P.Spec && P.Spec->Geometry.count("grid.x"));
+    EXPECT_TRUE(has(P.Rationale, C.Why)) << P.Rationale;
+    EXPECT_FALSE(has(R.Applied.back(), "forge_block")) << R.Applied.back();
+  }
+}
 
 TEST(HistogramPrivatize, RewritesEveryShape) {
   for (const Positive &C : Positives) {
