@@ -1362,14 +1362,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     else if (!Vector && !Virtual.empty())
       if (std::optional<WavesCap> Cap = gridWavesCap(In, Smem)) {
         std::string Note;
-        auto G = virtualGrid(In.Request, Virtual, Cap->Expr, Note);
-        bool Parses = G.has_value();
-        for (const auto &[Field, Expr] : G ? *G : std::map<std::string, std::string>())
-          if (auto P = measure::IntExpr::parse(Expr); !P) {
-            consumeError(P.takeError());
-            Parses = false;
-          }
-        if (Parses) {
+        if (auto G = virtualGrid(In.Request, Virtual, Cap->Expr, Note)) {
           S.emplace();
           S->Geometry = *G;
           if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))

@@ -2,6 +2,7 @@
 #include "VirtualBlocks.h"
 #include "FormCode.h"
 #include "forge/Frontend/CudaBuiltins.h"
+#include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -322,6 +323,13 @@ virtualGrid(const agent::ProposalRequest &Req, ArrayRef<BlockBound> Dims, std::s
              (First == "grid.x" ? Cap : "min(65535, " + Cap + ")") + ")";
   for (size_t I = 1; I < Dims.size(); ++I)
     G[std::string("grid.") + Dims[I].Dim] = "1";
+  // The spec language must read it, or the change is worthless.
+  for (const auto &[Field, Expr] : G)
+    if (auto P = measure::IntExpr::parse(Expr); !P) {
+      Note = "The grid stays as it is: '" + Expr + "' is not in the spec's language (" +
+             toString(P.takeError()) + ").";
+      return std::nullopt;
+    }
   return G;
 }
 

@@ -125,7 +125,7 @@ std::string virtualLoopText(llvm::ArrayRef<BlockBound> Dims, llvm::StringRef Fn,
 /// min(the original blocks of Dims, Cap) (at most 65535 along y and z), the
 /// others 1; Cap, a block count in the spec's language, is shared by the
 /// grid's other dimensions. None, with Note, when the spec's grid is not
-/// known.
+/// known or the result does not parse in the spec's language.
 std::optional<std::map<std::string, std::string>>
 virtualGrid(const agent::ProposalRequest &Req, llvm::ArrayRef<BlockBound> Dims, std::string Cap,
             std::string &Note);
