@@ -34,6 +34,7 @@
 #include "Rules.h"
 #include "VirtualBlocks.h"
 #include "forge/Analysis/KernelModel.h"
+#include "forge/Analysis/ValueRange.h"
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "clang/AST/ASTContext.h"
@@ -60,6 +61,9 @@ constexpr int64_t StaticSharedLimit = 48 * 1024;
 constexpr int64_t LaneCopiesMaxBins = 1024;
 /// Lane copies: at most one per lane of a warp.
 constexpr int64_t MaxLaneCopies = 32;
+/// A value range bounds the bins when it is below this (larger ones do not
+/// fit in shared memory anyway, and the refusal names the bound).
+constexpr int64_t MaxRangeBins = int64_t(1) << 24;
 
 unsigned lineOf(ASTContext &Ctx, SourceLocation Loc) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -167,6 +171,14 @@ public:
     }
     if (!Best)
       Take(guardBound(S));
+    // Whatever the spelling: the value range where the atomic runs
+    // (assignments, clamps by `if`, guards on the operands, arithmetic of
+    // bounded values).
+    if (Depth == 0) {
+      an::ValueInterval R = an::valueRange(E, Kernel, Ctx);
+      if (R.Lo && *R.Lo >= 0 && R.Hi && *R.Hi < MaxRangeBins)
+        Take(Bound{*R.Hi + 1, nullptr, 0, "its value range " + R.render()});
+    }
     return Best;
   }
 

@@ -30,16 +30,20 @@
 // RUN: forge-port propose %t.d/h6.cu --kernel orbits --block 256 --rules=histogram-privatize --apply -o %t.d/h7.cu
 // RUN: forge-port propose %t.d/h7.cu --kernel bytes1 --block 256 --rules=histogram-privatize --apply -o %t.d/h8.cu
 // RUN: forge-port propose %t.d/h8.cu --kernel keys16 --block 256 --rules=histogram-privatize --apply -o %t.d/h9.cu
-// RUN: forge-port propose %t.d/h9.cu --kernel wbytes --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
-// The first proposals of histogram256, bytes1, keys16 and wbytes read 16 bytes per load.
+// RUN: forge-port propose %t.d/h9.cu --kernel wbytes --block 256 --rules=histogram-privatize --apply -o %t.d/h10.cu
+// RUN: forge-port propose %t.d/h10.cu --kernel ifclamp --block 256 --rules=histogram-privatize --apply -o %t.d/h11.cu
+// RUN: forge-port propose %t.d/h11.cu --kernel letters --block 256 --rules=histogram-privatize --apply -o %t.d/h12.cu
+// RUN: forge-port propose %t.d/h12.cu --kernel joint --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
+// The first proposals of histogram256, bytes1, keys16, wbytes, letters and
+// joint (two buffers) read 16 bytes per load.
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
-// VEC: 8
-// The first proposals of the nine constant-bin kernels count into lane
+// VEC: 11
+// The first proposals of the twelve constant-bin kernels count into lane
 // copies; the second proposals into one copy: the scalar copy of the kernels
 // without the 16-byte path (maxbin, orbits), the 16-byte path with one copy
 // for the others (histogram256, bytes1, keys16, wbytes).
 // RUN: grep -c "\]\[forge_w\]" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=LANES
-// LANES: 9
+// LANES: 12
 // RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --format=json > %t.d/p1.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 1 %S/../Inputs/rules/histograms.cu %t.d/w1.cu
 // RUN: forge-port propose %t.d/w1.cu --kernel maxbin --block 256 --rules=histogram-privatize --format=json > %t.d/p2.json
@@ -533,6 +537,13 @@
 // CHECK: wbytes vector offset 3 count 1 weights offset 4 capped grid block 160: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector lanes offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
 // CHECK: wbytes vector offset 3 count 1 weights offset 4 one block block 1024: ok max_abs_err 0 rel_l2 0
+// CHECK: ifclamp block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: ifclamp block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: letters block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: letters block 160 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: joint block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: joint block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: joint one block: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <random>
@@ -858,6 +869,62 @@ int main(int argc, char **argv) {
     CK(cudaFree(d));
     CK(cudaFree(dk));
     CK(cudaFree(dw));
+  }
+  // Bins bounded by their value range: the first proposals against the
+  // originals, odd counts, offset pointers, several blocks and grids.
+  {
+    int n = 700001;
+    auto q = randomInts<int>(n, 21, -200, 1200);
+    std::vector<float> x(n);
+    for (int i = 0; i < n; ++i)
+      x[i] = q[i] / 1000.0f; // below lo and above hi too: both clamps run
+    float *dx = uploadOffset(x, 1);
+    Bins<unsigned> b(64, 22);
+    auto run = [&](auto kernel, unsigned grid, unsigned block) {
+      b.reset();
+      kernel<<<grid, block>>>(dx, b.D, n, 0.0f, 1.0f);
+      return b.get();
+    };
+    auto ref = run(orig::ifclamp, check::ceilDiv(n, 256), 256);
+    ok &= check::compare("ifclamp block 256 original grid", ref,
+                         run(cand::ifclamp, check::ceilDiv(n, 256), 256), 0, 0);
+    ok &= check::compare("ifclamp block 96 capped grid", ref, run(cand::ifclamp, sms * 4, 96), 0, 0);
+    CK(cudaFree(dx - 1));
+  }
+  {
+    size_t n = 1000003;
+    auto t = randomInts<char>(n, 23, 32, 126);
+    char *dt = uploadOffset(t, 3);
+    Bins<unsigned> b(26, 24);
+    auto run = [&](auto kernel, unsigned grid, unsigned block) {
+      b.reset();
+      kernel<<<grid, block>>>(dt, b.D, n);
+      return b.get();
+    };
+    auto ref = run(orig::letters, check::ceilDiv(n, 256), 256);
+    ok &= check::compare("letters block 256 original grid", ref,
+                         run(cand::letters, check::ceilDiv(n, 256), 256), 0, 0);
+    ok &= check::compare("letters block 160 capped grid", ref, run(cand::letters, sms * 4, 160), 0,
+                         0);
+    CK(cudaFree(dt - 3));
+  }
+  {
+    int n = 900007;
+    auto a = randomInts<unsigned char>(n, 25, 0, 255), c = randomInts<unsigned char>(n, 26, 0, 255);
+    unsigned char *da = uploadOffset(a, 1), *dc = uploadOffset(c, 2);
+    Bins<unsigned> b(256, 27);
+    auto run = [&](auto kernel, unsigned grid, unsigned block) {
+      b.reset();
+      kernel<<<grid, block>>>(da, dc, b.D, n);
+      return b.get();
+    };
+    auto ref = run(orig::joint, check::ceilDiv(n, 256), 256);
+    ok &= check::compare("joint block 256 original grid", ref,
+                         run(cand::joint, check::ceilDiv(n, 256), 256), 0, 0);
+    ok &= check::compare("joint block 128 capped grid", ref, run(cand::joint, sms * 2, 128), 0, 0);
+    ok &= check::compare("joint one block", ref, run(cand::joint, 1, 256), 0, 0);
+    CK(cudaFree(da - 1));
+    CK(cudaFree(dc - 2));
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

@@ -74,3 +74,29 @@ __global__ void wbytes(const unsigned char *key, const float *w, float *h, int n
   if (i < n)
     atomicAdd(&h[key[i] % 200], w[i]);
 }
+
+// Bins bounded by their value range (Analysis/ValueRange.h): a float binned
+// and clamped by two ifs, letters under a guard on the byte, and a joint
+// histogram of two byte images.
+__global__ void ifclamp(const float *x, unsigned *h, int n, float lo, float hi) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int b = (int)((x[i] - lo) / (hi - lo) * 64);
+  if (b < 0) b = 0;
+  if (b > 63) b = 63;
+  atomicAdd(h + b, 1u);
+}
+
+__global__ void letters(const char *text, unsigned *freq, size_t len) {
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < len) {
+    unsigned char c = text[i];
+    if (c >= 'a' && c <= 'z')
+      atomicAdd(&freq[c - 'a'], 1u);
+  }
+}
+
+__global__ void joint(const unsigned char *a, const unsigned char *b, unsigned *j, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&j[(a[i] >> 4) * 16 + (b[i] >> 4)], 1u);
+}

@@ -1,0 +1,152 @@
+//===- ValueRangeTest.cpp - Integer value ranges where an expression runs ===//
+//
+// The range of a histogram's bins index (the argument of `atomicAdd(&h[X],
+// ...)`, marked by its text) in the spellings naive kernels use, and the
+// cases where it must stay unbounded or take the type's range.
+//
+//===----------------------------------------------------------------------===//
+#include "AnalysisTestUtil.h"
+#include "forge/Analysis/ValueRange.h"
+
+using namespace forge::analysis;
+using namespace forge::analysis::test;
+
+namespace {
+
+/// The range of the last expression spelled Text in kernel k.
+std::string rangeOf(const std::string &Code, llvm::StringRef Text) {
+  std::string Out = "<none>";
+  withModel(Code, "k", {}, [&](KernelModel &, clang::ASTContext &Ctx, const clang::FunctionDecl &K) {
+    const clang::Expr *E = findExpr(Ctx, K, Text, /*Last=*/true);
+    if (!E) {
+      ADD_FAILURE() << "no expression '" << Text.str() << "'";
+      return;
+    }
+    Out = valueRange(E, K, Ctx).render();
+  });
+  return Out;
+}
+
+struct Case {
+  const char *What, *Code, *Text, *Range;
+};
+
+const Case Cases[] = {
+    {"a clamp written as one assignment of min(max())",
+     R"(__global__ void k(const float *x, int *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int b = (int)(x[i] * 100);
+    b = min(max(b, 0), 99);
+    atomicAdd(&h[b], 1);
+  }
+})",
+     "b", "[0, 99]"},
+    {"a clamp written as two ifs",
+     R"(__global__ void k(const float *x, unsigned *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int b = (int)(x[i] * 64);
+  if (b < 0) b = 0;
+  if (b > 63) b = 63;
+  atomicAdd(h + b, 1u);
+})",
+     "b", "[0, 63]"},
+    {"a guard on the operand of a difference",
+     R"(__global__ void k(const char *t, unsigned *f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned char c = t[i];
+    if (c >= 'a' && c <= 'z')
+      atomicAdd(&f[c - 'a'], 1u);
+  }
+})",
+     "c - 'a'", "[0, 25]"},
+    {"arithmetic of bounded loads (a joint histogram)",
+     R"(__global__ void k(const unsigned char *a, const unsigned char *b, unsigned *j, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&j[(a[i] >> 4) * 16 + (b[i] >> 4)], 1u);
+})",
+     "(a[i] >> 4) * 16 + (b[i] >> 4)", "[0, 255]"},
+    {"an early exit that leaves the non-negative values below a constant",
+     R"(__global__ void k(const int *v, unsigned *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int b = v[i];
+  if (b < 0 || b >= 40)
+    return;
+  atomicAdd(&h[b], 1u);
+})",
+     "b", "[0, 39]"},
+    {"a ?: clamp and a remainder of a non-negative value",
+     R"(__global__ void k(const int *v, unsigned *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int b = v[i] < 0 ? -v[i] : v[i];
+  atomicAdd(&h[b % 10], 1u);
+})",
+     "b % 10", "[-9, 9]"},
+    {"a mask and a shift",
+     R"(__global__ void k(const unsigned *v, unsigned *h) {
+  unsigned x = v[threadIdx.x];
+  atomicAdd(&h[(x >> 3) & 31], 1u);
+})",
+     "(x >> 3) & 31", "[0, 31]"},
+    // Where nothing bounds the value, or a loop changes it.
+    {"a signed load: its type's range",
+     R"(__global__ void k(const int *v, unsigned *h) {
+  atomicAdd(&h[v[threadIdx.x]], 1u);
+})",
+     "v[threadIdx.x]", "[-2147483648, 2147483647]"},
+    {"a remainder of a signed value may be negative",
+     R"(__global__ void k(const int *v, unsigned *h) {
+  int b = v[threadIdx.x] % 64;
+  atomicAdd(&h[b], 1u);
+})",
+     "b", "[-63, 63]"},
+    {"a variable a loop changes before the use",
+     R"(__global__ void k(const int *v, unsigned *h, int n) {
+  int b = 0;
+  for (int j = 0; j < n; ++j)
+    b += v[j];
+  atomicAdd(&h[b], 1u);
+})",
+     "b", "[-2147483648, 2147483647]"},
+    {"an unsigned difference that may wrap",
+     R"(__global__ void k(const unsigned char *t, unsigned *f) {
+  unsigned c = t[threadIdx.x];
+  atomicAdd(&f[c - 97u], 1u);
+})",
+     "c - 97u", "[0, 4294967295]"},
+    {"a comparison in unsigned of a value that may be negative narrows nothing",
+     R"(__global__ void k(const int *v, unsigned *h) {
+  int b = v[threadIdx.x];
+  if (b < 64u)
+    atomicAdd(&h[b], 1u);
+})",
+     "b", "[-2147483648, 2147483647]"},
+    {"a clamp in only one branch joins with the other",
+     R"(__global__ void k(const int *v, unsigned *h, int f) {
+  int b = v[threadIdx.x] & 255;
+  if (f)
+    b = 300;
+  atomicAdd(&h[b], 1u);
+})",
+     "b", "[0, 300]"},
+    {"an address taken: a call could change it",
+     R"(__device__ void set(int *p);
+__global__ void k(unsigned *h) {
+  int b = 3;
+  set(&b);
+  atomicAdd(&h[b], 1u);
+})",
+     "b", "[-2147483648, 2147483647]"},
+};
+
+TEST(ValueRange, EverySpellingOfABinsIndex) {
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.What);
+    EXPECT_EQ(rangeOf(C.Code, C.Text), C.Range);
+  }
+}
+
+} // namespace
