@@ -26,7 +26,7 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
 }
 // NOTE: forge-port: note: applied expert:histogram-privatize: 32 lane copies of the 256 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&bins[data[idx]], ...), reading 'data' (unsigned char) in 16-byte loads (16 elements per thread per iteration)
 // NOTE: forge-port: note: histogram-privatize: spec: grid.x -> min(ceil_div(N, 256 * 16), 132 * FORGE_GRID_WAVES * 6)
-// NOTE: forge-port: note: histogram-privatize: spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
+// NOTE: forge-port: note: histogram-privatize: spec: new tunable FORGE_GRID_WAVES in {1, 2, 4, 8, 16, 32}
 
 // FIX:      __global__ void histogram256(const unsigned char *data, unsigned int *bins, long long count) {
 // FIX-NEXT:   __shared__ unsigned int forge_hist[256][32];
