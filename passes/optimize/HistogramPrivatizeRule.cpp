@@ -61,6 +61,9 @@ constexpr int64_t StaticSharedLimit = 48 * 1024;
 constexpr int64_t LaneCopiesMaxBins = 1024;
 /// Lane copies: at most one per lane of a warp.
 constexpr int64_t MaxLaneCopies = 32;
+/// Copies x bins from which a block's final flush dominates and one wave of
+/// blocks is offered first.
+constexpr int64_t FlushHeavyCounters = 4096;
 /// A value range bounds the bins when it is below this (larger ones do not
 /// fit in shared memory anyway, and the refusal names the bound).
 constexpr int64_t MaxRangeBins = int64_t(1) << 24;
@@ -1388,10 +1391,12 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                   .str();
         }
       }
-    // One wave first: every block flushes all the bins of its copies at the
-    // end, so fewer blocks flush less (lane copies on 2^28 bytes: 80.7 us at
-    // one wave, 94.1 us at four; docs/passes/histogram-privatize.md).
-    if (S)
+    // One wave first when the flush dominates: every block combines all the
+    // counters of its copies at the end (the lane copies of 256 bins, 8192
+    // counters: 79.7 us at one wave, 85.6 us at four on 2^28 bytes); with
+    // few counters more blocks balance better (26 letter bins: 143.8 us at
+    // four waves, 163.0 us at one). docs/passes/histogram-privatize.md.
+    if (S && B->Const && Copies * *B->Const >= FlushHeavyCounters)
       if (auto It = S->NewTunables.find("FORGE_GRID_WAVES"); It != S->NewTunables.end())
         It->second = {1, 2, 4, 8, 16, 32};
     if (SharedBytes) {

@@ -34,7 +34,7 @@ __global__ void image_levels(const unsigned char *img, int width, int height, si
 // NOTE: forge-port: note: applied expert:histogram-privatize: 32 lane copies of the 64 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&levels[(px >> 2)], ...), the guard's blocks strided over a capped grid
 // NOTE: forge-port: note: histogram-privatize: spec: grid.x -> min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * 8)
 // NOTE: forge-port: note: histogram-privatize: spec: grid.y -> 1
-// NOTE: forge-port: note: histogram-privatize: spec: new tunable FORGE_GRID_WAVES in {1, 2, 4, 8, 16, 32}
+// NOTE: forge-port: note: histogram-privatize: spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
 // NOTE: forge-port: note: histogram-privatize: spec: why: every thread runs the original body for the blocks of the original grid that the guard 'col < width' and 'row < height' admits, {{.*}}
 
 // FIX:      __global__ void image_levels(const unsigned char *img, int width, int height, size_t pitch,

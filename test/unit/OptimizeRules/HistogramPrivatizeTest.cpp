@@ -246,6 +246,8 @@ TEST(HistogramPrivatize, VirtualBlocksCapA2DGrid) {
     EXPECT_EQ(P.Spec->Geometry.at("grid.x"),
               "min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * 8)");
     EXPECT_EQ(P.Spec->Geometry.at("grid.y"), "1");
+    // 64 bins (x 32 lane copies: 2048 counters): a light flush, four waves first.
+    EXPECT_EQ(P.Spec->NewTunables.at("FORGE_GRID_WAVES").front(), 4);
     EXPECT_TRUE(has(P.Spec->Justification, "'col < w' and 'row < h'")) << P.Spec->Justification;
     const std::string &A = R.Applied[I];
     EXPECT_TRUE(has(A, "int row = forge_by * blockDim.y + threadIdx.y;")) << A;
