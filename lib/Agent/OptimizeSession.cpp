@@ -136,8 +136,9 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     };
   } else {
     // The tuner's sweep is a proposal of its own, next to the rules or the
-    // model.
-    if (O.Tuner && !O.Spec->Tunables.empty() && L.GpuTarget) {
+    // model; also when the spec has no tunables yet, since a kept rewrite
+    // may add some (a capped grid's waves).
+    if (O.Tuner && L.GpuTarget) {
       TunerOptions TO;
       TO.File = O.File;
       TO.Sweep.GpuTarget = L.GpuTarget;

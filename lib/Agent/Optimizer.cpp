@@ -316,6 +316,39 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   auto Fail = [&](Stage S, std::string Why) { return stage(Rec, S, false, Why); };
   auto Pass = [&](Stage S, std::string What) { stage(Rec, S, true, What); };
 
+  // New values of tunables alone, no edit (the tuner's best values of
+  // tunables only the spec holds, such as a capped grid's waves): the
+  // source stays, each value must be one the tunable declares, and the
+  // compile, the check and the timing judge the launch it makes.
+  if (StringRef(P.Edits).trim().empty() && P.Spec && !P.Spec->Values.empty() &&
+      P.Spec->Geometry.empty() && P.Spec->NewTunables.empty() &&
+      P.Spec->NewConstraints.empty()) {
+    Pass(Stage::Parse, "no edit: new values of the spec's tunables");
+    Pass(Stage::Apply, "the source stays as it is");
+    std::vector<std::string> Parts;
+    for (const auto &[Name, Val] : P.Spec->Values) {
+      const measure::Tunable *T = Current.Spec->findTunable(Name);
+      if (!T)
+        return Fail(Stage::Contract, Name + " is not a tunable of the spec");
+      if (!T->Values.empty() && !is_contained(T->Values, Val))
+        return Fail(Stage::Contract, formatv("{0} = {1} is not one of the values the spec "
+                                             "declares for it",
+                                             Name, Val)
+                                         .str());
+      Parts.push_back(Name + " = " + std::to_string(Val));
+    }
+    C.Values = Current.Values;
+    auto S = applySpecChange(*Current.Spec, *P.Spec, Specs, C.Values);
+    if (!S)
+      return Fail(Stage::Contract, "the launch change is not allowed: " + toString(S.takeError()));
+    C.Spec = *S;
+    Pass(Stage::Contract, "the source unchanged; the launch's values changed (" +
+                              join(Parts, ", ") + ")");
+    C.Patched = Current.Source;
+    C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), C.Patched);
+    return true;
+  }
+
   auto Blocks = parseEditBlocks(P.Edits);
   if (!Blocks)
     return Fail(Stage::Parse, toString(Blocks.takeError()));

@@ -154,11 +154,12 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   C.Justification = "the tuner's best configuration, written into the source by the same edit";
   P.Spec = C;
   if (SE.empty()) {
-    // Values the harness sets only through the spec (no literal in the
-    // source to change): the proposal is the spec change alone. The edit
-    // format needs a block, so none is proposed.
-    Skip = "the best values change nothing in the source (" + valuesText(Best.Best) + ")";
-    return std::vector<agent::Proposal>();
+    // Values the harness sets only through the spec (a capped grid's
+    // waves): the proposal is the spec change alone, with no edit.
+    C.Justification = "the tuner's best configuration, through the spec alone (the source "
+                      "spells none of these values)";
+    P.Spec = C;
+    return std::vector<agent::Proposal>{std::move(P)};
   }
   auto Text = renderEditBlocks(Req.Source, SE);
   if (!Text)

@@ -284,6 +284,52 @@ TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   EXPECT_EQ(R->FinalSpec.Grid[0].text(), "min(ceil_div(n, 256), 2)");
 }
 
+// The tuner's best values of a tunable only the spec holds (a capped
+// grid's waves): a proposal with no edit, the spec's values alone. It is
+// compiled, checked and timed with those values; a value the tunable does
+// not declare, or a name that is not a tunable, fails the contract.
+TEST_F(OptimizerTest, NewTunableValuesAloneNeedNoEdit) {
+  Proposal Capped = prop("capped", block(Body, Alt));
+  Capped.Spec = SpecChange();
+  Capped.Spec->Geometry["grid.x"] = "min(ceil_div(n, 256), WAVES)";
+  Capped.Spec->NewTunables["WAVES"] = {4, 1, 2};
+  Capped.Spec->Justification = "grid-stride";
+  auto valuesOnly = [](std::string Origin, std::string Name, int64_t V) {
+    Proposal Q = prop(Origin, "");
+    Q.Spec = SpecChange();
+    Q.Spec->Values[Name] = V;
+    return Q;
+  };
+  P.Rounds[1] = {Capped};
+  P.Rounds[2] = {valuesOnly("tuner", "WAVES", 1), valuesOnly("undeclared", "WAVES", 3),
+                 valuesOnly("unknown", "NOPE", 1)};
+  std::vector<int64_t> Grids;
+  playGpu({{"original", 100}, {"capped", 60}, {"tuner", 40}});
+  auto Inner = O.Measure;
+  O.Measure = [&](const measure::MeasureRequest &Q) {
+    for (const auto &C : Q.Candidates)
+      if (C.Spec)
+        if (auto G = C.Spec->geometry(C.Values))
+          Grids.push_back(G->Grid[0]);
+    return Inner(Q);
+  };
+  auto R = runOptimization(O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_GE(R->Rounds.size(), 2u);
+  auto M = byOrigin(R->Rounds[1]);
+  EXPECT_EQ(M["tuner"]->Verdict, Verdict::Accepted) << M["tuner"]->Reason;
+  EXPECT_EQ(M["undeclared"]->failedStage()->Stage, Stage::Contract);
+  EXPECT_NE(M["undeclared"]->Reason.find("WAVES = 3 is not one of the values"), std::string::npos)
+      << M["undeclared"]->Reason;
+  EXPECT_EQ(M["unknown"]->failedStage()->Stage, Stage::Contract);
+  // Round 1 timed the capped grid at its default (4 blocks); round 2 timed
+  // the current version again (4) beside the tuner's value (1).
+  EXPECT_EQ(Grids, (std::vector<int64_t>{4, 4, 1}));
+  // The source is round 1's; the final launch takes the tuned value.
+  EXPECT_NE(R->FinalSource.find(Alt), std::string::npos);
+  EXPECT_EQ(R->FinalSpec.findTunable("WAVES")->defaultValue(), 1);
+}
+
 TEST_F(OptimizerTest, ALaunchConstraintMustHoldAndStaysInTheFinalSpec) {
   Proposal Pinned = prop("pinned", block(Body, Alt));
   Pinned.Spec = SpecChange{{}, {}, {}, "the rewrite needs n to be a multiple of 256",
