@@ -26,6 +26,17 @@ std::string valuesText(const std::map<std::string, int64_t> &V) {
   return join(Parts, " ");
 }
 
+/// Whether Source spells Name as an identifier (not inside a longer one).
+bool spellsIdentifier(StringRef Source, StringRef Name) {
+  auto IdChar = [](char C) { return isAlnum(C) || C == '_'; };
+  for (size_t P = Source.find(Name); P != StringRef::npos; P = Source.find(Name, P + 1)) {
+    size_t E = P + Name.size();
+    if ((P == 0 || !IdChar(Source[P - 1])) && (E >= Source.size() || !IdChar(Source[E])))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 Expected<std::vector<agent::Proposal>>
@@ -71,9 +82,12 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   auto Index = frontend::buildKernelIndex(*O.Toolchain, PO, Path, Diags);
   if (!Index)
     return Index.takeError();
+  // The tunables the source spells; the others act through the spec alone
+  // (a rewrite's capped grid reads its waves there).
   std::vector<std::string> Names;
   for (const measure::Tunable &T : Req.Spec->Tunables)
-    Names.push_back(T.Name);
+    if (spellsIdentifier(Req.Source, T.Name))
+      Names.push_back(T.Name);
 
   tune::TuneOptions T = O.Sweep;
   T.Source = Path;
@@ -119,19 +133,23 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   }
   // Where the spec puts each tunable (template arguments, dim3 extents)
   // is where its value is written.
-  auto Bound = tune::bindTunables(*Index, Req.Spec->Kernel, Names,
-                                  tune::bindOptionsFor(*Req.Spec));
-  if (!Bound) {
-    Skip = "the best values cannot be written into the source: " + toString(Bound.takeError());
-    return std::vector<agent::Proposal>();
-  }
-  auto Edits = tune::writeBackEdits(*Index, Bound->Bindings, Best.Best);
-  if (!Edits)
-    return Edits.takeError();
   std::vector<SourceEdit> SE;
-  for (const patch::Edit &E : Edits->editsFor(patch::PatchSet::normalizePath(Index->File)))
-    SE.push_back({E.Replacement.getOffset(), E.Replacement.getLength(),
-                  E.Replacement.getReplacementText().str()});
+  std::vector<std::string> Notes;
+  if (!Names.empty()) {
+    auto Bound = tune::bindTunables(*Index, Req.Spec->Kernel, Names,
+                                    tune::bindOptionsFor(*Req.Spec));
+    if (!Bound) {
+      Skip = "the best values cannot be written into the source: " + toString(Bound.takeError());
+      return std::vector<agent::Proposal>();
+    }
+    auto Edits = tune::writeBackEdits(*Index, Bound->Bindings, Best.Best);
+    if (!Edits)
+      return Edits.takeError();
+    for (const patch::Edit &E : Edits->editsFor(patch::PatchSet::normalizePath(Index->File)))
+      SE.push_back({E.Replacement.getOffset(), E.Replacement.getLength(),
+                    E.Replacement.getReplacementText().str()});
+    Notes = Bound->Notes;
+  }
   agent::Proposal P;
   P.Origin = "tuner";
   P.Trusted = true;
@@ -147,7 +165,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
                                            .str()
                                      : std::string())
                     .str();
-  for (const std::string &N : Bound->Notes)
+  for (const std::string &N : Notes)
     P.Rationale += "; " + N;
   agent::SpecChange C;
   C.Values = Best.Best;
