@@ -99,6 +99,18 @@ protected:
   }
   void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
 
+  /// Records grid.x of every candidate the played GPU measures (after
+  /// playGpu).
+  void recordGrids(std::vector<int64_t> &Grids) {
+    auto Inner = O.Measure;
+    O.Measure = [&Grids, Inner](const measure::MeasureRequest &Q) {
+      for (const auto &C : Q.Candidates)
+        if (C.Spec)
+          if (auto G = C.Spec->geometry(C.Values))
+            Grids.push_back(G->Grid[0]);
+      return Inner(Q);
+    };
+  }
   /// A GPU that times candidates by their origin (TimesUs) and rejects
   /// those in Wrong with a worker status.
   void playGpu(std::map<std::string, double> TimesUs,
@@ -266,14 +278,7 @@ TEST_F(OptimizerTest, AGridChangeNeedsItsJustificationAndOnlyTheGrid) {
   P.Rounds[1] = {Capped, Block};
   std::vector<int64_t> Grids;
   playGpu({{"original", 100}, {"capped", 60}});
-  auto Inner = O.Measure;
-  O.Measure = [&](const measure::MeasureRequest &Q) {
-    for (const auto &C : Q.Candidates)
-      if (C.Spec)
-        if (auto G = C.Spec->geometry(C.Values))
-          Grids.push_back(G->Grid[0]);
-    return Inner(Q);
-  };
+  recordGrids(Grids);
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto M = byOrigin(R->Rounds[0]);
@@ -305,14 +310,7 @@ TEST_F(OptimizerTest, NewTunableValuesAloneNeedNoEdit) {
                  valuesOnly("unknown", "NOPE", 1)};
   std::vector<int64_t> Grids;
   playGpu({{"original", 100}, {"capped", 60}, {"tuner", 40}});
-  auto Inner = O.Measure;
-  O.Measure = [&](const measure::MeasureRequest &Q) {
-    for (const auto &C : Q.Candidates)
-      if (C.Spec)
-        if (auto G = C.Spec->geometry(C.Values))
-          Grids.push_back(G->Grid[0]);
-    return Inner(Q);
-  };
+  recordGrids(Grids);
   auto R = runOptimization(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_GE(R->Rounds.size(), 2u);
