@@ -82,11 +82,21 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   auto Index = frontend::buildKernelIndex(*O.Toolchain, PO, Path, Diags);
   if (!Index)
     return Index.takeError();
-  // The tunables the source spells; the others act through the spec alone
-  // (a rewrite's capped grid reads its waves there).
+  // The tunables the write-back binds to the source; those the spec alone
+  // reads (a rewrite's capped grid reads its waves there: not spelled in
+  // the source, not a source-only tunable such as an unroll count, not a
+  // template argument or launch dimension the spec names) travel in the
+  // spec change alone.
+  tune::BindOptions BO = tune::bindOptionsFor(*Req.Spec);
+  std::vector<std::string> SourceOnlyNames = tune::sourceOnlyTunables(*Req.Spec);
+  auto SpecAlone = [&](const std::string &N) {
+    return !spellsIdentifier(Req.Source, N) && !is_contained(SourceOnlyNames, N) &&
+           !BO.TemplateArgs.count(N) && !BO.GridDims.count(N) && !BO.BlockDims.count(N) &&
+           !is_contained(BO.SharedMem, N);
+  };
   std::vector<std::string> Names;
   for (const measure::Tunable &T : Req.Spec->Tunables)
-    if (spellsIdentifier(Req.Source, T.Name))
+    if (!SpecAlone(T.Name))
       Names.push_back(T.Name);
 
   tune::TuneOptions T = O.Sweep;
@@ -97,9 +107,8 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
     T.Limit.MaxEvaluations = 64;
   T.JobRoot = Dir;
   T.NvccFlags.push_back("-I" + SrcDir.str().str());
-  std::vector<std::string> SourceOnly = tune::sourceOnlyTunables(*Req.Spec);
-  if (!SourceOnly.empty()) {
-    auto SF = tune::sourceVariants(*Index, Req.Spec->Kernel, SourceOnly, Req.Source,
+  if (!SourceOnlyNames.empty()) {
+    auto SF = tune::sourceVariants(*Index, Req.Spec->Kernel, SourceOnlyNames, Req.Source,
                                    Dir + "/variants");
     if (!SF)
       return SF.takeError();
@@ -136,8 +145,7 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
   std::vector<SourceEdit> SE;
   std::vector<std::string> Notes;
   if (!Names.empty()) {
-    auto Bound = tune::bindTunables(*Index, Req.Spec->Kernel, Names,
-                                    tune::bindOptionsFor(*Req.Spec));
+    auto Bound = tune::bindTunables(*Index, Req.Spec->Kernel, Names, BO);
     if (!Bound) {
       Skip = "the best values cannot be written into the source: " + toString(Bound.takeError());
       return std::vector<agent::Proposal>();
