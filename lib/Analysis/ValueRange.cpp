@@ -1,6 +1,7 @@
 //===- Analysis/ValueRange.cpp - Integer value ranges of kernel expressions ===//
 #include "forge/Analysis/ValueRange.h"
 #include "AstUtil.h"
+#include "ValueTracker.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -140,44 +141,37 @@ bool alwaysExits(const Stmt *S) {
   return false;
 }
 
-/// The variables S may change: assigned, incremented, or their address
-/// taken (a call could write through it).
-class Modified : public RecursiveASTVisitor<Modified> {
-public:
-  std::vector<const VarDecl *> Vars;
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      note(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      note(U->getSubExpr());
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    // A reference parameter may write its argument.
-    if (const FunctionDecl *F = C->getDirectCallee())
-      for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I)
-        if (F->getParamDecl(I)->getType()->isReferenceType())
-          note(C->getArg(I));
-    return true;
-  }
-  bool VisitDeclStmt(DeclStmt *D) {
-    for (const Decl *X : D->decls())
-      if (const auto *V = dyn_cast<VarDecl>(X))
-        if (V->getType()->isReferenceType() && V->getInit())
-          note(V->getInit());
-    return true;
-  }
-
-private:
-  void note(const Expr *E) {
-    if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-        Vars.push_back(V);
-  }
-};
+/// The variables S may change: those it assigns, increments or takes the
+/// address of (ValueTracker's assignedVars), and those it binds to a
+/// reference (a call's reference parameter, a local reference), which may be
+/// written through it.
+std::vector<const VarDecl *> changedVars(const Stmt *S) {
+  std::vector<const VarDecl *> Out = assignedVars(S);
+  class References : public RecursiveASTVisitor<References> {
+  public:
+    std::vector<const VarDecl *> &Out;
+    explicit References(std::vector<const VarDecl *> &Out) : Out(Out) {}
+    bool VisitCallExpr(CallExpr *C) {
+      if (const FunctionDecl *F = C->getDirectCallee())
+        for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I)
+          if (F->getParamDecl(I)->getType()->isReferenceType())
+            note(C->getArg(I));
+      return true;
+    }
+    bool VisitVarDecl(VarDecl *V) {
+      if (V->getType()->isReferenceType() && V->getInit())
+        note(V->getInit());
+      return true;
+    }
+    void note(const Expr *E) {
+      if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+          Out.push_back(V);
+    }
+  } R(Out);
+  R.TraverseStmt(const_cast<Stmt *>(S));
+  return Out;
+}
 
 class RangeAnalyzer {
 public:
@@ -221,9 +215,7 @@ private:
   void havoc(const Stmt *S, Env &State) {
     if (!S)
       return;
-    Modified M;
-    M.TraverseStmt(const_cast<Stmt *>(S));
-    for (const VarDecl *V : M.Vars)
+    for (const VarDecl *V : changedVars(S))
       State.erase(V);
   }
 
@@ -345,9 +337,7 @@ private:
     if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isAssignmentOp()) {
       const auto *D = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
       const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-      Modified M;
-      M.TraverseStmt(const_cast<Expr *>(B->getRHS()));
-      if (V && M.Vars.empty() && typeRange(V->getType(), Ctx)) {
+      if (V && changedVars(B->getRHS()).empty() && typeRange(V->getType(), Ctx)) {
         Interval R = eval(B->getRHS(), State, 0);
         if (B->getOpcode() != BO_Assign) {
           BinaryOperatorKind Op = BinaryOperator::getOpForCompoundAssignment(B->getOpcode());
