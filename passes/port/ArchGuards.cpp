@@ -8,8 +8,10 @@
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 using namespace clang;
 using namespace llvm;
@@ -87,12 +89,219 @@ bool archValue(StringRef Text, unsigned &V) {
   return !Text.getAsInteger(10, V);
 }
 
+
+/// A condition's tokens as CondEval reads them, for any plain target:
+/// `defined` and identifiers resolved where the directive stands, except
+/// the target's own macros (__CUDA_ARCH__ stays, the feature macros of the
+/// `a`/`f` targets are 0).
+std::vector<std::string> evaluableTokens(ArrayRef<CondToken> Toks, Preprocessor &PP,
+                                         std::vector<int> &At) {
+  std::vector<std::string> Out;
+  At.assign(Toks.size(), -1);
+  auto TargetMacro = [](StringRef Name) -> std::optional<std::string> {
+    if (Name == "__CUDA_ARCH__")
+      return std::string("1");
+    if (Name.starts_with("__CUDA_ARCH_"))
+      return std::string("0");
+    return std::nullopt;
+  };
+  for (size_t I = 0; I < Toks.size(); ++I) {
+    const CondToken &T = Toks[I];
+    At[I] = int(Out.size());
+    if (T.Kind == tok::identifier && T.Text == "defined") {
+      bool Paren = I + 1 < Toks.size() && Toks[I + 1].Kind == tok::l_paren;
+      size_t NameAt = I + (Paren ? 2 : 1);
+      if (NameAt >= Toks.size() || Toks[NameAt].Kind != tok::identifier)
+        return {"$"};
+      StringRef Name = Toks[NameAt].Text;
+      std::optional<std::string> Own = TargetMacro(Name);
+      Out.push_back(Own ? *Own : PP.isMacroDefined(Name) ? "1" : "0");
+      I = NameAt + (Paren ? 1 : 0);
+      continue;
+    }
+    if (T.Kind == tok::identifier) {
+      if (T.Text == "__CUDA_ARCH__") {
+        Out.push_back(T.Text);
+      } else if (I + 1 < Toks.size() && Toks[I + 1].Kind == tok::l_paren) {
+        // __has_include(...), __has_builtin(...), an undefined function.
+        Out.push_back("$");
+        unsigned Depth = 0;
+        for (++I; I < Toks.size(); ++I) {
+          Depth += Toks[I].Kind == tok::l_paren;
+          if (Toks[I].Kind == tok::r_paren && --Depth == 0)
+            break;
+        }
+      } else if (StringRef(T.Text).starts_with("__CUDA_ARCH_")) {
+        Out.push_back("0");
+      } else {
+        // An identifier that is no macro is 0, as the preprocessor reads it;
+        // 'true' is 1 in C++.
+        Out.push_back(T.Text == "true" ? "1" : "0");
+      }
+      continue;
+    }
+    if (T.Kind == tok::numeric_constant) {
+      StringRef Digits = StringRef(T.Text).rtrim("uUlL");
+      uint64_t V = 0;
+      Out.push_back(Digits.getAsInteger(0, V) || V > uint64_t(INT64_MAX) ? "$"
+                                                                         : std::to_string(V));
+      continue;
+    }
+    switch (T.Kind) {
+    case tok::pipepipe: case tok::ampamp: case tok::pipe: case tok::caret: case tok::amp:
+    case tok::equalequal: case tok::exclaimequal: case tok::less: case tok::greater:
+    case tok::lessequal: case tok::greaterequal: case tok::lessless: case tok::greatergreater:
+    case tok::plus: case tok::minus: case tok::star: case tok::slash: case tok::percent:
+    case tok::exclaim: case tok::tilde: case tok::l_paren: case tok::r_paren:
+    case tok::question: case tok::colon:
+      Out.push_back(T.Text);
+      break;
+    default:
+      Out.push_back("$");
+    }
+  }
+  return Out;
+}
+
+/// Evaluates a condition of ArchGuards::Branch::Expr for one __CUDA_ARCH__
+/// value, in three values: unknown where it reads a "$" that decides it.
+class CondEval {
+public:
+  CondEval(ArrayRef<std::string> Toks, int64_t Arch) : Toks(Toks), Arch(Arch) {}
+  std::optional<int64_t> run() {
+    std::optional<int64_t> V = ternary();
+    if (Bad || Pos != Toks.size())
+      return std::nullopt;
+    return V;
+  }
+
+private:
+  using Val = std::optional<int64_t>;
+  ArrayRef<std::string> Toks;
+  int64_t Arch;
+  size_t Pos = 0;
+  bool Bad = false;
+
+  bool eat(StringRef Op) {
+    if (Pos < Toks.size() && Toks[Pos] == Op) {
+      ++Pos;
+      return true;
+    }
+    return false;
+  }
+  Val ternary() {
+    Val C = binary(0);
+    if (!eat("?"))
+      return C;
+    Val A = ternary();
+    if (!eat(":"))
+      Bad = true;
+    Val B = ternary();
+    if (!C)
+      return A && B && *A == *B ? A : std::nullopt;
+    return *C ? A : B;
+  }
+  static int precedence(StringRef Op) {
+    return StringSwitch<int>(Op)
+        .Case("||", 1).Case("&&", 2).Case("|", 3).Case("^", 4).Case("&", 5)
+        .Cases("==", "!=", 6).Cases("<", ">", "<=", ">=", 7).Cases("<<", ">>", 8)
+        .Cases("+", "-", 9).Cases("*", "/", "%", 10).Default(0);
+  }
+  Val binary(int MinPrec) {
+    Val L = unary();
+    while (Pos < Toks.size()) {
+      StringRef Op = Toks[Pos];
+      int P = precedence(Op);
+      if (P == 0 || P <= MinPrec)
+        break;
+      ++Pos;
+      Val R = binary(P);
+      L = apply(Op, L, R);
+    }
+    return L;
+  }
+  static Val apply(StringRef Op, Val L, Val R) {
+    // || and && are decided by one known side.
+    if (Op == "||") {
+      if ((L && *L) || (R && *R))
+        return 1;
+      return L && R ? Val(0) : std::nullopt;
+    }
+    if (Op == "&&") {
+      if ((L && !*L) || (R && !*R))
+        return 0;
+      return L && R ? Val(1) : std::nullopt;
+    }
+    if (!L || !R)
+      return std::nullopt;
+    int64_t A = *L, B = *R;
+    if ((Op == "/" || Op == "%") && B == 0)
+      return std::nullopt;
+    if ((Op == "<<" || Op == ">>") && (B < 0 || B > 62))
+      return std::nullopt;
+    return StringSwitch<int64_t>(Op)
+        .Case("|", A | B).Case("^", A ^ B).Case("&", A & B).Case("==", A == B)
+        .Case("!=", A != B).Case("<", A < B).Case(">", A > B).Case("<=", A <= B)
+        .Case(">=", A >= B).Case("<<", B >= 0 && B < 63 ? A << B : 0)
+        .Case(">>", B >= 0 && B < 63 ? A >> B : 0).Case("+", A + B).Case("-", A - B)
+        .Case("*", A * B).Case("/", B ? A / B : 0).Case("%", B ? A % B : 0).Default(0);
+  }
+  Val unary() {
+    if (eat("!")) {
+      Val V = unary();
+      return V ? Val(!*V) : std::nullopt;
+    }
+    if (eat("-")) {
+      Val V = unary();
+      return V ? Val(-*V) : std::nullopt;
+    }
+    if (eat("~")) {
+      Val V = unary();
+      return V ? Val(~*V) : std::nullopt;
+    }
+    if (eat("+"))
+      return unary();
+    if (eat("(")) {
+      Val V = ternary();
+      if (!eat(")"))
+        Bad = true;
+      return V;
+    }
+    if (Pos >= Toks.size()) {
+      Bad = true;
+      return std::nullopt;
+    }
+    StringRef T = Toks[Pos++];
+    if (T == "__CUDA_ARCH__")
+      return Arch;
+    if (T == "$")
+      return std::nullopt;
+    int64_t N = 0;
+    if (T.getAsInteger(10, N))
+      Bad = true;
+    return N;
+  }
+};
+
+/// Which branch of a chain a target takes: its index, Conds.size() for the
+/// `#else` (or none), nullopt when a condition that decides is unknown.
+std::optional<size_t> selectBranch(ArrayRef<std::vector<std::string>> Conds, int64_t Arch) {
+  for (size_t I = 0; I < Conds.size(); ++I) {
+    std::optional<int64_t> V = CondEval(Conds[I], Arch).run();
+    if (!V)
+      return std::nullopt;
+    if (*V)
+      return I;
+  }
+  return Conds.size();
+}
 } // namespace
 
 void ArchGuards::registerPPCallbacks(Preprocessor &ThePP, PassContext &C) {
   PP = &ThePP;
   Ctx = &C;
   Open.clear();
+  Nest.clear();
   Found.clear();
   ThePP.addPPCallbacks(std::make_unique<Callbacks>(*this));
 }
@@ -115,6 +324,7 @@ ArchGuards::Branch ArchGuards::scanCondition(SourceLocation DirectiveLoc) {
   Token T;
   Raw.LexFromRawLexer(T); // the keyword
   bool AfterDefined = false;
+  bool Evaluable = true; // no function-like macro met
   // Expands an identifier that names a macro, keeping where it was used.
   std::function<void(const Token &, SourceLocation, StringRef, SourceLocation, unsigned)> Add =
       [&](const Token &Tk, SourceLocation UseLoc, StringRef Macro, SourceLocation Def,
@@ -125,7 +335,10 @@ ArchGuards::Branch ArchGuards::scanCondition(SourceLocation DirectiveLoc) {
           K = tok::identifier;
         if (K == tok::identifier && Text != "__CUDA_ARCH__" && Text != "defined" &&
             !AfterDefined && Depth < 8) {
-          if (const MacroInfo *MI = PP->getMacroInfo(PP->getIdentifierInfo(Text))) {
+          const MacroInfo *MI = PP->getMacroInfo(PP->getIdentifierInfo(Text));
+          // __has_builtin, __has_include, ... stay as they are spelt.
+          if (MI && !MI->isBuiltinMacro()) {
+            Evaluable &= !MI->isFunctionLike();
             for (const Token &Body : MI->tokens())
               Add(Body, UseLoc, Macro.empty() ? StringRef(Text) : Macro,
                   Macro.empty() ? MI->getDefinitionLoc() : Def, Depth + 1);
@@ -161,6 +374,7 @@ ArchGuards::Branch ArchGuards::scanCondition(SourceLocation DirectiveLoc) {
     if (!ArchFirst && !ArchLast)
       continue;
     Comparison Cmp;
+    Cmp.TokOp = I + 1;
     Cmp.Begin = A.Loc;
     Cmp.ArchFirst = ArchFirst;
     Cmp.Equal = Op.Kind == tok::equalequal;
@@ -172,6 +386,13 @@ ArchGuards::Branch ArchGuards::scanCondition(SourceLocation DirectiveLoc) {
     B.HasNotEqual |= !Cmp.Equal;
     B.Cmps.push_back(std::move(Cmp));
   }
+
+  std::vector<int> ExprAt;
+  B.Expr = evaluableTokens(Toks, *PP, ExprAt);
+  if (!Evaluable)
+    B.Expr = {"$"};
+  for (Comparison &Cmp : B.Cmps)
+    Cmp.ExprOp = Evaluable ? ExprAt[Cmp.TokOp] : -1;
 
   // Plain: [defined(__CUDA_ARCH__) &&] (comparison), nothing else.
   ArrayRef<CondToken> Rest(Toks);
@@ -195,7 +416,17 @@ void ArchGuards::onBranch(SourceLocation Loc, SourceLocation IfLoc, bool IsIf) {
   if (!frontend::isUserLocation(PP->getSourceManager(), Loc))
     return;
   if (IsIf) {
-    Open[IfLoc.getRawEncoding()] = Chain();
+    Chain Ch;
+    for (unsigned Key : Nest) {
+      const Chain &O = Open[Key];
+      Enclosing E;
+      E.InElse = O.InElse;
+      for (const Branch &B : O.Branches)
+        E.Conditions.push_back(B.Expr);
+      Ch.Outer.push_back(std::move(E));
+    }
+    Open[IfLoc.getRawEncoding()] = std::move(Ch);
+    Nest.push_back(IfLoc.getRawEncoding());
   } else {
     auto It = Open.find(IfLoc.getRawEncoding());
     if (It == Open.end())
@@ -212,29 +443,180 @@ void ArchGuards::onEnd(SourceLocation Loc, SourceLocation IfLoc, bool IsEndif) {
   Chain &Ch = It->second;
   if (Ch.Ends.size() < Ch.Branches.size())
     Ch.Ends.push_back(Loc);
-  if (!IsEndif)
+  if (!IsEndif) {
+    Ch.InElse = true;
     return;
+  }
   finalize(Ch);
   Open.erase(It);
+  llvm::erase(Nest, IfLoc.getRawEncoding());
+}
+
+namespace {
+using Conditions = std::vector<std::vector<std::string>>;
+
+/// The targets a chain is evaluated for, oldest first: every plain target
+/// and every value the chain compares __CUDA_ARCH__ with.
+std::vector<int64_t> chainTargets(const ArchGuards::Chain &Ch) {
+  std::vector<int64_t> Archs;
+  for (const arch::TargetInfo &T : arch::allTargets())
+    if (T.Variant == arch::ArchVariant::None)
+      Archs.push_back(int64_t(T.ccNumber()) * 10);
+  for (const ArchGuards::Branch &B : Ch.Branches)
+    for (const ArchGuards::Comparison &Cmp : B.Cmps) {
+      unsigned V = 0;
+      if (archValue(Cmp.Value, V))
+        Archs.push_back(V);
+    }
+  llvm::sort(Archs);
+  Archs.erase(std::unique(Archs.begin(), Archs.end()), Archs.end());
+  return Archs;
+}
+
+/// Whether a target compiles the chain at all: it takes, in every chain
+/// around it, the branch the chain is written in (unknown counts as yes).
+bool reaches(const ArchGuards::Chain &Ch, int64_t Arch) {
+  for (const ArchGuards::Enclosing &E : Ch.Outer) {
+    std::optional<size_t> S = selectBranch(E.Conditions, Arch);
+    size_t Here = E.InElse ? E.Conditions.size() : E.Conditions.size() - 1;
+    if (S && *S != Here)
+      return false;
+  }
+  return true;
+}
+
+/// What a later target does with the path that V's target takes.
+struct PathFate {
+  bool Known = true;     ///< every condition that decides could be evaluated
+  size_t Path = 0;       ///< the branch V's target takes
+  int64_t FirstLoser = 0; ///< the target right after V when it takes another (0: none)
+  bool Regained = false; ///< a target after FirstLoser takes the path again
+};
+
+PathFate fateOf(const ArchGuards::Chain &Ch, const Conditions &Conds,
+                ArrayRef<int64_t> Archs, int64_t V) {
+  PathFate F;
+  std::optional<size_t> P = selectBranch(Conds, V);
+  if (!P) {
+    F.Known = false;
+    return F;
+  }
+  F.Path = *P;
+  bool Next = true;
+  for (int64_t A : Archs) {
+    if (A <= V || !reaches(Ch, A))
+      continue;
+    std::optional<size_t> S = selectBranch(Conds, A);
+    if (!S) {
+      F.Known = false;
+      return F;
+    }
+    // Only the target right after V can lose the path to this comparison.
+    if (Next && *S != F.Path)
+      F.FirstLoser = A;
+    else if (F.FirstLoser && *S == F.Path)
+      F.Regained = true;
+    Next = false;
+  }
+  return F;
+}
+} // namespace
+
+std::string ArchGuards::pathName(const Chain &Ch, size_t Path, size_t Self) const {
+  SourceManager &SM = PP->getSourceManager();
+  if (Path == Self)
+    return Path == 0 ? "this '#if'" : "this '#elif'";
+  if (Path < Ch.Branches.size())
+    return (Path == 0 ? "the '#if' at line " : "the '#elif' at line ") +
+           std::to_string(SM.getSpellingLineNumber(Ch.Branches[Path].DirectiveLoc));
+  if (Ch.InElse && Ch.Ends.size() > Ch.Branches.size() - 1)
+    return "the '#else' at line " +
+           std::to_string(SM.getSpellingLineNumber(Ch.Ends[Ch.Branches.size() - 1]));
+  return "no branch";
 }
 
 void ArchGuards::finalize(const Chain &Ch) {
   SourceManager &SM = PP->getSourceManager();
+  Conditions Conds;
+  for (const Branch &B : Ch.Branches)
+    Conds.push_back(B.Expr);
+  std::vector<int64_t> Archs = chainTargets(Ch);
+  int64_t PortArch = int64_t(Ctx->Target.ccNumber()) * 10;
+
   for (size_t I = 0; I < Ch.Branches.size(); ++I) {
     const Branch &B = Ch.Branches[I];
     for (const Comparison &Cmp : B.Cmps) {
       unsigned V = 0;
       bool Numeric = archValue(Cmp.Value, V);
-      std::string Later = Numeric ? laterTarget(Ctx->Target, V) : "";
+      // Evaluated per target: nothing to say where no later target loses
+      // V's path, or where the ones that lose it get it back (a deliberate
+      // exclusion such as '== 800 || >= 900'), or where an explicit bound
+      // rather than this comparison takes it away ('>= 800 && < 900').
+      PathFate Fate;
+      Conditions Widened;
+      std::optional<size_t> WidenedPath;
+      if (Numeric && Cmp.ExprOp >= 0) {
+        if (!reaches(Ch, V))
+          continue;
+        Fate = fateOf(Ch, Conds, Archs, V);
+        if (Fate.Known) {
+          if (!Fate.FirstLoser || Fate.Regained)
+            continue;
+          Widened = Conds;
+          Widened[I][Cmp.ExprOp] = Cmp.Equal ? (Cmp.ArchFirst ? ">=" : "<=")
+                                             : (Cmp.ArchFirst ? "<" : ">");
+          WidenedPath = selectBranch(Widened, Fate.FirstLoser);
+          if (WidenedPath && *WidenedPath != Fate.Path)
+            continue;
+        }
+      } else {
+        Fate.Known = false;
+      }
+
+      // The later target to name: the port's own when it loses the path.
+      std::string Later;
+      if (Fate.Known) {
+        std::optional<size_t> PortPath = selectBranch(Conds, PortArch);
+        Later = PortArch > int64_t(V) && reaches(Ch, PortArch) && PortPath &&
+                        *PortPath != Fate.Path
+                    ? Ctx->Target.Name
+                    : smName(unsigned(Fate.FirstLoser));
+      } else if (Numeric) {
+        Later = laterTarget(Ctx->Target, V);
+      }
       std::string Such = Later.empty() ? "" : " such as " + Later;
       Pending P;
       P.Loc = Cmp.Begin;
+      // Which branch each target takes, in runs.
+      auto PerTarget = [&] {
+        // Consecutive targets that take the same branch form one run.
+        std::vector<std::pair<int64_t, std::string>> Rows;
+        for (int64_t A : Archs) {
+          if (!reaches(Ch, A))
+            continue;
+          std::optional<size_t> S = selectBranch(Conds, A);
+          Rows.push_back({A, S ? pathName(Ch, *S, I) : "a branch not known here"});
+        }
+        std::string Text;
+        for (size_t K = 0; K < Rows.size();) {
+          size_t E = K;
+          while (E + 1 < Rows.size() && Rows[E + 1].second == Rows[K].second)
+            ++E;
+          Text += (Text.empty() ? "" : "; ") + smName(unsigned(Rows[K].first)) +
+                  (E > K ? " to " + smName(unsigned(Rows[E].first)) + " take " : " takes ") +
+                  Rows[K].second;
+          K = E + 1;
+        }
+        P.Notes.push_back({Cmp.Begin, "per target: " + Text});
+      };
       if (!Cmp.Equal) {
         P.Message = "'" + spell(Cmp, "!=") + "' treats later targets" + Such +
                     " differently from " + (Numeric ? smName(V) : Cmp.Value) + "; use '" +
                     spell(Cmp, Cmp.ArchFirst ? "<" : ">") + "' if they share its code path";
         P.Notes.push_back({Cmp.Begin, "not rewritten: whether later targets belong in this "
                                       "branch depends on why the target is excluded"});
+        if (Fate.Known)
+          PerTarget();
         Found.push_back(std::move(P));
         continue;
       }
@@ -276,16 +658,33 @@ void ArchGuards::finalize(const Chain &Ch) {
           }
         }
       }
-      // A later branch that '>=' would take over.
+      // Another branch that '>=' would take targets from.
       if (Fixable) {
         for (size_t J = I + 1; J < Ch.Branches.size(); ++J) {
           const Branch &L = Ch.Branches[J];
           unsigned W = 0;
           bool Descending = L.Plain && L.Cmps.size() == 1 && L.Cmps[0].Equal &&
                             archValue(L.Cmps[0].Value, W) && W < V;
-          if (L.MentionsArch && !Descending) {
-            Skip(L.DirectiveLoc, "'" + Wider + "' would take over this '#elif'; order the "
-                                 "branches from the newest target down");
+          std::string Taken;
+          bool Unknown = !Fate.Known;
+          for (int64_t A : Archs) {
+            if (!Fate.Known || !reaches(Ch, A))
+              continue;
+            std::optional<size_t> Before = selectBranch(Conds, A),
+                                  After = selectBranch(Widened, A);
+            if (!Before || !After) {
+              Unknown = true;
+              break;
+            }
+            if (*Before == J && *After != J)
+              Taken += (Taken.empty() ? "" : ", ") + smName(unsigned(A));
+          }
+          if (Unknown ? (L.MentionsArch && !Descending) : !Taken.empty()) {
+            Skip(L.DirectiveLoc, "'" + Wider + "' would take over this '#elif'" +
+                                     (Taken.empty() ? "" : " for " + Taken) +
+                                     (Descending || !L.Plain
+                                          ? ""
+                                          : "; order the branches from the newest target down"));
             Fixable = false;
             break;
           }
@@ -294,6 +693,8 @@ void ArchGuards::finalize(const Chain &Ch) {
       if (Fixable)
         P.Fixes.push_back(FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Cmp.OpLoc),
                                                        Cmp.ArchFirst ? ">=" : "<="));
+      if (Fate.Known)
+        PerTarget();
       Found.push_back(std::move(P));
     }
   }

@@ -6,6 +6,7 @@ __device__ float scale(float v) {
 #if __CUDA_ARCH__ != 800
 // DIAG: [[@LINE-1]]:5: warning: '__CUDA_ARCH__ != 800' treats later targets such as sm_90 differently from sm_80; use '__CUDA_ARCH__ < 800' if they share its code path [arch-guards]
 // DIAG: [[@LINE-2]]:5: note: not rewritten: whether later targets belong in this branch depends on why the target is excluded
+// DIAG: [[@LINE-3]]:5: note: per target: sm_75 takes this '#if'; sm_80 takes the '#else' at line [[@LINE+3]]; sm_86 to sm_121 take this '#if'
 // FIX: #if __CUDA_ARCH__ != 800
   return v;
 #else
@@ -13,13 +14,13 @@ __device__ float scale(float v) {
 #endif
 }
 
-// An '==' next to a '!=' is not rewritten either.
+// Every target after sm_70 takes this branch, so the '== 800' loses
+// nothing (no warning); the '!= 700' does: sm_70's path is gone after it.
 __device__ float mix(float v) {
 #if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ != 700
-// DIAG: [[@LINE-1]]:5: warning: '__CUDA_ARCH__ == 800' excludes later targets such as sm_90; use '__CUDA_ARCH__ >= 800' [arch-guards]
-// DIAG: [[@LINE-2]]:5: note: not rewritten: the condition also tests '__CUDA_ARCH__' with '!='
-// DIAG: [[@LINE-3]]:29: warning: '__CUDA_ARCH__ != 700' treats later targets such as sm_90 differently from sm_70; use '__CUDA_ARCH__ < 700' if they share its code path [arch-guards]
-// DIAG: [[@LINE-4]]:29: note: not rewritten: whether later targets belong in this branch depends on why the target is excluded
+// DIAG: [[@LINE-1]]:29: warning: '__CUDA_ARCH__ != 700' treats later targets such as sm_90 differently from sm_70; use '__CUDA_ARCH__ < 700' if they share its code path [arch-guards]
+// DIAG: [[@LINE-2]]:29: note: not rewritten: whether later targets belong in this branch depends on why the target is excluded
+// DIAG: [[@LINE-3]]:29: note: per target: sm_70 takes no branch; sm_75 to sm_121 take this '#if'
 // FIX: #if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ != 700
   return v * 2.0f;
 #endif

@@ -10,7 +10,7 @@ __device__ int path() {
 // FIX: #if __CUDA_ARCH__ == 800
   return 1;
 #elif __CUDA_ARCH__ == 900
-// DIAG: [[@LINE-1]]:2: note: not rewritten: '__CUDA_ARCH__ >= 800' would take over this '#elif'; order the branches from the newest target down
+// DIAG: [[@LINE-1]]:2: note: not rewritten: '__CUDA_ARCH__ >= 800' would take over this '#elif' for sm_90; order the branches from the newest target down
 // DIAG: [[@LINE-2]]:7: warning: '__CUDA_ARCH__ == 900' excludes later targets such as sm_100; use '__CUDA_ARCH__ >= 900' [arch-guards]
 // FIX: #elif __CUDA_ARCH__ >= 900
   return 2;
