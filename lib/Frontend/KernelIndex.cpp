@@ -15,6 +15,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
@@ -330,6 +331,7 @@ private:
     Out.File = displayPath(P.getFilename());
     Out.Line = P.getLine();
     Out.Column = P.getColumn();
+    Out.Offset = SM.getFileOffset(L);
     return Out;
   }
 
@@ -537,6 +539,28 @@ private:
     return Out;
   }
 
+  /// The symbol of a kernel specialisation as ptxas names it (what
+  /// `nvcc --resource-usage` reports); empty for a template pattern or a
+  /// specialisation with dependent arguments.
+  std::string mangled(const FunctionDecl *FD) {
+    if (!FD || FD->isInvalidDecl() || FD->isDependentContext() ||
+        FD->getDescribedFunctionTemplate() || FD->getType()->isDependentType())
+      return "";
+    if (const TemplateArgumentList *L = FD->getTemplateSpecializationArgs())
+      for (const TemplateArgument &A : L->asArray())
+        if (A.isDependent())
+          return "";
+    if (!Mangler)
+      Mangler.reset(Ctx.createMangleContext());
+    std::string Name;
+    raw_string_ostream OS(Name);
+    if (Mangler->shouldMangleDeclName(FD))
+      Mangler->mangleName(GlobalDecl(FD, KernelReferenceKind::Kernel), OS);
+    else
+      OS << FD->getName();
+    return Name;
+  }
+
   // --- kernels ----------------------------------------------------------------
   static const FunctionDecl *patternOf(const FunctionDecl *FD) {
     if (const FunctionTemplateDecl *Primary = FD->getPrimaryTemplate())
@@ -596,6 +620,7 @@ private:
       return;
     KernelInstantiation Inst;
     Inst.Args = argsOf(FD);
+    Inst.Mangled = mangled(FD);
     TemplateSpecializationKind TSK = FD->getTemplateSpecializationKind();
     Inst.Explicit = TSK == TSK_ExplicitInstantiationDefinition ||
                     TSK == TSK_ExplicitSpecialization;
@@ -611,6 +636,8 @@ private:
     for (KernelInstantiation &Old : K.Info.Instantiations) {
       if (argsText(Old.Args) == argsText(Inst.Args)) {
         Old.Explicit |= Inst.Explicit;
+        if (Old.Mangled.empty())
+          Old.Mangled = Inst.Mangled;
         return;
       }
     }
@@ -640,6 +667,7 @@ private:
     I.QualifiedName = Def->getQualifiedNameAsString();
     I.Loc = loc(Def->getLocation());
     I.Signature = signatureOf(Def);
+    I.Mangled = mangled(Def);
     I.ExternC = Def->isExternC();
     if (const FunctionTemplateDecl *TD = Def->getDescribedFunctionTemplate()) {
       I.IsTemplate = true;
@@ -952,6 +980,7 @@ private:
       LaunchInstantiation LI;
       LI.Context = functionDisplayName(Fn);
       LI.Kernel = K.FD ? functionDisplayName(K.FD) : K.Name;
+      LI.KernelMangled = mangled(K.FD);
       LI.TemplateArgs = K.FD ? argsOf(K.FD) : std::vector<TemplateArgInfo>();
       LI.Grid = valueOf(L.Grid);
       LI.Block = valueOf(L.Block);
@@ -971,6 +1000,7 @@ private:
     S.Via = K.Via;
     if (K.FD || (K.ULE && !K.Name.empty())) {
       S.Kernel = K.Name;
+      S.KernelMangled = mangled(K.FD);
       S.Resolved = true;
     } else if (S.Kernel.empty()) {
       S.Kernel = K.Name;
@@ -1058,6 +1088,16 @@ private:
     }
   }
 
+  /// The name of a variable's tunable. Locals of different functions often
+  /// share a name (block_size): they are qualified with their function.
+  static std::string variableTunableName(const VarDecl *VD) {
+    std::string Name = VD->getQualifiedNameAsString();
+    if (VD->isLocalVarDecl())
+      if (const auto *Fn = dyn_cast<FunctionDecl>(VD->getDeclContext()))
+        Name = Fn->getQualifiedNameAsString() + "::" + VD->getNameAsString();
+    return Name;
+  }
+
   /// Records the knobs an expression's value comes from: macros,
   /// constexpr variables and literal-initialised locals.
   void traceExpr(const Expr *E, StringRef Role, StringRef Kernel, const Location &At,
@@ -1087,13 +1127,7 @@ private:
         if (WrittenAsLiteral && VD->getType()->isIntegralOrEnumerationType()) {
           StringRef Origin = IsConst ? "constexpr" : "launch";
           if (IsConst || (VD->isLocalVarDecl() && !Self->isMutated(VD))) {
-            // Locals of different functions often share a name (block_size):
-            // qualify them with their function.
-            std::string Name = VD->getQualifiedNameAsString();
-            if (VD->isLocalVarDecl())
-              if (const auto *Fn = dyn_cast<FunctionDecl>(VD->getDeclContext()))
-                Name = Fn->getQualifiedNameAsString() + "::" + VD->getNameAsString();
-            TunableInfo &T = Self->tunable(Origin, Name);
+            TunableInfo &T = Self->tunable(Origin, variableTunableName(VD));
             T.Current = cast<IntegerLiteral>(Lit)->getValue().getSExtValue();
             T.CurrentText = std::to_string(*T.Current);
             T.Loc = Self->loc(Lit->getBeginLoc());
@@ -1250,6 +1284,7 @@ private:
   std::vector<KernelRecord> Kernels;
   DenseMap<unsigned, size_t> LaunchSlot;
   std::vector<LaunchSiteInfo> Launches;
+  std::unique_ptr<MangleContext> Mangler;
 };
 
 /// Names matched by Pattern's first group in preprocessor-skipped text,
@@ -1342,14 +1377,20 @@ void SideIndexer::finish(const PreprocessorFacts &Facts, FileIndex &Out) {
     It->DynamicShared |= K.Info.DynamicShared;
     if (K.Info.StaticSharedBytes)
       It->StaticSharedBytes = K.Info.StaticSharedBytes; // the device view wins
+    if (It->Mangled.empty())
+      It->Mangled = K.Info.Mangled;
     for (const KernelInstantiation &I : K.Info.Instantiations) {
       auto Same = llvm::find_if(It->Instantiations, [&](const KernelInstantiation &O) {
         return argsText(O.Args) == argsText(I.Args);
       });
-      if (Same == It->Instantiations.end())
+      if (Same == It->Instantiations.end()) {
         It->Instantiations.push_back(I);
-      else if (I.StaticSharedBytes)
+        continue;
+      }
+      if (I.StaticSharedBytes)
         Same->StaticSharedBytes = I.StaticSharedBytes;
+      if (Same->Mangled.empty())
+        Same->Mangled = I.Mangled;
     }
   }
   for (LaunchSiteInfo &L : Launches) {
@@ -1431,19 +1472,33 @@ static void addAnnotations(StringRef MainText, StringRef Display, FileIndex &Out
   }
 }
 
+KernelIndexBuilder::KernelIndexBuilder(StringRef File) : File(File.str()) {
+  SmallString<256> A(File);
+  sys::fs::make_absolute(A);
+  sys::path::remove_dots(A, true);
+  Abs = A.str().str();
+  Out.File = File.str();
+}
+
+KernelIndexBuilder::~KernelIndexBuilder() = default;
+
+void KernelIndexBuilder::addSide(ASTContext &Ctx, CompilerInstance &CI, Side S,
+                                 const PreprocessorFacts &Facts) {
+  SideIndexer Indexer(Ctx, CI, S, Abs, File);
+  MatchFinder Finder;
+  Finder.addMatcher(matchers::kernelDecl(), &Indexer);
+  Finder.addMatcher(matchers::chevronLaunch(), &Indexer);
+  Finder.addMatcher(matchers::runtimeLaunch(), &Indexer);
+  Finder.matchAST(Ctx);
+  Indexer.finish(Facts, Out);
+}
+
 Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
                                      StringRef File, ParseDiagnostics &Diags) {
   if (Error E = checkCudaInput(File))
     return std::move(E);
-  SmallString<256> Abs(File);
-  sys::fs::make_absolute(Abs);
-  sys::path::remove_dots(Abs, true);
-
-  FileIndex Out;
-  Out.File = File.str();
-  Out.Arch = Opts.target().Name;
   unsigned ErrorsBefore = Diags.errors();
-
+  KernelIndexBuilder Builder(File);
   for (Side S : {Side::Host, Side::Device}) {
     ParseRequest Req;
     Req.File = File.str();
@@ -1451,18 +1506,18 @@ Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Op
     Error E = parseCuda(TC, Opts, Req, Diags,
                         [&](ASTContext &Ctx, CompilerInstance &CI,
                             const PreprocessorFacts &Facts) {
-                          SideIndexer Indexer(Ctx, CI, S, Abs, File);
-                          MatchFinder Finder;
-                          Finder.addMatcher(matchers::kernelDecl(), &Indexer);
-                          Finder.addMatcher(matchers::chevronLaunch(), &Indexer);
-                          Finder.addMatcher(matchers::runtimeLaunch(), &Indexer);
-                          Finder.matchAST(Ctx);
-                          Indexer.finish(Facts, Out);
+                          Builder.addSide(Ctx, CI, S, Facts);
                         });
     if (E)
       return std::move(E);
   }
+  FileIndex Out = Builder.finish(Opts.target().Name);
+  Out.Errors = Diags.errors() - ErrorsBefore;
+  return Out;
+}
 
+FileIndex KernelIndexBuilder::finish(StringRef Arch) {
+  Out.Arch = Arch.str();
   // Kernels only in skipped code are reported inactive for this target.
   for (const InactiveRegion &R : Out.InactiveRegions) {
     for (size_t I = 0; I < R.Kernels.size(); ++I) {
@@ -1540,8 +1595,7 @@ Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Op
   llvm::stable_sort(Out.Tunables, [](const TunableInfo &A, const TunableInfo &B) {
     return std::tie(A.Loc, A.Name) < std::tie(B.Loc, B.Name);
   });
-  Out.Errors = Diags.errors() - ErrorsBefore;
-  return Out;
+  return std::move(Out);
 }
 
 } // namespace forge::frontend

@@ -24,6 +24,7 @@ struct Location {
   std::string File;
   unsigned Line = 0;
   unsigned Column = 0;
+  unsigned Offset = 0; ///< bytes from the file's start (the index sets it)
   bool operator<(const Location &O) const {
     return std::tie(File, Line, Column) < std::tie(O.File, O.Line, O.Column);
   }
@@ -65,6 +66,7 @@ struct TemplateArgInfo {
 
 struct KernelInstantiation {
   std::vector<TemplateArgInfo> Args;
+  std::string Mangled; ///< the symbol (as ptxas names it)
   bool Explicit = false; ///< an explicit instantiation definition
   std::optional<uint64_t> StaticSharedBytes;
 };
@@ -74,6 +76,7 @@ struct KernelInfo {
   std::string QualifiedName;
   Location Loc;
   std::string Signature; ///< "void name(float *x, int n)"
+  std::string Mangled;   ///< the symbol of a kernel that is not a template
   bool IsTemplate = false;
   bool ExternC = false;
   bool Active = true; ///< false: only in code the preprocessor skipped
@@ -94,12 +97,16 @@ struct KernelInfo {
 struct LaunchInstantiation {
   std::string Context; ///< the enclosing function's specialisation
   std::string Kernel;  ///< qualified name of the kernel launched
+  std::string KernelMangled; ///< its symbol, when the launch resolves to one
   std::vector<TemplateArgInfo> TemplateArgs;
   ValueText Grid, Block, SharedMem;
 };
 
 struct LaunchSiteInfo {
   std::string Kernel; ///< qualified name; as written when unresolved
+  /// The symbol of the kernel launched, when the launch names one
+  /// specialisation (not in a template pattern); empty otherwise.
+  std::string KernelMangled;
   bool Resolved = true;
   Location Loc;
   std::string Syntax; ///< "chevron", "cudaLaunchKernel", ...
@@ -144,6 +151,25 @@ struct FileIndex {
   std::vector<TunableInfo> Tunables;
   std::vector<InactiveRegion> InactiveRegions;
   unsigned Errors = 0; ///< parse errors (after nvcc-compatible downgrades)
+};
+
+/// Builds a FileIndex from ASTs that someone else parses: a tool that
+/// parses the file anyway (the port passes) indexes the same ASTs instead
+/// of parsing twice. buildKernelIndex is this over its own two parses.
+class KernelIndexBuilder {
+public:
+  /// File: the path as the user gave it (the index names it so).
+  explicit KernelIndexBuilder(llvm::StringRef File);
+  ~KernelIndexBuilder();
+  /// Indexes one side's AST; each side at most once.
+  void addSide(clang::ASTContext &Ctx, clang::CompilerInstance &CI, Side S,
+               const PreprocessorFacts &Facts);
+  /// The index of the sides added, with Arch set to Arch.
+  FileIndex finish(llvm::StringRef Arch);
+
+private:
+  std::string File, Abs;
+  FileIndex Out;
 };
 
 /// Parses File for the host and for the device target of Opts and builds
