@@ -8,6 +8,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "forge/Frontend/KernelIndex.h"
+#include "forge/Frontend/KernelFacts.h"
 #include "forge/Frontend/Matchers.h"
 #include "forge/Frontend/ParamAccess.h"
 #include "forge/Support/Error.h"
@@ -303,9 +304,14 @@ public:
       onKernel(FD);
     else if (const auto *CE = R.Nodes.getNodeAs<CallExpr>("launch"))
       onLaunch(CE, R.Nodes.getNodeAs<FunctionDecl>("fn"));
+    else if (const auto *BO = R.Nodes.getNodeAs<BinaryOperator>("warp-op"))
+      onWarpOperator(BO);
+    else if (const auto *Shfl = R.Nodes.getNodeAs<CallExpr>("shuffle"))
+      onShuffle(Shfl);
   }
 
-  void finish(const PreprocessorFacts &Facts, FileIndex &Out);
+  void finish(const PreprocessorFacts &Facts, FileIndex &Out,
+              std::set<std::string> &WarpWidths);
 
 private:
   // --- locations and text -------------------------------------------------
@@ -1272,6 +1278,126 @@ private:
     }
   }
 
+  // --- the warp width -----------------------------------------------------------
+  // A named constant used as the warp width is a fact of the hardware, not
+  // a knob: 'lane = threadIdx.x % WARP_SIZE', 'warp = threadIdx.x / W',
+  // 'threadIdx.x & (W - 1)' with W == 32, a shuffle's width, or a 32 that
+  // a shuffle's arguments come from ('for (o = W / 2; ...) __shfl_down_sync
+  // (m, v, o)'). Such constants are dropped from the tunables.
+
+  /// The user's named constants in E (object-like macros of one integer
+  /// literal, variables with a constant initializer) whose value is Value,
+  /// or any value when Value is empty, by their tunable names.
+  /// FollowLocals: also those a local variable's initializer uses (the
+  /// offset of a shuffle loop), whatever the variable's value later.
+  void namedConstants(const Expr *E, std::optional<int64_t> Value, bool FollowLocals,
+                      int Depth = 0) {
+    if (!E || Depth > 3 || isa<CXXDefaultArgExpr>(E))
+      return;
+    struct Walker : RecursiveASTVisitor<Walker> {
+      SideIndexer *Self;
+      std::optional<int64_t> Value;
+      bool FollowLocals;
+      int Depth;
+      bool shouldVisitImplicitCode() const { return true; }
+      bool VisitExpr(Expr *X) {
+        for (SourceLocation L = X->getBeginLoc(); L.isMacroID();
+             L = Self->SM.getImmediateMacroCallerLoc(L)) {
+          if (Self->SM.isMacroArgExpansion(L))
+            continue;
+          StringRef Name = Lexer::getImmediateMacroName(L, Self->SM, Self->LO);
+          if (Name.empty())
+            continue;
+          SourceLocation ExpLoc = Self->SM.getImmediateExpansionRange(L).getBegin();
+          MacroDefinition MD = Self->PP.getMacroDefinitionAtLoc(
+              Self->PP.getIdentifierInfo(Name), Self->SM.getExpansionLoc(ExpLoc));
+          auto V = Self->macroIntValue(MD.getMacroInfo());
+          if (V && (!Value || *V == *Value))
+            Self->WarpWidths.insert(Name.str());
+        }
+        return true;
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+        const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+        if (!VD || !VD->hasInit() || isa<ParmVarDecl>(VD) ||
+            !isUserLocation(Self->SM, VD->getLocation()))
+          return true;
+        auto V = constantInt(VD->getInit(), Self->Ctx);
+        bool Const = VD->isConstexpr() || VD->getType().isConstQualified();
+        if (V && (Const || VD->isLocalVarDecl()) && (!Value || *V == *Value))
+          Self->WarpWidths.insert(variableTunableName(VD));
+        else if (FollowLocals && VD->isLocalVarDecl())
+          Self->namedConstants(VD->getInit(), Value, FollowLocals, Depth + 1);
+        return true;
+      }
+    } W;
+    W.Self = this;
+    W.Value = Value;
+    W.FollowLocals = FollowLocals;
+    W.Depth = Depth;
+    W.TraverseStmt(const_cast<Expr *>(E));
+  }
+
+  /// Whether E varies with the thread's index in its block (threadIdx, a
+  /// thread_rank() call, or a local initialised from them).
+  bool threadVarying(const Expr *E, int Depth = 0) {
+    if (!E || Depth > 3)
+      return false;
+    struct Walker : RecursiveASTVisitor<Walker> {
+      SideIndexer *Self;
+      int Depth;
+      bool Found = false;
+      bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+        const ValueDecl *D = DRE->getDecl();
+        if (D->getName() == "threadIdx")
+          Found = true;
+        else if (const auto *VD = dyn_cast<VarDecl>(D))
+          if (VD->isLocalVarDecl() && VD->hasInit() && !isa<ParmVarDecl>(VD))
+            Found |= Self->threadVarying(VD->getInit(), Depth + 1);
+        return !Found;
+      }
+      bool VisitCallExpr(CallExpr *CE) {
+        if (const FunctionDecl *FD = CE->getDirectCallee())
+          if (FD->getIdentifier() && FD->getName() == "thread_rank")
+            Found = true;
+        return !Found;
+      }
+    } W;
+    W.Self = this;
+    W.Depth = Depth;
+    W.TraverseStmt(const_cast<Expr *>(E));
+    return W.Found;
+  }
+
+  void onWarpOperator(const BinaryOperator *BO) {
+    if (!isUserLocation(SM, BO->getOperatorLoc()) || !threadVarying(BO->getLHS()))
+      return;
+    const Expr *RHS = BO->getRHS()->IgnoreParenImpCasts();
+    if (BO->getOpcode() == BO_And) {
+      // threadIdx.x & (W - 1)
+      const auto *Sub = dyn_cast<BinaryOperator>(RHS);
+      if (!Sub || Sub->getOpcode() != BO_Sub || constantInt(Sub->getRHS(), Ctx) != 1)
+        return;
+      RHS = Sub->getLHS();
+    }
+    namedConstants(RHS, 32, /*FollowLocals=*/false);
+  }
+
+  void onShuffle(const CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !isUserLocation(SM, CE->getBeginLoc()))
+      return;
+    // The width is the last parameter: (mask, var, lane, width) for the
+    // _sync forms, (var, lane, width) for the legacy ones.
+    unsigned Width = FD->getName().ends_with("_sync") ? 3 : 2;
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      if (I == Width)
+        namedConstants(CE->getArg(I), std::nullopt, /*FollowLocals=*/false);
+      else
+        namedConstants(CE->getArg(I), 32, /*FollowLocals=*/true);
+    }
+  }
+
   // --- state ------------------------------------------------------------------
   ASTContext &Ctx;
   const SourceManager &SM;
@@ -1285,6 +1411,7 @@ private:
   DenseMap<unsigned, size_t> LaunchSlot;
   std::vector<LaunchSiteInfo> Launches;
   std::unique_ptr<MangleContext> Mangler;
+  std::set<std::string> WarpWidths; ///< tunable names used as the warp width
 };
 
 /// Names matched by Pattern's first group in preprocessor-skipped text,
@@ -1328,7 +1455,9 @@ static std::set<std::string> featuresInText(StringRef Text) {
   return F;
 }
 
-void SideIndexer::finish(const PreprocessorFacts &Facts, FileIndex &Out) {
+void SideIndexer::finish(const PreprocessorFacts &Facts, FileIndex &Out,
+                         std::set<std::string> &WarpWidthsOut) {
+  WarpWidthsOut.insert(WarpWidths.begin(), WarpWidths.end());
   // Inactive regions (device side only: that is the target's view).
   std::vector<InactiveRegion> Regions;
   if (S == Side::Device) {
@@ -1472,6 +1601,21 @@ static void addAnnotations(StringRef MainText, StringRef Display, FileIndex &Out
   }
 }
 
+bool namesWarpSize(StringRef Name) {
+  if (size_t Colons = Name.rfind("::"); Colons != StringRef::npos)
+    Name = Name.drop_front(Colons + 2);
+  std::string N;
+  for (char C : Name) {
+    if (!isAlnum(C) && C != '_')
+      return false; // "k.block@12" names a launch, not a constant
+    if (C != '_')
+      N += toLower(C);
+  }
+  StringRef S(N);
+  return S.contains("warpsize") || S.contains("warpsz") || S.contains("warpthreads") ||
+         S.contains("threadsperwarp") || S.contains("warpwidth");
+}
+
 KernelIndexBuilder::KernelIndexBuilder(StringRef File) : File(File.str()) {
   SmallString<256> A(File);
   sys::fs::make_absolute(A);
@@ -1489,8 +1633,15 @@ void KernelIndexBuilder::addSide(ASTContext &Ctx, CompilerInstance &CI, Side S,
   Finder.addMatcher(matchers::kernelDecl(), &Indexer);
   Finder.addMatcher(matchers::chevronLaunch(), &Indexer);
   Finder.addMatcher(matchers::runtimeLaunch(), &Indexer);
+  Finder.addMatcher(binaryOperator(hasAnyOperatorName("%", "/", "&")).bind("warp-op"), &Indexer);
+  Finder.addMatcher(
+      callExpr(callee(functionDecl(hasAnyName(
+                   "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+                   "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"))))
+          .bind("shuffle"),
+      &Indexer);
   Finder.matchAST(Ctx);
-  Indexer.finish(Facts, Out);
+  Indexer.finish(Facts, Out, WarpWidths);
 }
 
 Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
@@ -1518,6 +1669,15 @@ Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Op
 
 FileIndex KernelIndexBuilder::finish(StringRef Arch) {
   Out.Arch = Arch.str();
+  // The warp width is the hardware's, not a knob (an annotation still
+  // makes one).
+  llvm::erase_if(Out.Tunables, [&](const TunableInfo &T) {
+    if (T.Origin != "macro" && T.Origin != "constexpr" && T.Origin != "launch" &&
+        T.Origin != "template")
+      return false;
+    return namesWarpSize(T.Name) || (T.Origin != "template" && WarpWidths.count(T.Name));
+  });
+
   // Kernels only in skipped code are reported inactive for this target.
   for (const InactiveRegion &R : Out.InactiveRegions) {
     for (size_t I = 0; I < R.Kernels.size(); ++I) {

@@ -170,7 +170,14 @@ public:
 private:
   std::string File, Abs;
   FileIndex Out;
+  /// Named constants used as the warp width (docs/list.md): not tunables.
+  std::set<std::string> WarpWidths;
 };
+
+/// Whether a constant's name says it is the warp size: WARP_SIZE, WARPSIZE,
+/// kWarpSize, warp_size, WARP_SZ, WARP_THREADS... (a qualified name is
+/// judged by its last component).
+bool namesWarpSize(llvm::StringRef Name);
 
 /// Parses File for the host and for the device target of Opts and builds
 /// its index. Parse errors are printed through Diags and counted in

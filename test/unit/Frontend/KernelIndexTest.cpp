@@ -33,3 +33,13 @@ TEST(DefaultCandidates, PerRole) {
   EXPECT_EQ(defaultCandidates("template-arg", 8), (std::vector<int64_t>{2, 4, 8, 16, 32}));
   EXPECT_EQ(defaultCandidates("template-arg", std::nullopt), (std::vector<int64_t>{1, 2, 4, 8, 16}));
 }
+
+TEST(NamesWarpSize, SpellingsOfTheWarpSize) {
+  for (const char *N : {"WARP_SIZE", "WARPSIZE", "kWarpSize", "warp_size", "WarpSize", "WARP_SZ",
+                        "CUDA_WARP_SIZE", "WARP_THREADS", "kThreadsPerWarp", "ns::kWarpSize",
+                        "reduce::WARP_SIZE"})
+    EXPECT_TRUE(namesWarpSize(N)) << N;
+  for (const char *N : {"BLOCK", "WARPS_PER_BLOCK", "kWarps", "NUM_WARPS", "TILE",
+                        "warpSizeKernel.block@12", "kernel.launch_bounds"})
+    EXPECT_FALSE(namesWarpSize(N)) << N;
+}
