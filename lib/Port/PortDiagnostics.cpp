@@ -57,6 +57,32 @@ frontend::Location PortDiagnostics::locOf(SourceLocation L) const {
   return Out;
 }
 
+SourceSpan PortDiagnostics::spanOf(CharSourceRange R) const {
+  SourceSpan Out;
+  if (!SM || R.isInvalid())
+    return Out;
+  SourceLocation B = R.getBegin(), E = R.getEnd();
+  PresumedLoc PB = SM->getPresumedLoc(B), PE = SM->getPresumedLoc(E);
+  if (PB.isInvalid() || PE.isInvalid())
+    return Out;
+  Out.Line = PB.getLine();
+  Out.Column = PB.getColumn();
+  Out.EndLine = PE.getLine();
+  Out.EndColumn = PE.getColumn();
+  Out.Offset = SM->getFileOffset(B);
+  unsigned EndOffset = SM->getFileOffset(E);
+  Out.Length = EndOffset > Out.Offset ? EndOffset - Out.Offset : 0;
+  return Out;
+}
+
+SourceSpan PortDiagnostics::spanOf(SourceLocation L) const {
+  if (!SM || !LO || L.isInvalid())
+    return {};
+  SourceLocation B = SM->getFileLoc(L);
+  unsigned Length = Lexer::MeasureTokenLength(B, *SM, *LO);
+  return spanOf(CharSourceRange::getCharRange(B, B.getLocWithOffset(Length)));
+}
+
 static DiagnosticsEngine::Level engineLevel(Severity S) {
   switch (S) {
   case Severity::Note:
@@ -79,6 +105,7 @@ void PortDiagnostics::report(StringRef Pass, Severity Level, SourceLocation Loc,
   F.Level = Level == Severity::Warning && WarningsAsErrors ? Severity::Error : Level;
   F.Message = Message.str();
   F.Loc = locOf(Loc);
+  F.Span = spanOf(Loc);
   std::string Key = F.Loc.File + ":" + std::to_string(F.Loc.Line) + ":" +
                     std::to_string(F.Loc.Column) + "|" + F.Message;
   if (!Seen.insert(Key).second)
@@ -100,10 +127,14 @@ void PortDiagnostics::report(StringRef Pass, Severity Level, SourceLocation Loc,
       break;
     }
     Reps.push_back(Rep);
-    F.FixIts.push_back((Rep.getFilePath() + ":" + Twine(Rep.getOffset()) + ":" +
-                        Twine(Rep.getLength()) + " -> " + Rep.getReplacementText())
-                           .str());
+    FixIt X;
+    X.File = locOf(R.getBegin()).File;
+    X.Range = spanOf(Lexer::makeFileCharRange(R, *SM, *LO));
+    X.Replacement = H.CodeToInsert;
+    F.FixIts.push_back(std::move(X));
   }
+  if (!Applicable)
+    F.FixIts.clear();
   std::string ConflictNote;
   if (Applicable) {
     patch::PatchSet Mine;
@@ -136,12 +167,13 @@ void PortDiagnostics::report(StringRef Pass, Severity Level, SourceLocation Loc,
     N.Level = Severity::Note;
     N.Message = Text;
     N.Loc = locOf(NLoc.isValid() ? NLoc : Loc);
+    N.Span = spanOf(NLoc.isValid() ? NLoc : Loc);
     F.Notes.push_back(N);
   }
   if (!ConflictNote.empty()) {
     std::string Text = "fix not applied: " + ConflictNote;
     Engine->Report(Loc, NoteID) << Text;
-    F.Notes.push_back({F.Pass, Severity::Note, Text, F.Loc, {}, {}, false});
+    F.Notes.push_back({F.Pass, Severity::Note, Text, F.Loc, F.Span, {}, {}, false});
   }
   Findings.push_back(std::move(F));
 }

@@ -84,8 +84,28 @@ void printResources(raw_ostream &OS, const FilePortResult &R, unsigned Assumed) 
   }
 }
 
-Json locationJson(const frontend::Location &L) {
-  return {{"file", L.File}, {"line", L.Line}, {"column", L.Column}};
+/// A position: 1-based line and column, and the byte offset.
+Json positionJson(unsigned Line, unsigned Column, unsigned Offset) {
+  return {{"line", Line}, {"column", Column}, {"offset", Offset}};
+}
+
+/// Span: where the offset comes from; absent: the location's own.
+Json locationJson(const frontend::Location &L, std::optional<port::SourceSpan> Span) {
+  Json J = {{"file", L.File}};
+  J.update(positionJson(L.Line, L.Column, Span ? Span->Offset : L.Offset));
+  return J;
+}
+
+Json fixItJson(const port::FixIt &X) {
+  const port::SourceSpan &S = X.Range;
+  return {{"file", X.File},
+          {"line", S.Line},
+          {"column", S.Column},
+          {"offset", S.Offset},
+          {"end_line", S.EndLine},
+          {"end_column", S.EndColumn},
+          {"end_offset", S.Offset + S.Length},
+          {"replacement", X.Replacement}};
 }
 
 Json findingJson(const Finding &F) {
@@ -95,13 +115,16 @@ Json findingJson(const Finding &F) {
   Json J = {{"pass", F.Pass},
             {"severity", Level},
             {"message", F.Message},
-            {"location", locationJson(F.Loc)},
+            {"location", locationJson(F.Loc, F.Span)},
             {"fixed", F.Fixed}};
   Json Notes = Json::array();
   for (const Finding &N : F.Notes)
-    Notes.push_back({{"message", N.Message}, {"location", locationJson(N.Loc)}});
+    Notes.push_back({{"message", N.Message}, {"location", locationJson(N.Loc, N.Span)}});
   J["notes"] = Notes;
-  J["fixits"] = F.FixIts;
+  Json Fixes = Json::array();
+  for (const port::FixIt &X : F.FixIts)
+    Fixes.push_back(fixItJson(X));
+  J["fixits"] = Fixes;
   return J;
 }
 
@@ -134,6 +157,24 @@ Json resourcesJson(const FilePortResult &R, unsigned Assumed) {
     Out.push_back(J);
   }
   return Out;
+}
+
+/// A SARIF region: 1-based lines and columns (the end exclusive) and the
+/// bytes.
+Json sarifRegion(const port::SourceSpan &S) {
+  Json J = {{"startLine", S.Line}, {"startColumn", S.Column}};
+  if (S.EndLine) {
+    J["endLine"] = S.EndLine;
+    J["endColumn"] = S.EndColumn;
+  }
+  J["byteOffset"] = S.Offset;
+  J["byteLength"] = S.Length;
+  return J;
+}
+
+Json sarifLocation(const std::string &File, const port::SourceSpan &S) {
+  return {{"physicalLocation",
+           {{"artifactLocation", {{"uri", File}}}, {"region", sarifRegion(S)}}}};
 }
 
 } // namespace
@@ -213,13 +254,39 @@ Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
   Json Results = Json::array();
   for (const FilePortResult &R : Run.Files)
     for (const Finding &F : R.Completed ? R.Findings : std::vector<Finding>()) {
-      Json Loc = {{"physicalLocation",
-                   {{"artifactLocation", {{"uri", F.Loc.File}}},
-                    {"region", {{"startLine", F.Loc.Line}, {"startColumn", F.Loc.Column}}}}}};
-      Results.push_back({{"ruleId", F.Pass},
-                         {"level", F.Level == Severity::Error ? "error" : "warning"},
-                         {"message", {{"text", F.Message}}},
-                         {"locations", Json::array({Loc})}});
+      Json Result = {{"ruleId", F.Pass},
+                     {"level", F.Level == Severity::Error ? "error" : "warning"},
+                     {"message", {{"text", F.Message}}},
+                     {"locations", Json::array({sarifLocation(F.Loc.File, F.Span)})}};
+      Json Related = Json::array();
+      for (const Finding &N : F.Notes) {
+        Json L = sarifLocation(N.Loc.File, N.Span);
+        L["id"] = Related.size();
+        L["message"] = {{"text", N.Message}};
+        Related.push_back(L);
+      }
+      if (!Related.empty())
+        Result["relatedLocations"] = Related;
+      // The fixes forge-port applies (-o, -i, --diff), one change per file.
+      if (F.Fixed && !F.FixIts.empty()) {
+        Json Changes = Json::array();
+        for (const port::FixIt &X : F.FixIts) {
+          auto Same = std::find_if(Changes.begin(), Changes.end(), [&](const Json &C) {
+            return C["artifactLocation"]["uri"] == X.File;
+          });
+          if (Same == Changes.end()) {
+            Changes.push_back({{"artifactLocation", {{"uri", X.File}}},
+                               {"replacements", Json::array()}});
+            Same = Changes.end() - 1;
+          }
+          (*Same)["replacements"].push_back({{"deletedRegion", sarifRegion(X.Range)},
+                                             {"insertedContent", {{"text", X.Replacement}}}});
+        }
+        Result["fixes"] = Json::array(
+            {{{"description", {{"text", "the fix forge-port applies"}}},
+              {"artifactChanges", Changes}}});
+      }
+      Results.push_back(Result);
     }
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},

@@ -25,14 +25,31 @@ namespace forge::port {
 
 enum class Severity { Note, Warning, Error };
 
+/// A range of a file as JSON and SARIF give it: 1-based lines and columns,
+/// the end exclusive (SARIF's endColumn), and the byte offset and length.
+struct SourceSpan {
+  unsigned Line = 0, Column = 0;
+  unsigned EndLine = 0, EndColumn = 0;
+  unsigned Offset = 0, Length = 0;
+};
+
+/// A fix-it: Range of File becomes Replacement.
+struct FixIt {
+  std::string File;
+  SourceSpan Range;
+  std::string Replacement;
+};
+
 struct Finding {
   std::string Pass;
   Severity Level = Severity::Warning;
   std::string Message;
   frontend::Location Loc;
+  SourceSpan Span; ///< the token at Loc
   std::vector<Finding> Notes;
-  /// Replacement texts offered ("file:offset:length -> text").
-  std::vector<std::string> FixIts;
+  /// The replacements offered, when every one of them can be applied
+  /// (none inside a macro).
+  std::vector<FixIt> FixIts;
   bool Fixed = false; ///< its fix-its are in the PatchSet
 };
 
@@ -60,6 +77,10 @@ public:
 
 private:
   frontend::Location locOf(clang::SourceLocation L) const;
+  /// The token at L (where a finding is shown).
+  SourceSpan spanOf(clang::SourceLocation L) const;
+  /// A file range (a fix-it's).
+  SourceSpan spanOf(clang::CharSourceRange R) const;
 
   llvm::raw_ostream *OS;
   bool WarningsAsErrors;
