@@ -1,10 +1,6 @@
 //===- Port/PortRunner.cpp ------------------------------------------------===//
 #include "forge/Port/PortRunner.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ExprCXX.h"
-#include "clang/AST/Mangle.h"
-#include "forge/Frontend/KernelFacts.h"
-#include "forge/Frontend/Matchers.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Preprocessor.h"
 
@@ -15,48 +11,6 @@ using namespace llvm;
 namespace forge::port {
 
 PortPass::~PortPass() = default;
-
-namespace {
-/// Records the first launch of each kernel whose block size is a constant.
-class LaunchShapes : public MatchFinder::MatchCallback {
-public:
-  explicit LaunchShapes(std::map<std::string, LaunchShape> &Out) : Out(Out) {}
-  void run(const MatchFinder::MatchResult &R) override {
-    const auto *L = R.Nodes.getNodeAs<CUDAKernelCallExpr>("launch");
-    if (!L || L->isValueDependent() || !L->getConfig() || L->getConfig()->getNumArgs() < 3)
-      return;
-    const FunctionDecl *K = L->getDirectCallee();
-    if (!K || !frontend::isUserLocation(*R.SourceManager, L->getBeginLoc()))
-      return;
-    auto Threads = frontend::constantThreadsPerBlock(L->getConfig()->getArg(1), *R.Context);
-    if (!Threads)
-      return;
-    LaunchShape S;
-    S.Threads = *Threads;
-    Expr::EvalResult V;
-    const Expr *Shmem = L->getConfig()->getArg(2);
-    if (!Shmem->isValueDependent() && Shmem->EvaluateAsInt(V, *R.Context))
-      S.DynamicShared = V.Val.getInt().getExtValue();
-    PresumedLoc P = R.SourceManager->getPresumedLoc(
-        R.SourceManager->getFileLoc(L->getBeginLoc()));
-    if (P.isValid())
-      S.Loc = {P.getFilename(), P.getLine(), P.getColumn()};
-    if (!Mangler)
-      Mangler.reset(R.Context->createMangleContext());
-    std::string Name;
-    llvm::raw_string_ostream OS(Name);
-    if (Mangler->shouldMangleDeclName(K))
-      Mangler->mangleName(GlobalDecl(K, KernelReferenceKind::Kernel), OS);
-    else
-      OS << K->getName();
-    Out.emplace(OS.str(), S); // the first launch wins
-  }
-
-private:
-  std::map<std::string, LaunchShape> &Out;
-  std::unique_ptr<MangleContext> Mangler;
-};
-} // namespace
 
 Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, StringRef File,
                     PortDiagnostics &Diag, frontend::ParseDiagnostics &ParseDiags) {
@@ -69,8 +23,10 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
       if (P->wantsSide(S))
         Passes.push_back(std::move(P));
     }
-    bool WantShapes = Opts.Launches && S == frontend::Side::Host;
-    if (Passes.empty() && !WantShapes && !Opts.Files)
+    // The index needs the host side (launch sites); the device side is
+    // indexed when it is parsed anyway (device-side launches).
+    bool WantIndex = Opts.Index && S == frontend::Side::Host;
+    if (Passes.empty() && !WantIndex && !Opts.Files)
       continue;
     std::vector<ParseError> Errors;
     std::unique_ptr<PassContext> Ctx;
@@ -102,14 +58,11 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
           MatchFinder Finder;
           for (auto &P : Passes)
             P->registerMatchers(Finder);
-          std::unique_ptr<LaunchShapes> Shapes;
-          if (WantShapes) {
-            Shapes = std::make_unique<LaunchShapes>(*Opts.Launches);
-            Finder.addMatcher(frontend::matchers::chevronLaunch(), Shapes.get());
-          }
           Finder.matchAST(AST);
           for (auto &P : Passes)
             P->finish(*Ctx);
+          if (Opts.Index)
+            Opts.Index->addSide(AST, CI, S, Facts);
         });
     ParseDiags.OnError = nullptr;
     ParseDiags.Explains = nullptr;

@@ -18,16 +18,6 @@ bool PortResult::failed() const {
   return any_of(Files, [](const FilePortResult &F) { return F.Failed; });
 }
 
-std::pair<LaunchShape, bool> launchShapeFor(const FilePortResult &R, StringRef Mangled,
-                                            unsigned AssumedBlockThreads) {
-  auto It = R.Launches.find(Mangled.str());
-  if (It != R.Launches.end())
-    return {It->second, true};
-  LaunchShape S;
-  S.Threads = AssumedBlockThreads;
-  return {S, false};
-}
-
 namespace {
 void note(FilePortResult &R, std::string Text, bool AfterSummary = false) {
   R.Messages.push_back({SessionMessage::Kind::Note, std::move(Text), AfterSummary});
@@ -123,7 +113,12 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   PortDiagnostics Diag(O.DiagOS, O.WarningsAsErrors);
   frontend::ParseDiagnostics ParseDiags(O.ParseDiagOS);
   PassRunOptions Run;
-  Run.Launches = &R.Launches;
+  // The launches' block sizes are for the resource table, which needs nvcc.
+  std::optional<frontend::KernelIndexBuilder> Index;
+  if (O.Validate) {
+    Index.emplace(File);
+    Run.Index = &*Index;
+  }
   if (!O.DepfilePath.empty())
     Run.Files = &R.Dependencies;
   Run.Target = O.Target;
@@ -135,6 +130,8 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
     R.Failed = true;
     return R;
   }
+  if (Index)
+    R.Launches = launchesOf(Index->finish(O.Target->Name));
   R.Findings = Diag.findings();
   R.Errors = Diag.errors();
   R.Warnings = Diag.warnings();

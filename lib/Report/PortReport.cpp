@@ -1,6 +1,8 @@
 //===- Report/PortReport.cpp ----------------------------------------------===//
 #include "forge/Report/PortReport.h"
 #include "forge/Arch/Occupancy.h"
+#include "forge/Port/ResourceTable.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 #include <optional>
@@ -45,43 +47,67 @@ void printMessage(raw_ostream &OS, const SessionMessage &M) {
   }
 }
 
-void printResources(raw_ostream &OS, const FilePortResult &R, unsigned Assumed) {
+std::string pairText(uint64_t Target, std::optional<uint64_t> Source) {
+  return Source ? formatv("{0} -> {1}", *Source, Target).str() : std::to_string(Target);
+}
+
+std::string blockText(const port::ResourceRow &Row) {
+  std::string Block = std::to_string(Row.Shape.Threads);
+  if (!Row.FromLaunch)
+    Block += " (assumed)";
+  for (size_t I = 0; I < Row.OtherThreads.size(); ++I)
+    Block += (I ? ", " : " (also ") + std::to_string(Row.OtherThreads[I]) +
+             (I + 1 == Row.OtherThreads.size() ? ")" : "");
+  if (!Row.Shape.DynamicSharedKnown)
+    Block += " +?B";
+  else if (Row.Shape.DynamicShared)
+    Block += " +" + std::to_string(Row.Shape.DynamicShared) + "B";
+  return Block;
+}
+
+port::ResourceTable tableOf(const FilePortResult &R, unsigned Assumed, bool All) {
   const port::Validation &V = R.Check;
   if (!V.Ran || V.Results.empty())
-    return;
-  const build::CompileResult &TR = V.Results[0];
-  const build::CompileResult *SR = V.Results.size() > 1 ? &V.Results[1] : nullptr;
-  if (none_of(TR.Resources, [](const build::KernelResources &K) { return K.IsEntry; }))
+    return {};
+  return port::resourceTable(V.Results[0].Resources,
+                             V.Results.size() > 1 ? &V.Results[1] : nullptr, R.Launches,
+                             Assumed, All);
+}
+
+constexpr size_t NameWidth = 32;
+
+void printResources(raw_ostream &OS, const FilePortResult &R, unsigned Assumed, bool All) {
+  port::ResourceTable T = tableOf(R, Assumed, All);
+  if (T.Rows.empty() && !T.NotListed)
     return;
   OS << "resources per kernel, " << R.Source->Name << " -> " << R.Target->Name
      << " (occupancy predicted from the Arch database; no GPU measured it):\n";
-  OS << formatv("  {0,-32} {1,-12} {2,-12} {3,-16} {4,-14} {5}\n", "kernel", "registers",
-                "spills (B)", "static smem (B)", "block", "occupancy");
-  for (const build::KernelResources &K : TR.Resources) {
-    if (!K.IsEntry)
-      continue;
-    const build::KernelResources *S = SR ? SR->findKernel(K.MangledName) : nullptr;
-    auto Pair = [&](uint64_t A, std::optional<uint64_t> B) {
-      return B ? formatv("{0} -> {1}", *B, A).str() : std::to_string(A);
-    };
-    auto [Shape, FromLaunch] = port::launchShapeFor(R, K.MangledName, Assumed);
-    std::string Block = std::to_string(Shape.Threads) + (FromLaunch ? "" : " (assumed)");
-    if (Shape.DynamicShared)
-      Block += " +" + std::to_string(Shape.DynamicShared) + "B";
-    std::string Name = K.DemangledName.empty() ? K.MangledName : K.DemangledName;
-    if (Name.size() > 32)
-      Name = Name.substr(0, 29) + "...";
-    OS << formatv("  {0,-32} {1,-12} {2,-12} {3,-16} {4,-14} {5}\n", Name,
-                  Pair(K.Registers, S ? std::optional<uint64_t>(S->Registers) : std::nullopt),
-                  Pair(K.SpillStoreBytes + K.SpillLoadBytes,
-                       S ? std::optional<uint64_t>(S->SpillStoreBytes + S->SpillLoadBytes)
-                         : std::nullopt),
-                  Pair(K.SharedMemBytes,
-                       S ? std::optional<uint64_t>(S->SharedMemBytes) : std::nullopt),
-                  Block,
-                  (S ? occupancyText(*R.Source, *S, Shape) + " -> " : std::string()) +
-                      occupancyText(*R.Target, K, Shape));
+  auto Line = [&](StringRef Name, StringRef Regs, StringRef Spills, StringRef Smem,
+                  StringRef Block, StringRef Occ) {
+    OS << "  " << left_justify(Name, NameWidth)
+       << formatv(" {0,-12} {1,-12} {2,-16} {3,-14} {4}\n", Regs, Spills, Smem, Block, Occ);
+  };
+  Line("kernel", "registers", "spills (B)", "static smem (B)", "block", "occupancy");
+  for (const port::ResourceRow &Row : T.Rows) {
+    const build::KernelResources &K = *Row.Target, *S = Row.Source;
+    auto Opt = [&](uint64_t V) { return S ? std::optional<uint64_t>(V) : std::nullopt; };
+    std::string Name = Row.name();
+    // A long name gets a line of its own, in full.
+    if (Name.size() > NameWidth) {
+      OS << "  " << Name << "\n";
+      Name.clear();
+    }
+    Line(Name, pairText(K.Registers, Opt(S ? S->Registers : 0)),
+         pairText(K.SpillStoreBytes + K.SpillLoadBytes,
+                  Opt(S ? S->SpillStoreBytes + S->SpillLoadBytes : 0)),
+         pairText(K.SharedMemBytes, Opt(S ? S->SharedMemBytes : 0)), blockText(Row),
+         (S ? occupancyText(*R.Source, *S, Row.Shape) + " -> " : std::string()) +
+             occupancyText(*R.Target, K, Row.Shape));
   }
+  if (T.NotListed)
+    OS << "  (" << T.NotListed << " more kernel" << (T.NotListed == 1 ? "" : "s")
+       << " compiled that nothing in the file launches; --all lists "
+       << (T.NotListed == 1 ? "it" : "them") << ")\n";
 }
 
 /// A position: 1-based line and column, and the byte offset.
@@ -128,32 +154,34 @@ Json findingJson(const Finding &F) {
   return J;
 }
 
-Json resourcesJson(const FilePortResult &R, unsigned Assumed) {
+Json resourcesJson(const port::ResourceTable &T, const FilePortResult &R) {
   Json Out = Json::array();
-  const port::Validation &V = R.Check;
-  if (!V.Ran || V.Results.empty())
-    return Out;
-  auto Side = [&](const arch::TargetInfo &T, const build::KernelResources &K,
+  auto Side = [&](const arch::TargetInfo &Arch, const build::KernelResources &K,
                   const port::LaunchShape &Shape) {
-    return Json{{"arch", T.Name},
+    return Json{{"arch", Arch.Name},
                 {"registers", K.Registers},
                 {"spill_bytes", K.SpillStoreBytes + K.SpillLoadBytes},
                 {"static_shared_bytes", K.SharedMemBytes},
-                {"occupancy", occupancyText(T, K, Shape)},
+                {"occupancy", occupancyText(Arch, K, Shape)},
                 {"occupancy_kind", "predicted"}};
   };
-  for (const build::KernelResources &K : V.Results[0].Resources) {
-    if (!K.IsEntry)
-      continue;
-    auto [Shape, FromLaunch] = port::launchShapeFor(R, K.MangledName, Assumed);
-    Json J = {{"kernel", K.DemangledName},
-              {"threads_per_block", Shape.Threads},
-              {"threads_from", FromLaunch ? "launch" : "assumed"},
-              {"dynamic_shared_bytes", Shape.DynamicShared},
-              {"target", Side(*R.Target, K, Shape)}};
-    if (V.Results.size() > 1)
-      if (const build::KernelResources *S = V.Results[1].findKernel(K.MangledName))
-        J["source"] = Side(*R.Source, *S, Shape);
+  for (const port::ResourceRow &Row : T.Rows) {
+    const build::KernelResources &K = *Row.Target;
+    Json J = {{"kernel", Row.name()},
+              {"threads_per_block", Row.Shape.Threads},
+              {"threads_from", Row.FromLaunch ? "launch" : "assumed"},
+              {"dynamic_shared_bytes", Row.Shape.DynamicSharedKnown
+                                           ? Json(Row.Shape.DynamicShared)
+                                           : Json(nullptr)},
+              {"symbol", K.MangledName},
+              {"launched", Row.Launched}};
+    if (Row.FromLaunch) {
+      J["launch"] = locationJson(Row.Shape.Loc, std::nullopt);
+      J["other_threads_per_block"] = Row.OtherThreads;
+    }
+    J["target"] = Side(*R.Target, K, Row.Shape);
+    if (Row.Source)
+      J["source"] = Side(*R.Source, *Row.Source, Row.Shape);
     Out.push_back(J);
   }
   return Out;
@@ -188,7 +216,7 @@ void renderPortErrors(raw_ostream &OS, const FilePortResult &R) {
 }
 
 void renderPortText(raw_ostream &OS, const FilePortResult &R, bool Writing,
-                    unsigned AssumedBlockThreads) {
+                    unsigned AssumedBlockThreads, bool AllKernels) {
   if (!R.Failure.empty()) {
     WithColor::error(OS, "forge-port") << R.Failure << "\n";
     return;
@@ -216,16 +244,17 @@ void renderPortText(raw_ostream &OS, const FilePortResult &R, bool Writing,
     OS << "; nvcc " << (V.TargetOK ? "compiles" : "does not compile") << " the "
        << (R.Patched ? "patched " : "") << "file for " << R.Target->Name;
   OS << "\n";
-  printResources(OS, R, AssumedBlockThreads);
+  printResources(OS, R, AssumedBlockThreads, AllKernels);
   for (const SessionMessage &M : R.Messages)
     if (M.AfterSummary)
       printMessage(OS, M);
 }
 
-Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads) {
+Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads, bool AllKernels) {
   Json F = Json::array();
   for (const Finding &X : R.Findings)
     F.push_back(findingJson(X));
+  port::ResourceTable Table = tableOf(R, AssumedBlockThreads, AllKernels);
   Json Val = nullptr;
   if (R.Check.Ran)
     Val = {{"target", R.Target->Name}, {"compiles", R.Check.TargetOK}};
@@ -242,7 +271,8 @@ Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads) {
             {"clang_only_parse_errors", R.ClangOnlyParseErrors}}},
           {"patched", R.Patched},
           {"validation", Val},
-          {"resources", resourcesJson(R, AssumedBlockThreads)}};
+          {"resources", resourcesJson(Table, R)},
+          {"resources_not_listed", Table.NotListed}};
 }
 
 Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {

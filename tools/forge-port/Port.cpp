@@ -59,6 +59,11 @@ cl::opt<unsigned> AssumedBlock("assume-block-size",
                                cl::desc("Threads per block for the occupancy of kernels "
                                         "without a constant launch in the file"),
                                cl::init(256), cl::cat(PortCategory), cl::sub(portCommand()));
+cl::opt<bool> AllKernels("all",
+                         cl::desc("List every kernel nvcc compiled in the resource table, "
+                                  "not only those the file launches and its non-template "
+                                  "kernels"),
+                         cl::cat(PortCategory), cl::sub(portCommand()));
 } // namespace
 
 int forge::tool::runPort(const Invocation &Inv) {
@@ -109,7 +114,7 @@ int forge::tool::runPort(const Invocation &Inv) {
   port::PortSession Session(O);
   auto R = Session.run([&](const port::FilePortResult &F) {
     if (Text)
-      report::renderPortText(errs(), F, O.Output.writes(), O.AssumedBlockThreads);
+      report::renderPortText(errs(), F, O.Output.writes(), O.AssumedBlockThreads, AllKernels);
     else
       report::renderPortErrors(errs(), F);
     if (O.Output.K == OutputChoice::Kind::Diff)
@@ -123,7 +128,7 @@ int forge::tool::runPort(const Invocation &Inv) {
     Json All = Json::array();
     for (const port::FilePortResult &F : R->Files)
       if (F.Completed)
-        All.push_back(report::portFileJson(F, O.AssumedBlockThreads));
+        All.push_back(report::portFileJson(F, O.AssumedBlockThreads, AllKernels));
     outs() << (All.size() == 1 ? All[0] : All).dump(2) << "\n";
   } else if (OutputFormat == Format::Sarif) {
     outs() << report::portSarif(*R, passes::allPasses()).dump(2) << "\n";

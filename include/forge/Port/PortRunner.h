@@ -11,11 +11,12 @@
 
 namespace forge::port {
 
-/// A launch's shape where it is a compile-time constant, for the occupancy
-/// comparison.
+/// A launch's shape where its block size is a compile-time constant, for
+/// the occupancy comparison.
 struct LaunchShape {
   int64_t Threads = 0;
   int64_t DynamicShared = 0;
+  bool DynamicSharedKnown = true; ///< false: not a compile-time constant
   frontend::Location Loc;
 };
 
@@ -24,9 +25,9 @@ struct PassRunOptions {
   const arch::TargetInfo *Source = nullptr;
   std::vector<const PassInfo *> Passes;
   frontend::ParseOptions Parse; ///< its Arch is replaced by Target
-  /// When set, filled with the first constant-shaped launch of each kernel,
-  /// keyed by the kernel's mangled name (as ptxas reports it).
-  std::map<std::string, LaunchShape> *Launches = nullptr;
+  /// When set, the kernel index of the file is built from the same parses
+  /// (the host side always, the device side when a pass parses it).
+  frontend::KernelIndexBuilder *Index = nullptr;
   /// When set, the user's files either side's preprocessor entered are
   /// added (PreprocessorFacts::Files).
   std::set<std::string> *Files = nullptr;

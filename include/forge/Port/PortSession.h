@@ -21,6 +21,7 @@
 #include "forge/Port/PortDiagnostics.h"
 #include "forge/Port/PortPass.h"
 #include "forge/Port/PortRunner.h"
+#include "forge/Port/ResourceTable.h"
 #include "forge/Support/Output.h"
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
@@ -54,7 +55,8 @@ struct PortSessionOptions {
   bool Validate = true;
   std::string CudaPath;         ///< empty: the usual places
   unsigned ValidateTimeoutS = 0; ///< per nvcc run; 0: the driver's default
-  /// Threads per block for the occupancy of kernels with no constant launch.
+  /// Threads per block for the occupancy of kernels with no launch whose
+  /// block size is a compile-time constant.
   unsigned AssumedBlockThreads = 256;
   /// Where the compiler-style diagnostics are printed as they are found:
   /// the passes' findings (DiagOS) and Clang's parse errors (ParseDiagOS);
@@ -109,8 +111,9 @@ struct FilePortResult {
   unsigned ClangOnlyParseErrors = 0;
   /// Every error of the file: the passes', Clang's and nvcc's.
   unsigned totalErrors() const { return Errors + ParseErrorsCounted + NvccErrors; }
-  /// The first constant-shaped launch of each kernel (by mangled name).
-  std::map<std::string, LaunchShape> Launches;
+  /// The file's launches by kernel symbol (filled when validating: the
+  /// resource table's block sizes).
+  FileLaunches Launches;
   /// The input and the user headers it includes, absolute (the depfile).
   std::set<std::string> Dependencies;
   std::vector<SessionMessage> Messages;
@@ -144,12 +147,6 @@ private:
 
   PortSessionOptions O;
 };
-
-/// Threads per block and dynamic shared memory of a kernel for its
-/// occupancy: its first constant launch in the file (true), else the
-/// assumed block size (false).
-std::pair<LaunchShape, bool> launchShapeFor(const FilePortResult &R, llvm::StringRef Mangled,
-                                            unsigned AssumedBlockThreads);
 
 } // namespace forge::port
 

@@ -19,16 +19,18 @@ namespace forge::report {
 /// The text of one file's result: its notes and errors, "k.cu: 1 error(s),
 /// 2 warning(s) for sm_100; 1 fixed ...", the resources per kernel (source
 /// arch -> target, occupancy predicted) and what failed while writing.
-/// Writing: the run writes a result (-o, -i, --diff).
+/// Writing: the run writes a result (-o, -i, --diff). AllKernels: a row
+/// for every kernel nvcc compiled, not only those launched (--all).
 void renderPortText(llvm::raw_ostream &OS, const port::FilePortResult &R, bool Writing,
-                    unsigned AssumedBlockThreads);
+                    unsigned AssumedBlockThreads, bool AllKernels = false);
 
 /// The messages of a file that explain a failure (its Failure and errors),
 /// for runs whose stdout carries JSON or SARIF.
 void renderPortErrors(llvm::raw_ostream &OS, const port::FilePortResult &R);
 
 /// One file as the JSON of docs/port.md.
-Json portFileJson(const port::FilePortResult &R, unsigned AssumedBlockThreads);
+Json portFileJson(const port::FilePortResult &R, unsigned AssumedBlockThreads,
+                  bool AllKernels = false);
 
 /// The whole run as a SARIF 2.1.0 log; Rules: every pass, for the rule list.
 Json portSarif(const port::PortResult &R, llvm::ArrayRef<port::PassInfo> Rules);
