@@ -1,5 +1,5 @@
 // Legacy shuffles and votes that every lane reaches become the _sync forms
-// with a full mask. With the CUDA 13 (mock) headers they are undeclared:
+// with a full mask (warpSum: in every calling context, here one kernel). With the CUDA 13 (mock) headers they are undeclared:
 // the pass works on the AST with errors, and the fix makes it compile.
 // RUN: forge-port port --checks=warp-sync-intrinsics --to sm_90 --no-validate %s -o %t.cu -- %cuda_mock_flags \
 // RUN:   > %t.log 2>&1
@@ -30,6 +30,6 @@ __global__ void votes(const float *in, unsigned *mask, int *flags) {
   // DIAG: [[@LINE-3]]:46: warning: '__shfl_xor' was removed in CUDA 13; use '__shfl_xor_sync' [warp-sync-intrinsics]
   // FIX: float w = __shfl_sync(0xffffffff, v, 0) + __shfl_up_sync(0xffffffff, v, 1) + __shfl_xor_sync(0xffffffff, v, 2, 16);
   mask[0] = b;
-  flags[threadIdx.x] = a + int(w);
+  flags[threadIdx.x] = a + int(w) + int(warpSum(v));
 }
 // DIAG: 0 error(s), 7 warning(s) for sm_90; 7 fixed
