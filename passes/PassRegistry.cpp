@@ -4,6 +4,7 @@
 #include "port/ArchSpecificInstructions.h"
 #include "port/Cuda13RemovedApi.h"
 #include "port/HardwareConstants.h"
+#include "port/LegacyRuntimeHazards.h"
 #include "port/RetuneNeeded.h"
 #include "port/SharedMemoryLimits.h"
 #include "port/WarpSyncIntrinsics.h"
@@ -19,6 +20,7 @@ static const PassInfo Passes[] = {
     {"arch-specific-instructions", "wgmma, setmaxnreg, tcgen05, TMA and clusters reachable on a target without them", make<ArchSpecificInstructions>},
     {"cuda13-removed-api", "cudaDeviceProp fields, vector types and texture references removed in CUDA 13", make<Cuda13RemovedApi>},
     {"hardware-constants", "grid sizes from literal SM counts, literal L2 and shared-memory sizes", make<HardwareConstants>},
+    {"legacy-runtime-hazards", "string symbol names and warp-synchronous shared-memory code that still compile but break at run time", make<LegacyRuntimeHazards>},
     {"retune-needed", "launch bounds and shared-memory sizes chosen for the source arch that cut occupancy on the target", make<RetuneNeeded>},
     {"shared-memory-limits", "static and dynamic shared memory against the target's limits", make<SharedMemoryLimits>},
     {"warp-sync-intrinsics", "warp shuffles and votes without _sync, removed in CUDA 13", make<WarpSyncIntrinsics>},

@@ -1,0 +1,117 @@
+// Warp-synchronous shared-memory code written for lockstep warps: since
+// Volta the lanes of a warp may run apart, so a step that reads what other
+// lanes wrote in the step before needs a __syncwarp() between the two.
+// REQUIRES: cuda
+// RUN: forge-port port --checks=legacy-runtime-hazards --to sm_90 --no-validate %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=DIAG --implicit-check-not='{{^[^ ]+: (warning|error):}}'
+// RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
+// RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.o
+
+// The SDK's reduction of the CUDA 2-8 era: the last warp unrolled through a
+// volatile pointer, under 'tid < 32'. Rewritten.
+__global__ void reduce(const float *in, float *out, int n) {
+  __shared__ float sdata[256];
+  unsigned tid = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid < 32) {
+    volatile float *smem = sdata;
+    smem[tid] += smem[tid + 32];
+    // DIAG: [[@LINE-1]]:5: warning: warp-synchronous shared-memory reduction: the steps at lines [[@LINE-1]]-[[@LINE+8]] read 'smem' where other lanes wrote in the step before, with no __syncwarp() between them; the lanes of a warp no longer run in lockstep (independent thread scheduling since Volta), so this races [legacy-runtime-hazards]
+    // FIX: {{^}}    { auto forge_warp_v = smem[tid] + (smem[tid + 32]); __syncwarp(); smem[tid] = forge_warp_v; __syncwarp(); }
+    smem[tid] += smem[tid + 16];
+    // FIX: {{^}}    { auto forge_warp_v = smem[tid] + (smem[tid + 16]); __syncwarp(); smem[tid] = forge_warp_v; __syncwarp(); }
+    smem[tid] += smem[tid + 8];
+    smem[tid] += smem[tid + 4];
+    smem[tid] += smem[tid + 2];
+    // The max-spelling of a step is one too.
+    smem[tid] = fmaxf(smem[tid], smem[tid + 1]);
+    // FIX: {{^}}    { auto forge_warp_v = fmaxf(smem[tid], smem[tid + 1]); __syncwarp(); smem[tid] = forge_warp_v; __syncwarp(); }
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+// The SDK's templated spelling: each step under 'if (blockSize >= N)'.
+template <unsigned blockSize> __global__ void reduceT(const int *in, int *out) {
+  __shared__ int sdata[blockSize];
+  unsigned tid = threadIdx.x;
+  int mySum = in[blockIdx.x * blockSize + tid];
+  sdata[tid] = mySum;
+  __syncthreads();
+  if (tid < 32) {
+    volatile int *smem = sdata;
+    if (blockSize >= 64) smem[tid] = mySum = mySum + smem[tid + 32];
+    // DIAG: [[@LINE-1]]:26: warning: warp-synchronous shared-memory reduction: the steps at lines [[@LINE-1]]-[[@LINE+3]] read 'smem'
+    // FIX: {{^}}    if (blockSize >= 64) { auto forge_warp_v = mySum = mySum + smem[tid + 32]; __syncwarp(); smem[tid] = forge_warp_v; __syncwarp(); }
+    if (blockSize >= 32) smem[tid] = mySum = mySum + smem[tid + 16];
+    if (blockSize >= 16) smem[tid] = mySum = mySum + smem[tid + 8];
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+template __global__ void reduceT<256>(const int *, int *);
+
+// A helper: whether all 32 lanes call it is its callers' business. Flagged,
+// not rewritten.
+__device__ void warpReduce(volatile int *s, int tid) {
+  s[tid] += s[tid + 32];
+  // DIAG: [[@LINE-1]]:3: warning: warp-synchronous shared-memory reduction: the steps at lines [[@LINE-1]]-[[@LINE+3]] read 's'
+  // DIAG: [[@LINE-2]]:3: note: not rewritten: the steps are not directly under 'if (threadIdx.x < 32)'
+  s[tid] += s[tid + 16];
+  s[tid] += s[tid + 8];
+}
+
+// The loop spelling: successive iterations are the steps. Rewritten.
+__global__ void reduceLoop(int *data) {
+  __shared__ int sdata[64];
+  sdata[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    for (int o = 32; o > 0; o >>= 1)
+      sdata[threadIdx.x] += sdata[threadIdx.x + o];
+    // DIAG: [[@LINE-1]]:7: warning: warp-synchronous shared-memory reduction: each iteration reads 'sdata' where other lanes wrote in the iteration before
+    // FIX: {{^}}      { auto forge_warp_v = sdata[threadIdx.x] + (sdata[threadIdx.x + o]); __syncwarp(); sdata[threadIdx.x] = forge_warp_v; __syncwarp(); }
+  }
+  if (threadIdx.x == 0)
+    data[0] = sdata[0];
+}
+
+// Already synchronised: nothing to say.
+__global__ void synced(int *data) {
+  __shared__ int sdata[64];
+  unsigned t = threadIdx.x;
+  sdata[t] = data[t];
+  __syncthreads();
+  if (t < 32) {
+    int v = sdata[t] + sdata[t + 32];
+    __syncwarp();
+    sdata[t] = v;
+    __syncwarp();
+    for (int o = 16; o > 0; o >>= 1) {
+      v += sdata[t + o];
+      __syncwarp();
+      sdata[t] = v;
+      __syncwarp();
+    }
+  }
+  data[0] = sdata[0];
+}
+
+// The tagged histogram of the SDK's CUDA 1.x histogram256: a retry loop
+// until this lane's write is the one read back.
+__device__ void addByte(volatile unsigned *s_WarpHist, unsigned data, unsigned threadTag) {
+  unsigned count;
+  do {
+    // DIAG: [[@LINE-1]]:3: warning: tagged shared-memory update: the loop stores to 's_WarpHist' until its own write is the one read back, which relies on the lanes of a warp running in lockstep (ended by independent thread scheduling since Volta); count with atomicAdd on shared memory [legacy-runtime-hazards]
+    // DIAG: [[@LINE-2]]:3: note: not rewritten: the tag bits and the count's width are the program's own; replace the loop by hand
+    count = s_WarpHist[data] & 0x07FFFFFFU;
+    count = threadTag | (count + 1);
+    s_WarpHist[data] = count;
+  } while (s_WarpHist[data] != count);
+}
