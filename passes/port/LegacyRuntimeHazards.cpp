@@ -75,6 +75,31 @@ bool readsNeighbour(ASTContext &Ctx, const Stmt *E, const VarDecl *Memory, const
   return false;
 }
 
+/// Whether an index differs between the threads: it reads threadIdx, a
+/// local initialised from it, or a helper's parameter (the `tid` a
+/// `warpReduce(volatile T *s, int tid)` is given). A loop counter alone is
+/// one thread's walk over the array, not a warp's step.
+bool threadVarying(const Stmt *E, unsigned Depth = 0) {
+  if (!E || Depth > 4)
+    return false;
+  if (const auto *X = dyn_cast<Expr>(E); X && frontend::cudaBuiltin(X) &&
+                                         frontend::cudaBuiltin(X)->Var == "threadIdx")
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
+      const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
+      return Fn && !Fn->hasAttr<CUDAGlobalAttr>() && P->getType()->isIntegerType();
+    }
+    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+      return V->hasInit() && threadVarying(V->getInit(), Depth + 1);
+    return false;
+  }
+  for (const Stmt *C : E->children())
+    if (threadVarying(C, Depth))
+      return true;
+  return false;
+}
+
 std::optional<Step> stepOf(ASTContext &Ctx, const Stmt *S) {
   if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
     if (If->getElse() || If->getInit() || If->getConditionVariable())
@@ -91,7 +116,8 @@ std::optional<Step> stepOf(ASTContext &Ctx, const Stmt *S) {
     return std::nullopt;
   const auto *Lhs = dyn_cast<ArraySubscriptExpr>(strip(BO->getLHS()));
   const VarDecl *Memory = Lhs ? warpMemory(Lhs) : nullptr;
-  if (!Memory || !readsNeighbour(Ctx, BO->getRHS(), Memory, Lhs->getIdx()))
+  if (!Memory || !threadVarying(Lhs->getIdx()) ||
+      !readsNeighbour(Ctx, BO->getRHS(), Memory, Lhs->getIdx()))
     return std::nullopt;
   return Step{S, BO, Lhs, Memory};
 }

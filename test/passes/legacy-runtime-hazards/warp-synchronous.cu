@@ -115,3 +115,19 @@ __device__ void addByte(volatile unsigned *s_WarpHist, unsigned data, unsigned t
     s_WarpHist[data] = count;
   } while (s_WarpHist[data] != count);
 }
+
+// One thread walking the array: its loop counter is no lane, so this is not
+// a warp's step. Not flagged.
+__global__ void prefixByOne(int *data, int n) {
+  __shared__ int s[128];
+  s[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int k = 0; k + 1 < n && k < 127; ++k)
+      s[k + 1] += s[k + 1 + 0] + s[k];
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 126; ++k)
+      s[k] += s[k + 1];
+  __syncthreads();
+  data[threadIdx.x] = s[threadIdx.x];
+}
