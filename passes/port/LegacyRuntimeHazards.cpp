@@ -270,13 +270,9 @@ void LegacyRuntimeHazards::check(const MatchFinder::MatchResult &R, PassContext 
       continue;
     // The fix is the same as for a run of steps; the loop sits in its block.
     auto Parents = Ctx.getParents(*L);
-    const auto *Then = Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
-    bool Whole = false;
-    if (const Stmt *Around = Then ? static_cast<const Stmt *>(Then) : L) {
-      auto Up = Ctx.getParents(*Around);
-      if (const auto *If = Up.empty() ? nullptr : Up[0].get<IfStmt>())
-        Whole = If->getThen() == Around && isWholeFirstWarp(If->getCond());
-    }
+    const auto *Block = Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+    std::string Why;
+    bool Whole = wholeWarpRuns(*L, Block ? static_cast<const Stmt &>(*Block) : *L, Ctx, Why);
     std::vector<FixItHint> Fixes;
     std::vector<std::pair<SourceLocation, std::string>> Notes;
     if (Whole) {
@@ -286,9 +282,9 @@ void LegacyRuntimeHazards::check(const MatchFinder::MatchResult &R, PassContext 
         Notes.push_back({St->E->getBeginLoc(), "not rewritten: the step is written in a macro"});
     } else {
       Notes.push_back({L->getBeginLoc(),
-                       "not rewritten: the loop is not directly under 'if (threadIdx.x < 32)', so "
-                       "it is not known that all 32 lanes run it; where they do, separate each "
-                       "step's read from its write with __syncwarp()"});
+                       "not rewritten: it is not known that all 32 lanes of a warp run the loop "
+                       "(" + Why + "); where they do, separate each step's read from its write "
+                       "with __syncwarp()"});
     }
     C.Diag.report(name(), Severity::Warning, St->E->getBeginLoc(),
                   "warp-synchronous shared-memory reduction: each iteration reads '" +
@@ -307,9 +303,8 @@ void LegacyRuntimeHazards::checkWarpSteps(const CompoundStmt &Body, ASTContext &
   std::vector<Step> Run;
   auto Flush = [&] {
     if (Run.size() >= 2) {
-      auto Up = Ctx.getParents(Body);
-      const auto *If = Up.empty() ? nullptr : Up[0].get<IfStmt>();
-      bool Whole = If && If->getThen() == &Body && isWholeFirstWarp(If->getCond());
+      std::string Why;
+      bool Whole = wholeWarpRuns(*Run[0].S, Body, Ctx, Why);
       std::vector<FixItHint> Fixes;
       std::vector<std::pair<SourceLocation, std::string>> Notes;
       if (Whole) {
@@ -322,9 +317,9 @@ void LegacyRuntimeHazards::checkWarpSteps(const CompoundStmt &Body, ASTContext &
         }
       } else {
         Notes.push_back({Run[0].E->getBeginLoc(),
-                         "not rewritten: the steps are not directly under 'if (threadIdx.x < "
-                         "32)', so it is not known that all 32 lanes run them; where they do, "
-                         "separate each step's read from its write with __syncwarp()"});
+                         "not rewritten: it is not known that all 32 lanes of a warp run the "
+                         "steps (" + Why + "); where they do, separate each step's read from its "
+                         "write with __syncwarp()"});
       }
       C.Diag.report(name(), Severity::Warning, Run[0].E->getBeginLoc(),
                     "warp-synchronous shared-memory reduction: the steps at lines " +
@@ -350,6 +345,28 @@ void LegacyRuntimeHazards::checkWarpSteps(const CompoundStmt &Body, ASTContext &
       Run.push_back(*St);
   }
   Flush();
+}
+
+bool LegacyRuntimeHazards::wholeWarpRuns(const Stmt &S, const Stmt &Block, ASTContext &Ctx,
+                                         std::string &Why) {
+  // Directly in the then-branch of `if (t < 32)`.
+  auto Up = Ctx.getParents(Block);
+  if (const auto *If = Up.empty() ? nullptr : Up[0].get<IfStmt>())
+    if (If->getThen() == &Block && isWholeFirstWarp(If->getCond()))
+      return true;
+  const FunctionDecl *Fn = frontend::enclosingFunction(Ctx, S);
+  if (!Fn || Fn->hasAttr<CUDAGlobalAttr>()) {
+    Why = "the steps are not directly under 'if (threadIdx.x < 32)'";
+    return false;
+  }
+  // A helper: every lane of the warp reaches it wherever it is called.
+  if (!Calls)
+    Calls = std::make_unique<frontend::CallSiteIndex>(Ctx);
+  frontend::Uniformity U = frontend::warpUniformAcrossCalls(Ctx, S, *Calls);
+  if (U.Uniform)
+    return true;
+  Why = U.Reason;
+  return false;
 }
 
 void LegacyRuntimeHazards::checkTaggedLoop(const DoStmt &Loop, ASTContext &Ctx, PassContext &C) {
