@@ -253,6 +253,22 @@ Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseReques
                       MemoryBuffer::getMemBufferCopy((*Omp)->getBuffer()));
   if (Req.Contents)
     Memory->addFile(Abs, 0, MemoryBuffer::getMemBufferCopy(*Req.Contents));
+  // Clang's CUDA wrapper includes "cuda.h" (for CUDA_VERSION and the driver
+  // types) before anything else, and the user's -I directories come before
+  // the toolkit's: a project header named cuda.h (Rodinia's util/cuda/cuda.h)
+  // stood in for the toolkit's and the parse failed, where nvcc, which
+  // includes no cuda.h by itself, builds the file. Beside the wrapper, where
+  // its quoted include looks first, a cuda.h forwards to the toolkit's; the
+  // user's own "cuda.h" still resolves as nvcc resolves it.
+  if (TC.hasCuda() && !TC.ResourceDir.empty()) {
+    SmallString<256> Toolkit(TC.CudaPath);
+    sys::path::append(Toolkit, "include", "cuda.h");
+    SmallString<256> BesideWrapper(TC.ResourceDir);
+    sys::path::append(BesideWrapper, "include", "cuda.h");
+    if (sys::fs::exists(Toolkit) && !sys::fs::exists(BesideWrapper))
+      Memory->addFile(BesideWrapper, 0,
+                      MemoryBuffer::getMemBufferCopy("#include \"" + Toolkit.str().str() + "\"\n"));
+  }
 
   auto Files = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
   // Clang names the file as the user wrote it (diagnostics print that), except
