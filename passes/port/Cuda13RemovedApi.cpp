@@ -265,14 +265,21 @@ std::optional<std::string> deviceStable(ASTContext &Ctx, const FunctionDecl &Fn,
     return V->getType().isConstQualified() ? std::nullopt : std::optional(Unknown);
   // A local: it must be in scope at Use, and not written after Call.
   if (!isa<ParmVarDecl>(V)) {
+    // Its scope: the block of its declaration, or the for/if/while/switch
+    // whose init or condition declares it (`for (int d = 0; ...)`).
     auto Parents = Ctx.getParents(*V);
     const Stmt *Scope = nullptr;
-    if (!Parents.empty())
+    if (!Parents.empty()) {
       if (const auto *DS = Parents[0].get<DeclStmt>()) {
         auto PP = Ctx.getParents(*DS);
         if (!PP.empty())
-          Scope = PP[0].get<CompoundStmt>();
+          Scope = PP[0].get<Stmt>();
+      } else {
+        Scope = Parents[0].get<Stmt>();
       }
+    }
+    if (Scope && !isa<CompoundStmt, ForStmt, IfStmt, WhileStmt, SwitchStmt, CXXForRangeStmt>(Scope))
+      Scope = nullptr;
     if (!Scope || !contains(SM, Scope->getSourceRange(), Use.getBeginLoc()))
       return "'" + V->getName().str() + "' is not in scope at this use";
   }

@@ -39,3 +39,18 @@ bool exclusive(int dev) {
   // PARSE-NOT: [[@LINE-2]]:15: error: no member named 'computeMode' in 'cudaDeviceProp'
   // FIX: return [&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrComputeMode, dev); return v_; }() == 3;
 }
+
+// The device index declared by the loop that queries each device (Rodinia's
+// gaussian): in scope at the use, and not written after the query.
+int sumClocks(int count) {
+  int total = 0;
+  cudaDeviceProp prop;
+  for (int d = 0; d < count; ++d) {
+    if (cudaSuccess == cudaGetDeviceProperties(&prop, d))
+      total += prop.clockRate;
+    // DIAG: [[@LINE-1]]:21: error: 'cudaDeviceProp::clockRate' was removed in CUDA 13
+    // FIX: total += [&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrClockRate, d); return v_; }();
+  }
+  return total;
+}
+

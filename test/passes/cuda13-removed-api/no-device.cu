@@ -49,3 +49,14 @@ int otherDevice(int dev) {
   // DIAG: [[@LINE-3]]:15: note: not rewritten: 'dev' may change after cudaGetDeviceProperties
   // FIX: return prop.clockRate;
 }
+
+// After the loop, 'd' is gone: not rewritten, and the note says so.
+int lastClock(int count) {
+  cudaDeviceProp prop;
+  for (int d = 0; d < count; ++d)
+    cudaGetDeviceProperties(&prop, d);
+  return prop.clockRate;
+  // DIAG: [[@LINE-1]]:15: error: 'cudaDeviceProp::clockRate' was removed in CUDA 13
+  // DIAG: [[@LINE-2]]:15: note: not rewritten: 'd' is not in scope at this use
+  // FIX: return prop.clockRate;
+}
