@@ -111,8 +111,10 @@ std::vector<std::string> evaluableTokens(ArrayRef<CondToken> Toks, Preprocessor 
     if (T.Kind == tok::identifier && T.Text == "defined") {
       bool Paren = I + 1 < Toks.size() && Toks[I + 1].Kind == tok::l_paren;
       size_t NameAt = I + (Paren ? 2 : 1);
-      if (NameAt >= Toks.size() || Toks[NameAt].Kind != tok::identifier)
+      if (NameAt >= Toks.size() || Toks[NameAt].Kind != tok::identifier) {
+        At.assign(Toks.size(), -1); // nothing of it can be evaluated
         return {"$"};
+      }
       StringRef Name = Toks[NameAt].Text;
       std::optional<std::string> Own = TargetMacro(Name);
       Out.push_back(Own ? *Own : PP.isMacroDefined(Name) ? "1" : "0");
