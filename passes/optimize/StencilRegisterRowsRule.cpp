@@ -75,6 +75,42 @@ struct RowsPlan {
   int64_t cols() const { return ColHi - ColLo + 1; }
 };
 
+/// The streaming form's plan (docs/passes/stencil-register-rows.md,
+/// "Streaming"): the loop whose variable is the row offset of every read
+/// of the input, and the statements around it, which run once per output.
+struct StreamPlan {
+  const an::Loop *L = nullptr;
+  const ForStmt *For = nullptr;
+  /// The values the loop's variable takes: Start, Start + Step, ..., Last.
+  int64_t Start = 0, Step = 1, Last = 0;
+  /// Every read's row offset is the loop's variable plus Shift.
+  int64_t Shift = 0;
+  /// The statements from the body to the loop, outermost first: compounds
+  /// and the ifs (without else) that guard the next.
+  std::vector<const Stmt *> Path;
+  /// The locals the prologue declares: one per output.
+  std::vector<const VarDecl *> Locals;
+  /// Those the code after their declaration assigns (the accumulators).
+  int64_t Accumulators = 0;
+  /// Whether the prologue has an early return (`if (x >= w) return;`).
+  bool EarlyReturn = false;
+  /// Columns per thread are possible: the column is Gx + Cx, Gx =
+  /// blockIdx.x * blockDim.x + threadIdx.x, and x is used nowhere else.
+  bool Columns = false;
+  std::string NoColumns;
+  IndexForm Gx, Cx;
+};
+
+/// The names the streaming form declares.
+struct StreamNames {
+  std::string Row0, Col0, Win, O, Cl, Rr, Jj, Iv;
+  /// The per-output copies of StreamPlan::Locals, and the guard of each
+  /// level of the path (level 0: none without an early return).
+  std::map<const VarDecl *, std::string> Locals;
+  std::vector<std::string> Levels;
+  std::string at(StringRef Array) const { return formatv("{0}[{1}][{2}]", Array, O, Cl).str(); }
+};
+
 /// Base plus an offset printed as a form ("row0 - 2", "row0 + w"; Base
 /// alone for "0").
 std::string plusOffset(StringRef Base, StringRef Off) {
@@ -90,6 +126,8 @@ public:
       : In(In), M(M), RP(RP), Body(Body), FP(M.atoms()), Coefs(std::move(Coefs)),
         Checks(std::move(Checks)) {}
   Expected<std::string> write(int64_t R);
+  /// The streaming form: R x Cc outputs per thread, the window row by row.
+  Expected<std::string> writeStream(int64_t R, int64_t Cc, const StreamPlan &SP);
   /// The border tests the interior copy of the body takes as known (none
   /// when there is no interior copy).
   const std::vector<BorderCheck> &interiorChecks() const { return Checks; }
@@ -106,10 +144,23 @@ private:
   Expected<std::string> bodyText(int64_t R, StringRef Row, StringRef Win, bool Interior);
   /// The condition under which a thread's window lies inside every border
   /// test's bound; Row0 the thread's first row.
-  Expected<std::string> interiorCondition(int64_t R, StringRef Row0);
+  /// Cc columns per thread from Col0 (the whole-window form: 1, "").
+  /// ColFirst: the first column of the window (wide), when Cc > 1.
+  Expected<std::string> interiorCondition(int64_t R, StringRef Row0, int64_t Cc = 1,
+                                          StringRef ColFirst = "");
   /// The loads of the window for R rows from P's elements, at indentation Ind.
   Error loader(std::vector<std::string> &Lines, StringRef Ind, int64_t R, StringRef Row0,
                StringRef Win, const TilePlan &P);
+  /// The streamed rows: per window row, its load and the row loop's body
+  /// for each output that reads it, at indentation Ind.
+  Error streamRows(std::vector<std::string> &Lines, StringRef Ind, int64_t R, int64_t Cc,
+                   const StreamPlan &SP, const StreamNames &N, const TilePlan &P,
+                   bool Interior);
+  /// The edits of a copy of the body for the streaming form (reads of the
+  /// input become window-row elements, the prologue's locals their
+  /// per-output elements, y and x the output's).
+  Expected<std::vector<SourceEdit>> streamEdits(int64_t R, int64_t Cc, const StreamPlan &SP,
+                                                const StreamNames &N, bool Interior);
   /// The per-row loop over a copy of the body.
   /// Ind: the body's indentation; Nest: what the loop adds to it.
   void rowLoop(std::vector<std::string> &Lines, StringRef Ind, StringRef Nest, int64_t R,
@@ -350,7 +401,443 @@ void Writer::rowLoop(std::vector<std::string> &Lines, StringRef Ind, StringRef N
   Lines.push_back(At + "  }();");
 }
 
-Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0) {
+/// The references to the prologue's locals in a body.
+class LocalRefs : public RecursiveASTVisitor<LocalRefs> {
+public:
+  explicit LocalRefs(const std::map<const VarDecl *, std::string> &Names) : Names(Names) {}
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()); V && Names.count(V))
+      Found.push_back({E, V});
+    return true;
+  }
+  const std::map<const VarDecl *, std::string> &Names;
+  std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Found;
+};
+
+Expected<std::vector<SourceEdit>> Writer::streamEdits(int64_t R, int64_t Cc, const StreamPlan &SP,
+                                                      const StreamNames &N, bool Interior) {
+  const TilePlan &P = RP.P;
+  EditCollector C(In);
+  std::vector<std::pair<unsigned, unsigned>> Reads;
+  std::vector<SourceEdit> Edits, Other;
+  for (size_t K = 0; K < P.Reads.size(); ++K) {
+    const an::Access &A = *P.Reads[K];
+    auto Range = C.rangeOf(A.E->getSourceRange());
+    if (!Range)
+      return makeError("the read '{0}' (line {1}) is written through a macro", A.Text, A.Loc.Line);
+    std::string J = "0";
+    if (RP.ColD) {
+      auto O = print(P.Offsets[K][*RP.ColD] - IndexForm::constant(RP.ColLo), false);
+      if (!O)
+        return O.takeError();
+      J = Cc > 1 ? plusOffset(N.Cl, *O) : *O;
+    }
+    Reads.push_back(*Range);
+    Edits.push_back({Range->first, Range->second - Range->first,
+                     formatv("{0}[{1}]", N.Win, J).str()});
+  }
+  // y (and x with columns) become the output's.
+  BuiltinFinder B;
+  B.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const auto &[E, Ref] : B.Found) {
+    bool Y = Ref.Dim == 'y', X = Ref.Dim == 'x' && Cc > 1;
+    if (!(Y || X) || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
+      continue;
+    auto Range = C.rangeOf(E->getSourceRange());
+    if (!Range)
+      return makeError("'{0}.{1}' is written through a macro", Ref.Var, Ref.Dim);
+    int64_t F = Y ? R : Cc;
+    std::string New = Ref.Var == "threadIdx"
+                          ? formatv("(threadIdx.{0} * {1} + {2})", Ref.Dim, F, Y ? N.O : N.Cl).str()
+                          : formatv("(blockIdx.{0} * {1})", Ref.Dim, F).str();
+    Other.push_back({Range->first, Range->second - Range->first, New});
+  }
+  // The prologue's locals become the output's elements.
+  LocalRefs L(N.Locals);
+  L.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const auto &[E, V] : L.Found) {
+    auto Range = C.rangeOf(E->getSourceRange());
+    if (!Range)
+      return makeError("'{0}' is written through a macro", V->getName());
+    Other.push_back({Range->first, Range->second - Range->first, N.at(N.Locals.at(V))});
+  }
+  llvm::erase_if(Other, [&](const SourceEdit &E) {
+    return any_of(Reads, [&](const auto &Rd) {
+      return E.Offset >= Rd.first && E.Offset + E.Length <= Rd.second;
+    });
+  });
+  Edits.insert(Edits.end(), Other.begin(), Other.end());
+  // The inner offset loops and the coefficients' loops unrolled; the row
+  // loop itself is replaced by the streamed rows.
+  std::set<int> Loops = Coefs.unrollLoops();
+  for (const std::vector<IndexForm> &Off : P.Offsets)
+    for (const IndexForm &O : Off)
+      for (AtomId A : O.atoms())
+        if (M.atoms()[A].Kind == AtomKind::LoopVar && M.atoms()[A].Loop >= 0)
+          Loops.insert(M.atoms()[A].Loop);
+  Loops.erase(int(SP.L - M.Loops.data()));
+  if (Error E = unrollEdits(In, M, Loops, Edits))
+    return std::move(E);
+  Edits.insert(Edits.end(), CoefEdits.begin(), CoefEdits.end());
+  if (Interior) {
+    // Each border test becomes its value, with the edits inside it applied
+    // to the discarded copy.
+    for (const BorderCheck &K : Checks) {
+      auto Range = C.rangeOf(K.Cond->getSourceRange());
+      if (!Range)
+        return makeError("the border test '{0}' is written through a macro",
+                         textOf(K.Cond, In.Ctx));
+      std::vector<SourceEdit> Inner;
+      llvm::erase_if(Edits, [&](const SourceEdit &E) {
+        if (E.Offset >= Range->first && E.Offset + E.Length <= Range->second) {
+          Inner.push_back(E);
+          return true;
+        }
+        return false;
+      });
+      std::string Test =
+          applyEdits(In.Source.slice(Range->first, Range->second), Range->first, Inner);
+      Edits.push_back({Range->first, Range->second - Range->first,
+                       formatv("((void)({0}), {1})", Test, K.Holds ? "true" : "false").str()});
+    }
+  }
+  return Edits;
+}
+
+/// Text with its `#pragma` lines starting in the first column, as the rest
+/// of the rule's code writes them.
+static std::string pragmasLeft(StringRef Text) {
+  SmallVector<StringRef, 32> Lines;
+  Text.split(Lines, '\n');
+  std::string Out;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (I)
+      Out += "\n";
+    Out += Lines[I].ltrim().starts_with("#pragma") ? Lines[I].ltrim().str() : Lines[I].str();
+  }
+  return Out;
+}
+
+/// The text of [Begin, End) of the source with the edits that lie inside it.
+static std::string copyRange(StringRef Source, unsigned Begin, unsigned End,
+                             const std::vector<SourceEdit> &Edits) {
+  std::vector<SourceEdit> In;
+  for (const SourceEdit &E : Edits)
+    if (E.Offset >= Begin && E.Offset + E.Length <= End)
+      In.push_back(E);
+  return applyEdits(Source.slice(Begin, End), Begin, In);
+}
+
+Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_t R, int64_t Cc,
+                         const StreamPlan &SP, const StreamNames &N, const TilePlan &P,
+                         bool Interior) {
+  EditCollector C(In);
+  auto Edits = streamEdits(R, Cc, SP, N, Interior);
+  if (!Edits)
+    return Edits.takeError();
+  const Stmt *LB = SP.For->getBody();
+  std::pair<unsigned, unsigned> BR;
+  if (const auto *CS = dyn_cast<CompoundStmt>(LB)) {
+    auto L = C.offsetOf(CS->getLBracLoc()), Rb = C.offsetOf(CS->getRBracLoc());
+    if (!L || !Rb)
+      return makeError("the body of the loop over '{0}' is written through a macro", SP.L->Var);
+    BR = {*L + 1, *Rb};
+  } else {
+    auto Rg = C.rangeOfStatement(LB);
+    if (!Rg)
+      return makeError("the body of the loop over '{0}' is written through a macro", SP.L->Var);
+    BR = *Rg;
+    // From the start of its line, with the indentation (and a pragma
+    // inserted there).
+    unsigned LS = lineStart(In.Source, BR.first);
+    if (In.Source.slice(LS, BR.first).trim().empty())
+      BR.first = LS;
+  }
+  std::string Text = copyRange(In.Source, BR.first, BR.second, *Edits);
+
+  std::string Ind = Ind0.str(), I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ";
+  auto Add = [&](const std::string &Indent, const std::string &T) { Lines.push_back(Indent + T); };
+  int64_t W = Cc + RP.cols() - 1;
+  std::string Type = typeSpelling(P.Elem, In.Ctx);
+  Add("", "#pragma unroll");
+  Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Rr, RP.rows(R)).str());
+  Add(I1, formatv("{0} {1}[{2}];", Type, N.Win, W).str());
+  Add("", "#pragma unroll");
+  Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Jj, W).str());
+  size_t ND = P.Dims.size();
+  std::vector<std::string> E(ND);
+  for (size_t D = ND; D-- > 0;) {
+    E[D] = fresh("e" + std::to_string(D));
+    std::string Rhs;
+    if (D == RP.RowD) {
+      auto Cst = print(RP.C + IndexForm::constant(RP.RowLo), true);
+      if (!Cst)
+        return Cst.takeError();
+      Rhs = plusOffset(N.Row0, *Cst) + " + " + N.Rr;
+    } else if (Cc > 1) {
+      auto Cst = print(SP.Cx + IndexForm::constant(RP.ColLo), true);
+      if (!Cst)
+        return Cst.takeError();
+      Rhs = plusOffset(N.Col0, *Cst) + " + " + N.Jj;
+    } else {
+      auto Pos = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
+      if (!Pos)
+        return Pos.takeError();
+      Rhs = *Pos + " + " + N.Jj;
+    }
+    Add(I2, formatv("long long {0} = {1};", E[D], Rhs).str());
+  }
+  auto EL = elementLoad(FP, M, P, E, [&](StringRef B) { return fresh(B); });
+  if (!EL)
+    return EL.takeError();
+  for (const std::string &Decl : EL->Decls)
+    Add(I2, Decl);
+  std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
+  if (EL->Conds.empty())
+    Add(I2, formatv("{0}[{1}] = {2};", N.Win, N.Jj, EL->Load).str());
+  else
+    Add(I2, formatv("{0}[{1}] = {2} ? {3} : {4};", N.Win, N.Jj, join(EL->Conds, " && "), EL->Load,
+                    Zero)
+                .str());
+  Add(I1, "}");
+  // The row offset that output o reads from this window row.
+  Add("", "#pragma unroll");
+  Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.O, R).str());
+  int64_t K = RP.RowLo - SP.Shift;
+  std::string Val = formatv("{0} - {1}", N.Rr, N.O).str();
+  Add(I2, formatv("const {0} {1} = {2};", typeSpelling(SP.L->IV->getType().getUnqualifiedType(), In.Ctx),
+                  SP.L->Var, K ? plusOffset(Val, std::to_string(K)) : Val)
+              .str());
+  std::string InRange = formatv("{0} >= {1} && {0} <= {2}", SP.L->Var, SP.Start, SP.Last).str();
+  if (SP.Step != 1)
+    InRange += formatv(" && ({0} - ({1})) % {2} == 0", SP.L->Var, SP.Start, SP.Step).str();
+  Add(I2, "if (" + InRange + ") {");
+  Add("", "#pragma unroll");
+  Add(I3, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.Cl, Cc).str());
+  const std::string &Guard = N.Levels.back();
+  std::string At = I4;
+  if (!Guard.empty()) {
+    Add(I4, "if (" + N.at(Guard) + ")");
+    At += "  ";
+  }
+  Add(At, "do {");
+  std::string Copy = indentBy(StringRef(Text).trim("\n").rtrim(),
+                              std::string(At.size() + 2 > Ind.size() ? At.size() + 2 - Ind.size() : 0,
+                                          ' '));
+  Lines.push_back(pragmasLeft(Copy));
+  Add(At, "} while (0);");
+  Add(I2, "}");
+  Add(I1, "}");
+  Add(Ind, "}");
+  return Error::success();
+}
+
+Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPlan &SP) {
+  const TilePlan &P = RP.P;
+  EditCollector C(In);
+  std::string Ind = "  ";
+  if (!Body->body_empty())
+    if (auto O = C.offsetOf(Body->body_front()->getBeginLoc()))
+      Ind = lineIndent(In.Source, *O).str();
+  StreamNames N;
+  N.Row0 = fresh("row0");
+  if (Cc > 1)
+    N.Col0 = fresh("col0");
+  N.Win = fresh(P.Buffer + "_row");
+  N.Rr = fresh("rr");
+  N.Jj = fresh("jj");
+  N.O = fresh("o");
+  N.Cl = fresh("c");
+  for (const VarDecl *V : SP.Locals)
+    N.Locals[V] = fresh(V->getName().str() + "_s");
+  N.Levels.push_back(SP.EarlyReturn ? fresh("act") : "");
+  for (const Stmt *S : SP.Path)
+    if (isa<IfStmt>(S))
+      N.Levels.push_back(fresh("act"));
+  std::vector<std::string> Lines;
+  auto Add = [&](const std::string &Indent, const std::string &Text) {
+    Lines.push_back(Indent + Text);
+  };
+  Add(Ind, formatv("// stencil-register-rows (streaming): {0} x {1} outputs per thread; the {2} "
+                   "rows of {3} input elements",
+                   R, Cc, RP.rows(R), Cc + RP.cols() - 1)
+               .str());
+  Add(Ind, formatv("// of '{0}' they read pass through registers one row at a time, each used by "
+                   "every output that",
+                   P.Buffer)
+               .str());
+  Add(Ind, formatv("// reads it; the code around the loop over '{0}' runs once per output, with "
+                   "its locals per output.",
+                   SP.L->Var)
+               .str());
+  if (Error E = Coefs.edits(In, M, FP, [&](StringRef B) { return fresh(B); }, CoefEdits))
+    return std::move(E);
+  if (Error E = Coefs.loads(In, FP, Ind, [&](StringRef B) { return fresh(B); },
+                            /*BarrierAfter=*/true, Lines))
+    return std::move(E);
+  auto G = print(RP.G, true);
+  if (!G)
+    return G.takeError();
+  Add(Ind, formatv("const long long {0} = {1} * ({2});", N.Row0, R, *G).str());
+  std::string ColFirst;
+  if (Cc > 1) {
+    auto GX = print(SP.Gx, true), Cst = print(SP.Cx + IndexForm::constant(RP.ColLo), true);
+    if (!GX)
+      return GX.takeError();
+    if (!Cst)
+      return Cst.takeError();
+    Add(Ind, formatv("const long long {0} = {1} * ({2});", N.Col0, Cc, *GX).str());
+    ColFirst = plusOffset(N.Col0, *Cst);
+  }
+  for (const VarDecl *V : SP.Locals)
+    Add(Ind, formatv("{0} {1}[{2}][{3}];",
+                     typeSpelling(V->getType().getUnqualifiedType(), In.Ctx), N.Locals.at(V), R,
+                     Cc)
+                 .str());
+  for (const std::string &L : N.Levels)
+    if (!L.empty())
+      Add(Ind, formatv("bool {0}[{1}][{2}];", L, R, Cc).str());
+  auto Edits = streamEdits(R, Cc, SP, N, /*Interior=*/false);
+  if (!Edits)
+    return Edits.takeError();
+  auto Copy = [&](SourceRange SR) -> Expected<std::string> {
+    auto Rg = C.rangeOf(SR);
+    if (!Rg)
+      return makeError("'{0}' is written through a macro",
+                       In.Source.slice(0, 0).str());
+    return copyRange(In.Source, Rg->first, Rg->second, *Edits);
+  };
+  auto Guard = [&](size_t Level) { return N.Levels[Level].empty() ? "" : N.at(N.Levels[Level]); };
+  std::string I1 = Ind + "  ", I2 = I1 + "  ";
+  auto OutputLoops = [&]() {
+    Add("", "#pragma unroll");
+    Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.O, R).str());
+    Add("", "#pragma unroll");
+    Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Cl, Cc).str());
+  };
+  // The prologue, once per output.
+  Add(Ind, "// The code before the row loop, per output.");
+  OutputLoops();
+  if (!N.Levels[0].empty())
+    Add(I2, N.at(N.Levels[0]) + " = true;");
+  size_t Level = 0;
+  for (size_t K = 0; K + 1 < SP.Path.size(); ++K) {
+    const Stmt *S = SP.Path[K], *Next = SP.Path[K + 1];
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      auto Cond = Copy(If->getCond()->getSourceRange());
+      if (!Cond)
+        return Cond.takeError();
+      std::string G0 = Guard(Level);
+      ++Level;
+      Add(I2, formatv("{0} = {1}({2});", N.at(N.Levels[Level]), G0.empty() ? "" : G0 + " && ",
+                      *Cond)
+                  .str());
+      continue;
+    }
+    for (const Stmt *Child : cast<CompoundStmt>(S)->body()) {
+      if (Child == Next)
+        break;
+      std::string G0 = Guard(Level);
+      if (const auto *D = dyn_cast<DeclStmt>(Child)) {
+        for (const Decl *Dd : D->decls()) {
+          const auto *V = cast<VarDecl>(Dd);
+          if (!V->getInit())
+            continue;
+          auto Init = Copy(V->getInit()->getSourceRange());
+          if (!Init)
+            return Init.takeError();
+          Add(I2, formatv("{0}{1} = {2};", G0.empty() ? "" : "if (" + G0 + ") ",
+                          N.at(N.Locals.at(V)), *Init)
+                      .str());
+        }
+      } else if (const auto *If = dyn_cast<IfStmt>(Child)) {
+        auto Cond = Copy(If->getCond()->getSourceRange());
+        if (!Cond)
+          return Cond.takeError();
+        std::vector<std::string> Off;
+        for (size_t L = 0; L <= Level; ++L)
+          Off.push_back(N.at(N.Levels[L]));
+        Add(I2, formatv("if ({0}({1}))", G0.empty() ? "" : G0 + " && ", *Cond).str());
+        Add(I2 + "  ", join(Off, " = ") + " = false;");
+      }
+    }
+  }
+  Add(I1, "}");
+  if (Checks.empty()) {
+    if (Error E = streamRows(Lines, Ind, R, Cc, SP, N, P, /*Interior=*/false))
+      return std::move(E);
+  } else {
+    auto Cond = interiorCondition(R, N.Row0, Cc, ColFirst);
+    if (!Cond)
+      return Cond.takeError();
+    TilePlan Inside = P;
+    for (const BorderCheck &K : Checks) {
+      TileDim &Dim = Inside.Dims[K.B.Dim];
+      std::optional<IndexForm> &Bound = K.B.Lower ? Dim.BoundLo : Dim.BoundHi;
+      if (!Bound)
+        continue;
+      auto D = (K.B.Bound - *Bound).constantValue();
+      if (D && (K.B.Lower ? *D >= 0 : *D <= 0))
+        Bound.reset();
+    }
+    std::string Interior = fresh("interior");
+    Add(Ind, "// Threads whose window lies inside the borders run a copy with the border tests "
+             "known to hold.");
+    Add(Ind, formatv("const bool {0} = {1};", Interior, *Cond).str());
+    Add(Ind, formatv("if ({0}) {{", Interior).str());
+    if (Error E = streamRows(Lines, I1, R, Cc, SP, N, Inside, /*Interior=*/true))
+      return std::move(E);
+    Add(Ind, "} else {");
+    if (Error E = streamRows(Lines, I1, R, Cc, SP, N, P, /*Interior=*/false))
+      return std::move(E);
+    Add(Ind, "}");
+  }
+  // The epilogue, once per output: the statements after the row loop,
+  // innermost block first.
+  Add(Ind, "// The code after the row loop, per output.");
+  OutputLoops();
+  std::vector<size_t> LevelAt;
+  Level = 0;
+  for (const Stmt *S : SP.Path) {
+    LevelAt.push_back(Level);
+    if (isa<IfStmt>(S))
+      ++Level;
+  }
+  for (size_t K = SP.Path.size() - 1; K-- > 0;) {
+    const auto *CS = dyn_cast<CompoundStmt>(SP.Path[K]);
+    if (!CS)
+      continue;
+    std::vector<std::string> Stmts;
+    bool After = false;
+    for (const Stmt *Child : CS->body()) {
+      if (After) {
+        auto Rg = C.rangeOfStatement(Child);
+        if (!Rg)
+          return makeError("a statement after the loop over '{0}' is written through a macro",
+                           SP.L->Var);
+        Stmts.push_back(lineIndent(In.Source, Rg->first).str() +
+                        copyRange(In.Source, Rg->first, Rg->second, *Edits));
+      }
+      After |= Child == SP.Path[K + 1];
+    }
+    if (Stmts.empty())
+      continue;
+    std::string G0 = Guard(LevelAt[K]);
+    std::string Text = join(Stmts, "\n");
+    if (G0.empty()) {
+      Lines.push_back(pragmasLeft(indentBy(Text, "    ")));
+      continue;
+    }
+    Add(I2, "if (" + G0 + ") {");
+    Lines.push_back(pragmasLeft(indentBy(Text, "      ")));
+    Add(I2, "}");
+  }
+  Add(I1, "}");
+  return "\n" + join(Lines, "\n") + "\n";
+}
+
+Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0, int64_t Cc,
+                                                StringRef ColFirst) {
   const TilePlan &P = RP.P;
   // The first and last coordinate of the window along each dimension.
   auto Ends = [&](unsigned D) -> Expected<std::pair<std::string, std::string>> {
@@ -361,6 +848,9 @@ Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0) {
       std::string F = *First == "0" ? Row0.str() : "(" + plusOffset(Row0, *First) + ")";
       return std::make_pair(F, formatv("{0} + {1}", F, RP.rows(R) - 1).str());
     }
+    if (Cc > 1)
+      return std::make_pair("(" + ColFirst.str() + ")",
+                            formatv("({0} + {1})", ColFirst, Cc - 1 + RP.ColHi - RP.ColLo).str());
     auto First = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
     auto Last = print(P.Dims[D].Position + IndexForm::constant(RP.ColHi), true);
     if (!First)
@@ -400,13 +890,15 @@ Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0) {
 /// The expressions `blockIdx.y * blockDim.y + threadIdx.y` of a body.
 class RowIndexFinder : public RecursiveASTVisitor<RowIndexFinder> {
 public:
+  explicit RowIndexFinder(char Want = 'y') : Want(Want) {}
   bool VisitExpr(Expr *E) {
     char Dim = 0;
-    if (isGlobalIndex(E, &Dim) && Dim == 'y')
+    if (isGlobalIndex(E, &Dim) && Dim == Want)
       Found.push_back(E);
     return true;
   }
   std::vector<const Expr *> Found;
+  char Want;
 };
 
 /// Whether F depends on threadIdx.y or blockIdx.y.
@@ -481,6 +973,295 @@ Expected<RowsPlan> rowsPlan(const RuleInput &In, an::KernelModel &M, TilePlan P)
                      M.render(P.Dims[*RP.ColD].Position));
   RP.P = std::move(P);
   return RP;
+}
+
+/// The path of statements from S down to Target (both included).
+static bool pathTo(const Stmt *S, const Stmt *Target, std::vector<const Stmt *> &Path) {
+  if (!S)
+    return false;
+  Path.push_back(S);
+  if (S == Target)
+    return true;
+  for (const Stmt *Child : S->children())
+    if (pathTo(Child, Target, Path))
+      return true;
+  Path.pop_back();
+  return false;
+}
+
+/// Whether S has a return, or a break or continue that would leave S
+/// (outside a loop or switch of S).
+static bool leaves(const Stmt *S, bool InLoop = false) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
+    return true;
+  if ((isa<BreakStmt>(S) || isa<ContinueStmt>(S)) && !InLoop)
+    return true;
+  if (isa<LambdaExpr>(S))
+    return false;
+  bool Loop = InLoop || isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+              isa<SwitchStmt>(S) || isa<CXXForRangeStmt>(S);
+  for (const Stmt *Child : S->children())
+    if (leaves(Child, Loop))
+      return true;
+  return false;
+}
+
+/// The variables a statement assigns (=, op=, ++, --) or takes the address of.
+class Assigned : public RecursiveASTVisitor<Assigned> {
+public:
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      note(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      note(U->getSubExpr());
+    return true;
+  }
+  void note(const Expr *E) {
+    if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        Vars.insert(V);
+  }
+  std::set<const VarDecl *> Vars;
+};
+
+/// The streaming plan, or why the kernel does not have its shape.
+Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const RowsPlan &RP,
+                                const CompoundStmt *Body, Planner &Pl) {
+  const TilePlan &P = RP.P;
+  const an::AtomTable &T = M.atoms();
+  StreamPlan SP;
+  int Loop = -1;
+  for (size_t K = 0; K < P.Reads.size(); ++K) {
+    const an::Access &A = *P.Reads[K];
+    const IndexForm &Off = P.Offsets[K][RP.RowD];
+    std::optional<AtomId> Var;
+    for (AtomId X : Off.atoms())
+      if (T[X].Kind == AtomKind::LoopVar) {
+        if (Var && *Var != X)
+          return makeError("the row offset of '{0}' (line {1}) is '{2}', which two loops "
+                           "generate: the streamed body must be one loop's",
+                           A.Text, A.Loc.Line, M.render(Off));
+        Var = X;
+      }
+    if (!Var || T[*Var].Loop < 0)
+      return makeError("the row offset of '{0}' (line {1}) is '{2}', not a loop's variable: "
+                       "there is no loop over the rows whose body runs per window row",
+                       A.Text, A.Loc.Line, M.render(Off));
+    auto Shift = (Off - IndexForm::atom(*Var)).constantValue();
+    if (!Shift)
+      return makeError("the row offset of '{0}' (line {1}) is '{2}', not the loop's variable "
+                       "plus a constant",
+                       A.Text, A.Loc.Line, M.render(Off));
+    if (Loop >= 0 && (T[*Var].Loop != Loop || *Shift != SP.Shift))
+      return makeError("the reads of '{0}' are at more than one row offset in one iteration of "
+                       "the loop over the rows ('{1}' at line {2}): streaming needs a body that "
+                       "reads one row",
+                       P.Buffer, A.Text, A.Loc.Line);
+    if (RP.ColD && T.dependsOn(P.Offsets[K][*RP.ColD], *Var))
+      return makeError("the column offset of '{0}' (line {1}) moves with the row loop's "
+                       "variable",
+                       A.Text, A.Loc.Line);
+    Loop = T[*Var].Loop;
+    SP.Shift = *Shift;
+  }
+  if (Loop < 0 || size_t(Loop) >= M.Loops.size())
+    return makeError("the stencil on '{0}' has no reads", P.Buffer);
+  const an::Loop &L = M.Loops[Loop];
+  SP.L = &L;
+  SP.For = dyn_cast_or_null<ForStmt>(L.S);
+  int64_t Start = 0, Step = 0;
+  if (L.Start)
+    if (auto V = L.Start->constantValue())
+      Start = *V;
+  if (L.Step)
+    if (auto V = L.Step->constantValue())
+      Step = *V;
+  if (!SP.For || !L.IV || !L.Start || !L.Start->constantValue() || !L.Step ||
+      !L.Step->constantValue() || !L.TripCount || *L.TripCount < 1)
+    return makeError("the loop over the rows ('{0}', line {1}) is not a for loop with constant "
+                     "start, step and trip count",
+                     L.Var, L.Loc.Line);
+  if (Step <= 0)
+    return makeError("the loop over the rows ('{0}', line {1}) counts down: the rows stream "
+                     "upwards, and each output's taps must keep their order",
+                     L.Var, L.Loc.Line);
+  if (L.HasEarlyExit || L.HasSync)
+    return makeError("the loop over the rows ('{0}', line {1}) may leave early or synchronises: "
+                     "every output's rows are streamed to the end",
+                     L.Var, L.Loc.Line);
+  SP.Start = Start;
+  SP.Step = Step;
+  SP.Last = Start + (*L.TripCount - 1) * Step;
+  {
+    Assigned A;
+    A.TraverseStmt(const_cast<Stmt *>(SP.For->getBody()));
+    if (A.Vars.count(L.IV))
+      return makeError("the body of the loop over '{0}' (line {1}) changes '{0}'", L.Var,
+                       L.Loc.Line);
+  }
+  const SourceManager &SM = In.Ctx.getSourceManager();
+  SourceRange LR = SP.For->getBody()->getSourceRange();
+  for (const an::Access *A : P.Reads) {
+    SourceRange AR = A->E->getSourceRange();
+    if (SM.isBeforeInTranslationUnit(AR.getBegin(), LR.getBegin()) ||
+        SM.isBeforeInTranslationUnit(LR.getEnd(), AR.getEnd()))
+      return makeError("'{0}' (line {1}) lies outside the body of the loop over '{2}'", A->Text,
+                       A->Loc.Line, L.Var);
+  }
+  // From the body to the loop: blocks and ifs without else; before the
+  // loop only declarations and early returns, after it no exit.
+  if (!pathTo(Body, SP.For, SP.Path))
+    return makeError("the loop over '{0}' is not in the kernel's body", L.Var);
+  auto Line = [&](const Stmt *S) { return SM.getPresumedLineNumber(S->getBeginLoc()); };
+  auto IsReturn = [](const Stmt *S) {
+    if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && CS->size() == 1)
+      S = CS->body_front();
+    const auto *R = dyn_cast<ReturnStmt>(S);
+    return R && !R->getRetValue();
+  };
+  std::set<const VarDecl *> Declared;
+  std::set<const VarDecl *> Assign;
+  for (size_t K = 0; K + 1 < SP.Path.size(); ++K) {
+    const Stmt *S = SP.Path[K], *Next = SP.Path[K + 1];
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      if (If->getElse() || If->getInit() || If->getConditionVariable() || If->isConsteval() ||
+          If->getThen() != Next)
+        return makeError("the loop over '{0}' is under the 'if' at line {1}, which has an else "
+                         "branch or a declaration: only guards lead to the streamed loop",
+                         L.Var, Line(If));
+      continue;
+    }
+    const auto *CS = dyn_cast<CompoundStmt>(S);
+    if (!CS) {
+      std::string What = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S)
+                             ? "a loop"
+                             : std::string(S->getStmtClassName());
+      return makeError("the loop over '{0}' is inside {1} (line {2}): the outputs' rows can be "
+                       "streamed only when blocks and guards lead to it",
+                       L.Var, What, Line(S));
+    }
+    bool After = false;
+    for (const Stmt *Child : CS->body()) {
+      if (Child == Next) {
+        After = true;
+        continue;
+      }
+      if (After) {
+        if (leaves(Child))
+          return makeError("the statement at line {0}, after the loop over '{1}', may leave "
+                           "the kernel or a loop: each output's code after the loop runs in "
+                           "one block",
+                           Line(Child), L.Var);
+        Assigned A;
+        A.TraverseStmt(const_cast<Stmt *>(Child));
+        Assign.insert(A.Vars.begin(), A.Vars.end());
+        continue;
+      }
+      if (isa<NullStmt>(Child))
+        continue;
+      if (const auto *If = dyn_cast<IfStmt>(Child); If && !If->getElse() && !If->getInit() &&
+                                                    !If->getConditionVariable() &&
+                                                    IsReturn(If->getThen())) {
+        SP.EarlyReturn = true;
+        continue;
+      }
+      const auto *D = dyn_cast<DeclStmt>(Child);
+      if (!D)
+        return makeError("the statement at line {0}, before the loop over '{1}', is not a "
+                         "declaration or an early return: the code before the loop runs once "
+                         "per output ahead of the streamed rows, and only those are moved",
+                         Line(Child), L.Var);
+      for (const Decl *Dd : D->decls()) {
+        const auto *V = dyn_cast<VarDecl>(Dd);
+        if (!V || V->isStaticLocal() || V->getType()->isReferenceType() ||
+            !V->getType()->isScalarType() ||
+            (V->getInit() && V->getInitStyle() != VarDecl::CInit))
+          return makeError("the declaration at line {0}, before the loop over '{1}', is not "
+                           "of a scalar local with an '=' initialiser: it cannot be one per "
+                           "output",
+                           Line(Child), L.Var);
+        SP.Locals.push_back(V);
+        Declared.insert(V);
+      }
+      Assigned A;
+      A.TraverseStmt(const_cast<Stmt *>(Child));
+      Assign.insert(A.Vars.begin(), A.Vars.end());
+    }
+  }
+  {
+    Assigned A;
+    A.TraverseStmt(const_cast<Stmt *>(SP.For->getBody()));
+    Assign.insert(A.Vars.begin(), A.Vars.end());
+  }
+  for (const VarDecl *V : SP.Locals)
+    SP.Accumulators += Assign.count(V);
+
+  // Columns per thread: the column is blockIdx.x * blockDim.x +
+  // threadIdx.x plus a constant, and x is used nowhere else.
+  auto NoColumns = [&](std::string Why) {
+    SP.Columns = false;
+    SP.NoColumns = std::move(Why);
+    return SP;
+  };
+  if (!RP.ColD)
+    return NoColumns("the stencil has no column dimension");
+  const IndexForm &Pos = P.Dims[*RP.ColD].Position;
+  auto Tid = T.findBuiltin("threadIdx", 'x'), Bid = T.findBuiltin("blockIdx", 'x');
+  auto BDim = T.findBuiltin("blockDim", 'x');
+  auto Coef = Bid ? Pos.coefficientOf(*Bid) : std::nullopt;
+  if (!Tid || !Coef || !BDim || *Coef != IndexForm::atom(*BDim) ||
+      Pos.coefficientOf(*Tid) != IndexForm::constant(1))
+    return NoColumns(formatv("the column '{0}' is not blockIdx.x * blockDim.x + threadIdx.x "
+                             "plus a constant",
+                             M.render(Pos))
+                         .str());
+  SP.Gx = IndexForm::atom(*Bid) * *Coef + IndexForm::atom(*Tid);
+  SP.Cx = Pos - SP.Gx;
+  if (T.dependsOn(SP.Cx, *Tid) || T.dependsOn(SP.Cx, *Bid) || movesWithY(T, SP.Cx))
+    return NoColumns(formatv("the column '{0}' moves with the thread other than as "
+                             "blockIdx.x * blockDim.x + threadIdx.x",
+                             M.render(Pos))
+                         .str());
+  BuiltinFinder Facts;
+  Facts.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  RowIndexFinder Cols('x');
+  Cols.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const auto &[E, Ref] : Facts.Found) {
+    if (Ref.Dim != 'x')
+      continue;
+    if (Ref.Var == "gridDim")
+      return NoColumns("the body reads 'gridDim.x', which the narrower grid changes");
+    if (Ref.Var != "threadIdx" && Ref.Var != "blockIdx")
+      continue;
+    bool InCol = any_of(Cols.Found, [&](const Expr *X) {
+      SourceRange XR = X->getSourceRange(), ER = E->getSourceRange();
+      return !SM.isBeforeInTranslationUnit(ER.getBegin(), XR.getBegin()) &&
+             !SM.isBeforeInTranslationUnit(XR.getEnd(), ER.getEnd());
+    });
+    if (!InCol)
+      return NoColumns(formatv("'{0}.x' (line {1}) is used other than in the column "
+                               "'blockIdx.x * blockDim.x + threadIdx.x'",
+                               Ref.Var, SM.getPresumedLineNumber(E->getBeginLoc()))
+                           .str());
+  }
+  std::set<const an::Access *> Window(P.Reads.begin(), P.Reads.end());
+  for (const an::Access &A : M.Accesses) {
+    if (Window.count(&A))
+      continue;
+    bool Moves = (T.dependsOn(A.Index, *Tid) || T.dependsOn(A.Index, *Bid)) || !A.IndexKnown;
+    if (Moves && !Pl.boundedAbove(A, P.Dims[*RP.ColD]))
+      return NoColumns(formatv("'{0}' (line {1}) is not guarded by a bound along x, so the "
+                               "columns past the original grid would reach it",
+                               A.Text, A.Loc.Line)
+                           .str());
+  }
+  SP.Columns = true;
+  return SP;
 }
 
 } // namespace
@@ -646,6 +1427,95 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
     return !C.rangeOf(K.Cond->getSourceRange());
   });
 
+  // The streaming form, when the reads sit in a loop over the rows.
+  auto SPx = streamPlan(In, M, RP, Body, Pl);
+  std::string NoStream;
+  RuleOutcome Streams;
+  if (!SPx)
+    NoStream = toString(SPx.takeError());
+  if (SPx) {
+    // Streaming: R x C outputs per thread (the H200 micro-benchmark,
+    // docs/runs/2026-12-03-h200.md: 8 x 2 and 4 x 2 are the fastest for the
+    // 5x5, 7x7 and separable convolutions); one column where columns are not
+    // possible. Live: a window row and the accumulators of every output.
+    const StreamPlan &SP = *SPx;
+    std::vector<std::pair<int64_t, int64_t>> Shapes = {{8, 2}, {4, 2}};
+    if (!SP.Columns)
+      Shapes = {{8, 1}, {4, 1}};
+    auto GridX = Req.Geometry.find("grid.x");
+    if (SP.Columns && (GridX == Req.Geometry.end() || GridX->second.empty()))
+      Shapes = {{8, 1}, {4, 1}};
+    for (auto [R, Cc] : Shapes) {
+      int64_t Live = Cc + RP.cols() - 1 + R * Cc * std::max<int64_t>(1, SP.Accumulators);
+      if (Live > MaxWindow)
+        continue;
+      CoefficientPlan RC = planCoefficients(
+          In, M, Facts.Calls, std::clamp<int64_t>(RegisterBudget - Live, 0, MaxCoefficientRegisters),
+          Cc > 1 ? "xy" : "y");
+      Writer W(In, M, RP, Body, RC, Checks);
+      auto Text = W.writeStream(R, Cc, SP);
+      if (!Text) {
+        NoStream = toString(Text.takeError());
+        Streams.Proposals.clear();
+        break;
+      }
+      agent::SpecChange S;
+      std::string Expr = formatv("ceil_div({0}, {1})", Grid->second, R).str();
+      if (auto Parsed = measure::IntExpr::parse(Expr); !Parsed)
+        return notApplicable(toString(Parsed.takeError()));
+      S.Geometry["grid.y"] = Expr;
+      if (Cc > 1) {
+        std::string EX = formatv("ceil_div({0}, {1})", GridX->second, Cc).str();
+        if (auto Parsed = measure::IntExpr::parse(EX); !Parsed)
+          return notApplicable(toString(Parsed.takeError()));
+        S.Geometry["grid.x"] = EX;
+      }
+      S.Justification = formatv("each thread computes {0} x {1} outputs, so grid.y shrinks {0} "
+                                "times{2}; outputs past the image fail the kernel's own guards, so "
+                                "a larger grid is correct too",
+                                R, Cc, Cc > 1 ? formatv(" and grid.x {0} times", Cc).str() : "")
+                            .str();
+      int64_t NR = RP.rows(R), NC = Cc + RP.cols() - 1;
+      std::string Summary =
+          formatv("stream a {0} x {1} window of '{2}' row by row into {3} x {4} outputs per thread",
+                  NR, NC, P.Buffer, R, Cc)
+              .str();
+      std::string Rationale = formatv(
+          "Each output reads {0} elements of '{1}' (border {2}), one load instruction each. Each "
+          "thread computes {3} rows x {4} columns of outputs: it loads the {5} x {6} elements they "
+          "read one window row at a time (loads per output {0} -> {7:f2}) and runs the body of "
+          "the loop over '{8}' for each output that reads that row, with the reads replaced by the "
+          "row's elements. Only one window row and the outputs' own locals ({9} per output) are "
+          "live, not the whole window. The code before the loop runs once per output with its "
+          "locals per output, the code after it once per output at the end. Each output's rows "
+          "arrive in the loop's order, so its arithmetic and order are the original's and the "
+          "results are bitwise identical.",
+          P.Points, P.Buffer, an::borderModeName(P.F->Border), R, Cc, NR, NC,
+          double(NR * NC) / double(R * Cc), SP.L->Var, SP.Locals.size());
+      if (!RC.Stages.empty())
+        Summary += ", coefficients " + RC.describe();
+      if (!RC.Stages.empty())
+        Rationale += formatv(" The coefficient reads ({0} loads per output: {1}) read a copy "
+                             "loaded once per {2} instead, each element the one of the same index.",
+                             RC.reads(M), RC.describe(), RC.anyShared() ? "block" : "thread")
+                         .str();
+      if (!W.interiorChecks().empty())
+        Summary += formatv(", interior threads without the {0} border test(s)",
+                           W.interiorChecks().size())
+                       .str();
+      if (!SP.Columns)
+        Rationale += "\nOne column per thread: " + SP.NoColumns + ".";
+      auto Prop = proposeEdits(In, name(), Summary, Rationale,
+                               {SourceEdit{*LB + 1, *RB - *LB - 1, *Text}}, S);
+      if (Prop.Proposals.empty()) {
+        NoStream = Prop.NotApplicable;
+        Streams.Proposals.clear();
+        break;
+      }
+      Streams.Proposals.push_back(std::move(Prop.Proposals.front()));
+    }
+  }
+
   RuleOutcome Out;
   for (auto &[R, RC] : Variants) {
     Writer W(In, M, RP, Body, RC, Checks);
@@ -701,12 +1571,16 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                            join(Tests, ", "))
                        .str();
     }
+    if (!NoStream.empty())
+      Rationale += "\nNot streamed: " + NoStream + ".";
     auto Prop = proposeEdits(In, name(), Summary, Rationale,
                              {SourceEdit{*LB + 1, *RB - *LB - 1, *Text}}, S);
     if (Prop.Proposals.empty())
       return Prop;
     Out.Proposals.push_back(std::move(Prop.Proposals.front()));
   }
+  for (agent::Proposal &Pr : Streams.Proposals)
+    Out.Proposals.push_back(std::move(Pr));
   return Out;
 }
 

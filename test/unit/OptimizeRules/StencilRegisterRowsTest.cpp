@@ -17,11 +17,26 @@ namespace {
 using forge::testing::has;
 using Result = forge::testing::RuleRun;
 
-Result run(const std::string &Code, std::array<int64_t, 3> Block = {16, 16, 1}) {
+/// The rule's proposals in one form: the whole window (the default), or
+/// the streamed rows that follow them where the kernel has a loop over the
+/// rows (Streamed).
+Result run(const std::string &Code, std::array<int64_t, 3> Block = {16, 16, 1},
+           bool Streamed = false) {
   forge::testing::RuleRunOptions O;
   O.Block = Block;
   O.Geometry = {{"grid.x", "ceil_div(W, 16)"}, {"grid.y", "ceil_div(H, 16)"}};
-  return forge::testing::runRule("stencil-register-rows", Code, "k", O);
+  Result All = forge::testing::runRule("stencil-register-rows", Code, "k", O);
+  Result R;
+  R.Skip = All.Skip;
+  for (size_t I = 0; I < All.Proposals.size(); ++I) {
+    bool S = llvm::StringRef(All.Proposals[I].Summary).starts_with("stream ");
+    if (S != Streamed)
+      continue;
+    R.Proposals.push_back(All.Proposals[I]);
+    if (I < All.Applied.size())
+      R.Applied.push_back(All.Applied[I]);
+  }
+  return R;
 }
 
 struct RowsCase {
