@@ -82,6 +82,14 @@ Json TuningDatabase::toJson() const {
                 {"best", R.Best ? Json(*R.Best) : Json(nullptr)},
                 {"complete", R.Complete},
                 {"measurements", Ms}};
+    if (R.Checked)
+      Rec["checked"] = {{"hash", R.Checked->Hash},
+                        {"config", R.Checked->Config},
+                        {"baseline_ns", R.Checked->BaselineNs},
+                        {"best_ns", R.Checked->BestNs},
+                        {"speedup", R.Checked->Speedup},
+                        {"noise", R.Checked->Noise},
+                        {"when", R.Checked->When}};
     Recs.push_back(Rec);
   }
   return {{"forge_tuning_database", 1}, {"records", Recs}};
@@ -174,6 +182,22 @@ llvm::Expected<TuningDatabase> TuningDatabase::parse(llvm::StringRef Text,
       D.Best = B->get<std::string>();
     if (auto C = Rec.find("complete"); C != Rec.end() && C->is_boolean())
       D.Complete = C->get<bool>();
+    if (auto C = Rec.find("checked"); C != Rec.end()) {
+      if (!C->is_object()) {
+        R.fail(P + ".checked", "expected an object");
+        break;
+      }
+      DbCheck K;
+      K.Hash = R.str(*C, "hash", P + ".checked");
+      K.Config = R.str(*C, "config", P + ".checked");
+      K.BaselineNs = R.num(*C, "baseline_ns", P + ".checked");
+      K.BestNs = R.num(*C, "best_ns", P + ".checked");
+      K.Speedup = R.num(*C, "speedup", P + ".checked");
+      K.Noise = R.num(*C, "noise", P + ".checked");
+      if (auto W = C->find("when"); W != C->end() && W->is_string())
+        K.When = W->get<std::string>();
+      D.Checked = std::move(K);
+    }
     auto Ms = Rec.find("measurements");
     if (Ms == Rec.end() || !Ms->is_array()) {
       R.fail(P + ".measurements", "expected an array");

@@ -1,10 +1,13 @@
 //===- Tune/TuneSession.cpp - The tune driver -----------------------------===//
 #include "forge/Tune/TuneSession.h"
+#include "forge/Build/CompileCache.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Patch/PatchSet.h"
+#include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Support/Hash.h"
 #include "forge/Tune/WriteBack.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,6 +15,7 @@
 #include "llvm/Support/Path.h"
 #include <array>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -267,6 +271,16 @@ Expected<TuneResult> TuneSession::tuneOnCluster() {
 Expected<TuneResult> TuneSession::tune() {
   if (Error E = prepare())
     return std::move(E);
+  // A sweep that compiles leaves the write-back's parse of the source to a
+  // thread beside it (a CUB-heavy file takes seconds to parse); a run that
+  // measures nothing parses only if it must.
+  O.Sweep.OnMeasureStart = [this] {
+    std::call_once(IndexStarted, [this] {
+      PendingIndex = std::async(std::launch::async, [this] {
+        return index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
+      });
+    });
+  };
   if (!O.Cluster.empty()) {
     auto R = tuneOnCluster();
     if (R && O.OnNote && R->FromDatabaseOnly)
@@ -308,7 +322,8 @@ Expected<TuneResult> TuneSession::tune() {
 /// Launch dimensions the index can evaluate are compared with the spec's
 /// for some target's values; the others are reported as not checked.
 Error TuneSession::checkLaunchGeometry(const TuneResult &R, StringRef TunedPath,
-                                       const std::vector<frontend::LaunchSiteInfo> &Skipped) const {
+                                       const std::vector<frontend::LaunchSiteInfo> &Skipped,
+                                       std::vector<std::string> &Notes) const {
   const measure::LaunchSpec &Spec = *O.Sweep.Spec;
   std::vector<std::string> Args = O.ExtraArgs;
   Args.push_back("-I" + directoryOf(O.Sweep.Source));
@@ -368,13 +383,255 @@ Error TuneSession::checkLaunchGeometry(const TuneResult &R, StringRef TunedPath,
             Text(IsBlock ? Want.front().Block : Want.front().Grid));
     }
   }
-  if (Unchecked && O.OnNote)
-    O.OnNote(formatv("{0} launch dimension(s) of {1} depend on run-time values and were not "
-                     "checked against the spec",
-                     Unchecked, Spec.Kernel)
-                 .str(),
-             true);
+  if (Unchecked)
+    Notes.push_back(formatv("{0} launch dimension(s) of {1} depend on run-time values and were "
+                            "not checked against the spec",
+                            Unchecked, Spec.Kernel)
+                        .str());
   return Error::success();
+}
+
+/// Whether the GPU check of the tuned source compiles it for T: T is the
+/// target of a GPU here (or of a cluster partition) with values measured on
+/// it, and the check runs (verifyTuned's conditions).
+bool TuneSession::gpuCheckCompiles(const TuneResult &R, const arch::TargetInfo *T) const {
+  if (R.Interrupted || R.Replayed || R.FromDatabaseOnly)
+    return false;
+  auto Runs = [&](const TuneOptions &S) {
+    return S.GpuTarget == T && S.Driver && !S.WorkerPath.empty() &&
+           any_of(R.Targets, [&](const TargetResult &TR) {
+             return TR.Measured && TR.Target == T;
+           });
+  };
+  if (O.Cluster.empty())
+    return Runs(O.Sweep);
+  return any_of(O.Cluster, [&](const TuneSessionOptions::ClusterGpu &G) {
+    return Runs(sweepOn(G));
+  });
+}
+
+Error TuneSession::compileAndVerify(TuneResult &R, StringRef TunedPath) const {
+  const TuneOptions &S = O.Sweep;
+  // A target the GPU check builds the tuned source for (in its harness, or
+  // into the program) needs no compile of its own; the others do.
+  build::CompileJob J;
+  J.Source = TunedPath.str();
+  for (const TargetResult &T : R.Targets)
+    if (!gpuCheckCompiles(R, T.Target))
+      J.Targets.push_back(*T.Target);
+  if (!J.Targets.empty()) {
+    J.Output = build::OutputKind::Object;
+    J.IncludeDirs = {directoryOf(S.Source)};
+    J.ExtraFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);
+    auto C = S.Driver->compile(J);
+    if (!C)
+      return C.takeError();
+    if (!C->ok()) {
+      std::string First;
+      for (const build::CompilerDiagnostic &Dg : C->Diagnostics)
+        if (Dg.isError()) {
+          First = Dg.format();
+          break;
+        }
+      return makeError("the tuned source does not compile for {0}: {1}; nothing is written",
+                       targetNames(R), First.empty() ? C->Log : First);
+    }
+  }
+  // On the GPU: the tuned source against the original, before anything is
+  // written.
+  if (O.Cluster.empty())
+    return verifyTuned(S, R, TunedPath);
+  for (const TuneSessionOptions::ClusterGpu &G : O.Cluster)
+    if (Error E = verifyTuned(sweepOn(G), R, TunedPath))
+      return makeError("{0} ({1}): {2}", G.Target->Name, G.GpuName, toString(std::move(E)));
+  return Error::success();
+}
+
+Error TuneSession::usePriorCheck(TuneResult &R, const DbCheck &Prior) const {
+  TargetResult *TR = measuredHere(R);
+  if (!TR)
+    return makeError("no target measured on this GPU to take the recorded check for");
+  TR->BaselineNs = Prior.BaselineNs;
+  TR->BestNs = Prior.BestNs;
+  TR->Speedup = Prior.Speedup;
+  TR->Noise = Prior.Noise;
+  TR->CheckedOn = Prior.When.empty() ? "an earlier run" : Prior.When;
+  if (O.OnNote)
+    O.OnNote("the tuned source is the one that passed its checks on " + TR->CheckedOn +
+                 " (tuning database): it is not compiled or checked again",
+             false);
+  return Error::success();
+}
+
+TargetResult *TuneSession::measuredHere(TuneResult &R) const {
+  for (TargetResult &T : R.Targets)
+    if (T.Measured && T.Target == O.Sweep.GpuTarget)
+      return &T;
+  return nullptr;
+}
+
+/// What decides the checks of a write-back besides the database key (the
+/// source's identity, the GPU, the sizes, the toolkit): the tuned text, the
+/// targets it must compile for, the flags, the whole spec (geometry,
+/// buffers, tolerance) and the launch the write-back picked.
+std::string TuneSession::checkIdentity(const TuneResult &R, StringRef Tuned) const {
+  ContentHasher H;
+  H.add("forge-tune-check-1").add(Tuned);
+  for (const TargetResult &T : R.Targets)
+    H.add(T.Target->Name);
+  H.add("flags").addAll(O.ExtraArgs);
+  H.add("program").add(O.Sweep.Program.Command).addAll(O.Sweep.Program.IgnoreLines);
+  H.add(toJson(*O.Sweep.Spec).dump());
+  H.add(O.LaunchFile).add(std::to_string(O.LaunchLine));
+  return H.hex();
+}
+
+Expected<TuneSession::CheckPlan> TuneSession::recordedCheck(const TuneResult &R,
+                                                            StringRef Tuned) const {
+  const TuneOptions &S = O.Sweep;
+  CheckPlan P;
+  const TargetResult *Here = nullptr;
+  for (const TargetResult &T : R.Targets)
+    if (T.Measured && T.Target == S.GpuTarget)
+      Here = &T;
+  // One GPU here, a database to keep it in, and values measured on it.
+  if (S.DbPath.empty() || !S.GpuTarget || !S.ReplayPath.empty() || !O.Cluster.empty() ||
+      R.Interrupted || R.Replayed || !Here)
+    return P;
+  auto Key = databaseKey(S);
+  if (!Key)
+    return Key.takeError();
+  P.Key = *Key;
+  auto Db = TuningDatabase::load(S.DbPath);
+  if (!Db)
+    return Db.takeError();
+  std::string Hash = checkIdentity(R, Tuned);
+  if (const DbRecord *Rec = Db->find(P.Key);
+      Rec && Rec->Checked && Rec->Checked->Hash == Hash && Rec->Checked->Config == Here->BestKey)
+    P.Prior = *Rec->Checked;
+  // A check that runs on the GPU now is recorded (verifyTuned runs one
+  // unless the values came from the database alone).
+  else if (S.Driver && !S.WorkerPath.empty() && !R.FromDatabaseOnly)
+    P.Record = DbCheck{Hash, Here->BestKey, 0, 0, 0, 0, todayUtc()};
+  return P;
+}
+
+Error TuneSession::recordCheck(const DbKey &Key, DbCheck C, TuneResult &R) const {
+  const TargetResult *Here = measuredHere(R);
+  if (!Here || Here->Speedup <= 0)
+    return Error::success();
+  C.BaselineNs = Here->BaselineNs;
+  C.BestNs = Here->BestNs;
+  C.Speedup = Here->Speedup;
+  C.Noise = Here->Noise;
+  return TuningDatabase::update(O.Sweep.DbPath, [&](TuningDatabase &Db) {
+    // Only the record the sweep wrote; a record replaced since (another run
+    // retuned) keeps what it has.
+    for (const DbRecord &Rec : Db.records())
+      if (Rec.Key == Key && Rec.Best && *Rec.Best == C.Config) {
+        Db.record(Key).Checked = C;
+        break;
+      }
+  });
+}
+
+/// The key of a write-back's result: everything the index and the edits
+/// are made from. The source, the project headers it includes (through its
+/// own directory and the -I of the extra arguments) and this program (its
+/// path, size and time: a rebuilt forge-port writes back anew); the
+/// arguments, targets, toolkit, spec, launch choice and each target's
+/// values. Headers of the toolkit are covered by its version.
+Expected<std::string> TuneSession::writeBackKey(const TuneResult &R) const {
+  const TuneOptions &S = O.Sweep;
+  ContentHasher H;
+  H.add("forge-writeback-1");
+  std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
+  sys::fs::file_status St;
+  if (Exe.empty() || sys::fs::status(Exe, St))
+    return makeError("cannot find this program's file to key the write-back cache");
+  H.add(Exe).add(std::to_string(St.getSize()))
+      .add(std::to_string(St.getLastModificationTime().time_since_epoch().count()));
+  SmallString<256> Abs(S.Source);
+  sys::fs::make_absolute(Abs);
+  H.add(S.Source).add(Abs);
+  auto Text = readFile(S.Source);
+  if (!Text)
+    return Text.takeError();
+  H.add(*Text);
+  std::vector<std::string> Dirs = {directoryOf(S.Source)};
+  for (size_t I = 0; I < O.ExtraArgs.size(); ++I) {
+    StringRef A = O.ExtraArgs[I];
+    if (A == "-I" && I + 1 < O.ExtraArgs.size())
+      Dirs.push_back(O.ExtraArgs[I + 1]);
+    else if (A.consume_front("-I"))
+      Dirs.push_back(A.str());
+  }
+  std::vector<std::string> System;
+  if (S.Driver)
+    System.push_back(S.Driver->toolkit().Root);
+  for (const std::string &Header : build::CompileCache::scanIncludes(S.Source, Dirs, System)) {
+    auto T = readFile(Header);
+    if (!T)
+      return T.takeError();
+    H.add(Header).add(*T);
+  }
+  H.add("args").addAll(O.ExtraArgs).add(S.Toolkit);
+  H.add(toJson(*S.Spec).dump());
+  H.add(O.LaunchFile).add(std::to_string(O.LaunchLine));
+  for (const TargetResult &T : R.Targets) {
+    H.add(T.Target->Name).add(T.Measured ? "measured" : "predicted").add(T.Gpu);
+    for (const auto &[Name, V] : T.Best)
+      H.add(Name).add(std::to_string(V));
+  }
+  return H.hex();
+}
+
+namespace {
+std::string writeBackCachePath(StringRef Key) {
+  SmallString<256> P(build::CompileCache::defaultDirectory());
+  sys::path::append(P, "writeback", Key.str() + ".json");
+  return P.str().str();
+}
+} // namespace
+
+std::optional<TunedSource> TuneSession::cachedWriteBack(StringRef Key,
+                                                        std::vector<std::string> &Notes) const {
+  std::string Path = writeBackCachePath(Key);
+  if (!sys::fs::exists(Path))
+    return std::nullopt;
+  auto Text = readFile(Path);
+  if (!Text) {
+    consumeError(Text.takeError());
+    return std::nullopt;
+  }
+  auto J = parseJson(*Text, Path);
+  if (!J) {
+    consumeError(J.takeError());
+    return std::nullopt;
+  }
+  if (!J->is_object() || !J->contains("contents") || !(*J)["contents"].is_string() ||
+      !J->contains("diff") || !(*J)["diff"].is_string() || !J->contains("notes") ||
+      !(*J)["notes"].is_array())
+    return std::nullopt;
+  TunedSource W;
+  W.Contents = (*J)["contents"].get<std::string>();
+  W.Diff = (*J)["diff"].get<std::string>();
+  for (const Json &N : (*J)["notes"])
+    if (N.is_string())
+      Notes.push_back(N.get<std::string>());
+  return W;
+}
+
+void TuneSession::storeWriteBack(StringRef Key, const TunedSource &W,
+                                 ArrayRef<std::string> Notes) const {
+  std::string Path = writeBackCachePath(Key);
+  if (sys::fs::create_directories(sys::path::parent_path(Path)))
+    return; // a cache that cannot be written is no cache
+  Json J = {{"contents", W.Contents}, {"diff", W.Diff}, {"notes", Json::array()}};
+  for (const std::string &N : Notes)
+    J["notes"].push_back(N);
+  if (Error E = writeFileAtomically(Path, J.dump(1) + "\n"))
+    consumeError(std::move(E));
 }
 
 Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
@@ -383,7 +640,37 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   const TuneOptions &S = O.Sweep;
   if (R.Targets.empty())
     return makeError("no target to write back");
-  auto Index = index(S.Source, *R.Targets.front().Target, O.ExtraArgs);
+  // The warm path: an earlier run with the same inputs wrote the same text
+  // back, and the database holds that text's passed checks. Nothing is
+  // parsed, compiled or run.
+  std::optional<std::string> CacheKey;
+  if (auto K = writeBackKey(R))
+    CacheKey = *K;
+  else
+    consumeError(K.takeError());
+  std::vector<std::string> CachedNotes;
+  if (CacheKey)
+    if (std::optional<TunedSource> W = cachedWriteBack(*CacheKey, CachedNotes)) {
+      auto Check = recordedCheck(R, W->Contents);
+      if (!Check)
+        return Check.takeError();
+      if (Check->Prior) {
+        if (O.OnNote)
+          for (const std::string &N : CachedNotes)
+            O.OnNote(N, false);
+        W->Path = (S.JobRoot + "/tuned-" + sys::path::filename(S.Source)).str();
+        if (Error E = writeFileAtomically(W->Path, W->Contents))
+          return std::move(E);
+        if (Error E = usePriorCheck(R, *Check->Prior))
+          return std::move(E);
+        if (Error E = O.Output.write(S.Source, W->Contents, /*Changed=*/true))
+          return std::move(E);
+        return std::move(*W);
+      }
+    }
+  auto Index = PendingIndex.valid() && R.Targets.front().Target == S.Targets.front()
+                   ? PendingIndex.get()
+                   : index(S.Source, *R.Targets.front().Target, O.ExtraArgs);
   if (!Index)
     return Index.takeError();
   if (Index->Errors)
@@ -435,43 +722,49 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   if (!D)
     return D.takeError();
   W.Diff = *D;
-  // The tuned source must launch what the spec launches and compile for
-  // every target before it is written.
   W.Path = (S.JobRoot + "/tuned-" + sys::path::filename(S.Source)).str();
   if (Error E = writeFileAtomically(W.Path, W.Contents))
     return std::move(E);
-  if (Error E = checkLaunchGeometry(R, W.Path, Skipped))
-    return std::move(E);
-  build::CompileJob J;
-  J.Source = W.Path;
-  for (const TargetResult &T : R.Targets)
-    J.Targets.push_back(*T.Target);
-  J.Output = build::OutputKind::Object;
-  J.IncludeDirs = {directoryOf(S.Source)};
-  J.ExtraFlags = frontend::nvccFlagsFromClangArgs(O.ExtraArgs);
-  auto C = S.Driver->compile(J);
-  if (!C)
-    return C.takeError();
-  if (!C->ok()) {
-    std::string First;
-    for (const build::CompilerDiagnostic &Dg : C->Diagnostics)
-      if (Dg.isError()) {
-        First = Dg.format();
-        break;
-      }
-    return makeError("the tuned source does not compile for {0}: {1}; nothing is written",
-                     targetNames(R), First.empty() ? C->Log : First);
-  }
-  // On the GPU: the tuned source against the original, before anything is
-  // written.
-  if (O.Cluster.empty()) {
-    if (Error E = verifyTuned(S, R, W.Path))
+  // This very text may have passed every check below on this GPU already
+  // (the database records it): then it is not parsed, compiled or run
+  // again, which is most of a run whose measurements all come from the
+  // database.
+  auto Check = recordedCheck(R, W.Contents);
+  if (!Check)
+    return Check.takeError();
+  if (Check->Prior) {
+    if (Error E = usePriorCheck(R, *Check->Prior))
       return std::move(E);
-  } else {
-    for (const TuneSessionOptions::ClusterGpu &G : O.Cluster)
-      if (Error E = verifyTuned(sweepOn(G), R, W.Path))
-        return makeError("{0} ({1}): {2}", G.Target->Name, G.GpuName, toString(std::move(E)));
+    if (CacheKey)
+      storeWriteBack(*CacheKey, W, Bound->Notes);
+    if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
+      return std::move(E);
+    return W;
   }
+  // The checks before anything is written: the tuned source launches what
+  // the spec launches (a parse of it), compiles for every target and
+  // matches the original on the GPU. They do not depend on each other, so
+  // the parse runs beside the compiles and the GPU check; their errors are
+  // reported in that order.
+  std::vector<std::string> GeometryNotes;
+  auto Geometry = std::async(std::launch::async, [&] {
+    return checkLaunchGeometry(R, W.Path, Skipped, GeometryNotes);
+  });
+  Error Rest = compileAndVerify(R, W.Path);
+  if (Error E = Geometry.get()) {
+    consumeError(std::move(Rest));
+    return std::move(E);
+  }
+  if (O.OnNote)
+    for (const std::string &N : GeometryNotes)
+      O.OnNote(N, true);
+  if (Rest)
+    return std::move(Rest);
+  if (Check->Record)
+    if (Error E = recordCheck(Check->Key, *Check->Record, R))
+      return std::move(E);
+  if (CacheKey)
+    storeWriteBack(*CacheKey, W, Bound->Notes);
   if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
     return std::move(E);
   return W;

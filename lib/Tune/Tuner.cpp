@@ -560,6 +560,15 @@ static void useStaleRecords(const TuningDatabase &Db, const DbKey &Key, TuneResu
                 "): its last tuned values are used; retune to refresh them";
 }
 
+llvm::Expected<DbKey> forge::tune::databaseKey(const TuneOptions &O) {
+  auto Ident =
+      sourceIdentity(O.IdentitySource.empty() ? O.Source : O.IdentitySource, O.IdentityFiles);
+  if (!Ident)
+    return Ident.takeError();
+  return DbKey{O.Spec->Kernel, *Ident, O.GpuTarget ? O.GpuTarget->Name : "", O.GpuName,
+               sizeBucket(O.Spec->Sizes), O.Toolkit};
+}
+
 llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
   using Clock = std::chrono::steady_clock;
   auto Start = Clock::now();
@@ -595,12 +604,10 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       return L.takeError();
     Db = std::move(*L);
   }
-  auto Ident =
-      sourceIdentity(O.IdentitySource.empty() ? O.Source : O.IdentitySource, O.IdentityFiles);
-  if (!Ident)
-    return Ident.takeError();
-  Key = {O.Spec->Kernel, *Ident, O.GpuTarget ? O.GpuTarget->Name : "", O.GpuName,
-         sizeBucket(O.Spec->Sizes), O.Toolkit};
+  auto K = databaseKey(O);
+  if (!K)
+    return K.takeError();
+  Key = std::move(*K);
 
   if (!O.ReplayPath.empty())
     return replayTuning(O, *Space, **Strat, Key, std::move(R), Defaults);
@@ -657,6 +664,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     size_t Left = R.ValidConfigs - std::min(R.ValidConfigs, R.Reused);
     M.Progress.Total =
         O.Limit.MaxEvaluations ? std::min(O.Limit.MaxEvaluations, Left) : Left;
+    if (M.Progress.Total && O.OnMeasureStart)
+      O.OnMeasureStart();
     // Every batch is saved to the database as soon as it is measured, so an
     // interrupted run loses nothing and the next one continues from there.
     M.AfterChunk = [&](size_t) {

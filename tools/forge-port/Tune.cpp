@@ -309,9 +309,10 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   for (const tune::TargetResult &T : R->Targets)
     if (T.Speedup > 0)
       errs() << formatv("forge-port: {0}: {1:F3}x over the original ({2:F2} us -> {3:F2} us, "
-                        "noise ±{4:F1}%)\n",
+                        "noise ±{4:F1}%{5})\n",
                         T.Target->Name, T.Speedup, T.BaselineNs / 1000, T.BestNs / 1000,
-                        T.Noise * 100);
+                        T.Noise * 100,
+                        T.CheckedOn.empty() ? "" : "; measured on " + T.CheckedOn);
   if (!ReportPath.empty()) {
     report::TuneReportInput In{&*R, &*Spec, File, Written->Diff, todayUtc()};
     if (Error E = writeFileAtomically(ReportPath,

@@ -46,6 +46,19 @@ struct DbMeasurement {
   std::string When;   ///< ISO date of the measurement
 };
 
+/// A write-back that passed every check before it was written: the tuned
+/// source compiled for its targets, launched what the spec launches and
+/// matched the original on the GPU. Hash covers the tuned text and what
+/// else decides those checks (TuneSession::checkIdentity); a later run
+/// that writes the same text for the same Config reuses the outcome instead
+/// of parsing, compiling and running it again.
+struct DbCheck {
+  std::string Hash;
+  std::string Config; ///< the configuration written
+  double BaselineNs = 0, BestNs = 0, Speedup = 0, Noise = 0;
+  std::string When; ///< ISO date of the check
+};
+
 struct DbRecord {
   DbKey Key;
   std::vector<DbMeasurement> Measurements;
@@ -54,6 +67,7 @@ struct DbRecord {
   /// The sweep that wrote it ran to the end (false while it runs and after
   /// an interrupt): `--retune=auto` reuses only a complete record.
   bool Complete = true;
+  std::optional<DbCheck> Checked; ///< the last write-back's check
   const DbMeasurement *find(llvm::StringRef Config) const;
   /// Adds or replaces the measurement of M.Config.
   void put(DbMeasurement M);

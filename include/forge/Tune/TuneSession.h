@@ -24,6 +24,8 @@
 #include "forge/Support/Output.h"
 #include "forge/Tune/Tuner.h"
 #include "forge/Tune/WriteBack.h"
+#include <future>
+#include <mutex>
 
 namespace forge::tune {
 
@@ -110,13 +112,43 @@ private:
   /// root.
   TuneOptions sweepOn(const TuneSessionOptions::ClusterGpu &G) const;
   llvm::Expected<TuneResult> tuneOnCluster();
+  /// The final check's record in the database: Prior, when this tuned
+  /// text already passed it; Record, the entry to write once it passes now.
+  struct CheckPlan {
+    DbKey Key;
+    std::optional<DbCheck> Prior;
+    std::optional<DbCheck> Record;
+  };
+  llvm::Expected<CheckPlan> recordedCheck(const TuneResult &R, llvm::StringRef Tuned) const;
+  llvm::Error usePriorCheck(TuneResult &R, const DbCheck &Prior) const;
+  /// The write-back cache (CompileCache::defaultDirectory()/writeback):
+  /// an earlier write-back's text, diff and notes under writeBackKey.
+  llvm::Expected<std::string> writeBackKey(const TuneResult &R) const;
+  std::optional<TunedSource> cachedWriteBack(llvm::StringRef Key,
+                                             std::vector<std::string> &Notes) const;
+  void storeWriteBack(llvm::StringRef Key, const TunedSource &W,
+                      llvm::ArrayRef<std::string> Notes) const;
+  llvm::Error recordCheck(const DbKey &Key, DbCheck C, TuneResult &R) const;
+  std::string checkIdentity(const TuneResult &R, llvm::StringRef Tuned) const;
+  /// The target measured on this machine's GPU, if one was.
+  TargetResult *measuredHere(TuneResult &R) const;
+  /// Notes (launch dimensions it could not check) go to Notes: it runs on
+  /// a thread of its own, beside compileAndVerify.
   llvm::Error checkLaunchGeometry(const TuneResult &R, llvm::StringRef TunedPath,
-                                  const std::vector<frontend::LaunchSiteInfo> &Skipped) const;
+                                  const std::vector<frontend::LaunchSiteInfo> &Skipped,
+                                  std::vector<std::string> &Notes) const;
+  bool gpuCheckCompiles(const TuneResult &R, const arch::TargetInfo *T) const;
+  /// The tuned source compiled for the targets the GPU check does not build
+  /// it for, then checked on the GPU (verifyTuned).
+  llvm::Error compileAndVerify(TuneResult &R, llvm::StringRef TunedPath) const;
 
   TuneSessionOptions O;
   std::unique_ptr<build::Nvcc> Tools;
   ScratchDir Scratch;
   bool Prepared = false;
+  /// The source's index, parsed beside the sweep (TuneOptions::OnMeasureStart).
+  std::once_flag IndexStarted;
+  std::future<llvm::Expected<frontend::FileIndex>> PendingIndex;
 };
 
 } // namespace forge::tune

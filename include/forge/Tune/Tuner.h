@@ -102,6 +102,10 @@ struct TuneOptions {
   const build::NvccDriver *Driver = nullptr;
   const std::atomic<bool> *Interrupted = nullptr;
   std::function<void(const TuneProgress &)> OnProgress;
+  /// Called once the run knows it will measure (some configuration is not
+  /// in the database), before the first compile: work the write-back needs
+  /// anyway can start beside the sweep.
+  std::function<void()> OnMeasureStart;
 };
 
 struct ConfigResult {
@@ -127,6 +131,10 @@ struct TargetResult {
   double BestNs = 0;
   double Speedup = 0, Noise = 0; ///< from the final interleaved measurement
   double PredictedOccupancy = 0;
+  /// Set when the final check was not run again: the tuning database
+  /// recorded, on this date, that the same tuned text passed it (Speedup
+  /// and Noise are that check's).
+  std::string CheckedOn;
 };
 
 struct TuneResult {
@@ -158,6 +166,11 @@ struct TuneResult {
 };
 
 llvm::Expected<TuneResult> runTuning(const TuneOptions &Opts);
+
+/// The key of the database record a run with Opts reads and writes: the
+/// kernel, the identity of its source, the GPU's target and name, the size
+/// bucket and the toolkit.
+llvm::Expected<DbKey> databaseKey(const TuneOptions &Opts);
 
 /// Whether a kernel name as CUPTI reports it, demangled ("void
 /// ns::triad<8>(float*, int)"), names Kernel ("triad" or "ns::triad"), any

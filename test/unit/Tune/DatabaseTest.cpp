@@ -262,4 +262,36 @@ TEST(TuningDatabase, AnInterruptedRecordIsIncomplete) {
   llvm::sys::fs::remove_directories(Dir);
 }
 
+TEST(TuningDatabase, TheCheckOfAWriteBackRoundTrips) {
+  std::string Dir = tempDir();
+  std::string Path = Dir + "/tuning.json";
+  TuningDatabase Db;
+  Db.record(key("sm_90")).Checked =
+      DbCheck{"f00d", "BLOCK=512,ITEMS=8", 3600, 1000, 3.6, 0.001, "2026-12-04"};
+  Db.record(key("sm_80"));
+  ASSERT_FALSE(bool(Db.save(Path)));
+  auto Again = TuningDatabase::load(Path);
+  ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
+  const DbRecord *R = Again->find(key("sm_90"));
+  ASSERT_TRUE(R && R->Checked);
+  EXPECT_EQ(R->Checked->Hash, "f00d");
+  EXPECT_EQ(R->Checked->Config, "BLOCK=512,ITEMS=8");
+  EXPECT_EQ(R->Checked->BaselineNs, 3600);
+  EXPECT_EQ(R->Checked->BestNs, 1000);
+  EXPECT_EQ(R->Checked->Speedup, 3.6);
+  EXPECT_EQ(R->Checked->Noise, 0.001);
+  EXPECT_EQ(R->Checked->When, "2026-12-04");
+  EXPECT_FALSE(Again->find(key("sm_80"))->Checked);
+  EXPECT_EQ(Again->toJson(), Db.toJson());
+  // A check that is not an object is an error naming it.
+  auto Bad = TuningDatabase::parse(
+      R"({"forge_tuning_database": 1, "records": [{"key": {"kernel": "k", "source_hash": "h",
+          "target": "sm_90", "gpu": "g", "sizes": "N=2^4", "toolkit": "13.0"},
+          "checked": "yes", "measurements": []}]})",
+      "bad.json");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(llvm::toString(Bad.takeError()).find("$.records[0].checked"), std::string::npos);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 } // namespace
