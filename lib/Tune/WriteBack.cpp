@@ -458,13 +458,6 @@ bool isConventional(StringRef Name, std::initializer_list<const char *> Names) {
   return false;
 }
 
-/// The macro and constant definitions a file offers: `#define NAME <int>`
-/// and `const[expr] ... NAME = <int>`.
-struct Definition {
-  std::string Name;
-  size_t LitOffset = 0, LitLength = 0;
-};
-
 /// The start of the declaration around P: after the previous ';', '{' or
 /// '}', past preprocessor lines.
 size_t declStart(StringRef Code, size_t P) {
@@ -480,70 +473,6 @@ size_t declStart(StringRef Code, size_t P) {
       E = lineEndOf(Code, E + 1);
     B = E;
   }
-}
-
-std::vector<Definition> macroDefinitions(StringRef Code) {
-  std::vector<Definition> Out;
-  Regex Re("^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(\\(?)[ \t]*([0-9][0-9A-Za-z']*)"
-           "[ \t]*(\\)?)[ \t]*$");
-  size_t Pos = 0;
-  while (Pos <= Code.size()) {
-    size_t E = lineEndOf(Code, Pos);
-    StringRef Line = Code.slice(Pos, E);
-    SmallVector<StringRef, 5> M;
-    if (Line.contains("define") && Re.match(Line, &M) && M[2].empty() == M[4].empty() &&
-        literalValue(M[3]))
-      Out.push_back({M[1].str(), size_t(M[3].data() - Code.data()), M[3].size()});
-    if (E >= Code.size())
-      break;
-    Pos = E + 1;
-  }
-  return Out;
-}
-
-std::vector<Definition> constantDefinitions(StringRef Code, StringRef OnlyName = "") {
-  std::vector<Definition> Out;
-  Regex Re("[A-Za-z_][A-Za-z0-9_]*[ \t\n]*(=|\\{)[ \t\n]*[0-9]");
-  auto Consider = [&](size_t P, size_t NameLen) {
-    size_t I = skipSpace(Code, P + NameLen);
-    if (I >= Code.size() || (Code[I] != '=' && Code[I] != '{'))
-      return;
-    char Open = Code[I];
-    size_t V = skipSpace(Code, I + 1);
-    size_t Len = literalLength(Code, V);
-    if (!Len || !literalValue(Code.substr(V, Len)))
-      return;
-    size_t After = skipSpace(Code, V + Len);
-    if (After >= Code.size())
-      return;
-    char C = Code[After];
-    if (Open == '=' ? (C != ';' && C != ',') : C != '}')
-      return;
-    StringRef Decl = Code.slice(declStart(Code, P), P);
-    if (Decl.contains('(') || Decl.contains('#') || Decl.contains('<'))
-      return;
-    if (!containsWord(Decl, "constexpr") && !containsWord(Decl, "const"))
-      return;
-    Out.push_back({Code.substr(P, NameLen).str(), V, Len});
-  };
-  if (!OnlyName.empty()) {
-    for (size_t P : occurrences(Code, OnlyName))
-      Consider(P, OnlyName.size());
-    return Out;
-  }
-  StringRef Rest = Code;
-  SmallVector<StringRef, 2> M;
-  while (Re.match(Rest, &M)) {
-    size_t P = M[0].data() - Code.data();
-    if (P == 0 || !isIdentChar(Code[P - 1])) {
-      size_t Len = 0;
-      while (isIdentChar(Code[P + Len]))
-        ++Len;
-      Consider(P, Len);
-    }
-    Rest = Code.drop_front(P + M[0].size());
-  }
-  return Out;
 }
 
 /// A function with __global__ or __device__: where its declaration starts,
@@ -597,17 +526,6 @@ std::vector<DeviceFunction> deviceFunctions(StringRef Code) {
   }
   return Out;
 }
-
-/// A value a name holds at a use: a constant, enumerator or local variable
-/// initialised with an integer literal.
-struct ValueDef {
-  std::string Kind;       ///< constexpr | enum | local
-  size_t Name = 0;        ///< offset of the declared name
-  size_t Lit = 0, LitLen = 0;
-  Range Stmt;             ///< the whole declaration, with its ';'
-  std::string Type;       ///< "constexpr int", for a declaration of the same type
-  std::string Written;    ///< "assigned at line 12" for a local that changes
-};
 
 /// The range of the innermost braces around Off (the whole file at the top).
 Range enclosingBlock(StringRef Code, size_t Off) {
@@ -664,86 +582,242 @@ std::string writtenAt(StringRef Code, StringRef Text, StringRef Name, size_t Aft
   return "";
 }
 
-/// Every declaration of Name with an integer literal initialiser: a
-/// `const` / `constexpr` variable (one declarator of several included), an
-/// enumerator, or a local variable of integer type.
-std::vector<ValueDef> valueDefinitions(StringRef Code, StringRef Text, StringRef Name) {
+/// The initialiser at V: an integer literal, or a name whose definition
+/// holds the value (`BLOCK_SIZE`, `CFG::kBlock`), which goes to Chain. Its
+/// length; 0 when it is neither.
+size_t initializerAt(StringRef Code, size_t V, std::string &Chain) {
+  Chain.clear();
+  if (size_t Len = literalLength(Code, V))
+    return literalValue(Code.substr(V, Len)) ? Len : 0;
+  size_t E = V;
+  if (Code.substr(E, 2) == "::")
+    E += 2;
+  while (E < Code.size() && isIdentChar(Code[E]) && !isDigit(Code[E])) {
+    while (E < Code.size() && isIdentChar(Code[E]))
+      ++E;
+    if (Code.substr(E, 2) != "::")
+      break;
+    E += 2;
+  }
+  StringRef Name = Code.slice(V, E);
+  if (Name.empty() || Name.ends_with("::") || Name == "::")
+    return 0;
+  Chain = Name.starts_with("::") ? Name.drop_front(2).str() : Name.str();
+  return E - V;
+}
+
+/// A definition that gives a name its value: `#define NAME <init>`, a
+/// `const` / `constexpr` variable or static data member (one declarator of
+/// several included), an enumerator, or a local variable of integer type.
+/// Its initialiser is an integer literal, or a name whose own definition
+/// holds the value: a link of a chain (`constexpr int B = BLOCK_SIZE;`).
+struct ValueDef {
+  std::string Kind;       ///< macro | constexpr | enum | local
+  std::string Id;         ///< the name declared
+  size_t Name = 0;        ///< offset of the declared name
+  size_t Lit = 0, LitLen = 0; ///< the initialiser: the literal, or the name
+  std::string Chain;      ///< the name the initialiser spells; empty: a literal
+  Range Stmt;             ///< the whole declaration, with its ';' (a macro: its line)
+  std::string Type;       ///< "constexpr int", for a declaration of the same type
+  std::string Written;    ///< "assigned at line 12" for a local that changes
+  std::string Scope;      ///< the class or namespace around it ("" at file scope)
+  bool Member = false;    ///< a static data member: its uses are qualified
+};
+
+/// The class or namespace whose braces hold Off: its name, and whether it
+/// is a class (struct, class, union).
+std::pair<std::string, bool> scopeAt(StringRef Code, size_t Off) {
+  Range Blk = enclosingBlock(Code, Off);
+  if (Blk.B == 0 && Blk.E == Code.size())
+    return {"", false};
+  StringRef Head = Code.slice(declStart(Code, Blk.B), Blk.B);
+  for (StringRef KW : {"struct", "class", "union", "namespace"}) {
+    std::vector<size_t> Occ = occurrences(Head, KW);
+    if (Occ.empty())
+      continue;
+    size_t I = skipSpace(Head, Occ.front() + KW.size()), E = I;
+    while (E < Head.size() && isIdentChar(Head[E]))
+      ++E;
+    return {Head.slice(I, E).str(), KW != "namespace"};
+  }
+  return {"", false};
+}
+
+/// `#define Name <literal or name>` (the value may be parenthesised) on the
+/// line at B of Code, or std::nullopt.
+std::optional<ValueDef> macroDefinitionAt(StringRef Code, size_t B) {
+  size_t E = lineEndOf(Code, B), I = B;
+  auto Space = [&] {
+    while (I < E && (Code[I] == ' ' || Code[I] == '\t'))
+      ++I;
+  };
+  Space();
+  if (I >= E || Code[I] != '#')
+    return std::nullopt;
+  ++I;
+  Space();
+  if (Code.slice(I, E).substr(0, 6) != "define" || I + 6 >= E || !isSpace(Code[I + 6]))
+    return std::nullopt;
+  I += 6;
+  Space();
+  size_t N = I;
+  while (I < E && isIdentChar(Code[I]))
+    ++I;
+  if (I == N || isDigit(Code[N]) || I >= E || !isSpace(Code[I])) // a function-like macro
+    return std::nullopt;
+  ValueDef D;
+  D.Kind = "macro";
+  D.Id = Code.slice(N, I).str();
+  D.Name = N;
+  Space();
+  bool Paren = I < E && Code[I] == '(';
+  if (Paren) {
+    ++I;
+    Space();
+  }
+  size_t Len = initializerAt(Code.take_front(E), I, D.Chain);
+  if (!Len)
+    return std::nullopt;
+  D.Lit = I;
+  D.LitLen = Len;
+  I += Len;
+  Space();
+  if (Paren) {
+    if (I >= E || Code[I] != ')')
+      return std::nullopt;
+    ++I;
+    Space();
+  }
+  if (I != E)
+    return std::nullopt;
+  D.Stmt = {B, E};
+  return D;
+}
+
+/// The definition whose declared name is at P (NameLen long), when it is
+/// one: the one definition finder behind constants, enumerators, locals
+/// and the links of a chain.
+std::optional<ValueDef> definitionAt(StringRef Code, StringRef Text, size_t P, size_t NameLen) {
+  if (P > 0 && (Code[P - 1] == '.' || Code[P - 1] == ':' || Code[P - 1] == '>'))
+    return std::nullopt;
+  size_t LB = lineStartOf(Code, P);
+  if (Code.slice(LB, P).ltrim().starts_with("#"))
+    return std::nullopt;
+  size_t I = skipSpace(Code, P + NameLen);
+  if (I >= Code.size() || !StringRef("={(").contains(Code[I]) || Code.substr(I, 2) == "==")
+    return std::nullopt;
+  // The name follows a type or the ',' of a declarator list: not `x = f(y)`.
+  size_t Q = prevNonSpace(Code, P);
+  if (Q != StringRef::npos && !isIdentChar(Code[Q]) && !StringRef(",{*&").contains(Code[Q]))
+    return std::nullopt;
+  char Open = Code[I];
+  size_t V = skipSpace(Code, I + 1);
+  ValueDef D;
+  size_t Len = initializerAt(Code, V, D.Chain);
+  if (!Len)
+    return std::nullopt;
+  size_t After = skipSpace(Code, V + Len);
+  if (After >= Code.size())
+    return std::nullopt;
+  char C = Code[After];
+  if (Open == '=' ? (C != ';' && C != ',' && C != '}') : C != (Open == '(' ? ')' : '}'))
+    return std::nullopt;
+  StringRef Name = Code.substr(P, NameLen);
+  size_t DB = declStart(Code, P);
+  StringRef Decl = Code.slice(DB, P);
+  D.Id = Name.str();
+  D.Name = P;
+  D.Lit = V;
+  D.LitLen = Len;
+  std::tie(D.Scope, D.Member) = scopeAt(Code, P);
+  // An enumerator: the braces follow `enum [Name] [: type]`.
+  size_t Br = prevNonSpace(Code, DB);
+  size_t EB = Br != StringRef::npos && Code[Br] == '{' ? declStart(Code, Br) : 0;
+  StringRef Head = EB ? Code.slice(EB, Br) : StringRef();
+  if (Open == '=' && containsWord(Head, "enum")) {
+    if (containsWord(Head, "class") || containsWord(Head, "struct"))
+      return std::nullopt;
+    D.Kind = "enum";
+    D.Type = "constexpr int";
+    D.Member = false;
+    std::tie(D.Scope, std::ignore) = scopeAt(Code, Br);
+    size_t Close = matchBracket(Code, Br);
+    D.Stmt = {EB, Close == StringRef::npos ? Code.size() : statementEnd(Code, Close)};
+    return D;
+  }
+  if (Decl.contains('(') || Decl.contains('#') || Decl.contains('<') || Decl.contains('"'))
+    return std::nullopt;
+  // The type: the words before the first declarator.
+  StringRef Type = Decl;
+  if (size_t Eq = Decl.find_first_of("={"); Eq != StringRef::npos) {
+    Type = Decl.take_front(Eq).rtrim();
+    while (!Type.empty() && isIdentChar(Type.back()))
+      Type = Type.drop_back();
+  }
+  Type = Type.trim();
+  if (Type.empty())
+    return std::nullopt;
+  D.Type = Type.str();
+  D.Stmt = {DB, statementEnd(Code, P)};
+  if (containsWord(Decl, "constexpr") || containsWord(Decl, "const")) {
+    D.Kind = "constexpr";
+    return D;
+  }
+  // A local of integer type, in a function or statement body.
+  bool IntType = false;
+  for (const char *W : {"int", "unsigned", "long", "short", "size_t", "int32_t", "uint32_t",
+                        "int64_t", "uint64_t", "auto", "signed"})
+    IntType |= containsWord(Type, W);
+  Range Blk = enclosingBlock(Code, P);
+  size_t Before = Blk.B ? prevNonSpace(Code, Blk.B) : StringRef::npos;
+  if (!IntType || Blk.B == 0 || Before == StringRef::npos ||
+      (Code[Before] != ')' && Code[Before] != '{' && Code[Before] != ';' &&
+       Code[Before] != '}' && !containsWord(Code.slice(lineStartOf(Code, Blk.B), Blk.B), "else")))
+    return std::nullopt;
+  D.Kind = "local";
+  D.Member = false;
+  D.Written = writtenAt(Code, Text, Name, D.Stmt.E, Blk.E);
+  return D;
+}
+
+/// Every definition of Name in a file (macros first), or, with Name
+/// empty, every one whose initialiser is a literal (what the file offers).
+std::vector<ValueDef> definitionsOf(StringRef Code, StringRef Text, StringRef Name = "") {
   std::vector<ValueDef> Out;
-  for (size_t P : occurrences(Code, Name)) {
-    if (P > 0 && (Code[P - 1] == '.' || Code[P - 1] == ':' || Code[P - 1] == '>'))
-      continue;
-    size_t I = skipSpace(Code, P + Name.size());
-    if (I >= Code.size() || !StringRef("={(").contains(Code[I]))
-      continue;
-    char Open = Code[I];
-    size_t V = skipSpace(Code, I + 1);
-    size_t Len = literalLength(Code, V);
-    if (!Len || !literalValue(Code.substr(V, Len)))
-      continue;
-    size_t After = skipSpace(Code, V + Len);
-    if (After >= Code.size())
-      continue;
-    char C = Code[After];
-    if (Open == '=' ? (C != ';' && C != ',' && C != '}') : C != (Open == '(' ? ')' : '}'))
-      continue;
-    size_t DB = declStart(Code, P);
-    StringRef Decl = Code.slice(DB, P);
-    ValueDef D;
-    D.Name = P;
-    D.Lit = V;
-    D.LitLen = Len;
-    // An enumerator: the braces follow `enum [Name] [: type]`.
-    size_t Br = prevNonSpace(Code, DB);
-    size_t EB = Br != StringRef::npos && Code[Br] == '{' ? declStart(Code, Br) : 0;
-    StringRef Head = EB ? Code.slice(EB, Br) : StringRef();
-    if (Open == '=' && containsWord(Head, "enum")) {
-      if (containsWord(Head, "class") || containsWord(Head, "struct"))
-        continue;
-      D.Kind = "enum";
-      D.Type = "constexpr int";
-      size_t Close = matchBracket(Code, Br);
-      D.Stmt = {EB, Close == StringRef::npos ? Code.size() : statementEnd(Code, Close)};
-      Out.push_back(D);
-      continue;
+  for (size_t Pos = 0; Pos < Code.size();) {
+    size_t E = lineEndOf(Code, Pos);
+    if (Code.slice(Pos, E).contains("define"))
+      if (auto D = macroDefinitionAt(Code, Pos))
+        if (Name.empty() ? D->Chain.empty() : D->Id == Name)
+          Out.push_back(std::move(*D));
+    Pos = E + 1;
+  }
+  if (!Name.empty()) {
+    for (size_t P : occurrences(Code, Name))
+      if (auto D = definitionAt(Code, Text, P, Name.size()))
+        Out.push_back(std::move(*D));
+    return Out;
+  }
+  Regex Re("[A-Za-z_][A-Za-z0-9_]*[ \t\n]*(=|\\{)[ \t\n]*[0-9]");
+  StringRef Rest = Code;
+  SmallVector<StringRef, 2> M;
+  while (Re.match(Rest, &M)) {
+    size_t P = M[0].data() - Code.data();
+    if (P == 0 || !isIdentChar(Code[P - 1])) {
+      size_t Len = 0;
+      while (isIdentChar(Code[P + Len]))
+        ++Len;
+      if (auto D = definitionAt(Code, Text, P, Len); D && D->Chain.empty())
+        Out.push_back(std::move(*D));
     }
-    if (Decl.contains('(') || Decl.contains('#') || Decl.contains('<') || Decl.contains('"'))
-      continue;
-    // The type: the words before the first declarator.
-    StringRef Type = Decl;
-    if (size_t Eq = Decl.find_first_of("={"); Eq != StringRef::npos) {
-      Type = Decl.take_front(Eq).rtrim();
-      while (!Type.empty() && isIdentChar(Type.back()))
-        Type = Type.drop_back();
-    }
-    Type = Type.trim();
-    if (Type.empty())
-      continue;
-    D.Type = Type.str();
-    D.Stmt = {DB, statementEnd(Code, P)};
-    if (containsWord(Decl, "constexpr") || containsWord(Decl, "const")) {
-      D.Kind = "constexpr";
-    } else {
-      // A local of integer type, in a function or statement body.
-      bool IntType = false;
-      for (const char *W : {"int", "unsigned", "long", "short", "size_t", "int32_t",
-                            "uint32_t", "int64_t", "uint64_t", "auto", "signed"})
-        IntType |= containsWord(Type, W);
-      Range Blk = enclosingBlock(Code, P);
-      size_t Before = Blk.B ? prevNonSpace(Code, Blk.B) : StringRef::npos;
-      if (!IntType || Blk.B == 0 || Before == StringRef::npos ||
-          (Code[Before] != ')' && Code[Before] != '{' && Code[Before] != ';' &&
-           Code[Before] != '}' && !containsWord(Code.slice(lineStartOf(Code, Blk.B), Blk.B), "else")))
-        continue;
-      D.Kind = "local";
-      D.Written = writtenAt(Code, Text, Name, D.Stmt.E, Blk.E);
-    }
-    Out.push_back(D);
+    Rest = Code.drop_front(P + M[0].size());
   }
   return Out;
 }
 
 /// The definition of Name that a use at Use sees: the nearest one before
-/// it whose scope holds it; failing that, the only one.
+/// it whose scope holds it; failing that, the only one. Defs are value
+/// definitions (not macros).
 const ValueDef *visibleDefinition(StringRef Code, const std::vector<ValueDef> &Defs,
                                   size_t Use) {
   const ValueDef *Best = nullptr;
@@ -757,10 +831,48 @@ const ValueDef *visibleDefinition(StringRef Code, const std::vector<ValueDef> &D
   return Best;
 }
 
+/// The headers a file includes: the name as written, and whether it is
+/// written with <>.
+std::vector<std::pair<std::string, bool>> includesOf(const FileText &FT) {
+  std::vector<std::pair<std::string, bool>> Out;
+  StringRef Code = FT.Code, Text = FT.Text;
+  for (size_t Pos = 0; Pos < Code.size();) {
+    size_t E = lineEndOf(Code, Pos);
+    StringRef Line = Code.slice(Pos, E).ltrim();
+    if (Line.consume_front("#") && Line.ltrim().starts_with("include")) {
+      StringRef Rest = Text.slice(Pos, E);
+      size_t Q = Rest.find_first_of("\"<", Rest.find("include") + 7);
+      if (Q != StringRef::npos) {
+        char Close = Rest[Q] == '<' ? '>' : '"';
+        size_t C = Rest.find(Close, Q + 1);
+        if (C != StringRef::npos)
+          Out.push_back({Rest.slice(Q + 1, C).str(), Close == '>'});
+      }
+    }
+    Pos = E + 1;
+  }
+  return Out;
+}
+
+/// Two spellings of one path ("./a.h", "a.h", "/abs/dir/a.h").
+bool sameFile(StringRef A, StringRef B) {
+  if (A == B)
+    return true;
+  auto Norm = [](StringRef P) {
+    SmallString<256> S(P);
+    sys::fs::make_absolute(S);
+    sys::path::remove_dots(S, /*remove_dot_dot=*/true);
+    return std::string(S.str());
+  };
+  return Norm(A) == Norm(B);
+}
+
 /// What a launch argument follows back to.
 struct Followed {
   std::vector<WriteSite> Sites;
   std::string Why; ///< non-empty: the value cannot be written there
+  std::string FixIt; ///< the edit that makes it writable, when one is known
+  bool System = false; ///< the value comes from a system header
 };
 
 class Binder {
@@ -811,8 +923,47 @@ private:
   Expected<std::pair<Range, std::string>> component(size_t Launch, size_t Pos, unsigned Dim);
   Expected<std::optional<TunableBinding>> bindHinted(StringRef Name);
   Expected<std::optional<TunableBinding>> bindNamed(StringRef Name);
-  Error shareCheck(const FileText &FT, StringRef File, StringRef Symbol, WriteSite &S,
-                   Range DefStmt, StringRef Type, bool Macro);
+  /// The file and the headers it includes with quotes (found beside the
+  /// file that includes them, recursively), and the files the index found
+  /// constants in: where a definition may be, and be written.
+  const std::vector<std::string> &projectFiles();
+  /// Headers found in Opt.SystemDirs that those files include, and what
+  /// these include in turn: definitions there are read, never written.
+  const std::vector<std::string> &systemFiles();
+  /// One definition of a chain.
+  struct Link {
+    std::string File;
+    ValueDef D;
+    bool System = false;
+  };
+  /// The links from a name to the definition holding its literal; Why
+  /// says why none can be written (with a FixIt when one is known).
+  struct Chain {
+    std::vector<Link> Links;
+    std::string Why, FixIt;
+    bool NotFound = false, System = false;
+  };
+  Expected<std::optional<Link>> resolve(StringRef File, size_t Use, StringRef Qual);
+  Expected<Chain> chainFrom(std::vector<Link> Start, StringRef File, size_t Use,
+                            StringRef Qual, StringRef Name);
+  Expected<Followed> sitesOf(const Chain &C, std::optional<size_t> Launch, StringRef Name,
+                             bool CheckFirst);
+  /// How the code uses the name a link defines, besides the definition:
+  /// where a launch of the kernel (or the link before) reads it, whether
+  /// the kernel reads it, and every other use.
+  struct Uses {
+    std::vector<std::string> Other;
+    std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> Renames;
+    bool InKernel = false;
+  };
+  Expected<Uses> usesOf(const Link &L, const Link *Prev);
+  /// S becomes the declaration of a constant of the launches' own beside
+  /// L's definition (the sites that rename its uses go to Out too).
+  /// Via: the link before L, which is made to name the new constant.
+  Error ownConstant(const Link &L, const Uses &U, WriteSite S, std::vector<WriteSite> &Out,
+                    StringRef Via = "");
+  std::string whereOf(const Link &L);
+  Expected<std::vector<WriteSite>> namedSites(const Link &L, StringRef Name);
   std::vector<Range> derivedStatements(StringRef Code, size_t Launch);
   Expected<Range> kernelRange();
 
@@ -821,6 +972,8 @@ private:
   Files &F;
   const BindOptions &Opt;
   std::map<size_t, ParsedLaunch> Parsed;
+  std::vector<std::string> Project, System, Angled;
+  bool ProjectRead = false, SystemRead = false;
 };
 
 std::vector<size_t> Binder::launches() const {
@@ -1042,6 +1195,13 @@ Expected<std::optional<TunableBinding>> Binder::bindTemplate(StringRef Name, siz
           B.Sites.push_back(S);
       continue;
     }
+    // A value a system header defines: the argument would lose its link to
+    // it without the user saying so.
+    if (Fo->System)
+      return makeError("{0}:{1}: cannot write {2}, template argument {3} of this launch of "
+                       "{4}: {5}{6}",
+                       L.Loc.File, L.Loc.Line, Name, P.Name, K.Name, Fo->Why,
+                       Fo->FixIt.empty() ? std::string() : "; " + Fo->FixIt);
     // Anything else: the argument becomes the value.
     auto S = siteAt("template-arg", L.Loc.File, R.B, R.E - R.B);
     if (!S)
@@ -1066,43 +1226,61 @@ Expected<std::optional<TunableBinding>> Binder::bindTemplate(StringRef Name, siz
   return std::optional<TunableBinding>(std::move(B));
 }
 
+/// The sites of a macro or constant named after the tunable: its literal,
+/// or, for a chain, where the chain leads (the named definition's own uses
+/// are what is tuned; the links after it are checked for other uses).
+Expected<std::vector<WriteSite>> Binder::namedSites(const Link &L, StringRef Name) {
+  if (L.D.Chain.empty()) {
+    auto S = siteAt(L.D.Kind == "macro" ? "macro" : "constexpr", L.File, L.D.Lit, L.D.LitLen);
+    if (!S)
+      return S.takeError();
+    S->Symbol = L.D.Id;
+    return std::vector<WriteSite>{*S};
+  }
+  auto C = chainFrom({L}, L.File, L.D.Lit, L.D.Chain, Name);
+  if (!C)
+    return C.takeError();
+  if (!C->Why.empty())
+    return makeError("{0}: cannot write {1}: {2}{3}", whereOf(L), Name, C->Why,
+                     C->FixIt.empty() ? std::string() : "; " + C->FixIt);
+  auto Fo = sitesOf(*C, std::nullopt, Name, /*CheckFirst=*/false);
+  if (!Fo)
+    return Fo.takeError();
+  return std::move(Fo->Sites);
+}
+
 Expected<std::optional<TunableBinding>> Binder::bindMacro(StringRef Name, StringRef Symbol) {
-  // The index knows macros in headers too; the main file is read here for
-  // macros the index did not see (used only in device code, say).
-  std::vector<std::pair<std::string, size_t>> Found; // file, line
-  std::vector<WriteSite> Sites;
-  std::set<std::string> FilesToScan = {Index.File};
-  for (const TunableInfo &T : Index.Tunables)
-    if (T.Origin == "macro" && T.Name == Symbol && !T.Loc.File.empty())
-      FilesToScan.insert(T.Loc.File);
-  for (const std::string &File : FilesToScan) {
+  // The file and its project headers (those the index found macros in
+  // among them).
+  std::vector<Link> Defs;
+  for (const std::string &File : projectFiles()) {
     auto FT = F.get(File);
-    if (!FT)
-      return FT.takeError();
-    for (const Definition &D : macroDefinitions((*FT)->Code))
-      if (D.Name == Symbol) {
-        auto S = siteAt("macro", File, D.LitOffset, D.LitLength);
-        if (!S)
-          return S.takeError();
-        S->Symbol = Symbol.str();
-        Sites.push_back(*S);
-      }
+    if (!FT) {
+      consumeError(FT.takeError());
+      continue;
+    }
+    for (ValueDef &D : definitionsOf((*FT)->Code, (*FT)->Text, Symbol))
+      if (D.Kind == "macro")
+        Defs.push_back({File, D});
   }
-  if (Sites.empty())
+  if (Defs.empty())
     return std::optional<TunableBinding>();
-  if (Sites.size() > 1) {
-    std::string Lines;
-    for (const WriteSite &S : Sites)
-      Lines += (Lines.empty() ? "" : ", ") + S.File + ":" + std::to_string(S.Line);
+  if (Defs.size() > 1) {
+    std::vector<std::string> Lines;
+    for (const Link &L : Defs)
+      Lines.push_back(whereOf(L));
     return makeError("macro {0} is defined {1} times ({2}); write-back needs one definition",
-                     Symbol, Sites.size(), Lines);
+                     Symbol, Defs.size(), join(Lines, ", "));
   }
+  auto Sites = namedSites(Defs.front(), Name);
+  if (!Sites)
+    return Sites.takeError();
   TunableBinding B;
   B.Name = Name.str();
   B.Origin = "macro";
   B.Kernel = K.QualifiedName;
   B.Symbol = Symbol.str();
-  B.Sites = std::move(Sites);
+  B.Sites = std::move(*Sites);
   return std::optional<TunableBinding>(std::move(B));
 }
 
@@ -1140,22 +1318,24 @@ Binder::bindVariable(StringRef Name, StringRef Symbol, const TunableInfo *FromIn
   auto FT = F.get(Index.File);
   if (!FT)
     return FT.takeError();
-  std::vector<Definition> Defs = constantDefinitions((*FT)->Code, B.Symbol);
+  std::vector<ValueDef> Defs;
+  for (ValueDef &D : definitionsOf((*FT)->Code, (*FT)->Text, B.Symbol))
+    if (D.Kind == "constexpr")
+      Defs.push_back(std::move(D));
   if (Defs.empty())
     return std::optional<TunableBinding>();
   if (Defs.size() > 1) {
     std::string Lines;
-    for (const Definition &D : Defs)
-      Lines += (Lines.empty() ? "" : ", ") + std::to_string(lineOf((*FT)->Text, D.LitOffset));
+    for (const ValueDef &D : Defs)
+      Lines += (Lines.empty() ? "" : ", ") + std::to_string(lineOf((*FT)->Text, D.Lit));
     return makeError("{0} is defined as a constant {1} times in {2} (lines {3}); write-back "
                      "needs one definition",
                      Symbol, Defs.size(), Index.File, Lines);
   }
-  auto S = siteAt("constexpr", Index.File, Defs[0].LitOffset, Defs[0].LitLength);
-  if (!S)
-    return S.takeError();
-  S->Symbol = B.Symbol;
-  B.Sites.push_back(*S);
+  auto Sites = namedSites(Link{Index.File, Defs.front()}, Name);
+  if (!Sites)
+    return Sites.takeError();
+  B.Sites = std::move(*Sites);
   return std::optional<TunableBinding>(std::move(B));
 }
 
@@ -1226,10 +1406,18 @@ Expected<std::optional<TunableBinding>> Binder::bindBlock(StringRef Name) {
       if (!M)
         return M.takeError();
     }
-    if (!*M)
-      return makeError("{0}: the block size `{1}` is neither an integer macro nor a constant "
-                       "initialised with a literal",
-                       Where, Arg);
+    if (!*M) {
+      // A chain of constants, or a local.
+      auto Fo = follow(L.Loc.File, R, I, "launch-literal", Name);
+      if (!Fo)
+        return Fo.takeError();
+      if (!Fo->Why.empty())
+        return makeError("{0}: the block size `{1}` cannot be written: {2}{3}", Where, Arg,
+                         Fo->Why, Fo->FixIt.empty() ? std::string() : "; " + Fo->FixIt);
+      TunableBinding T;
+      T.Sites = std::move(Fo->Sites);
+      M = std::optional<TunableBinding>(std::move(T));
+    }
     for (WriteSite &S : (*M)->Sites)
       if (Seen.insert({S.File, S.Offset}).second)
         B.Sites.push_back(S);
@@ -1357,116 +1545,398 @@ std::vector<Range> Binder::derivedStatements(StringRef Code, size_t I) {
   return Out;
 }
 
-/// A constant that other code reads too is left as it is: the launches
-/// written get a constant of their own (S becomes a "new-constant" site),
-/// unless the kernel reads it as well (then it changes, with a note).
-Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, WriteSite &S,
-                         Range DefStmt, StringRef Type, bool Macro) {
-  StringRef Code = FT.Code, Text = FT.Text;
-  std::vector<Range> Launches, Derived;
-  for (size_t I : launches()) {
-    if (Index.LaunchSites[I].Loc.File != File)
-      continue;
-    auto PL = launch(I);
-    if (!PL)
-      return PL.takeError();
-    Launches.push_back((*PL)->Stmt);
-    for (Range R : derivedStatements(Code, I))
-      Derived.push_back(R);
-  }
-  auto In = [](ArrayRef<Range> Rs, size_t Off) {
-    return llvm::any_of(Rs, [&](Range R) { return Off >= R.B && Off < R.E; });
-  };
-  Range KR{0, 0};
-  if (K.Loc.File == File) {
-    auto R = kernelRange();
-    if (!R)
-      return R.takeError();
-    KR = *R;
-  }
-  std::vector<std::string> Other;
-  std::vector<std::pair<unsigned, unsigned>> Renames;
-  bool InKernel = false;
-  // A variable's uses are in its scope and not under a declaration of the
-  // same name (a parameter or local elsewhere); a macro has no scope.
-  size_t DefName = StringRef::npos;
-  if (!Macro)
-    for (size_t Occ : occurrences(Code, Symbol))
-      if (Occ >= DefStmt.B && Occ < DefStmt.E) {
-        DefName = Occ;
-        break;
-      }
-  Range Scope = DefName == StringRef::npos ? Range{0, Code.size()}
-                                           : enclosingBlock(Code, DefName);
-  std::vector<DeviceFunction> DevFns = deviceFunctions(Code);
-  auto Shadowed = [&](size_t Occ) {
-    if (DefName == StringRef::npos)
+const std::vector<std::string> &Binder::projectFiles() {
+  if (ProjectRead)
+    return Project;
+  ProjectRead = true;
+  auto Add = [&](StringRef P) {
+    if (P.empty() || llvm::any_of(Project, [&](const std::string &Q) { return sameFile(P, Q); }))
       return false;
-    size_t P = declarationOf(Code, Symbol, Occ + 1);
-    if (P != StringRef::npos && P != DefName && P > DefName)
-      return true;
-    // A parameter of the function around Occ.
-    for (const DeviceFunction &D : DevFns)
-      if (Occ > D.BodyBegin && Occ < D.BodyEnd &&
-          containsWord(Code.slice(D.DeclBegin, D.BodyBegin), Symbol))
-        return true;
-    Range Blk = enclosingBlock(Code, Occ);
-    while (Blk.B > Scope.B) {
-      size_t Close = prevNonSpace(Code, Blk.B);
-      if (Close != StringRef::npos && Code[Close] == ')') {
-        int Depth = 0;
-        for (size_t I = Close + 1; I-- > 0;) {
-          if (Code[I] == ')')
-            ++Depth;
-          else if (Code[I] == '(' && --Depth == 0) {
-            if (containsWord(Code.slice(I, Close), Symbol))
-              return true;
-            break;
-          }
+    Project.push_back(P.str());
+    return true;
+  };
+  Add(Index.File);
+  for (size_t I = 0; I < Project.size() && Project.size() < 64; ++I) {
+    auto FT = F.get(Project[I]);
+    if (!FT) {
+      consumeError(FT.takeError());
+      continue;
+    }
+    for (const auto &[Name, IsAngled] : includesOf(**FT)) {
+      if (IsAngled) {
+        Angled.push_back(Name);
+        continue;
+      }
+      SmallString<256> P(sys::path::parent_path(Project[I]));
+      sys::path::append(P, Name);
+      sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+      if (llvm::any_of(Opt.SystemDirs, [&](const std::string &D) {
+            SmallString<256> A(P), DA(D);
+            sys::fs::make_absolute(A);
+            sys::fs::make_absolute(DA);
+            return StringRef(A).starts_with(DA);
+          }))
+        continue;
+      auto HT = F.get(P);
+      if (!HT) {
+        consumeError(HT.takeError());
+        Angled.push_back(Name); // maybe a system header found through -isystem
+        continue;
+      }
+      Add(P);
+    }
+  }
+  // What the index found in headers reached through -I.
+  for (const TunableInfo &T : Index.Tunables)
+    if (T.Origin == "macro" || T.Origin == "constexpr")
+      Add(T.Loc.File);
+  Add(K.Loc.File);
+  return Project;
+}
+
+const std::vector<std::string> &Binder::systemFiles() {
+  if (SystemRead)
+    return System;
+  SystemRead = true;
+  projectFiles();
+  std::vector<std::string> Todo = Angled;
+  std::set<std::string> Seen;
+  for (size_t I = 0; I < Todo.size() && System.size() < 100; ++I) {
+    if (!Seen.insert(Todo[I]).second)
+      continue;
+    for (const std::string &Dir : Opt.SystemDirs) {
+      SmallString<256> P(Dir);
+      sys::path::append(P, Todo[I]);
+      if (!sys::fs::is_regular_file(P))
+        continue;
+      std::string Path = P.str().str();
+      if (!is_contained(System, Path)) {
+        System.push_back(Path);
+        if (auto FT = F.get(Path)) {
+          for (const auto &Inc : includesOf(**FT))
+            Todo.push_back(Inc.first);
+        } else {
+          consumeError(FT.takeError());
         }
       }
-      Blk = enclosingBlock(Code, Blk.B);
+      break;
     }
-    return false;
+  }
+  return System;
+}
+
+std::string Binder::whereOf(const Link &L) {
+  auto FT = F.get(L.File);
+  if (!FT) {
+    consumeError(FT.takeError());
+    return L.File;
+  }
+  return (L.File + ":" + Twine(lineOf((*FT)->Text, L.D.Name))).str();
+}
+
+Expected<std::optional<Binder::Link>> Binder::resolve(StringRef File, size_t Use,
+                                                      StringRef Qual) {
+  StringRef Sym = lastComponent(Qual);
+  StringRef Qualifier =
+      Qual.size() > Sym.size() + 2 ? lastComponent(Qual.drop_back(Sym.size() + 2)) : "";
+  auto Lines = [&](ArrayRef<Link> Ls) {
+    std::vector<std::string> Out;
+    for (const Link &L : Ls)
+      Out.push_back(whereOf(L));
+    return join(Out, ", ");
   };
-  for (size_t Occ : occurrences(Code, Symbol)) {
-    if (Occ >= DefStmt.B && Occ < DefStmt.E)
-      continue;
-    if (Occ < Scope.B || Occ > Scope.E || Shadowed(Occ))
-      continue;
-    if (Occ >= 1 && (Code[Occ - 1] == '.' || (Occ >= 2 && Code.slice(Occ - 2, Occ) == "->")))
-      continue;
-    size_t LB = lineStartOf(Code, Occ);
-    if (Regex("^[ \t]*#[ \t]*(ifdef|ifndef|undef|define)[ \t]").match(Code.slice(LB, Occ)) ||
-        Regex("defined[ \t]*\\(?[ \t]*$").match(Code.slice(LB, Occ)))
-      continue;
-    if (In(Launches, Occ) || In(Derived, Occ)) {
-      Renames.push_back({unsigned(Occ), unsigned(Symbol.size())});
+  // A name the class or namespace qualifies: its definitions there, when
+  // there are any.
+  auto Qualified = [&](std::vector<Link> Ls) {
+    if (Qualifier.empty())
+      return Ls;
+    std::vector<Link> In;
+    for (const Link &L : Ls)
+      if (L.D.Scope == Qualifier)
+        In.push_back(L);
+    return In.empty() ? Ls : In;
+  };
+  std::vector<Link> Macros, Others;
+  std::vector<ValueDef> Here;
+  for (const std::string &PF : projectFiles()) {
+    auto FT = F.get(PF);
+    if (!FT) {
+      consumeError(FT.takeError());
       continue;
     }
-    if (Occ >= KR.B && Occ < KR.E) {
-      InKernel = true;
+    bool Own = sameFile(PF, File);
+    for (ValueDef &D : definitionsOf((*FT)->Code, (*FT)->Text, Sym)) {
+      if (D.Kind == "macro")
+        Macros.push_back({PF, D});
+      else if (Own)
+        Here.push_back(D);
+      else if (D.Kind != "local")
+        Others.push_back({PF, D});
+    }
+  }
+  if (Macros.size() > 1)
+    return makeError("macro {0} is defined {1} times ({2}); write-back needs one definition",
+                     Sym, Macros.size(), Lines(Macros));
+  if (Macros.size() == 1)
+    return std::optional<Link>(Macros.front());
+  auto FT = F.get(File);
+  if (!FT)
+    return FT.takeError();
+  if (!Qualifier.empty()) {
+    std::vector<ValueDef> In;
+    for (const ValueDef &D : Here)
+      if (D.Scope == Qualifier)
+        In.push_back(D);
+    if (!In.empty())
+      Here = std::move(In);
+  }
+  if (const ValueDef *D = visibleDefinition((*FT)->Code, Here, Use))
+    return std::optional<Link>(Link{File.str(), *D});
+  Others = Qualified(std::move(Others));
+  if (Others.size() > 1)
+    return makeError("{0} is defined {1} times ({2}); write-back needs one definition", Qual,
+                     Others.size(), Lines(Others));
+  if (Others.size() == 1)
+    return std::optional<Link>(Others.front());
+  std::vector<Link> Sys;
+  for (const std::string &SF : systemFiles()) {
+    auto ST = F.get(SF);
+    if (!ST) {
+      consumeError(ST.takeError());
       continue;
     }
-    Other.push_back(std::to_string(lineOf(Text, Occ)));
+    for (ValueDef &D : definitionsOf((*ST)->Code, (*ST)->Text, Sym))
+      if (D.Kind != "local")
+        Sys.push_back({SF, D, /*System=*/true});
   }
-  if (Other.empty())
-    return Error::success();
-  Other.erase(std::unique(Other.begin(), Other.end()), Other.end());
-  std::string Where = (File + ":" + Twine(S.Line)).str();
-  if (InKernel) {
-    note(formatv("{0}: {1} is also used at line(s) {2}, and {3} reads it too, so it "
-                            "cannot take a value of its own: the tuned value changes it there as "
-                            "well",
-                            Where, Symbol, join(Other, ", "), K.QualifiedName)
-                        .str());
-    return Error::success();
+  Sys = Qualified(std::move(Sys));
+  if (!Sys.empty())
+    return std::optional<Link>(Sys.front());
+  return std::optional<Link>();
+}
+
+Expected<Binder::Chain> Binder::chainFrom(std::vector<Link> Start, StringRef File, size_t Use,
+                                          StringRef Qual, StringRef Name) {
+  Chain C;
+  C.Links = std::move(Start);
+  std::string CurFile = File.str(), Cur = Qual.str();
+  size_t CurUse = Use;
+  auto Value = [&](const Link &L) {
+    if (L.D.Chain.empty()) {
+      auto FT = F.get(L.File);
+      if (FT)
+        return (*FT)->Text.substr(L.D.Lit, L.D.LitLen);
+      consumeError(FT.takeError());
+    }
+    auto D = Opt.Defaults.find(Name.str());
+    return D == Opt.Defaults.end() ? std::string("<its value>") : std::to_string(D->second);
+  };
+  // The edit that gives the name at Off of InFile (Len long) its value.
+  auto FixAt = [&](StringRef InFile, size_t Off, size_t Len, StringRef V) {
+    auto FT = F.get(InFile);
+    if (!FT) {
+      consumeError(FT.takeError());
+      return std::string();
+    }
+    std::string Of = sameFile(InFile, Index.File) ? "" : (" of " + InFile).str();
+    return formatv("fix-it: replace '{0}' in line {1}{2} by '{3}'",
+                   StringRef((*FT)->Text).substr(Off, Len), lineOf((*FT)->Text, Off), Of, V)
+        .str();
+  };
+  if (!C.Links.empty()) {
+    const Link &L = C.Links.back();
+    if (L.D.Chain.empty())
+      return C;
+    CurFile = L.File;
+    CurUse = L.D.Lit;
+    Cur = L.D.Chain;
   }
+  for (unsigned Depth = 0;; ++Depth) {
+    if (Depth == 8) {
+      C.Why = ("`" + Qual + "` goes through more than 8 definitions").str();
+      return C;
+    }
+    auto L = resolve(CurFile, CurUse, Cur);
+    if (!L)
+      return L.takeError();
+    if (!*L) {
+      if (C.Links.empty()) {
+        C.NotFound = true;
+        C.Why = ("`" + Qual + "` is not a macro, constant, enumerator or local variable " +
+                 "initialised with an integer literal")
+                    .str();
+        return C;
+      }
+      const Link &P = C.Links.back();
+      C.Why = formatv("`{0}` ({1}) is defined as `{2}`, which is not a macro, constant, "
+                      "enumerator or local variable that the file or its project headers "
+                      "define",
+                      P.D.Id, whereOf(P), Cur)
+                  .str();
+      C.FixIt = FixAt(P.File, P.D.Lit, P.D.LitLen, Value(P));
+      return C;
+    }
+    for (const Link &Seen : C.Links)
+      if (sameFile(Seen.File, (*L)->File) && Seen.D.Name == (*L)->D.Name) {
+        C.Why = "`" + Cur + "` is defined in terms of itself";
+        return C;
+      }
+    C.Links.push_back(**L);
+    const Link &N = C.Links.back();
+    if (N.System) {
+      C.System = true;
+      C.Why = formatv("its value comes from `{0}`, which the system header {1} defines; a "
+                      "system header is not written",
+                      N.D.Id, whereOf(N))
+                  .str();
+      std::string V = Value(N);
+      if (C.Links.size() > 1) {
+        const Link &P = C.Links[C.Links.size() - 2];
+        C.FixIt = FixAt(P.File, P.D.Lit, P.D.LitLen, V);
+      } else {
+        C.FixIt = FixAt(File, Use, Qual.size(), V);
+      }
+      return C;
+    }
+    if (!N.D.Written.empty()) {
+      C.Why = "`" + N.D.Id + "` is " + N.D.Written + ", so its value is not known before the run";
+      return C;
+    }
+    if (N.D.Chain.empty())
+      return C;
+    CurFile = N.File;
+    CurUse = N.D.Lit;
+    Cur = N.D.Chain;
+  }
+}
+
+Expected<Binder::Uses> Binder::usesOf(const Link &L, const Link *Prev) {
+  Uses U;
+  bool Macro = L.D.Kind == "macro";
+  StringRef Symbol = L.D.Id;
+  // A definition of the file itself (or a local) is only read there; one
+  // of a header anywhere that includes it.
+  std::vector<std::string> Scan = {L.File};
+  if (L.D.Kind != "local" && !sameFile(L.File, Index.File))
+    for (const std::string &PF : projectFiles())
+      if (!sameFile(PF, L.File))
+        Scan.push_back(PF);
+  for (const std::string &File : Scan) {
+    auto FTE = F.get(File);
+    if (!FTE) {
+      consumeError(FTE.takeError());
+      continue;
+    }
+    const FileText &FT = **FTE;
+    StringRef Code = FT.Code, Text = FT.Text;
+    bool Own = sameFile(File, L.File);
+    std::vector<Range> Launches, Derived;
+    for (size_t I : launches()) {
+      if (!sameFile(Index.LaunchSites[I].Loc.File, File))
+        continue;
+      auto PL = launch(I);
+      if (!PL)
+        return PL.takeError();
+      Launches.push_back((*PL)->Stmt);
+      for (Range R : derivedStatements(Code, I))
+        Derived.push_back(R);
+    }
+    auto In = [](ArrayRef<Range> Rs, size_t Off) {
+      return llvm::any_of(Rs, [&](Range R) { return Off >= R.B && Off < R.E; });
+    };
+    Range KR{0, 0};
+    if (sameFile(K.Loc.File, File)) {
+      auto R = kernelRange();
+      if (!R)
+        return R.takeError();
+      KR = *R;
+    }
+    Range PrevInit{0, 0};
+    if (Prev && sameFile(Prev->File, File))
+      PrevInit = {Prev->D.Lit, Prev->D.Lit + Prev->D.LitLen};
+    // A variable's uses are in its scope and not under a declaration of the
+    // same name (a parameter or local elsewhere); a macro has no scope, nor
+    // has a static member (its uses are qualified).
+    size_t DefName = Own && !Macro ? L.D.Name : StringRef::npos;
+    Range Scope = DefName == StringRef::npos || L.D.Member ? Range{0, Code.size()}
+                                                           : enclosingBlock(Code, DefName);
+    std::vector<DeviceFunction> DevFns = deviceFunctions(Code);
+    auto Shadowed = [&](size_t Occ) {
+      if (DefName == StringRef::npos)
+        return false;
+      size_t P = declarationOf(Code, Symbol, Occ + 1);
+      if (P != StringRef::npos && P != DefName && P > DefName)
+        return true;
+      // A parameter of the function around Occ.
+      for (const DeviceFunction &D : DevFns)
+        if (Occ > D.BodyBegin && Occ < D.BodyEnd &&
+            containsWord(Code.slice(D.DeclBegin, D.BodyBegin), Symbol))
+          return true;
+      Range Blk = enclosingBlock(Code, Occ);
+      while (Blk.B > Scope.B) {
+        size_t Close = prevNonSpace(Code, Blk.B);
+        if (Close != StringRef::npos && Code[Close] == ')') {
+          int Depth = 0;
+          for (size_t I = Close + 1; I-- > 0;) {
+            if (Code[I] == ')')
+              ++Depth;
+            else if (Code[I] == '(' && --Depth == 0) {
+              if (containsWord(Code.slice(I, Close), Symbol))
+                return true;
+              break;
+            }
+          }
+        }
+        Blk = enclosingBlock(Code, Blk.B);
+      }
+      return false;
+    };
+    for (size_t Occ : occurrences(Code, Symbol)) {
+      if (Own && Occ >= L.D.Stmt.B && Occ < L.D.Stmt.E)
+        continue;
+      if (Occ >= PrevInit.B && Occ < PrevInit.E) {
+        U.Renames[File].push_back({unsigned(Occ), unsigned(Symbol.size())});
+        continue;
+      }
+      if (Occ < Scope.B || Occ > Scope.E || Shadowed(Occ))
+        continue;
+      if (Occ >= 1 && (Code[Occ - 1] == '.' || (Occ >= 2 && Code.slice(Occ - 2, Occ) == "->")))
+        continue;
+      size_t LB = lineStartOf(Code, Occ);
+      if (Regex("^[ \t]*#[ \t]*(ifdef|ifndef|undef|define)[ \t]").match(Code.slice(LB, Occ)) ||
+          Regex("defined[ \t]*\\(?[ \t]*$").match(Code.slice(LB, Occ)))
+        continue;
+      if (In(Launches, Occ) || In(Derived, Occ)) {
+        U.Renames[File].push_back({unsigned(Occ), unsigned(Symbol.size())});
+        continue;
+      }
+      if (Occ >= KR.B && Occ < KR.E) {
+        U.InKernel = true;
+        continue;
+      }
+      std::string Line = std::to_string(lineOf(Text, Occ));
+      U.Other.push_back(Own ? Line : File + ":" + Line);
+    }
+  }
+  U.Other.erase(std::unique(U.Other.begin(), U.Other.end()), U.Other.end());
+  return U;
+}
+
+Error Binder::ownConstant(const Link &L, const Uses &U, WriteSite S,
+                          std::vector<WriteSite> &Out, StringRef Via) {
+  auto FTE = F.get(L.File);
+  if (!FTE)
+    return FTE.takeError();
+  StringRef Code = (*FTE)->Code, Text = (*FTE)->Text;
+  bool Macro = L.D.Kind == "macro";
+  StringRef Symbol = L.D.Id;
+  Range DefStmt = L.D.Stmt;
+  std::string Where = whereOf(L);
   std::string New = (Symbol + "_" + K.Name).str();
   while (containsWord(Code, New))
     New += "_tuned";
   size_t EOL = lineEndOf(Code, DefStmt.E);
-  bool Rest = !Code.slice(DefStmt.E, EOL).trim().empty();
+  bool Rest = !Macro && !Code.slice(DefStmt.E, EOL).trim().empty();
   size_t LB = lineStartOf(Text, DefStmt.B), I = LB;
   while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t'))
     ++I;
@@ -1474,15 +1944,13 @@ Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, W
   if (Macro) {
     S.Decl = "#define " + New + " ";
     S.DeclEnd = "\n";
+    EOL = DefStmt.E;
   } else {
-    S.Decl = Type.str() + " " + New + " = ";
+    S.Decl = L.D.Type + " " + New + " = ";
     S.DeclEnd = ";";
   }
   if (Rest) {
     S.Offset = DefStmt.E;
-    if (Macro)
-      return makeError("{0}: cannot add a macro after `#define {1}`, which continues on its line",
-                       Where, Symbol);
     S.Decl = " " + S.Decl;
   } else if (EOL >= Code.size()) {
     S.Offset = Code.size();
@@ -1496,14 +1964,85 @@ Error Binder::shareCheck(const FileText &FT, StringRef File, StringRef Symbol, W
       S.DeclEnd = ";\n";
   }
   S.Kind = "new-constant";
+  S.File = L.File;
+  S.Line = lineOf(Text, L.D.Name);
   S.Length = 0;
   S.Symbol = New;
-  S.Renames = std::move(Renames);
+  S.Renames.clear();
+  S.RenameFile.clear();
+  S.Times.clear();
+  bool First = true;
+  for (const auto &[File, Rs] : U.Renames) {
+    if (First) {
+      S.Renames = Rs;
+      if (!sameFile(File, L.File))
+        S.RenameFile = File;
+      Out.push_back(S);
+      First = false;
+      continue;
+    }
+    // Uses in another file: renamed, nothing declared there.
+    WriteSite R = S;
+    R.File = File;
+    R.RenameFile.clear();
+    R.Offset = Rs.front().first;
+    R.Decl.clear();
+    R.DeclEnd.clear();
+    R.Renames = Rs;
+    Out.push_back(R);
+  }
+  if (First)
+    Out.push_back(S);
   note(formatv("{0}: {1} is also used at line(s) {2}; it is left as it is, and the "
-                          "launch(es) of {3} get a constant of their own, {4}",
-                          Where, Symbol, join(Other, ", "), K.QualifiedName, New)
-                      .str());
+               "launch(es) of {3} get a constant of their own, {4}{5}",
+               Where, Symbol, join(U.Other, ", "), K.QualifiedName, New,
+               Via.empty() ? std::string() : (", which " + Via + " now names").str())
+           .str());
   return Error::success();
+}
+
+Expected<Followed> Binder::sitesOf(const Chain &C, std::optional<size_t> Launch,
+                                   StringRef Name, bool CheckFirst) {
+  Followed Out;
+  const Link &Last = C.Links.back();
+  auto S = siteAt(Last.D.Kind == "macro" ? "macro" : "constexpr", Last.File, Last.D.Lit,
+                  Last.D.LitLen);
+  if (!S)
+    return S.takeError();
+  S->Symbol = Last.D.Id;
+  if (Launch && isIntLiteral(S->Current))
+    LaunchValues[*Launch][Name.str()] = *literalValue(S->Current);
+  // The names as the chain spells them: B -> BLOCK_SIZE, Tile -> CFG::kTile.
+  std::vector<std::string> Path = {C.Links.front().D.Id};
+  for (size_t I = 0; I + 1 < C.Links.size(); ++I)
+    Path.push_back(C.Links[I].D.Chain);
+  for (size_t I = CheckFirst ? 0 : 1; I < C.Links.size(); ++I) {
+    const Link &L = C.Links[I];
+    auto U = usesOf(L, I ? &C.Links[I - 1] : nullptr);
+    if (!U)
+      return U.takeError();
+    if (U->Other.empty())
+      continue;
+    if (U->InKernel) {
+      note(formatv("{0}: {1} is also used at line(s) {2}, and {3} reads it too, so it "
+                   "cannot take a value of its own: the tuned value changes it there as well",
+                   whereOf(L), L.D.Id, join(U->Other, ", "), K.QualifiedName)
+               .str());
+      continue;
+    }
+    if (Error E = ownConstant(L, *U, *S, Out.Sites, I ? C.Links[I - 1].D.Id : ""))
+      return std::move(E);
+    return Out;
+  }
+  bool Header = !sameFile(Last.File, Index.File);
+  if (C.Links.size() > 1 || Header)
+    note(formatv("{0}: {1} is written here{2}{3}", whereOf(Last), Name,
+                 C.Links.size() > 1 ? ", through " + join(Path, " -> ") : std::string(),
+                 Header ? "; the project header " + Last.File + " changes"
+                        : std::string())
+             .str());
+  Out.Sites.push_back(*S);
+  return Out;
 }
 
 Expected<Followed> Binder::follow(StringRef File, Range R, std::optional<size_t> Launch,
@@ -1511,22 +2050,19 @@ Expected<Followed> Binder::follow(StringRef File, Range R, std::optional<size_t>
   auto FT = F.get(File);
   if (!FT)
     return FT.takeError();
-  StringRef Code = (*FT)->Code, Text = (*FT)->Text;
+  StringRef Code = (*FT)->Code;
   // (256) and (B) are 256 and B.
   while (R.E > R.B + 1 && Code[R.B] == '(' && matchBracket(Code, R.B) == R.E - 1)
     R = trimmed(Code, R.B + 1, R.E - 1);
   StringRef Arg = Code.slice(R.B, R.E);
   Followed Out;
-  auto Record = [&](const WriteSite &S) {
-    if (Launch && isIntLiteral(S.Current))
-      LaunchValues[*Launch][Name.str()] = *literalValue(S.Current) - S.Delta;
-  };
   if (literalLength(Code, R.B) == Arg.size() && literalValue(Arg)) {
     auto S = siteAt(LiteralKind, File, R.B, R.E - R.B);
     if (!S)
       return S.takeError();
     S->Launch = Launch;
-    Record(*S);
+    if (Launch)
+      LaunchValues[*Launch][Name.str()] = *literalValue(S->Current) - S->Delta;
     Out.Sites.push_back(*S);
     return Out;
   }
@@ -1536,28 +2072,10 @@ Expected<Followed> Binder::follow(StringRef File, Range R, std::optional<size_t>
     Out.Why = ("`" + Arg + "` is an expression, not a literal or a name").str();
     return Out;
   }
-  StringRef Sym = lastComponent(Arg);
-  auto M = bindMacro(Name, Sym);
-  if (!M)
-    return M.takeError();
-  if (*M) {
-    for (WriteSite &S : (*M)->Sites) {
-      if (S.File == Index.File) {
-        auto MT = F.get(S.File);
-        if (!MT)
-          return MT.takeError();
-        Range Line{lineStartOf((*MT)->Code, S.Offset), lineEndOf((*MT)->Code, S.Offset)};
-        Record(S);
-        if (Error E = shareCheck(**MT, S.File, Sym, S, Line, "", /*Macro=*/true))
-          return std::move(E);
-      }
-      Out.Sites.push_back(S);
-    }
-    return Out;
-  }
-  std::vector<ValueDef> Defs = valueDefinitions(Code, Text, Sym);
-  const ValueDef *D = visibleDefinition(Code, Defs, R.B);
-  if (!D) {
+  auto C = chainFrom({}, File, R.B, Arg, Name);
+  if (!C)
+    return C.takeError();
+  if (C->NotFound) {
     // A constant of a header that the index traced.
     auto V = bindVariable(Name, Arg, nullptr);
     if (!V)
@@ -1566,25 +2084,14 @@ Expected<Followed> Binder::follow(StringRef File, Range R, std::optional<size_t>
       Out.Sites = (*V)->Sites;
       return Out;
     }
-    Out.Why = ("`" + Arg + "` is not a macro, constant, enumerator or local variable " +
-               "initialised with an integer literal")
-                  .str();
+  }
+  if (!C->Why.empty()) {
+    Out.Why = C->Why;
+    Out.FixIt = C->FixIt;
+    Out.System = C->System;
     return Out;
   }
-  if (!D->Written.empty()) {
-    Out.Why = ("`" + Arg + "` is " + D->Written + ", so its value is not known before the run")
-                  .str();
-    return Out;
-  }
-  auto S = siteAt("constexpr", File, D->Lit, D->LitLen);
-  if (!S)
-    return S.takeError();
-  S->Symbol = Sym.str();
-  Record(*S);
-  if (Error E = shareCheck(**FT, File, Sym, *S, D->Stmt, D->Type, false))
-    return std::move(E);
-  Out.Sites.push_back(*S);
-  return Out;
+  return sitesOf(*C, Launch, Name, /*CheckFirst=*/true);
 }
 
 const char *dimName(unsigned D) { return D == 0 ? "x" : D == 1 ? "y" : "z"; }
@@ -1750,7 +2257,10 @@ Expected<std::optional<TunableBinding>> Binder::bindHinted(StringRef Name) {
       for (unsigned D : Ds) {
         std::string What = Pos == 2 ? std::string("shared-memory size")
                                     : std::string(Pos == 0 ? "grid " : "block ") + dimName(D);
-        auto Fail = [&](Range R, StringRef Why) {
+        auto Fail = [&](Range R, StringRef Why, StringRef FixIt = "") {
+          if (!FixIt.empty())
+            return makeError("{0}:{1}: cannot write {2}, the {3} of this launch of {4}: {5}; {6}",
+                             L.Loc.File, L.Loc.Line, N, What, K.Name, Why, FixIt);
           std::string Fix = R.E > R.B ? "; " + fixItText((*FT)->Text, R.B, R.E, Name,
                                                            Opt.Defaults.count(N)
                                                                ? std::optional<int64_t>(
@@ -1773,7 +2283,7 @@ Expected<std::optional<TunableBinding>> Binder::bindHinted(StringRef Name) {
         if (!Fo)
           return Fo.takeError();
         if (!Fo->Why.empty())
-          return Fail(C->first, Fo->Why);
+          return Fail(C->first, Fo->Why, Fo->FixIt);
         std::vector<WriteSite> Sites = Fo->Sites;
         if (Pos == 1)
           for (const WriteSite &S : Fo->Sites) {
@@ -2011,10 +2521,11 @@ std::string Binder::offers() {
       Consts.insert(T.Name);
   }
   if (auto FT = F.get(Index.File)) {
-    for (const Definition &D : macroDefinitions((*FT)->Code))
-      Macros.insert(D.Name);
-    for (const Definition &D : constantDefinitions((*FT)->Code))
-      Consts.insert(D.Name);
+    for (const ValueDef &D : definitionsOf((*FT)->Code, (*FT)->Text))
+      if (D.Kind == "macro")
+        Macros.insert(D.Id);
+      else if (D.Kind == "constexpr")
+        Consts.insert(D.Id);
   } else {
     consumeError(FT.takeError());
   }
@@ -2301,9 +2812,12 @@ Expected<patch::PatchSet> writeBackEdits(const FileIndex &Index,
     int64_t V = Values.at(B.Name);
     for (const WriteSite &S : B.Sites) {
       if (S.Kind == "new-constant") {
-        Inserts[{S.File, S.Offset}] += S.Decl + formatValue(V, S.Current) + S.DeclEnd;
+        if (!S.Decl.empty())
+          Inserts[{S.File, S.Offset}] += S.Decl + formatValue(V, S.Current) + S.DeclEnd;
         for (auto [Off, Len] : S.Renames)
-          if (Error E = P.add(patch::makeReplacement(S.File, Off, Len, S.Symbol),
+          if (Error E = P.add(patch::makeReplacement(S.RenameFile.empty() ? S.File
+                                                                          : S.RenameFile,
+                                                     Off, Len, S.Symbol),
                               WriteBackOrigin))
             return std::move(E);
         continue;
@@ -2557,7 +3071,7 @@ Expected<patch::PatchSet> dispatchEdits(const FileIndex &Index, StringRef Kernel
         // The launch's own constant: its uses in the launch statements
         // take each target's value.
         for (auto [Off, Len] : S.Renames) {
-          const LaunchStmt *LS = InStmt(S.File, Off);
+          const LaunchStmt *LS = InStmt(S.RenameFile.empty() ? S.File : S.RenameFile, Off);
           if (!LS)
             return makeError("{0}: {1} ({2}) is read outside the launch statements of {3} "
                              "(line {4}); it cannot be dispatched per target",

@@ -110,6 +110,10 @@ struct WriteSite {
   /// uses at Renames (offset, length) in File become Symbol.
   std::string Decl, DeclEnd;
   std::vector<std::pair<unsigned, unsigned>> Renames;
+  /// The file of Renames when it is not File (a constant of a header given
+  /// a sibling while the launch, or the link of a chain that reads it, is
+  /// in another file).
+  std::string RenameFile;
   /// A grid literal that is the product of several tunables (1024 in
   /// `(n + 1023) / 1024` for BLOCK * ITEMS): the others, whose values
   /// multiply this binding's.
@@ -152,6 +156,10 @@ struct BindOptions {
   /// file as the index names it, or its file name; empty: any file).
   std::string LaunchFile;
   unsigned LaunchLine = 0;
+  /// Directories of system and toolkit headers (-isystem, the CUDA
+  /// toolkit's include/): a definition found in a header there is not
+  /// written; the binding fails with a fix-it instead.
+  std::vector<std::string> SystemDirs;
 };
 
 /// A launch of the kernel that the write-back leaves as it is.
@@ -166,6 +174,9 @@ struct BindResult {
   /// own, a launch left alone and why.
   std::vector<std::string> Notes;
   std::vector<SkippedLaunch> Skipped;
+  /// The headers the file includes with quotes (found beside the file that
+  /// includes them, recursively): the project headers a site may be in.
+  std::vector<std::string> ProjectHeaders;
 };
 
 /// bindTunables() with the spec's hints: a tunable that no template
@@ -173,7 +184,16 @@ struct BindResult {
 /// spec puts it (a template argument, a grid / block dimension, the shared
 /// memory), following the launch's argument back through `dim3`
 /// constructors, constants, macros, enumerators and locals initialised
-/// from a literal. Launch sites whose values differ from the spec's
+/// from a literal. A definition whose value is another name (`constexpr
+/// int B = BLOCK_SIZE;`, `#define BLOCK BLOCK_SIZE`, `const int B =
+/// CFG::kBlock;`, `enum { B = OTHER }`) is followed, through the file and
+/// the headers it includes with quotes, to the definition holding the
+/// literal, which is written (a note names a header that changes). A link
+/// that other code reads too stays as it is: the launches get a constant of
+/// their own beside it, and the link before it names that (a note says
+/// so). A chain that ends in a header of Options.SystemDirs fails with a
+/// fix-it that gives the last link in the user's files its value.
+/// Launch sites whose values differ from the spec's
 /// defaults are left alone (a note each); with LaunchLine set, only that
 /// launch is written. A binding that is impossible fails with the edit
 /// that would make it possible ("fix-it: replace ...").

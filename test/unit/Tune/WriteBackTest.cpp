@@ -5,6 +5,7 @@
 #include "forge/Config.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -517,6 +518,197 @@ TEST(WriteBackBind, ImpossibleBindingsGiveTheirFixIt) {
     std::string E = errorOf(B.takeError());
     EXPECT_NE(E.find(R.Want), std::string::npos) << E;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Chains of constants
+//===----------------------------------------------------------------------===//
+
+/// Several files in a directory of their own (a main file, its project
+/// headers, a system header directory), indexed as the tune driver does.
+struct Tree {
+  std::string Dir, Main;
+  frontend::FileIndex Index;
+  std::string path(llvm::StringRef Name) const { return Dir + "/" + Name.str(); }
+  std::string read(llvm::StringRef Name) const {
+    auto B = llvm::MemoryBuffer::getFile(path(Name));
+    return B ? (*B)->getBuffer().str() : "";
+  }
+  /// The text of file Name after applying P.
+  std::string apply(const patch::PatchSet &P, llvm::StringRef Name) const {
+    auto Out = P.applyTo(path(Name), read(Name));
+    EXPECT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+    return Out ? *Out : "";
+  }
+};
+
+std::unique_ptr<Tree> parseTree(const std::map<std::string, std::string> &Files) {
+  auto T = std::make_unique<Tree>();
+  llvm::SmallString<128> Dir;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("writeback-chain", Dir));
+  T->Dir = Dir.str().str();
+  llvm::sys::fs::create_directories(T->Dir + "/sys");
+  for (const auto &[Name, Code] : Files) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(T->path(Name), EC);
+    OS << Code;
+  }
+  T->Main = T->path("main.cu");
+  frontend::Toolchain TC;
+  TC.ResourceDir = FORGE_CLANG_RESOURCE_DIR;
+  frontend::ParseOptions Opts;
+  Opts.ExtraArgs = {"-nocudainc", "-nocudalib", "-isystem", FORGE_TEST_INPUTS "/mock-cuda",
+                    "-isystem", T->Dir + "/sys", "-include", "cuda_runtime.h"};
+  frontend::ParseDiagnostics Diags(&llvm::errs());
+  auto Index = frontend::buildKernelIndex(TC, Opts, T->Main, Diags);
+  EXPECT_TRUE(bool(Index)) << llvm::toString(Index.takeError());
+  if (Index)
+    T->Index = std::move(*Index);
+  EXPECT_EQ(T->Index.Errors, 0u);
+  return T;
+}
+
+const char *const ChainKernel = R"(template <int BT, int IT, int TT, int UT>
+__global__ void k(float *x) {
+  x[threadIdx.x] = BT * IT + TT * UT;
+}
+)";
+
+TEST(WriteBackChain, EachSpellingIsFollowedToItsLiteral) {
+  // #define through #define, a const local from a static constexpr member,
+  // a constexpr local from a macro, an enumerator from a constexpr.
+  auto T = parseTree({{"main.cu", std::string(R"(#define BLOCK_SIZE 256
+#define THREADS BLOCK_SIZE
+#define ITEMS_DEFAULT 4
+struct CFG { static constexpr int kTile = 16; };
+constexpr int kBase = 2;
+enum { kUnroll = kBase };
+)") + ChainKernel + R"(
+void run(float *x) {
+  constexpr int Items = ITEMS_DEFAULT;
+  const int Tile = CFG::kTile;
+  k<THREADS, Items, Tile, kUnroll><<<1, THREADS>>>(x);
+}
+)"}});
+  auto B = bindTunables(T->Index, "k", {"BT", "IT", "TT", "UT"}, BindOptions(),
+                        patch::diskContents());
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  ASSERT_EQ(B->Bindings.size(), 4u);
+  // Each binds to the one literal at the end of its chain.
+  std::vector<std::pair<std::string, std::string>> Want = {
+      {"macro", "BLOCK_SIZE"}, {"macro", "ITEMS_DEFAULT"}, {"constexpr", "kTile"},
+      {"constexpr", "kBase"}};
+  for (size_t I = 0; I < 4; ++I) {
+    SCOPED_TRACE(B->Bindings[I].Name);
+    ASSERT_EQ(B->Bindings[I].Sites.size(), 1u);
+    EXPECT_EQ(B->Bindings[I].Sites[0].Kind, Want[I].first);
+    EXPECT_EQ(B->Bindings[I].Sites[0].Symbol, Want[I].second);
+  }
+  EXPECT_EQ(B->Bindings[0].Current, 256);
+  auto P = writeBackEdits(T->Index, B->Bindings, {{"BT", 512}, {"IT", 8}, {"TT", 32}, {"UT", 4}},
+                          patch::diskContents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::string Out = T->apply(*P, "main.cu");
+  EXPECT_NE(Out.find("#define BLOCK_SIZE 512\n#define THREADS BLOCK_SIZE\n#define ITEMS_DEFAULT 8\n"
+                     "struct CFG { static constexpr int kTile = 32; };\n"
+                     "constexpr int kBase = 4;\nenum { kUnroll = kBase };\n"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("k<THREADS, Items, Tile, kUnroll><<<1, THREADS>>>(x);"), std::string::npos)
+      << Out;
+  // The notes say what the chain went through.
+  std::string Notes = llvm::join(B->Notes, "\n");
+  EXPECT_NE(Notes.find("main.cu:1: BT is written here, through THREADS -> BLOCK_SIZE"),
+            std::string::npos)
+      << Notes;
+  EXPECT_NE(Notes.find("main.cu:4: TT is written here, through Tile -> CFG::kTile"),
+            std::string::npos)
+      << Notes;
+}
+
+TEST(WriteBackChain, ALinkOtherCodeReadsGetsAConstantOfItsOwn) {
+  // BLOCK_SIZE sizes another kernel's launch; I is read by host code. The
+  // links the tuned launch alone reads (B, J) are kept; the shared ones
+  // stay, and a constant of the launch's own takes the value there.
+  auto T = parseTree({{"main.cu", std::string(R"(#define BLOCK_SIZE 256
+constexpr int B = BLOCK_SIZE;
+constexpr int I = 4;
+constexpr int J = I;
+__global__ void other(float *x) {}
+)") + ChainKernel + R"(
+int run(float *x, int n) {
+  other<<<1, BLOCK_SIZE>>>(x);
+  k<B, J, 1, 1><<<1, B>>>(x);
+  return n * I;
+}
+)"}});
+  auto B = bindTunables(T->Index, "k", {"BT", "IT"}, BindOptions(), patch::diskContents());
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  auto P = writeBackEdits(T->Index, B->Bindings, {{"BT", 512}, {"IT", 8}}, patch::diskContents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::string Out = T->apply(*P, "main.cu");
+  EXPECT_NE(Out.find("#define BLOCK_SIZE 256\n#define BLOCK_SIZE_k 512\n"
+                     "constexpr int B = BLOCK_SIZE_k;\n"
+                     "constexpr int I = 4;\nconstexpr int I_k = 8;\n"
+                     "constexpr int J = I_k;\n"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("other<<<1, BLOCK_SIZE>>>(x);\n  k<B, J, 1, 1><<<1, B>>>(x);\n"
+                     "  return n * I;"),
+            std::string::npos)
+      << Out;
+  std::string Notes = llvm::join(B->Notes, "\n");
+  EXPECT_NE(Notes.find("main.cu:1: BLOCK_SIZE is also used at line(s) 12; it is left as it "
+                       "is, and the launch(es) of k get a constant of their own, "
+                       "BLOCK_SIZE_k, which B now names"),
+            std::string::npos)
+      << Notes;
+  EXPECT_NE(Notes.find("main.cu:3: I is also used at line(s) 14; it is left as it is, and the "
+                       "launch(es) of k get a constant of their own, I_k, which J now names"),
+            std::string::npos)
+      << Notes;
+}
+
+TEST(WriteBackChain, AProjectHeaderIsWrittenASystemHeaderIsNot) {
+  auto T = parseTree({{"cfg.h", "#pragma once\n#define CFG_BLOCK 256\n"},
+                      {"sys/sys_cfg.h", "#pragma once\n#define SYS_ITEMS 4\n"},
+                      {"main.cu", std::string(R"(#include "cfg.h"
+#include <sys_cfg.h>
+constexpr int B = CFG_BLOCK;
+constexpr int I = SYS_ITEMS;
+)") + ChainKernel + R"(
+void run(float *x) {
+  k<B, I, 1, 1><<<1, B>>>(x);
+}
+)"}});
+  BindOptions Opt;
+  Opt.SystemDirs = {T->Dir + "/sys"};
+  auto B = bindTunables(T->Index, "k", {"BT"}, Opt, patch::diskContents());
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  ASSERT_EQ(B->Bindings[0].Sites.size(), 1u);
+  EXPECT_EQ(B->Bindings[0].Sites[0].File, T->path("cfg.h"));
+  auto P = writeBackEdits(T->Index, B->Bindings, {{"BT", 512}}, patch::diskContents());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_EQ(T->apply(*P, "cfg.h"), "#pragma once\n#define CFG_BLOCK 512\n");
+  EXPECT_EQ(P->editsFor(T->Main).size(), 0u);
+  EXPECT_NE(llvm::join(B->Notes, "\n").find("the project header " + T->path("cfg.h") +
+                                            " changes"),
+            std::string::npos);
+  // SYS_ITEMS is the toolkit's (a system header): not written; the fix-it
+  // gives I its value in the user's file.
+  auto E = bindTunables(T->Index, "k", {"IT"}, Opt, patch::diskContents());
+  std::string Msg = errorOf(E.takeError());
+  EXPECT_NE(Msg.find("cannot write IT, template argument IT of this launch of k: its value "
+                     "comes from `SYS_ITEMS`, which the system header " +
+                     T->path("sys/sys_cfg.h") + ":2 defines; a system header is not written; "
+                     "fix-it: replace 'SYS_ITEMS' in line 4 by '4'"),
+            std::string::npos)
+      << Msg;
+  // Without the system directory the header is not known at all: the
+  // template argument itself takes the value, as before.
+  auto W = bindTunables(T->Index, "k", {"IT"}, BindOptions(), patch::diskContents());
+  ASSERT_TRUE(bool(W)) << llvm::toString(W.takeError());
+  EXPECT_EQ(W->Bindings[0].Sites[0].Kind, "template-arg");
 }
 
 //===----------------------------------------------------------------------===//
