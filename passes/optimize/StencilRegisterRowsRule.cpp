@@ -90,6 +90,9 @@ struct StreamPlan {
   std::vector<const Stmt *> Path;
   /// The locals the prologue declares: one per output.
   std::vector<const VarDecl *> Locals;
+  /// The prologue's declarations of constants (`const int K = 7;`), the
+  /// same for every output: written once, as they are.
+  std::vector<const DeclStmt *> Constants;
   /// Those the code after their declaration assigns (the accumulators).
   int64_t Accumulators = 0;
   /// Whether the prologue has an early return (`if (x >= w) return;`).
@@ -689,6 +692,13 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     Add(Ind, formatv("const long long {0} = {1} * ({2});", N.Col0, Cc, *GX).str());
     ColFirst = plusOffset(N.Col0, *Cst);
   }
+  for (const DeclStmt *D : SP.Constants) {
+    auto Rg = C.rangeOfStatement(D);
+    if (!Rg)
+      return makeError("a constant before the loop over '{0}' is written through a macro",
+                       SP.L->Var);
+    Add(Ind, In.Source.slice(Rg->first, Rg->second).str());
+  }
   for (const VarDecl *V : SP.Locals)
     Add(Ind, formatv("{0} {1}[{2}][{3}];",
                      typeSpelling(V->getType().getUnqualifiedType(), In.Ctx), N.Locals.at(V), R,
@@ -739,6 +749,8 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
         break;
       std::string G0 = Guard(Level);
       if (const auto *D = dyn_cast<DeclStmt>(Child)) {
+        if (is_contained(SP.Constants, D))
+          continue;
         for (const Decl *Dd : D->decls()) {
           const auto *V = cast<VarDecl>(Dd);
           if (!V->getInit())
@@ -1171,6 +1183,14 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
         continue;
       }
       const auto *D = dyn_cast<DeclStmt>(Child);
+      if (D && all_of(D->decls(), [&](const Decl *Dd) {
+            const auto *V = dyn_cast<VarDecl>(Dd);
+            return V && !V->isStaticLocal() &&
+                   (V->isConstexpr() || V->isUsableInConstantExpressions(In.Ctx));
+          })) {
+        SP.Constants.push_back(D);
+        continue;
+      }
       if (!D)
         return makeError("the statement at line {0}, before the loop over '{1}', is not a "
                          "declaration or an early return: the code before the loop runs once "
