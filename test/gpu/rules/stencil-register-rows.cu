@@ -1,5 +1,9 @@
 // The stencil-register-rows rule's rewrites compute bitwise what the
-// originals compute, on the GPU: the kernels of stencil_rows.cu (clamped
+// originals compute, on the GPU. The streamed rows (stream0.cu: 8 x 2
+// outputs per thread, stream1.cu: 4 x 2) of every kernel of stencil_rows.cu
+// with a loop over the rows (all but laplace5) and of the suite's 5x5
+// convolution (conv2d_5x5.cu) run on the same images and launch shapes,
+// the grid divided by 2 along x and by the rows along y. The whole window: the kernels of stencil_rows.cu (clamped
 // blurs in two spellings, zero-padded 3x3 and 7x7 convolutions with a
 // filter buffer, a literal-offset 5-point stencil in double, a column
 // stencil, a fused separable 7+7 with `continue`), each rewritten with both
@@ -60,9 +64,46 @@
 // COEFS: 3
 // RUN: grep -c "__shared__ float f_s\[49\];" %t.d/rows1.cu | FileCheck %s --check-prefix=SHARED
 // SHARED: 1
+// RUN: cp %S/../Inputs/rules/stencil_rows.cu %t.d/s0_0.cu
+// RUN: forge-port propose %t.d/s0_0.cu --spec %S/../Inputs/rules/stencil_rows/box_blur3.json --rules=stencil-register-rows --format=json > %t.d/s0_box_blur3.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s0_box_blur3.json 2 %t.d/s0_0.cu > %t.d/s0_1.cu
+// RUN: forge-port propose %t.d/s0_1.cu --spec %S/../Inputs/rules/stencil_rows/blur_minmax.json --rules=stencil-register-rows --format=json > %t.d/s0_blur_minmax.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s0_blur_minmax.json 2 %t.d/s0_1.cu > %t.d/s0_2.cu
+// RUN: forge-port propose %t.d/s0_2.cu --spec %S/../Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/s0_conv3_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s0_conv3_zero.json 2 %t.d/s0_2.cu > %t.d/s0_3.cu
+// RUN: forge-port propose %t.d/s0_3.cu --spec %S/../Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/s0_conv7_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s0_conv7_zero.json 3 %t.d/s0_3.cu > %t.d/s0_4.cu
+// RUN: forge-port propose %t.d/s0_4.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/s0_column5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s0_column5.json 2 %t.d/s0_4.cu > %t.d/s0_5.cu
+// RUN: forge-port propose %t.d/s0_5.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/s0_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s0_sep7.json 2 %t.d/s0_5.cu > %t.d/s0_6.cu
+// RUN: cp %t.d/s0_6.cu %t.d/stream0.cu
+// RUN: grep -c "// stencil-register-rows (streaming): 8 x 2 outputs" %t.d/stream0.cu | FileCheck %s --check-prefix=STREAMS
+// RUN: cp %S/../Inputs/rules/stencil_rows.cu %t.d/s1_0.cu
+// RUN: forge-port propose %t.d/s1_0.cu --spec %S/../Inputs/rules/stencil_rows/box_blur3.json --rules=stencil-register-rows --format=json > %t.d/s1_box_blur3.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s1_box_blur3.json 3 %t.d/s1_0.cu > %t.d/s1_1.cu
+// RUN: forge-port propose %t.d/s1_1.cu --spec %S/../Inputs/rules/stencil_rows/blur_minmax.json --rules=stencil-register-rows --format=json > %t.d/s1_blur_minmax.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s1_blur_minmax.json 3 %t.d/s1_1.cu > %t.d/s1_2.cu
+// RUN: forge-port propose %t.d/s1_2.cu --spec %S/../Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/s1_conv3_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s1_conv3_zero.json 3 %t.d/s1_2.cu > %t.d/s1_3.cu
+// RUN: forge-port propose %t.d/s1_3.cu --spec %S/../Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/s1_conv7_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s1_conv7_zero.json 4 %t.d/s1_3.cu > %t.d/s1_4.cu
+// RUN: forge-port propose %t.d/s1_4.cu --spec %S/../Inputs/rules/stencil_rows/column5.json --rules=stencil-register-rows --format=json > %t.d/s1_column5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s1_column5.json 3 %t.d/s1_4.cu > %t.d/s1_5.cu
+// RUN: forge-port propose %t.d/s1_5.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/s1_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/s1_sep7.json 3 %t.d/s1_5.cu > %t.d/s1_6.cu
+// RUN: cp %t.d/s1_6.cu %t.d/stream1.cu
+// RUN: grep -c "// stencil-register-rows (streaming): 4 x 2 outputs" %t.d/stream1.cu | FileCheck %s --check-prefix=STREAMS
+// STREAMS: 6
+// RUN: forge-port propose %S/../Inputs/rules/conv2d_5x5.cu --spec %S/../../passes/smem-stencil-tiling/Inputs/conv2d_5x5.json --rules=stencil-register-rows --format=json > %t.d/c5.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/c5.json 2 %S/../Inputs/rules/conv2d_5x5.cu > %t.d/stream5_0.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/c5.json 3 %S/../Inputs/rules/conv2d_5x5.cu > %t.d/stream5_1.cu
+// RUN: grep -c "// stencil-register-rows (streaming): " %t.d/stream5_0.cu %t.d/stream5_1.cu | FileCheck %s --check-prefix=STREAM5
+// STREAM5: stream5_0.cu:1
+// STREAM5: stream5_1.cu:1
 // RUN: %nvcc -arch=native -O3 -fmad=false -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
-// CHECK-COUNT-126: ok max_abs_err 0 rel_l2 0
+// CHECK-COUNT-252: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 
@@ -77,6 +118,21 @@ namespace rows0 {
 namespace rows1 {
 #include "rows1.cu"
 } // namespace rows1
+namespace stream0 {
+#include "stream0.cu"
+} // namespace stream0
+namespace stream1 {
+#include "stream1.cu"
+} // namespace stream1
+namespace orig5 {
+#include "conv2d_5x5.cu"
+} // namespace orig5
+namespace stream5_0 {
+#include "stream5_0.cu"
+} // namespace stream5_0
+namespace stream5_1 {
+#include "stream5_1.cu"
+} // namespace stream5_1
 
 namespace {
 
@@ -91,10 +147,12 @@ template <typename T> void same(const std::string &what, const std::vector<T> &r
   }
 }
 
-/// Runs Orig and the two rewrites (with Rows0, Rows1 rows per thread) of
-/// one kernel; Launch(kernel, grid, block, in, out, w, h) launches one.
+/// Runs Orig and the two rewrites (with Rows0 x Cols0, Rows1 x Cols1
+/// outputs per thread) of one kernel; Launch(kernel, grid, block, in, out,
+/// w, h) launches one.
 template <typename T, typename K, typename L>
-void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Rows1, L Launch) {
+void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Cols0, int Rows1, int Cols1,
+           L Launch) {
   for (int small = 0; small < 2; ++small) {
     int w = small ? 13 : 1003, h = small ? 7 : 517;
     size_t n = size_t(w) * h;
@@ -120,22 +178,31 @@ void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Rows1, L L
       auto ref = run(Orig, g, b);
       for (int c = 0; c < 2; ++c) {
         K cand = c ? Cand1 : Cand0;
-        int rows = c ? Rows1 : Rows0;
-        char what[128];
+        int rows = c ? Rows1 : Rows0, cols = c ? Cols1 : Cols0;
+        char what[160];
         if (small) {
-          std::snprintf(what, sizeof what, "%s R=%d one block on %dx%d", name, rows, w, h);
+          std::snprintf(what, sizeof what, "%s R=%d C=%d one block on %dx%d", name, rows, cols,
+                        w, h);
           same(what, ref, run(cand, dim3(1, 1), b));
           continue;
         }
-        std::snprintf(what, sizeof what, "%s R=%d %ux%u original grid", name, rows, b.x, b.y);
+        std::snprintf(what, sizeof what, "%s R=%d C=%d %ux%u original grid", name, rows, cols,
+                      b.x, b.y);
         same(what, ref, run(cand, g, b));
-        std::snprintf(what, sizeof what, "%s R=%d %ux%u grid for R", name, rows, b.x, b.y);
-        same(what, ref, run(cand, dim3(g.x, check::ceilDiv(g.y, rows)), b));
+        std::snprintf(what, sizeof what, "%s R=%d C=%d %ux%u grid for R x C", name, rows, cols,
+                      b.x, b.y);
+        same(what, ref,
+             run(cand, dim3(check::ceilDiv(g.x, cols), check::ceilDiv(g.y, rows)), b));
       }
     }
     CK(cudaFree(dA));
     CK(cudaFree(dOut));
   }
+}
+
+template <typename T, typename K, typename L>
+void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Rows1, L Launch) {
+  cases<T>(name, Orig, Cand0, Cand1, Rows0, 1, Rows1, 1, Launch);
 }
 
 } // namespace
@@ -169,6 +236,38 @@ int main() {
                    });
   cases<double, D2>("laplace5", orig::laplace5, rows0::laplace5, rows1::laplace5, 4, 8, plain);
   cases<float, F2>("column5", orig::column5, rows0::column5, rows1::column5, 4, 8, plain);
+  // The streamed rows: 8 x 2 (stream0) and 4 x 2 (stream1) outputs per
+  // thread; the original grid, and the grid divided by 2 along x and by
+  // the rows along y.
+  cases<float, F2>("box_blur3 streamed", orig::box_blur3, stream0::box_blur3, stream1::box_blur3,
+                   8, 2, 4, 2, plain);
+  cases<float, F2>("blur_minmax streamed", orig::blur_minmax, stream0::blur_minmax,
+                   stream1::blur_minmax, 8, 2, 4, 2, plain);
+  cases<float, FF>("conv3_zero streamed", orig::conv3_zero, stream0::conv3_zero,
+                   stream1::conv3_zero, 8, 2, 4, 2,
+                   [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, f3, out, w, h);
+                   });
+  cases<float, FF>("conv7_zero streamed", orig::conv7_zero, stream0::conv7_zero,
+                   stream1::conv7_zero, 8, 2, 4, 2,
+                   [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, f7, out, w, h);
+                   });
+  cases<float, FS>("sep7 streamed", orig::sep7, stream0::sep7, stream1::sep7, 8, 2, 4, 2,
+                   [&](FS k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, dfx, dfy, out, w, h);
+                   });
+  cases<float, F2>("column5 streamed", orig::column5, stream0::column5, stream1::column5, 8, 2,
+                   4, 2, plain);
+  // The suite's 5x5 convolution takes (h, w); its filter at a misaligned
+  // pointer.
+  auto filt5 = check::random<float>(26, 8);
+  float *f5 = check::upload(filt5) + 1;
+  cases<float, FF>("conv2d_5x5 streamed", orig5::conv2d_5x5, stream5_0::conv2d_5x5,
+                   stream5_1::conv2d_5x5, 8, 2, 4, 2,
+                   [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                     k<<<g, b>>>(in, f5, out, h, w);
+                   });
   std::printf(ok ? "PASS\n" : "FAIL\n");
   return ok ? 0 : 1;
 }
