@@ -432,8 +432,11 @@ void KernelAnalyzer::finishLoops() {
           }
         }
       }
-      if (!Used)
+      if (!Used) {
         Extra.push_back(text(P));
+        if (auto C = comparisonOf(P, true))
+          L.ExtraCmps.push_back(*C);
+      }
     }
     L.ExtraCondText = join(Extra, " && ");
     if (!L.Bound && L.Why.empty())

@@ -807,7 +807,7 @@ LaunchSpec SpecParser::parse(const Json &J) {
   checkKeys(J, "$",
             {"kernel", "template_args", "sizes", "buffers", "scalars", "args",
              "grid", "block", "shared_mem", "tunables", "constraints",
-             "tolerance", "bytes", "flops", "allow_lower_precision"});
+             "tolerance", "bytes", "flops", "allow_lower_precision", "notes"});
 
   if (const Json *K = require(J, "$", "kernel")) {
     if (auto S = getString(*K, "$.kernel")) {
@@ -868,6 +868,12 @@ LaunchSpec SpecParser::parse(const Json &J) {
   if (const Json *A = get(J, "allow_lower_precision"))
     if (auto V = getBool(*A, "$.allow_lower_precision"))
       Spec.AllowLowerPrecision = *V;
+  // What `forge-port spec` guessed, for the user: read and kept, not used.
+  if (const Json *N = get(J, "notes"))
+    if (expectArray(*N, "$.notes"))
+      for (size_t I = 0; I < N->size(); ++I)
+        if (auto S = getString((*N)[I], indexPath("$.notes", I)))
+          Spec.Notes.push_back(*S);
   return std::move(Spec);
 }
 

@@ -23,25 +23,26 @@ void run(int n, double *x, double *y, double *o) {
 // CHECK-NEXT: "template_args": [
 // CHECK-NEXT:   "double",
 // CHECK-NEXT:   "ITEMS"
-// CHECK:      "N": 4096
+// The size is the kernel's own n, bound by the loop's 'i + k < n'.
+// CHECK:      "n": 4096
 // CHECK:        "name": "x",
 // CHECK-NEXT:   "dtype": "f64",
-// CHECK-NEXT:   "count": "N",
+// CHECK-NEXT:   "count": "n",
 // CHECK-NEXT:   "role": "in",
 // CHECK:        "name": "y",
 // CHECK-NEXT:   "dtype": "f64",
-// CHECK-NEXT:   "count": "N",
+// CHECK-NEXT:   "count": "n",
 // CHECK-NEXT:   "role": "inout",
 // CHECK:        "name": "out",
 // CHECK-NEXT:   "dtype": "f64",
-// CHECK-NEXT:   "count": "N",
+// CHECK-NEXT:   "count": "n",
 // CHECK-NEXT:   "role": "out"
 // CHECK-NEXT: }
 // CHECK:      "scalars": [
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "name": "n",
 // CHECK-NEXT:     "dtype": "i32",
-// CHECK-NEXT:     "value": "N"
+// CHECK-NEXT:     "value": "n"
 // CHECK:          "name": "a",
 // CHECK-NEXT:     "dtype": "f64",
 // CHECK-NEXT:     "value": 1.5
@@ -51,6 +52,9 @@ void run(int n, double *x, double *y, double *o) {
 // CHECK-NEXT:   "x",
 // CHECK-NEXT:   "y",
 // CHECK-NEXT:   "out"
+// The items per thread divide the grid (the tunable's name stands for it).
+// CHECK:      "grid": "ceil_div(n, ITEMS * BLOCK)",
+// CHECK-NEXT: "block": "BLOCK",
 // CHECK:        "name": "BLOCK",
 // CHECK:        "default": 128
 // The integer template parameter is a tunable too, with the launch's value
@@ -63,9 +67,9 @@ void run(int n, double *x, double *y, double *o) {
 // CHECK-NEXT:     8
 // CHECK-NEXT:   ],
 // CHECK-NEXT:   "default": 2
-// CHECK:      "block": "BLOCK",
-// CHECK-NEXT: "grid": "ceil_div(N, BLOCK)",
-// CHECK-NEXT: "bytes": "N * 8 + 2 * N * 8 + N * 8"
+// CHECK:      "bytes": "n * 8 + 2 * n * 8 + n * 8"
+// CHECK:      "notes": [
+// CHECK:        "grid.x covers ceil_div(n, ITEMS) threads, from {{.*}}k < n' (line 12)",
 
 // MISSING: forge-port: error: no kernel named 'nope' in {{.*}}spec.cu; kernels: axpy
 

@@ -2,12 +2,13 @@
 ///
 /// \file
 /// Drafts a launch spec (JSON, docs/spec-format.md) for one kernel of a file
-/// from its signature and a launch site, for the user to edit.
+/// from its signature, its model (the sizes, counts and grid its guards and
+/// indices imply) and a launch site, for the user to check: every guess is
+/// listed in the draft's "notes".
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "SharedOptions.h"
-#include "forge/Frontend/KernelIndex.h"
 #include "forge/Measure/SpecDraft.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
@@ -39,18 +40,15 @@ int forge::tool::runSpec(const Invocation &Inv) {
     return reportError(Opts.takeError());
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0);
   frontend::ParseDiagnostics Diags(&errs());
-  auto Index = frontend::buildKernelIndex(TC, *Opts, File, Diags);
-  if (!Index)
-    return reportError(Index.takeError());
   measure::DraftOptions DO;
   DO.ProblemSize = ProblemSize;
-  auto Spec = measure::draftLaunchSpec(*Index, KernelName, DO);
-  if (!Spec)
-    return reportError(Spec.takeError());
-  outs() << Spec->dump(2) << "\n";
-  if (Index->Errors) {
+  auto R = measure::draftSpecForFile(TC, *Opts, File, KernelName, DO, Diags);
+  if (!R)
+    return reportError(R.takeError());
+  outs() << R->Spec.dump(2) << "\n";
+  if (R->ParseErrors) {
     WithColor::warning(errs(), "forge-port")
-        << File << " has " << Index->Errors
+        << File << " has " << R->ParseErrors
         << " parse error(s); the draft is from what could be recovered\n";
     return ExitFailure;
   }

@@ -72,6 +72,9 @@ struct Loop {
   /// The exit test as written, and the rest of a conjunction
   /// (`k < K && i + k < n` keeps "i + k < n" here).
   std::string CondText, ExtraCondText;
+  /// The rest of the conjunction that are comparisons of integers: they
+  /// hold in the body (`i + k < n` of `k < K && i + k < n`).
+  std::vector<Comparison> ExtraCmps;
   /// The number of iterations when start, step and bound are constants.
   std::optional<int64_t> TripCount;
   /// How the trip count varies between threads (thread-varying: the loop

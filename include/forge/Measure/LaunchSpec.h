@@ -119,6 +119,9 @@ struct LaunchSpec {
   std::optional<IntExpr> Bytes;
   std::optional<IntExpr> Flops;
   bool AllowLowerPrecision = false;
+  /// The draft's notes on what it guessed (`forge-port spec`): read, not
+  /// used, and not written back (they are no part of the spec's identity).
+  std::vector<std::string> Notes;
   /// Where the spec was read from (not serialized); relative init file paths
   /// resolve against its directory.
   std::string Origin;
