@@ -603,3 +603,103 @@ __global__ void k(const float *in, float *out, int w, int h) {
 }
 
 } // namespace
+
+// The streaming form: the shapes it takes (an early return inside the
+// thread's guard, a constant before the loop) and the
+// reasons it gives where the kernel's reads are not one row per iteration
+// of one loop over the rows.
+TEST(StencilRegisterRows, StreamsTheRowLoop) {
+  Result R = run(R"(__global__ void k(const float *in, float *out, int w, int h) {
+  const int K = 2;
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    if (x == 0) return;
+    float s = 0.f;
+    for (int dy = -K; dy <= K; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];
+    out[y * w + x] = s;
+  }
+})",
+                 {16, 16, 1}, /*Streamed=*/true);
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "into 8 x 2 outputs per thread")) << R.Proposals[0].Summary;
+  EXPECT_TRUE(has(R.Proposals[1].Summary, "into 4 x 2 outputs per thread")) << R.Proposals[1].Summary;
+  // The constant once; the locals per output; the early return clears the
+  // output's flags at both levels.
+  EXPECT_TRUE(has(A, "  const int K = 2;\n")) << A;
+  EXPECT_TRUE(has(A, "float s_s[8][2];")) << A;
+  EXPECT_TRUE(has(A, "act2[o][c] = act[o][c] = false;") || has(A, "act[o][c] = act2[o][c] = false;"))
+      << A;
+  EXPECT_TRUE(has(A, "const int dy = rr - o - 2;")) << A;
+  EXPECT_TRUE(has(A, "if (dy >= -2 && dy <= 2) {")) << A;
+  EXPECT_TRUE(has(A, "s_s[o][c] += src_row[c + dx + 1];") || has(A, "s_s[o][c] += in_row[c + dx + 1];"))
+      << A;
+  ASSERT_TRUE(R.Proposals[0].Spec.has_value());
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.x"), "ceil_div(ceil_div(W, 16), 2)");
+  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("grid.y"), "ceil_div(ceil_div(H, 16), 8)");
+}
+
+TEST(StencilRegisterRows, NotStreamedWithTheReason) {
+  struct Case {
+    const char *Name, *Code, *Reason;
+  } Cases[] = {
+      {"two rows per iteration", R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int dy = -1; dy <= 0; ++dy)
+      s += in[min(max(y + dy, 0), h - 1) * w + x] + in[min(max(y + dy + 1, 0), h - 1) * w + x];
+    out[y * w + x] = s;
+  }
+})",
+       "are at more than one row offset in one iteration of the loop over the rows"},
+      {"counts down", R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int dy = 1; dy >= -1; --dy)
+      s += in[min(max(y + dy, 0), h - 1) * w + x];
+    out[y * w + x] = s;
+  }
+})",
+       "counts down"},
+      {"exit after the loop", R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int dy = -1; dy <= 1; ++dy)
+      s += in[min(max(y + dy, 0), h - 1) * w + x];
+    if (s > 0.f) return;
+    out[y * w + x] = s;
+  }
+})",
+       "after the loop over 'dy', may leave the kernel or a loop"},
+      {"an else branch", R"(__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int dy = -1; dy <= 1; ++dy)
+      s += in[min(max(y + dy, 0), h - 1) * w + x];
+    out[y * w + x] = s;
+  } else {
+    return;
+  }
+})",
+       "which has an else branch or a declaration"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Name);
+    Result Whole = run(C.Code);
+    ASSERT_FALSE(Whole.Proposals.empty()) << Whole.Skip;
+    EXPECT_TRUE(has(Whole.Proposals[0].Rationale, "Not streamed: ")) << Whole.Proposals[0].Rationale;
+    EXPECT_TRUE(has(Whole.Proposals[0].Rationale, C.Reason)) << Whole.Proposals[0].Rationale;
+    EXPECT_TRUE(run(C.Code, {16, 16, 1}, /*Streamed=*/true).Proposals.empty());
+  }
+}
