@@ -171,8 +171,11 @@ public:
     unsigned Threads = O.CompileJobs ? O.CompileJobs
                                      : std::max(1u, std::thread::hardware_concurrency());
     Req.CompileJobs = Threads;
-    Req.MaxEntriesPerHarness =
-        O.Batched ? unsigned((Batch.size() + Threads - 1) / Threads) : 1;
+    // The reference shares a harness with the configurations of its
+    // source: counted too, or 20 configurations on 2 threads would make a
+    // third harness (compiled after the other two, for the reference alone).
+    size_t Entries = Req.Candidates.size() + 1;
+    Req.MaxEntriesPerHarness = O.Batched ? unsigned((Entries + Threads - 1) / Threads) : 1;
     Req.OnResult = [&](const measure::CandidateResult &C, size_t, size_t) {
       if (C.Reference || !O.OnProgress)
         return;
@@ -665,7 +668,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     M.Progress.Total =
         O.Limit.MaxEvaluations ? std::min(O.Limit.MaxEvaluations, Left) : Left;
     if (M.Progress.Total && O.OnMeasureStart)
-      O.OnMeasureStart();
+      if (llvm::Error E = O.OnMeasureStart())
+        return std::move(E);
     // Every batch is saved to the database as soon as it is measured, so an
     // interrupted run loses nothing and the next one continues from there.
     M.AfterChunk = [&](size_t) {
