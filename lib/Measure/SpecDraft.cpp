@@ -628,7 +628,8 @@ Expected<DraftResult> draftSpecForFile(const frontend::Toolchain &TC,
                               Analysed ? &Analysed->Kernels.front() : nullptr);
   if (!Spec)
     return Spec.takeError();
-  return DraftResult{std::move(*Spec), Index->Errors};
+  unsigned Errors = Index->Errors;
+  return DraftResult{std::move(*Spec), std::move(*Index), Errors};
 }
 
 } // namespace forge::measure

@@ -13,6 +13,7 @@
 #include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Tune/SpecFromCode.h"
 #include "forge/Tune/TuneSession.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -32,6 +33,11 @@ cl::OptionCategory Cat("forge-port tune options");
 cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>..."), cl::OneOrMore, SUB);
 cl::opt<std::string> SpecPath("spec", cl::desc("Launch spec with the tunables (JSON)"),
                               cl::value_desc("spec.json"), SUB);
+cl::opt<std::string> KernelOpt("kernel",
+                              cl::desc("Program mode without a spec: the kernel to tune; its "
+                                       "tunables are those the code holds for it (forge-port "
+                                       "list) that the write-back can write"),
+                              cl::value_desc("name"), SUB);
 cl::opt<std::string> SpecDir("spec-dir",
                              cl::desc("Several files: each one's spec is DIR/<stem>.json"),
                              cl::value_desc("dir"), SUB);
@@ -197,7 +203,22 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
                     const tune::Budget &Limit, const MeasureOn &Where) {
   tune::TuneSessionOptions O;
   O.Output = Output;
-  auto Spec = measure::readLaunchSpec(SpecFile);
+  // No spec: the tunables come from the code (program mode only).
+  Expected<measure::LaunchSpec> Spec = [&]() -> Expected<measure::LaunchSpec> {
+    if (!SpecFile.empty())
+      return measure::readLaunchSpec(SpecFile);
+    auto PO = frontend::makeParseOptions(File, BuildPath, Targets.front(), Inv.ExtraArgs);
+    if (!PO)
+      return PO.takeError();
+    frontend::ParseDiagnostics Diags(&errs());
+    auto C = tune::programSpecFromCode(frontend::Toolchain::detect(Inv.Argv0, CudaPath), *PO,
+                                       File, KernelOpt, Diags);
+    if (!C)
+      return C.takeError();
+    for (const std::string &N : C->Notes)
+      errs() << "forge-port: " << N << "\n";
+    return std::move(C->Spec);
+  }();
   if (!Spec)
     return reportError(Spec.takeError());
   tune::TuneOptions &S = O.Sweep;
@@ -343,10 +364,24 @@ int forge::tool::runTune(const Invocation &Inv) {
   if (!ReportPath.empty() && !report::formatOf(ReportPath))
     return reportError(makeUsageError("--report '{0}': the name must end in .json, .md or .html",
                                       ReportPath));
-  // One spec for one file, or a directory of specs for several.
-  if (SpecPath.empty() == SpecDir.empty())
-    return reportError(makeUsageError("give --spec (one file) or --spec-dir (a spec "
-                                      "<stem>.json per file)"));
+  // One spec for one file, or a directory of specs for several; or, inside
+  // the program, a kernel whose tunables the code holds.
+  if (!KernelOpt.empty()) {
+    if (!SpecPath.empty() || !SpecDir.empty())
+      return reportError(makeUsageError("--kernel takes the tunables from the code; the spec "
+                                        "names its kernel: give one or the other"));
+    if (RunCmd.empty())
+      return reportError(makeUsageError(
+          "--kernel without a spec tunes inside the program: give --run \"{{exe} ...\"; to "
+          "tune with the harness, draft a spec (forge-port spec {0} --kernel {1} > k.json), "
+          "check it and pass --spec k.json",
+          Files.front(), KernelOpt));
+    if (Files.size() > 1)
+      return reportError(makeUsageError("--kernel takes one file"));
+  } else if (SpecPath.empty() == SpecDir.empty()) {
+    return reportError(makeUsageError("give --spec (one file), --spec-dir (a spec "
+                                      "<stem>.json per file), or --kernel with --run"));
+  }
   if (!SpecPath.empty() && Files.size() > 1)
     return reportError(makeUsageError("--spec names one file's spec; for {0} files give "
                                       "--spec-dir",
@@ -360,7 +395,7 @@ int forge::tool::runTune(const Invocation &Inv) {
   }
   std::vector<std::string> Specs;
   for (const std::string &F : Files) {
-    if (!SpecPath.empty()) {
+    if (!SpecPath.empty() || !KernelOpt.empty()) {
       Specs.push_back(SpecPath);
       continue;
     }

@@ -35,6 +35,8 @@ llvm::Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, llvm::Str
 
 struct DraftResult {
   Json Spec;
+  /// The file's index (its tunables, launches), for callers that go on.
+  frontend::FileIndex Index;
   /// Parse errors of the file (the draft is from what was recovered).
   unsigned ParseErrors = 0;
 };
