@@ -713,8 +713,8 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
   auto Copy = [&](SourceRange SR) -> Expected<std::string> {
     auto Rg = C.rangeOf(SR);
     if (!Rg)
-      return makeError("'{0}' is written through a macro",
-                       In.Source.slice(0, 0).str());
+      return makeError("code before or after the loop over '{0}' is written through a macro",
+                       SP.L->Var);
     return copyRange(In.Source, Rg->first, Rg->second, *Edits);
   };
   auto Guard = [&](size_t Level) { return N.Levels[Level].empty() ? "" : N.at(N.Levels[Level]); };
@@ -1003,19 +1003,21 @@ static bool pathTo(const Stmt *S, const Stmt *Target, std::vector<const Stmt *> 
 
 /// Whether S has a return, or a break or continue that would leave S
 /// (outside a loop or switch of S).
-static bool leaves(const Stmt *S, bool InLoop = false) {
+/// With ContinueOk, a continue that would leave S is not counted (the
+/// row loop's body: it ends one output's row, as in the original).
+static bool leaves(const Stmt *S, bool InLoop = false, bool ContinueOk = false) {
   if (!S)
     return false;
   if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
     return true;
-  if ((isa<BreakStmt>(S) || isa<ContinueStmt>(S)) && !InLoop)
+  if ((isa<BreakStmt>(S) || (isa<ContinueStmt>(S) && !ContinueOk)) && !InLoop)
     return true;
   if (isa<LambdaExpr>(S))
     return false;
   bool Loop = InLoop || isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
               isa<SwitchStmt>(S) || isa<CXXForRangeStmt>(S);
   for (const Stmt *Child : S->children())
-    if (leaves(Child, Loop))
+    if (leaves(Child, Loop, ContinueOk))
       return true;
   return false;
 }
@@ -1102,7 +1104,7 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
     return makeError("the loop over the rows ('{0}', line {1}) counts down: the rows stream "
                      "upwards, and each output's taps must keep their order",
                      L.Var, L.Loc.Line);
-  if (L.HasEarlyExit || L.HasSync)
+  if (L.HasEarlyExit || L.HasSync || leaves(SP.For->getBody(), false, /*ContinueOk=*/true))
     return makeError("the loop over the rows ('{0}', line {1}) may leave early or synchronises: "
                      "every output's rows are streamed to the end",
                      L.Var, L.Loc.Line);
