@@ -62,6 +62,25 @@ std::string directoryOf(StringRef File) {
   sys::path::remove_filename(Dir);
   return Dir.str().str();
 }
+
+/// What the write-back binds with: the spec's hints, --launch, and the
+/// directories of system and toolkit headers (a value defined there is
+/// not written).
+BindOptions sessionBindOptions(const TuneSessionOptions &O) {
+  BindOptions BO = bindOptionsFor(*O.Sweep.Spec);
+  BO.LaunchFile = O.LaunchFile;
+  BO.LaunchLine = O.LaunchLine;
+  for (size_t I = 0; I < O.ExtraArgs.size(); ++I) {
+    StringRef A = O.ExtraArgs[I];
+    if (A == "-isystem" && I + 1 < O.ExtraArgs.size())
+      BO.SystemDirs.push_back(O.ExtraArgs[++I]);
+    else if (A.consume_front("-isystem") && !A.empty())
+      BO.SystemDirs.push_back(A.str());
+  }
+  if (O.Toolchain && O.Toolchain->hasCuda())
+    BO.SystemDirs.push_back(O.Toolchain->CudaPath + "/include");
+  return BO;
+}
 } // namespace
 
 BindOptions bindOptionsFor(const measure::LaunchSpec &Spec) {
@@ -274,12 +293,36 @@ Expected<TuneResult> TuneSession::tune() {
   // A sweep that compiles leaves the write-back's parse of the source to a
   // thread beside it (a CUB-heavy file takes seconds to parse); a run that
   // measures nothing parses only if it must.
-  O.Sweep.OnMeasureStart = [this] {
+  O.Sweep.OnMeasureStart = [this]() -> Error {
     std::call_once(IndexStarted, [this] {
-      PendingIndex = std::async(std::launch::async, [this] {
-        return index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
-      });
+      if (!O.Output.writes()) {
+        PendingIndex = std::async(std::launch::async, [this] {
+          return index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
+        });
+        return;
+      }
+      // The values are to be written: whether they can be is known before
+      // anything is measured, from the parse the write-back uses anyway.
+      std::promise<Expected<frontend::FileIndex>> Ready;
+      PendingIndex = Ready.get_future();
+      auto Index = index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
+      if (Index && !Index->Errors) {
+        std::vector<std::string> Names;
+        for (const measure::Tunable &T : O.Sweep.Spec->Tunables)
+          Names.push_back(T.Name);
+        auto Bound = bindTunables(*Index, O.Sweep.Spec->Kernel, Names, sessionBindOptions(O));
+        if (!Bound)
+          BindFailure = toString(Bound.takeError());
+      }
+      Ready.set_value(std::move(Index));
+      if (BindFailure && O.OnNote)
+        O.OnNote("the tuned values could not be written back, so nothing is measured (without "
+                 "-o, -i or --diff the sweep runs and only reports)",
+                 /*Caveat=*/false);
     });
+    if (BindFailure)
+      return makeError("{0}", *BindFailure);
+    return Error::success();
   };
   if (!O.Cluster.empty()) {
     auto R = tuneOnCluster();
@@ -684,10 +727,7 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   std::vector<std::string> Names;
   for (const measure::Tunable &T : S.Spec->Tunables)
     Names.push_back(T.Name);
-  BindOptions BO = bindOptionsFor(*S.Spec);
-  BO.LaunchFile = O.LaunchFile;
-  BO.LaunchLine = O.LaunchLine;
-  auto Bound = bindTunables(*Index, S.Spec->Kernel, Names, BO);
+  auto Bound = bindTunables(*Index, S.Spec->Kernel, Names, sessionBindOptions(O));
   if (!Bound)
     return Bound.takeError();
   if (O.OnNote)
@@ -722,6 +762,20 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   if (!Patched)
     return Patched.takeError();
   W.Contents = *Patched;
+  // Project headers the edits reach (a chain of constants ending there).
+  std::string CheckText = W.Contents;
+  for (const std::string &File : Edits->files()) {
+    if (File == patch::PatchSet::normalizePath(Index->File))
+      continue;
+    auto Text = readFile(File);
+    if (!Text)
+      return Text.takeError();
+    auto H = Edits->applyTo(File, *Text);
+    if (!H)
+      return H.takeError();
+    W.Headers.push_back({File, *H});
+    CheckText += "\n// " + File + "\n" + *H;
+  }
   auto D = Edits->diff(patch::diskContents());
   if (!D)
     return D.takeError();
@@ -729,19 +783,51 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   W.Path = (S.JobRoot + "/tuned-" + sys::path::filename(S.Source)).str();
   if (Error E = writeFileAtomically(W.Path, W.Contents))
     return std::move(E);
+  // The tuned headers beside the tuned copy, where its quoted includes
+  // look first.
+  for (const auto &[File, Text] : W.Headers) {
+    SmallString<256> Abs(File);
+    sys::fs::make_absolute(Abs);
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    std::string Dir = directoryOf(S.Source) + "/";
+    if (!StringRef(Abs).starts_with(Dir))
+      return makeError("{0}: the write-back changes this header, which is outside the "
+                       "directory of {1}, and the tuned copy cannot be checked with it; "
+                       "nothing is written",
+                       File, S.Source);
+    std::string Copy = S.JobRoot + "/" + Abs.substr(Dir.size()).str();
+    if (auto EC = sys::fs::create_directories(sys::path::parent_path(Copy)))
+      return makeError("cannot create the directory of {0}: {1}", Copy, EC.message());
+    if (Error E = writeFileAtomically(Copy, Text))
+      return std::move(E);
+  }
+  // -i writes the changed project headers too; -o writes the file alone.
+  auto WriteOut = [&]() -> Error {
+    if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
+      return E;
+    for (const auto &[File, Text] : W.Headers) {
+      if (O.Output.K == OutputChoice::Kind::InPlace) {
+        if (Error E = writeFileAtomically(File, Text))
+          return E;
+      } else if (O.Output.K != OutputChoice::Kind::Diff && O.OnNote) {
+        O.OnNote(File + " changes too (--diff shows it, -i writes it); it is not written", true);
+      }
+    }
+    return Error::success();
+  };
   // This very text may have passed every check below on this GPU already
   // (the database records it): then it is not parsed, compiled or run
   // again, which is most of a run whose measurements all come from the
   // database.
-  auto Check = recordedCheck(R, W.Contents);
+  auto Check = recordedCheck(R, CheckText);
   if (!Check)
     return Check.takeError();
   if (Check->Prior) {
     if (Error E = usePriorCheck(R, *Check->Prior))
       return std::move(E);
-    if (CacheKey)
+    if (CacheKey && W.Headers.empty())
       storeWriteBack(*CacheKey, W, Bound->Notes);
-    if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
+    if (Error E = WriteOut())
       return std::move(E);
     return W;
   }
@@ -767,9 +853,9 @@ Expected<TunedSource> TuneSession::writeBack(TuneResult &R) {
   if (Check->Record)
     if (Error E = recordCheck(Check->Key, *Check->Record, R))
       return std::move(E);
-  if (CacheKey)
+  if (CacheKey && W.Headers.empty())
     storeWriteBack(*CacheKey, W, Bound->Notes);
-  if (Error E = O.Output.write(S.Source, W.Contents, /*Changed=*/true))
+  if (Error E = WriteOut())
     return std::move(E);
   return W;
 }

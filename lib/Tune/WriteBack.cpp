@@ -901,6 +901,10 @@ public:
 
   /// What the file offers, for the error about unbound names.
   std::string offers();
+  /// The file and the headers it includes with quotes (found beside the
+  /// file that includes them, recursively), and the files the index found
+  /// constants in: where a definition may be, and be written.
+  const std::vector<std::string> &projectFiles();
 
 private:
   Expected<WriteSite> siteAtLoc(StringRef Kind, const frontend::Location &Loc);
@@ -923,10 +927,6 @@ private:
   Expected<std::pair<Range, std::string>> component(size_t Launch, size_t Pos, unsigned Dim);
   Expected<std::optional<TunableBinding>> bindHinted(StringRef Name);
   Expected<std::optional<TunableBinding>> bindNamed(StringRef Name);
-  /// The file and the headers it includes with quotes (found beside the
-  /// file that includes them, recursively), and the files the index found
-  /// constants in: where a definition may be, and be written.
-  const std::vector<std::string> &projectFiles();
   /// Headers found in Opt.SystemDirs that those files include, and what
   /// these include in turn: definitions there are read, never written.
   const std::vector<std::string> &systemFiles();
@@ -2721,6 +2721,8 @@ Expected<BindResult> bindOnce(const FileIndex &Index, const KernelInfo *K,
   BindResult R;
   R.Bindings = std::move(Out);
   R.Notes = std::move(B.Notes);
+  const std::vector<std::string> &Project = B.projectFiles();
+  R.ProjectHeaders.assign(Project.begin() + 1, Project.end());
   return R;
 }
 } // namespace

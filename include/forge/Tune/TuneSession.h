@@ -81,6 +81,9 @@ struct TunedSource {
   std::string Contents;
   std::string Diff;
   std::string Path; ///< a copy in the job directory
+  /// Project headers the write-back changes (a chain of constants that
+  /// ends there): path and new contents; -i writes them in place too.
+  std::vector<std::pair<std::string, std::string>> Headers;
 };
 
 class TuneSession {
@@ -149,6 +152,9 @@ private:
   /// The source's index, parsed beside the sweep (TuneOptions::OnMeasureStart).
   std::once_flag IndexStarted;
   std::future<llvm::Expected<frontend::FileIndex>> PendingIndex;
+  /// Why the values cannot be written back, found before the sweep
+  /// measures anything when the output writes (-o, -i, --diff).
+  std::optional<std::string> BindFailure;
 };
 
 } // namespace forge::tune

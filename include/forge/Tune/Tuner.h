@@ -104,8 +104,9 @@ struct TuneOptions {
   std::function<void(const TuneProgress &)> OnProgress;
   /// Called once the run knows it will measure (some configuration is not
   /// in the database), before the first compile: work the write-back needs
-  /// anyway can start beside the sweep.
-  std::function<void()> OnMeasureStart;
+  /// anyway can start beside the sweep. An error stops the run before
+  /// anything is measured (the values could not be written back).
+  std::function<llvm::Error()> OnMeasureStart;
 };
 
 struct ConfigResult {
