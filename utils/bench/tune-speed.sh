@@ -20,6 +20,7 @@
 # --kernel-tuner DIR is its source tree; --pythonpath adds its pure-Python
 # dependencies (colon-separated). It runs with the CuPy backend, brute
 # force, in a new Python process with a fresh CUPY_CACHE_DIR (cold).
+# TUNE_SPEED_KEEP=1 keeps the run directories (printed) for a look after.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,7 +53,11 @@ fi
 arch=${arch:-sm_90}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tune-speed.XXXXXX")
-[ -n "${TUNE_SPEED_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+if [ -n "${TUNE_SPEED_KEEP:-}" ]; then
+  echo "tune-speed: runs kept in $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
 inputs=$here/inputs/tune-speed
 
 now() { date +%s.%N; }
