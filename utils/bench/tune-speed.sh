@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --to) arch=$2; shift 2 ;;
     --kernel-tuner) kt=$2; shift 2 ;;
     --pythonpath) pypath=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "tune-speed.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
