@@ -315,10 +315,14 @@ struct VecGroup {
 /// A row loop split over the lanes of a warp (or a block).
 struct Split {
   const an::Loop *L = nullptr;
-  const ForStmt *F = nullptr;
+  /// The loop: a for, or a while that its body's last statement steps.
+  const Stmt *F = nullptr;
   const VarDecl *IV = nullptr;
   bool IVDeclared = false; ///< declared in the for's init
   const Expr *Start = nullptr;
+  /// A while loop's start: the declaration or assignment right before it.
+  const Stmt *StartStmt = nullptr;
+  const Expr *Inc = nullptr; ///< the step (the for's increment, the while's last statement)
   const Expr *Bound = nullptr; ///< `k < N`: N; null when the test has another form
   int64_t Step = 1;
   const Stmt *Body = nullptr;
@@ -631,9 +635,11 @@ std::string CooperativeRowRule::checkSplit(
   const SourceManager &SM = Ctx.getSourceManager();
   const an::Loop &L = *S.L;
   std::string Where = "the row loop over '" + L.Var + "' at " + lineOf(L);
-  S.F = dyn_cast_or_null<ForStmt>(L.S);
-  if (!S.F)
-    return Where + " is not a for loop";
+  const auto *For = dyn_cast_or_null<ForStmt>(L.S);
+  const auto *While = dyn_cast_or_null<WhileStmt>(L.S);
+  S.F = L.S;
+  if (!For && !While)
+    return Where + " is not a for or while loop";
   if (L.HasSync)
     return Where + " synchronises the block";
   if (L.HasEarlyExit)
@@ -646,28 +652,86 @@ std::string CooperativeRowRule::checkSplit(
   S.IV = L.IV;
   if (!S.IV)
     return Where + " has no induction variable";
-  // The for's parts.
-  const Stmt *Init = S.F->getInit();
-  if (const auto *DS = dyn_cast_or_null<DeclStmt>(Init)) {
-    if (!DS->isSingleDecl() || DS->getSingleDecl() != S.IV || !S.IV->getInit())
-      return Where + " declares more than its induction variable";
-    S.IVDeclared = true;
-    S.Start = S.IV->getInit();
-  } else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Init);
-             A && A->getOpcode() == BO_Assign && lvalueRoot(A->getLHS()) == S.IV &&
-             isa<DeclRefExpr>(A->getLHS()->IgnoreParenImpCasts())) {
-    S.Start = A->getRHS();
+  const Expr *Cond = nullptr;
+  if (For) {
+    // The for's parts.
+    const Stmt *Init = For->getInit();
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(Init)) {
+      if (!DS->isSingleDecl() || DS->getSingleDecl() != S.IV || !S.IV->getInit())
+        return Where + " declares more than its induction variable";
+      S.IVDeclared = true;
+      S.Start = S.IV->getInit();
+    } else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Init);
+               A && A->getOpcode() == BO_Assign && lvalueRoot(A->getLHS()) == S.IV &&
+               isa<DeclRefExpr>(A->getLHS()->IgnoreParenImpCasts())) {
+      S.Start = A->getRHS();
+      // Its value after the loop would differ between lanes.
+      for (const DeclRefExpr *R : referencesTo(S.IV, In.Kernel.getBody()))
+        if (!isInside(R, S.F, Ctx))
+          return Where + ": '" + L.Var + "' is used outside the loop (line " +
+                 std::to_string(SM.getPresumedLineNumber(R->getBeginLoc())) + ")";
+    } else {
+      return Where + " does not start its induction variable in the for's init";
+    }
+    Cond = For->getCond();
+    S.Inc = For->getInc();
+    S.Body = For->getBody();
+    if (isModified(S.IV, S.Body))
+      return Where + " assigns '" + L.Var + "' in its body";
+  } else {
+    // `k = start; while (k < n) { ...; k++; }`: the statement right before
+    // the loop starts its variable and the body's last statement steps it.
+    const auto *Parent = dyn_cast_or_null<CompoundStmt>(parentStmt(While, Ctx));
+    const Stmt *Prev = nullptr;
+    if (Parent)
+      for (const Stmt *X : Parent->body()) {
+        if (X == While)
+          break;
+        Prev = X;
+      }
+    const auto *DS = dyn_cast_or_null<DeclStmt>(Prev);
+    const auto *A = dyn_cast_or_null<BinaryOperator>(Prev);
+    if (DS && DS->isSingleDecl() && DS->getSingleDecl() == S.IV && S.IV->getInit())
+      S.Start = S.IV->getInit();
+    else if (A && A->getOpcode() == BO_Assign && lvalueRoot(A->getLHS()) == S.IV &&
+             isa<DeclRefExpr>(A->getLHS()->IgnoreParenImpCasts()))
+      S.Start = A->getRHS();
+    else
+      return Where + " is a while loop, and the statement right before it does not start '" +
+             L.Var + "'";
+    S.StartStmt = Prev;
     // Its value after the loop would differ between lanes.
     for (const DeclRefExpr *R : referencesTo(S.IV, In.Kernel.getBody()))
-      if (!isInside(R, S.F, Ctx))
+      if (!isInside(R, While, Ctx) && !isInside(R, Prev, Ctx))
         return Where + ": '" + L.Var + "' is used outside the loop (line " +
                std::to_string(SM.getPresumedLineNumber(R->getBeginLoc())) + ")";
-  } else {
-    return Where + " does not start its induction variable in the for's init";
+    const auto *Body = dyn_cast<CompoundStmt>(While->getBody());
+    S.Inc = Body && !Body->body_empty() ? dyn_cast<Expr>(Body->body_back()) : nullptr;
+    if (!S.Inc)
+      return Where + " is a while loop whose body does not end by stepping '" + L.Var + "'";
+    for (const Stmt *X : Body->body())
+      if (X != Body->body_back() && isModified(S.IV, X))
+        return Where + " assigns '" + L.Var + "' in its body before the step at its end";
+    struct Cont : RecursiveASTVisitor<Cont> {
+      bool Found = false;
+      bool TraverseForStmt(ForStmt *) { return true; }
+      bool TraverseWhileStmt(WhileStmt *) { return true; }
+      bool TraverseDoStmt(DoStmt *) { return true; }
+      bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
+      bool VisitContinueStmt(ContinueStmt *) {
+        Found = true;
+        return true;
+      }
+    } CW;
+    CW.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    if (CW.Found)
+      return Where + " is a while loop with 'continue', which skips the step at the end of its "
+                     "body";
+    Cond = While->getCond();
+    S.Body = Body;
   }
   if (S.Start->HasSideEffects(Ctx))
     return Where + ": the loop's start has side effects";
-  const Expr *Cond = S.F->getCond();
   const auto *C = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()) : nullptr;
   if (!C || !C->isRelationalOp())
     return Where + " runs while '" + L.CondText +
@@ -687,7 +751,7 @@ std::string CooperativeRowRule::checkSplit(
     return Where + ": the loop's test has side effects";
   if (Op == BO_LT)
     S.Bound = IVLeft ? C->getRHS() : C->getLHS();
-  const Expr *Inc = S.F->getInc();
+  const Expr *Inc = S.Inc;
   bool PlainInc = false;
   if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
     PlainInc = U->isIncrementDecrementOp() && lvalueRoot(U->getSubExpr()) == S.IV;
@@ -700,9 +764,6 @@ std::string CooperativeRowRule::checkSplit(
   if (!PlainInc)
     return Where + ": its increment '" + textOf(Inc, Ctx) + "' is not a plain step of '" + L.Var +
            "'";
-  S.Body = S.F->getBody();
-  if (isModified(S.IV, S.Body))
-    return Where + " assigns '" + L.Var + "' in its body";
 
   // What the body changes: locals declared in it, reductions over this
   // loop, and memory at one element per iteration.
@@ -711,7 +772,7 @@ std::string CooperativeRowRule::checkSplit(
     if (!declaredIn(V, S.Body, SM))
       return Where + " takes the address of '" + V->getNameAsString() + "'";
   for (const auto &[V, E] : W.Vars) {
-    if (declaredIn(V, S.Body, SM))
+    if (declaredIn(V, S.Body, SM) || V == S.IV) // a while's step is its own
       continue;
     const an::Reduction *R = M.reductionOf(V);
     bool Over = R && R->Kind == an::ReductionKind::LoopCarried && is_contained(R->Loops, L.Id);
@@ -1203,8 +1264,10 @@ private:
   }
   std::string indentAt(unsigned Offset) { return lineIndent(In.Source, Offset).str(); }
 
+  /// The loop's text with its start and step split over the lanes; a
+  /// while loop's start, outside [Begin, End), goes to Outside.
   Expected<std::string> splitLoop(const Split &S, unsigned Begin, unsigned End,
-                                  const std::string &Ind);
+                                  const std::string &Ind, std::vector<Piece> &Outside);
   std::string combine(const Combine &C, const std::string &Ind);
   std::string combineText(const AccInfo &A, const std::string &Other);
 };
@@ -1288,7 +1351,7 @@ std::string Emitter::combine(const Combine &C, const std::string &Ind) {
 }
 
 Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigned End,
-                                         const std::string &Ind) {
+                                         const std::string &Ind, std::vector<Piece> &Outside) {
   std::string K = S.IV->getNameAsString();
   std::string Lane = V.Lane, Lanes = V.Lanes;
   auto Mul = [&](const std::string &A, int64_t C) {
@@ -1297,7 +1360,7 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
   // The scalar loop over lane, lane + lanes, ...
   std::vector<Piece> Head;
   auto SR = range(S.Start);
-  auto IR = range(S.F->getInc());
+  auto IR = range(S.Inc);
   if (!SR || !IR)
     return createStringError("the row loop's header is written inside a macro");
   auto StartText = exprText(S.Start);
@@ -1320,6 +1383,11 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
     else {
       X.push_back({SR->first, SR->first, "("});
       X.push_back({SR->second, SR->second, ")" + Sign + LaneOff});
+    }
+    // A while loop's start is in the statement before it: its own piece.
+    if (S.StartStmt) {
+      Outside.insert(Outside.end(), X.begin(), X.end());
+      X.clear();
     }
     X.push_back({IR->first, IR->second, IncText});
     return text(Begin, End, X);
@@ -1515,9 +1583,11 @@ Expected<std::string> Emitter::body() {
     if (!R)
       return createStringError("the row loop at line %u is written inside a macro", S.L->Loc.Line);
     std::string LInd = indentAt(R->first);
-    auto T = splitLoop(S, R->first, R->second, LInd);
+    std::vector<Piece> Outside;
+    auto T = splitLoop(S, R->first, R->second, LInd, Outside);
     if (!T)
       return T.takeError();
+    Main.insert(Main.end(), Outside.begin(), Outside.end());
     std::string Text = *T;
     bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(S.F, Ctx));
     if (!Compound)

@@ -6,7 +6,8 @@
 // original body. Row lengths that are not multiples of 4 (so only some rows
 // are 16-byte aligned) or shorter than a warp, and pointers offset by one
 // element (no row aligned); float sums within rounding, max and the scaling
-// exactly. Seven kernels: a float matrix-vector product, a double one with
+// exactly. Eight kernels: a float matrix-vector product (and one walked by a
+// while loop), a double one with
 // a bias and size_t indices, a row max through a row pointer, a 3-pass
 // softmax, an in-place 2-pass row scaling, a CSR sparse matrix-vector
 // product (empty and long rows) and a layer normalisation. With --bench:
@@ -34,12 +35,18 @@
 // RUN: forge-port propose %S/../Inputs/rules/row_layernorm.cu --kernel row_layernorm --block 256 --rules=cooperative-row --format=json > %t.d/row_layernorm.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_layernorm.json 0 %S/../Inputs/rules/row_layernorm.cu > %t.d/row_layernorm.v1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_layernorm.json 1 %S/../Inputs/rules/row_layernorm.cu > %t.d/row_layernorm.v2.cu
+// RUN: forge-port propose %S/../Inputs/rules/row_matvec_while.cu --kernel row_matvec_while --block 256 --rules=cooperative-row --format=json > %t.d/row_matvec_while.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_matvec_while.json 0 %S/../Inputs/rules/row_matvec_while.cu > %t.d/row_matvec_while.v1.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_matvec_while.json 1 %S/../Inputs/rules/row_matvec_while.cu > %t.d/row_matvec_while.v2.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: matvec n=1027 block=256, warp per row: ok
 // CHECK: matvec n=1027 block=256, block per row: ok
 // CHECK: matvec n=1024 A+1 block=128, warp per row: ok
 // CHECK: matvec n=3 block=100, warp per row: ok
+// CHECK: matvec while n=1027 block=256, warp per row: ok
+// CHECK: matvec while n=1027 block=256, block per row: ok
+// CHECK: matvec while n=3 block=100, warp per row: ok
 // CHECK: matvec f64 n=1027 block=256, warp per row: ok
 // CHECK: row max n=1027 block=256, warp per row: ok max_abs_err 0 rel_l2 0
 // CHECK: softmax n=1027 block=256, warp per row: ok
@@ -53,6 +60,7 @@
 
 namespace orig {
 #include "row_matvec.cu"
+#include "row_matvec_while.cu"
 #include "row_matvec_f64.cu"
 #include "row_max.cu"
 #include "row_softmax.cu"
@@ -62,6 +70,7 @@ namespace orig {
 } // namespace orig
 namespace v1 {
 #include "row_matvec.v1.cu"
+#include "row_matvec_while.v1.cu"
 #include "row_matvec_f64.v1.cu"
 #include "row_max.v1.cu"
 #include "row_softmax.v1.cu"
@@ -71,6 +80,7 @@ namespace v1 {
 } // namespace v1
 namespace v2 {
 #include "row_matvec.v2.cu"
+#include "row_matvec_while.v2.cu"
 #include "row_matvec_f64.v2.cu"
 #include "row_max.v2.cu"
 #include "row_softmax.v2.cu"
@@ -141,6 +151,25 @@ int main(int argc, char **argv) {
       ok &= checkAll(
           what, m, dy, m, orig::row_matvec, v1::row_matvec, v2::row_matvec,
           [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(A, x, dy, m, C.n); }, none, 1e-4,
+          1e-5);
+      CK(cudaFree(dA));
+      CK(cudaFree(dx));
+      CK(cudaFree(dy));
+    }
+  }
+  // The same product walked by a while loop.
+  {
+    const int m = 1001;
+    for (int n : {1027, 1024, 3}) {
+      auto hA = check::random<float>(size_t(m) * n, 40 + n);
+      auto hx = check::random<float>(n, 41 + n);
+      float *dA = check::upload(hA), *dx = check::upload(hx), *dy;
+      CK(cudaMalloc(&dy, m * sizeof(float)));
+      char what[128];
+      std::snprintf(what, sizeof what, "matvec while n=%d", n);
+      ok &= checkAll(
+          what, m, dy, m, orig::row_matvec_while, v1::row_matvec_while, v2::row_matvec_while,
+          [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(dA, dx, dy, m, n); }, none, 1e-4,
           1e-5);
       CK(cudaFree(dA));
       CK(cudaFree(dx));

@@ -9,7 +9,7 @@
 // RUN: not forge-port propose %s --kernel scale --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=ELEM
 // RUN: not forge-port propose %s --kernel staged --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=SHARED
 // RUN: not forge-port propose %s --kernel short_rows --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=SHORT
-// RUN: not forge-port propose %s --kernel while_row --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=WHILE
+// RUN: forge-port propose %s --kernel while_row --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=WHILE
 // RUN: not forge-port propose %s --kernel row_sum --block 100 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not forge-port propose %s --kernel reread --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=REREAD
 // RUN: not forge-port propose %s --kernel debug --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=PRINTF
@@ -138,7 +138,13 @@ __global__ void while_row(const float *A, float *y, int m, int n) {
     y[row] = s;
   }
 }
-// WHILE: not applicable: the row loop over 'k' at line {{[0-9]+}} is not a for loop
+// A while loop counted by the statement before it and the step at its end
+// is a row loop too (test/passes/cooperative-row/while.cu).
+// WHILE: expert:cooperative-row: one warp per row
+// WHILE: int k = lane;
+// WHILE: while (k < n) {
+// WHILE-NEXT: s += A[row * n + k];
+// WHILE-NEXT: k += 32;
 
 __global__ void row_sum(const float *in, float *out, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
