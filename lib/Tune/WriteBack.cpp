@@ -1768,9 +1768,8 @@ Expected<Binder::Chain> Binder::chainFrom(std::vector<Link> Start, StringRef Fil
         return C;
       }
       const Link &P = C.Links.back();
-      C.Why = formatv("`{0}` ({1}) is defined as `{2}`, which is not a macro, constant, "
-                      "enumerator or local variable that the file or its project headers "
-                      "define",
+      C.Why = formatv("`{0}` ({1}) is defined as `{2}`, and neither the file nor its "
+                      "project headers define `{2}` as an integer literal or another name",
                       P.D.Id, whereOf(P), Cur)
                   .str();
       C.FixIt = FixAt(P.File, P.D.Lit, P.D.LitLen, Value(P));

@@ -711,6 +711,48 @@ void run(float *x) {
   EXPECT_EQ(W->Bindings[0].Sites[0].Kind, "template-arg");
 }
 
+TEST(WriteBackChain, ALinkThatCannotBeFollowedIsNamed) {
+  struct Row {
+    const char *Name;
+    std::string Defs, Block;
+    std::string Want;
+  };
+  std::vector<Row> Rows = {
+      // BASE is an expression: the chain stops at B, and the fix-it gives B
+      // the spec's default.
+      {"expression",
+       "constexpr int BASE = 2 * 128;\nconstexpr int B = BASE;\n#define BLOCK_SIZE 256\n", "B",
+       "main.cu:6) is defined as `BASE`, and neither the file nor its project headers define "
+       "`BASE` as an integer literal or another name; fix-it: replace 'BASE' in line 6 by "
+       "'256'"},
+      // A local link that the host changes at run time.
+      {"assigned", "#define BLOCK_SIZE 256\n", "t",
+       "cannot write BLOCK, the block x of this launch of k: `t` is assigned at line 9, so its "
+       "value is not known before the run"},
+      // Two definitions of one macro.
+      {"twice",
+       "#ifdef WIDE\n#define BLOCK_SIZE 512\n#else\n#define BLOCK_SIZE 256\n#endif\n"
+       "constexpr int B = BLOCK_SIZE;\n",
+       "B", "macro BLOCK_SIZE is defined 2 times"},
+  };
+  for (const Row &R : Rows) {
+    SCOPED_TRACE(R.Name);
+    auto T = parseTree({{"main.cu", std::string(ChainKernel) + R.Defs + R"(
+void run(float *x, int n) {
+  int t = BLOCK_SIZE;
+  if (n > 4) t = 128;
+  k<1, 1, 1, 1><<<1, )" + R.Block + R"(>>>(x);
+}
+)"}});
+    BindOptions Opt;
+    Opt.BlockDims = {{"BLOCK", {0}}};
+    Opt.Defaults = {{"BLOCK", 256}};
+    auto B = bindTunables(T->Index, "k", {"BLOCK"}, Opt, patch::diskContents());
+    std::string E = errorOf(B.takeError());
+    EXPECT_NE(E.find(R.Want), std::string::npos) << E;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
