@@ -3348,6 +3348,17 @@ forge::tune::sourceVariants(frontend::FileIndex Index, llvm::StringRef Kernel,
     return makeError("{0} set(s) no template argument, launch dimension or scalar of the spec, "
                      "so each configuration needs its own copy of the source, but: {1}",
                      llvm::join(Names, ", "), llvm::toString(Bindings.takeError()));
+  // Each configuration is a copy of the file alone: a value another file
+  // holds (a chain of constants into a project header) would not vary.
+  for (const TunableBinding &B : *Bindings)
+    for (const WriteSite &S : B.Sites)
+      for (llvm::StringRef File : {llvm::StringRef(S.File), llvm::StringRef(S.RenameFile)})
+        if (!File.empty() && !sameFile(File, Index.File))
+          return makeError("{0}:{1}: {2} is written in {0}, not in {3}; each configuration "
+                           "is a copy of {3} alone, so its value would not change. Define it "
+                           "in {3}, or tune it through the spec's template arguments or launch "
+                           "dimensions",
+                           File, S.Line, B.Name, Index.File);
   if (auto EC = llvm::sys::fs::create_directories(Dir))
     return makeError("cannot create {0}: {1}", Dir, EC.message());
   std::string Name = llvm::sys::path::filename(Index.File).str();

@@ -694,6 +694,13 @@ void run(float *x) {
   EXPECT_NE(llvm::join(B->Notes, "\n").find("the project header " + T->path("cfg.h") +
                                             " changes"),
             std::string::npos);
+  // A copy of main.cu per configuration cannot vary a value cfg.h holds.
+  auto SV = sourceVariants(T->Index, "k", {"BT"}, T->read("main.cu"), T->path("variants"));
+  std::string SVMsg = errorOf(SV.takeError());
+  EXPECT_NE(SVMsg.find("cfg.h:2: BT is written in " + T->path("cfg.h") + ", not in " + T->Main +
+                       "; each configuration is a copy of " + T->Main + " alone"),
+            std::string::npos)
+      << SVMsg;
   // SYS_ITEMS is the toolkit's (a system header): not written; the fix-it
   // gives I its value in the user's file.
   auto E = bindTunables(T->Index, "k", {"IT"}, Opt, patch::diskContents());
