@@ -16,6 +16,10 @@
 ///       - an object-like macro `#define NAME <integer>`: its definition;
 ///       - a constexpr / const integer variable NAME (qualified or not):
 ///         its initializer literal;
+///       - a macro or constant defined as another name (a chain: `constexpr
+///         int B = BLOCK_SIZE;`): the literal at the chain's end, in the
+///         file or a header it includes with quotes (see bindTunables with
+///         BindOptions);
 ///       - the block size of the launch ("BLOCK", "BLOCK_SIZE", "THREADS",
 ///         any case): the literal block argument of each launch (plain or
 ///         dim3(N) / dim3(N, 1, 1)), or the macro / constant that argument
