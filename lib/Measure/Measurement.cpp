@@ -618,6 +618,9 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
 
   if (Req.BuildOnly)
     return Rep;
+  if (Req.BeforeRun)
+    if (llvm::Error E = Req.BeforeRun())
+      return std::move(E);
   if (Req.OnPhase)
     Req.OnPhase("run");
   ResultCount Count;

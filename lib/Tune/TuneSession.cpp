@@ -293,36 +293,41 @@ Expected<TuneResult> TuneSession::tune() {
   // A sweep that compiles leaves the write-back's parse of the source to a
   // thread beside it (a CUB-heavy file takes seconds to parse); a run that
   // measures nothing parses only if it must.
+  // When the values are to be written, whether they can be is known before
+  // anything runs, from the parse the write-back uses anyway: the parse and
+  // the binding run on a thread beside the sweep's compiles, and the first
+  // worker run waits for them (a launch that cannot be written measures
+  // nothing, and the check costs no time of its own).
   O.Sweep.OnMeasureStart = [this]() -> Error {
     std::call_once(IndexStarted, [this] {
-      if (!O.Output.writes()) {
-        PendingIndex = std::async(std::launch::async, [this] {
-          return index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
-        });
-        return;
-      }
-      // The values are to be written: whether they can be is known before
-      // anything is measured, from the parse the write-back uses anyway.
-      std::promise<Expected<frontend::FileIndex>> Ready;
-      PendingIndex = Ready.get_future();
-      auto Index = index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
-      if (Index && !Index->Errors) {
-        std::vector<std::string> Names;
-        for (const measure::Tunable &T : O.Sweep.Spec->Tunables)
-          Names.push_back(T.Name);
-        auto Bound = bindTunables(*Index, O.Sweep.Spec->Kernel, Names, sessionBindOptions(O));
-        if (!Bound)
-          BindFailure = toString(Bound.takeError());
-      }
-      Ready.set_value(std::move(Index));
-      if (BindFailure && O.OnNote)
+      PendingIndex = std::async(std::launch::async, [this] {
+        auto Index = index(O.Sweep.Source, *O.Sweep.Targets.front(), O.ExtraArgs);
+        if (O.Output.writes() && Index && !Index->Errors) {
+          std::vector<std::string> Names;
+          for (const measure::Tunable &T : O.Sweep.Spec->Tunables)
+            Names.push_back(T.Name);
+          auto Bound = bindTunables(*Index, O.Sweep.Spec->Kernel, Names, sessionBindOptions(O));
+          if (!Bound)
+            BindFailure = toString(Bound.takeError());
+        }
+        return Index;
+      });
+    });
+    return Error::success();
+  };
+  O.Sweep.BeforeFirstRun = [this]() -> Error {
+    if (!PendingIndex.valid())
+      return Error::success();
+    PendingIndex.wait();
+    if (!BindFailure)
+      return Error::success();
+    std::call_once(BindNoted, [this] {
+      if (O.OnNote)
         O.OnNote("the tuned values could not be written back, so nothing is measured (without "
                  "-o, -i or --diff the sweep runs and only reports)",
                  /*Caveat=*/false);
     });
-    if (BindFailure)
-      return makeError("{0}", *BindFailure);
-    return Error::success();
+    return makeError("{0}", *BindFailure);
   };
   if (!O.Cluster.empty()) {
     auto R = tuneOnCluster();

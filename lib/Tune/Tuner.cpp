@@ -116,9 +116,21 @@ public:
 
   std::function<void(size_t)> AfterChunk;
 
+  /// TuneOptions::BeforeFirstRun; after a refusal every later job stops
+  /// here too.
+  llvm::Error beforeRun() {
+    if (!Aborted && O.BeforeFirstRun)
+      if (llvm::Error E = O.BeforeFirstRun())
+        Aborted = llvm::toString(std::move(E));
+    if (Aborted)
+      return makeError("{0}", *Aborted);
+    return llvm::Error::success();
+  }
+  std::optional<std::string> Aborted;
+
   std::vector<Evaluation> measureChunk(const std::vector<Config> &Batch) {
     std::vector<Evaluation> Out(Batch.size());
-    if (O.Interrupted && *O.Interrupted) {
+    if (Aborted || (O.Interrupted && *O.Interrupted)) {
       for (Evaluation &E : Out)
         E.Status = CandidateStatus::Interrupted;
       return Out;
@@ -159,6 +171,7 @@ public:
     Req.WorkerPath = O.WorkerPath;
     Req.Exec = O.Exec;
     Req.Interrupted = O.Interrupted;
+    Req.BeforeRun = [&]() -> llvm::Error { return beforeRun(); };
     Req.OnStatus = [&](llvm::StringRef S) {
       if (!O.OnProgress)
         return;
@@ -247,6 +260,10 @@ public:
     }
     if (PlannedIndex.empty())
       return Out;
+    if (llvm::Error E = beforeRun()) {
+      jobFailed(std::move(E), PlannedIndex, Out);
+      return Out;
+    }
     Req.Command = O.Program.Command;
     Req.Runs = std::max(1u, O.Program.Runs);
     Req.Target = O.GpuTarget;
@@ -673,6 +690,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     // Every batch is saved to the database as soon as it is measured, so an
     // interrupted run loses nothing and the next one continues from there.
     M.AfterChunk = [&](size_t) {
+      if (M.Aborted)
+        return;
       if (auto Err = SaveDb(/*Final=*/false))
         llvm::consumeError(std::move(Err));
       // The recorded costs replace the live medians the results showed.
@@ -701,6 +720,8 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       }
     }
     (*Strat)->run(Run, O.Seed);
+    if (M.Aborted)
+      return makeError("{0}", *M.Aborted);
     if (!M.FirstError.empty() && M.Fresh.empty() && R.Reused == 0)
       return makeError("measuring failed: {0}", M.FirstError);
     if (auto Err = SaveDb(/*Final=*/true))

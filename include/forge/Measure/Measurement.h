@@ -60,6 +60,10 @@ struct MeasureRequest {
   std::function<void(const CandidateResult &, size_t, size_t)> OnResult;
   /// Called before the compiles and before the worker starts.
   std::function<void(llvm::StringRef Phase)> OnPhase;
+  /// Called after the compiles, before the worker runs; an error is the
+  /// job's, and nothing runs (the tuner waits here for a check it ran
+  /// beside the compiles).
+  std::function<llvm::Error()> BeforeRun;
 };
 
 struct CandidateOutcome {

@@ -155,6 +155,7 @@ private:
   /// Why the values cannot be written back, found before the sweep
   /// measures anything when the output writes (-o, -i, --diff).
   std::optional<std::string> BindFailure;
+  std::once_flag BindNoted;
 };
 
 } // namespace forge::tune

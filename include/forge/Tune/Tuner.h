@@ -107,6 +107,10 @@ struct TuneOptions {
   /// anyway can start beside the sweep. An error stops the run before
   /// anything is measured (the values could not be written back).
   std::function<llvm::Error()> OnMeasureStart;
+  /// Called after a job's compiles and before anything of it runs: an error
+  /// ends the run with it, nothing measured and nothing saved (the
+  /// write-back's binding, checked beside the compiles).
+  std::function<llvm::Error()> BeforeFirstRun;
 };
 
 struct ConfigResult {
