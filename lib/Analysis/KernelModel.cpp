@@ -234,6 +234,7 @@ Expected<KernelModel> analyzeKernel(ASTContext &Ctx, const FunctionDecl &Kernel,
   auto Engine = std::make_shared<KernelAnalyzer>(Ctx, Kernel, Opts, M.Table);
   Engine->run(M);
   M.Engine = std::move(Engine);
+  M.Shape = inferProblemShape(M);
   return M;
 }
 

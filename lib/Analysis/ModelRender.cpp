@@ -176,7 +176,35 @@ std::string renderText(const KernelModel &M) {
     for (const Note &N : M.Notes)
       Out += "    " + where(M, {N.Loc.Line, N.Loc.Column, N.Loc.Line}) + ": " + N.Text + "\n";
   }
+  Out += renderShape(M);
   return Out;
+}
+
+std::string renderShape(const KernelModel &M) {
+  const ProblemShape &S = M.Shape;
+  std::string Out;
+  static const char Dim[3] = {'x', 'y', 'z'};
+  for (int D = 0; D < 3; ++D) {
+    if (!S.Threads[D])
+      continue;
+    const ThreadExtent &X = *S.Threads[D];
+    std::string N = M.render(X.Limit);
+    if (X.Scale != IndexForm::constant(1))
+      N = "ceil_div(" + N + ", " + M.render(X.Scale) + ")";
+    Out += "    grid." + std::string(1, Dim[D]) + ": " + N + (X.PerBlock ? " blocks" : " threads") +
+           (X.GridStride ? " (a grid-stride loop: any grid is correct)" : "") + ", from '" +
+           X.From + "' (line " + std::to_string(X.Line) + ")\n";
+  }
+  for (const BufferExtent &E : S.Buffers) {
+    if (E.Count)
+      Out += "    " + E.Buffer + ": " + M.render(*E.Count) + " elements" +
+             (E.Rounded ? " (rounded up)" : "") + ", from '" + E.From + "' (line " +
+             std::to_string(E.Line) + ")" + (E.WrittenInPart ? "; written in part" : "") +
+             (E.MayReadBefore ? "; may be read below its first element" : "") + "\n";
+    else
+      Out += "    " + E.Buffer + ": not bounded: " + E.Why + "\n";
+  }
+  return Out.empty() ? "" : "  problem:\n" + Out;
 }
 
 Json toJson(const KernelModel &M) {
@@ -363,6 +391,31 @@ Json toJson(const KernelModel &M) {
   for (const Note &N : M.Notes)
     Notes.push_back({{"line", N.Loc.Line}, {"text", N.Text}});
   K["notes"] = Notes;
+
+  Json Problem = Json::object(), Buffers = Json::array(), Grid = Json::object();
+  for (const BufferExtent &E : M.Shape.Buffers) {
+    Json B = {{"buffer", E.Buffer}, {"param", E.ParamIndex}};
+    if (E.Count) {
+      B["count"] = M.render(*E.Count);
+      B["from"] = E.From;
+      B["line"] = E.Line;
+      B["rounded"] = E.Rounded;
+      B["written_in_part"] = E.WrittenInPart;
+      B["may_read_before"] = E.MayReadBefore;
+    } else {
+      B["why"] = E.Why;
+    }
+    Buffers.push_back(B);
+  }
+  static const char *Dims[3] = {"x", "y", "z"};
+  for (int D = 0; D < 3; ++D)
+    if (const auto &X = M.Shape.Threads[D])
+      Grid[Dims[D]] = {{"limit", M.render(X->Limit)}, {"scale", M.render(X->Scale)},
+                       {"per_block", X->PerBlock}, {"grid_stride", X->GridStride},
+                       {"from", X->From}, {"line", X->Line}};
+  Problem["buffers"] = Buffers;
+  Problem["grid"] = Grid;
+  K["problem"] = Problem;
   return K;
 }
 

@@ -98,7 +98,7 @@ class ShapeWriter {
 public:
   ShapeWriter(analysis::KernelModel *M, int64_t ProblemSize) : M(M), Problem(ProblemSize) {
     if (M)
-      Shape = analysis::inferProblemShape(*M);
+      Shape = M->Shape;
   }
 
   /// The grid dimensions the kernel's guards bound (0 when none).

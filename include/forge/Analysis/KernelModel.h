@@ -33,6 +33,7 @@
 #include "forge/Analysis/IndexForm.h"
 #include "forge/Analysis/Loops.h"
 #include "forge/Analysis/Patterns.h"
+#include "forge/Analysis/ProblemShape.h"
 #include "forge/Analysis/SourceSpan.h"
 #include "forge/Analysis/Uniformity.h"
 #include "llvm/Support/Error.h"
@@ -87,6 +88,9 @@ public:
   std::vector<Reduction> Reductions;
   std::vector<Pattern> Patterns;
   std::vector<Note> Notes;
+  /// How big the problem is: each buffer's reach and the threads the grid
+  /// needs, over the parameters (ProblemShape.h).
+  ProblemShape Shape;
 
   /// The atoms the forms of this model are written in.
   const AtomTable &atoms() const { return *Table; }

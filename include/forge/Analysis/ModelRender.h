@@ -18,12 +18,16 @@
 namespace forge::analysis {
 
 /// One kernel: a header line, then loops, accesses, footprints,
-/// "recognised:" and "notes:" sections.
+/// "recognised:", "notes:" and "problem:" sections.
 std::string renderText(const KernelModel &M);
 
 /// One kernel as a JSON object (name, location, loops, accesses,
 /// footprints, reductions, patterns, notes).
 Json toJson(const KernelModel &M);
+
+/// The "problem:" section: the threads each grid dimension needs and each
+/// buffer's reach (ProblemShape.h); empty when nothing is known.
+std::string renderShape(const KernelModel &M);
 
 /// One line for an access ("load in[i] (float): coalesced; ...").
 std::string describeAccess(const KernelModel &M, const Access &A);

@@ -26,3 +26,13 @@ __global__ void matvec(const float *A, const float *x, float *y, int rows, int c
 // CHECK-NEXT: "block": "BLOCK",
 // CHECK:      "notes": [
 // CHECK:        "grid.x covers rows threads, from 'row < rows' (line 7)",
+// The same shape in the kernel model: `forge-port analyze` prints it.
+// RUN: forge-port analyze %s --kernel matvec -- %cuda_mock_flags | FileCheck %s --check-prefix=MODEL
+// RUN: forge-port analyze %s --kernel matvec --format=json -- %cuda_mock_flags | FileCheck %s --check-prefix=JSON
+// MODEL:      problem:
+// MODEL-NEXT:   grid.x: rows threads, from 'row < rows' (line 7)
+// MODEL-NEXT:   A: cols * rows elements, from 'A[row * cols + c]' (line 10)
+// MODEL-NEXT:   x: cols elements, from 'x[c]' (line 10)
+// MODEL-NEXT:   y: rows elements, from 'y[row]' (line 11)
+// JSON:      "problem": {
+// JSON:        "count": "cols * rows",
