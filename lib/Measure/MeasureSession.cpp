@@ -94,6 +94,7 @@ Expected<MeasureSessionResult> MeasureSession::runProgram(const build::NvccDrive
   Req.JobDir = *Dir;
   Req.TimeoutSeconds = unsigned(std::max(1.0, O.ProgramTimeoutS));
   Req.IgnoreLines = O.IgnoreOutput;
+  Req.CheckCommand = O.CheckCommand;
   Req.OnRun = O.OnRun;
   auto Vs = runProgramMode(Driver, Req);
   if (!Vs)

@@ -283,7 +283,33 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
                          Cmd, T->Error.empty() ? "CUPTI did not start"
                                                : T->Error);
       PR.Timing = std::move(*T);
-      auto Cmp = comparableOutput(PR.Stdout, Req.IgnoreLines);
+      // What is compared: the program's output, or the check command's.
+      std::string Compared = PR.Stdout;
+      if (!Req.CheckCommand.empty()) {
+        std::string Check = Req.CheckCommand;
+        for (size_t P; Build && (P = Check.find("{exe}")) != std::string::npos;)
+          Check.replace(P, 5, V.Executable);
+        SubprocessOptions CO;
+        CO.TimeoutSeconds = Req.TimeoutSeconds;
+        CO.ScrubSecrets = true;
+        auto C = runProgram("/bin/sh", {"sh", "-c", Check}, CO);
+        if (!C)
+          return C.takeError();
+        if (!C->ok()) {
+          ProgramRun CR;
+          CR.ExitCode = C->ExitCode;
+          CR.TimedOut = C->TimedOut;
+          CR.Crashed = C->Crashed;
+          CR.Stderr = C->Stderr;
+          CR.Signal = C->ErrorMessage;
+          V.Status = ProgramStatus::OutputDiffers;
+          V.Detail = "the check '" + Check + "' failed: " + describeRunFailure(CR);
+          V.Runs.push_back(std::move(PR));
+          break;
+        }
+        Compared = C->Stdout;
+      }
+      auto Cmp = comparableOutput(Compared, Req.IgnoreLines);
       if (!Cmp)
         return Cmp.takeError();
       if (I == 0 && Run == 1) {
@@ -292,12 +318,16 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
         V.Status = ProgramStatus::OutputDiffers;
         V.Detail = I == 0 ? "the original's output changes from run to run; "
                             "use --ignore-output for lines that may differ"
-                          : "its output differs from the original's";
+                          : Req.CheckCommand.empty() ? "its output differs from the original's"
+                                     : "the check's output differs from the original's";
       }
       V.Runs.push_back(std::move(PR));
     }
     if (I == 0 && V.Status == ProgramStatus::Failed)
       return makeError("the original program failed: {0}", V.Detail);
+    if (I == 0 && V.Status == ProgramStatus::OutputDiffers &&
+        llvm::StringRef(V.Detail).starts_with("the check '"))
+      return makeError("on the original program, {0}", V.Detail);
     V.Kernels = summarizeRuns(V.Runs);
     for (const ProgramRun &PR : V.Runs)
       V.LeftRunning = std::max(V.LeftRunning, PR.Timing.Incomplete);

@@ -533,6 +533,8 @@ std::string TuneSession::checkIdentity(const TuneResult &R, StringRef Tuned) con
     H.add(T.Target->Name);
   H.add("flags").addAll(O.ExtraArgs);
   H.add("program").add(O.Sweep.Program.Command).addAll(O.Sweep.Program.IgnoreLines);
+  if (!O.Sweep.Program.CheckCommand.empty())
+    H.add("check").add(O.Sweep.Program.CheckCommand);
   H.add(toJson(*O.Sweep.Spec).dump());
   H.add(O.LaunchFile).add(std::to_string(O.LaunchLine));
   return H.hex();

@@ -272,6 +272,7 @@ public:
     Req.JobDir = O.JobRoot + "/batch-" + std::to_string(++Batches);
     Req.TimeoutSeconds = O.Program.TimeoutSeconds;
     Req.IgnoreLines = O.Program.IgnoreLines;
+    Req.CheckCommand = O.Program.CheckCommand;
     if (O.OnProgress)
       Req.OnRun = [&](llvm::StringRef Label, unsigned Run, unsigned Runs) {
         Progress.Last = llvm::formatv("{0}: run {1} of {2}", Label, Run, Runs).str();
@@ -857,6 +858,8 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
       Req.JobDir = O.JobRoot + "/final";
       Req.TimeoutSeconds = O.Program.TimeoutSeconds;
       Req.IgnoreLines = O.Program.IgnoreLines;
+      Req.CheckCommand = O.Program.CheckCommand;
+    Req.CheckCommand = O.Program.CheckCommand;
       auto Vs = measure::runProgramMode(*O.Driver, Req);
       if (!Vs)
         return Vs.takeError();

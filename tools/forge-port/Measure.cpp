@@ -63,6 +63,11 @@ cl::opt<std::string> RunCmd("run", cl::desc("Program mode: the command to run; {
                                             "for the program built from each file"),
                             cl::value_desc("command"), SUB);
 cl::opt<unsigned> Runs("runs", cl::desc("Program mode: runs per variant (3)"), cl::init(3), SUB);
+cl::opt<std::string> CheckCmd("check",
+                              cl::desc("Program mode: run after each run ({exe} stands for the "
+                                       "program); it must exit 0, and its output is compared "
+                                       "with the original's instead of the program's"),
+                              cl::value_desc("command"), SUB);
 cl::list<std::string> IgnoreOutput("ignore-output",
                                    cl::desc("Program mode: output lines matching this regex "
                                             "are not compared; repeatable"),
@@ -118,6 +123,7 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   O.RunCommand = RunCmd;
   O.Runs = Runs;
   O.IgnoreOutput.assign(IgnoreOutput.begin(), IgnoreOutput.end());
+  O.CheckCommand = CheckCmd;
   O.ProgramTimeoutS = TimeoutS * 20;
   O.WorkerPath = WorkerPath;
   O.ToolDir = executableDir(Inv.Argv0);

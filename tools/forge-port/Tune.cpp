@@ -69,6 +69,11 @@ cl::opt<std::string> RunCmd("run",
                                      "program ({exe} stands for it, built from the file with "
                                      "the configuration's values written in)"),
                             cl::value_desc("command"), SUB);
+cl::opt<std::string> CheckCmd("check",
+                              cl::desc("Program mode: run after each run ({exe} stands for the "
+                                       "program); it must exit 0, and its output is compared "
+                                       "with the original's instead of the program's"),
+                              cl::value_desc("command"), SUB);
 cl::opt<unsigned> Runs("runs", cl::desc("Program mode: runs per configuration (3)"),
                        cl::init(3), SUB);
 cl::list<std::string> IgnoreOutput("ignore-output",
@@ -245,6 +250,7 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   S.Program.Command = RunCmd;
   S.Program.Runs = Runs;
   S.Program.IgnoreLines.assign(IgnoreOutput.begin(), IgnoreOutput.end());
+  S.Program.CheckCommand = CheckCmd;
   S.Program.TimeoutSeconds = unsigned(std::max(1.0, TimeoutS * 20));
   S.Mode = RetuneOpt == RetuneChoice::Auto     ? tune::Retune::Auto
            : RetuneOpt == RetuneChoice::Always ? tune::Retune::Always

@@ -44,6 +44,8 @@ struct MeasureSessionOptions {
   std::string RunCommand;
   unsigned Runs = 3;
   std::vector<std::string> IgnoreOutput; ///< regexes of lines not compared
+  /// Run after each run; its output is compared instead (ProgramRequest).
+  std::string CheckCommand;
   double ProgramTimeoutS = 600;
   /// The compile target; null: the GPU's (forge-worker info).
   const arch::TargetInfo *Target = nullptr;

@@ -97,6 +97,10 @@ struct ProgramRequest {
   unsigned TimeoutSeconds = 600;
   /// Output lines matching one of these (llvm::Regex) are not compared.
   std::vector<std::string> IgnoreLines;
+  /// Run after every run of a variant ("{exe}" stands for it, as in
+  /// Command): it must exit 0, and its output, not the program's, is what
+  /// is compared with the original's (a checker of an output file).
+  std::string CheckCommand;
   std::function<void(llvm::StringRef Label, unsigned Run, unsigned Runs)>
       OnRun;
 };

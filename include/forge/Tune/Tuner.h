@@ -97,6 +97,8 @@ struct TuneOptions {
     unsigned Runs = 3;
     std::string InjectLibrary; ///< libforge-inject.so, beside the worker
     std::vector<std::string> IgnoreLines;
+    /// Run after each run; its output is compared instead (ProgramRequest).
+    std::string CheckCommand;
     unsigned TimeoutSeconds = 600;
   } Program;
   const build::NvccDriver *Driver = nullptr;

@@ -1,5 +1,8 @@
 //===- ProgramModeTest.cpp - program mode's parsing and summaries ---------===//
+#include "forge/Build/NvccDriver.h"
 #include "forge/Measure/ProgramMode.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
 using namespace forge;
@@ -98,3 +101,58 @@ TEST(ProgramMode, OutputComparisonIgnoresMatchingLines) {
 }
 
 } // namespace
+
+// --check: the check command runs after each run, must exit 0, and its
+// output is what is compared (not the program's). The "program" here is a
+// shell command that writes what libforge-inject.so would.
+namespace {
+std::string fakeRun(llvm::StringRef Print) {
+  return ("printf '%s\\n' '{\"type\":\"inject\",\"timer\":\"cupti\",\"pid\":1,\"kernels\":0,"
+          "\"dropped\":0,\"incomplete\":0}' > \"$FORGE_INJECT_OUT\"; " +
+          Print)
+      .str();
+}
+
+ProgramRequest checkRequest(llvm::StringRef Dir, std::string Command, std::string Check) {
+  ProgramRequest Req;
+  Req.Command = std::move(Command);
+  Req.CheckCommand = std::move(Check);
+  Req.Runs = 2;
+  Req.InjectLibrary = "/nonexistent/libforge-inject.so";
+  Req.JobDir = (Dir + "/job").str();
+  Req.TimeoutSeconds = 30;
+  return Req;
+}
+} // namespace
+
+TEST(ProgramMode, TheCheckCommandsOutputIsCompared) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-check", Dir));
+  build::NvccDriver Driver(build::CudaToolkit{}); // nothing is built
+  std::string Counter = (Dir + "/n").str();
+  // The program's output changes from run to run; the check's does not:
+  // the runs agree.
+  auto R = runProgramMode(
+      Driver, checkRequest(Dir, fakeRun("date +%s%N"), "echo checked"));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_EQ(R->size(), 1u);
+  EXPECT_EQ((*R)[0].Status, ProgramStatus::Ok) << (*R)[0].Detail;
+  EXPECT_EQ((*R)[0].Runs.size(), 2u);
+  // The program's output is constant; the check's changes: they differ.
+  auto D = runProgramMode(
+      Driver, checkRequest(Dir, fakeRun("echo same"),
+                           "echo x >> " + Counter + "; wc -l < " + Counter));
+  ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
+  EXPECT_EQ((*D)[0].Status, ProgramStatus::OutputDiffers);
+  EXPECT_NE((*D)[0].Detail.find("changes from run to run"), std::string::npos) << (*D)[0].Detail;
+  // A check that fails on the original is an error that says so.
+  auto F = runProgramMode(Driver,
+                          checkRequest(Dir, fakeRun("echo same"), "echo bad >&2; exit 3"));
+  ASSERT_FALSE(bool(F));
+  std::string Msg = llvm::toString(F.takeError());
+  EXPECT_NE(Msg.find("on the original program, the check 'echo bad >&2; exit 3' failed: exit "
+                     "status 3: bad"),
+            std::string::npos)
+      << Msg;
+  llvm::sys::fs::remove_directories(Dir);
+}
