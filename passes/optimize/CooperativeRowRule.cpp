@@ -628,6 +628,23 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
   return "";
 }
 
+/// Body has a `continue` of its own loop (not of a loop nested in it).
+bool hasOwnContinue(const Stmt *Body) {
+  struct Cont : RecursiveASTVisitor<Cont> {
+    bool Found = false;
+    bool TraverseForStmt(ForStmt *) { return true; }
+    bool TraverseWhileStmt(WhileStmt *) { return true; }
+    bool TraverseDoStmt(DoStmt *) { return true; }
+    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
+    bool VisitContinueStmt(ContinueStmt *) {
+      Found = true;
+      return true;
+    }
+  } CF;
+  CF.TraverseStmt(const_cast<Stmt *>(Body));
+  return CF.Found;
+}
+
 std::string CooperativeRowRule::checkSplit(
     const RuleInput &In, const an::KernelModel &M, Split &S,
     std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs) {
@@ -712,19 +729,7 @@ std::string CooperativeRowRule::checkSplit(
     for (const Stmt *X : Body->body())
       if (X != Body->body_back() && isModified(S.IV, X))
         return Where + " assigns '" + L.Var + "' in its body before the step at its end";
-    struct Cont : RecursiveASTVisitor<Cont> {
-      bool Found = false;
-      bool TraverseForStmt(ForStmt *) { return true; }
-      bool TraverseWhileStmt(WhileStmt *) { return true; }
-      bool TraverseDoStmt(DoStmt *) { return true; }
-      bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
-      bool VisitContinueStmt(ContinueStmt *) {
-        Found = true;
-        return true;
-      }
-    } CW;
-    CW.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    if (CW.Found)
+    if (hasOwnContinue(Body))
       return Where + " is a while loop with 'continue', which skips the step at the end of its "
                      "body";
     Cond = While->getCond();
@@ -816,19 +821,7 @@ std::string CooperativeRowRule::checkSplit(
                "' of the same buffer at another element";
   }
   // A `continue` of this loop (not of a nested one) ends one element.
-  struct Cont : RecursiveASTVisitor<Cont> {
-    bool Found = false;
-    bool TraverseForStmt(ForStmt *) { return true; }
-    bool TraverseWhileStmt(WhileStmt *) { return true; }
-    bool TraverseDoStmt(DoStmt *) { return true; }
-    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
-    bool VisitContinueStmt(ContinueStmt *) {
-      Found = true;
-      return true;
-    }
-  } CF;
-  CF.TraverseStmt(const_cast<Stmt *>(S.Body));
-  S.HasContinue = CF.Found;
+  S.HasContinue = hasOwnContinue(S.Body);
   return "";
 }
 

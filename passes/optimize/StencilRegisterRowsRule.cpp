@@ -164,6 +164,21 @@ private:
   /// per-output elements, y and x the output's).
   Expected<std::vector<SourceEdit>> streamEdits(int64_t R, int64_t Cc, const StreamPlan &SP,
                                                 const StreamNames &N, bool Interior);
+  /// P for the interior copy: the loader tests no bound that the border
+  /// checks imply.
+  TilePlan insidePlan(const TilePlan &P) const {
+    TilePlan Inside = P;
+    for (const BorderCheck &K : Checks) {
+      TileDim &Dim = Inside.Dims[K.B.Dim];
+      std::optional<IndexForm> &Bound = K.B.Lower ? Dim.BoundLo : Dim.BoundHi;
+      if (!Bound)
+        continue;
+      auto D = (K.B.Bound - *Bound).constantValue();
+      if (D && (K.B.Lower ? *D >= 0 : *D <= 0))
+        Bound.reset();
+    }
+    return Inside;
+  }
   /// The per-row loop over a copy of the body.
   /// Ind: the body's indentation; Nest: what the loop adds to it.
   void rowLoop(std::vector<std::string> &Lines, StringRef Ind, StringRef Nest, int64_t R,
@@ -320,16 +335,7 @@ Expected<std::string> Writer::write(int64_t R) {
   if (!Cond)
     return Cond.takeError();
   // Inside, the loader tests no bound that the border tests imply.
-  TilePlan Inside = P;
-  for (const BorderCheck &K : Checks) {
-    TileDim &Dim = Inside.Dims[K.B.Dim];
-    std::optional<IndexForm> &Bound = K.B.Lower ? Dim.BoundLo : Dim.BoundHi;
-    if (!Bound)
-      continue;
-    auto D = (K.B.Bound - *Bound).constantValue();
-    if (D && (K.B.Lower ? *D >= 0 : *D <= 0))
-      Bound.reset();
-  }
+  TilePlan Inside = insidePlan(P);
   std::string Interior = fresh("interior"), I1 = Ind + "  ";
   Add(Ind, "// Threads whose window lies inside the borders run a copy with the border tests "
            "known to hold.");
@@ -782,16 +788,7 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     auto Cond = interiorCondition(R, N.Row0, Cc, ColFirst);
     if (!Cond)
       return Cond.takeError();
-    TilePlan Inside = P;
-    for (const BorderCheck &K : Checks) {
-      TileDim &Dim = Inside.Dims[K.B.Dim];
-      std::optional<IndexForm> &Bound = K.B.Lower ? Dim.BoundLo : Dim.BoundHi;
-      if (!Bound)
-        continue;
-      auto D = (K.B.Bound - *Bound).constantValue();
-      if (D && (K.B.Lower ? *D >= 0 : *D <= 0))
-        Bound.reset();
-    }
+    TilePlan Inside = insidePlan(P);
     std::string Interior = fresh("interior");
     Add(Ind, "// Threads whose window lies inside the borders run a copy with the border tests "
              "known to hold.");

@@ -43,7 +43,7 @@
 // NOVALUE-NOT: block-tiled 128 x 128: 256 threads
 // NOVALUE: (No block-tiled 128 x 128: needs 256 threads in a 2D block that divides the 128 x 128 tile: the block is 32 x 4 x 1 and no values of the spec's tunables give one that fits;
 // NOSITE-NOT: block-tiled 128 x 128: 256 threads
-// NOSITE: (No block-tiled 128 x 128: needs 256 threads in a 2D block that divides the 128 x 128 tile: the launch must change and its values cannot be written into the source: BLOCK: {{.*}}sgemm-literal-block.cu:17: the block size `block` is neither an integer macro nor a constant initialised with a literal
+// NOSITE: (No block-tiled 128 x 128: needs 256 threads in a 2D block that divides the 128 x 128 tile: the launch must change and its values cannot be written into the source: BLOCK: {{.*}}sgemm-literal-block.cu:17: the block size `block` cannot be written: `block` is not a macro, constant, enumerator or local variable initialised with an integer literal
 // SPECONLY: # expert:register-tiling: block-tiled 128 x 128: 256 threads
 // SPECONLY: # spec: BLOCK = 256
 // SPECONLY: # spec: why: {{.*}}(BLOCK = 256; no launch of the kernel is in this file: launch it so)
