@@ -513,15 +513,24 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
     if (P.Pointer) {
       std::string Elem = Resolve(pointee(P.Type));
       std::string DT = dtypeOfCType(Elem);
-      if (DT.empty())
-        DT = "f32"; // a template or struct type: the user picks
+      // A template, struct or typedef'd type (llm.c's floatX): the user
+      // picks; its counts stay in the kernel's own elements.
+      bool Guessed = DT.empty();
+      if (Guessed)
+        DT = "f32";
       int Lanes = lanesOf(Elem);
       int64_t Bytes = DT == "f64" || DT == "i64" || DT == "u64" ? 8
                       : DT == "f16" || DT == "bf16"           ? 2
                       : DT == "i8" || DT == "u8"              ? 1
                                                               : 4;
       std::string Note;
-      std::string Count = Shape.count(int(PI), Name, uint64_t(Bytes * Lanes), Note);
+      std::string Count =
+          Shape.count(int(PI), Name, Guessed ? 0 : uint64_t(Bytes * Lanes), Note);
+      if (Guessed)
+        Notes.push_back(formatv("'{0}' points to '{1}', which is no dtype a spec names: the "
+                                "draft says f32 and counts its elements; edit its dtype",
+                                Name, Elem)
+                            .str());
       if (!Note.empty())
         Notes.push_back(Note);
       if (Count == "N")

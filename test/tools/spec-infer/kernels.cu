@@ -270,3 +270,17 @@ void launch_transpose(const float *in, float *out, int rows, int cols) {
 // TRANSPOSE:        "name": "BY",
 // TRANSPOSE:        "default": 8
 // TRANSPOSE:      "the block is the launch's at line {{[0-9]+}} (16 x 8 x 1), one tunable per dimension"
+
+// RUN: forge-port spec %s --kernel typedefd -- %cuda_mock_flags | FileCheck %s --check-prefix=TYPEDEF
+// An element type the spec has no dtype for (a typedef, as llm.c's floatX):
+// the count stays in the kernel's elements, and a note asks for the dtype.
+typedef short half_t;
+__global__ void typedefd(half_t *out, const half_t *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i];
+}
+// TYPEDEF:      "name": "out",
+// TYPEDEF-NEXT: "dtype": "f32",
+// TYPEDEF-NEXT: "count": "n",
+// TYPEDEF:      "'out' points to 'half_t', which is no dtype a spec names: the draft says f32 and counts its elements; edit its dtype"
