@@ -155,8 +155,10 @@ public:
   /// The count of the buffer parameter PI, "N" where the model gives none
   /// (with the reason in Note).
   std::string count(int PI, const std::string &Name, uint64_t ParamBytes, std::string &Note) {
-    if (!Shape)
+    if (!Shape) {
+      UsesN = true;
       return "N";
+    }
     const analysis::BufferExtent *E = nullptr;
     for (const analysis::BufferExtent &B : Shape->Buffers)
       if (B.ParamIndex == PI)
@@ -166,12 +168,14 @@ public:
                      "traces; edit its count",
                      Name)
                  .str();
+      UsesN = true;
       return "N";
     }
     std::string Why = E->Why;
     std::optional<std::string> C = E->Count ? render(*E->Count, Why, /*Count=*/true) : std::nullopt;
     if (!C) {
       Note = formatv("'{0}' has N elements: {1}; edit its count", Name, Why).str();
+      UsesN = true;
       return "N";
     }
     // A count of another element type (a float4 view of a float buffer).
@@ -215,7 +219,9 @@ public:
     }
     for (const std::string &N : SizeNames)
       S[N] = Each;
-    if (UsesN || S.empty())
+    // The fallback N, unless a parameter of that name is a size already
+    // (then the fallback counts are in its elements).
+    if ((UsesN || S.empty()) && !SizeNames.count("N"))
       S["N"] = Problem;
     return S;
   }
@@ -533,8 +539,6 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
                             .str());
       if (!Note.empty())
         Notes.push_back(Note);
-      if (Count == "N")
-        Shape.useN();
       if (Lanes != 1)
         Count = parenthesised(Count) + " * " + std::to_string(Lanes);
       std::string Role = P.ConstPointee || (P.Read && !P.Written) ? "in"

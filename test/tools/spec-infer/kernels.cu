@@ -284,3 +284,21 @@ __global__ void typedefd(half_t *out, const half_t *in, int n) {
 // TYPEDEF-NEXT: "dtype": "f32",
 // TYPEDEF-NEXT: "count": "n",
 // TYPEDEF:      "'out' points to 'half_t', which is no dtype a spec names: the draft says f32 and counts its elements; edit its dtype"
+
+// RUN: forge-port spec %s --kernel rows_gather -- %cuda_mock_flags | FileCheck %s --check-prefix=NPARAM
+// A parameter named N is a size like any other: a buffer left to the user
+// (the gathered table) does not reset it to the --size default.
+__global__ void rows_gather(const int *idx, const float *table, float *out, int N, int C) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < N)
+    for (int c = 0; c < C; ++c)
+      out[i * C + c] = table[idx[i] * C + c];
+}
+// NPARAM:      "sizes": {
+// NPARAM-NEXT:   "C": 4096,
+// NPARAM-NEXT:   "N": 4096
+// NPARAM-NEXT: },
+// NPARAM:      "name": "table",
+// NPARAM:      "count": "N",
+// NPARAM:      "name": "out",
+// NPARAM:      "count": "C * N",
