@@ -93,22 +93,25 @@ Expected<CodeSpec> programSpecFromCode(const frontend::Toolchain &TC,
       Geometry[Name] = D;
   }
   // What the code holds for the kernel's launches (forge-port list).
+  // A constant's name without its function ("launch::BX" is BX).
+  auto ShortName = [](StringRef Name) {
+    return Name.contains("::") ? Name.rsplit("::").second : Name;
+  };
+  auto IsConstant = [](const frontend::TunableInfo &T) {
+    return T.Origin == "macro" || T.Origin == "constexpr" ||
+           (T.Origin == "launch" && !StringRef(T.Name).contains('@'));
+  };
   std::map<std::string, unsigned> ShortNames;
   for (const frontend::TunableInfo &T : Index.Tunables)
-    if (T.Kernel == Qualified && (T.Origin == "macro" || T.Origin == "constexpr" ||
-                                  (T.Origin == "launch" && !StringRef(T.Name).contains('@'))))
-      ++ShortNames[StringRef(T.Name).rsplit("::").second.empty()
-                       ? T.Name
-                       : StringRef(T.Name).rsplit("::").second.str()];
+    if (T.Kernel == Qualified && IsConstant(T))
+      ++ShortNames[ShortName(T.Name).str()];
   std::map<std::string, std::vector<const frontend::TunableInfo *>> ByOrigin;
   bool SetsTemplateArg = false;
   for (const frontend::TunableInfo &T : Index.Tunables) {
     if (T.Kernel != Qualified || !T.Current)
       continue;
-    StringRef Short = StringRef(T.Name).contains("::") ? StringRef(T.Name).rsplit("::").second
-                                                       : StringRef(T.Name);
-    if (T.Origin == "macro" || T.Origin == "constexpr" ||
-        (T.Origin == "launch" && !StringRef(T.Name).contains('@'))) {
+    StringRef Short = ShortName(T.Name);
+    if (IsConstant(T)) {
       if (ShortNames[Short.str()] != 1 || TemplateParams.count(Short.str()) ||
           llvm::any_of(Cands, [&](const Candidate &C) { return C.Name == Short; })) {
         Out.Notes.push_back(formatv("'{0}' is not tuned: another tunable of the file has the "
