@@ -525,10 +525,7 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
       if (Guessed)
         DT = "f32";
       int Lanes = lanesOf(Elem);
-      int64_t Bytes = DT == "f64" || DT == "i64" || DT == "u64" ? 8
-                      : DT == "f16" || DT == "bf16"           ? 2
-                      : DT == "i8" || DT == "u8"              ? 1
-                                                              : 4;
+      int64_t Bytes = int64_t(dtypeSize(*parseDType(DT)));
       std::string Note;
       std::string Count =
           Shape.count(int(PI), Name, Guessed ? 0 : uint64_t(Bytes * Lanes), Note);
