@@ -44,7 +44,14 @@ LocalExecutor::run(const std::vector<std::string> &Dirs, const ExecutorHooks &H)
       Runs.push_back(std::move(J));
       continue;
     }
-    std::vector<std::string> Args{WorkerPath, "run", Dir}; // argv[0] first
+    std::vector<std::string> Args; // argv[0] first
+    for (const std::string &W : Wrapper) {
+      std::string A = W;
+      for (size_t P; (P = A.find("{dir}")) != std::string::npos;)
+        A.replace(P, 5, Dir);
+      Args.push_back(std::move(A));
+    }
+    Args.insert(Args.end(), {WorkerPath, "run", Dir});
     if (TimeoutS > 0) {
       Args.push_back("--timeout-s");
       Args.push_back(std::to_string(TimeoutS));
@@ -65,7 +72,7 @@ LocalExecutor::run(const std::vector<std::string> &Dirs, const ExecutorHooks &H)
     });
     SubprocessOptions O;
     O.ScrubSecrets = true; // the worker loads candidates (docs/sandbox.md)
-    auto R = runProgram(WorkerPath, Args, O);
+    auto R = runProgram(Args.front(), Args, O);
     Running = false;
     Watcher.join();
     if (!R)

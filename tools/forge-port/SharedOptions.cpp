@@ -45,8 +45,10 @@ const subs Targeted{{&portCommand(), &tuneCommand(), &optimizeCommand(), &propos
 const subs Parsers{{&listCommand(), &analyzeCommand(), &portCommand(), &specCommand(),
                     &proposeCommand(), &optimizeCommand()}};
 const subs Toolkit{{&listCommand(), &analyzeCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
-                    &tuneCommand(), &optimizeCommand()}};
+                    &tuneCommand(), &optimizeCommand(), &specCommand()}};
 const subs OnGpu{{&measureCommand(), &tuneCommand(), &optimizeCommand()}};
+// spec --check runs one kernel through the worker too.
+const subs WorkerUsers{{&measureCommand(), &tuneCommand(), &optimizeCommand(), &specCommand()}};
 const subs RuleRunners{{&proposeCommand(), &optimizeCommand()}};
 } // namespace
 
@@ -65,11 +67,11 @@ cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_comma
 cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA toolkit root"),
                               cl::cat(sharedCategory()), Toolkit);
 cl::opt<std::string> WorkerPath("worker", cl::desc("The forge-worker executable"),
-                                cl::value_desc("path"), cl::cat(sharedCategory()), OnGpu);
+                                cl::value_desc("path"), cl::cat(sharedCategory()), WorkerUsers);
 cl::opt<std::string> JobDir("job-dir",
                             cl::desc("Keep the job directories here (default: a temporary "
                                      "directory, removed afterwards)"),
-                            cl::value_desc("dir"), cl::cat(sharedCategory()), OnGpu);
+                            cl::value_desc("dir"), cl::cat(sharedCategory()), WorkerUsers);
 cl::opt<uint64_t> Seed("seed",
                        cl::desc("Seed of the inputs (and of the tuner's strategy); default "
                                 "20261129, 1 for tune"),

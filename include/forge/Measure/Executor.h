@@ -77,9 +77,13 @@ public:
 /// scrubbed from its environment (docs/sandbox.md).
 class LocalExecutor final : public Executor {
 public:
-  /// TimeoutS > 0 is passed to the worker as --timeout-s.
-  LocalExecutor(std::string WorkerPath, double TimeoutS)
-      : WorkerPath(std::move(WorkerPath)), TimeoutS(TimeoutS) {}
+  /// TimeoutS > 0 is passed to the worker as --timeout-s. Wrapper, when not
+  /// empty, is a command the worker runs under (its program first: `forge-port
+  /// spec --check` runs it under compute-sanitizer); "{dir}" in it stands for
+  /// the job directory.
+  LocalExecutor(std::string WorkerPath, double TimeoutS,
+                std::vector<std::string> Wrapper = {})
+      : WorkerPath(std::move(WorkerPath)), TimeoutS(TimeoutS), Wrapper(std::move(Wrapper)) {}
   llvm::StringRef name() const override { return "local"; }
   llvm::Expected<std::vector<JobRun>> run(const std::vector<std::string> &Dirs,
                                           const ExecutorHooks &H) override;
@@ -87,6 +91,7 @@ public:
 private:
   std::string WorkerPath;
   double TimeoutS;
+  std::vector<std::string> Wrapper;
 };
 
 /// The lines of a job directory's results.jsonl that appeared since the

@@ -2,6 +2,7 @@
 #include "forge/Measure/SlurmExecutor.h"
 #include "forge/Support/FileUtil.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 using namespace forge;
@@ -106,6 +107,39 @@ TEST(LocalExecutor, RunsTheWorkerOnEachDirectory) {
   ASSERT_TRUE(bool(Runs));
   EXPECT_FALSE((*Runs)[0].Finished);
   EXPECT_TRUE((*Runs)[0].Interrupted);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+// With a wrapper (spec --check's compute-sanitizer), the wrapper's program
+// runs, with the worker's command after its own arguments and {dir} the
+// job directory.
+TEST(LocalExecutor, RunsTheWorkerUnderAWrapper) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-exec", Dir));
+  std::string Wrapper = (Dir + "/wrap.sh").str();
+  ASSERT_FALSE(bool(writeFileAtomically(
+      Wrapper, "#!/bin/sh\n"
+               "# wrap.sh --log-file FILE WORKER run DIR\n"
+               "[ \"$1\" = --log-file ] || exit 8\n"
+               "echo \"wrapped: $4 $5\" > \"$2\"\n"
+               "shift 2\n"
+               "exec \"$@\"\n")));
+  std::string Worker = (Dir + "/worker.sh").str();
+  ASSERT_FALSE(bool(writeFileAtomically(
+      Worker, "#!/bin/sh\n[ \"$1\" = run ] || exit 9\necho \"worker in $2\" >&2\n")));
+  llvm::sys::fs::setPermissions(Wrapper, llvm::sys::fs::perms(0755));
+  llvm::sys::fs::setPermissions(Worker, llvm::sys::fs::perms(0755));
+  std::string Job = (Dir + "/job").str();
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Job));
+  LocalExecutor L(Worker, 0, {Wrapper, "--log-file", "{dir}/wrapper.log"});
+  auto Runs = L.run({Job}, {});
+  ASSERT_TRUE(bool(Runs)) << llvm::toString(Runs.takeError());
+  ASSERT_EQ(Runs->size(), 1u);
+  EXPECT_EQ((*Runs)[0].ExitCode, 0);
+  EXPECT_EQ((*Runs)[0].Log, "worker in " + Job + "\n");
+  auto Log = llvm::MemoryBuffer::getFile(Job + "/wrapper.log");
+  ASSERT_TRUE(bool(Log));
+  EXPECT_EQ((*Log)->getBuffer(), "wrapped: run " + Job + "\n");
   llvm::sys::fs::remove_directories(Dir);
 }
 
