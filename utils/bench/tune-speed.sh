@@ -7,7 +7,7 @@
 # has the numbers and how they were taken.
 #
 #   utils/bench/tune-speed.sh [--forge-port PATH] [--runs N] [--to sm_XX]
-#                             [--kernel-tuner DIR] [--pythonpath DIRS]
+#                             [--kernel-tuner DIR] [--pythonpath DIRS] [--kt-runs N]
 #
 # Cold: a fresh compile cache (FORGE_CACHE_DIR) and no tuning database.
 # Warm: the same command again, with the database and cache the cold run
@@ -19,7 +19,8 @@
 # Kernel Tuner (1.4.0, docs/bench/tune-speed.md and /work/shared/PEERS.md):
 # --kernel-tuner DIR is its source tree; --pythonpath adds its pure-Python
 # dependencies (colon-separated). It runs with the CuPy backend, brute
-# force, in a new Python process with a fresh CUPY_CACHE_DIR (cold).
+# force, in a new Python process with a fresh CUPY_CACHE_DIR (cold), --kt-runs
+# times (1).
 # TUNE_SPEED_KEEP=1 keeps the run directories (printed) for a look after.
 set -euo pipefail
 
@@ -30,6 +31,7 @@ runs=3
 arch=""
 kt=""
 pypath=""
+ktruns=1
 while [ $# -gt 0 ]; do
   case $1 in
     --forge-port) forge=$2; shift 2 ;;
@@ -37,7 +39,8 @@ while [ $# -gt 0 ]; do
     --to) arch=$2; shift 2 ;;
     --kernel-tuner) kt=$2; shift 2 ;;
     --pythonpath) pypath=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --kt-runs) ktruns=$2; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "tune-speed.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -124,8 +127,10 @@ best = min(res, key=lambda r: r["time"])
 print("kernel tuner: tune_kernel %.2f s, best BLOCK=%d ITEMS=%d %.4f ms" %
       (time.time() - t0, best["BLOCK"], best["ITEMS"], best["time"]))
 PY
-t0=$(now)
-CUPY_CACHE_DIR=$work/cupy-cache PYTHONPATH="$kt${pypath:+:$pypath}" \
-  python3 "$work/kt.py" "$work/kt_block_sum.cu"
-t1=$(now)
-printf 'Kernel Tuner: cold whole process %.2f s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')"
+for i in $(seq 1 "$ktruns"); do
+  t0=$(now)
+  CUPY_CACHE_DIR=$work/cupy-cache$i PYTHONPATH="$kt${pypath:+:$pypath}" \
+    python3 "$work/kt.py" "$work/kt_block_sum.cu"
+  t1=$(now)
+  printf 'Kernel Tuner run %d: cold whole process %.2f s\n' "$i" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')"
+done

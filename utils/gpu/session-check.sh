@@ -35,6 +35,17 @@
 #                   the CLI and by the CMake build, with an empty database
 #   tune:K          forge-port tune of test/gpu/Inputs/tune/K.cu, exhaustive,
 #                   written back with -o and checked against the original
+#   tune-speed      utils/bench/tune-speed.sh (issue 16): TUNE_SPEED_RUNS (5)
+#                   cold and warm tunes of the CUB block reduction, then Kernel
+#                   Tuner 1.4.0 cold on the same 20 configurations
+#                   (KT_RUNS, 2) when bundle/kt holds its source tree (kt/)
+#                   and its pure-Python dependencies (deps/)
+#   program:F:K     forge-port tune F --kernel K --run "{exe}" without a spec:
+#                   the tunables the code holds, timed inside the program,
+#                   written back with -o; the tuned program is built and run
+#   spec-check      forge-port spec --check (test/gpu/spec-check.test by hand,
+#                   no lit there): a spec a row short under compute-sanitizer,
+#                   then the right one; the sanitizer's logs are kept
 #   optimize:K      forge-port optimize of utils/bench/naive/K.cu with its
 #                   defaults, a Markdown and a JSON report, a transcript
 #   optimize-suite:K  the same for utils/bench/kernels/K.cu
@@ -212,6 +223,48 @@ for step in "$@"; do
         > "$out/tune-$k.log" 2>&1
       result "tune $k" $?
       tail -4 "$out/tune-$k.log"
+      ;;
+    spec-check)
+      sc="$out/spec-check" && rm -rf "$sc" && mkdir -p "$sc"
+      cp test/tools/Inputs/spec-check/rows.cu test/tools/Inputs/spec-check/*.json "$sc/"
+      (cd "$sc" && "$fp" spec rows.cu --check rows-short.json --job-dir "$sc/short-job" \
+         > short.out 2> short.err; echo "exit $?" >> short.out)
+      (cd "$sc" && "$fp" spec rows.cu --check rows.json --job-dir "$sc/clean-job" \
+         > clean.out 2> clean.err; echo "exit $?" >> clean.out)
+      cat "$sc"/short.err "$sc"/short.out "$sc"/clean.err "$sc"/clean.out
+      s=0
+      grep -q "^rows.cu:10: error: Invalid __global__ read of size 4 bytes.*past the end of 'a'" \
+        "$sc/short.out" && grep -q "^exit 1" "$sc/short.out" || s=1
+      grep -q "0 error(s); the kernel's run: ok" "$sc/clean.out" && grep -q "^exit 0" "$sc/clean.out" || s=1
+      find "$sc/short-job" -name 'sanitizer.*.log' -exec head -c 4000 {} \;
+      result spec-check $s
+      ;;
+    tune-speed)
+      kt=()
+      [ -d bundle/kt/kt ] && kt=(--kernel-tuner bundle/kt/kt --pythonpath bundle/kt/deps
+                                 --kt-runs "${KT_RUNS:-2}")
+      bash utils/bench/tune-speed.sh --forge-port "$fp" --runs "${TUNE_SPEED_RUNS:-5}" "${kt[@]}" \
+        > "$out/tune-speed.log" 2>&1
+      r=$?
+      cat "$out/tune-speed.log"
+      result tune-speed $r
+      ;;
+    program:*)
+      spec="${step#program:}" f="${spec%:*}" k="${spec##*:}"
+      n=$(basename "$f" .cu)
+      cp "$f" "$out/$n.cu"
+      (cd "$out" && "$fp" tune "$n.cu" --kernel "$k" --run "{exe}" --to sm_90 \
+         --db "$out/program-$n.db.json" -o "$out/$n.tuned.cu" --report "$out/program-$n.md") \
+        > "$out/program-$n.log" 2>&1
+      r=$?
+      tail -12 "$out/program-$n.log"
+      if [ $r -eq 0 ]; then
+        nvcc -O3 -arch=sm_90 -o "$out/$n.orig" "$out/$n.cu" && nvcc -O3 -arch=sm_90 -o "$out/$n.tuned" \
+          "$out/$n.tuned.cu" && echo "original prints: $("$out/$n.orig" | head -3)" &&
+          echo "tuned prints:    $("$out/$n.tuned" | head -3)" && diff "$out/$n.tuned.cu" "$out/$n.cu"
+        [ $? -le 1 ] || r=1
+      fi
+      result "program $n $k" $r
       ;;
     optimize:* | optimize-suite:*)
       k="${step#*:}"
