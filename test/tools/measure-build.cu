@@ -1,6 +1,7 @@
 // `forge-port measure --no-run` builds the job a GPU machine runs: one
 // harness per file with an entry per configuration, compiled by nvcc for
-// sm_90 as a shared library, and a plan with every expression evaluated.
+// sm_90 as a cubin (device code alone), and a plan with every expression
+// evaluated, each entry named by its kernel's mangled name.
 // The harness checks the kernel's parameters against the spec at compile
 // time, so a variant whose signature differs fails to build with the reason.
 // REQUIRES: cuda
@@ -9,7 +10,7 @@
 // RUN: FileCheck %s --check-prefix=ERR --input-file=%t.err
 // RUN: FileCheck %s --check-prefix=PLAN --input-file=%t/job.plan
 // RUN: FileCheck %s --check-prefix=HARNESS --input-file=%t/harness-0.cu
-// RUN: test -s %t/harness-0.so
+// RUN: test -s %t/harness-0.cubin
 // RUN: %nvcc --version > /dev/null
 // RUN: forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.one --config BLOCK=512 | FileCheck %s --check-prefix=ONE
 // A variant whose launch changed (a capped grid, a new tunable) is measured
@@ -18,6 +19,12 @@
 // RUN: cp %s %t.variant.cu
 // RUN: forge-port measure %s %t.variant.cu --spec %S/Inputs/measure-saxpy.json --spec-of %t.variant.cu=%t.capped.json --arch sm_90 --no-run --job-dir %t.own
 // RUN: FileCheck %s --check-prefix=OWN --input-file=%t.own/job.plan
+// A harness whose kernel ptxas names otherwise than the spec (a typedef as
+// the template argument) is built again as a shared library.
+// RUN: forge-port measure %S/Inputs/measure-typedef.cu --spec %S/Inputs/measure-typedef.json --arch sm_90 --no-run --job-dir %t.typedef
+// RUN: FileCheck %s --check-prefix=TYPEDEF --input-file=%t.typedef/job.plan
+// RUN: test -s %t.typedef/harness-0.so
+// TYPEDEF: reference ref harness-0.so forge_entry_0
 // OWN: reference ref
 // OWN-NEXT: label {{.*}}measure-build.cu BLOCK=256
 // OWN-NEXT: grid 4096 1 1
@@ -60,7 +67,7 @@ int main() {
 // PLAN:      work bytes 12582912 flops 2097152 dtype f32
 // PLAN-NEXT: buffer x f32 1048576 in uniform -1 1
 // PLAN-NEXT: buffer y f32 1048576 inout normal 0 1 tol 1.0000000000000001e-05 -
-// PLAN-NEXT: reference ref harness-0.so forge_entry_0
+// PLAN-NEXT: reference ref harness-0.cubin _ZN2ns5saxpyIfLi256EEEviT_PKS1_PS1_
 // PLAN-NEXT:   label measure-build.cu BLOCK=256
 // PLAN-NEXT:   grid 4096 1 1
 // PLAN-NEXT:   block 256 1 1
@@ -70,8 +77,8 @@ int main() {
 // PLAN-NEXT:   arg buffer x
 // PLAN-NEXT:   arg buffer y
 // PLAN-NEXT: end
-// PLAN-NEXT: candidate c1 harness-0.so forge_entry_1
-// PLAN:      candidate c2 harness-0.so forge_entry_2
+// PLAN-NEXT: candidate c1 harness-0.cubin _ZN2ns5saxpyIfLi128EEEviT_PKS1_PS1_
+// PLAN:      candidate c2 harness-0.cubin _ZN2ns5saxpyIfLi512EEEviT_PKS1_PS1_
 // PLAN-NOT:  candidate c3
 
 // HARNESS: #define main forge_user_main_renamed_by_harness

@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -603,6 +604,11 @@ private:
   std::string Uuid;
   cudaStream_t Stream = nullptr;
   std::vector<BufferState> Bufs;
+  /// Device-code libraries (a harness compiled to a cubin), by path: each
+  /// is loaded once, and stays loaded until the process ends.
+  std::map<std::string, cudaLibrary_t> Cubins;
+  bool loadCubin(CandState &C);
+  bool bindArguments(CandState &C);
   void *Scratch = nullptr;
   void *Flush = nullptr;
   size_t FlushBytes = 0;
@@ -988,8 +994,48 @@ DevStats Executor::readStats() {
   return *HStats;
 }
 
+/// A harness compiled to a cubin holds device code alone: the kernel is
+/// found by its mangled name (the plan's symbol) and launched through the
+/// runtime like a registered one (cudaLaunchKernel and cudaFuncGetAttributes
+/// take a cudaKernel_t). No code of the candidate runs on the host.
+bool Executor::loadCubin(CandState &C) {
+  const CandidatePlan &CP = *C.Plan;
+  auto It = Cubins.find(CP.Library);
+  if (It == Cubins.end()) {
+    cudaLibrary_t Lib = nullptr;
+    cudaError_t E = cudaLibraryLoadFromFile(&Lib, CP.Library.c_str(), nullptr, nullptr, 0,
+                                            nullptr, nullptr, 0);
+    if (E != cudaSuccess) {
+      cudaGetLastError();
+      C.LoadFailed = true;
+      C.Error = "cudaLibraryLoadFromFile(" + CP.Library + "): " + errorText(E);
+      return false;
+    }
+    It = Cubins.emplace(CP.Library, Lib).first;
+  }
+  cudaKernel_t K = nullptr;
+  cudaError_t E = cudaLibraryGetKernel(&K, It->second, CP.Symbol.c_str());
+  if (E != cudaSuccess || !K) {
+    cudaGetLastError();
+    C.LoadFailed = true;
+    C.Error = "cudaLibraryGetKernel(" + CP.Symbol + "): " + errorText(E);
+    return false;
+  }
+  C.Fn = reinterpret_cast<const void *>(K);
+  return true;
+}
+
 bool Executor::load(CandState &C) {
   const CandidatePlan &CP = *C.Plan;
+  auto EndsWith = [](const std::string &S, const char *Suffix) {
+    size_t N = std::strlen(Suffix);
+    return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
+  };
+  if (EndsWith(CP.Library, ".cubin")) {
+    if (!loadCubin(C))
+      return false;
+    return bindArguments(C);
+  }
   dlerror();
   void *H = ::dlopen(CP.Library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!H) {
@@ -1033,6 +1079,13 @@ bool Executor::load(CandState &C) {
     C.Error = CP.Symbol + "() returned a null kernel";
     return false;
   }
+  return bindArguments(C);
+}
+
+/// The kernel's attributes (a check that the runtime knows it), its
+/// arguments from the plan, and the dynamic shared memory it may use.
+bool Executor::bindArguments(CandState &C) {
+  const CandidatePlan &CP = *C.Plan;
   cudaFuncAttributes Attr;
   cudaError_t E = cudaFuncGetAttributes(&Attr, C.Fn);
   if (E != cudaSuccess) {

@@ -27,7 +27,7 @@ common=(--executor slurm --worker "$worker" --task-size 4 --poll 0.3 -j 2
 "$fp" tune scale.cu --spec scale.json "${common[@]}" --db db.json -i 2>run.err
 echo "tune: exit $?"
 echo "nvcc runs here: $(grep -c '^here' nvcc.log)"
-echo "nvcc runs on cpu: $(grep -c '^cpu .*\.so$' nvcc.log)"
+echo "nvcc runs on cpu: $(grep -cE '^cpu .*\.(so|cubin)$' nvcc.log)"
 echo "nvcc runs on h100: $(grep -c '^h100' nvcc.log)"
 echo "compile directories left: $(find work/compile -mindepth 1 | wc -l)"
 echo "queue after the run: $(squeue --noheader | wc -l)"
