@@ -38,7 +38,8 @@ void readDetail(StringRef L, SanitizerFinding &F) {
   static const Regex At("^at (.*)\\+0x[0-9a-fA-F]+( in (.*):([0-9]+))?$");
   static const Regex AtNoOffset("^at (.*) in (.*):([0-9]+)$");
   static const Regex By("^by thread (\\([0-9, ]+\\)) in block (\\([0-9, ]+\\))");
-  static const Regex Addr("^(Address|Access)( at)? 0x[0-9a-fA-F]+ (is .*)$");
+  // "Access to 0x... is out of bounds" (CUDA 13), "Address 0x... is ..." before.
+  static const Regex Addr("^(Address|Access)( at| to)? 0x[0-9a-fA-F]+ (is .*)$");
   static const Regex Near("^and is ([0-9,]+) bytes (after|before) the nearest allocation "
                           "at 0x[0-9a-fA-F]+ of size ([0-9,]+) bytes");
   static const Regex Inside("^and is inside the nearest allocation at 0x[0-9a-fA-F]+ "

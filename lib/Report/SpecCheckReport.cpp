@@ -2,6 +2,7 @@
 #include "forge/Report/SpecCheckReport.h"
 #include "forge/Arch/TargetInfo.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include <map>
 #include <set>
 #include <tuple>
@@ -24,12 +25,16 @@ struct Place {
 std::string where(const SanitizerFinding &F, const SpecCheckResult &R) {
   if (F.File.empty())
     return "<unknown>";
-  std::string File = F.File == R.SourceIncluded ? R.Source : F.File;
+  bool Checked = F.File == R.SourceIncluded ||
+                 (!sys::path::has_parent_path(F.File) &&
+                  F.File == sys::path::filename(R.SourceIncluded));
+  std::string File = Checked ? R.Source : F.File;
   return F.Line ? formatv("{0}:{1}", File, F.Line).str() : File;
 }
 
 std::string byteRange(uint64_t Lo, uint64_t Hi) {
-  return Lo == Hi ? formatv("{0} bytes", Lo).str() : formatv("{0} to {1} bytes", Lo, Hi).str();
+  return Lo == Hi ? formatv("{0} byte(s)", Lo).str()
+                  : formatv("{0} to {1} bytes", Lo, Hi).str();
 }
 
 } // namespace
@@ -66,8 +71,11 @@ void report::renderSpecCheck(raw_ostream &OS, const SpecCheckResult &R, const La
     std::string Buffers = R.buffersOfSize(F.AllocationBytes);
     std::string Name = Buffers.empty() ? formatv("an allocation of {0} bytes", F.AllocationBytes).str()
                                        : formatv("{0} ({1} bytes)", Buffers, F.AllocationBytes).str();
+    // The sanitizer counts "after" from the buffer's last byte: 1 is the
+    // first byte past its end.
     if (F.Relation == Near::After)
-      OS << ", " << byteRange(P.MinOffset, P.MaxOffset) << " past the end of " << Name;
+      OS << ", starting " << byteRange(P.MinOffset - 1, P.MaxOffset - 1) << " past the end of "
+         << Name;
     else if (F.Relation == Near::Before)
       OS << ", " << byteRange(P.MinOffset, P.MaxOffset) << " before the start of " << Name;
     else if (F.Relation == Near::Inside)
@@ -83,7 +91,7 @@ void report::renderSpecCheck(raw_ostream &OS, const SpecCheckResult &R, const La
       StringRef BufName = StringRef(Buffers).drop_front().drop_back();
       if (const Buffer *B = Spec.findBuffer(BufName)) {
         uint64_t Elem = dtypeSize(B->Type);
-        uint64_t Need = F.AllocationBytes + P.MaxOffset + std::max(F.Size, 1u);
+        uint64_t Need = F.AllocationBytes + P.MaxOffset - 1 + std::max(F.Size, 1u);
         OS << formatv("note: the accesses reported need {0} bytes of '{1}' ({2} elements); its "
                       "count '{3}' is {4} here: the count is short, or the kernel's bound is "
                       "not the spec's\n",
@@ -92,8 +100,13 @@ void report::renderSpecCheck(raw_ostream &OS, const SpecCheckResult &R, const La
       }
     }
   }
-  for (const SanitizerFinding *F : Host)
-    OS << "error: " << F->What << "\n";
+  // A failed kernel makes every CUDA call after it fail: the first such
+  // error says so, the rest are counted.
+  if (!Host.empty()) {
+    OS << "error: " << Host.front()->What << "\n";
+    if (Host.size() > 1)
+      OS << formatv("note: {0} more CUDA API error(s) after it\n", Host.size() - 1);
+  }
 
   std::string Kernel = R.Kernel ? statusName(R.Kernel->Status) : "did not finish";
   OS << formatv("spec check: {0} on {1} ({2}) under compute-sanitizer memcheck: ", Spec.Kernel,

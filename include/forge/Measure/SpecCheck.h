@@ -41,7 +41,8 @@ struct SanitizerFinding {
   std::string Thread, Block; ///< "(255,0,0)"
   std::string Address;  ///< "is out of bounds", "is misaligned"
   /// Where the address is from the nearest allocation: Offset bytes after
-  /// its end or before its start, or inside it.
+  /// its last byte (1: the first byte past the end) or before its first, or
+  /// inside it.
   enum class Near : uint8_t { Unknown, After, Before, Inside };
   Near Relation = Near::Unknown;
   uint64_t Offset = 0;
@@ -80,7 +81,7 @@ struct SpecCheckResult {
   const arch::TargetInfo *Target = nullptr;
   std::string Sanitizer; ///< the program that ran
   /// The source as given and as the harness included it (absolute): the
-  /// sanitizer names the second, the report the first.
+  /// sanitizer names the second (or its file name), the report the first.
   std::string Source, SourceIncluded;
   SanitizerReport Report;
   /// The worker's verdict on the kernel (absent when its run failed as a
