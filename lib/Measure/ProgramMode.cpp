@@ -231,6 +231,8 @@ forge::measure::runProgramMode(const build::NvccDriver &Driver,
     Vs[I].Status = ProgramStatus::BuildFailed;
     Vs[I].Detail = Why;
   }
+  if (Req.OnBuilt)
+    Req.OnBuilt();
 
   std::string Reference;
   for (size_t I = 0; I < Vs.size(); ++I) {

@@ -273,15 +273,37 @@ public:
     Req.TimeoutSeconds = O.Program.TimeoutSeconds;
     Req.IgnoreLines = O.Program.IgnoreLines;
     Req.CheckCommand = O.Program.CheckCommand;
+    auto RunStart = std::chrono::steady_clock::now();
+    // The programs run one after another, the original first: a variant
+    // counts as done once its last run starts the next one, and the
+    // estimate follows the runs (results are read only at the end).
+    size_t DoneBefore = Progress.Done, RunsStarted = 0;
+    size_t TotalRuns = Req.Sources.size() * Req.Runs;
     if (O.OnProgress)
       Req.OnRun = [&](llvm::StringRef Label, unsigned Run, unsigned Runs) {
+        ++RunsStarted;
+        size_t Finished = (RunsStarted - 1) / Runs; // programs whose runs are over
+        Progress.Done = DoneBefore + (Finished ? Finished - 1 : 0);
         Progress.Last = llvm::formatv("{0}: run {1} of {2}", Label, Run, Runs).str();
+        Progress.ElapsedS =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+        double BatchS =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - RunStart).count();
+        Progress.EtaS = RunsStarted > 1 ? BatchS / double(RunsStarted - 1) *
+                                               double(TotalRuns - RunsStarted + 1)
+                                         : 0;
         O.OnProgress(Progress);
       };
-    auto RunStart = std::chrono::steady_clock::now();
+    // The builds are the compile time, the runs the run time.
+    auto Built = RunStart;
+    Req.OnBuilt = [&] { Built = std::chrono::steady_clock::now(); };
     auto Vs = measure::runProgramMode(*O.Driver, Req);
+    Progress.Done = DoneBefore; // counted again below, with the results
+    if (Built == RunStart) // never built: the original failed to build
+      Built = std::chrono::steady_clock::now();
+    R.CompileSeconds += std::chrono::duration<double>(Built - RunStart).count();
     R.RunSeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - RunStart).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Built).count();
     if (!Vs) {
       jobFailed(Vs.takeError(), PlannedIndex, Out);
       return Out;
@@ -859,7 +881,6 @@ llvm::Error forge::tune::verifyTuned(const TuneOptions &O, TuneResult &R,
       Req.TimeoutSeconds = O.Program.TimeoutSeconds;
       Req.IgnoreLines = O.Program.IgnoreLines;
       Req.CheckCommand = O.Program.CheckCommand;
-    Req.CheckCommand = O.Program.CheckCommand;
       auto Vs = measure::runProgramMode(*O.Driver, Req);
       if (!Vs)
         return Vs.takeError();

@@ -103,6 +103,8 @@ struct ProgramRequest {
   std::string CheckCommand;
   std::function<void(llvm::StringRef Label, unsigned Run, unsigned Runs)>
       OnRun;
+  /// Called once every program is built, before the first run.
+  std::function<void()> OnBuilt;
 };
 
 /// Builds and runs every variant. Fails on a bad request (no {exe} with
