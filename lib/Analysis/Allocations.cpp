@@ -69,11 +69,20 @@ AllocationOrigin unknown(std::string Why) {
   return O;
 }
 
-AllocationOrigin site(AllocationOrigin::KindTy K, const void *Id, std::string What) {
+AllocationOrigin site(AllocationOrigin::KindTy K, const void *Id, std::string What,
+                      const Expr *Size = nullptr, bool SizeInElements = false) {
   AllocationOrigin O;
   O.Kind = K;
-  O.Sites.push_back({Id, std::move(What)});
+  O.Sites.push_back({Id, std::move(What), Size, SizeInElements});
   return O;
+}
+
+/// The bytes argument of an allocator that stores its pointer through its
+/// first argument: the second, except for cudaMallocPitch's (a width).
+const Expr *storedAllocationBytes(const CallExpr *C) {
+  if (calleeName(C) == "cudaMallocPitch" || C->getNumArgs() < 2)
+    return nullptr;
+  return C->getArg(1);
 }
 
 /// The calls of F, and whether F is named other than as a callee.
@@ -329,10 +338,14 @@ AllocationOrigin Tracer::trace(const Expr *E, unsigned Depth) {
       if (N->getNumPlacementArgs())
         return unknown(formatv("the placement new at line {0} is not followed",
                                line(N->getBeginLoc())));
+      const Expr *Count = nullptr;
+      if (N->isArray() && N->getArraySize())
+        Count = *N->getArraySize();
       return WithOffset(site(AllocationOrigin::Allocation, N,
                              formatv("the new{0} at line {1}", N->isArray() ? "[]" : "",
                                      line(N->getBeginLoc()))
-                                 .str()));
+                                 .str(),
+                             Count, /*SizeInElements=*/true));
     }
     if (const auto *M = dyn_cast<CXXMemberCallExpr>(E)) {
       const Expr *Obj = M->getImplicitObjectArgument();
@@ -352,7 +365,9 @@ AllocationOrigin Tracer::trace(const Expr *E, unsigned Depth) {
       StringRef Name = calleeName(C);
       if (returnsAllocation(Name))
         return WithOffset(site(AllocationOrigin::Allocation, C,
-                               formatv("the {0} at line {1}", Name, line(C->getBeginLoc())).str()));
+                               formatv("the {0} at line {1}", Name, line(C->getBeginLoc())).str(),
+                               Name == "malloc" && C->getNumArgs() == 1 ? C->getArg(0)
+                                                                        : nullptr));
       if ((Name == "raw_pointer_cast" || Name == "device_pointer_cast") && C->getNumArgs() == 1) {
         E = C->getArg(0);
         continue;
@@ -539,7 +554,8 @@ AllocationOrigin Tracer::addressUse(const VarDecl *V, const Expr *A) {
   if (const auto *C = dyn_cast_or_null<CallExpr>(P))
     if (storesAllocation(calleeName(C)) && C->getNumArgs() && C->getArg(0) == Arg)
       return site(AllocationOrigin::Allocation, C,
-                  formatv("the {0} at line {1}", calleeName(C), line(C->getBeginLoc())).str());
+                  formatv("the {0} at line {1}", calleeName(C), line(C->getBeginLoc())).str(),
+                  storedAllocationBytes(C));
   return unknown(formatv("the address of '{0}' is taken at line {1}: it may be changed unseen",
                          V->getName(), line(A->getBeginLoc()))
                      .str());

@@ -47,6 +47,7 @@ Expected<AnalyzeResult> analyzeFile(const frontend::Toolchain &TC,
             Failure = M.takeError();
             return;
           }
+          M->HostLaunches = findHostLaunches(Ctx, *K);
           M->detach();
           R.Kernels.push_back(std::move(*M));
         }

@@ -177,7 +177,30 @@ std::string renderText(const KernelModel &M) {
       Out += "    " + where(M, {N.Loc.Line, N.Loc.Column, N.Loc.Line}) + ": " + N.Text + "\n";
   }
   Out += renderShape(M);
+  Out += renderHostLaunches(M);
   return Out;
+}
+
+/// "  launched from the host:" and a line per launch: what it passes that
+/// the host code fixes (values, relations, allocations).
+std::string renderHostLaunches(const KernelModel &M) {
+  std::string Out;
+  for (const HostLaunch &L : M.HostLaunches) {
+    std::vector<std::string> Facts;
+    for (const HostArgument &A : L.Args) {
+      std::string P = A.ParamName.empty() ? "#" + std::to_string(A.Param) : A.ParamName;
+      if (!A.Count.empty())
+        Facts.push_back(P + ": " + A.Count + " elements (" + A.AllocatedBy + ")");
+      else if (!A.Relation.empty())
+        Facts.push_back(P + " = " + A.Relation);
+      else if (A.Value)
+        Facts.push_back(P + " = " + std::to_string(*A.Value));
+    }
+    Out += "    line " + std::to_string(L.Line) + " in " + L.Function + ": " +
+           (Facts.empty() ? std::string("nothing the host code fixes") : join(Facts, "; ")) +
+           "\n";
+  }
+  return Out.empty() ? "" : "  launched from the host:\n" + Out;
 }
 
 std::string renderShape(const KernelModel &M) {
@@ -416,6 +439,24 @@ Json toJson(const KernelModel &M) {
   Problem["buffers"] = Buffers;
   Problem["grid"] = Grid;
   K["problem"] = Problem;
+  Json Launches = Json::array();
+  for (const HostLaunch &L : M.HostLaunches) {
+    Json Args = Json::array();
+    for (const HostArgument &A : L.Args) {
+      Json J = {{"param", A.Param}, {"name", A.ParamName}, {"text", A.Text}};
+      if (A.Value)
+        J["value"] = *A.Value;
+      if (!A.Relation.empty())
+        J["relation"] = A.Relation;
+      if (!A.Count.empty()) {
+        J["count"] = A.Count;
+        J["allocated_by"] = A.AllocatedBy;
+      }
+      Args.push_back(J);
+    }
+    Launches.push_back({{"line", L.Line}, {"function", L.Function}, {"args", Args}});
+  }
+  K["host_launches"] = Launches;
   return K;
 }
 

@@ -99,6 +99,32 @@ public:
   ShapeWriter(analysis::KernelModel *M, int64_t ProblemSize) : M(M), Problem(ProblemSize) {
     if (M)
       Shape = M->Shape;
+    // The first launch from host code says what the program passes.
+    if (M && !M->HostLaunches.empty())
+      Host = &M->HostLaunches.front();
+  }
+
+  /// What the host passes as parameter PI, when a launch in the file shows it.
+  const analysis::HostArgument *hostArg(int PI) const {
+    if (!Host)
+      return nullptr;
+    for (const analysis::HostArgument &A : Host->Args)
+      if (int(A.Param) == PI)
+        return &A;
+    return nullptr;
+  }
+  unsigned hostLine() const { return Host ? Host->Line : 0; }
+
+  /// Names in Text that become sizes; false when Text is no expression.
+  bool addSizes(const std::string &Text) {
+    auto E = IntExpr::parse(Text);
+    if (!E) {
+      consumeError(E.takeError());
+      return false;
+    }
+    for (const std::string &Id : E->identifiers())
+      SizeNames.insert(Id);
+    return true;
   }
 
   /// The grid dimensions the kernel's guards bound (0 when none).
@@ -163,7 +189,21 @@ public:
     for (const analysis::BufferExtent &B : Shape->Buffers)
       if (B.ParamIndex == PI)
         E = &B;
+    const analysis::HostArgument *H = hostArg(PI);
+    bool HostCount = H && !H->Count.empty();
+    // What the kernel's accesses do not bound, the host's allocation may.
+    auto FromHost = [&](const std::string &Why) -> std::optional<std::string> {
+      if (!HostCount || !addSizes(H->Count))
+        return std::nullopt;
+      Note = formatv("'{0}' has {1} elements: the host allocates that many ({2}, passed at line "
+                     "{3}); the kernel's accesses do not bound it: {4}",
+                     Name, H->Count, H->AllocatedBy, Host->Line, Why)
+                 .str();
+      return H->Count;
+    };
     if (!E) {
+      if (auto C = FromHost("it makes none the analysis traces"))
+        return *C;
       Note = formatv("'{0}' has N elements: the kernel makes no access to it that the analysis "
                      "traces; edit its count",
                      Name)
@@ -174,6 +214,8 @@ public:
     std::string Why = E->Why;
     std::optional<std::string> C = E->Count ? render(*E->Count, Why, /*Count=*/true) : std::nullopt;
     if (!C) {
+      if (auto HC = FromHost(Why))
+        return *HC;
       Note = formatv("'{0}' has N elements: {1}; edit its count", Name, Why).str();
       UsesN = true;
       return "N";
@@ -192,6 +234,10 @@ public:
     if (E->MayReadBefore)
       Note += "; it may also be read below its first element, so the kernel expects a pointer "
               "into a larger allocation, which a spec cannot make";
+    if (HostCount && squeezed(H->Count) != squeezed(*C) && !sameAtHostValues(H->Count, *C))
+      Note += formatv("; the host allocates {0} ({1}, passed at line {2}): check which is meant",
+                      H->Count, H->AllocatedBy, Host->Line)
+                  .str();
     return *C;
   }
 
@@ -219,6 +265,10 @@ public:
     }
     for (const std::string &N : SizeNames)
       S[N] = Each;
+    // A size the launch passes a value the host code fixes takes it.
+    for (const std::string &N : SizeNames)
+      if (auto V = hostValue(N))
+        S[N] = *V;
     // The fallback N, unless a parameter of that name is a size already
     // (then the fallback counts are in its elements).
     if ((UsesN || S.empty()) && !SizeNames.count("N"))
@@ -230,10 +280,21 @@ public:
     std::vector<std::string> Out;
     if (!M)
       Out.push_back("the kernel could not be analysed: every count is N; edit them");
-    if (!SizeNames.empty())
+    std::vector<std::string> Guessed, Passed;
+    for (const std::string &N : SizeNames) {
+      if (auto V = hostValue(N))
+        Passed.push_back(formatv("{0} = {1}", N, *V).str());
+      else
+        Guessed.push_back(N);
+    }
+    if (!Passed.empty())
+      Out.push_back(formatv("the sizes {0} are the values the launch at line {1} passes",
+                            join(Passed, ", "), Host->Line)
+                        .str());
+    if (!Guessed.empty())
       Out.push_back(formatv("the sizes ({0}) are kernel parameters, taken to be non-negative; "
                             "each is {1} in the draft: edit them",
-                            join(SizeNames, ", "), sizes()[*SizeNames.begin()].dump())
+                            join(Guessed, ", "), sizes()[Guessed.front()].dump())
                         .str());
     if (Shape)
       for (const std::string &N : Shape->Notes)
@@ -241,7 +302,51 @@ public:
     return Out;
   }
 
+  /// The value the host passes as the parameter named Name, when fixed.
+  std::optional<int64_t> hostValue(const std::string &Name) const {
+    if (!Host || !M)
+      return std::nullopt;
+    for (const analysis::HostArgument &A : Host->Args)
+      if (A.Param < ParamNames.size() && ParamNames[A.Param] == Name && A.Value && *A.Value > 0)
+        return A.Value;
+    return std::nullopt;
+  }
+  void setParamNames(std::vector<std::string> Names) { ParamNames = std::move(Names); }
+
+  /// Two counts that agree at the values the host passes (`n` and
+  /// `2 * half` for a launch with `n` and `n / 2`).
+  bool sameAtHostValues(const std::string &A, const std::string &B) const {
+    auto EA = IntExpr::parse(A), EB = IntExpr::parse(B);
+    if (!EA || !EB) {
+      consumeError(EA.takeError());
+      consumeError(EB.takeError());
+      return false;
+    }
+    ValueMap Env;
+    for (const IntExpr *E : {&*EA, &*EB})
+      for (const std::string &Id : E->identifiers()) {
+        auto V = hostValue(Id);
+        if (!V)
+          return false;
+        Env[Id] = *V;
+      }
+    auto VA = EA->evaluate(Env), VB = EB->evaluate(Env);
+    if (!VA || !VB) {
+      consumeError(VA.takeError());
+      consumeError(VB.takeError());
+      return false;
+    }
+    return *VA == *VB;
+  }
+
 private:
+  static std::string squeezed(StringRef T) {
+    std::string Out;
+    for (char C : T)
+      if (C != ' ' && C != '(' && C != ')')
+        Out += C;
+    return Out;
+  }
   /// F in the spec's expression language, or none with Why.
   std::optional<std::string> render(const analysis::IndexForm &F, std::string &Why, bool Count) {
     using namespace analysis;
@@ -322,6 +427,8 @@ private:
     return T.render(G);
   }
   analysis::KernelModel *M;
+  const analysis::HostLaunch *Host = nullptr;
+  std::vector<std::string> ParamNames;
   int64_t Problem;
   std::optional<analysis::ProblemShape> Shape;
   std::map<std::string, int64_t> TemplateValues;
@@ -512,6 +619,13 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
 
   Json Buffers = Json::array(), Scalars = Json::array(), Args = Json::array();
   std::vector<std::string> ByteTerms;
+  std::vector<std::tuple<size_t, std::string, std::string>> ScalarParams;
+  {
+    std::vector<std::string> Names;
+    for (size_t PI = 0; PI < K.Params.size(); ++PI)
+      Names.push_back(K.Params[PI].Name.empty() ? "arg" + std::to_string(PI) : K.Params[PI].Name);
+    Shape.setParamNames(std::move(Names));
+  }
   for (size_t PI = 0; PI < K.Params.size(); ++PI) {
     const frontend::ParamInfo &P = K.Params[PI];
     std::string Name = P.Name.empty() ? "arg" + std::to_string(Args.size()) : P.Name;
@@ -566,12 +680,36 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
       return makeUsageError("parameter '{0}' of '{1}' has type '{2}', which a spec cannot "
                             "describe yet; write the spec by hand",
                             Name, K.QualifiedName, P.Type);
+    ScalarParams.push_back({PI, Name, DT});
+  }
+  // Scalars after the buffers, whose counts name the sizes.
+  auto AllSizes = [&](const std::string &Text) {
+    auto E = IntExpr::parse(Text);
+    if (!E) {
+      consumeError(E.takeError());
+      return false;
+    }
+    return llvm::all_of(E->identifiers(), [&](const std::string &Id) { return Shape.isSize(Id); });
+  };
+  for (const auto &[PI, Name, DT] : ScalarParams) {
     Json S = {{"name", Name}, {"dtype", DT}};
+    const analysis::HostArgument *H = Shape.hostArg(int(PI));
     if (DT[0] == 'f' || DT == "bf16")
       S["value"] = 1.5;
     else if (Shape.isSize(Name))
       S["value"] = Name;
-    else if (looksLikeSize(Name) && !Shape.hasSizes()) {
+    else if (H && !H->Relation.empty() && AllSizes(H->Relation)) {
+      // Passed as an expression of sizes (`n / 2` beside `n`).
+      S["value"] = H->Relation;
+      Notes.push_back(formatv("'{0}' is {1}, as the launch at line {2} passes it ('{3}')", Name,
+                              H->Relation, Shape.hostLine(), H->Text)
+                          .str());
+    } else if (H && H->Value) {
+      S["value"] = *H->Value;
+      Notes.push_back(formatv("'{0}' is {1}, the value the launch at line {2} passes", Name,
+                              *H->Value, Shape.hostLine())
+                          .str());
+    } else if (looksLikeSize(Name) && !Shape.hasSizes()) {
       S["value"] = "N";
       Shape.useN();
     } else

@@ -43,6 +43,11 @@ struct AllocationSite {
   const void *Id = nullptr;
   /// In words: "the cudaMalloc at line 12", "the __device__ array 'buf'".
   std::string What;
+  /// The size the call asks for, as written: bytes (cudaMalloc's second
+  /// argument, malloc's), or elements (new T[n], SizeInElements); null when
+  /// the call has none that simple (calloc, cudaMallocPitch, an object).
+  const clang::Expr *Size = nullptr;
+  bool SizeInElements = false;
 };
 
 struct AllocationOrigin {

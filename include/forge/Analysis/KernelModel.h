@@ -30,6 +30,7 @@
 
 #include "forge/Analysis/Access.h"
 #include "forge/Analysis/Guards.h"
+#include "forge/Analysis/HostLaunches.h"
 #include "forge/Analysis/IndexForm.h"
 #include "forge/Analysis/Loops.h"
 #include "forge/Analysis/Patterns.h"
@@ -91,6 +92,9 @@ public:
   /// How big the problem is: each buffer's reach and the threads the grid
   /// needs, over the parameters (ProblemShape.h).
   ProblemShape Shape;
+  /// The kernel's launches in the file's host code, argument by argument
+  /// (HostLaunches.h); filled by analyzeFile, which sees the whole file.
+  std::vector<HostLaunch> HostLaunches;
 
   /// The atoms the forms of this model are written in.
   const AtomTable &atoms() const { return *Table; }

@@ -29,6 +29,10 @@ Json toJson(const KernelModel &M);
 /// buffer's reach (ProblemShape.h); empty when nothing is known.
 std::string renderShape(const KernelModel &M);
 
+/// The "launched from the host:" section: per launch in host code, the
+/// values, relations and allocations it passes (HostLaunches.h).
+std::string renderHostLaunches(const KernelModel &M);
+
 /// One line for an access ("load in[i] (float): coalesced; ...").
 std::string describeAccess(const KernelModel &M, const Access &A);
 /// One line for a loop ("for k in [0, n), step 1").

@@ -81,6 +81,10 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
 }
 
+// cuda_runtime.h's typed overload: cudaMalloc(&floatPtr, bytes).
+template <class T> static inline __host__ cudaError_t cudaMalloc(T **p, size_t bytes) {
+  return cudaMalloc((void **)(void *)p, bytes);
+}
 template <class T>
 static inline __host__ cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim,
                                                     void **args, size_t sharedMem = 0,

@@ -1,0 +1,272 @@
+//===- Analysis/HostLaunches.cpp - What the host passes a kernel ----------===//
+#include "forge/Analysis/HostLaunches.h"
+#include "AstUtil.h"
+#include "forge/Analysis/Allocations.h"
+#include "forge/Frontend/KernelLookup.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace forge::analysis {
+namespace {
+
+/// The function whose body holds S.
+const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt &S) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  while (!Parents.empty()) {
+    const DynTypedNode &P = Parents[0];
+    if (const auto *F = P.get<FunctionDecl>())
+      return F;
+    if (const auto *St = P.get<Stmt>())
+      Parents = Ctx.getParents(*St);
+    else if (const auto *D = P.get<Decl>())
+      Parents = Ctx.getParents(*D);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The variables a function body may change after their definition: assigned,
+/// incremented, or with their address taken.
+class Changed : public RecursiveASTVisitor<Changed> {
+public:
+  DenseSet<const VarDecl *> Vars;
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      note(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      note(U->getSubExpr());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    if (C->isAssignmentOp() && C->getNumArgs())
+      note(C->getArg(0));
+    return true;
+  }
+
+private:
+  void note(const Expr *E) {
+    if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        Vars.insert(V->getCanonicalDecl());
+  }
+};
+
+class Translator {
+public:
+  Translator(ASTContext &Ctx, const DenseSet<const VarDecl *> &Changed,
+             const DenseMap<const VarDecl *, std::string> &Params)
+      : Ctx(Ctx), Changed(Changed), Params(Params) {}
+
+  /// E's value when the host code fixes it.
+  std::optional<int64_t> value(const Expr *E, unsigned Depth = 0) {
+    if (!E || Depth > 8)
+      return std::nullopt;
+    E = E->IgnoreParenImpCasts();
+    if (E->isValueDependent() || E->isTypeDependent())
+      return std::nullopt;
+    if (auto V = constantInt(E, Ctx))
+      return V;
+    if (const VarDecl *V = stableLocal(E))
+      return value(V->getInit(), Depth + 1);
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      auto L = value(B->getLHS(), Depth + 1), R = value(B->getRHS(), Depth + 1);
+      if (!L || !R)
+        return std::nullopt;
+      switch (B->getOpcode()) {
+      case BO_Add: return *L + *R;
+      case BO_Sub: return *L - *R;
+      case BO_Mul: return *L * *R;
+      case BO_Div: return *R ? std::optional<int64_t>(*L / *R) : std::nullopt;
+      case BO_Rem: return *R ? std::optional<int64_t>(*L % *R) : std::nullopt;
+      case BO_Shl: return *R >= 0 && *R < 63 ? std::optional<int64_t>(*L << *R) : std::nullopt;
+      default: return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// E over the kernel's parameter names, with whether it names any.
+  std::optional<std::string> form(const Expr *E, bool &NamesParam, unsigned Depth = 0) {
+    if (!E || Depth > 8)
+      return std::nullopt;
+    E = E->IgnoreParenImpCasts();
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+      return form(C->getSubExpr(), NamesParam, Depth + 1);
+    if (const auto *D = dyn_cast<DeclRefExpr>(E))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl())) {
+        auto It = Params.find(V->getCanonicalDecl());
+        if (It != Params.end()) {
+          NamesParam = true;
+          return It->second;
+        }
+      }
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      const char *Op = nullptr;
+      switch (B->getOpcode()) {
+      case BO_Add: Op = "+"; break;
+      case BO_Sub: Op = "-"; break;
+      case BO_Mul: Op = "*"; break;
+      case BO_Div: Op = "/"; break;
+      case BO_Rem: Op = "%"; break;
+      default: break;
+      }
+      if (Op) {
+        auto L = form(B->getLHS(), NamesParam, Depth + 1);
+        auto R = form(B->getRHS(), NamesParam, Depth + 1);
+        if (!L || !R)
+          return std::nullopt;
+        bool Multiplicative = *Op != '+' && *Op != '-';
+        auto Wrap = [&](const Expr *Side, const std::string &T, bool Right) {
+          const auto *SB = dyn_cast<BinaryOperator>(Side->IgnoreParenImpCasts());
+          if (!SB)
+            return T;
+          bool SideAdditive = SB->isAdditiveOp();
+          // (a + b) * c, a - (b + c), a / (b * c)
+          if ((Multiplicative && SideAdditive) || (Right && *Op != '+' && *Op != '*') ||
+              (Right && *Op == '*' && !SB->isMultiplicativeOp()))
+            return "(" + T + ")";
+          return T;
+        };
+        return Wrap(B->getLHS(), *L, false) + " " + Op + " " + Wrap(B->getRHS(), *R, true);
+      }
+    }
+    if (auto V = value(E, Depth + 1))
+      return std::to_string(*V);
+    // A local defined once from an expression (`size_t bytes = n * 4;`).
+    if (const VarDecl *V = stableLocal(E))
+      return form(V->getInit(), NamesParam, Depth + 1);
+    return std::nullopt;
+  }
+
+  /// The elements of Bytes bytes of ElemBytes each, dropping a factor
+  /// sizeof(T) of that size where the product has one.
+  std::optional<std::string> elements(const Expr *Bytes, uint64_t ElemBytes, bool &NamesParam,
+                                      unsigned Depth = 0) {
+    if (!Bytes || !ElemBytes || Depth > 8)
+      return std::nullopt;
+    const Expr *E = Bytes->IgnoreParenImpCasts();
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+      return elements(C->getSubExpr(), ElemBytes, NamesParam, Depth + 1);
+    if (const VarDecl *V = stableLocal(E))
+      return elements(V->getInit(), ElemBytes, NamesParam, Depth + 1);
+    if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Mul) {
+      auto IsElem = [&](const Expr *S) {
+        const auto *T = dyn_cast<UnaryExprOrTypeTraitExpr>(S->IgnoreParenImpCasts());
+        auto V = T && T->getKind() == UETT_SizeOf ? constantInt(T, Ctx) : std::nullopt;
+        return V && uint64_t(*V) == ElemBytes;
+      };
+      if (IsElem(B->getRHS()))
+        return form(B->getLHS(), NamesParam, Depth + 1);
+      if (IsElem(B->getLHS()))
+        return form(B->getRHS(), NamesParam, Depth + 1);
+      bool N1 = false;
+      if (auto L = elements(B->getLHS(), ElemBytes, N1, Depth + 1))
+        if (auto R = form(B->getRHS(), N1, Depth + 1)) {
+          NamesParam |= N1;
+          return paren(*L) + " * " + paren(*R);
+        }
+    }
+    auto All = form(E, NamesParam, Depth + 1);
+    if (!All)
+      return std::nullopt;
+    return paren(*All) + " / " + std::to_string(ElemBytes);
+  }
+
+private:
+  static std::string paren(const std::string &T) {
+    return T.find_first_of("+-*/% ") == std::string::npos ? T : "(" + T + ")";
+  }
+  /// A local variable defined with an initialiser and never changed.
+  const VarDecl *stableLocal(const Expr *E) {
+    const auto *D = dyn_cast<DeclRefExpr>(E);
+    const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit() ||
+        Changed.contains(V->getCanonicalDecl()) || V->getType()->isReferenceType())
+      return nullptr;
+    return V;
+  }
+
+  ASTContext &Ctx;
+  const DenseSet<const VarDecl *> &Changed;
+  const DenseMap<const VarDecl *, std::string> &Params;
+};
+
+} // namespace
+
+std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Kernel) {
+  std::vector<HostLaunch> Out;
+  const FunctionDecl *Def = Kernel.getDefinition() ? Kernel.getDefinition() : &Kernel;
+  for (const CallExpr *C : callsOf(Kernel, Ctx)) {
+    if (!isa<CUDAKernelCallExpr>(C) || !Ctx.getSourceManager().isInMainFile(C->getBeginLoc()))
+      continue;
+    const FunctionDecl *F = enclosingFunction(Ctx, *C);
+    if (!F || !F->hasBody() || F->hasAttr<CUDAGlobalAttr>() ||
+        (F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>()))
+      continue;
+    Changed Ch;
+    Ch.TraverseStmt(F->getBody());
+    HostLaunch L;
+    L.Line = lineOf(Ctx, C->getBeginLoc());
+    L.Function = F->getQualifiedNameAsString();
+    unsigned N = std::min<unsigned>(C->getNumArgs(), Def->getNumParams());
+    // Variables passed as a parameter as they are: the names host
+    // expressions are written in.
+    DenseMap<const VarDecl *, std::string> Params;
+    for (unsigned I = 0; I < N; ++I) {
+      const auto *D = dyn_cast<DeclRefExpr>(C->getArg(I)->IgnoreParenImpCasts());
+      const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+      const ParmVarDecl *P = Def->getParamDecl(I);
+      if (V && P->getIdentifier() && !Params.count(V->getCanonicalDecl()))
+        Params[V->getCanonicalDecl()] = P->getName().str();
+    }
+    Translator T(Ctx, Ch.Vars, Params);
+    for (unsigned I = 0; I < N; ++I) {
+      const Expr *A = C->getArg(I);
+      const ParmVarDecl *P = Def->getParamDecl(I);
+      HostArgument H;
+      H.Param = I;
+      if (P->getIdentifier())
+        H.ParamName = P->getName().str();
+      H.Text = textOf(A, Ctx);
+      if (P->getType()->isPointerType()) {
+        AllocationOrigin O = traceAllocation(A, Ctx);
+        if (O.Kind == AllocationOrigin::Allocation && O.Sites.size() == 1 && O.Offset.empty() &&
+            O.Sites[0].Size) {
+          bool Names = false;
+          uint64_t Elem = typeBytes(P->getType()->getPointeeType(), Ctx);
+          std::optional<std::string> Count =
+              O.Sites[0].SizeInElements ? T.form(O.Sites[0].Size, Names)
+                                        : T.elements(O.Sites[0].Size, Elem, Names);
+          if (Count) {
+            H.Count = *Count;
+            H.AllocatedBy = O.Sites[0].What;
+          }
+        }
+      } else if (isIntegerLike(P->getType())) {
+        H.Value = T.value(A);
+        const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+        bool Names = false;
+        if (!D)
+          if (auto R = T.form(A, Names); R && Names)
+            H.Relation = *R;
+      }
+      L.Args.push_back(std::move(H));
+    }
+    Out.push_back(std::move(L));
+  }
+  return Out;
+}
+
+} // namespace forge::analysis
