@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Path.h"
 #include <atomic>
 #include <chrono>
@@ -531,6 +532,15 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
 
   if (Req.OnPhase)
     Req.OnPhase("compile");
+  MeasureRequest::HarnessKind Kind = Req.Harness;
+  if (Kind == MeasureRequest::HarnessKind::Default) {
+    std::optional<std::string> Env = llvm::sys::Process::GetEnv("FORGE_HARNESS");
+    if (Env && *Env == "library")
+      Kind = MeasureRequest::HarnessKind::Library;
+    else if (Env && !Env->empty() && *Env != "cubin")
+      return makeUsageError("FORGE_HARNESS='{0}': expected 'cubin' or 'library'", *Env);
+  }
+  bool AsCubin = Kind != MeasureRequest::HarnessKind::Library;
   std::vector<build::CompileJob> Jobs;
   for (size_t H = 0; H < Sources.size(); ++H) {
     auto Text = generateHarness(*SpecOf[H], Sources[H], Configs[H]);
@@ -547,8 +557,8 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     build::CompileJob J;
     J.Source = Cu;
     J.Targets = {*Req.Target};
-    J.Output = build::OutputKind::Cubin;
-    J.OutputPath = Req.JobDir + "/harness-" + std::to_string(H) + ".cubin";
+    J.Output = AsCubin ? build::OutputKind::Cubin : build::OutputKind::SharedLibrary;
+    J.OutputPath = Req.JobDir + "/harness-" + std::to_string(H) + (AsCubin ? ".cubin" : ".so");
     J.ResourceUsage = true;
     J.LineInfo = true;
     J.IncludeDirs = {llvm::sys::path::parent_path(Sources[H]).str()};
@@ -583,8 +593,10 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     return findKernelResources(*ResultOf[H], Spec.Kernel, *Args);
   };
   std::vector<std::string> MangledOf(All.size());
-  std::set<size_t> AsLibrary; // harnesses built again as shared libraries
-  for (size_t I = 0; I < All.size(); ++I) {
+  std::set<size_t> AsLibrary; // harnesses built (again) as shared libraries
+  for (size_t H = 0; !AsCubin && H < Jobs.size(); ++H)
+    AsLibrary.insert(H);
+  for (size_t I = 0; AsCubin && I < All.size(); ++I) {
     size_t H = EntryOf[I].first;
     if (!Built(H))
       continue;
@@ -594,7 +606,7 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     else
       AsLibrary.insert(H);
   }
-  if (!AsLibrary.empty()) {
+  if (AsCubin && !AsLibrary.empty()) {
     std::vector<build::CompileJob> Again;
     for (size_t H : AsLibrary) {
       Jobs[H].Output = build::OutputKind::SharedLibrary;

@@ -90,3 +90,11 @@ int main() {
 // ONE:      ref measure-build.cu BLOCK=256: built
 // ONE-NEXT: c1 measure-build.cu BLOCK=512: built
 // ONE-NOT:  c2
+
+// FORGE_HARNESS=library builds every harness as a shared library (the
+// escape hatch should a driver not load cubins); another value is an error.
+// RUN: env FORGE_HARNESS=library forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.lib
+// RUN: FileCheck %s --check-prefix=LIBRARY --input-file=%t.lib/job.plan
+// RUN: not env FORGE_HARNESS=ptx forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.bad 2>&1 | FileCheck %s --check-prefix=BADKIND
+// LIBRARY: reference ref harness-0.so forge_entry_0
+// BADKIND: error: FORGE_HARNESS='ptx': expected 'cubin' or 'library'

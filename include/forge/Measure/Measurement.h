@@ -55,6 +55,12 @@ struct MeasureRequest {
   /// further harnesses, compiled in parallel. 0: no limit; 1: a compile
   /// per configuration.
   unsigned MaxEntriesPerHarness = 0;
+  /// How harnesses are built (docs/worker-protocol.md): device code alone
+  /// (a cubin, the worker finds each kernel by its mangled name), or a
+  /// shared library the worker dlopens. The default is the environment's
+  /// FORGE_HARNESS ("cubin", "library"), else a cubin.
+  enum class HarnessKind { Default, Cubin, Library };
+  HarnessKind Harness = HarnessKind::Default;
   /// Called from another thread as result lines arrive: the candidate's
   /// result, done so far and the total.
   std::function<void(const CandidateResult &, size_t, size_t)> OnResult;
