@@ -1,6 +1,7 @@
 //===- Analysis/HostLaunches.cpp - What the host passes a kernel ----------===//
 #include "forge/Analysis/HostLaunches.h"
 #include "AstUtil.h"
+#include "ValueTracker.h"
 #include "forge/Analysis/Allocations.h"
 #include "forge/Frontend/KernelLookup.h"
 #include "clang/AST/ASTContext.h"
@@ -33,35 +34,6 @@ const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt &S) {
   }
   return nullptr;
 }
-
-/// The variables a function body may change after their definition: assigned,
-/// incremented, or with their address taken.
-class Changed : public RecursiveASTVisitor<Changed> {
-public:
-  DenseSet<const VarDecl *> Vars;
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      note(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      note(U->getSubExpr());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    if (C->isAssignmentOp() && C->getNumArgs())
-      note(C->getArg(0));
-    return true;
-  }
-
-private:
-  void note(const Expr *E) {
-    if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-        Vars.insert(V->getCanonicalDecl());
-  }
-};
 
 class Translator {
 public:
@@ -215,8 +187,11 @@ std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Ke
     if (!F || !F->hasBody() || F->hasAttr<CUDAGlobalAttr>() ||
         (F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>()))
       continue;
-    Changed Ch;
-    Ch.TraverseStmt(F->getBody());
+    // Variables the function may change after their definition: assigned,
+    // incremented, or with their address taken.
+    DenseSet<const VarDecl *> Changed;
+    for (const VarDecl *V : assignedVars(F->getBody()))
+      Changed.insert(V->getCanonicalDecl());
     HostLaunch L;
     L.Line = lineOf(Ctx, C->getBeginLoc());
     L.Function = F->getQualifiedNameAsString();
@@ -231,7 +206,7 @@ std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Ke
       if (V && P->getIdentifier() && !Params.count(V->getCanonicalDecl()))
         Params[V->getCanonicalDecl()] = P->getName().str();
     }
-    Translator T(Ctx, Ch.Vars, Params);
+    Translator T(Ctx, Changed, Params);
     for (unsigned I = 0; I < N; ++I) {
       const Expr *A = C->getArg(I);
       const ParmVarDecl *P = Def->getParamDecl(I);
