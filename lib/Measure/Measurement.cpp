@@ -540,7 +540,14 @@ forge::measure::runMeasurement(const build::NvccDriver &Driver,
     else if (Env && !Env->empty() && *Env != "cubin")
       return makeUsageError("FORGE_HARNESS='{0}': expected 'cubin' or 'library'", *Env);
   }
-  bool AsCubin = Kind != MeasureRequest::HarnessKind::Library;
+  // Relocatable device code (dynamic parallelism) needs the device linker
+  // and cudadevrt, which a shared library's build runs and a cubin's does not.
+  bool Relocatable = llvm::any_of(Req.NvccFlags, [](const std::string &F) {
+    llvm::StringRef S(F);
+    return S == "-rdc=true" || S == "-rdc" || S == "-dc" || S == "--device-c" ||
+           S == "--relocatable-device-code=true" || S == "-rdc=1";
+  });
+  bool AsCubin = Kind != MeasureRequest::HarnessKind::Library && !Relocatable;
   std::vector<build::CompileJob> Jobs;
   for (size_t H = 0; H < Sources.size(); ++H) {
     auto Text = generateHarness(*SpecOf[H], Sources[H], Configs[H]);

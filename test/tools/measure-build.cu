@@ -98,3 +98,7 @@ int main() {
 // RUN: not env FORGE_HARNESS=ptx forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.bad 2>&1 | FileCheck %s --check-prefix=BADKIND
 // LIBRARY: reference ref harness-0.so forge_entry_0
 // BADKIND: error: FORGE_HARNESS='ptx': expected 'cubin' or 'library'
+// Relocatable device code (-rdc=true, dynamic parallelism) needs the
+// device link a shared library's build runs: no cubin then.
+// RUN: forge-port measure %s --spec %S/Inputs/measure-saxpy.json --arch sm_90 --no-run --job-dir %t.rdc -- -rdc=true
+// RUN: FileCheck %s --check-prefix=LIBRARY --input-file=%t.rdc/job.plan

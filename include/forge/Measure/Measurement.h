@@ -58,7 +58,8 @@ struct MeasureRequest {
   /// How harnesses are built (docs/worker-protocol.md): device code alone
   /// (a cubin, the worker finds each kernel by its mangled name), or a
   /// shared library the worker dlopens. The default is the environment's
-  /// FORGE_HARNESS ("cubin", "library"), else a cubin.
+  /// FORGE_HARNESS ("cubin", "library"), else a cubin; code built with
+  /// -rdc=true (dynamic parallelism) is always a library.
   enum class HarnessKind { Default, Cubin, Library };
   HarnessKind Harness = HarnessKind::Default;
   /// Called from another thread as result lines arrive: the candidate's
