@@ -1644,13 +1644,14 @@ void KernelIndexBuilder::addSide(ASTContext &Ctx, CompilerInstance &CI, Side S,
   Indexer.finish(Facts, Out, WarpWidths);
 }
 
-Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
-                                     StringRef File, ParseDiagnostics &Diags) {
+namespace {
+Expected<FileIndex> indexSides(const Toolchain &TC, const ParseOptions &Opts, StringRef File,
+                               ParseDiagnostics &Diags, ArrayRef<Side> Sides) {
   if (Error E = checkCudaInput(File))
     return std::move(E);
   unsigned ErrorsBefore = Diags.errors();
   KernelIndexBuilder Builder(File);
-  for (Side S : {Side::Host, Side::Device}) {
+  for (Side S : Sides) {
     ParseRequest Req;
     Req.File = File.str();
     Req.S = S;
@@ -1665,6 +1666,17 @@ Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Op
   FileIndex Out = Builder.finish(Opts.target().Name);
   Out.Errors = Diags.errors() - ErrorsBefore;
   return Out;
+}
+} // namespace
+
+Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
+                                     StringRef File, ParseDiagnostics &Diags) {
+  return indexSides(TC, Opts, File, Diags, {Side::Host, Side::Device});
+}
+
+Expected<FileIndex> buildHostIndex(const Toolchain &TC, const ParseOptions &Opts,
+                                   StringRef File, ParseDiagnostics &Diags) {
+  return indexSides(TC, Opts, File, Diags, {Side::Host});
 }
 
 FileIndex KernelIndexBuilder::finish(StringRef Arch) {

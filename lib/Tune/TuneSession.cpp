@@ -118,7 +118,11 @@ Expected<frontend::FileIndex> TuneSession::index(StringRef Path, const arch::Tar
   if (!PO)
     return PO.takeError();
   frontend::ParseDiagnostics Diags(nullptr);
-  return frontend::buildKernelIndex(*O.Toolchain, *PO, Path, Diags);
+  // What the tuner reads of the file (the launch sites, the constants and
+  // template arguments they name) is host code: one parse, not two. On the
+  // H200 each parse of a CUB-heavy file was on the critical path of a cold
+  // tune (docs/bench/tune-speed.md).
+  return frontend::buildHostIndex(*O.Toolchain, *PO, Path, Diags);
 }
 
 Error TuneSession::prepare() {

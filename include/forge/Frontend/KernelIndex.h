@@ -185,6 +185,12 @@ bool namesWarpSize(llvm::StringRef Name);
 /// the file cannot be read or Clang cannot run.
 llvm::Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
                                            llvm::StringRef File, ParseDiagnostics &Diags);
+/// The index of the host side alone: one parse instead of two, for what
+/// host code decides (launch sites, the constants and template arguments
+/// they name); code that only the device compile sees (`#ifdef
+/// __CUDA_ARCH__`, device-side launches) is not in it.
+llvm::Expected<FileIndex> buildHostIndex(const Toolchain &TC, const ParseOptions &Opts,
+                                         llvm::StringRef File, ParseDiagnostics &Diags);
 
 /// Default candidate values for a tunable of a given role and current value.
 std::vector<int64_t> defaultCandidates(llvm::StringRef Role, std::optional<int64_t> Current);
