@@ -307,11 +307,10 @@ public:
     if (!Host || !M)
       return std::nullopt;
     for (const analysis::HostArgument &A : Host->Args)
-      if (A.Param < ParamNames.size() && ParamNames[A.Param] == Name && A.Value && *A.Value > 0)
+      if (A.ParamName == Name && A.Value && *A.Value > 0)
         return A.Value;
     return std::nullopt;
   }
-  void setParamNames(std::vector<std::string> Names) { ParamNames = std::move(Names); }
 
   /// Two counts that agree at the values the host passes (`n` and
   /// `2 * half` for a launch with `n` and `n / 2`).
@@ -428,7 +427,6 @@ private:
   }
   analysis::KernelModel *M;
   const analysis::HostLaunch *Host = nullptr;
-  std::vector<std::string> ParamNames;
   int64_t Problem;
   std::optional<analysis::ProblemShape> Shape;
   std::map<std::string, int64_t> TemplateValues;
@@ -620,12 +618,6 @@ Expected<Json> draftLaunchSpec(const frontend::FileIndex &Index, StringRef Kerne
   Json Buffers = Json::array(), Scalars = Json::array(), Args = Json::array();
   std::vector<std::string> ByteTerms;
   std::vector<std::tuple<size_t, std::string, std::string>> ScalarParams;
-  {
-    std::vector<std::string> Names;
-    for (size_t PI = 0; PI < K.Params.size(); ++PI)
-      Names.push_back(K.Params[PI].Name.empty() ? "arg" + std::to_string(PI) : K.Params[PI].Name);
-    Shape.setParamNames(std::move(Names));
-  }
   for (size_t PI = 0; PI < K.Params.size(); ++PI) {
     const frontend::ParamInfo &P = K.Params[PI];
     std::string Name = P.Name.empty() ? "arg" + std::to_string(Args.size()) : P.Name;
