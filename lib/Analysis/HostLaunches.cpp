@@ -3,10 +3,10 @@
 #include "AstUtil.h"
 #include "ValueTracker.h"
 #include "forge/Analysis/Allocations.h"
+#include "forge/Frontend/Divergence.h"
 #include "forge/Frontend/KernelLookup.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
@@ -17,23 +17,6 @@ using namespace llvm;
 
 namespace forge::analysis {
 namespace {
-
-/// The function whose body holds S.
-const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt &S) {
-  DynTypedNodeList Parents = Ctx.getParents(S);
-  while (!Parents.empty()) {
-    const DynTypedNode &P = Parents[0];
-    if (const auto *F = P.get<FunctionDecl>())
-      return F;
-    if (const auto *St = P.get<Stmt>())
-      Parents = Ctx.getParents(*St);
-    else if (const auto *D = P.get<Decl>())
-      Parents = Ctx.getParents(*D);
-    else
-      return nullptr;
-  }
-  return nullptr;
-}
 
 class Translator {
 public:
@@ -183,7 +166,7 @@ std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Ke
   for (const CallExpr *C : callsOf(Kernel, Ctx)) {
     if (!isa<CUDAKernelCallExpr>(C) || !Ctx.getSourceManager().isInMainFile(C->getBeginLoc()))
       continue;
-    const FunctionDecl *F = enclosingFunction(Ctx, *C);
+    const FunctionDecl *F = frontend::enclosingFunction(Ctx, *C);
     if (!F || !F->hasBody() || F->hasAttr<CUDAGlobalAttr>() ||
         (F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>()))
       continue;
