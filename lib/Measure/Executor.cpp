@@ -62,7 +62,7 @@ LocalExecutor::run(const std::vector<std::string> &Dirs, const ExecutorHooks &H)
       auto Drain = [&] {
         for (const CandidateResult &C : Tail.poll())
           if (H.OnResult)
-            H.OnResult(C);
+            H.OnResult(Dir, C);
       };
       while (Running) {
         Drain();

@@ -256,7 +256,7 @@ struct ResultCount {
 };
 ExecutorHooks hooksFor(const MeasureRequest &Req, size_t Total, ResultCount &Count) {
   ExecutorHooks H;
-  H.OnResult = [&Req, &Count, Total](const CandidateResult &C) {
+  H.OnResult = [&Req, &Count, Total](llvm::StringRef, const CandidateResult &C) {
     std::lock_guard<std::mutex> L(Count.Mu);
     if (C.Reference && std::exchange(Count.ReferenceSeen, true))
       return;

@@ -371,9 +371,11 @@ llvm::Expected<std::vector<JobRun>> SlurmExecutor::runTasks(const std::vector<st
       "  echo \"forge-port: no job directory for task $SLURM_ARRAY_TASK_ID in $list\" >&2\n"
       "  exit 2\n"
       "fi\n"
-      "rm -f \"$dir/exit\"\n" +
+      "rm -f \"$dir/exit\" \"$dir/task-time\"\n"
+      "start=$(date +%s.%N)\n" +
       What.Body +
       "rc=$?\n"
+      "echo \"$start $(date +%s.%N)\" >\"$dir/task-time\"\n"
       "echo \"$rc\" >\"$dir/exit.tmp\" && mv -f \"$dir/exit.tmp\" \"$dir/exit\"\n"
       "exit \"$rc\"\n";
   if (auto E = writeFileAtomically(Stem + ".sh", Script))
@@ -463,7 +465,7 @@ llvm::Expected<std::vector<JobRun>> SlurmExecutor::runTasks(const std::vector<st
       if (T.Tail)
         for (const CandidateResult &C : T.Tail->poll())
           if (H.OnResult)
-            H.OnResult(C);
+            H.OnResult(Dirs[T.Index], C);
   };
   while (llvm::any_of(Tasks, [](const Task &T) { return !T.Done && !T.Lost; })) {
     if (H.Interrupted && *H.Interrupted) {
@@ -491,10 +493,12 @@ llvm::Expected<std::vector<JobRun>> SlurmExecutor::runTasks(const std::vector<st
       std::optional<int> Rc = exitStatus(T.Dir);
       if (Rc && workerFinished(*Rc)) {
         T.Done = true;
+        account(T.Dir);
         continue;
       }
       if (!Rc && ++T.Absent < 2)
         continue;
+      account(T.Dir);
       std::string Why = slurmVerdict(command("sacct"), command("scontrol"), T.Job);
       Why += Rc ? "; " + describeExit(*Rc) : "; the worker wrote no exit status";
       if (T.Attempts >= O.MaxAttempts) {
@@ -567,6 +571,28 @@ llvm::Expected<std::vector<JobRun>> SlurmExecutor::runTasks(const std::vector<st
     Runs.push_back(std::move(J));
   }
   return Runs;
+}
+
+void SlurmExecutor::account(const std::string &Dir) {
+  // "START END" in seconds since the epoch, written by the batch script
+  // when the task's body ended (docs/cluster.md).
+  auto Text = readFile(Dir + "/task-time");
+  if (!Text) {
+    llvm::consumeError(Text.takeError());
+    return;
+  }
+  auto [A, B] = llvm::StringRef(*Text).trim().split(' ');
+  double Start = 0, End = 0;
+  if (A.getAsDouble(Start) || B.getAsDouble(End) || End < Start)
+    return;
+  std::lock_guard<std::mutex> L(UsageMu);
+  ++Used.Tasks;
+  Used.Seconds += End - Start;
+}
+
+SlurmExecutor::Usage SlurmExecutor::usage() const {
+  std::lock_guard<std::mutex> L(UsageMu);
+  return Used;
 }
 
 llvm::Expected<SlurmExecutor::Probe> SlurmExecutor::probe() {

@@ -1,5 +1,6 @@
 //===- Tune/TuneSession.cpp - The tune driver -----------------------------===//
 #include "forge/Tune/TuneSession.h"
+#include "forge/Tune/ProgressMerge.h"
 #include "forge/Build/CompileCache.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
@@ -215,36 +216,17 @@ Expected<TuneResult> TuneSession::tuneOnCluster() {
                             T->Name);
   size_t N = O.Cluster.size();
   std::vector<std::optional<Expected<TuneResult>>> Results(N);
-  std::vector<TuneProgress> Progress(N);
-  std::mutex Mu;
+  std::vector<std::string> Names;
+  for (const TuneSessionOptions::ClusterGpu &G : O.Cluster)
+    Names.push_back(G.Target->Name);
+  ProgressMerge Progress(std::move(Names), S.OnProgress);
   auto Start = std::chrono::steady_clock::now();
   std::vector<std::thread> Threads;
   for (size_t I = 0; I < N; ++I)
     Threads.emplace_back([&, I] {
       TuneOptions One = sweepOn(O.Cluster[I]);
       if (S.OnProgress)
-        One.OnProgress = [&, I](const TuneProgress &P) {
-          // One line for all targets: counts summed, the last event named
-          // by its target (costs on different GPUs do not compare).
-          std::lock_guard<std::mutex> L(Mu);
-          Progress[I] = P;
-          TuneProgress All;
-          for (const TuneProgress &Q : Progress) {
-            All.Done += Q.Done;
-            All.Total += Q.Total;
-            All.EtaS = std::max(All.EtaS, Q.EtaS);
-          }
-          All.ElapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                       Start)
-                             .count();
-          std::string Target = O.Cluster[I].Target->Name;
-          All.Last = Target + ": " + P.Last;
-          if (P.BestNs) {
-            All.BestNs = P.BestNs;
-            All.BestKey = Target + " " + P.BestKey;
-          }
-          S.OnProgress(All);
-        };
+        One.OnProgress = Progress.sweep(I);
       Results[I].emplace(runTuning(One));
     });
   for (std::thread &T : Threads)

@@ -10,16 +10,18 @@ using namespace llvm;
 
 namespace forge::tool {
 
-int reportError(Error E) {
+int reportError(Error E) { return reportError(errs(), std::move(E)); }
+
+int reportError(raw_ostream &OS, Error E) {
   int Code = ExitFailure;
   handleAllErrors(
       std::move(E),
       [&](const UsageError &U) {
         Code = ExitUsage;
-        WithColor::error(errs(), "forge-port") << U.message() << "\n";
+        WithColor::error(OS, "forge-port") << U.message() << "\n";
       },
       [&](const ErrorInfoBase &EI) {
-        WithColor::error(errs(), "forge-port") << EI.message() << "\n";
+        WithColor::error(OS, "forge-port") << EI.message() << "\n";
       });
   return Code;
 }

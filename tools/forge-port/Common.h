@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 #include <array>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct Invocation {
 /// Prints "forge-port: error: <msg>" and returns the exit status that fits
 /// the error: 2 for a UsageError, 1 otherwise.
 int reportError(llvm::Error E);
+/// The same, printed on OS.
+int reportError(llvm::raw_ostream &OS, llvm::Error E);
 
 /// Parses Args with the options of the given subcommand; false on a usage
 /// error (already printed).

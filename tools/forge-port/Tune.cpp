@@ -9,10 +9,12 @@
 #include "Progress.h"
 #include "SharedOptions.h"
 #include "forge/Measure/SlurmExecutor.h"
+#include "forge/Measure/SubmissionGroup.h"
 #include "forge/Report/TuneReport.h"
 #include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Tune/ProgressMerge.h"
 #include "forge/Tune/SpecFromCode.h"
 #include "forge/Tune/TuneSession.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,6 +24,8 @@
 #include "llvm/Support/WithColor.h"
 #include <atomic>
 #include <csignal>
+#include <mutex>
+#include <thread>
 
 using namespace llvm;
 using namespace forge;
@@ -142,6 +146,13 @@ cl::opt<std::string> CompilePartitionOpt(
     cl::value_desc("partition"), SUB);
 cl::opt<double> PollOpt("poll", cl::desc("slurm: seconds between queue polls (2)"),
                         cl::init(2), cl::Hidden, SUB);
+cl::opt<double> GatherOpt("gather",
+                          cl::desc("slurm, several files: seconds a round waits for a file "
+                                   "that is not measuring yet (30)"),
+                          cl::init(30), cl::Hidden, SUB);
+cl::opt<unsigned> CampaignWidth("campaign-files",
+                                cl::desc("slurm, several files: files tuned at once (8)"),
+                                cl::init(8), SUB);
 #undef SUB
 
 std::atomic<bool> Interrupted{false};
@@ -202,10 +213,25 @@ struct MeasureOn {
 };
 } // namespace
 
+namespace {
+/// How one file of the run reports and measures: alone, on stderr and
+/// stdout and the run's executors; in a campaign of files tuned at once, in
+/// buffers printed when it ends, through its members of the partitions'
+/// submission groups.
+struct FileRun {
+  raw_ostream &Log, &Out;
+  /// The executor of each of Where.Partitions for this file.
+  std::vector<measure::Executor *> Execs;
+  std::function<void(const tune::TuneProgress &)> OnProgress;
+  bool Alone = true; ///< its progress line is the only one
+};
+} // namespace
+
 /// One file of the run: its sweep, write-back and report; the exit status.
 static int tuneFile(const Invocation &Inv, const std::string &File, const std::string &SpecFile,
                     const OutputChoice &Output, ArrayRef<const arch::TargetInfo *> Targets,
-                    const tune::Budget &Limit, const MeasureOn &Where) {
+                    const tune::Budget &Limit, const MeasureOn &Where, const FileRun &Run) {
+  raw_ostream &Log = Run.Log, &Out = Run.Out;
   tune::TuneSessionOptions O;
   O.Output = Output;
   // No spec: the tunables come from the code (program mode only).
@@ -215,21 +241,21 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
     auto PO = frontend::makeParseOptions(File, BuildPath, Targets.front(), Inv.ExtraArgs);
     if (!PO)
       return PO.takeError();
-    frontend::ParseDiagnostics Diags(&errs());
+    frontend::ParseDiagnostics Diags(&Log);
     auto C = tune::programSpecFromCode(frontend::Toolchain::detect(Inv.Argv0, CudaPath), *PO,
                                        File, KernelOpt, Diags);
     if (!C)
       return C.takeError();
     for (const std::string &N : C->Notes)
-      errs() << "forge-port: " << N << "\n";
+      Log << "forge-port: " << N << "\n";
     return std::move(C->Spec);
   }();
   if (!Spec)
-    return reportError(Spec.takeError());
+    return reportError(Log, Spec.takeError());
   tune::TuneOptions &S = O.Sweep;
   const std::vector<measure::PartitionGpu> &Partitions = Where.Partitions;
-  for (const measure::PartitionGpu &P : Partitions)
-    O.Cluster.push_back({P.Target, P.GpuName, P.Exec.get()});
+  for (size_t I = 0; I < Partitions.size(); ++I)
+    O.Cluster.push_back({Partitions[I].Target, Partitions[I].GpuName, Run.Execs[I]});
   O.CompileRunner = Where.Compiler.get();
   O.ScratchParent = Where.ScratchParent;
   S.WorkerPath = Where.WorkerPath;
@@ -241,10 +267,10 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   if (!IdentityDepfile.empty()) {
     auto Text = readFile(IdentityDepfile);
     if (!Text)
-      return reportError(Text.takeError());
+      return reportError(Log, Text.takeError());
     auto Deps = parseDepfile(*Text, IdentityDepfile);
     if (!Deps)
-      return reportError(Deps.takeError());
+      return reportError(Log, Deps.takeError());
     S.IdentityFiles = std::move(*Deps);
   }
   S.Program.Command = RunCmd;
@@ -271,7 +297,7 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   S.Job.Reps = Reps;
   S.Job.CandidateTimeoutS = TimeoutS;
   if (auto E = applySandboxOption(S.Job.Sandbox))
-    return reportError(std::move(E));
+    return reportError(Log, std::move(E));
   S.Interrupted = &Interrupted;
   if (!LaunchOpt.empty()) {
     StringRef L(LaunchOpt);
@@ -280,7 +306,7 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
       LinePart = FilePart, FilePart = "";
     unsigned Line = 0;
     if (LinePart.getAsInteger(10, Line) || Line == 0)
-      return reportError(makeUsageError("--launch '{0}': expected FILE:LINE (or LINE), as in "
+      return reportError(Log, makeUsageError("--launch '{0}': expected FILE:LINE (or LINE), as in "
                                         "app.cu:42",
                                         LaunchOpt));
     O.LaunchFile = FilePart.str();
@@ -289,53 +315,51 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   O.ExtraArgs = Inv.ExtraArgs;
   O.CudaPath = CudaPath;
   O.Toolchain = &TC;
-  O.OnNote = [](StringRef Note, bool Caveat) {
-    (Caveat ? WithColor::note(errs(), "forge-port") : errs() << "forge-port: ") << Note << "\n";
+  O.OnNote = [&Log](StringRef Note, bool Caveat) {
+    (Caveat ? WithColor::note(Log, "forge-port") : Log << "forge-port: ") << Note << "\n";
   };
-  bool Tty = sys::Process::StandardErrIsDisplayed();
-  S.OnProgress = tuneProgress();
+  bool Tty = Run.Alone && sys::Process::StandardErrIsDisplayed();
+  S.OnProgress = Run.OnProgress;
   tune::TuneSession Session(O);
   if (Error E = Session.prepare())
-    return reportError(std::move(E));
+    return reportError(Log, std::move(E));
   if (!Partitions.empty())
     for (const measure::PartitionGpu &P : Partitions)
-      errs() << "forge-port: tuning " << Spec->Kernel << " for " << P.Target->Name
+      Log << "forge-port: tuning " << Spec->Kernel << " for " << P.Target->Name
              << " on partition " << P.Partition << " (" << P.GpuName << ") with the "
              << S.Strategy << " strategy\n";
   else if (S.GpuTarget)
-    errs() << "forge-port: tuning " << Spec->Kernel << " on " << S.GpuName << " ("
+    Log << "forge-port: tuning " << Spec->Kernel << " on " << S.GpuName << " ("
            << S.GpuTarget->Name << ") with the " << S.Strategy << " strategy\n";
 
-  auto *Old = std::signal(SIGINT, onInterrupt);
   auto R = Session.tune();
-  std::signal(SIGINT, Old);
   if (Tty && S.GpuTarget)
-    errs() << "\n";
+    Log << "\n";
   if (!R)
-    return reportError(R.takeError());
+    return reportError(Log, R.takeError());
   if (R->Stale)
-    WithColor::warning(errs(), "forge-port") << R->StaleNote << "\n";
+    WithColor::warning(Log, "forge-port") << R->StaleNote << "\n";
   if (R->Interrupted)
-    WithColor::warning(errs(), "forge-port")
+    WithColor::warning(Log, "forge-port")
         << "interrupted: " << R->Measured << " configuration(s) measured"
         << (DbPath.empty() ? "" : " and saved in " + DbPath) << "\n";
-  report::renderTuneSummary(errs(), *R);
+  report::renderTuneSummary(Log, *R);
   if (R->Interrupted) {
-    errs() << "forge-port: nothing is written back after an interrupt; run the same command "
+    Log << "forge-port: nothing is written back after an interrupt; run the same command "
               "again to continue from the database\n";
     return 130;
   }
   if (R->Replayed && R->OptimumNs > 0 && !R->Targets.empty() && R->Targets[0].BestNs > 0)
-    errs() << formatv("forge-port: replay: best {0:F2} us after {1} of {2} configurations; the "
+    Log << formatv("forge-port: replay: best {0:F2} us after {1} of {2} configurations; the "
                       "record's optimum is {3:F2} us (ratio {4:F3})\n",
                       R->Targets[0].BestNs / 1000, R->Measured, R->ValidConfigs,
                       R->OptimumNs / 1000, R->Targets[0].BestNs / R->OptimumNs);
   auto Written = Session.writeBack(*R);
   if (!Written)
-    return reportError(Written.takeError());
+    return reportError(Log, Written.takeError());
   for (const tune::TargetResult &T : R->Targets)
     if (T.Speedup > 0)
-      errs() << formatv("forge-port: {0}: {1:F3}x over the original ({2:F2} us -> {3:F2} us, "
+      Log << formatv("forge-port: {0}: {1:F3}x over the original ({2:F2} us -> {3:F2} us, "
                         "noise ±{4:F1}%{5})\n",
                         T.Target->Name, T.Speedup, T.BaselineNs / 1000, T.BestNs / 1000,
                         T.Noise * 100,
@@ -344,13 +368,116 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
     report::TuneReportInput In{&*R, &*Spec, File, Written->Diff, todayUtc()};
     if (Error E = writeFileAtomically(ReportPath,
                                       report::renderTuneReport(In, *report::formatOf(ReportPath))))
-      return reportError(std::move(E));
+      return reportError(Log, std::move(E));
   }
   if (O.Output.K == OutputChoice::Kind::Diff)
-    outs() << Written->Diff;
+    Out << Written->Diff;
   else if (O.Output.K == OutputChoice::Kind::Stdout)
-    outs() << Written->Contents;
+    Out << Written->Contents;
   return ExitOK;
+}
+
+/// The files one after another, each with its own summary; a file that
+/// fails does not stop the others.
+static int tuneInTurn(const Invocation &Inv, ArrayRef<std::string> Specs,
+                      const OutputChoice &Output, ArrayRef<const arch::TargetInfo *> Targets,
+                      const tune::Budget &Limit, const MeasureOn &Where) {
+  FileRun Run{errs(), outs(), {}, tuneProgress()};
+  for (const measure::PartitionGpu &P : Where.Partitions)
+    Run.Execs.push_back(P.Exec.get());
+  int Worst = ExitOK;
+  unsigned Failed = 0;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (Files.size() > 1)
+      errs() << "forge-port: [file " << I + 1 << "/" << Files.size() << "] " << Files[I] << "\n";
+    int Rc = tuneFile(Inv, Files[I], Specs[I], Output, Targets, Limit, Where, Run);
+    if (Rc != ExitOK) {
+      ++Failed;
+      Worst = std::max(Worst, Rc);
+    }
+    if (Rc == 130 || Interrupted)
+      break;
+  }
+  if (Files.size() > 1)
+    errs() << "forge-port: " << Files.size() - Failed << " of " << Files.size()
+           << " file(s) tuned\n";
+  return Worst;
+}
+
+/// A campaign on the cluster: the files are tuned at once (at most
+/// CampaignWidth at a time), and each partition's measurements of every
+/// file go out together, one `sbatch --array` a round
+/// (measure::SubmissionGroup). Each file's messages are kept and printed
+/// when it ends, in the files' order; one progress line covers them all.
+static int tuneCampaign(const Invocation &Inv, ArrayRef<std::string> Specs,
+                        const OutputChoice &Output, ArrayRef<const arch::TargetInfo *> Targets,
+                        const tune::Budget &Limit, const MeasureOn &Where) {
+  size_t N = Files.size();
+  if (CampaignWidth == 0)
+    return reportError(makeUsageError("--campaign-files: at least 1"));
+  std::vector<std::unique_ptr<measure::SubmissionGroup>> Groups;
+  for (const measure::PartitionGpu &P : Where.Partitions)
+    Groups.push_back(std::make_unique<measure::SubmissionGroup>(*P.Exec, GatherOpt));
+  std::vector<std::string> Names;
+  for (const std::string &F : Files)
+    Names.push_back(sys::path::filename(F).str());
+  bool Tty = sys::Process::StandardErrIsDisplayed();
+  tune::ProgressMerge Progress(Names, tuneProgress());
+  errs() << formatv("forge-port: a campaign of {0} files, {1} at a time; each partition's "
+                    "measurements of all of them go out as one array a round\n",
+                    N, std::min<size_t>(N, CampaignWidth));
+
+  std::vector<std::string> Logs(N), Outs(N);
+  std::vector<int> Rcs(N, -1);
+  std::mutex Mu;
+  size_t Printed = 0;
+  std::atomic<size_t> Next{0};
+  auto Work = [&] {
+    for (size_t I; (I = Next++) < N;) {
+      raw_string_ostream Log(Logs[I]), Out(Outs[I]);
+      int Rc = 130;
+      if (!Interrupted) {
+        std::vector<std::unique_ptr<measure::Executor>> Members;
+        FileRun Run{Log, Out, {}, Progress.sweep(I), /*Alone=*/false};
+        for (auto &G : Groups) {
+          Members.push_back(G->join());
+          Run.Execs.push_back(Members.back().get());
+        }
+        Rc = tuneFile(Inv, Files[I], Specs[I], Output, Targets, Limit, Where, Run);
+      } // its members leave the groups: no round waits for this file now
+      Log.flush();
+      Out.flush();
+      std::lock_guard<std::mutex> L(Mu);
+      Rcs[I] = Rc;
+      for (; Printed < N && Rcs[Printed] >= 0; ++Printed) {
+        errs() << (Tty ? "\r\033[K" : "") << "forge-port: [file " << Printed + 1 << "/" << N
+               << "] " << Files[Printed] << "\n"
+               << Logs[Printed];
+        outs() << Outs[Printed];
+        outs().flush();
+      }
+    }
+  };
+  std::vector<std::thread> Threads;
+  for (size_t T = 0; T < std::min<size_t>(N, CampaignWidth); ++T)
+    Threads.emplace_back(Work);
+  for (std::thread &T : Threads)
+    T.join();
+
+  int Worst = ExitOK;
+  unsigned Failed = 0;
+  for (int Rc : Rcs)
+    if (Rc != ExitOK) {
+      ++Failed;
+      Worst = std::max(Worst, Rc);
+    }
+  unsigned Rounds = 0;
+  for (auto &G : Groups)
+    Rounds += G->rounds();
+  errs() << formatv("forge-port: {0} of {1} file(s) tuned; {2} submission(s) to {3} "
+                    "partition(s) for them all\n",
+                    N - Failed, N, Rounds, Groups.size());
+  return Worst;
 }
 
 int forge::tool::runTune(const Invocation &Inv) {
@@ -454,23 +581,21 @@ int forge::tool::runTune(const Invocation &Inv) {
     return reportError(makeError("--retune=always measures every configuration again, and "
                                  "there is no GPU to measure on"));
 
-  // Several files: one after another, each with its own summary; a file
-  // that fails does not stop the others.
-  int Worst = ExitOK;
-  unsigned Failed = 0;
-  for (size_t I = 0; I < Files.size(); ++I) {
-    if (Files.size() > 1)
-      errs() << "forge-port: [file " << I + 1 << "/" << Files.size() << "] " << Files[I] << "\n";
-    int Rc = tuneFile(Inv, Files[I], Specs[I], *Output, *Targets, *Budget, Where);
-    if (Rc != ExitOK) {
-      ++Failed;
-      Worst = std::max(Worst, Rc);
-    }
-    if (Rc == 130 || Interrupted)
-      break;
+  auto *OldHandler = std::signal(SIGINT, onInterrupt);
+  int Rc = Files.size() > 1 && !Where.Partitions.empty()
+               ? tuneCampaign(Inv, Specs, *Output, *Targets, *Budget, Where)
+               : tuneInTurn(Inv, Specs, *Output, *Targets, *Budget, Where);
+  std::signal(SIGINT, OldHandler);
+  // What the run took of the cluster: for sizing (docs/cluster.md).
+  for (const measure::PartitionGpu &P : Where.Partitions) {
+    measure::SlurmExecutor::Usage U = P.Exec->usage();
+    errs() << formatv("forge-port: partition {0} ({1}): {2} task(s), {3:F1} GPU-second(s)\n",
+                      P.Partition, P.Target->Name, U.Tasks, U.Seconds);
   }
-  if (Files.size() > 1)
-    errs() << "forge-port: " << Files.size() - Failed << " of " << Files.size()
-           << " file(s) tuned\n";
-  return Worst;
+  if (Where.Compiler) {
+    measure::SlurmExecutor::Usage U = Where.Compiler->usage();
+    errs() << formatv("forge-port: compile partition {0}: {1} task(s), {2:F1} second(s)\n",
+                      CompilePartitionOpt, U.Tasks, U.Seconds);
+  }
+  return Rc;
 }

@@ -43,9 +43,9 @@ struct JobRun {
 };
 
 struct ExecutorHooks {
-  /// Result lines as they appear in any directory (called from a watcher
-  /// thread or the executor's poll loop).
-  std::function<void(const CandidateResult &)> OnResult;
+  /// Result lines as they appear in any directory, with the directory
+  /// (called from a watcher thread or the executor's poll loop).
+  std::function<void(llvm::StringRef Dir, const CandidateResult &)> OnResult;
   /// What the scheduler says of the jobs ("slurm job 41 on a100: 2 running,
   /// 3 pending, 1 done"); for the progress display.
   std::function<void(llvm::StringRef)> OnStatus;

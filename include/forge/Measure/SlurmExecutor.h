@@ -32,6 +32,7 @@
 #include "forge/Measure/Executor.h"
 #include <map>
 #include <memory>
+#include <mutex>
 
 namespace forge::measure {
 
@@ -96,6 +97,17 @@ public:
 
   const SlurmOptions &options() const { return O; }
 
+  /// What this executor's tasks took so far: each attempt that ran its
+  /// body (a finished task, a failed one that is retried or lost), timed
+  /// by the batch script on the node (DIR/task-time); directories reused
+  /// from an earlier run are not counted. For a GPU partition, the
+  /// GPU-seconds the run held.
+  struct Usage {
+    unsigned Tasks = 0;
+    double Seconds = 0;
+  };
+  Usage usage() const;
+
   /// What each array task runs on its directory, "$dir" in Body (shell
   /// lines; the status of the last is the task's, kept in DIR/exit).
   struct TaskScript {
@@ -117,8 +129,11 @@ private:
                                      const std::vector<unsigned> &Tasks,
                                      const std::string &Output, bool Wait);
   void cancel(const std::vector<std::string> &Jobs);
+  void account(const std::string &Dir);
 
   SlurmOptions O;
+  mutable std::mutex UsageMu;
+  Usage Used;
 };
 
 /// `--compile-partition`: nvcc as array tasks on a CPU partition, one task
@@ -136,6 +151,8 @@ public:
   runAll(llvm::ArrayRef<build::CompileCommand> Commands) override;
   /// Compiles run here so far, and the Slurm tasks they took.
   unsigned compiles() const { return Compiles; }
+  /// The compile tasks' time on the partition (SlurmExecutor::usage).
+  SlurmExecutor::Usage usage() const { return Exec->usage(); }
 
 private:
   SlurmCompileRunner(std::unique_ptr<SlurmExecutor> E, const std::atomic<bool> *I)

@@ -90,7 +90,7 @@ TEST(LocalExecutor, RunsTheWorkerOnEachDirectory) {
   LocalExecutor L(Worker, 0);
   unsigned Seen = 0;
   ExecutorHooks H;
-  H.OnResult = [&](const CandidateResult &C) { Seen += C.Reference; };
+  H.OnResult = [&](llvm::StringRef, const CandidateResult &C) { Seen += C.Reference; };
   auto Runs = L.run({Good, Bad}, H);
   ASSERT_TRUE(bool(Runs)) << llvm::toString(Runs.takeError());
   ASSERT_EQ(Runs->size(), 2u);
