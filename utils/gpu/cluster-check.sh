@@ -36,41 +36,7 @@ for d in jobs/*/; do
 done
 
 echo "== 3. a single-node Slurm on this machine"
-# Unpacked into a staging root first: Debian 12's packages put libraries
-# in /lib, which on this image is a link to usr/lib that `dpkg -x` into /
-# would replace by a directory (ld then misses libm.so.6). The staging
-# root's /lib, /bin and /sbin go under /usr instead.
-stage=$work/sldeb-root
-rm -rf "$stage" && mkdir -p "$stage"
-for f in "$root"/.sldeb/*.deb; do
-  pkg=$(dpkg-deb -f "$f" Package)
-  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
-    echo "installed already: $pkg"
-  else
-    dpkg -x "$f" "$stage" && echo "unpacked: $pkg"
-  fi
-done
-for top in lib lib64 bin sbin; do
-  if [[ -d $stage/$top && ! -L $stage/$top ]]; then
-    mkdir -p "$stage/usr/$top"
-    cp -a "$stage/$top/." "$stage/usr/$top/"
-    rm -rf "${stage:?}/$top"
-  fi
-done
-cp -a "$stage/." /
-ldconfig
-for c in munged slurmctld-wlm slurmd-wlm sbatch squeue; do
-  p=$(command -v "$c" || ls /usr/sbin/"$c" 2>/dev/null)
-  echo "$c: ${p:-missing}"
-  [[ -n $p ]] && ldd "$p" | grep "not found"
-done
-# slurmd's cgroup/v2 plugin puts slurmstepd in system.slice, which a
-# machine without systemd lacks.
-mount | grep -i cgroup
-if [[ -d /sys/fs/cgroup && ! -d /sys/fs/cgroup/system.slice ]]; then
-  mkdir /sys/fs/cgroup/system.slice && echo "made /sys/fs/cgroup/system.slice"
-fi
-cat /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/cgroup.subtree_control 2>&1
+bash "$root/utils/gpu/slurm-install.sh" "$work/sldeb-root"
 GPU_FILE=/dev/nvidia0 "$root/utils/slurm/local-cluster.sh" run "$work/cluster/slurm" h200 -- \
   bash -c 'sinfo; scontrol show node | grep -i -E "gres|state="; forge-port tune scale.cu --spec scale-16m.json --to sm_90 --executor slurm --partition sm_90=h200 --workdir "$PWD/slurm-work" --worker "$FORGE_WORKER" --db slurm.json --job-dir "$PWD/slurm-root" --diff 2>slurm.err >slurm.diff; echo "tune --executor slurm: exit $?"'
 [[ -f slurm.err ]] && grep -v '^\[.*best' slurm.err

@@ -25,6 +25,9 @@
 #   cluster         utils/gpu/cluster-check.sh: job directories written for
 #                   Slurm (bundle/cluster-jobs) run outside Slurm against the
 #                   local executor, and a single-node Slurm from .sldeb
+#   campaign        utils/gpu/campaign-check.sh: the suite's kernels tuned as
+#                   one campaign through a single-node Slurm from .sldeb
+#                   (arrays, tasks, GPU-seconds: docs/cluster.md's sizing)
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
 #   cmake           forge_port_kernels(RETUNE AUTO) on test/cmake/project with
@@ -146,6 +149,13 @@ for step in "$@"; do
       r=$?
       cat "$out/cluster.log"
       result cluster $r
+      ;;
+    campaign)
+      PATH=/tmp/fp/forge-port/bin:$PATH bash utils/gpu/campaign-check.sh "$out" \
+        > "$out/campaign.log" 2>&1
+      r=$?
+      cat "$out/campaign.log"
+      result campaign $r
       ;;
     measure)
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1
