@@ -160,7 +160,7 @@ public:
   bool VisitCallExpr(CallExpr *C) {
     StringRef N = calleeName(C);
     if (((isAtomicCallee(N) || isLoadCall(N) || isStoreCall(N)) && C->getNumArgs() >= 1) ||
-        atomicWrapperOf(C->getDirectCallee()))
+        atomicWrapperOf(C->getDirectCallee()) || storeWrapperOf(C->getDirectCallee()))
       Refs.push_back(C);
     return true;
   }
@@ -192,6 +192,8 @@ void KernelAnalyzer::findWrittenBases() {
       StringRef N = calleeName(C);
       if (auto W = atomicWrapperOf(C->getDirectCallee()))
         Pointers.push_back(C->getArg(W->AddressParam));
+      else if (auto SW = storeWrapperOf(C->getDirectCallee()))
+        Pointers.push_back(C->getArg(SW->PointerParam));
       else if ((isAtomicCallee(N) || isStoreCall(N)) && C->getNumArgs() >= 1)
         Pointers.push_back(C->getArg(0));
       return true;
@@ -238,12 +240,24 @@ void KernelAnalyzer::collectAccesses(KernelModel &M) {
         A.Notes.push_back("through the atomic wrapper '" + A.Wrapper + "', which calls '" +
                           A.Callee + "'");
       }
+      auto SW = storeWrapperOf(C->getDirectCallee());
+      if (SW) {
+        A.Wrapper = A.Callee;
+        A.AddressArg = SW->PointerParam;
+        A.ValueArg = int(SW->ValueParam);
+        A.IndexArg = SW->IndexParam;
+        A.Notes.push_back("through the store helper '" + A.Wrapper + "'");
+      }
       const Expr *Ptr = C->getArg(A.AddressArg);
       P = pointerOf(Ptr);
       QualType PT = Ptr->IgnoreParenImpCasts()->getType();
       if (PT->isPointerType())
         P = rebase(P, PT->getPointeeType());
-      if (isAtomicCallee(N)) {
+      if (SW) {
+        A.Kind = AccessKind::Store;
+        if (SW->IndexParam >= 0)
+          P.Offset = P.Offset + formOf(C->getArg(unsigned(SW->IndexParam)));
+      } else if (isAtomicCallee(N)) {
         A.Kind = AccessKind::Atomic;
         A.Atomic = atomicOpOf(N);
         // atomicInc(p, 0xffffffff) stores old + 1 (0 after 0xffffffff): an

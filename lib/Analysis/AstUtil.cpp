@@ -191,6 +191,50 @@ std::optional<AtomicWrapper> atomicWrapperOf(const FunctionDecl *F) {
   return W;
 }
 
+std::optional<StoreWrapper> storeWrapperOf(const FunctionDecl *F) {
+  F = F ? F->getDefinition() : nullptr;
+  if (!F || !F->hasAttr<CUDADeviceAttr>() || F->isTemplateInstantiation() ||
+      F->isTemplated() || !F->getReturnType()->isVoidType())
+    return std::nullopt;
+  const SourceManager &SM = F->getASTContext().getSourceManager();
+  if (SM.isInSystemHeader(F->getLocation()))
+    return std::nullopt;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
+  if (!Body || Body->size() != 1)
+    return std::nullopt;
+  const auto *E = dyn_cast<Expr>(Body->body_front());
+  if (const auto *EW = dyn_cast_or_null<ExprWithCleanups>(E))
+    E = EW->getSubExpr();
+  const auto *B = dyn_cast_or_null<BinaryOperator>(E ? E->IgnoreParens() : nullptr);
+  if (!B || B->getOpcode() != BO_Assign)
+    return std::nullopt;
+  auto ParamOf = [&](const Expr *A) -> int {
+    const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+    const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+    return P && P->getDeclContext() == F ? int(P->getFunctionScopeIndex()) : -1;
+  };
+  StoreWrapper W;
+  int Ptr = -1;
+  const Expr *L = B->getLHS()->IgnoreParens();
+  if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(L)) {
+    Ptr = ParamOf(subscriptBase(Sub));
+    W.IndexParam = ParamOf(subscriptIndex(Sub));
+    if (W.IndexParam < 0 ||
+        !F->getParamDecl(unsigned(W.IndexParam))->getType()->isIntegerType())
+      return std::nullopt;
+  } else if (const auto *U = dyn_cast<UnaryOperator>(L); U && U->getOpcode() == UO_Deref) {
+    Ptr = ParamOf(U->getSubExpr());
+  }
+  int Value = ParamOf(B->getRHS());
+  if (Ptr < 0 || Value < 0 || Value == Ptr || Value == W.IndexParam ||
+      !F->getParamDecl(unsigned(Ptr))->getType()->isPointerType() ||
+      !L->getType()->isScalarType())
+    return std::nullopt;
+  W.PointerParam = unsigned(Ptr);
+  W.ValueParam = unsigned(Value);
+  return W;
+}
+
 namespace {
 class MentionFinder : public RecursiveASTVisitor<MentionFinder> {
 public:

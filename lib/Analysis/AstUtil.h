@@ -70,6 +70,17 @@ struct AtomicWrapper {
 };
 std::optional<AtomicWrapper> atomicWrapperOf(const clang::FunctionDecl *F);
 
+/// A __device__ function (user code, not a template) whose whole body is one
+/// plain store of a parameter through parameters: `void put(float *p, int i,
+/// float v) { p[i] = v; }`, or `{ *p = v; }`. A call of it is that store at
+/// the call's arguments.
+struct StoreWrapper {
+  unsigned PointerParam = 0; ///< the pointer stored through
+  int IndexParam = -1;       ///< the subscript's parameter; -1 for `*p = v`
+  unsigned ValueParam = 0;   ///< the value stored
+};
+std::optional<StoreWrapper> storeWrapperOf(const clang::FunctionDecl *F);
+
 /// The pointer (or array) and the index of a subscript. In a template
 /// pattern Clang's getBase() guesses from the index's type, which may be
 /// dependent (`a[i + n]` with `n` of type `T::size_type`); a side that is a

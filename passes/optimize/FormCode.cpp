@@ -294,6 +294,10 @@ public:
     if (FD->getBuiltinID() || SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())) ||
         isa<CXXOperatorCallExpr>(C))
       return true;
+    // A call the rule accounts for as its own write: a store helper
+    // (`put(out, i, v)`) that the model makes the rule's store.
+    if (Allowed(C))
+      return true;
     // A user function is pure when its body is one `return` of a pure
     // expression.
     const FunctionDecl *Def = FD->getDefinition();

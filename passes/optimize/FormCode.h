@@ -86,7 +86,8 @@ bool hasNegativeTerm(const analysis::IndexForm &F);
 /// rewrite moving or repeating S would change, in words ("calls 'printf'
 /// (line 7)"), or "" when there is none. Writes to locals of the kernel
 /// are not effects; AllowedWrite accepts the other lvalues a rule accounts
-/// for (its store).
+/// for (its store), and the calls of user functions it accounts for (its
+/// store through a store helper, which the model makes an access).
 std::string effectsOf(const clang::Stmt *S, const clang::FunctionDecl &Kernel,
                       clang::ASTContext &Ctx,
                       llvm::function_ref<bool(const clang::Expr *)> AllowedWrite);

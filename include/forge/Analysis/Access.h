@@ -101,9 +101,16 @@ struct Access {
   /// v); }`): the function's name. E is then the call of the wrapper, its
   /// AddressArg-th argument the address and its ValueArg-th the value
   /// (ValueArg -1: the constant ValueText inside the wrapper).
+  ///
+  /// A store made through a __device__ helper whose whole body is that store
+  /// (`void put(float *p, int i, float v) { p[i] = v; }`) is a Store with
+  /// Wrapper and Callee the helper's name: E is the call, its AddressArg-th
+  /// argument the pointer, IndexArg-th the subscript (-1: `*p = v`) and
+  /// ValueArg-th the value.
   std::string Wrapper;
   unsigned AddressArg = 0;
   int ValueArg = 1;
+  int IndexArg = -1;
   std::string ValueText;
 
   /// The buffer: the parameter or __shared__ array name ("in"), or the

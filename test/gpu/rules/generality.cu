@@ -7,12 +7,14 @@
 // bump() in a for (;;) grid-stride loop; one counted with atomicInc(p,
 // 0xffffffff) (an add of 1); a 3x3 blur read through the PIX()
 // macro, tiled in shared memory and in register rows; a matrix product with
-// its row and column from out_row() / out_col(), register-tiled. Sizes are
+// its row and column from out_row() / out_col(), register-tiled; a per-thread
+// chunk of 8 stored through the helper put(out, e, v), remapped to
+// coalesced steps (the store helper is the model's store). Sizes are
 // odd, data pointers offset from their allocations, several block shapes
 // and grids per kernel.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
-// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %t.d/
+// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %S/../../passes/generality/Inputs/chunk-store-helper.cu %t.d/
 // RUN: forge-port propose %t.d/dot-helper.cu --kernel dot_helpers --block 256 --rules=hierarchical-reduction -o %t.d/dot-helper.new.cu
 // RUN: forge-port propose %t.d/or-flags.cu --kernel any_negative --block 256 --rules=hierarchical-reduction -o %t.d/or-flags.new.cu
 // RUN: forge-port propose %t.d/histogram-wrapper.cu --kernel hist_wrap --block 256 --rules=histogram-privatize -o %t.d/histogram-wrapper.new.cu
@@ -20,6 +22,7 @@
 // RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --block 16,16 --rules=smem-stencil-tiling -o %t.d/blur-macro.smem.cu
 // RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --spec %S/../../passes/generality/Inputs/blur-macro.json --rules=stencil-register-rows -o %t.d/blur-macro.rows.cu
 // RUN: forge-port propose %t.d/gemm-helper.cu --kernel mm_gid --block 16,16 --rules=register-tiling -o %t.d/gemm-helper.new.cu
+// RUN: forge-port propose %t.d/chunk-store-helper.cu --kernel scale_chunk_st --spec %S/../../passes/generality/Inputs/chunk-store-helper.json --rules=coalesced-remap -o %t.d/chunk-store-helper.new.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: dot_helpers original against the exact sum: rel_err
@@ -43,6 +46,9 @@
 // CHECK: blur_macro rows 32x4: ok max_abs_err 0 rel_l2 0
 // CHECK: mm_gid 16x16: ok max_abs_err {{.*}}
 // CHECK: mm_gid 32x8: ok max_abs_err {{.*}}
+// CHECK: scale_chunk_st block 256: ok max_abs_err 0 rel_l2 0
+// CHECK: scale_chunk_st block 96: ok max_abs_err 0 rel_l2 0
+// CHECK: scale_chunk_st n 17, one block: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <string>
@@ -54,6 +60,7 @@ namespace orig {
 #include "blur-macro.cu"
 #include "gemm-helper.cu"
 #include "histogram-atomicinc.cu"
+#include "chunk-store-helper.cu"
 } // namespace orig
 #undef PIX
 namespace cand {
@@ -63,6 +70,7 @@ namespace cand {
 #include "blur-macro.smem.cu"
 #include "gemm-helper.new.cu"
 #include "histogram-atomicinc.new.cu"
+#include "chunk-store-helper.new.cu"
 } // namespace cand
 #undef PIX
 namespace rows {
@@ -206,6 +214,29 @@ int main() {
     ok &= check::compare("mm_gid 32x8", ref,
                          run(cand::mm_gid, dim3(check::ceilDiv(N, 128), check::ceilDiv(M, 128)), dim3(32, 8)),
                          1e-4, 1e-5);
+  }
+  {
+    // The chunk through put(): odd n, offset pointers; the candidate's grid
+    // is the original's (8 * block elements per block).
+    struct Case {
+      int n, block;
+      const char *what;
+    };
+    for (const Case &c : {Case{1000003, 256, "block 256"}, Case{1000003, 96, "block 96"},
+                          Case{17, 256, "n 17, one block"}}) {
+      int n = c.n, block = c.block;
+      const char *what = c.what;
+      auto hin = check::random<float>(size_t(n), 11, -1, 1);
+      float *in = uploadOffset(hin, 1), *out = outOffset<float>(size_t(n), 3);
+      auto run = [&](auto k) {
+        check::poison(out, size_t(n));
+        k<<<check::ceilDiv(n, 8 * block), block>>>(in, out, 1.5f, n);
+        return get(out, size_t(n));
+      };
+      auto ref = run(orig::scale_chunk_st);
+      ok &= check::compare((std::string("scale_chunk_st ") + what).c_str(), ref,
+                           run(cand::scale_chunk_st), 0, 0);
+    }
   }
   std::printf(ok ? "PASS\n" : "FAIL\n");
   return ok ? 0 : 1;

@@ -69,5 +69,6 @@ __global__ void through_param(const float *x, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) store(&y[i], x[i]);
 }
-// A store through a device function's pointer parameter is not seen as one.
-// PARAM: forge-port: note: vectorize: not applicable: not an elementwise kernel: the kernel stores nothing to global memory
+// A store through a store helper is the model's store y[i]; vectorize does
+// not re-spell a call as a vector store.
+// PARAM: forge-port: note: vectorize: not applicable: 'store(&y[i], x[i])' (line [[@LINE-4]]) is not an element p[i] of a kernel pointer parameter

@@ -260,3 +260,66 @@ __global__ void k(const int *a, const int *b, unsigned *h, unsigned *g, float *o
 }
 
 } // namespace
+
+namespace {
+// A store through a __device__ helper whose whole body is the store is that
+// store, at the call's arguments: `put(out, e, v)` is out[e], `set(&y[i], v)`
+// is y[i]; the written buffer is known, and the chunk pattern sees it.
+TEST(AccessClass, StoresThroughDeviceHelpers) {
+  KernelModel M = analyze(R"(
+__device__ void put(float *p, int i, float v) { p[i] = v; }
+__device__ void set(float *p, float v) { *p = v; }
+__global__ void k(const float *in, float *out, float *y, float a, int n) {
+  int first = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
+  for (int e = first; e < first + 8 && e < n; e++)
+    put(out, e, a * in[e]);
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    set(&y[i], in[i]);
+})",
+                          "k");
+  const Access &P = access(M, "put(out, e, a * in[e])");
+  EXPECT_EQ(P.Kind, AccessKind::Store);
+  EXPECT_EQ(P.Wrapper, "put");
+  EXPECT_EQ(P.Callee, "put");
+  EXPECT_EQ(P.AddressArg, 0u);
+  EXPECT_EQ(P.IndexArg, 1);
+  EXPECT_EQ(P.ValueArg, 2);
+  EXPECT_EQ(P.Buffer, "out");
+  EXPECT_EQ(P.Warp.Class, AccessClass::Strided);
+  EXPECT_EQ(P.Warp.constantStride(), 8);
+  EXPECT_EQ(P.Index, access(M, "in[e]").Index);
+  const Access &S = access(M, "set(&y[i], in[i])");
+  EXPECT_EQ(S.Kind, AccessKind::Store);
+  EXPECT_EQ(S.IndexArg, -1);
+  EXPECT_EQ(S.Buffer, "y");
+  EXPECT_EQ(S.Warp.Class, AccessClass::Coalesced);
+  const Pattern *C = pattern(M, PatternKind::Chunk);
+  ASSERT_NE(C, nullptr);
+  EXPECT_TRUE(llvm::StringRef(C->Summary).contains("of out, in")) << C->Summary;
+}
+
+// Helpers that do more than one plain store of a parameter are calls the
+// model does not see into: no store is made up for them.
+TEST(AccessClass, DeviceFunctionsThatAreNotStoreHelpers) {
+  KernelModel M = analyze(R"(
+__device__ void twice(float *p, int i, float v) { p[i] = v; p[i + 1] = v; }
+__device__ void scaled(float *p, int i, float v) { p[i] = 2.f * v; }
+__device__ void added(float *p, int i, float v) { p[i] += v; }
+__device__ void shifted(float *p, int i, float v) { p[i + 1] = v; }
+template <typename T> __device__ void generic(T *p, int i, T v) { p[i] = v; }
+__global__ void k(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    twice(y, i, x[i]);
+    scaled(y, i, x[i]);
+    added(y, i, x[i]);
+    shifted(y, i, x[i]);
+    generic(y, i, x[i]);
+  }
+})",
+                          "k");
+  for (const Access &A : M.Accesses)
+    EXPECT_EQ(A.Kind, AccessKind::Load) << A.Text;
+}
+} // namespace
