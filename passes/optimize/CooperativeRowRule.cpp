@@ -347,6 +347,24 @@ struct Combine {
   std::vector<AccInfo> Accs;
 };
 
+/// A call of an index helper that reads builtins (`row_id()` of `return
+/// blockIdx.x * blockDim.x + threadIdx.x;`), written in its place with its
+/// expression: the builtins then take the original thread's values like
+/// the body's own. Segs: the expression's text, the call's arguments
+/// substituted for the parameters, and each builtin component on its own.
+struct InlineCall {
+  unsigned Begin = 0, End = 0; ///< the call in the main file
+  struct Seg {
+    std::string Text; ///< literal text, when Var is empty
+    std::string Var;  ///< "blockIdx" ...
+    char Dim = 0;
+  };
+  std::vector<Seg> Segs;
+  bool readsGridX() const {
+    return any_of(Segs, [](const Seg &S) { return S.Var == "gridDim" && S.Dim == 'x'; });
+  }
+};
+
 struct Plan {
   const CompoundStmt *Body = nullptr;
   std::vector<Split> Splits;
@@ -354,6 +372,7 @@ struct Plan {
   /// Statements that write memory outside the split loops: lane 0 only.
   std::vector<const Stmt *> Wraps;
   std::vector<BuiltinUse> Builtins;
+  std::vector<InlineCall> Inlines;
   /// What the kernel computes, for the summary ("matrix-vector product").
   std::string What;
   std::vector<std::string> Facts;
@@ -489,6 +508,119 @@ Candidates findRowLoops(const an::KernelModel &M) {
   return C;
 }
 
+/// The expression of an index helper called as C, with the call's arguments
+/// for its parameters (InlineCall): the helper is one `return <expr>;` of
+/// builtins, parameters and pure operations, written as plain text; the
+/// arguments have no effects and read no builtins. None otherwise.
+static std::optional<std::vector<InlineCall::Seg>> inlineSegments(const CallExpr *C,
+                                                           const FunctionDecl *Def,
+                                                           ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  const auto *Ret = Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front()) : nullptr;
+  const Expr *E = Ret ? Ret->getRetValue() : nullptr;
+  if (!E || Def->isVariadic() || Def->getNumParams() != C->getNumArgs() ||
+      !Def->getReturnType()->isIntegerType())
+    return std::nullopt;
+  auto Plain = [&](SourceRange R) {
+    return R.isValid() && !R.getBegin().isMacroID() && !R.getEnd().isMacroID();
+  };
+  struct Reads : RecursiveASTVisitor<Reads> {
+    bool Found = false;
+    bool VisitExpr(Expr *X) { return !(Found |= bool(frontend::cudaBuiltin(X))); }
+  };
+  std::vector<std::string> Args;
+  for (const Expr *A : C->arguments()) {
+    Reads R;
+    R.TraverseStmt(const_cast<Expr *>(A));
+    if (R.Found || A->HasSideEffects(Ctx) || !Plain(A->getSourceRange()))
+      return std::nullopt;
+    Args.push_back("(" +
+                   Lexer::getSourceText(CharSourceRange::getTokenRange(A->getSourceRange()), SM, LO)
+                       .str() +
+                   ")");
+  }
+  if (!Plain(E->getSourceRange()))
+    return std::nullopt;
+  // The pieces of the expression to replace: parameters and builtins, by
+  // offset; anything with an effect or a call that is not a pure system
+  // function refuses.
+  struct Piece {
+    unsigned B, E;
+    std::string Text, Var;
+    char Dim;
+  };
+  struct Scan : RecursiveASTVisitor<Scan> {
+    const SourceManager *SM;
+    const LangOptions *LO;
+    const FunctionDecl *Def;
+    const std::vector<std::string> *Args;
+    std::vector<Piece> Pieces;
+    bool Bad = false;
+    std::optional<std::pair<unsigned, unsigned>> offsets(SourceRange R) {
+      if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
+        return std::nullopt;
+      SourceLocation End = Lexer::getLocForEndOfToken(R.getEnd(), 0, *SM, *LO);
+      return std::make_pair(SM->getFileOffset(R.getBegin()), SM->getFileOffset(End));
+    }
+    bool VisitExpr(Expr *X) {
+      if (auto B = frontend::cudaBuiltin(X)) {
+        auto O = offsets(X->getSourceRange());
+        if (!O)
+          return !(Bad = true);
+        Pieces.push_back({O->first, O->second, "", B->Var.str(), B->Dim});
+        return true;
+      }
+      if (const auto *D = dyn_cast<DeclRefExpr>(X))
+        if (const auto *P = dyn_cast<ParmVarDecl>(D->getDecl()); P && P->getDeclContext() == Def) {
+          auto O = offsets(X->getSourceRange());
+          if (!O)
+            return !(Bad = true);
+          Pieces.push_back({O->first, O->second, (*Args)[P->getFunctionScopeIndex()], "", 0});
+          return true;
+        }
+      if (const auto *Call = dyn_cast<CallExpr>(X)) {
+        const FunctionDecl *F = Call->getDirectCallee();
+        if (!F || !SM->isInSystemHeader(F->getLocation()) || isThreadEffect(F->getName()))
+          return !(Bad = true);
+      }
+      if (const auto *B = dyn_cast<BinaryOperator>(X); B && B->isAssignmentOp())
+        return !(Bad = true);
+      if (const auto *U = dyn_cast<UnaryOperator>(X);
+          U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf))
+        return !(Bad = true);
+      return true;
+    }
+  } S;
+  S.SM = &SM;
+  S.LO = &LO;
+  S.Def = Def;
+  S.Args = &Args;
+  S.TraverseStmt(const_cast<Expr *>(E));
+  if (S.Bad)
+    return std::nullopt;
+  auto Whole = S.offsets(E->getSourceRange());
+  if (!Whole)
+    return std::nullopt;
+  // A property reference and its semantic form cover one range: the outer.
+  llvm::sort(S.Pieces, [](const Piece &A, const Piece &B) {
+    return A.B != B.B ? A.B < B.B : A.E > B.E;
+  });
+  StringRef Src = SM.getBufferData(SM.getFileID(E->getBeginLoc()));
+  std::vector<InlineCall::Seg> Segs;
+  unsigned At = Whole->first;
+  for (const Piece &P : S.Pieces) {
+    if (P.B < At)
+      continue; // nested in the previous piece
+    Segs.push_back({Src.substr(At, P.B - At).str(), "", 0});
+    Segs.push_back({P.Text, P.Var, P.Dim});
+    At = P.E;
+  }
+  Segs.push_back({Src.substr(At, Whole->second - At).str(), "", 0});
+  return Segs;
+}
+
 std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::KernelModel &M,
                                             Plan &P) {
   ASTContext &Ctx = In.Ctx;
@@ -545,9 +677,19 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
       }
       if (SM->isInSystemHeader(FD->getLocation()) || !FD->hasBody())
         return true;
+      const FunctionDecl *Def = FD->getDefinition();
+      // An index helper called from the body: written in place of its call,
+      // so that its builtins are renamed with the body's.
+      if (!Inside && Def)
+        if (auto Segs = inlineSegments(C, Def, *Ctx)) {
+          if (any_of(*Segs, [](const InlineCall::Seg &G) { return !G.Var.empty(); })) {
+            InlineRanges.push_back(C->getSourceRange());
+            InlineSegs.push_back(std::move(*Segs));
+            return true;
+          }
+        }
       // A device function of the file: looked into, so that builtins or
       // effects inside it are seen.
-      const FunctionDecl *Def = FD->getDefinition();
       if (Def && Seen.insert(Def).second && Depth < 4) {
         ++Depth;
         Inside = true;
@@ -581,6 +723,9 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
       return true;
     }
     std::vector<SourceRange> Ranges;
+    std::vector<SourceRange> InlineRanges;
+    std::vector<std::vector<InlineCall::Seg>> InlineSegs;
+    ASTContext *Ctx;
     bool VisitDeclRefExpr(DeclRefExpr *D) {
       if (frontend::isCudaBuiltinVar(D->getDecl()))
         VarRefs.push_back(D);
@@ -588,10 +733,17 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
     }
   } S;
   S.SM = &SM;
+  S.Ctx = &Ctx;
   S.TraverseStmt(const_cast<CompoundStmt *>(P.Body));
   if (!S.Why.empty())
     return S.Why;
   EditCollector EC(In);
+  for (size_t I = 0; I < S.InlineRanges.size(); ++I) {
+    auto R = EC.rangeOf(S.InlineRanges[I]);
+    if (!R)
+      return "the call of an index helper is not plain text of the main file";
+    P.Inlines.push_back({R->first, R->second, std::move(S.InlineSegs[I])});
+  }
   std::set<std::pair<unsigned, unsigned>> Done;
   for (size_t I = 0; I < S.Uses.size(); ++I) {
     auto R = EC.rangeOf(S.Ranges[I]);
@@ -1553,6 +1705,22 @@ Expected<std::string> Emitter::body() {
   for (const BuiltinUse &U : P.Builtins)
     if (U.Var == "gridDim" && U.Dim == 'x')
       Fall.push_back({U.Begin, U.End, "(gridDim.x / " + Div + ")"});
+  // Index helpers: their expression in place of the call, each builtin
+  // component renamed by Name (or kept).
+  auto Inlined = [](const InlineCall &C, function_ref<std::string(const InlineCall::Seg &)> Name) {
+    std::string T = "(";
+    for (const InlineCall::Seg &G : C.Segs)
+      T += G.Var.empty() ? G.Text : Name(G);
+    return T + ")";
+  };
+  auto Kept = [](const InlineCall::Seg &G) { return G.Var + "." + std::string(1, G.Dim); };
+  for (const InlineCall &C : P.Inlines)
+    if (C.readsGridX())
+      Fall.push_back({C.Begin, C.End, Inlined(C, [&](const InlineCall::Seg &G) {
+                        return G.Var == "gridDim" && G.Dim == 'x'
+                                   ? "(gridDim.x / " + Div + ")"
+                                   : Kept(G);
+                      })});
   auto FallText = render(In.Source, FirstR->first, End, Fall);
   if (!FallText)
     return createStringError("internal: overlapping edits in the fallback");
@@ -1569,6 +1737,15 @@ Expected<std::string> Emitter::body() {
     else if (U.Var == "gridDim")
       Subs.push_back({U.Begin, U.End, V.Grid});
   }
+  for (const InlineCall &C : P.Inlines)
+    Subs.push_back({C.Begin, C.End, Inlined(C, [&](const InlineCall::Seg &G) {
+                      if (G.Dim != 'x')
+                        return Kept(G);
+                      return G.Var == "threadIdx"  ? V.Tid
+                             : G.Var == "blockIdx" ? V.Bid
+                             : G.Var == "gridDim"  ? V.Grid
+                                                   : Kept(G);
+                    })});
   std::vector<Piece> Main;
   // Split loops.
   for (const Split &S : P.Splits) {

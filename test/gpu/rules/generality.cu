@@ -9,12 +9,14 @@
 // macro, tiled in shared memory and in register rows; a matrix product with
 // its row and column from out_row() / out_col(), register-tiled; a per-thread
 // chunk of 8 stored through the helper put(out, e, v), remapped to
-// coalesced steps (the store helper is the model's store). Sizes are
+// coalesced steps (the store helper is the model's store); a matrix-vector
+// product with its row from row_id() (builtins inside) and its result stored
+// through store(), a warp per row (the helper written in place). Sizes are
 // odd, data pointers offset from their allocations, several block shapes
 // and grids per kernel.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
-// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %S/../../passes/generality/Inputs/chunk-store-helper.cu %t.d/
+// RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %S/../../passes/generality/Inputs/chunk-store-helper.cu %S/../../passes/generality/Inputs/matvec-store-helper.cu %t.d/
 // RUN: forge-port propose %t.d/dot-helper.cu --kernel dot_helpers --block 256 --rules=hierarchical-reduction -o %t.d/dot-helper.new.cu
 // RUN: forge-port propose %t.d/or-flags.cu --kernel any_negative --block 256 --rules=hierarchical-reduction -o %t.d/or-flags.new.cu
 // RUN: forge-port propose %t.d/histogram-wrapper.cu --kernel hist_wrap --block 256 --rules=histogram-privatize -o %t.d/histogram-wrapper.new.cu
@@ -23,6 +25,7 @@
 // RUN: forge-port propose %t.d/blur-macro.cu --kernel blur_macro --spec %S/../../passes/generality/Inputs/blur-macro.json --rules=stencil-register-rows -o %t.d/blur-macro.rows.cu
 // RUN: forge-port propose %t.d/gemm-helper.cu --kernel mm_gid --block 16,16 --rules=register-tiling -o %t.d/gemm-helper.new.cu
 // RUN: forge-port propose %t.d/chunk-store-helper.cu --kernel scale_chunk_st --spec %S/../../passes/generality/Inputs/chunk-store-helper.json --rules=coalesced-remap -o %t.d/chunk-store-helper.new.cu
+// RUN: forge-port propose %t.d/matvec-store-helper.cu --kernel mv_store --spec %S/../../passes/generality/Inputs/matvec-store-helper.json --rules=cooperative-row -o %t.d/matvec-store-helper.new.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: dot_helpers original against the exact sum: rel_err
@@ -49,6 +52,9 @@
 // CHECK: scale_chunk_st block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: scale_chunk_st block 96: ok max_abs_err 0 rel_l2 0
 // CHECK: scale_chunk_st n 17, one block: ok max_abs_err 0 rel_l2 0
+// CHECK: mv_store block 128: ok max_abs_err {{.*}}
+// CHECK: mv_store block 96: ok max_abs_err {{.*}}
+// CHECK: mv_store block 100 (not whole warps): ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <string>
@@ -61,6 +67,7 @@ namespace orig {
 #include "gemm-helper.cu"
 #include "histogram-atomicinc.cu"
 #include "chunk-store-helper.cu"
+#include "matvec-store-helper.cu"
 } // namespace orig
 #undef PIX
 namespace cand {
@@ -71,6 +78,7 @@ namespace cand {
 #include "gemm-helper.new.cu"
 #include "histogram-atomicinc.new.cu"
 #include "chunk-store-helper.new.cu"
+#include "matvec-store-helper.new.cu"
 } // namespace cand
 #undef PIX
 namespace rows {
@@ -237,6 +245,25 @@ int main() {
       ok &= check::compare((std::string("scale_chunk_st ") + what).c_str(), ref,
                            run(cand::scale_chunk_st), 0, 0);
     }
+  }
+  {
+    // y = A x through row_id() and store(): m and n odd, A offset by one
+    // element (rows not 16-byte aligned), the candidate on 32 times the
+    // blocks; a block of 100 is not whole warps (the fallback).
+    int m = 1001, n = 777;
+    auto hA = check::random<float>(size_t(m) * n, 21, -1, 1), hx = check::random<float>(size_t(n), 22, -1, 1);
+    float *A = uploadOffset(hA, 1), *x = uploadOffset(hx, 0), *y = outOffset<float>(size_t(m), 2);
+    auto run = [&](auto k, int block, int scale) {
+      check::poison(y, size_t(m));
+      k<<<check::ceilDiv(m, block) * scale, block>>>(A, x, y, m, n);
+      return get(y, size_t(m));
+    };
+    auto ref = run(orig::mv_store, 128, 1);
+    ok &= check::compare("mv_store block 128", ref, run(cand::mv_store, 128, 32), 1e-4, 1e-5);
+    ok &= check::compare("mv_store block 96", run(orig::mv_store, 96, 1), run(cand::mv_store, 96, 32),
+                         1e-4, 1e-5);
+    ok &= check::compare("mv_store block 100 (not whole warps)", run(orig::mv_store, 100, 1),
+                         run(cand::mv_store, 100, 32), 0, 0);
   }
   std::printf(ok ? "PASS\n" : "FAIL\n");
   return ok ? 0 : 1;
