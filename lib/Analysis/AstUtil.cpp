@@ -140,17 +140,34 @@ bool isBlockSync(StringRef Callee) {
 
 bool isAtomicCallee(StringRef Callee) { return Callee.starts_with("atomic"); }
 
-std::optional<AtomicWrapper> atomicWrapperOf(const FunctionDecl *F) {
+namespace {
+/// F's definition when it is a __device__ function of user code (not a
+/// template instantiation) whose body is one statement, and that statement.
+std::pair<const FunctionDecl *, const Stmt *> oneStatementHelper(const FunctionDecl *F) {
   F = F ? F->getDefinition() : nullptr;
-  if (!F || !F->hasAttr<CUDADeviceAttr>() || F->isTemplateInstantiation())
-    return std::nullopt;
-  const SourceManager &SM = F->getASTContext().getSourceManager();
-  if (SM.isInSystemHeader(F->getLocation()))
-    return std::nullopt;
+  if (!F || !F->hasAttr<CUDADeviceAttr>() || F->isTemplateInstantiation() ||
+      F->getASTContext().getSourceManager().isInSystemHeader(F->getLocation()))
+    return {nullptr, nullptr};
   const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
   if (!Body || Body->size() != 1)
+    return {nullptr, nullptr};
+  return {F, Body->body_front()};
+}
+
+/// The position of the parameter of F that A names, -1 when it names none.
+int paramIndexIn(const FunctionDecl *F, const Expr *A) {
+  const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+  const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+  return P && P->getDeclContext() == F ? int(P->getFunctionScopeIndex()) : -1;
+}
+} // namespace
+
+std::optional<AtomicWrapper> atomicWrapperOf(const FunctionDecl *F) {
+  const Stmt *S;
+  std::tie(F, S) = oneStatementHelper(F);
+  if (!F)
     return std::nullopt;
-  const Stmt *S = Body->body_front();
+  const SourceManager &SM = F->getASTContext().getSourceManager();
   if (const auto *R = dyn_cast<ReturnStmt>(S))
     S = R->getRetValue();
   const auto *E = dyn_cast_or_null<Expr>(S);
@@ -164,11 +181,7 @@ std::optional<AtomicWrapper> atomicWrapperOf(const FunctionDecl *F) {
   if (!B || !B->getIdentifier() || !isAtomicCallee(B->getName()) || C->getNumArgs() != 2 ||
       !SM.isInSystemHeader(B->getLocation()) || B->getName().starts_with("atomicCAS"))
     return std::nullopt;
-  auto ParamOf = [&](const Expr *A) -> int {
-    const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
-    const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
-    return P && P->getDeclContext() == F ? int(P->getFunctionScopeIndex()) : -1;
-  };
+  auto ParamOf = [&](const Expr *A) { return paramIndexIn(F, A); };
   int Addr = ParamOf(C->getArg(0));
   if (Addr < 0)
     return std::nullopt;
@@ -192,27 +205,17 @@ std::optional<AtomicWrapper> atomicWrapperOf(const FunctionDecl *F) {
 }
 
 std::optional<StoreWrapper> storeWrapperOf(const FunctionDecl *F) {
-  F = F ? F->getDefinition() : nullptr;
-  if (!F || !F->hasAttr<CUDADeviceAttr>() || F->isTemplateInstantiation() ||
-      F->isTemplated() || !F->getReturnType()->isVoidType())
+  const Stmt *S;
+  std::tie(F, S) = oneStatementHelper(F);
+  if (!F || F->isTemplated() || !F->getReturnType()->isVoidType())
     return std::nullopt;
-  const SourceManager &SM = F->getASTContext().getSourceManager();
-  if (SM.isInSystemHeader(F->getLocation()))
-    return std::nullopt;
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
-  if (!Body || Body->size() != 1)
-    return std::nullopt;
-  const auto *E = dyn_cast<Expr>(Body->body_front());
+  const auto *E = dyn_cast<Expr>(S);
   if (const auto *EW = dyn_cast_or_null<ExprWithCleanups>(E))
     E = EW->getSubExpr();
   const auto *B = dyn_cast_or_null<BinaryOperator>(E ? E->IgnoreParens() : nullptr);
   if (!B || B->getOpcode() != BO_Assign)
     return std::nullopt;
-  auto ParamOf = [&](const Expr *A) -> int {
-    const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
-    const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
-    return P && P->getDeclContext() == F ? int(P->getFunctionScopeIndex()) : -1;
-  };
+  auto ParamOf = [&](const Expr *A) { return paramIndexIn(F, A); };
   StoreWrapper W;
   int Ptr = -1;
   const Expr *L = B->getLHS()->IgnoreParens();
