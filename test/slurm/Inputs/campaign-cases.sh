@@ -33,3 +33,12 @@ echo "two targets: exit $?"
 grep -c "sm_80: BLOCK=128 ITEMS=4 \[measured\]" two.err
 grep "file(s) tuned" two.err | sed "s/^forge-port: //"
 echo "queue after the run: $(squeue --noheader | wc -l)"
+
+# Ctrl-C once the campaign's first array is in the queue: every file stops,
+# the array is cancelled, nothing is written back.
+mkdir -p int && cp src/scale.cu src/shift.cu int/
+bash "$(dirname "$0")/interrupt.sh" INT "[0-9] running" int.err int/scale.cu \
+  int/shift.cu --spec-dir specs --to sm_90 --executor slurm --partition sm_90=h100 \
+  --workdir "$dir/work3" --worker "$worker" --task-size 3 --poll 0.3 -j 2 -i
+grep -c "nothing is written back after an interrupt" int.err
+grep "file(s) tuned" int.err | sed "s/^forge-port: //"
