@@ -1,5 +1,6 @@
 //===- SlurmExecutor.cpp - Job directories as Slurm array tasks -----------===//
 #include "forge/Measure/SlurmExecutor.h"
+#include "forge/Measure/SubmissionGroup.h"
 #include "forge/Measure/Measurement.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
@@ -677,8 +678,71 @@ std::string SlurmCompileRunner::where() const {
   return "partition " + Exec->options().Partition;
 }
 
+/// The compile tasks as an Executor: run() is an array of the compile
+/// script over the directories, so that a SubmissionGroup can gather the
+/// compiles of a campaign's files.
+class SlurmCompileRunner::Tasks final : public Executor {
+public:
+  explicit Tasks(SlurmExecutor &Exec) : Exec(Exec) {}
+  llvm::StringRef name() const override { return "slurm"; }
+  llvm::Expected<std::vector<JobRun>> run(const std::vector<std::string> &Dirs,
+                                          const ExecutorHooks &H) override {
+    SlurmExecutor::TaskScript Compile;
+    Compile.Interpreter = "/bin/bash";
+    Compile.Stem = "compile";
+    Compile.What = "nvcc on the argument vector in the directory";
+    // timeout exits 124 when the limit is reached (0: no limit).
+    Compile.Body = "rm -f \"$dir/stdout\" \"$dir/stderr\"\n"
+                   "mapfile -d '' -t argv <\"$dir/argv\"\n"
+                   "if cd \"$(cat \"$dir/cwd\")\" 2>\"$dir/stderr\"; then\n"
+                   "  timeout \"$(cat \"$dir/timeout\")\" \"${argv[@]}\" >\"$dir/stdout\" "
+                   "2>\"$dir/stderr\"\n"
+                   "else\n"
+                   "  false\n"
+                   "fi\n";
+    Compile.LogName = "stderr";
+    return Exec.runTasks(Dirs, H, Compile);
+  }
+
+private:
+  SlurmExecutor &Exec;
+};
+
+/// A campaign file's compiles, gathered with the other files' (join()).
+class SlurmCompileRunner::Member final : public build::CompileRunner {
+public:
+  Member(SlurmCompileRunner &R, std::unique_ptr<Executor> M) : R(R), M(std::move(M)) {}
+  std::string where() const override { return R.where(); }
+  llvm::Expected<std::vector<SubprocessResult>>
+  runAll(llvm::ArrayRef<build::CompileCommand> Commands) override {
+    return R.runThrough(Commands, *M);
+  }
+
+private:
+  SlurmCompileRunner &R;
+  std::unique_ptr<Executor> M;
+};
+
+SlurmCompileRunner::SlurmCompileRunner(std::unique_ptr<SlurmExecutor> E,
+                                       const std::atomic<bool> *I)
+    : Exec(std::move(E)), Interrupted(I), Direct(std::make_unique<Tasks>(*Exec)) {}
+
+SlurmCompileRunner::~SlurmCompileRunner() = default;
+
+std::unique_ptr<build::CompileRunner> SlurmCompileRunner::join(double GatherS) {
+  std::call_once(GroupMade, [&] { Group = std::make_unique<SubmissionGroup>(*Direct, GatherS); });
+  return std::make_unique<Member>(*this, Group->join());
+}
+
+unsigned SlurmCompileRunner::arrays() const { return Group ? Group->rounds() : 0; }
+
 llvm::Expected<std::vector<SubprocessResult>>
 SlurmCompileRunner::runAll(llvm::ArrayRef<build::CompileCommand> Commands) {
+  return runThrough(Commands, *Direct);
+}
+
+llvm::Expected<std::vector<SubprocessResult>>
+SlurmCompileRunner::runThrough(llvm::ArrayRef<build::CompileCommand> Commands, Executor &Run) {
   // One directory per compile: its argument vector (NUL-separated, so no
   // argument is ever split or expanded by a shell), working directory and
   // time limit; the task leaves stdout, stderr and exit next to them.
@@ -709,23 +773,9 @@ SlurmCompileRunner::runAll(llvm::ArrayRef<build::CompileCommand> Commands) {
       return std::move(E);
     Dirs.push_back(Dir);
   }
-  SlurmExecutor::TaskScript Compile;
-  Compile.Interpreter = "/bin/bash";
-  Compile.Stem = "compile";
-  Compile.What = "nvcc on the argument vector in the directory";
-  // timeout exits 124 when the limit is reached (0: no limit).
-  Compile.Body = "rm -f \"$dir/stdout\" \"$dir/stderr\"\n"
-                 "mapfile -d '' -t argv <\"$dir/argv\"\n"
-                 "if cd \"$(cat \"$dir/cwd\")\" 2>\"$dir/stderr\"; then\n"
-                 "  timeout \"$(cat \"$dir/timeout\")\" \"${argv[@]}\" >\"$dir/stdout\" "
-                 "2>\"$dir/stderr\"\n"
-                 "else\n"
-                 "  false\n"
-                 "fi\n";
-  Compile.LogName = "stderr";
   ExecutorHooks H;
   H.Interrupted = Interrupted;
-  auto Runs = Exec->runTasks(Dirs, H, Compile);
+  auto Runs = Run.run(Dirs, H);
   if (!Runs)
     return Runs.takeError();
   Compiles += unsigned(Commands.size());

@@ -220,8 +220,10 @@ namespace {
 /// submission groups.
 struct FileRun {
   raw_ostream &Log, &Out;
-  /// The executor of each of Where.Partitions for this file.
+  /// The executor of each of Where.Partitions for this file, and its
+  /// compile runner (--compile-partition; null: here).
   std::vector<measure::Executor *> Execs;
+  build::CompileRunner *Compiler = nullptr;
   std::function<void(const tune::TuneProgress &)> OnProgress;
   bool Alone = true; ///< its progress line is the only one
 };
@@ -256,7 +258,7 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   const std::vector<measure::PartitionGpu> &Partitions = Where.Partitions;
   for (size_t I = 0; I < Partitions.size(); ++I)
     O.Cluster.push_back({Partitions[I].Target, Partitions[I].GpuName, Run.Execs[I]});
-  O.CompileRunner = Where.Compiler.get();
+  O.CompileRunner = Run.Compiler;
   O.ScratchParent = Where.ScratchParent;
   S.WorkerPath = Where.WorkerPath;
   S.GpuTarget = Where.GpuTarget;
@@ -382,7 +384,7 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
 static int tuneInTurn(const Invocation &Inv, ArrayRef<std::string> Specs,
                       const OutputChoice &Output, ArrayRef<const arch::TargetInfo *> Targets,
                       const tune::Budget &Limit, const MeasureOn &Where) {
-  FileRun Run{errs(), outs(), {}, tuneProgress()};
+  FileRun Run{errs(), outs(), {}, Where.Compiler.get(), tuneProgress()};
   for (const measure::PartitionGpu &P : Where.Partitions)
     Run.Execs.push_back(P.Exec.get());
   int Worst = ExitOK;
@@ -438,7 +440,9 @@ static int tuneCampaign(const Invocation &Inv, ArrayRef<std::string> Specs,
       int Rc = 130;
       if (!Interrupted) {
         std::vector<std::unique_ptr<measure::Executor>> Members;
-        FileRun Run{Log, Out, {}, Progress.sweep(I), /*Alone=*/false};
+        std::unique_ptr<build::CompileRunner> Compiler =
+            Where.Compiler ? Where.Compiler->join(GatherOpt) : nullptr;
+        FileRun Run{Log, Out, {}, Compiler.get(), Progress.sweep(I), /*Alone=*/false};
         for (auto &G : Groups) {
           Members.push_back(G->join());
           Run.Execs.push_back(Members.back().get());
@@ -475,8 +479,12 @@ static int tuneCampaign(const Invocation &Inv, ArrayRef<std::string> Specs,
   for (auto &G : Groups)
     Rounds += G->rounds();
   errs() << formatv("forge-port: {0} of {1} file(s) tuned; {2} submission(s) to {3} "
-                    "partition(s) for them all\n",
-                    N - Failed, N, Rounds, Groups.size());
+                    "partition(s) for them all{4}\n",
+                    N - Failed, N, Rounds, Groups.size(),
+                    Where.Compiler ? formatv(", {0} compile array(s) on {1}",
+                                             Where.Compiler->arrays(), CompilePartitionOpt)
+                                         .str()
+                                   : std::string());
   return Worst;
 }
 

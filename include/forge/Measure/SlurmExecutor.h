@@ -30,6 +30,7 @@
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Build/CompileRunner.h"
 #include "forge/Measure/Executor.h"
+#include "forge/Measure/SubmissionGroup.h"
 #include <map>
 #include <memory>
 #include <mutex>
@@ -146,20 +147,33 @@ public:
   /// Interrupted (may be null) cancels the compile jobs when set.
   static llvm::Expected<std::unique_ptr<SlurmCompileRunner>>
   create(SlurmOptions O, const std::atomic<bool> *Interrupted = nullptr);
+  ~SlurmCompileRunner() override;
   std::string where() const override;
   llvm::Expected<std::vector<SubprocessResult>>
   runAll(llvm::ArrayRef<build::CompileCommand> Commands) override;
+  /// A campaign's file: a runner whose compiles go out with the other
+  /// members' as one array a round (SubmissionGroup, GatherS as there).
+  /// This runner must outlive it.
+  std::unique_ptr<build::CompileRunner> join(double GatherS = 30);
   /// Compiles run here so far, and the Slurm tasks they took.
   unsigned compiles() const { return Compiles; }
+  /// The arrays the members' compiles went out in.
+  unsigned arrays() const;
   /// The compile tasks' time on the partition (SlurmExecutor::usage).
   SlurmExecutor::Usage usage() const { return Exec->usage(); }
 
 private:
-  SlurmCompileRunner(std::unique_ptr<SlurmExecutor> E, const std::atomic<bool> *I)
-      : Exec(std::move(E)), Interrupted(I) {}
+  class Tasks;
+  class Member;
+  SlurmCompileRunner(std::unique_ptr<SlurmExecutor> E, const std::atomic<bool> *I);
+  llvm::Expected<std::vector<SubprocessResult>>
+  runThrough(llvm::ArrayRef<build::CompileCommand> Commands, Executor &Run);
   std::unique_ptr<SlurmExecutor> Exec;
   const std::atomic<bool> *Interrupted;
   std::atomic<unsigned> Compiles{0};
+  std::unique_ptr<Executor> Direct; ///< the compile script over directories
+  std::once_flag GroupMade;
+  std::unique_ptr<SubmissionGroup> Group;
 };
 
 /// A partition opened for one target: its executor and its GPU.

@@ -38,6 +38,19 @@ sed 's/2.0f \* x/2.0f * undeclared_x/' scale.cu >broken.cu
 "$fp" tune broken.cu --spec scale.json "${common[@]}" 2>broken.err
 echo "broken: exit $?"
 
+# A campaign of two files: their compiles go out together too, one array
+# on cpu a round, as their measurements do on h100.
+mkdir -p camp/src camp/specs && cp scale.cu shift.cu camp/src/ && cp scale.json shift.json camp/specs/
+FORGE_CACHE_DIR=$dir/cache3 "$fp" tune camp/src/scale.cu camp/src/shift.cu --spec-dir camp/specs \
+  "${common[@]/$dir\/work/$dir/work3}" -i 2>camp.err
+echo "campaign: exit $?"
+# Each file's compiles of a round are one batch directory: an array holding
+# two batches holds both files' compiles.
+for l in work3/compile-cpu-*.list; do
+  echo "compile array: $(wc -l <"$l") task(s) from $(sed 's|/task-[0-9]*$||' "$l" | sort -u | wc -l) file(s)"
+done
+grep "file(s) tuned" camp.err | sed 's/^forge-port: //'
+
 # Ctrl-C while a compile task runs (the wrapper has logged, and sleeps):
 # the tasks are cancelled.
 rm -f nvcc.log
