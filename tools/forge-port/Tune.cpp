@@ -308,9 +308,9 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
       LinePart = FilePart, FilePart = "";
     unsigned Line = 0;
     if (LinePart.getAsInteger(10, Line) || Line == 0)
-      return reportError(Log, makeUsageError("--launch '{0}': expected FILE:LINE (or LINE), as in "
-                                        "app.cu:42",
-                                        LaunchOpt));
+      return reportError(Log, makeUsageError("--launch '{0}': expected FILE:LINE (or "
+                                             "LINE), as in app.cu:42",
+                                             LaunchOpt));
     O.LaunchFile = FilePart.str();
     O.LaunchLine = Line;
   }
@@ -328,11 +328,11 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   if (!Partitions.empty())
     for (const measure::PartitionGpu &P : Partitions)
       Log << "forge-port: tuning " << Spec->Kernel << " for " << P.Target->Name
-             << " on partition " << P.Partition << " (" << P.GpuName << ") with the "
-             << S.Strategy << " strategy\n";
+          << " on partition " << P.Partition << " (" << P.GpuName << ") with the "
+          << S.Strategy << " strategy\n";
   else if (S.GpuTarget)
     Log << "forge-port: tuning " << Spec->Kernel << " on " << S.GpuName << " ("
-           << S.GpuTarget->Name << ") with the " << S.Strategy << " strategy\n";
+        << S.GpuTarget->Name << ") with the " << S.Strategy << " strategy\n";
 
   auto R = Session.tune();
   if (Tty && S.GpuTarget)
@@ -348,24 +348,24 @@ static int tuneFile(const Invocation &Inv, const std::string &File, const std::s
   report::renderTuneSummary(Log, *R);
   if (R->Interrupted) {
     Log << "forge-port: nothing is written back after an interrupt; run the same command "
-              "again to continue from the database\n";
+           "again to continue from the database\n";
     return 130;
   }
   if (R->Replayed && R->OptimumNs > 0 && !R->Targets.empty() && R->Targets[0].BestNs > 0)
     Log << formatv("forge-port: replay: best {0:F2} us after {1} of {2} configurations; the "
-                      "record's optimum is {3:F2} us (ratio {4:F3})\n",
-                      R->Targets[0].BestNs / 1000, R->Measured, R->ValidConfigs,
-                      R->OptimumNs / 1000, R->Targets[0].BestNs / R->OptimumNs);
+                   "record's optimum is {3:F2} us (ratio {4:F3})\n",
+                   R->Targets[0].BestNs / 1000, R->Measured, R->ValidConfigs,
+                   R->OptimumNs / 1000, R->Targets[0].BestNs / R->OptimumNs);
   auto Written = Session.writeBack(*R);
   if (!Written)
     return reportError(Log, Written.takeError());
   for (const tune::TargetResult &T : R->Targets)
     if (T.Speedup > 0)
       Log << formatv("forge-port: {0}: {1:F3}x over the original ({2:F2} us -> {3:F2} us, "
-                        "noise ±{4:F1}%{5})\n",
-                        T.Target->Name, T.Speedup, T.BaselineNs / 1000, T.BestNs / 1000,
-                        T.Noise * 100,
-                        T.CheckedOn.empty() ? "" : "; measured on " + T.CheckedOn);
+                     "noise ±{4:F1}%{5})\n",
+                     T.Target->Name, T.Speedup, T.BaselineNs / 1000, T.BestNs / 1000,
+                     T.Noise * 100,
+                     T.CheckedOn.empty() ? "" : "; measured on " + T.CheckedOn);
   if (!ReportPath.empty()) {
     report::TuneReportInput In{&*R, &*Spec, File, Written->Diff, todayUtc()};
     if (Error E = writeFileAtomically(ReportPath,
