@@ -7,6 +7,7 @@
 #include "port/LegacyRuntimeHazards.h"
 #include "port/RetuneNeeded.h"
 #include "port/SharedMemoryLimits.h"
+#include "port/TextureReferences.h"
 #include "port/WarpSyncIntrinsics.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/Glob.h"
@@ -23,6 +24,7 @@ static const PassInfo Passes[] = {
     {"legacy-runtime-hazards", "string symbol names and warp-synchronous shared-memory code that still compile but break at run time", make<LegacyRuntimeHazards>},
     {"retune-needed", "launch bounds and shared-memory sizes chosen for the source arch that cut occupancy on the target", make<RetuneNeeded>},
     {"shared-memory-limits", "static and dynamic shared memory against the target's limits", make<SharedMemoryLimits>},
+    {"texture-references", "texture and surface references, removed in CUDA 12, rewritten to texture objects", make<TextureReferences>},
     {"warp-sync-intrinsics", "warp shuffles and votes without _sync, removed in CUDA 13", make<WarpSyncIntrinsics>},
 };
 
