@@ -9,8 +9,13 @@
 /// size and alignment. The cudaThread* calls (removed in 13, deprecated
 /// since 4.0) are renamed to their cudaDevice* equivalents. cudaMemAdvise and
 /// cudaMemPrefetchAsync called with a device number get a cudaMemLocation
-/// (and prefetch its flags). Texture and surface references are reported,
-/// with no fix. Works on files that no longer compile: a removed field or an
+/// (and prefetch its flags). The graph calls that gained an edge-data
+/// argument in CUDA 13 get nullptr there, their CUDA 12.3 _v2/_v3 names the
+/// plain name; cudaGetDriverEntryPoint becomes ...ByVersion with
+/// CUDART_VERSION; the CCCL 3 functors cub::Max, cub::Sum, ... become
+/// cuda::maximum<>, cuda::std::plus<>, .... What has no replacement
+/// (cudaLaunchCooperativeKernelMultiDevice, cub's removed iterators, ...) and
+/// texture and surface references are reported, with no fix. Works on files that no longer compile: a removed field or an
 /// old-form call is a RecoveryExpr in the AST and a parse error; a removed
 /// function is an undeclared name, which this pass reports instead of Clang
 /// (explainsParseError).
@@ -20,12 +25,15 @@
 #define FORGE_PASSES_PORT_CUDA13REMOVEDAPI_H
 
 #include "../PortPass.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include <vector>
 
 namespace forge::passes {
 
 struct RenameMapping;
 struct LocationMapping;
+struct InsertArgMapping;
 
 class Cuda13RemovedApi : public PortPass {
 public:
@@ -45,6 +53,11 @@ private:
   void checkRename(const RenameMapping &M, clang::SourceLocation Loc, PassContext &C);
   void checkLocationCall(const LocationMapping &M, const clang::RecoveryExpr &Call,
                          PassContext &C);
+  void checkInsertArg(const InsertArgMapping &M, clang::SourceLocation Callee,
+                      llvm::ArrayRef<const clang::Expr *> Args, bool Resolved, PassContext &C);
+  void reportRemoved(llvm::StringRef Name, clang::SourceLocation Loc, PassContext &C);
+  void checkNamespaceMember(llvm::StringRef Namespace, llvm::StringRef Name,
+                            clang::SourceLocation Loc, PassContext &C);
 
 public:
   bool explainsParseError(llvm::StringRef Message) const override;
@@ -57,6 +70,12 @@ private:
   llvm::DenseSet<clang::SourceLocation> TypeSeen;
   llvm::DenseSet<clang::SourceLocation> RenameSeen;
   llvm::DenseSet<clang::SourceLocation> LocationSeen;
+  llvm::DenseSet<clang::SourceLocation> InsertSeen;
+  llvm::DenseSet<clang::SourceLocation> RemovedSeen;
+  /// Calls of a renamed function that also gains an argument
+  /// (cudaStreamGetCaptureInfo_v2), by the spelling location of the callee:
+  /// the name is undeclared in CUDA 13, so finish() finds the call here.
+  llvm::DenseMap<clang::SourceLocation, std::vector<const clang::Expr *>> CallArgs;
 };
 
 } // namespace forge::passes
