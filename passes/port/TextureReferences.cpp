@@ -11,6 +11,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseSet.h"
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -872,9 +873,12 @@ void Planner::run(StringRef PassName) {
   });
   std::vector<Plan> Plans;
   std::map<SourceLocation, unsigned> TypeStarts;
+  // Every finding is reported in the order of the file.
+  std::vector<std::pair<SourceLocation, std::function<void()>>> Reports;
   for (const VarDecl *V : Vars) {
     std::optional<RefType> T = referenceType(V->getType());
     if (isa<ParmVarDecl>(V) || V->getType()->isReferenceType()) {
+      Reports.push_back({V->getLocation(), [=, this] {
       C.Diag.report(PassName, Severity::Error, V->getLocation(),
                     std::string(T->Texture ? "texture" : "surface") +
                         " references were removed in CUDA 12; '" + V->getNameAsString() +
@@ -882,9 +886,11 @@ void Planner::run(StringRef PassName) {
                         (T->Texture ? "cudaTextureObject_t" : "cudaSurfaceObject_t") + " instead",
                     {}, {{V->getLocation(), "not rewritten: the texture it is given is reported "
                                             "where it is declared"}});
+      }});
       continue;
     }
     if (!T->Texture) {
+      Reports.push_back({V->getLocation(), [=, this] {
       C.Diag.report(PassName, Severity::Error, V->getLocation(),
                     "surface reference '" + V->getNameAsString() +
                         "': surface references were removed in CUDA 12; use a surface object "
@@ -892,6 +898,7 @@ void Planner::run(StringRef PassName) {
                         "cudaResourceDesc of the array, passed to the kernels that use it)",
                     {}, {{V->getLocation(), "not rewritten: surface references are reported "
                                             "only"}});
+      }});
       continue;
     }
     Plan P;
@@ -900,8 +907,17 @@ void Planner::run(StringRef PassName) {
     P.Name = V->getNameAsString();
     Plans.push_back(std::move(P));
   }
-  if (Plans.empty())
+  auto Flush = [&] {
+    std::stable_sort(Reports.begin(), Reports.end(), [&](const auto &A, const auto &B) {
+      return SM.isBeforeInTranslationUnit(A.first, B.first);
+    });
+    for (auto &R : Reports)
+      R.second();
+  };
+  if (Plans.empty()) {
+    Flush();
     return;
+  }
   // Declarators that share their type (`texture<float> a, b;`).
   for (Plan &P : Plans)
     if (TypeSourceInfo *TSI = P.Var->getTypeSourceInfo())
@@ -979,8 +995,11 @@ void Planner::run(StringRef PassName) {
         Fixes.push_back(FixItHint::CreateReplacement(E.Range, E.Prefix + join(Items, ", ")));
       }
     }
-    C.Diag.report(PassName, Severity::Error, P.Var->getLocation(), Msg, Fixes, Notes);
+    Reports.push_back({P.Var->getLocation(), [=, this] {
+      C.Diag.report(PassName, Severity::Error, P.Var->getLocation(), Msg, Fixes, Notes);
+    }});
   }
+  Flush();
 }
 
 } // namespace

@@ -1,0 +1,88 @@
+// Texture references whose rewrite is not mechanical: each is reported,
+// with a note at the use that blocks the fix, and none of its uses is
+// changed (all or nothing per texture).
+// REQUIRES: cuda
+// RUN: not forge-port port --checks=texture-references --to sm_90 --no-validate %s -o %t.cu > %t.log 2>&1
+// RUN: FileCheck %s --check-prefix=DIAG --input-file=%t.log --implicit-check-not='{{^[^ ]+: (warning|error):}}'
+// RUN: diff %s %t.cu
+
+// A bind that returns an offset: a texture object has none.
+texture<float, 1> shifted;
+// DIAG: [[@LINE-1]]:19: error: texture reference 'shifted': texture references were removed in CUDA 12
+__global__ void readShifted(float *out) { out[threadIdx.x] = tex1Dfetch(shifted, threadIdx.x); }
+void bindShifted(float *p, size_t n) {
+  size_t offset;
+  cudaBindTexture(&offset, shifted, p, n * sizeof(float));
+  // DIAG: [[@LINE-1]]:3: note: not rewritten: the bind returns an offset ('&offset'); a texture object has none, its pointer must be aligned: pass 0 and align the pointer, or read at ptr + offset; no fix is applied to 'shifted'
+  readShifted<<<1, 32>>>(p);
+}
+
+// A kernel that this file does not launch: another file may, and that
+// launch would need the object too.
+texture<float, 1> remote;
+// DIAG: [[@LINE-1]]:19: error: texture reference 'remote'
+__global__ void readRemote(float *out) { out[threadIdx.x] = tex1Dfetch(remote, threadIdx.x); }
+// DIAG: [[@LINE-1]]:17: note: not rewritten: kernel 'readRemote' reads 'remote' but is not launched in this file: another file may launch it, and its launches would need the texture object too; no fix is applied to 'remote'
+void bindRemote(float *p, size_t n) { cudaBindTexture(0, remote, p, n * sizeof(float)); }
+// DIAG: [[@LINE-1]]:39: note: bound here
+
+// Read in a macro's body: the #define is shared by every expansion.
+texture<int, 1> viaMacro;
+// DIAG: [[@LINE-1]]:17: error: texture reference 'viaMacro'
+#define FETCH(i) tex1Dfetch(viaMacro, i)
+__global__ void readMacro(int *out) { out[threadIdx.x] = FETCH(threadIdx.x); }
+// DIAG: [[@LINE-1]]:58: note: not rewritten: 'tex1Dfetch' is written inside a macro's body; no fix is applied to 'viaMacro'
+// DIAG: [[@LINE-2]]:58: note: read here
+
+// Bound in a macro's body.
+texture<int, 1> boundInMacro;
+// DIAG: [[@LINE-1]]:17: error: texture reference 'boundInMacro'
+#define BIND(tex, p, n) cudaBindTexture(0, tex, p, n)
+__global__ void readBound(int *out) { out[threadIdx.x] = tex1Dfetch(boundInMacro, threadIdx.x); }
+void bindInMacro(int *p) {
+  BIND(boundInMacro, p, 64);
+  // DIAG: [[@LINE-1]]:3: note: not rewritten: the call is written inside a macro's body; no fix is applied to 'boundInMacro'
+  readBound<<<1, 32>>>(p);
+}
+
+// A kernel whose address is taken: a launch through the pointer could not
+// pass the object.
+texture<float, 1> pointed;
+// DIAG: [[@LINE-1]]:19: error: texture reference 'pointed'
+__global__ void readPointed(float *out) { out[threadIdx.x] = tex1Dfetch(pointed, threadIdx.x); }
+void launchPointed(float *p) {
+  cudaFuncSetAttribute(readPointed, cudaFuncAttributeMaxDynamicSharedMemorySize, 0);
+  // DIAG: [[@LINE-1]]:24: note: not rewritten: the address of 'readPointed' is taken here; a call through it cannot pass the texture object; no fix is applied to 'pointed'
+  readPointed<<<1, 32>>>(p);
+}
+
+// Settings that change between binds: an object's are fixed when it is
+// created.
+texture<float, 1> modes;
+// DIAG: [[@LINE-1]]:19: error: texture reference 'modes'
+__global__ void readModes(float *out) { out[threadIdx.x] = tex1Dfetch(modes, threadIdx.x); }
+void bindModes(float *p, bool smooth) {
+  modes.filterMode = cudaFilterModePoint;
+  cudaBindTexture(0, modes, p, 256);
+  readModes<<<1, 32>>>(p);
+  modes.filterMode = cudaFilterModeLinear;
+  // DIAG: [[@LINE-1]]:3: note: not rewritten: 'modes.filterMode' is set to different values (also at line [[@LINE-4]]); a texture object's settings are fixed when it is created
+  cudaBindTexture(0, modes, p, 256);
+  readModes<<<1, 32>>>(p);
+}
+
+// Passed to a function of the program: not a use the pass knows.
+texture<float, 1> passed;
+// DIAG: [[@LINE-1]]:19: error: texture reference 'passed'
+// DIAG: [[@LINE+4]]:74: note: not rewritten: it is passed to a function; no fix is applied to 'passed'
+__device__ float viaParameter(texture<float, 1> t, int i) { return tex1Dfetch(t, i); }
+// DIAG: [[@LINE-1]]:49: error: texture references were removed in CUDA 12; 't' takes one: take a cudaTextureObject_t instead
+// DIAG: [[@LINE-2]]:49: note: not rewritten: the texture it is given is reported where it is declared
+__global__ void readPassed(float *out) { out[threadIdx.x] = viaParameter(passed, threadIdx.x); }
+
+// Surface references are reported, not rewritten.
+surface<void, 2> canvas;
+// DIAG: [[@LINE-1]]:18: error: surface reference 'canvas': surface references were removed in CUDA 12; use a surface object (cudaSurfaceObject_t, created with cudaCreateSurfaceObject from a cudaResourceDesc of the array, passed to the kernels that use it)
+// DIAG: [[@LINE-2]]:18: note: not rewritten: surface references are reported only
+__global__ void paint() { surf2Dwrite(1.0f, canvas, 4 * threadIdx.x, 0); }
+void bindCanvas(cudaArray_t a) { cudaBindSurfaceToArray(canvas, a); }
