@@ -49,8 +49,8 @@ struct InsertArgMapping {
   const char *Name;
   const char *Replacement; ///< the CUDA 13 name; nullptr: the same name
   unsigned InsertAt;       ///< the new argument's index in the CUDA 13 form
-  unsigned MinArgs;        ///< the old form's written argument counts
-  unsigned MaxArgs;
+  unsigned MinArgs;        ///< the old form's written argument counts; a
+  unsigned MaxArgs;        ///< call with InsertAt or fewer is only renamed
   const char *Inserted;    ///< its value ("nullptr" is NULL in C)
   const char *OldForm;
   const char *Message;
@@ -148,8 +148,8 @@ const InsertArgMapping InsertArgTable[] = {
      "before the dependency count since CUDA 13 (the form CUDA 12.3 named "
      "'cudaStreamGetCaptureInfo_v3'); nullptr there asks for no edge data, as the old form did",
      false},
-    {"cudaStreamGetCaptureInfo_v2", "cudaStreamGetCaptureInfo", 5, 6, 6, "nullptr",
-     "(stream, status, id, graph, dependencies, count)",
+    {"cudaStreamGetCaptureInfo_v2", "cudaStreamGetCaptureInfo", 5, 2, 6, "nullptr",
+     "(stream, status[, id, graph, dependencies, count])",
      "'cudaStreamGetCaptureInfo_v2' was removed in CUDA 13; use 'cudaStreamGetCaptureInfo', "
      "which takes a 'const cudaGraphEdgeData **edgeData_out' argument before the dependency "
      "count (nullptr: no edge data, as before)",
@@ -581,8 +581,12 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
   if (const auto *CE = R.Nodes.getNodeAs<CallExpr>("insertcall")) {
     const auto *Callee = CE->getDirectCallee();
     const InsertArgMapping *M = Callee ? lookupInsertArg(Callee->getName()) : nullptr;
-    if (M)
-      checkInsertArg(*M, CE->getCallee()->getExprLoc(), writtenArgs(*CE), true, C);
+    // Not Clang's guess for another name (cudaStreamGetCaptureInfo for the
+    // removed _v2): finish() reports that one, from the parse error.
+    SourceLocation L = CE->getCallee()->getExprLoc();
+    if (M && Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(L)), SM,
+                                  C.Ctx.getLangOpts()) == M->Name)
+      checkInsertArg(*M, L, writtenArgs(*CE), true, C);
     return;
   }
   if (const auto *CE = R.Nodes.getNodeAs<CallExpr>("anycall")) {
@@ -778,19 +782,23 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
   SourceManager &SM = C.Ctx.getSourceManager();
   const LangOptions &LO = C.Ctx.getLangOpts();
   unsigned N = Args.size();
-  // A call that resolves is in the old form only with the old arity (a
-  // renamed function's old name, with any arity up to it).
-  if (Resolved && (N > M.MaxArgs || (N < M.MinArgs && !M.Replacement)))
-    return;
-  SourceLocation Spelled = SM.getSpellingLoc(Callee);
-  if (!frontend::isUserLocation(SM, Spelled) || !InsertSeen.insert(Spelled).second)
+  // A call that resolves is in the old form only with the old arity.
+  bool OldForm = N >= M.MinArgs && N <= M.MaxArgs;
+  if (Resolved && !OldForm)
     return;
   SourceLocation Loc = SM.getFileLoc(Callee);
+  SourceLocation Spelled = SM.getSpellingLoc(Callee);
+  bool Pasted = !frontend::isUserLocation(SM, Spelled);
+  if ((Pasted && !frontend::isUserLocation(SM, Loc)) ||
+      !InsertSeen.insert(Pasted ? Loc : Spelled).second)
+    return;
   Severity Level = M.Deprecated ? Severity::Warning : Severity::Error;
   auto NoFix = [&](const Twine &Why) {
     C.Diag.report(name(), Level, Loc, M.Message, {}, {{Loc, ("not rewritten: " + Why).str()}});
   };
-  if (N > M.MaxArgs || (N < M.MinArgs && !M.Replacement))
+  if (Pasted)
+    return NoFix("the name is formed by the preprocessor");
+  if (!OldForm)
     return NoFix(("the call has neither the old form " + Twine(M.Name) + M.OldForm +
                   " nor CUDA 13's; see its declaration in cuda_runtime_api.h")
                      .str());
@@ -804,7 +812,8 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
       return NoFix("the name is formed by the preprocessor");
     Fixes.push_back(FixItHint::CreateReplacement(Name, M.Replacement));
   }
-  if (N >= M.MinArgs) {
+  // Arguments before the new one line up in both forms.
+  if (N > M.InsertAt) {
     const Expr *Next = Args[M.InsertAt];
     if (!Next)
       return NoFix("the arguments were not found");
@@ -824,6 +833,8 @@ void Cuda13RemovedApi::reportRemoved(StringRef Name, SourceLocation Loc, PassCon
   const RemovedMapping *M = lookupRemoved(Name);
   SourceManager &SM = C.Ctx.getSourceManager();
   SourceLocation Spelled = SM.getSpellingLoc(Loc);
+  if (!frontend::isUserLocation(SM, Spelled)) // formed by token pasting
+    Spelled = SM.getFileLoc(Loc);
   if (!M || !frontend::isUserLocation(SM, Spelled) || !RemovedSeen.insert(Spelled).second)
     return;
   std::string Deprecated =
@@ -840,44 +851,61 @@ void Cuda13RemovedApi::checkNamespaceMember(StringRef Namespace, StringRef Name,
   const NamespaceMapping *M = lookupNamespace(Namespace, Name);
   SourceManager &SM = C.Ctx.getSourceManager();
   SourceLocation Spelled = SM.getSpellingLoc(Loc);
-  if (!M || !frontend::isUserLocation(SM, Spelled))
+  std::string Qualified = (Twine(Namespace) + "::" + Name).str();
+  std::string Msg =
+      M ? ("'" + Twine(Qualified) + "' was removed in " + M->RemovedIn + "; " +
+           (M->Replacement ? ("use '" + Twine(M->Replacement) + "', which does the same").str()
+                           : std::string(M->Advice)))
+              .str()
+        : std::string();
+  auto Report = [&](SourceLocation At, const Twine &Why) {
+    C.Diag.report(name(), Severity::Error, At, Msg, {},
+                  {{At, ("not rewritten: " + Why).str()}});
+  };
+  if (!M)
     return;
+  if (!frontend::isUserLocation(SM, Spelled)) {
+    // Formed by token pasting: reported where the macro is used.
+    SourceLocation FileLoc = SM.getFileLoc(Loc);
+    if (frontend::isUserLocation(SM, FileLoc) && RemovedSeen.insert(FileLoc).second)
+      Report(FileLoc, "the name is formed by the preprocessor");
+    return;
+  }
   // Clang points at the qualifier or at the name: find the name, then the
   // qualifier written before it.
   bool Invalid = false;
   StringRef Buf = SM.getBufferData(SM.getFileID(Spelled), &Invalid);
-  if (Invalid)
+  if (Invalid) {
+    if (RemovedSeen.insert(Spelled).second)
+      Report(Spelled, "the source text was not found");
     return;
+  }
   auto IsIdent = [](char Ch) { return isAlnum(Ch) || Ch == '_'; };
   size_t Off = SM.getFileOffset(Spelled);
   size_t At = Off;
   while (true) {
     At = Buf.find(Name, At);
-    if (At == StringRef::npos || At - Off > 80)
+    if (At == StringRef::npos || At - Off > 80) {
+      if (RemovedSeen.insert(Spelled).second)
+        Report(Spelled, "the name was not found where Clang points");
       return;
+    }
     bool Whole = (At == 0 || !IsIdent(Buf[At - 1])) &&
                  (At + Name.size() >= Buf.size() || !IsIdent(Buf[At + Name.size()]));
     if (Whole)
       break;
     ++At;
   }
+  SourceLocation NameLoc = Spelled.getLocWithOffset(At - Off);
   if (Buf.substr(Off, At - Off).find_first_not_of(" \t\r\n:_abcdefghijklmnopqrstuvwxyz"
                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") !=
       StringRef::npos)
-    return;
-  SourceLocation NameLoc = Spelled.getLocWithOffset(At - Off);
+    NameLoc = Spelled;
   if (!RemovedSeen.insert(NameLoc).second)
     return;
-  std::string Qualified = (Twine(M->Namespace) + "::" + M->Name).str();
-  std::string Msg =
-      ("'" + Twine(Qualified) + "' was removed in " + M->RemovedIn + "; " +
-       (M->Replacement ? ("use '" + Twine(M->Replacement) + "', which does the same").str()
-                       : std::string(M->Advice)))
-          .str();
-  auto NoFix = [&](const Twine &Why) {
-    C.Diag.report(name(), Severity::Error, NameLoc, Msg, {},
-                  {{NameLoc, ("not rewritten: " + Why).str()}});
-  };
+  auto NoFix = [&](const Twine &Why) { Report(NameLoc, Why); };
+  if (NameLoc == Spelled && At != Off)
+    return NoFix("the name was not found where Clang points");
   if (!M->Replacement)
     return NoFix("nothing in CUDA 13 does the same under the same name and arguments");
   // Backwards from the name: '::', the namespace as written, an optional
