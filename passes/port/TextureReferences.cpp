@@ -314,7 +314,70 @@ struct SharedEdit {
   CharSourceRange Range;
   std::string Prefix;
   std::vector<std::pair<unsigned, std::string>> Items; ///< (texture, text)
+  /// In a macro's body: one text for every expansion, so every texture that
+  /// goes through it must be rewritten, to the same text.
+  bool MacroBody = false;
+  bool List = false; ///< items joined (arguments): they may differ
+  SourceLocation Anchor; ///< where a note about the macro points
+  std::string MacroName;
 };
+
+/// The call C as it is written in the body of the macro it expands from:
+/// the range from its callee to its ')' in the #define, and its arguments'
+/// texts there (a macro parameter's name where the expansion passes one).
+struct BodyCall {
+  CharSourceRange Range;
+  std::vector<std::string> Args;
+  std::string Macro;
+};
+
+std::optional<BodyCall> bodyCall(const CallExpr &C, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation B = C.getBeginLoc(), E = C.getRParenLoc();
+  if (!B.isMacroID() || !E.isMacroID())
+    return std::nullopt;
+  SourceLocation SB = SM.getSpellingLoc(B), SE = SM.getSpellingLoc(E);
+  if (SB.isInvalid() || SE.isInvalid() || SM.getFileID(SB) != SM.getFileID(SE) ||
+      SM.isWrittenInScratchSpace(SB) || !frontend::isUserLocation(SM, SB) ||
+      SM.getFileOffset(SE) <= SM.getFileOffset(SB))
+    return std::nullopt;
+  StringRef Buf = SM.getBufferData(SM.getFileID(SB));
+  unsigned Begin = SM.getFileOffset(SB), End = SM.getFileOffset(SE);
+  if (End >= Buf.size() || Buf[End] != ')')
+    return std::nullopt;
+  StringRef Text = Buf.slice(Begin, End);
+  size_t Open = Text.find('(');
+  if (Open == StringRef::npos)
+    return std::nullopt;
+  // The callee is one identifier, the arguments split at top-level commas.
+  StringRef Callee = Text.take_front(Open).trim();
+  if (Callee.empty() || !all_of(Callee, [](char Ch) { return isAlnum(Ch) || Ch == '_'; }))
+    return std::nullopt;
+  BodyCall R;
+  StringRef Args = Text.drop_front(Open + 1);
+  int Depth = 0;
+  size_t Start = 0;
+  for (size_t I = 0; I <= Args.size(); ++I) {
+    char Ch = I < Args.size() ? Args[I] : ',';
+    if (Ch == '(' || Ch == '[' || Ch == '{')
+      ++Depth;
+    else if (Ch == ')' || Ch == ']' || Ch == '}')
+      --Depth;
+    else if (Ch == '\\' || Ch == '\n' || Ch == '"' || Ch == '\'')
+      return std::nullopt; // continued lines and literals: not split here
+    if (Depth < 0)
+      return std::nullopt;
+    if (Ch == ',' && Depth == 0) {
+      R.Args.push_back(Args.slice(Start, I).trim().str());
+      Start = I + 1;
+    }
+  }
+  if (R.Args.size() == 1 && R.Args[0].empty())
+    R.Args.clear();
+  R.Range = CharSourceRange::getTokenRange(SB, SE);
+  R.Macro = Lexer::getImmediateMacroName(B, SM, Ctx.getLangOpts()).str();
+  return R;
+}
 
 struct Plan {
   const VarDecl *Var = nullptr;
@@ -401,12 +464,18 @@ private:
            std::to_string(R.getEnd().getRawEncoding()) + (R.isTokenRange() ? "t" : "c");
   }
   /// Adds Item to the shared edit of range R (created with Prefix).
-  void edit(Plan &P, unsigned Tex, CharSourceRange R, StringRef Prefix, std::string Item) {
+  void edit(Plan &P, unsigned Tex, CharSourceRange R, StringRef Prefix, std::string Item,
+            StringRef Macro = "", SourceLocation Anchor = {}) {
     std::string K = key(R);
     auto [It, New] = Edits.try_emplace(K);
     if (New) {
       It->second.Range = R;
       It->second.Prefix = Prefix.str();
+    }
+    if (!Macro.empty()) {
+      It->second.MacroBody = true;
+      It->second.MacroName = Macro.str();
+      It->second.Anchor = Anchor.isValid() ? Anchor : R.getBegin();
     }
     for (const auto &Old : It->second.Items)
       if (Old.first == Tex && Old.second == Item)
@@ -431,6 +500,12 @@ private:
   SourceManager &SM;
   Collector &Col;
   std::map<std::string, SharedEdit> Edits;
+  struct BodyUse {
+    std::string Macro;
+    SourceLocation At;
+    std::set<unsigned> Textures;
+  };
+  std::map<unsigned, BodyUse> BodyUsers;
 };
 
 void Planner::planFetch(Plan &P, unsigned Tex, const Use &U) {
@@ -445,6 +520,19 @@ void Planner::planFetch(Plan &P, unsigned Tex, const Use &U) {
     Explicit = O->hasExplicitTemplateArgs();
   }
   SourceLocation L = editable(NameLoc, SM);
+  if (!Explicit && L.isInvalid() && NameLoc.isMacroID()) {
+    // Written in a macro's body: the fix goes into the #define, if every
+    // texture read through it is rewritten to the same value type.
+    SourceLocation S = SM.getSpellingLoc(NameLoc);
+    std::string Macro =
+        Lexer::getImmediateMacroName(NameLoc, SM, Ctx.getLangOpts()).str();
+    if (S.isValid() && !SM.isWrittenInScratchSpace(S) && frontend::isUserLocation(SM, S) &&
+        !Macro.empty()) {
+      SourceLocation After = Lexer::getLocForEndOfToken(S, 0, SM, Ctx.getLangOpts());
+      edit(P, Tex, insertionAt(After), "", "<" + valueType(P.Type, Ctx) + ">", Macro, S);
+      return;
+    }
+  }
   if (Explicit || L.isInvalid()) {
     P.block(U.Call->getBeginLoc(), "not rewritten: '" + U.Callee.str() + "' is written " +
                                        (Explicit ? "with template arguments"
@@ -468,14 +556,26 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
     return;
   }
   std::optional<CharSourceRange> Range = editableRange(Call.getSourceRange(), SM);
-  if (!Range) {
-    Block("the call is written inside a macro's body");
-    return;
-  }
   auto Written = [&](unsigned I) {
     return I < Call.getNumArgs() && !isa<CXXDefaultArgExpr>(Call.getArg(I));
   };
+  // A bind in a macro's body is rewritten in the #define, from the
+  // arguments as the body writes them.
+  std::optional<BodyCall> Body;
+  if (!Range) {
+    Body = bodyCall(Call, Ctx);
+    unsigned NWritten = 0;
+    while (Written(NWritten))
+      ++NWritten;
+    if (!Body || Body->Macro.empty() || Body->Args.size() != NWritten) {
+      Block("the call is written inside a macro's body");
+      return;
+    }
+    Range = Body->Range;
+  }
   auto Text = [&](unsigned I) -> std::optional<std::string> {
+    if (Body)
+      return I < Body->Args.size() ? std::optional<std::string>(Body->Args[I]) : std::nullopt;
     std::optional<CharSourceRange> R = editableRange(Call.getArg(I)->getSourceRange(), SM);
     if (!R)
       return std::nullopt;
@@ -489,6 +589,12 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
     if (!IsPointerParam(I))
       return Text(I);
     const Expr *A = Call.getArg(I)->IgnoreParenImpCasts();
+    if (Body) {
+      std::optional<std::string> T = Text(I);
+      if (T && StringRef(*T).starts_with("&"))
+        return StringRef(*T).drop_front().trim().str();
+      return T ? std::optional<std::string>("*(" + *T + ")") : std::nullopt;
+    }
     if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf) {
       std::optional<CharSourceRange> R = editableRange(UO->getSubExpr()->getSourceRange(), SM);
       if (!R)
@@ -531,6 +637,15 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
 
   std::string New;
   std::string Obj = "&" + P.Name;
+  if (Body) {
+    // The texture as the body names it (a parameter, usually), as a pointer.
+    std::optional<std::string> T = Text(U.Callee == "cudaBindTextureToArray" ? 0 : 1);
+    if (!T) {
+      Block("the call is written inside a macro's body");
+      return;
+    }
+    Obj = StringRef(*T).starts_with("&") ? *T : "&" + *T;
+  }
   if (U.Callee == "cudaBindTextureToArray") {
     std::optional<std::string> Arr = Written(1) ? Text(1) : std::nullopt;
     if (!Arr) {
@@ -581,12 +696,34 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
     New = std::string(Is2D ? "forgeBindTexture2D(" : "forgeBindTexture(") + Obj + ", " + *Ptr +
           ", " + *D + ", " + join(Sizes, ", ") + ", " + TexDesc + ")";
   }
-  edit(P, Tex, *Range, "", New);
-  P.Notes.push_back({Call.getBeginLoc(), "bound here: becomes the creation of the texture object"});
+  edit(P, Tex, *Range, "", New, Body ? StringRef(Body->Macro) : StringRef());
+  P.Notes.push_back({Call.getBeginLoc(), Body ? "bound here: the bind in the body of macro '" +
+                                                    Body->Macro +
+                                                    "' becomes the creation of the texture object"
+                                              : "bound here: becomes the creation of the texture "
+                                                "object"});
 }
 
 bool Planner::addArgument(Plan &P, unsigned Tex, const CallExpr &Call) {
   SourceLocation R = editable(Call.getRParenLoc(), SM);
+  std::string Macro;
+  if (R.isInvalid() && Call.getRParenLoc().isMacroID() && Call.getCallee()) {
+    // A call written whole in a macro's body (callee and ')' there): every
+    // expansion calls the same function, so the argument goes into the
+    // #define; the macro's uses must all be rewritten (see run()).
+    SourceLocation RP = Call.getRParenLoc();
+    SourceLocation CL = Call.getCallee()->IgnoreParenImpCasts()->getBeginLoc();
+    SourceLocation S = SM.getSpellingLoc(RP);
+    if (CL.isMacroID() && SM.isMacroBodyExpansion(CL) && SM.isMacroBodyExpansion(RP) &&
+        SM.getFileID(SM.getSpellingLoc(CL)) == SM.getFileID(S) && !SM.isWrittenInScratchSpace(S) &&
+        frontend::isUserLocation(SM, S)) {
+      Macro = Lexer::getImmediateMacroName(RP, SM, Ctx.getLangOpts()).str();
+      if (Macro == Lexer::getImmediateMacroName(CL, SM, Ctx.getLangOpts()))
+        R = S;
+      else
+        Macro.clear();
+    }
+  }
   if (R.isInvalid()) {
     P.block(Call.getBeginLoc(), "not rewritten: the call is written inside a macro's body, so "
                                 "'" + P.Name + "' cannot be added to its arguments");
@@ -596,7 +733,9 @@ bool Planner::addArgument(Plan &P, unsigned Tex, const CallExpr &Call) {
   for (const Expr *A : Call.arguments())
     if (!isa<CXXDefaultArgExpr>(A))
       ++Written;
-  edit(P, Tex, insertionAt(R), Written ? ", " : "", P.Name);
+  edit(P, Tex, insertionAt(R), Written ? ", " : "", P.Name, Macro);
+  if (!Macro.empty())
+    Edits[key(insertionAt(R))].List = true;
   return true;
 }
 
@@ -936,12 +1075,73 @@ void Planner::run(StringRef PassName) {
     if (It != Col.Uses.end())
       for (const DeclRefExpr *R : It->second)
         Uses.push_back(classify(Ctx, *R));
+    // The macro bodies its binds and fetches are written in, whether or not
+    // they are rewritten (a body is rewritten for all its textures or none).
+    for (const Use &U : Uses)
+      if ((U.K == Use::Fetch || U.K == Use::Bind || U.K == Use::Unbind) &&
+          U.Call->getBeginLoc().isMacroID() && editable(U.Call->getBeginLoc(), SM).isInvalid()) {
+        SourceLocation S = SM.getSpellingLoc(U.Call->getBeginLoc());
+        auto &B = BodyUsers[S.getRawEncoding()];
+        B.Macro = Lexer::getImmediateMacroName(U.Call->getBeginLoc(), SM, Ctx.getLangOpts()).str();
+        B.At = U.Call->getBeginLoc();
+        B.Textures.insert(I);
+      }
     for (const Use &U : Uses)
       if (U.K == Use::Fetch)
         P.Notes.push_back({U.Call->getBeginLoc(), "read here: becomes " + U.Callee.str() + "<" +
                                                       valueType(P.Type, Ctx) + ">(" + P.Name +
                                                       ", ...)"});
     planTexture(P, I, Uses);
+  }
+
+  // A macro's body is one text for all its expansions: every texture that
+  // goes through it is rewritten, to the same text, or none is.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &[K, B] : BodyUsers) {
+      const Plan *Blocked = nullptr;
+      for (unsigned T : B.Textures)
+        if (Plans[T].Blocked)
+          Blocked = &Plans[T];
+      if (!Blocked)
+        continue;
+      for (unsigned T : B.Textures)
+        if (!Plans[T].Blocked) {
+          Plans[T].block(B.At, "not rewritten: '" + Blocked->Name +
+                                   "', which is not rewritten, also goes through the body of "
+                                   "macro '" + B.Macro + "'; no fix is applied to '" +
+                                   Plans[T].Name + "'");
+          Changed = true;
+        }
+    }
+    for (auto &[K, E] : Edits) {
+      if (!E.MacroBody || E.List)
+        continue;
+      bool Blocked = false;
+      std::string Why;
+      std::optional<std::string> Text;
+      for (const auto &[Tex, T] : E.Items) {
+        if (Plans[Tex].Blocked) {
+          Blocked = true;
+          Why = "'" + Plans[Tex].Name + "', which is not rewritten, also goes through the body "
+                "of macro '" + E.MacroName + "'";
+        } else if (!E.List && Text && *Text != T) {
+          Blocked = true;
+          Why = "the body of macro '" + E.MacroName + "' would need a different rewrite for "
+                "each texture that goes through it";
+        }
+        if (!Text)
+          Text = T;
+      }
+      if (!Blocked)
+        continue;
+      for (const auto &[Tex, T] : E.Items)
+        if (!Plans[Tex].Blocked) {
+          Plans[Tex].block(E.Anchor, "not rewritten: " + Why + "; no fix is applied to '" +
+                                                   Plans[Tex].Name + "'");
+          Changed = true;
+        }
+    }
   }
 
   // The helpers, once, before the first texture that is rewritten.
@@ -990,7 +1190,7 @@ void Planner::run(StringRef PassName) {
         const SharedEdit &E = Edits[K];
         std::vector<std::string> Items;
         for (const auto &[Tex, Text] : E.Items)
-          if (K == HelperKey || !Plans[Tex].Blocked)
+          if ((K == HelperKey || !Plans[Tex].Blocked) && (E.List || !is_contained(Items, Text)))
             Items.push_back(Text);
         Fixes.push_back(FixItHint::CreateReplacement(E.Range, E.Prefix + join(Items, ", ")));
       }

@@ -26,22 +26,38 @@ __global__ void readRemote(float *out) { out[threadIdx.x] = tex1Dfetch(remote, t
 void bindRemote(float *p, size_t n) { cudaBindTexture(0, remote, p, n * sizeof(float)); }
 // DIAG: [[@LINE-1]]:39: note: bound here
 
-// Read in a macro's body: the #define is shared by every expansion.
-texture<int, 1> viaMacro;
-// DIAG: [[@LINE-1]]:17: error: texture reference 'viaMacro'
-#define FETCH(i) tex1Dfetch(viaMacro, i)
-__global__ void readMacro(int *out) { out[threadIdx.x] = FETCH(threadIdx.x); }
-// DIAG: [[@LINE-1]]:58: note: not rewritten: 'tex1Dfetch' is written inside a macro's body; no fix is applied to 'viaMacro'
-// DIAG: [[@LINE-2]]:58: note: read here
+// A fetch in a macro's body that two textures of different types go
+// through: the #define cannot read both.
+texture<int, 1> intsViaMacro;
+// DIAG: [[@LINE-1]]:17: error: texture reference 'intsViaMacro'
+// DIAG: [[@LINE+4]]:21: note: not rewritten: the body of macro 'FETCH' would need a different rewrite for each texture that goes through it; no fix is applied to 'intsViaMacro'
+texture<float, 1> floatsViaMacro;
+// DIAG: [[@LINE-1]]:19: error: texture reference 'floatsViaMacro'
+// DIAG: [[@LINE+1]]:21: note: not rewritten: the body of macro 'FETCH' would need a different rewrite for each texture that goes through it; no fix is applied to 'floatsViaMacro'
+#define FETCH(t, i) tex1Dfetch(t, i)
+__global__ void readMacro(float *out) {
+  out[threadIdx.x] = FETCH(intsViaMacro, threadIdx.x) + FETCH(floatsViaMacro, threadIdx.x);
+}
+void bindViaMacro(int *p, float *q) {
+  cudaBindTexture(0, intsViaMacro, p, 64);
+  cudaBindTexture(0, floatsViaMacro, q, 64);
+  readMacro<<<1, 32>>>(q);
+}
 
-// Bound in a macro's body.
+// A bind in a macro's body shared with a texture that is not rewritten (its
+// bind returns an offset): the #define must stay, so neither is rewritten.
 texture<int, 1> boundInMacro;
 // DIAG: [[@LINE-1]]:17: error: texture reference 'boundInMacro'
-#define BIND(tex, p, n) cudaBindTexture(0, tex, p, n)
-__global__ void readBound(int *out) { out[threadIdx.x] = tex1Dfetch(boundInMacro, threadIdx.x); }
+// DIAG: [[@LINE+9]]:3: note: not rewritten: 'offsetInMacro', which is not rewritten, also goes through the body of macro 'BIND'; no fix is applied to 'boundInMacro'
+texture<int, 1> offsetInMacro;
+// DIAG: [[@LINE-1]]:17: error: texture reference 'offsetInMacro'
+// DIAG: [[@LINE+6]]:3: note: not rewritten: the bind returns an offset ('&offset'); a texture object has none, its pointer must be aligned: pass 0 and align the pointer, or read at ptr + offset; no fix is applied to 'offsetInMacro'
+__global__ void readBound(int *out) { out[threadIdx.x] = tex1Dfetch(boundInMacro, threadIdx.x) + tex1Dfetch(offsetInMacro, 0); }
+#define BIND(off, tex, p, n) cudaBindTexture(off, tex, p, n)
 void bindInMacro(int *p) {
-  BIND(boundInMacro, p, 64);
-  // DIAG: [[@LINE-1]]:3: note: not rewritten: the call is written inside a macro's body; no fix is applied to 'boundInMacro'
+  size_t offset;
+  BIND(0, boundInMacro, p, 64);
+  BIND(&offset, offsetInMacro, p, 64);
   readBound<<<1, 32>>>(p);
 }
 
