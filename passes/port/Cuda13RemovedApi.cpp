@@ -55,6 +55,10 @@ struct InsertArgMapping {
   const char *OldForm;
   const char *Message;
   bool Deprecated;         ///< still declared in CUDA 13: a warning
+  /// The enum of the old form's argument after InsertAt, where an old call
+  /// can compile against the new form: a literal 0 there becomes the null
+  /// edge data, and the flags the count.
+  const char *SilentIfEnumAfter = nullptr;
 };
 namespace {
 /// cudaDeviceProp fields removed in CUDA 13 and the attribute that replaces
@@ -137,7 +141,7 @@ const InsertArgMapping InsertArgTable[] = {
      "(stream, dependencies, count[, flags])",
      FORGE_EDGE_DATA("cudaStreamUpdateCaptureDependencies",
                      "const cudaGraphEdgeData *dependencyData"),
-     false},
+     false, "cudaStreamUpdateCaptureDependenciesFlags"},
     {"cudaGraphAddNode", nullptr, 3, 5, 5, "nullptr",
      "(node, graph, dependencies, count, params)",
      FORGE_EDGE_DATA("cudaGraphAddNode", "const cudaGraphEdgeData *dependencyData"), false},
@@ -584,9 +588,23 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
     // Not Clang's guess for another name (cudaStreamGetCaptureInfo for the
     // removed _v2): finish() reports that one, from the parse error.
     SourceLocation L = CE->getCallee()->getExprLoc();
-    if (M && Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(L)), SM,
-                                  C.Ctx.getLangOpts()) == M->Name)
-      checkInsertArg(*M, L, writtenArgs(*CE), true, C);
+    if (!M || Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(L)), SM,
+                                   C.Ctx.getLangOpts()) != M->Name)
+      return;
+    std::vector<const Expr *> Args = writtenArgs(*CE);
+    // The old declaration (older headers, or the deprecated function).
+    if (Callee->getNumParams() == M->MaxArgs)
+      return checkInsertArg(*M, L, Args, true, C);
+    // The new one, called the old way with a literal 0 count: it compiles,
+    // the 0 as the null edge data and the flags as the count.
+    if (M->SilentIfEnumAfter && Args.size() == M->MaxArgs) {
+      const Expr *Zero = Args[M->InsertAt]->IgnoreParenImpCasts();
+      const auto *Lit = dyn_cast<IntegerLiteral>(Zero);
+      const auto *ET = Args[M->InsertAt + 1]->IgnoreParenImpCasts()->getType()->getAs<EnumType>();
+      if (Lit && Lit->getValue() == 0 && ET &&
+          ET->getDecl()->getName() == M->SilentIfEnumAfter)
+        checkInsertArg(*M, L, Args, true, C);
+    }
     return;
   }
   if (const auto *CE = R.Nodes.getNodeAs<CallExpr>("anycall")) {

@@ -99,11 +99,22 @@ int edges(cudaGraph_t g, cudaGraphNode_t a, cudaGraphNode_t b, cudaStream_t s) {
   cudaEventElapsedTime_v2(&ms, e0, e1);
   // DIAG-DAG: graph-edges.cu:[[@LINE-1]]:3: error: 'cudaEventElapsedTime_v2' was removed in CUDA 13; use 'cudaEventElapsedTime', which takes the same arguments since CUDA 13
   // FIX: cudaEventElapsedTime(&ms, e0, e1);
-  // Already CUDA 13: untouched.
+  // The old form that compiles against the new one: the literal 0 count
+  // would be the null edge data and the flags the count.
+  cudaStreamUpdateCaptureDependencies(s, nullptr, 0, cudaStreamSetCaptureDependencies);
+  // DIAG-DAG: graph-edges.cu:[[@LINE-1]]:3: error: 'cudaStreamUpdateCaptureDependencies' takes a 'const cudaGraphEdgeData *dependencyData' argument since CUDA 13
+  // FIX: cudaStreamUpdateCaptureDependencies(s, nullptr, nullptr, 0, cudaStreamSetCaptureDependencies);
+  // Already CUDA 13, with as many arguments as an old form: untouched.
   cudaGraphAddDependencies(g, &a, &b, nullptr, 1);
   // FIX: cudaGraphAddDependencies(g, &a, &b, nullptr, 1);
   cudaStreamGetCaptureInfo(s, &status, &id);
   // FIX: cudaStreamGetCaptureInfo(s, &status, &id);
+  cudaStreamGetCaptureInfo(s, &status, &id, &captured, &deps, &data);
+  // FIX: cudaStreamGetCaptureInfo(s, &status, &id, &captured, &deps, &data);
+  cudaStreamUpdateCaptureDependencies(s, nodes, nullptr, 2);
+  // FIX: cudaStreamUpdateCaptureDependencies(s, nodes, nullptr, 2);
+  cudaStreamUpdateCaptureDependencies(s, nodes, 0, n);
+  // FIX: cudaStreamUpdateCaptureDependencies(s, nodes, 0, n);
 #ifdef IN_MACRO
 #define ADD_EDGE(g, x, y) cudaGraphAddDependencies(g, &x, &y, 1)
   ADD_EDGE(g, a, b);
@@ -114,4 +125,4 @@ int edges(cudaGraph_t g, cudaGraphNode_t a, cudaGraphNode_t b, cudaStream_t s) {
 }
 
 // BEFORE: error
-// DIAG: graph-edges.cu: 16 error(s), 0 warning(s) for sm_90; 16 fixed; nvcc compiles the patched file for sm_90
+// DIAG: graph-edges.cu: 17 error(s), 0 warning(s) for sm_90; 17 fixed; nvcc compiles the patched file for sm_90
