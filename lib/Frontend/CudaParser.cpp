@@ -253,6 +253,9 @@ Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseReques
                       MemoryBuffer::getMemBufferCopy((*Omp)->getBuffer()));
   if (Req.Contents)
     Memory->addFile(Abs, 0, MemoryBuffer::getMemBufferCopy(*Req.Contents));
+  for (const auto &[Path, Text] : Req.Overlay)
+    if (Path != Abs.str())
+      Memory->addFile(Path, 0, MemoryBuffer::getMemBufferCopy(Text));
   // Clang's CUDA wrapper includes "cuda.h" (for CUDA_VERSION and the driver
   // types) before anything else, and the user's -I directories come before
   // the toolkit's: a project header named cuda.h (Rodinia's util/cuda/cuda.h)

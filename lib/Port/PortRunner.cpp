@@ -76,7 +76,8 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
 Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                     const frontend::ParseOptions &Opts, StringRef File,
                                     StringRef Contents,
-                                    ArrayRef<const PassInfo *> Explaining) {
+                                    ArrayRef<const PassInfo *> Explaining,
+                                    const std::map<std::string, std::string> &Overlay) {
   frontend::ParseDiagnostics Quiet(nullptr);
   std::vector<std::unique_ptr<PortPass>> Passes;
   for (const PassInfo *PI : Explaining)
@@ -89,6 +90,7 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
     Req.File = File.str();
     Req.S = S;
     Req.Contents = Contents.str();
+    Req.Overlay = Overlay;
     if (Error E = frontend::parseCuda(TC, Opts, Req, Quiet,
                                       [](ASTContext &, CompilerInstance &,
                                          const frontend::PreprocessorFacts &) {}))

@@ -1,5 +1,6 @@
 //===- Port/PortSession.cpp - The port driver -----------------------------===//
 #include "forge/Port/PortSession.h"
+#include "forge/Port/ProjectFiles.h"
 #include "forge/Build/NvccDriver.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Patch/ReparseCheck.h"
@@ -8,14 +9,29 @@
 #include "forge/Support/FileUtil.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include <atomic>
+#include <mutex>
+#include <thread>
 
 using namespace llvm;
 
 namespace forge::port {
 
+unsigned BuildFileResult::openErrors(bool Writing) const {
+  unsigned N = 0;
+  for (const BuildFlagFinding &F : Findings)
+    if (F.Level == BuildFlagLevel::Error && !(Writing && Fixed && !F.Replacement.empty()))
+      ++N;
+  return N;
+}
+
 bool PortResult::failed() const {
-  return any_of(Files, [](const FilePortResult &F) { return F.Failed; });
+  return any_of(Files, [](const FilePortResult &F) { return F.Failed; }) ||
+         any_of(BuildFiles, [&](const BuildFileResult &B) {
+           return B.openErrors(Writing) || !B.WriteError.empty();
+         });
 }
 
 namespace {
@@ -28,42 +44,73 @@ void error(FilePortResult &R, std::string Text, bool AfterSummary = false) {
 }
 } // namespace
 
-Validation PortSession::validate(const FilePortResult &R, const frontend::ParseOptions &PO) {
+/// One translation unit on its way through the stages of run().
+struct PortSession::Unit {
+  FilePortResult R;
+  std::optional<frontend::ParseOptions> PO;
+  /// Clang's errors on the input (those no pass explains).
+  unsigned ParseErrorsBefore = 0;
+  std::vector<std::string> ParseErrorMessages;
+  /// The findings' fix-its by file (absolute), as the passes made them.
+  std::map<std::string, patch::PatchSet> Edits;
+  /// Applied fixes: those in the file itself.
+  patch::PatchSet Own;
+  bool Analyzed = false; ///< the passes ran (no Failure)
+  /// Clang's errors with the patched project files it includes (the
+  /// unit's own text as it is), and which files those were.
+  unsigned ParseErrorsWithProject = 0;
+  std::set<std::string> CountedWith;
+};
+
+std::string PortSession::rootOf(const std::string &File) const {
+  if (!O.ProjectRoot.empty())
+    return absolutePath(O.ProjectRoot);
+  return sys::path::parent_path(absolutePath(File)).str();
+}
+
+Validation PortSession::validate(const FilePortResult &R, const frontend::ParseOptions &PO,
+                                 const std::map<std::string, std::string> &Includes) {
   Validation V;
   auto Tools = build::findNvcc(O.CudaPath);
   if (!Tools) {
     V.Note = "not validated: " + toString(Tools.takeError());
     return V;
   }
-  SmallString<128> Tmp;
-  if (auto EC = sys::fs::createTemporaryFile("forge-port", "cu", Tmp)) {
-    V.Note = "not validated: " + EC.message();
+  // nvcc compiles the result where it will be: in a scratch mirror of the
+  // file system in which the result (and the project files it includes, as
+  // patched) replace the originals, so its quoted includes resolve as they
+  // will. -o FILE elsewhere: the result is at the -o path.
+  std::string Home = absolutePath(R.File);
+  if (O.Output.K == OutputChoice::Kind::File)
+    Home = absolutePath(O.Output.Path);
+  std::map<std::string, std::string> Files = Includes;
+  Files[Home] = R.Result;
+  auto Tree = OverlayTree::make("/", Files);
+  if (!Tree) {
+    V.Note = "not validated: " + toString(Tree.takeError());
     return V;
   }
-  if (Error E = writeFileAtomically(Tmp, R.Result)) {
-    V.Note = "not validated: " + toString(std::move(E));
-    return V;
-  }
-  // The copy is compiled where the user's file is, so its includes resolve.
-  SmallString<256> Dir(R.File);
-  sys::fs::make_absolute(Dir);
-  sys::path::remove_filename(Dir);
+  std::string Source = Tree->pathOf(Home);
   std::vector<build::CompileJob> Jobs;
   for (const arch::TargetInfo *T : {R.Target, R.Source}) {
     build::CompileJob J;
-    J.Source = Tmp.str().str();
+    J.Source = Source;
     J.Targets = {*T};
     J.Output = build::OutputKind::ResourceCheck;
     J.ResourceUsage = true;
-    J.IncludeDirs.push_back(Dir.str().str());
-    J.ExtraFlags = frontend::nvccFlagsFromClangArgs(PO.ExtraArgs);
+    for (std::string &F : frontend::nvccFlagsFromClangArgs(PO.ExtraArgs)) {
+      // -I directories read through the mirror, so patched headers are seen.
+      StringRef Dir(F);
+      if (Dir.consume_front("-I"))
+        F = "-I" + Tree->mapDirectory(Dir);
+      J.ExtraFlags.push_back(F);
+    }
     J.TimeoutSeconds = O.ValidateTimeoutS;
     Jobs.push_back(J);
     if (R.Target == R.Source)
       break; // one compile serves both
   }
   auto Results = (*Tools)->Driver->compileAll(Jobs, 2);
-  sys::fs::remove(Tmp);
   V.Ran = true;
   for (auto &C : Results) {
     if (!C) {
@@ -72,46 +119,60 @@ Validation PortSession::validate(const FilePortResult &R, const frontend::ParseO
       V.Results.clear();
       return V;
     }
-    // Diagnostics are about the user's file, not the temporary copy.
-    for (build::CompilerDiagnostic &D : C->Diagnostics)
-      if (D.File == Tmp.str())
+    // Diagnostics are about the user's files, not the mirror.
+    for (build::CompilerDiagnostic &D : C->Diagnostics) {
+      if (D.File == Source)
         D.File = R.File;
+      else if (StringRef(D.File).starts_with(Tree->path() + "/"))
+        D.File = StringRef(D.File).drop_front(Tree->path().size()).str();
+    }
     V.Results.push_back(std::move(*C));
   }
   V.TargetOK = V.Results[0].ok();
   return V;
 }
 
-Expected<FilePortResult> PortSession::portFile(const std::string &File) {
-  FilePortResult R;
-  R.File = File;
-  R.Target = O.Target;
+Error PortSession::analyze(Unit &U) {
+  FilePortResult &R = U.R;
+  const std::string &File = R.File;
   auto PO = frontend::makeParseOptions(File, O.BuildDir, O.Source, O.ExtraArgs);
   if (!PO) {
     Error E = PO.takeError();
     if (E.isA<UsageError>())
-      return std::move(E);
+      return E;
     R.Failure = toString(std::move(E));
     R.Failed = true;
-    return R;
+    return Error::success();
   }
+  U.PO = *PO;
   R.Source = &PO->target();
+  // A compile command that builds arch-specific code of another compute
+  // capability (sm_90a when porting to sm_100): what to build instead.
+  if (!O.BuildDir.empty())
+    if (auto Args = compileCommandOf(O.BuildDir, File)) {
+      if (auto Note = compileFlagNote(*Args, *O.Target))
+        note(R, *Note);
+    } else {
+      consumeError(Args.takeError()); // makeParseOptions found the entry
+    }
   auto Original = readFile(File);
   if (!Original) {
     R.Failure = toString(Original.takeError());
     R.Failed = true;
-    return R;
+    return Error::success();
   }
   if (Error E = frontend::checkCudaInput(File)) {
     R.Failure = toString(std::move(E));
     R.Failed = true;
-    return R;
+    return Error::success();
   }
   R.Original = *Original;
   R.Result = *Original;
 
-  PortDiagnostics Diag(O.DiagOS, O.WarningsAsErrors);
-  frontend::ParseDiagnostics ParseDiags(O.ParseDiagOS);
+  // The diagnostics go to the file's own text, printed with its result.
+  raw_string_ostream DiagOS(R.DiagText);
+  PortDiagnostics Diag(O.DiagOS ? &DiagOS : nullptr, O.WarningsAsErrors);
+  frontend::ParseDiagnostics ParseDiags(O.ParseDiagOS ? &DiagOS : nullptr);
   PassRunOptions Run;
   // The launches' block sizes are for the resource table, which needs nvcc.
   std::optional<frontend::KernelIndexBuilder> Index;
@@ -119,8 +180,7 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
     Index.emplace(File);
     Run.Index = &*Index;
   }
-  if (!O.DepfilePath.empty())
-    Run.Files = &R.Dependencies;
+  Run.Files = &R.Dependencies; // the depfile, and which files include what
   Run.Target = O.Target;
   Run.Source = R.Source;
   Run.Passes = O.Passes;
@@ -128,7 +188,7 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   if (Error E = runPortPasses(*O.Toolchain, Run, File, Diag, ParseDiags)) {
     R.Failure = toString(std::move(E));
     R.Failed = true;
-    return R;
+    return Error::success();
   }
   if (Index)
     R.Launches = launchesOf(Index->finish(O.Target->Name));
@@ -136,72 +196,311 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
   R.Errors = Diag.errors();
   R.Warnings = Diag.warnings();
   R.ParseErrors = ParseDiags.errorMessages();
-  R.RemainingParseErrors = ParseDiags.errors();
+  U.ParseErrorsBefore = ParseDiags.errors();
+  U.Analyzed = true;
+  return Error::success();
+}
 
-  // Fixes apply to the file being ported; a fix-it in a project header is
-  // shown but not applied (the header is shared by other files).
-  patch::PatchSet Patches;
-  std::string MainKey = patch::PatchSet::normalizePath(File);
-  for (const std::string &F : Diag.patches().files()) {
-    if (F != MainKey) {
-      note(R, "fix-its in '" + F + "' are not applied; port that file itself");
+/// A file as a diff names it: relative to the current directory when it is
+/// below it (so `patch -p1` applies the diff there), else as given.
+static std::string diffLabel(StringRef File) {
+  std::string Abs = absolutePath(File), Here = absolutePath(".");
+  if (!sys::path::is_absolute(File))
+    return File.str();
+  return isUnder(Abs, Here) ? relativePath(Abs, Here) : Abs.substr(1);
+}
+
+/// Whether the output can carry fixes in files other than the input.
+static bool carriesProjectFiles(const OutputChoice &Out) {
+  return Out.K == OutputChoice::Kind::InPlace || Out.K == OutputChoice::Kind::Diff ||
+         Out.K == OutputChoice::Kind::Tree || Out.K == OutputChoice::Kind::None;
+}
+
+/// A finding in a project file, as every translation unit that reports it
+/// sees it: where, which pass and what it says.
+static std::string sharedKey(const Finding &F) {
+  return absolutePath(F.Loc.File) + ":" + std::to_string(F.Span.Offset) + ":" + F.Pass + ":" +
+         F.Message;
+}
+
+/// The fix a finding offers, as text ("" when it offers none).
+static std::string fixSignature(const Finding &F) {
+  if (!F.Fixed)
+    return "";
+  std::string S;
+  for (const FixIt &X : F.FixIts)
+    S += absolutePath(X.File) + ":" + std::to_string(X.Range.Offset) + "+" +
+         std::to_string(X.Range.Length) + "=" + X.Replacement + "\n";
+  return S;
+}
+
+void PortSession::assignFixes(std::vector<Unit> &Units, PortResult &Out) {
+  std::map<std::string, patch::PatchSet> Project; // applied, by file
+  std::map<std::string, std::vector<std::string>> From;
+  // A finding in a shared file is fixed only when every file that reports it
+  // offers the same fix: a helper's full warp mask is safe only if no
+  // including file calls it from divergent code, say.
+  std::map<std::string, std::map<std::string, std::string>> Offers; // key -> fix -> file
+  for (const Unit &U : Units)
+    for (const Finding &F : U.R.Findings)
+      if (absolutePath(F.Loc.File) != absolutePath(U.R.File))
+        Offers[sharedKey(F)].emplace(fixSignature(F), U.R.File);
+  for (Unit &U : Units) {
+    if (!U.Analyzed)
       continue;
+    FilePortResult &R = U.R;
+    std::string Main = absolutePath(R.File);
+    std::string Root = rootOf(R.File);
+    std::set<std::string> Told; // one note per file and reason
+    auto Refuse = [&](const std::string &F, std::string Why) {
+      if (Told.insert(F + "\n" + Why).second)
+        note(R, "fix-its in '" + F + "' are not applied: " + Why);
+    };
+    std::set<std::string> Mine;
+    for (Finding &F : R.Findings) {
+      if (!F.Fixed)
+        continue;
+      if (auto It = Offers.find(sharedKey(F)); It != Offers.end() && It->second.size() > 1) {
+        auto Other = find_if(It->second, [&](const auto &KV) { return KV.second != R.File; });
+        if (Other == It->second.end())
+          Other = It->second.begin();
+        note(R, "a fix of " + F.Pass + " at " + absolutePath(F.Loc.File) + ":" +
+                    std::to_string(F.Loc.Line) + " is not applied: '" + Other->second + "', which includes it too, " +
+                    (Other->first.empty() ? "offers no fix there" : "offers another fix"));
+        F.Fixed = false;
+        continue;
+      }
+      // A finding's fix-its are applied together or not at all.
+      patch::PatchSet Own, Others;
+      bool OK = true;
+      for (const FixIt &X : F.FixIts) {
+        std::string File = absolutePath(X.File);
+        clang::tooling::Replacement Rep =
+            patch::makeReplacement(File, X.Range.Offset, X.Range.Length, X.Replacement);
+        if (File != Main) {
+          if (!isUnder(File, Root) ||
+              (O.Toolchain->hasCuda() && isUnder(File, absolutePath(O.Toolchain->CudaPath)))) {
+            Refuse(X.File, "it is not a project file (not under '" + Root + "')");
+            OK = false;
+          } else if (!carriesProjectFiles(O.Output)) {
+            Refuse(X.File, "-o FILE writes only the input's result (-i, --diff or -o DIR "
+                           "write project files too)");
+            OK = false;
+          }
+        }
+        if (OK)
+          consumeError((File == Main ? Own : Others).add(Rep, F.Pass));
+      }
+      if (OK && !Others.empty()) {
+        // Identical edits of another file's fix are the same fix (a shared
+        // header seen through two files); a different overlapping one is a
+        // conflict, and this file's fix gives way.
+        patch::PatchSet Trial;
+        for (const std::string &PF : Others.files())
+          if (auto It = Project.find(PF); It != Project.end())
+            consumeError(Trial.add(It->second));
+        if (Error E = Trial.add(Others)) {
+          note(R, "a fix of " + F.Pass + " at " + absolutePath(F.Loc.File) + ":" +
+                      std::to_string(F.Loc.Line) + " is not applied: it conflicts with "
+                      "another file's fix in the same project file (" +
+                      toString(std::move(E)) + ")");
+          OK = false;
+        }
+      }
+      if (!OK) {
+        F.Fixed = false;
+        continue;
+      }
+      consumeError(U.Own.add(Own));
+      for (const std::string &PF : Others.files()) {
+        for (const patch::Edit &E : Others.editsFor(PF))
+          consumeError(Project[PF].add(E.Replacement, E.originText()));
+        Mine.insert(PF);
+      }
     }
-    for (const patch::Edit &E : Diag.patches().editsFor(F))
-      if (Error Err = Patches.add(E.Replacement, E.originText()))
-        consumeError(std::move(Err)); // already conflict-free in Diag
+    for (const std::string &PF : Mine) {
+      R.ProjectFixFiles.push_back(PF);
+      From[PF].push_back(R.File);
+    }
+  }
+  for (auto &[File, Set] : Project) {
+    ProjectFileResult P;
+    P.File = File;
+    P.From = From[File];
+    P.Edits = unsigned(Set.editsFor(File).size());
+    auto Text = readFile(File);
+    if (!Text) {
+      P.Rejected = toString(Text.takeError());
+    } else {
+      P.Original = *Text;
+      auto New = Set.applyTo(File, P.Original);
+      if (!New)
+        P.Rejected = toString(New.takeError());
+      else
+        P.Result = *New;
+    }
+    Out.ProjectFiles.push_back(std::move(P));
+  }
+}
+
+std::map<std::string, std::string> PortSession::patchedIncludes(const Unit &U,
+                                                                const PortResult &Out) const {
+  std::map<std::string, std::string> Files;
+  for (const ProjectFileResult &P : Out.ProjectFiles)
+    if (P.Rejected.empty() && U.R.Dependencies.count(P.File))
+      Files[P.File] = P.Result;
+  return Files;
+}
+
+void PortSession::verifyProjectFixes(std::vector<Unit> &Units, PortResult &Out) {
+  if (Out.ProjectFiles.empty())
+    return;
+  // Each unit that includes a patched project file is parsed again with the
+  // patched texts (its own text unpatched): more errors than before, and the
+  // project files it includes are left as they are, for every unit.
+  bool Dropped = true;
+  for (unsigned Round = 0; Dropped && Round < 8; ++Round) {
+    Dropped = false;
+    for (Unit &U : Units) {
+      if (!U.Analyzed)
+        continue;
+      auto Includes = patchedIncludes(U, Out);
+      if (Includes.empty())
+        continue;
+      frontend::ParseOptions PO = *U.PO;
+      PO.Target = O.Target;
+      auto N = countParseErrors(*O.Toolchain, PO, U.R.File, U.R.Original, O.Passes, Includes);
+      if (N && *N <= U.ParseErrorsBefore) {
+        U.ParseErrorsWithProject = *N;
+        U.CountedWith.clear();
+        for (const auto &KV : Includes)
+          U.CountedWith.insert(KV.first);
+        continue;
+      }
+      std::string Why =
+          N ? formatv("with them {0} has {1} parse error(s) instead of {2}", U.R.File, *N,
+                      U.ParseErrorsBefore)
+                  .str()
+            : toString(N.takeError());
+      for (ProjectFileResult &P : Out.ProjectFiles)
+        if (P.Rejected.empty() && Includes.count(P.File)) {
+          P.Rejected = Why;
+          Dropped = true;
+        }
+    }
+  }
+  // The findings whose fixes were in a rejected file are not fixed.
+  for (Unit &U : Units)
+    for (Finding &F : U.R.Findings) {
+      if (!F.Fixed)
+        continue;
+      for (const FixIt &X : F.FixIts)
+        for (const ProjectFileResult &P : Out.ProjectFiles)
+          if (!P.Rejected.empty() && absolutePath(X.File) == P.File)
+            F.Fixed = false;
+    }
+}
+
+void PortSession::finish(Unit &U, const PortResult &Out) {
+  FilePortResult &R = U.R;
+  const std::string &File = R.File;
+  auto Includes = patchedIncludes(U, Out);
+  // A finding whose fixes a rejected project file held lost its fixes in
+  // this file too: the file's own patch is rebuilt from what is applied.
+  patch::PatchSet Patches;
+  std::string Main = absolutePath(File);
+  for (const Finding &F : R.Findings)
+    if (F.Fixed)
+      for (const FixIt &X : F.FixIts)
+        if (absolutePath(X.File) == Main)
+          consumeError(Patches.add(
+              patch::makeReplacement(Main, X.Range.Offset, X.Range.Length, X.Replacement),
+              F.Pass));
+  for (const std::string &PF : R.ProjectFixFiles)
+    if (Includes.count(PF))
+      note(R, "fixes in '" + PF + "' are applied for the project (" +
+                  (O.Output.K == OutputChoice::Kind::InPlace ? "rewritten in place"
+                   : O.Output.K == OutputChoice::Kind::Tree  ? "written to the tree"
+                   : O.Output.K == OutputChoice::Kind::Diff  ? "in the diff"
+                                                             : "not written") +
+                  ")");
+  unsigned After = U.ParseErrorsBefore;
+  if (Patches.empty() && !Includes.empty()) {
+    std::set<std::string> Keys;
+    for (const auto &KV : Includes)
+      Keys.insert(KV.first);
+    if (Keys == U.CountedWith) {
+      After = U.ParseErrorsWithProject;
+    } else {
+      frontend::ParseOptions Reparse = *U.PO;
+      Reparse.Target = O.Target;
+      auto N = countParseErrors(*O.Toolchain, Reparse, File, R.Original, O.Passes, Includes);
+      if (!N) {
+        error(R, toString(N.takeError()));
+        return;
+      }
+      After = *N;
+    }
   }
   if (!Patches.empty()) {
-    auto New = Patches.applyTo(File, R.Original);
+    auto New = Patches.applyTo(Main, R.Original);
     if (!New) {
       error(R, toString(New.takeError()));
-      return R;
+      return;
     }
     // The original's count is known from the run; only the patched text is
-    // parsed again (host and target).
-    frontend::ParseOptions Reparse = *PO;
+    // parsed again (host and target), with the project files it includes
+    // as patched.
+    frontend::ParseOptions Reparse = *U.PO;
     Reparse.Target = O.Target;
-    unsigned AfterCount = 0;
-    auto Count = [&](StringRef F, StringRef Contents) -> Expected<unsigned> {
-      if (Contents == R.Original)
-        return ParseDiags.errors();
-      auto N = countParseErrors(*O.Toolchain, Reparse, F, Contents, O.Passes);
-      if (N)
-        AfterCount = *N;
-      return N;
-    };
-    patch::ContentsProvider Provide = [&](StringRef) -> Expected<std::string> {
-      return R.Original;
-    };
-    if (Error E = patch::verifyNoNewErrors(Patches, Provide, Count)) {
-      error(R, toString(std::move(E)) + "; nothing was written");
-      return R;
+    auto N = countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes);
+    if (!N) {
+      error(R, toString(N.takeError()) + "; nothing was written");
+      return;
+    }
+    if (*N > U.ParseErrorsBefore) {
+      error(R, formatv("the patch of '{0}' adds parse errors ({1} before, {2} after); "
+                       "nothing was written",
+                       File, U.ParseErrorsBefore, *N)
+                   .str());
+      return;
     }
     R.Result = *New;
     R.Patched = true;
-    R.RemainingParseErrors = AfterCount;
+    After = *N;
   }
 
   bool Writes = O.Output.writes();
-  auto InMain = [&](const Finding &F) {
-    return F.Fixed && patch::PatchSet::normalizePath(F.Loc.File) == MainKey;
+  // -o FILE in another directory: quoted includes that only resolve beside
+  // the input name the input's neighbours from the output's directory.
+  if (O.Output.K == OutputChoice::Kind::File) {
+    std::string OutPath = absolutePath(O.Output.Path);
+    for (const std::string &Moved : rebaseQuotedIncludes(
+             R.Result, sys::path::parent_path(Main), sys::path::parent_path(OutPath)))
+      note(R, "the quoted include " + Moved + " so that the result builds where it is "
+                                              "written");
+  }
+  auto Applied = [&](const Finding &F) {
+    if (!F.Fixed || F.FixIts.empty())
+      return false;
+    std::string FFile = absolutePath(F.FixIts.front().File);
+    return FFile == Main ? R.Patched : Includes.count(FFile) > 0;
   };
-  R.Fixed = unsigned(count_if(R.Findings, InMain));
-  // Errors of the passes that the user's file or the written result still
-  // has: a fixed one is gone from a written result.
+  R.Fixed = unsigned(count_if(R.Findings, Applied));
+  // Errors of the passes that the user's files or the written result still
+  // have: a fixed one is gone from a written result.
   unsigned OpenErrors = unsigned(count_if(R.Findings, [&](const Finding &F) {
-    return F.Level == Severity::Error && !(Writes && R.Patched && InMain(F));
+    return F.Level == Severity::Error && !(Writes && Applied(F));
   }));
   // Clang's errors (those no pass explains): in the input, and in the result
   // that nvcc checks (the patch removes some, never adds one).
-  unsigned Before = ParseDiags.errors();
-  unsigned After = R.Patched ? R.RemainingParseErrors : Before;
+  unsigned Before = U.ParseErrorsBefore;
   R.RemainingParseErrors = Writes ? After : Before;
 
   // nvcc checks the result even when Clang could not parse all of it: it,
   // not Clang, says whether the file builds.
   if (O.Validate) {
-    R.Check = validate(R, *PO);
+    R.Check = validate(R, *U.PO, Includes);
     if (R.Check.Ran && !R.Check.TargetOK) {
       for (const build::CompilerDiagnostic &D : R.Check.Results[0].Diagnostics)
         if (D.isError()) {
@@ -237,8 +536,10 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
 
   R.Completed = true;
   // Only a result that does not have more errors than the input is
-  // written, and only atomically.
-  if (Error E = O.Output.write(File, R.Result, R.Patched))
+  // written, and only atomically; -o DIR writes the tree at the end.
+  if (O.Output.K == OutputChoice::Kind::Tree)
+    ;
+  else if (Error E = O.Output.write(File, R.Result, R.Patched))
     error(R, toString(std::move(E)), /*AfterSummary=*/true);
   else if (!O.DepfilePath.empty())
     if (Error E = writeFileAtomically(
@@ -248,9 +549,10 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
                                                            R.Dependencies.begin(),
                                                            R.Dependencies.end()))))
       error(R, toString(std::move(E)), /*AfterSummary=*/true);
-  if (O.Output.K == OutputChoice::Kind::Diff && R.Patched)
-    R.DiffText = patch::unifiedDiff(R.Original, R.Result, "a/" + File, "b/" + File);
-  return R;
+  if (O.Output.K == OutputChoice::Kind::Diff && R.Patched) {
+    std::string Label = diffLabel(File);
+    R.DiffText = patch::unifiedDiff(R.Original, R.Result, "a/" + Label, "b/" + Label);
+  }
 }
 
 /// Whether Path has no write permission for anyone. The permission bits,
@@ -258,6 +560,140 @@ Expected<FilePortResult> PortSession::portFile(const std::string &File) {
 /// meant to stay as it is.
 static bool readOnly(const sys::fs::file_status &St) {
   return (St.permissions() & sys::fs::all_write) == 0;
+}
+
+void PortSession::scanBuildFiles(PortResult &Out) {
+  if (!O.ScanBuildFiles || O.ProjectRoot.empty())
+    return;
+  bool Apply = carriesProjectFiles(O.Output) && O.Output.K != OutputChoice::Kind::None;
+  for (const std::string &File : buildFilesUnder(absolutePath(O.ProjectRoot))) {
+    auto Text = readFile(File);
+    if (!Text) {
+      consumeError(Text.takeError());
+      continue;
+    }
+    BuildFileResult B;
+    B.File = File;
+    B.Original = *Text;
+    for (BuildFlagFinding &F : port::scanBuildFile(File, *Text, *O.Target))
+      if (F.Level != BuildFlagLevel::Ok)
+        B.Findings.push_back(std::move(F));
+    if (B.Findings.empty())
+      continue;
+    B.Result = B.Original;
+    if (Apply) // from the end, so earlier offsets stay valid
+      for (auto It = B.Findings.rbegin(); It != B.Findings.rend(); ++It)
+        if (!It->Replacement.empty() && It->Offset + It->Length <= B.Result.size()) {
+          B.Result.replace(It->Offset, It->Length, It->Replacement);
+          ++B.Fixed;
+        }
+    if (B.Fixed && O.Output.K == OutputChoice::Kind::Diff) {
+      std::string Label = diffLabel(File);
+      B.DiffText = patch::unifiedDiff(B.Original, B.Result, "a/" + Label, "b/" + Label);
+    } else if (B.Fixed && O.Output.K == OutputChoice::Kind::InPlace) {
+      sys::fs::file_status St;
+      if (!sys::fs::status(File, St) && readOnly(St) && !O.Force)
+        B.WriteError = "'" + File + "' is read-only; -i does not rewrite it (--force rewrites it)";
+      else if (Error E = writeFileAtomically(File, B.Result))
+        B.WriteError = toString(std::move(E));
+      else
+        B.Written = true;
+    }
+    Out.BuildFiles.push_back(std::move(B));
+  }
+}
+
+void PortSession::writeProjectFiles(PortResult &Out) {
+  for (ProjectFileResult &P : Out.ProjectFiles) {
+    if (!P.Rejected.empty())
+      continue;
+    if (O.Output.K == OutputChoice::Kind::Diff) {
+      std::string Label = diffLabel(P.File);
+      P.DiffText = patch::unifiedDiff(P.Original, P.Result, "a/" + Label, "b/" + Label);
+      continue;
+    }
+    if (O.Output.K != OutputChoice::Kind::InPlace)
+      continue;
+    sys::fs::file_status St;
+    if (!sys::fs::status(P.File, St) && readOnly(St) && !O.Force) {
+      P.WriteError = "'" + P.File + "' is read-only; -i does not rewrite it (--force "
+                                    "rewrites it)";
+      continue;
+    }
+    if (Error E = writeFileAtomically(P.File, P.Result))
+      P.WriteError = toString(std::move(E));
+    else
+      P.Written = true;
+  }
+}
+
+void PortSession::writeTree(std::vector<Unit> &Units, PortResult &Out) {
+  std::string Dest = absolutePath(O.Output.Path);
+  std::map<std::string, std::string> Texts; // destination -> text
+  std::set<std::string> Copies;             // originals copied as they are
+  std::string Root = rootOf(Units.empty() ? "." : Units.front().R.File);
+  auto Target = [&](const std::string &F) {
+    SmallString<256> P(Dest);
+    sys::path::append(P, relativePath(F, Root));
+    return P.str().str();
+  };
+  for (const Unit &U : Units) {
+    if (!U.R.Completed)
+      continue;
+    std::string Main = absolutePath(U.R.File);
+    if (!isUnder(Main, Root))
+      continue; // refused before any work (checkOutputs)
+    Texts[Target(Main)] = U.R.Result;
+    for (const std::string &D : U.R.Dependencies)
+      if (D != Main && isUnder(D, Root))
+        Copies.insert(D);
+  }
+  for (ProjectFileResult &P : Out.ProjectFiles)
+    if (P.Rejected.empty()) {
+      Texts[Target(P.File)] = P.Result;
+      Copies.erase(P.File);
+    }
+  for (const std::string &B : buildFilesUnder(Root))
+    Copies.insert(B);
+  for (BuildFileResult &B : Out.BuildFiles)
+    if (B.Fixed && isUnder(B.File, Root)) {
+      Texts[Target(B.File)] = B.Result;
+      Copies.erase(B.File);
+    }
+  auto Write = [&](const std::string &To, StringRef Text) -> Error {
+    if (auto EC = sys::fs::create_directories(sys::path::parent_path(To)))
+      return makeError("cannot create '{0}': {1}", sys::path::parent_path(To), EC.message());
+    return writeFileAtomically(To, Text);
+  };
+  for (const auto &[To, Text] : Texts)
+    if (Error E = Write(To, Text)) {
+      std::string Why = toString(std::move(E));
+      for (ProjectFileResult &P : Out.ProjectFiles)
+        if (Target(P.File) == To)
+          P.WriteError = Why;
+      for (Unit &U : Units)
+        if (U.R.Completed && Target(absolutePath(U.R.File)) == To)
+          error(U.R, Why, /*AfterSummary=*/true);
+    }
+  for (const std::string &C : Copies) {
+    if (Texts.count(Target(C)))
+      continue;
+    auto Text = readFile(C);
+    if (!Text) {
+      consumeError(Text.takeError());
+      continue;
+    }
+    if (Error E = Write(Target(C), *Text))
+      consumeError(std::move(E));
+    else
+      ++Out.CopiedToTree;
+  }
+  for (ProjectFileResult &P : Out.ProjectFiles)
+    if (P.Rejected.empty() && P.WriteError.empty())
+      P.Written = true;
+  for (BuildFileResult &B : Out.BuildFiles)
+    if (B.Fixed)
+      B.Written = true;
 }
 
 Error PortSession::checkOutputs() const {
@@ -281,6 +717,26 @@ Error PortSession::checkOutputs() const {
                          Out);
     }
   }
+  if (O.Output.K == OutputChoice::Kind::Tree) {
+    std::string Dest = absolutePath(O.Output.Path);
+    sys::fs::file_status St;
+    if (!sys::fs::status(Dest, St) && St.type() != sys::fs::file_type::directory_file)
+      return makeError("cannot write the tree to '{0}': it is not a directory", Dest);
+    StringRef Parent = sys::path::parent_path(Dest);
+    if (!sys::fs::is_directory(Dest) && !sys::fs::is_directory(Parent))
+      return makeError("cannot write the tree to '{0}': '{1}' does not exist; nothing was "
+                       "ported",
+                       Dest, Parent);
+    for (const std::string &File : O.Files) {
+      std::string Root = rootOf(File), Abs = absolutePath(File);
+      if (!isUnder(Abs, Root))
+        return makeUsageError("'{0}' is not under the project root '{1}'; -o DIR mirrors "
+                              "the tree under the root",
+                              File, Root);
+      if (isUnder(Dest, Root) && isUnder(Abs, Dest))
+        return makeUsageError("'{0}' is inside the output tree '{1}'", File, Dest);
+    }
+  }
   if (O.Output.K == OutputChoice::Kind::InPlace)
     for (const std::string &File : O.Files) {
       sys::fs::file_status St;
@@ -293,24 +749,98 @@ Error PortSession::checkOutputs() const {
   return Error::success();
 }
 
+/// Runs Work(I) for I in [0, N) on Jobs threads; Done(I) is called in
+/// index order, each as soon as Work has ended for it and every one before.
+static void inParallel(size_t N, unsigned Jobs, function_ref<void(size_t)> Work,
+                       function_ref<void(size_t)> Done) {
+  std::mutex M;
+  std::vector<bool> Ended(N, false);
+  size_t NextDone = 0;
+  std::atomic<size_t> Next{0};
+  auto Worker = [&] {
+    for (size_t I; (I = Next++) < N;) {
+      Work(I);
+      std::lock_guard<std::mutex> L(M);
+      Ended[I] = true;
+      while (NextDone < N && Ended[NextDone])
+        Done(NextDone++);
+    }
+  };
+  unsigned Threads = unsigned(std::min<size_t>(std::max(1u, Jobs), N));
+  if (Threads <= 1) {
+    Worker();
+    return;
+  }
+  std::vector<std::thread> Pool;
+  for (unsigned T = 0; T < Threads; ++T)
+    Pool.emplace_back(Worker);
+  for (std::thread &T : Pool)
+    T.join();
+}
+
 Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)> OnFile) {
   if (!O.Target || !O.Toolchain)
     return makeError("PortSession: the target and the toolchain are required");
   if ((O.Output.K == OutputChoice::Kind::File || O.Output.K == OutputChoice::Kind::Stdout) &&
       O.Files.size() > 1)
-    return makeUsageError("-o takes one input file; use -i or --diff for several");
+    return makeUsageError("-o FILE takes one input file; use -o DIR, -i or --diff for several");
   if (!O.DepfilePath.empty() && O.Output.K != OutputChoice::Kind::File)
     return makeUsageError("--depfile lists what -o FILE depends on; give -o FILE");
   if (Error E = checkOutputs())
     return std::move(E);
   PortResult Out;
-  for (const std::string &File : O.Files) {
-    auto R = portFile(File);
-    if (!R)
-      return R.takeError();
-    if (OnFile)
-      OnFile(*R);
-    Out.Files.push_back(std::move(*R));
+  std::vector<Unit> Units(O.Files.size());
+  for (size_t I = 0; I < Units.size(); ++I) {
+    Units[I].R.File = O.Files[I];
+    Units[I].R.Target = O.Target;
+  }
+  // The passes over every file, then which fixes are applied (in file order:
+  // a project file's fix belongs to the first file that makes it), then each
+  // file's patch, nvcc and the write, its result passed on in file order.
+  std::mutex ErrorLock;
+  Error Usage = Error::success();
+  inParallel(
+      Units.size(), O.Jobs,
+      [&](size_t I) {
+        if (Error E = analyze(Units[I])) {
+          std::lock_guard<std::mutex> L(ErrorLock);
+          Usage = joinErrors(std::move(Usage), std::move(E));
+        }
+      },
+      [](size_t) {});
+  if (Usage)
+    return std::move(Usage);
+  assignFixes(Units, Out);
+  verifyProjectFixes(Units, Out);
+  raw_ostream *DiagOS = O.DiagOS ? O.DiagOS : O.ParseDiagOS;
+  inParallel(
+      Units.size(), O.Jobs,
+      [&](size_t I) {
+        if (Units[I].Analyzed)
+          finish(Units[I], Out);
+      },
+      [&](size_t I) {
+        if (DiagOS) {
+          *DiagOS << Units[I].R.DiagText;
+          DiagOS->flush();
+        }
+        if (OnFile && O.Output.K != OutputChoice::Kind::Tree)
+          OnFile(Units[I].R);
+      });
+  Out.Writing = O.Output.writes();
+  scanBuildFiles(Out);
+  if (O.Output.K == OutputChoice::Kind::Tree)
+    writeTree(Units, Out);
+  writeProjectFiles(Out);
+  for (const ProjectFileResult &P : Out.ProjectFiles)
+    if (!P.WriteError.empty())
+      for (Unit &U : Units)
+        if (is_contained(U.R.ProjectFixFiles, P.File))
+          error(U.R, P.WriteError, /*AfterSummary=*/true);
+  for (Unit &U : Units) {
+    if (OnFile && O.Output.K == OutputChoice::Kind::Tree)
+      OnFile(U.R); // after the tree is written: its errors are the file's
+    Out.Files.push_back(std::move(U.R));
   }
   return Out;
 }

@@ -1,11 +1,15 @@
 //===- Report/PortReport.cpp ----------------------------------------------===//
 #include "forge/Report/PortReport.h"
 #include "forge/Arch/Occupancy.h"
+#include "forge/Port/ProjectFiles.h"
 #include "forge/Port/ResourceTable.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 #include <optional>
+#include <set>
 
 using namespace llvm;
 
@@ -200,9 +204,16 @@ Json sarifRegion(const port::SourceSpan &S) {
   return J;
 }
 
+/// A file as SARIF names it: "dir/../h.cuh" as "h.cuh" (lexically).
+std::string sarifUri(StringRef File) {
+  SmallString<256> P(File);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return P.str().str();
+}
+
 Json sarifLocation(const std::string &File, const port::SourceSpan &S) {
   return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", File}}}, {"region", sarifRegion(S)}}}};
+           {{"artifactLocation", {{"uri", sarifUri(File)}}}, {"region", sarifRegion(S)}}}};
 }
 
 } // namespace
@@ -272,7 +283,104 @@ Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads, bool Al
           {"patched", R.Patched},
           {"validation", Val},
           {"resources", resourcesJson(Table, R)},
-          {"resources_not_listed", Table.NotListed}};
+          {"resources_not_listed", Table.NotListed},
+          {"project_fix_files", R.ProjectFixFiles}};
+}
+
+void renderProjectFiles(raw_ostream &OS, const port::PortResult &R) {
+  for (const port::ProjectFileResult &P : R.ProjectFiles) {
+    std::string From;
+    for (const std::string &F : P.From)
+      From += (From.empty() ? "" : ", ") + F;
+    auto &Note = WithColor::note(OS, "forge-port");
+    Note << "project file '" << P.File << "': " << P.Edits << " edit(s) from " << From;
+    if (!P.Rejected.empty())
+      Note << "; not applied: " << P.Rejected;
+    else if (!P.WriteError.empty())
+      Note << "; not written: " << P.WriteError;
+    else if (P.Written)
+      Note << "; written";
+    Note << "\n";
+  }
+}
+
+void renderBuildFiles(raw_ostream &OS, const port::PortResult &R) {
+  for (const port::BuildFileResult &B : R.BuildFiles) {
+    for (const port::BuildFlagFinding &F : B.Findings) {
+      OS << B.File << ":" << F.Line << ":" << F.Column << ": ";
+      if (F.Level == port::BuildFlagLevel::Error)
+        WithColor(OS, raw_ostream::RED, true) << "error: ";
+      else
+        WithColor(OS, raw_ostream::BLACK, true) << "note: ";
+      OS << F.Message << " [build-flags]\n";
+      if (!F.Replacement.empty())
+        WithColor::note(OS, "forge-port")
+            << "'" << F.Spelling << "' -> '" << F.Replacement << "'"
+            << (B.Fixed ? (B.Written || !B.DiffText.empty() ? "" : " (not written)")
+                        : " (use -i, --diff or -o DIR to apply)")
+            << "\n";
+    }
+    if (!B.WriteError.empty())
+      WithColor::error(OS, "forge-port") << B.WriteError << "\n";
+  }
+}
+
+void renderPortSummary(raw_ostream &OS, const port::PortResult &R) {
+  unsigned Errors = 0, Warnings = 0, Fixed = 0, Compiles = 0, Fails = 0, Unchecked = 0;
+  // Files below the current directory are named relative to it.
+  std::string Here = port::absolutePath(".");
+  auto Name = [&](const std::string &File) {
+    std::string Abs = port::absolutePath(File);
+    return sys::path::is_absolute(File) && port::isUnder(Abs, Here)
+               ? port::relativePath(Abs, Here)
+               : File;
+  };
+  size_t Width = 4;
+  for (const FilePortResult &F : R.Files)
+    Width = std::max(Width, Name(F.File).size());
+  Width = std::min<size_t>(Width, 60);
+  OS << "per file:\n  " << left_justify("file", Width)
+     << formatv(" {0,-7} {1,-9} {2,-6} {3}\n", "errors", "warnings", "fixed", "nvcc");
+  for (const FilePortResult &F : R.Files) {
+    std::string Nvcc;
+    if (!F.Failure.empty())
+      Nvcc = "not ported: " + F.Failure;
+    else if (!F.Completed)
+      Nvcc = "not ported";
+    else if (!F.Check.Ran)
+      Nvcc = "not validated";
+    else
+      Nvcc = F.Check.TargetOK ? "compiles" : "does not compile";
+    if (F.Completed && F.Check.Ran)
+      ++(F.Check.TargetOK ? Compiles : Fails);
+    else
+      ++Unchecked;
+    unsigned E = F.Completed ? F.totalErrors() : (F.Failed ? 1 : 0);
+    Errors += E;
+    Warnings += F.Warnings;
+    Fixed += F.Fixed;
+    std::string N = Name(F.File);
+    if (N.size() > Width)
+      OS << "  " << N << "\n  " << left_justify("", Width);
+    else
+      OS << "  " << left_justify(N, Width);
+    OS << formatv(" {0,-7} {1,-9} {2,-6} {3}\n", E, F.Warnings, F.Fixed, Nvcc);
+  }
+  OS << formatv("{0} file(s): {1} error(s), {2} warning(s), {3} fixed; nvcc compiles {4}, "
+                "does not compile {5}, not checked {6}",
+                R.Files.size(), Errors, Warnings, Fixed, Compiles, Fails, Unchecked);
+  if (!R.ProjectFiles.empty())
+    OS << "; " << R.ProjectFiles.size() << " project file(s) with fixes";
+  if (!R.BuildFiles.empty()) {
+    unsigned Open = 0, Fixed = 0;
+    for (const port::BuildFileResult &B : R.BuildFiles) {
+      Open += B.openErrors(R.Writing);
+      Fixed += B.Fixed;
+    }
+    OS << "; " << R.BuildFiles.size() << " build file(s) name GPU targets for CUDA 13 to fix ("
+       << Fixed << " fixed, " << Open << " error(s) left)";
+  }
+  OS << "\n";
 }
 
 Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
@@ -282,8 +390,14 @@ Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
                      {"shortDescription", {{"text", P.Summary}}},
                      {"helpUri", std::string("docs/passes/") + P.Name + ".md"}});
   Json Results = Json::array();
+  // A finding in a shared header that several files report is one result.
+  std::set<std::string> Seen;
   for (const FilePortResult &R : Run.Files)
     for (const Finding &F : R.Completed ? R.Findings : std::vector<Finding>()) {
+      if (!Seen.insert((port::absolutePath(F.Loc.File) + ":" + Twine(F.Span.Offset) + ":" + F.Pass + ":" + F.Message)
+                           .str())
+               .second)
+        continue;
       Json Result = {{"ruleId", F.Pass},
                      {"level", F.Level == Severity::Error ? "error" : "warning"},
                      {"message", {{"text", F.Message}}},
@@ -302,10 +416,10 @@ Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
         Json Changes = Json::array();
         for (const port::FixIt &X : F.FixIts) {
           auto Same = std::find_if(Changes.begin(), Changes.end(), [&](const Json &C) {
-            return C["artifactLocation"]["uri"] == X.File;
+            return C["artifactLocation"]["uri"] == sarifUri(X.File);
           });
           if (Same == Changes.end()) {
-            Changes.push_back({{"artifactLocation", {{"uri", X.File}}},
+            Changes.push_back({{"artifactLocation", {{"uri", sarifUri(X.File)}}},
                                {"replacements", Json::array()}});
             Same = Changes.end() - 1;
           }
@@ -316,6 +430,34 @@ Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
             {{{"description", {{"text", "the fix forge-port applies"}}},
               {"artifactChanges", Changes}}});
       }
+      Results.push_back(Result);
+    }
+  if (!Run.BuildFiles.empty())
+    Rules.push_back({{"id", "build-flags"},
+                     {"shortDescription",
+                      {{"text", "GPU targets in build files that nvcc 13 rejects"}}},
+                     {"helpUri", "docs/build-flags.md"}});
+  for (const port::BuildFileResult &B : Run.BuildFiles)
+    for (const port::BuildFlagFinding &F : B.Findings) {
+      port::SourceSpan S;
+      S.Line = S.EndLine = F.Line;
+      S.Column = F.Column;
+      S.EndColumn = F.Column + F.Length;
+      S.Offset = F.Offset;
+      S.Length = F.Length;
+      Json Result = {{"ruleId", "build-flags"},
+                     {"level", F.Level == port::BuildFlagLevel::Error ? "error" : "note"},
+                     {"message", {{"text", F.Message}}},
+                     {"locations", Json::array({sarifLocation(B.File, S)})}};
+      if (!F.Replacement.empty())
+        Result["fixes"] = Json::array(
+            {{{"description", {{"text", "the replacement target"}}},
+              {"artifactChanges",
+               Json::array({{{"artifactLocation", {{"uri", sarifUri(B.File)}}},
+                             {"replacements",
+                              Json::array({{{"deletedRegion", sarifRegion(S)},
+                                            {"insertedContent",
+                                             {{"text", F.Replacement}}}}})}}})}}});
       Results.push_back(Result);
     }
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

@@ -34,6 +34,7 @@ llvm::Error OutputChoice::write(llvm::StringRef Input, llvm::StringRef Contents,
     return Changed ? writeFileAtomically(Input, Contents) : llvm::Error::success();
   case Kind::Stdout:
   case Kind::Diff:
+  case Kind::Tree:
   case Kind::None:
     break;
   }

@@ -9,9 +9,15 @@
 #include "PassRegistry.h"
 #include "SharedOptions.h"
 #include "forge/Port/PortSession.h"
+#include "forge/Port/ProjectFiles.h"
+#include "forge/Support/FileUtil.h"
 #include "forge/Report/PortReport.h"
 #include "forge/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include <chrono>
+#include <thread>
 
 using namespace llvm;
 using namespace forge;
@@ -19,7 +25,8 @@ using namespace forge::tool;
 
 namespace {
 cl::OptionCategory PortCategory("forge-port port options");
-cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>..."), cl::OneOrMore,
+cl::list<std::string> Files(cl::Positional, cl::desc("<file.cu>... | --all [<dir>...]"),
+                            cl::ZeroOrMore,
                             cl::cat(PortCategory), cl::sub(portCommand()));
 cl::opt<std::string> From("from",
                           cl::desc("Source architecture for the resource comparison "
@@ -59,11 +66,68 @@ cl::opt<unsigned> AssumedBlock("assume-block-size",
                                cl::desc("Threads per block for the occupancy of kernels "
                                         "without a constant launch in the file"),
                                cl::init(256), cl::cat(PortCategory), cl::sub(portCommand()));
-cl::opt<bool> AllKernels("all",
-                         cl::desc("List every kernel nvcc compiled in the resource table, "
-                                  "not only those the file launches and its non-template "
-                                  "kernels"),
-                         cl::cat(PortCategory), cl::sub(portCommand()));
+cl::opt<bool> All("all",
+                  cl::desc("Project mode: port every CUDA translation unit of the compile "
+                           "database (-p) or under the directories given; and list every "
+                           "kernel nvcc compiled in the resource table, not only those the "
+                           "file launches and its non-template kernels"),
+                  cl::cat(PortCategory), cl::sub(portCommand()));
+cl::opt<unsigned> Jobs("j", cl::desc("Translation units ported at once (default: the cores)"),
+                       cl::init(0), cl::cat(PortCategory), cl::sub(portCommand()));
+cl::opt<std::string> SarifLog("sarif-log",
+                              cl::desc("Also write the run's findings as a SARIF 2.1.0 log "
+                                       "to this file (project mode: to forge-port.sarif in "
+                                       "-o DIR or the current directory unless given)"),
+                              cl::value_desc("file"), cl::cat(PortCategory),
+                              cl::sub(portCommand()));
+
+/// The files of a project-mode run (--all) and its root: the compile
+/// database's translation units, or the .cu files under the directories.
+Error projectFiles(port::PortSessionOptions &O) {
+  if (Files.empty()) {
+    if (BuildPath.empty())
+      return makeUsageError("--all ports a project: give -p <build-dir> (its "
+                            "compile_commands.json) or the directories to port");
+    auto DB = port::compileDatabaseSources(BuildPath);
+    if (!DB)
+      return DB.takeError();
+    if (DB->Units.empty())
+      return makeUsageError("the compile database in '{0}' has no CUDA translation unit",
+                            BuildPath);
+    O.Files = DB->Units;
+    O.ProjectRoot = DB->Root;
+    errs() << formatv("forge-port: {0} CUDA translation unit(s) in {1}/compile_commands.json "
+                      "({2} other entr{3}); project root {4}\n",
+                      DB->Units.size(), BuildPath, DB->Skipped, DB->Skipped == 1 ? "y" : "ies",
+                      DB->Root);
+    return Error::success();
+  }
+  std::vector<std::string> Dirs;
+  for (const std::string &F : Files) {
+    if (!sys::fs::is_directory(F)) {
+      O.Files.push_back(F);
+      continue;
+    }
+    auto Tree = port::cudaSourcesUnder(F);
+    if (!Tree)
+      return Tree.takeError();
+    for (const auto &[Inc, By] : Tree->Included)
+      errs() << "forge-port: note: '" << Inc << "' is #included by '" << By
+             << "'; it is ported as part of it\n";
+    O.Files.insert(O.Files.end(), Tree->Units.begin(), Tree->Units.end());
+    Dirs.push_back(port::absolutePath(F));
+  }
+  if (Dirs.size() == 1 && O.Files.size() >= 1)
+    O.ProjectRoot = Dirs.front();
+  else if (!Dirs.empty())
+    return makeUsageError("--all takes one project directory");
+  if (O.Files.empty())
+    return makeUsageError("no .cu file under '{0}'", Dirs.front());
+  if (!Dirs.empty())
+    errs() << formatv("forge-port: {0} translation unit(s) under {1}\n", O.Files.size(),
+                      Dirs.front());
+  return Error::success();
+}
 } // namespace
 
 int forge::tool::runPort(const Invocation &Inv) {
@@ -80,6 +144,31 @@ int forge::tool::runPort(const Invocation &Inv) {
   if (!Output)
     return reportError(Output.takeError());
   O.Output = *Output;
+  // -o DIR: an existing directory, or a path that ends in '/'.
+  if (O.Output.K == OutputChoice::Kind::File &&
+      (sys::fs::is_directory(O.Output.Path) || StringRef(O.Output.Path).ends_with("/")))
+    O.Output.K = OutputChoice::Kind::Tree;
+  if (All) {
+    if (Error E = projectFiles(O))
+      return reportError(std::move(E));
+  } else {
+    if (Files.empty())
+      return reportError(makeUsageError("no input file (--all ports a whole project)"));
+    for (const std::string &F : Files)
+      if (sys::fs::is_directory(F))
+        return reportError(
+            makeUsageError("'{0}' is a directory; --all ports every .cu under it", F));
+    O.Files.assign(Files.begin(), Files.end());
+    if (!BuildPath.empty()) { // the compile database's tree is the project
+      auto DB = port::compileDatabaseSources(BuildPath);
+      if (DB)
+        O.ProjectRoot = DB->Root;
+      else
+        consumeError(DB.takeError()); // the file's own lookup says why
+    }
+  }
+  bool Project = O.Files.size() > 1 || O.Output.K == OutputChoice::Kind::Tree;
+  O.ScanBuildFiles = All && !O.ProjectRoot.empty();
   bool Text = OutputFormat == Format::Text;
   if (O.Output.K == OutputChoice::Kind::Diff && !Text)
     return reportError(makeUsageError("--diff and --format={0} both write stdout; pick one",
@@ -95,8 +184,8 @@ int forge::tool::runPort(const Invocation &Inv) {
   if (!Selected)
     return reportError(Selected.takeError());
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
-  O.Files.assign(Files.begin(), Files.end());
   O.Target = *Target;
+  O.Jobs = Jobs ? Jobs : std::max(1u, std::thread::hardware_concurrency());
   O.BuildDir = BuildPath;
   O.ExtraArgs = Inv.ExtraArgs;
   O.Passes = *Selected;
@@ -112,11 +201,22 @@ int forge::tool::runPort(const Invocation &Inv) {
   O.Toolchain = &TC;
 
   port::PortSession Session(O);
+  size_t Done = 0, ErrorsSoFar = 0;
+  auto Start = std::chrono::steady_clock::now();
   auto R = Session.run([&](const port::FilePortResult &F) {
     if (Text)
-      report::renderPortText(errs(), F, O.Output.writes(), O.AssumedBlockThreads, AllKernels);
+      report::renderPortText(errs(), F, O.Output.writes(), O.AssumedBlockThreads, All);
     else
       report::renderPortErrors(errs(), F);
+    ++Done;
+    ErrorsSoFar += F.Completed ? F.totalErrors() : F.Failed;
+    if (Project) {
+      double S = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+      errs() << formatv("forge-port: [{0}/{1}] {2} error(s) so far; {3:F0} s elapsed, ETA "
+                        "{4:F0} s\n",
+                        Done, O.Files.size(), ErrorsSoFar, S,
+                        S / Done * (O.Files.size() - Done));
+    }
     if (O.Output.K == OutputChoice::Kind::Diff)
       outs() << F.DiffText;
     else if (O.Output.K == OutputChoice::Kind::Stdout && F.Completed)
@@ -124,12 +224,39 @@ int forge::tool::runPort(const Invocation &Inv) {
   });
   if (!R)
     return reportError(R.takeError());
+  if (O.Output.K == OutputChoice::Kind::Diff) {
+    for (const port::ProjectFileResult &P : R->ProjectFiles)
+      outs() << P.DiffText;
+    for (const port::BuildFileResult &B : R->BuildFiles)
+      outs() << B.DiffText;
+  }
+  report::renderProjectFiles(errs(), *R);
+  report::renderBuildFiles(errs(), *R);
+  if (Project && Text)
+    report::renderPortSummary(errs(), *R);
+  if (O.Output.K == OutputChoice::Kind::Tree)
+    errs() << formatv("forge-port: the tree is in {0} ({1} file(s) ported, {2} project "
+                      "file(s) patched, {3} copied as they are)\n",
+                      O.Output.Path, R->Files.size(), R->ProjectFiles.size(),
+                      R->CopiedToTree);
+  std::string Log = SarifLog;
+  if (Log.empty() && All) {
+    SmallString<256> P(O.Output.K == OutputChoice::Kind::Tree ? O.Output.Path : ".");
+    sys::path::append(P, "forge-port.sarif");
+    Log = P.str().str();
+  }
+  if (!Log.empty()) {
+    if (Error E = writeFileAtomically(
+            Log, report::portSarif(*R, passes::allPasses()).dump(2) + "\n"))
+      return reportError(std::move(E));
+    errs() << "forge-port: SARIF log written to " << Log << "\n";
+  }
   if (OutputFormat == Format::Json) {
-    Json All = Json::array();
+    Json Rows = Json::array();
     for (const port::FilePortResult &F : R->Files)
       if (F.Completed)
-        All.push_back(report::portFileJson(F, O.AssumedBlockThreads, AllKernels));
-    outs() << (All.size() == 1 ? All[0] : All).dump(2) << "\n";
+        Rows.push_back(report::portFileJson(F, O.AssumedBlockThreads, All));
+    outs() << (Rows.size() == 1 && !Project ? Rows[0] : Rows).dump(2) << "\n";
   } else if (OutputFormat == Format::Sarif) {
     outs() << report::portSarif(*R, passes::allPasses()).dump(2) << "\n";
   }

@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -104,6 +105,9 @@ struct ParseRequest {
   Side S = Side::Host;
   /// Parse these contents instead of the file on disk (re-parse checks).
   std::optional<std::string> Contents;
+  /// Other files (absolute paths, such as patched project headers) read
+  /// with these contents instead of what is on disk.
+  std::map<std::string, std::string> Overlay;
   /// Called before parsing starts (to add preprocessor callbacks).
   std::function<void(clang::CompilerInstance &)> OnBegin;
 };

@@ -44,11 +44,13 @@ llvm::Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &O
 /// Counts the errors Clang reports for Contents parsed as File, both sides,
 /// for the target (the re-parse check of a patched file), less those that
 /// one of the Explaining passes reports itself (PortPass::explainsParseError),
-/// as runPortPasses counts them.
-llvm::Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
-                                          const frontend::ParseOptions &Opts,
-                                          llvm::StringRef File, llvm::StringRef Contents,
-                                          llvm::ArrayRef<const PassInfo *> Explaining = {});
+/// as runPortPasses counts them. Overlay: other files (absolute paths, the
+/// patched project headers) read with these texts.
+llvm::Expected<unsigned>
+countParseErrors(const frontend::Toolchain &TC, const frontend::ParseOptions &Opts,
+                 llvm::StringRef File, llvm::StringRef Contents,
+                 llvm::ArrayRef<const PassInfo *> Explaining = {},
+                 const std::map<std::string, std::string> &Overlay = {});
 
 } // namespace forge::port
 

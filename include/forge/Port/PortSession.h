@@ -18,6 +18,7 @@
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Build/CompileResult.h"
 #include "forge/Frontend/Toolchain.h"
+#include "forge/Port/BuildFlags.h"
 #include "forge/Port/PortDiagnostics.h"
 #include "forge/Port/PortPass.h"
 #include "forge/Port/PortRunner.h"
@@ -64,6 +65,17 @@ struct PortSessionOptions {
   llvm::raw_ostream *DiagOS = nullptr;
   llvm::raw_ostream *ParseDiagOS = nullptr;
   const frontend::Toolchain *Toolchain = nullptr; ///< required
+  /// The project root: a fix-it in a file under it other than the
+  /// translation unit (a project header, an #included .cu) is applied once
+  /// for the run, where the output can carry it (-i, --diff, -o DIR); never
+  /// one in a system or CUDA header. Empty: each file's own directory.
+  std::string ProjectRoot;
+  /// Translation units ported at once (parses and nvcc runs).
+  unsigned Jobs = 1;
+  /// Project mode: the Makefiles and CMake files under ProjectRoot are read
+  /// for GPU targets nvcc 13 rejects (BuildFlags.h); their replacements are
+  /// applied where the output carries project files.
+  bool ScanBuildFiles = false;
 };
 
 /// nvcc's verdict on the result: Results[0] for the target, Results[1] for
@@ -117,14 +129,56 @@ struct FilePortResult {
   /// The input and the user headers it includes, absolute (the depfile).
   std::set<std::string> Dependencies;
   std::vector<SessionMessage> Messages;
+  /// Project files (absolute) holding fixes of this file that are applied.
+  std::vector<std::string> ProjectFixFiles;
+  /// The compiler-style diagnostics, as printed (the session prints them
+  /// before the file's result, so files ported at once do not interleave).
+  std::string DiagText;
   bool Failed = false; ///< errors found or the operation failed (exit 1)
   /// The port ran to the end: the findings were summed up and the result
   /// checked (not so when the patch could not be applied or re-parsed).
   bool Completed = false;
 };
 
+/// A project file (header or #included .cu) that fixes of the run's files
+/// reach: patched once, however many translation units include it.
+struct ProjectFileResult {
+  std::string File; ///< absolute
+  std::string Original, Result;
+  /// The translation units whose fixes it holds.
+  std::vector<std::string> From;
+  unsigned Edits = 0;
+  /// Why none of its fixes are applied (a re-parse found new errors);
+  /// empty: Result holds them.
+  std::string Rejected;
+  bool Written = false;
+  std::string WriteError;
+  std::string DiffText; ///< --diff
+};
+
+/// A build file that names GPU targets CUDA 13 rejects (or whose code does
+/// not run on the target).
+struct BuildFileResult {
+  std::string File; ///< absolute
+  std::vector<BuildFlagFinding> Findings; ///< Note and Error only
+  std::string Original, Result;
+  /// Findings whose replacement is in Result (the output carries it).
+  unsigned Fixed = 0;
+  bool Written = false;
+  std::string WriteError;
+  std::string DiffText; ///< --diff
+  /// Errors that the written result (or the file, when nothing is
+  /// written) still has.
+  unsigned openErrors(bool Writing) const;
+};
+
 struct PortResult {
   std::vector<FilePortResult> Files;
+  std::vector<ProjectFileResult> ProjectFiles;
+  std::vector<BuildFileResult> BuildFiles;
+  bool Writing = false; ///< the run wrote (or printed) its results
+  /// -o DIR: the files copied unchanged into the tree (headers, build files).
+  unsigned CopiedToTree = 0;
   bool failed() const;
 };
 
@@ -139,11 +193,30 @@ public:
   run(std::function<void(const FilePortResult &)> OnFile = nullptr);
 
 private:
-  llvm::Expected<FilePortResult> portFile(const std::string &File);
+  struct Unit;
+  /// Parses File and runs the passes: findings and fix-its.
+  llvm::Error analyze(Unit &U);
+  /// Decides, in file order, which fixes are applied: those in the file, and
+  /// those in project files that do not conflict with an earlier file's.
+  void assignFixes(std::vector<Unit> &Units, PortResult &Out);
+  /// Drops the fixes of a project file that adds parse errors to a
+  /// translation unit that includes it.
+  void verifyProjectFixes(std::vector<Unit> &Units, PortResult &Out);
+  /// The file's patch re-parsed, nvcc's verdict, the counts, the write.
+  void finish(Unit &U, const PortResult &Out);
+  void writeProjectFiles(PortResult &Out);
+  /// The build files under the project root, their findings and fixes.
+  void scanBuildFiles(PortResult &Out);
+  void writeTree(std::vector<Unit> &Units, PortResult &Out);
   /// Refuses, before any work, an output that cannot or must not be
   /// written: -o into a missing directory, -i or -o on a read-only file.
   llvm::Error checkOutputs() const;
-  Validation validate(const FilePortResult &R, const frontend::ParseOptions &PO);
+  /// Project-file texts the unit includes, patched (absolute path -> text).
+  std::map<std::string, std::string> patchedIncludes(const Unit &U,
+                                                     const PortResult &Out) const;
+  Validation validate(const FilePortResult &R, const frontend::ParseOptions &PO,
+                      const std::map<std::string, std::string> &Includes);
+  std::string rootOf(const std::string &File) const;
 
   PortSessionOptions O;
 };

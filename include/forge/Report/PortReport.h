@@ -32,6 +32,18 @@ void renderPortErrors(llvm::raw_ostream &OS, const port::FilePortResult &R);
 Json portFileJson(const port::FilePortResult &R, unsigned AssumedBlockThreads,
                   bool AllKernels = false);
 
+/// A line per project file that the run's fixes reach (its edits, the
+/// files they come from, whether it was written or why not).
+void renderProjectFiles(llvm::raw_ostream &OS, const port::PortResult &R);
+
+/// The build files' findings (GPU targets nvcc 13 rejects), compiler-style,
+/// each with its replacement.
+void renderBuildFiles(llvm::raw_ostream &OS, const port::PortResult &R);
+
+/// The end of a run over several files: a row per file (errors, warnings,
+/// fixed, nvcc's verdict) and the totals.
+void renderPortSummary(llvm::raw_ostream &OS, const port::PortResult &R);
+
 /// The whole run as a SARIF 2.1.0 log; Rules: every pass, for the rule list.
 Json portSarif(const port::PortResult &R, llvm::ArrayRef<port::PassInfo> Rules);
 

@@ -23,9 +23,12 @@ struct OutputChoice {
     Stdout,  ///< -o -
     InPlace, ///< -i: the input file itself, atomically
     Diff,    ///< --diff: a unified diff on stdout
+    /// -o DIR (port): a mirrored tree of the project under DIR, written by
+    /// the port driver itself.
+    Tree,
   };
   Kind K = Kind::None;
-  std::string Path; ///< for File
+  std::string Path; ///< for File and Tree
 
   bool writes() const { return K != Kind::None; }
   /// From the three options; a usage error when more than one is given.

@@ -129,7 +129,7 @@ TEST_F(PortSessionTest, UsageErrorsStopTheRun) {
   ASSERT_FALSE(bool(R));
   llvm::Error E = R.takeError();
   EXPECT_TRUE(E.isA<UsageError>());
-  EXPECT_NE(llvm::toString(std::move(E)).find("-o takes one input file"), std::string::npos);
+  EXPECT_NE(llvm::toString(std::move(E)).find("-o FILE takes one input file"), std::string::npos);
   // An arch in the user's flags that the Arch database does not know.
   O.Files = {write("c.cu", Legacy)};
   O.Output = OutputChoice();
@@ -224,6 +224,52 @@ TEST_F(PortSessionTest, ReadOnlyAndMissingDirectoryAreRefusedBeforeAnyWork) {
   auto F = port::PortSession(O).run();
   ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
   EXPECT_NE(readFile(File)->find("__shfl_down_sync"), std::string::npos);
+}
+
+TEST_F(PortSessionTest, AHeaderFixIsAppliedOnceForTheProjectAndOnlyWhereItIsWritten) {
+  std::string Legacy1(Legacy);
+  std::string Header =
+      write("warp.cuh", "#pragma once\n" + Legacy1.substr(0, Legacy1.find("__global__")));
+  std::string HeaderText = *readFile(Header);
+  std::string A = write("a.cu", "#include \"warp.cuh\"\n__global__ void ka(float *x) { "
+                                "x[threadIdx.x] = warpSum(x[threadIdx.x]); }\n");
+  std::string B = write("b.cu", "#include \"warp.cuh\"\n__global__ void kb(float *x) { "
+                                "x[0] = warpSum(x[threadIdx.x]); }\n");
+  O.Files = {A, B};
+  O.Jobs = 2;
+  O.Output.K = OutputChoice::Kind::InPlace;
+  auto R = port::PortSession(O).run();
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_EQ(R->ProjectFiles.size(), 1u);
+  const port::ProjectFileResult &P = R->ProjectFiles[0];
+  EXPECT_EQ(P.File, Header);
+  EXPECT_EQ(P.From, (std::vector<std::string>{A, B}));
+  EXPECT_TRUE(P.Written);
+  EXPECT_TRUE(P.Rejected.empty()) << P.Rejected;
+  std::string Patched = *readFile(Header);
+  EXPECT_NE(Patched.find("__shfl_down_sync(0xffffffff, v, offset)"), std::string::npos);
+  EXPECT_EQ(Patched.find("__shfl_down_sync(0xffffffff, 0xffffffff"), std::string::npos)
+      << "one edit, however many files include the header";
+  for (const port::FilePortResult &F : R->Files) {
+    EXPECT_EQ(F.Fixed, 1u) << F.File;
+    EXPECT_EQ(F.ProjectFixFiles, (std::vector<std::string>{Header}));
+  }
+  // -o FILE writes only the input's result: the header's fix is not
+  // applied, and the finding does not claim it is (JSON "fixed": false).
+  ASSERT_FALSE(bool(writeFileAtomically(Header, HeaderText)));
+  O.Files = {A};
+  O.Output = OutputChoice();
+  O.Output.K = OutputChoice::Kind::File;
+  O.Output.Path = (Dir + "/out.cu").str();
+  auto One = port::PortSession(O).run();
+  ASSERT_TRUE(bool(One)) << llvm::toString(One.takeError());
+  EXPECT_TRUE(One->ProjectFiles.empty());
+  const port::FilePortResult &F = One->Files[0];
+  ASSERT_EQ(F.Findings.size(), 1u);
+  EXPECT_FALSE(F.Findings[0].Fixed);
+  EXPECT_EQ(F.Fixed, 0u);
+  EXPECT_EQ(report::portFileJson(F, 256)["findings"][0]["fixed"], false);
+  EXPECT_EQ(*readFile(Header), HeaderText);
 }
 
 } // namespace

@@ -1,0 +1,319 @@
+//===- Port/ProjectFiles.cpp ----------------------------------------------===//
+#include "forge/Port/ProjectFiles.h"
+#include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include <set>
+
+using namespace llvm;
+
+namespace forge::port {
+
+std::string absolutePath(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return P.str().str();
+}
+
+bool isUnder(StringRef Path, StringRef Dir) {
+  Dir = Dir.rtrim('/');
+  if (Dir.empty()) // the root directory
+    return Path.starts_with("/");
+  return Path == Dir || (Path.starts_with(Dir) && Path.size() > Dir.size() &&
+                         Path[Dir.size()] == '/');
+}
+
+static SmallVector<StringRef, 16> components(StringRef Path) {
+  SmallVector<StringRef, 16> Parts;
+  for (auto I = sys::path::begin(Path), E = sys::path::end(Path); I != E; ++I)
+    if (*I != "/")
+      Parts.push_back(*I);
+  return Parts;
+}
+
+std::string relativePath(StringRef Path, StringRef FromDir) {
+  auto To = components(Path), From = components(FromDir);
+  size_t Common = 0;
+  while (Common < To.size() && Common < From.size() && To[Common] == From[Common])
+    ++Common;
+  SmallString<256> R;
+  for (size_t I = Common; I < From.size(); ++I)
+    sys::path::append(R, "..");
+  for (size_t I = Common; I < To.size(); ++I)
+    sys::path::append(R, To[I]);
+  return R.empty() ? "." : R.str().str();
+}
+
+/// The deepest directory holding every path of Paths (absolute).
+static std::string commonDirectory(ArrayRef<std::string> Paths) {
+  if (Paths.empty())
+    return "";
+  SmallVector<StringRef, 16> Common = components(sys::path::parent_path(Paths.front()));
+  for (const std::string &P : Paths.drop_front()) {
+    auto Parts = components(sys::path::parent_path(P));
+    size_t N = 0;
+    while (N < Common.size() && N < Parts.size() && Common[N] == Parts[N])
+      ++N;
+    Common.resize(N);
+  }
+  SmallString<256> R("/");
+  for (StringRef C : Common)
+    sys::path::append(R, C);
+  return R.str().str();
+}
+
+/// Whether a compile command compiles its file as CUDA.
+static bool compilesAsCuda(const clang::tooling::CompileCommand &C) {
+  if (sys::path::extension(C.Filename) == ".cu")
+    return true;
+  const auto &Args = C.CommandLine;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    if ((A == "-x" || A == "--x") && I + 1 < Args.size() && Args[I + 1] == "cu")
+      return true;
+    if (A == "-xcu" || A == "-x=cu" || A == "--x=cu" || A == "-xcuda" || A == "-x=cuda")
+      return true;
+  }
+  return false;
+}
+
+Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
+  std::string Err;
+  auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
+  if (!DB)
+    return makeUsageError("cannot load a compilation database from '{0}': {1}", BuildDir, Err);
+  DatabaseSources R;
+  std::vector<std::string> All;
+  StringSet<> Seen;
+  for (const clang::tooling::CompileCommand &C : DB->getAllCompileCommands()) {
+    SmallString<256> File(C.Filename);
+    if (!sys::path::is_absolute(File)) {
+      File = C.Directory;
+      sys::path::append(File, C.Filename);
+    }
+    std::string Abs = absolutePath(File);
+    All.push_back(Abs);
+    // The directory the command runs in is part of the project too (a
+    // Makefile project's root, where a header beside the sources lives).
+    SmallString<256> InDir(C.Directory);
+    sys::path::append(InDir, "-");
+    All.push_back(absolutePath(InDir));
+    if (!compilesAsCuda(C)) {
+      ++R.Skipped;
+      continue;
+    }
+    if (Seen.insert(Abs).second)
+      R.Units.push_back(Abs);
+  }
+  R.Root = commonDirectory(All);
+  return R;
+}
+
+Expected<std::vector<std::string>> compileCommandOf(StringRef BuildDir, StringRef File) {
+  std::string Err;
+  auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
+  if (!DB)
+    return makeError("cannot load a compilation database from '{0}': {1}", BuildDir, Err);
+  auto Cmds = DB->getCompileCommands(absolutePath(File));
+  if (Cmds.empty())
+    return makeError("'{0}' has no entry in the compilation database in '{1}'", File, BuildDir);
+  return Cmds.front().CommandLine;
+}
+
+namespace {
+/// Walks Dir, skipping hidden directories and CMake build trees, calling
+/// Visit on every regular file.
+Error walkProject(StringRef Dir, function_ref<void(StringRef)> Visit) {
+  if (!sys::fs::is_directory(Dir))
+    return makeUsageError("'{0}' is not a directory", Dir);
+  std::error_code EC;
+  for (sys::fs::recursive_directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC)) {
+    StringRef Path = I->path();
+    StringRef Name = sys::path::filename(Path);
+    auto Type = I->type();
+    if (Type == sys::fs::file_type::directory_file) {
+      SmallString<256> Cache(Path);
+      sys::path::append(Cache, "CMakeCache.txt");
+      if (Name.starts_with(".") || sys::fs::exists(Cache))
+        I.no_push();
+      continue;
+    }
+    if (Type == sys::fs::file_type::regular_file)
+      Visit(Path);
+  }
+  if (EC)
+    return makeError("cannot list '{0}': {1}", Dir, EC.message());
+  return Error::success();
+}
+
+const Regex &quotedIncludeRegex() {
+  static const Regex R("^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"");
+  return R;
+}
+} // namespace
+
+Expected<TreeSources> cudaSourcesUnder(StringRef Dir) {
+  std::vector<std::string> Cu;
+  if (Error E = walkProject(Dir, [&](StringRef P) {
+        if (sys::path::extension(P) == ".cu")
+          Cu.push_back(absolutePath(P));
+      }))
+    return std::move(E);
+  sort(Cu);
+  std::set<std::string> All(Cu.begin(), Cu.end());
+  std::map<std::string, std::string> IncludedBy;
+  for (const std::string &F : Cu) {
+    auto Text = readFile(F);
+    if (!Text) {
+      consumeError(Text.takeError()); // reported when it is ported
+      continue;
+    }
+    SmallVector<StringRef, 0> Lines;
+    StringRef(*Text).split(Lines, '\n');
+    for (StringRef L : Lines) {
+      SmallVector<StringRef, 2> M;
+      if (!quotedIncludeRegex().match(L, &M))
+        continue;
+      SmallString<256> Target(sys::path::parent_path(F));
+      sys::path::append(Target, M[1]);
+      std::string T = absolutePath(Target);
+      if (T != F && All.count(T))
+        IncludedBy.emplace(T, F);
+    }
+  }
+  TreeSources R;
+  for (const std::string &F : Cu) {
+    auto It = IncludedBy.find(F);
+    if (It == IncludedBy.end())
+      R.Units.push_back(F);
+    else
+      R.Included.push_back(*It);
+  }
+  return R;
+}
+
+std::vector<std::string> buildFilesUnder(StringRef Dir) {
+  std::vector<std::string> Out;
+  Error E = walkProject(Dir, [&](StringRef P) {
+    StringRef Name = sys::path::filename(P);
+    if (Name.starts_with("Makefile") || Name == "GNUmakefile" || Name.ends_with(".mk") ||
+        Name == "make.config" || Name == "CMakeLists.txt" || Name.ends_with(".cmake"))
+      Out.push_back(absolutePath(P));
+  });
+  consumeError(std::move(E));
+  sort(Out);
+  return Out;
+}
+
+OverlayTree::OverlayTree(OverlayTree &&O) noexcept
+    : Root(std::move(O.Root)), Dir(std::move(O.Dir)) {
+  O.Dir.clear();
+}
+
+OverlayTree &OverlayTree::operator=(OverlayTree &&O) noexcept {
+  if (this != &O) {
+    if (!Dir.empty())
+      sys::fs::remove_directories(Dir);
+    Root = std::move(O.Root);
+    Dir = std::move(O.Dir);
+    O.Dir.clear();
+  }
+  return *this;
+}
+
+OverlayTree::~OverlayTree() {
+  if (!Dir.empty())
+    sys::fs::remove_directories(Dir);
+}
+
+std::string OverlayTree::pathOf(StringRef Original) const {
+  if (!isUnder(Original, Root))
+    return Original.str();
+  SmallString<256> P(Dir);
+  if (Original.size() > Root.size())
+    sys::path::append(P, Original.drop_front(Root.size()).ltrim('/'));
+  return P.str().str();
+}
+
+std::string OverlayTree::mapDirectory(StringRef D) const {
+  std::string Abs = absolutePath(D);
+  return isUnder(Abs, Root) ? pathOf(Abs) : D.str();
+}
+
+Expected<OverlayTree> OverlayTree::make(StringRef RootIn,
+                                        const std::map<std::string, std::string> &Files) {
+  OverlayTree T;
+  T.Root = absolutePath(RootIn);
+  SmallString<128> Tmp;
+  if (auto EC = sys::fs::createUniqueDirectory("forge-port-tree", Tmp))
+    return makeError("cannot create a temporary directory: {0}", EC.message());
+  T.Dir = Tmp.str().str();
+  // The directories to recreate: every one from the root to a replaced file.
+  std::set<std::string> Dirs{T.Root};
+  for (const auto &[File, Text] : Files) {
+    if (!isUnder(File, T.Root))
+      return makeError("'{0}' is not under '{1}'", File, T.Root);
+    for (StringRef D = sys::path::parent_path(File); isUnder(D, T.Root);
+         D = sys::path::parent_path(D))
+      Dirs.insert(D.str());
+  }
+  for (const std::string &D : Dirs) { // parents sort before their children
+    std::string Mirror = T.pathOf(D);
+    if (auto EC = sys::fs::create_directories(Mirror))
+      return makeError("cannot create '{0}': {1}", Mirror, EC.message());
+    std::error_code EC;
+    for (sys::fs::directory_iterator I(D, EC), E; I != E && !EC; I.increment(EC)) {
+      std::string Entry = absolutePath(I->path());
+      if (Dirs.count(Entry) || Files.count(Entry))
+        continue;
+      if (auto LinkEC = sys::fs::create_link(Entry, T.pathOf(Entry)))
+        return makeError("cannot link '{0}': {1}", Entry, LinkEC.message());
+    }
+    if (EC)
+      return makeError("cannot list '{0}': {1}", D, EC.message());
+  }
+  for (const auto &[File, Text] : Files)
+    if (Error E = writeFileAtomically(T.pathOf(File), Text))
+      return std::move(E);
+  return std::move(T);
+}
+
+std::vector<std::string> rebaseQuotedIncludes(std::string &Text, StringRef FromDir,
+                                              StringRef ToDir) {
+  std::vector<std::string> Done;
+  if (absolutePath(FromDir) == absolutePath(ToDir))
+    return Done;
+  std::string Out;
+  StringRef Rest = Text;
+  while (!Rest.empty()) {
+    auto [Line, After] = Rest.split('\n');
+    bool HadNewline = Line.size() < Rest.size();
+    Rest = After;
+    SmallVector<StringRef, 2> M;
+    std::string NewLine = Line.str();
+    if (quotedIncludeRegex().match(Line, &M) && !sys::path::is_absolute(M[1])) {
+      SmallString<256> Old(FromDir), Here(ToDir);
+      sys::path::append(Old, M[1]);
+      sys::path::append(Here, M[1]);
+      if (sys::fs::exists(Old) && !sys::fs::exists(Here)) {
+        std::string Rel = relativePath(absolutePath(Old), absolutePath(ToDir));
+        size_t At = M[1].data() - Line.data();
+        NewLine = (Line.take_front(At) + Rel + Line.drop_front(At + M[1].size())).str();
+        Done.push_back((M[1] + " -> " + Rel).str());
+      }
+    }
+    Out += NewLine;
+    if (HadNewline)
+      Out += '\n';
+  }
+  Text = std::move(Out);
+  return Done;
+}
+
+} // namespace forge::port
