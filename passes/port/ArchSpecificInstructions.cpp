@@ -377,7 +377,9 @@ public:
 
   /// The fix-its for S, and a note that says what they do (or why there are
   /// none).
-  void fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
+  /// Adds the guard's fix-its; true when, for want of a portable path, the
+  /// guarded code traps on the target (the code still does not run there).
+  bool fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
            SmallVectorImpl<std::pair<SourceLocation, std::string>> &Notes);
 
 private:
@@ -429,7 +431,7 @@ private:
   std::map<std::pair<FileID, unsigned>, std::optional<unsigned>> Flagged;
 };
 
-void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
+bool GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
                      SmallVectorImpl<std::pair<SourceLocation, std::string>> &Notes) {
   SourceLocation Begin = S->getBeginLoc();
   if (Begin.isMacroID()) {
@@ -438,12 +440,12 @@ void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
                      ("no fix-it: the statement is written in macro '" + Macro +
                       "'; guard the macro's definition or its uses by hand")
                          .str()});
-    return;
+    return false;
   }
   auto [FID, Off] = SM.getDecomposedLoc(Begin);
   std::optional<unsigned> Own = guardAt(FID, Off);
   if (!Own)
-    return;
+    return false;
   StringRef Buf = SM.getBufferData(FID);
 
   // The enclosing function body and the innermost 'if constexpr' whose
@@ -472,7 +474,7 @@ void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
   }
   if (!Body || !Body->getLBracLoc().isFileID() || !Body->getRBracLoc().isFileID() ||
       SM.getFileID(Body->getLBracLoc()) != FID)
-    return;
+    return false;
   unsigned BodyB = SM.getFileOffset(Body->getLBracLoc());
   unsigned BodyE = SM.getFileOffset(Body->getRBracLoc());
 
@@ -525,7 +527,7 @@ void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
         Notes.push_back(
             {Next.Loc, std::string("fix-it: '") + R.Guard + "' is added to the condition, so " +
                            T.Name + " takes this branch (the file's portable path)"});
-        return;
+        return false;
       }
       Fixes.clear();
     }
@@ -547,7 +549,7 @@ void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
                      std::string("fix-it: the 'if constexpr' is compiled only under '") +
                          R.Guard + "', so " + T.Name +
                          " compiles just this else branch (the file's portable path)"});
-    return;
+    return false;
   }
 
   // No portable path: guard S, with the flagged asm statements next to it
@@ -555,7 +557,7 @@ void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
   unsigned First = Off;
   std::optional<unsigned> Last = endOf(S);
   if (!Last)
-    return;
+    return false;
   if (Parent) {
     SmallVector<const Stmt *, 8> Kids(Parent->body_begin(), Parent->body_end());
     auto Sameness = [&](const Stmt *K) -> std::optional<std::pair<unsigned, unsigned>> {
@@ -632,6 +634,7 @@ void GuardFixer::fix(const GCCAsmStmt *S, SmallVectorImpl<FixItHint> &Fixes,
                      std::string("fix-it: guarded with '#if ") + R.Guard + "'; on " + T.Name +
                          " it is left out, which is correct: '" + What +
                          "' only redistributes registers among warps"});
+  return R.Fallback != nullptr;
 }
 
 } // namespace
@@ -646,12 +649,23 @@ void ArchSpecificInstructions::finish(PassContext &C) {
     SmallVector<FixItHint, 4> Fixes;
     SmallVector<std::pair<SourceLocation, std::string>, 2> Notes;
     Notes.push_back({P.Loc, requirementOf(P.F).Remedy});
-    if (P.Asm && requirementOf(P.F).Guard)
-      Fixer.fix(P.Asm, Fixes, Notes);
+    bool Traps = P.Asm && requirementOf(P.F).Guard && Fixer.fix(P.Asm, Fixes, Notes);
     for (auto &N : Notes)
       if (N.first.isInvalid())
         N.first = P.Loc;
-    C.Diag.report(name(), Severity::Error, P.Loc, P.Message, Fixes, Notes);
+    if (!Traps) {
+      C.Diag.report(name(), Severity::Error, P.Loc, P.Message, Fixes, Notes);
+      continue;
+    }
+    // The guard lets the file build, but the code still does not run on
+    // the target (the '#else' traps): the error stays, and the guard is a
+    // warning's fix, so a build step that ports the file still stops.
+    auto GuardNote = Notes.pop_back_val();
+    C.Diag.report(name(), Severity::Error, P.Loc, P.Message, {}, Notes);
+    C.Diag.report(name(), Severity::Warning, P.Loc,
+                  std::string("'") + featureName(P.F) + "' guarded so that the file builds for " + T.Name +
+                      ", where it traps",
+                  Fixes, {GuardNote});
   }
   Found.clear();
 
