@@ -39,6 +39,16 @@ struct LocationMapping {
   const char *OldForm;
   const char *RemovedIn;
 };
+/// Functions whose CUDA 13 form dropped an output argument (CUDA 12.8's
+/// batched copies lost failIdx). A null one is deleted; one the code reads
+/// is reported.
+struct DropArgMapping {
+  const char *Name;
+  unsigned DropAt;  ///< the dropped argument's index in the old form
+  unsigned OldArgs; ///< the old form's argument count
+  const char *OldForm;
+  const char *Message;
+};
 /// Functions whose CUDA 13 form takes one argument more than the old one:
 /// the graph calls that take edge data (CUDA 12.3 added them as _v2/_v3,
 /// CUDA 13 gave the plain names their signature), and the deprecated
@@ -169,6 +179,16 @@ const InsertArgMapping InsertArgTable[] = {
 };
 #undef FORGE_EDGE_DATA
 
+const DropArgMapping DropArgTable[] = {
+    {"cudaMemcpyBatchAsync", 7, 9,
+     "(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream)",
+     "'cudaMemcpyBatchAsync' has no 'size_t *failIdx' argument since CUDA 13 (CUDA 12.8 "
+     "had it before the stream)"},
+    {"cudaMemcpy3DBatchAsync", 2, 5, "(numOps, opList, failIdx, flags, stream)",
+     "'cudaMemcpy3DBatchAsync' has no 'size_t *failIdx' argument since CUDA 13 (CUDA 12.8 "
+     "had it after the operations)"},
+};
+
 /// Names removed with nothing that does the same: reported, never
 /// rewritten. With CUDA 13's headers a use is "use of undeclared
 /// identifier" (a function, an enumerator, a macro) or "unknown type name".
@@ -280,6 +300,13 @@ const RenameMapping *lookupRename(StringRef Name) {
 
 const InsertArgMapping *lookupInsertArg(StringRef Name) {
   for (const InsertArgMapping &M : InsertArgTable)
+    if (Name == M.Name)
+      return &M;
+  return nullptr;
+}
+
+const DropArgMapping *lookupDropArg(StringRef Name) {
+  for (const DropArgMapping &M : DropArgTable)
     if (Name == M.Name)
       return &M;
   return nullptr;
@@ -631,6 +658,8 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
                      std::vector<const Expr *>(RE->subExpressions().begin() + 1,
                                                RE->subExpressions().end()),
                      false, C);
+    else if (const DropArgMapping *M = lookupDropArg(Callee))
+      checkDropArg(*M, ULE->getExprLoc(), RE->subExpressions().drop_front(), C);
     return;
   }
   if (RE->subExpressions().size() != 1)
@@ -847,6 +876,40 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
   C.Diag.report(name(), Level, Loc, M.Message, Fixes);
 }
 
+void Cuda13RemovedApi::checkDropArg(const DropArgMapping &M, SourceLocation Callee,
+                                    ArrayRef<const Expr *> Args, PassContext &C) {
+  SourceManager &SM = C.Ctx.getSourceManager();
+  const LangOptions &LO = C.Ctx.getLangOpts();
+  SourceLocation Loc = SM.getFileLoc(Callee);
+  if (!frontend::isUserLocation(SM, Loc) || !InsertSeen.insert(Loc).second)
+    return;
+  auto NoFix = [&](const Twine &Why) {
+    C.Diag.report(name(), Severity::Error, Loc, M.Message, {},
+                  {{Loc, ("not rewritten: " + Why).str()}});
+  };
+  if (Args.size() != M.OldArgs || M.DropAt + 1 >= Args.size() || !Args[M.DropAt] ||
+      !Args[M.DropAt + 1])
+    return NoFix(("the call has neither the CUDA 12.8 form " + Twine(M.Name) + M.OldForm +
+                  " nor CUDA 13's; see its declaration in cuda_runtime_api.h")
+                     .str());
+  const Expr *Dropped = Args[M.DropAt];
+  if (Dropped->isValueDependent() ||
+      !Dropped->isNullPointerConstant(C.Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return NoFix("failIdx is not null, and CUDA 13 does not say which copy failed; drop it "
+                 "and find the failed copy by hand");
+  CharSourceRange From = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Dropped->getSourceRange()), SM, LO);
+  CharSourceRange Next = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Args[M.DropAt + 1]->getSourceRange()), SM, LO);
+  if (From.isInvalid() || Next.isInvalid() || !frontend::isUserLocation(SM, From.getBegin()) ||
+      SM.getFileID(From.getBegin()) != SM.getFileID(Next.getBegin()))
+    return NoFix("the arguments are written inside a macro");
+  // Deletes 'failIdx, ' up to the next argument.
+  C.Diag.report(name(), Severity::Error, Loc, M.Message,
+                {FixItHint::CreateRemoval(
+                    CharSourceRange::getCharRange(From.getBegin(), Next.getBegin()))});
+}
+
 void Cuda13RemovedApi::reportRemoved(StringRef Name, SourceLocation Loc, PassContext &C) {
   const RemovedMapping *M = lookupRemoved(Name);
   SourceManager &SM = C.Ctx.getSourceManager();
@@ -963,7 +1026,7 @@ bool Cuda13RemovedApi::explainsParseError(StringRef Message) const {
   if (namespaceMemberRegex().match(Message, &Groups))
     return lookupNamespace(Groups[3], Groups[2]) != nullptr;
   if (noMatchingCallRegex().match(Message, &Groups))
-    return lookupLocation(Groups[1]) || lookupInsertArg(Groups[1]);
+    return lookupLocation(Groups[1]) || lookupInsertArg(Groups[1]) || lookupDropArg(Groups[1]);
   // CUDA 12's six-argument cudaStreamGetCaptureInfo_v2, which Clang calls as
   // its guess, cudaStreamGetCaptureInfo: the count lands on edgeData_out.
   // The pass reports the call (the undeclared name) with its fix.

@@ -34,6 +34,7 @@ namespace forge::passes {
 struct RenameMapping;
 struct LocationMapping;
 struct InsertArgMapping;
+struct DropArgMapping;
 
 class Cuda13RemovedApi : public PortPass {
 public:
@@ -55,6 +56,8 @@ private:
                          PassContext &C);
   void checkInsertArg(const InsertArgMapping &M, clang::SourceLocation Callee,
                       llvm::ArrayRef<const clang::Expr *> Args, bool Resolved, PassContext &C);
+  void checkDropArg(const DropArgMapping &M, clang::SourceLocation Callee,
+                    llvm::ArrayRef<const clang::Expr *> Args, PassContext &C);
   void reportRemoved(llvm::StringRef Name, clang::SourceLocation Loc, PassContext &C);
   void checkNamespaceMember(llvm::StringRef Namespace, llvm::StringRef Name,
                             clang::SourceLocation Loc, PassContext &C);
