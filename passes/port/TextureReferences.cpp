@@ -385,7 +385,12 @@ struct Plan {
   std::string Name;
   std::vector<std::pair<SourceLocation, std::string>> Notes;
   std::optional<std::pair<SourceLocation, std::string>> Blocked;
+  /// Why the object cannot be a parameter: it goes into a __constant__
+  /// variable instead (NAME_dev), written after each bind.
+  std::optional<std::pair<SourceLocation, std::string>> Fallback;
+  bool Symbol = false;
   std::vector<std::string> EditKeys;
+  std::string devName() const { return Name + "_dev"; }
   void block(SourceLocation L, const std::string &Why) {
     if (!Blocked)
       Blocked = {{L, Why}};
@@ -443,6 +448,13 @@ const char *const Helpers =
     "  r.res.array.array = const_cast<cudaArray_t>(array);\n"
     "  return cudaCreateTextureObject(tex, &r, &td, 0);\n"
     "}\n"
+    "template <class Symbol>\n"
+    "static inline __attribute__((unused)) cudaError_t forgeUpload(const Symbol &symbol,\n"
+    "    const cudaTextureObject_t *object, cudaError_t created) {\n"
+    "  if (created != cudaSuccess)\n"
+    "    return created;\n"
+    "  return cudaMemcpyToSymbol(symbol, object, sizeof *object);\n"
+    "}\n"
     "static inline __attribute__((unused)) cudaError_t forgeUnbindTexture(cudaTextureObject_t *tex) {\n"
     "  if (!*tex)\n"
     "    return cudaSuccess;\n"
@@ -488,6 +500,8 @@ private:
 
   void planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses);
   void planFetch(Plan &P, unsigned Tex, const Use &U);
+  /// In the __constant__ fallback, the fetch reads NAME_dev.
+  void renameToSymbol(Plan &P, unsigned Tex, const Use &U);
   void planBind(Plan &P, unsigned Tex, const Use &U, const std::map<std::string, std::string> &Fields,
                 bool ChannelDescSet);
   void planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *> Readers,
@@ -530,6 +544,7 @@ void Planner::planFetch(Plan &P, unsigned Tex, const Use &U) {
         !Macro.empty()) {
       SourceLocation After = Lexer::getLocForEndOfToken(S, 0, SM, Ctx.getLangOpts());
       edit(P, Tex, insertionAt(After), "", "<" + valueType(P.Type, Ctx) + ">", Macro, S);
+      renameToSymbol(P, Tex, U);
       return;
     }
   }
@@ -542,6 +557,27 @@ void Planner::planFetch(Plan &P, unsigned Tex, const Use &U) {
   }
   SourceLocation After = Lexer::getLocForEndOfToken(L, 0, SM, Ctx.getLangOpts());
   edit(P, Tex, insertionAt(After), "", "<" + valueType(P.Type, Ctx) + ">");
+  renameToSymbol(P, Tex, U);
+}
+
+void Planner::renameToSymbol(Plan &P, unsigned Tex, const Use &U) {
+  if (!P.Symbol)
+    return;
+  SourceLocation R = U.Ref->getLocation();
+  SourceLocation E = editable(R, SM);
+  if (E.isValid()) {
+    edit(P, Tex, CharSourceRange::getTokenRange(E, E), "", P.devName());
+    return;
+  }
+  SourceLocation S = R.isMacroID() ? SM.getSpellingLoc(R) : SourceLocation();
+  std::string Macro =
+      R.isMacroID() ? Lexer::getImmediateMacroName(R, SM, Ctx.getLangOpts()).str() : "";
+  if (S.isInvalid() || SM.isWrittenInScratchSpace(S) || !frontend::isUserLocation(SM, S) ||
+      Macro.empty()) {
+    P.block(R, "not rewritten: '" + P.Name + "' is written inside a macro");
+    return;
+  }
+  edit(P, Tex, CharSourceRange::getTokenRange(S, S), "", P.devName(), Macro);
 }
 
 void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
@@ -696,6 +732,14 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
     New = std::string(Is2D ? "forgeBindTexture2D(" : "forgeBindTexture(") + Obj + ", " + *Ptr +
           ", " + *D + ", " + join(Sizes, ", ") + ", " + TexDesc + ")";
   }
+  if (P.Symbol) {
+    if (Body) {
+      Block("the object goes into a __constant__ variable, and the bind is written inside a "
+            "macro's body");
+      return;
+    }
+    New = "forgeUpload(" + P.devName() + ", &" + P.Name + ", " + New + ")";
+  }
   edit(P, Tex, *Range, "", New, Body ? StringRef(Body->Macro) : StringRef());
   P.Notes.push_back({Call.getBeginLoc(), Body ? "bound here: the bind in the body of macro '" +
                                                     Body->Macro +
@@ -725,8 +769,9 @@ bool Planner::addArgument(Plan &P, unsigned Tex, const CallExpr &Call) {
     }
   }
   if (R.isInvalid()) {
-    P.block(Call.getBeginLoc(), "not rewritten: the call is written inside a macro's body, so "
-                                "'" + P.Name + "' cannot be added to its arguments");
+    if (!P.Fallback)
+      P.Fallback = {{Call.getBeginLoc(), "the call is written inside a macro's body, so '" +
+                                             P.Name + "' cannot be added to its arguments"}};
     return false;
   }
   unsigned Written = 0;
@@ -753,6 +798,12 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
     auto Block = [&](SourceLocation L, const std::string &Why) {
       P.block(L, "not rewritten: " + Why + "; no fix is applied to '" + P.Name + "'");
     };
+    // The reasons a parameter cannot carry the object, where a __constant__
+    // variable still can.
+    auto Fall = [&](SourceLocation L, const std::string &Why) {
+      if (!P.Fallback)
+        P.Fallback = {{L, Why}};
+    };
     bool Kernel = F->hasAttr<CUDAGlobalAttr>();
     bool Device = F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>();
     if (!Kernel && !Device) {
@@ -761,13 +812,13 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
     }
     const auto *M = dyn_cast<CXXMethodDecl>(F);
     if ((M && (M->isVirtual() || M->getParent()->isLambda())) || F->isVariadic()) {
-      Block(At, FName + " is a virtual function, a lambda or variadic; its parameters are "
+      Fall(At, FName + " is a virtual function, a lambda or variadic; its parameters are "
                         "not changed");
       return;
     }
     for (const ParmVarDecl *Prm : F->parameters())
       if (Prm->hasDefaultArg()) {
-        Block(Prm->getLocation(), FName + " has a default argument; the texture object would "
+        Fall(Prm->getLocation(), FName + " has a default argument; the texture object would "
                                           "follow it as a parameter without one");
         return;
       }
@@ -776,14 +827,14 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
     if (Refs != Col.FunctionRefs.end())
       for (const DeclRefExpr *R : Refs->second)
         if (!Col.Callees.contains(R)) {
-          Block(R->getBeginLoc(), "the address of " + FName +
+          Fall(R->getBeginLoc(), "the address of " + FName +
                                       " is taken here; a call through it cannot pass the "
                                       "texture object");
           return;
         }
     auto Calls = Col.Calls.find(F);
     if (Kernel && (Calls == Col.Calls.end() || Calls->second.empty())) {
-      Block(F->getLocation(),
+      Fall(F->getLocation(),
             "kernel " + FName + " reads '" + P.Name +
                 "' but is not launched in this file: another file may launch it, and its "
                 "launches would need the texture object too");
@@ -795,11 +846,11 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
         if (Kernel) {
           if (!isa<CUDAKernelCallExpr>(Call) || !Caller || Caller->hasAttr<CUDAGlobalAttr>() ||
               (Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAHostAttr>())) {
-            Block(Call->getBeginLoc(), FName + " is launched here from device code");
+            Fall(Call->getBeginLoc(), FName + " is launched here from device code");
             return;
           }
           if (SM.isBeforeInTranslationUnit(Call->getBeginLoc(), P.Var->getLocation())) {
-            Block(Call->getBeginLoc(), FName + " is launched here, before '" + P.Name +
+            Fall(Call->getBeginLoc(), FName + " is launched here, before '" + P.Name +
                                            "' is declared");
             return;
           }
@@ -824,7 +875,7 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
       FunctionTypeLoc FTL = R->getFunctionTypeLoc();
       SourceLocation RP = FTL ? editable(FTL.getRParenLoc(), SM) : SourceLocation();
       if (RP.isInvalid()) {
-        Block(R->getLocation(), "the parameter list of " + FName +
+        Fall(R->getLocation(), "the parameter list of " + FName +
                                     " is written inside a macro or a typedef");
         return;
       }
@@ -875,9 +926,6 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
     P.block(V->getLocation(), "not rewritten: the declaration is written inside a macro");
     return;
   }
-  edit(P, Tex, *DeclRange, "",
-       "cudaTextureObject_t " + P.Name +
-           (V->getStorageClass() == SC_Extern ? std::string() : std::string(" = 0")));
 
   // The settings written on the reference, each to one value.
   std::map<std::string, std::string> Fields;
@@ -960,30 +1008,76 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
     edit(P, Tex, CharSourceRange::getCharRange(Begin, End), "", "");
   }
 
-  // Fetches, binds, unbinds; the functions that read the texture.
+  // The functions that read the texture take the object as a parameter;
+  // where that cannot be, it goes into a __constant__ variable.
   std::set<const FunctionDecl *> Readers;
   std::map<const FunctionDecl *, SourceLocation> WhereRead;
+  for (const Use &U : Uses) {
+    if (U.K == Use::Other) {
+      P.block(U.Ref->getBeginLoc(), "not rewritten: " + U.Why + "; no fix is applied to '" +
+                                        P.Name + "'");
+      return;
+    }
+    if (U.K != Use::Fetch)
+      continue;
+    const FunctionDecl *F = keyOf(frontend::enclosingFunction(Ctx, *U.Call));
+    if (!F) {
+      P.block(U.Call->getBeginLoc(), "not rewritten: read outside a function");
+      return;
+    }
+    if (Readers.insert(F).second)
+      WhereRead[F] = U.Call->getBeginLoc();
+  }
+  size_t KeysBefore = P.EditKeys.size(), NotesBefore = P.Notes.size();
+  planFunctions(P, Tex, Readers, WhereRead);
+  if (P.Blocked)
+    return;
+  if (P.Fallback) {
+    // Undo the parameters and arguments planned so far.
+    for (size_t I = KeysBefore; I < P.EditKeys.size(); ++I) {
+      auto &Items = Edits[P.EditKeys[I]].Items;
+      Items.erase(std::remove_if(Items.begin(), Items.end(),
+                                 [&](const auto &It) { return It.first == Tex; }),
+                  Items.end());
+    }
+    P.EditKeys.resize(KeysBefore);
+    P.Notes.resize(NotesBefore);
+    for (const FunctionDecl *F : Readers)
+      if (!F->hasAttr<CUDAGlobalAttr>() &&
+          !(F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>())) {
+        P.block(WhereRead[F], "not rewritten: '" + F->getNameAsString() + "' reads '" + P.Name +
+                                  "' and is not a kernel or a __device__ function");
+        return;
+      }
+    P.Symbol = true;
+    for (auto &N : P.Notes)
+      if (StringRef(N.second).starts_with("read here")) {
+        std::string From = "(" + P.Name + ", ...)";
+        size_t At = N.second.find(From);
+        if (At != std::string::npos)
+          N.second.replace(At, From.size(), "(" + P.devName() + ", ...)");
+      }
+    P.Notes.push_back({P.Fallback->first,
+                       P.Fallback->second + ": the object goes into __constant__ '" +
+                           P.devName() + "' instead, written after each bind, and the "
+                           "kernels read it there"});
+  }
+  edit(P, Tex, *DeclRange, "",
+       "cudaTextureObject_t " + P.Name +
+           (V->getStorageClass() == SC_Extern ? std::string() : std::string(" = 0")) +
+           (P.Symbol ? "; static __constant__ cudaTextureObject_t " + P.devName() : ""));
+
+  // Fetches, binds, unbinds.
   for (const Use &U : Uses) {
     if (P.Blocked)
       return;
     switch (U.K) {
     case Use::SetField:
-      break;
     case Use::Other:
-      P.block(U.Ref->getBeginLoc(), "not rewritten: " + U.Why + "; no fix is applied to '" +
-                                        P.Name + "'");
-      return;
-    case Use::Fetch: {
-      const FunctionDecl *F = keyOf(frontend::enclosingFunction(Ctx, *U.Call));
-      if (!F) {
-        P.block(U.Call->getBeginLoc(), "not rewritten: read outside a function");
-        return;
-      }
-      if (Readers.insert(F).second)
-        WhereRead[F] = U.Call->getBeginLoc();
+      break;
+    case Use::Fetch:
       planFetch(P, Tex, U);
       break;
-    }
     case Use::Bind:
       planBind(P, Tex, U, Fields, ChannelDescSet);
       break;
@@ -999,9 +1093,6 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
     }
     }
   }
-  if (P.Blocked)
-    return;
-  planFunctions(P, Tex, Readers, WhereRead);
 }
 
 void Planner::run(StringRef PassName) {

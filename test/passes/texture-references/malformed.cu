@@ -22,16 +22,6 @@ void bindBroken(float *p) {
   readBroken<<<1, 1>>>(p);
 }
 
-// A kernel with a default argument: the object cannot follow it.
-texture<int, 1> defaulted;
-// CHECK: [[@LINE-1]]:17: error: texture reference 'defaulted'
-__global__ void readDefaulted(int *out, int k = 1) { out[0] = tex1Dfetch(defaulted, k); }
-// CHECK: [[@LINE-1]]:45: note: not rewritten: 'readDefaulted' has a default argument; the texture object would follow it as a parameter without one; no fix is applied to 'defaulted'
-void bindDefaulted(int *p) {
-  cudaBindTexture(0, defaulted, p, 4);
-  readDefaulted<<<1, 1>>>(p);
-}
-
 // Constructed with settings, and read from host code (Clang's error).
 texture<float, 1> constructed(1, cudaFilterModeLinear);
 // CHECK: [[@LINE-1]]:19: error: texture reference 'constructed'

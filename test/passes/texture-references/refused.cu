@@ -17,15 +17,6 @@ void bindShifted(float *p, size_t n) {
   readShifted<<<1, 32>>>(p);
 }
 
-// A kernel that this file does not launch: another file may, and that
-// launch would need the object too.
-texture<float, 1> remote;
-// DIAG: [[@LINE-1]]:19: error: texture reference 'remote'
-__global__ void readRemote(float *out) { out[threadIdx.x] = tex1Dfetch(remote, threadIdx.x); }
-// DIAG: [[@LINE-1]]:17: note: not rewritten: kernel 'readRemote' reads 'remote' but is not launched in this file: another file may launch it, and its launches would need the texture object too; no fix is applied to 'remote'
-void bindRemote(float *p, size_t n) { cudaBindTexture(0, remote, p, n * sizeof(float)); }
-// DIAG: [[@LINE-1]]:39: note: bound here
-
 // A fetch in a macro's body that two textures of different types go
 // through: the #define cannot read both.
 texture<int, 1> intsViaMacro;
@@ -59,17 +50,6 @@ void bindInMacro(int *p) {
   BIND(0, boundInMacro, p, 64);
   BIND(&offset, offsetInMacro, p, 64);
   readBound<<<1, 32>>>(p);
-}
-
-// A kernel whose address is taken: a launch through the pointer could not
-// pass the object.
-texture<float, 1> pointed;
-// DIAG: [[@LINE-1]]:19: error: texture reference 'pointed'
-__global__ void readPointed(float *out) { out[threadIdx.x] = tex1Dfetch(pointed, threadIdx.x); }
-void launchPointed(float *p) {
-  cudaFuncSetAttribute(readPointed, cudaFuncAttributeMaxDynamicSharedMemorySize, 0);
-  // DIAG: [[@LINE-1]]:24: note: not rewritten: the address of 'readPointed' is taken here; a call through it cannot pass the texture object; no fix is applied to 'pointed'
-  readPointed<<<1, 32>>>(p);
 }
 
 // Settings that change between binds: an object's are fixed when it is
