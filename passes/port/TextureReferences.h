@@ -20,10 +20,16 @@
 ///   address modes and normalized flag the code set on the reference (those
 ///   assignments are removed); `cudaUnbindTexture` destroys it.
 ///
+/// Where a parameter cannot carry the object (a kernel not launched in the
+/// file, or whose address is taken, ...), it goes into a `static
+/// __constant__ cudaTextureObject_t NAME_dev` written after each bind, and
+/// the fetches read that. A bind or fetch in a macro's body is rewritten in
+/// the #define when every texture going through it is rewritten the same.
+///
 /// All or nothing per texture: any use that cannot be rewritten (a bind with
-/// an offset, a use in a macro's body, a kernel not launched in the file or
-/// whose address is taken, ...) leaves the texture as it is, with a note at
-/// that use saying why. Surface references are reported without a fix.
+/// an offset, a setting changed between binds, ...) leaves the texture as it
+/// is, with a note at that use saying why. Surface references are reported
+/// without a fix. docs/passes/texture-references.md has the details.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_PASSES_PORT_TEXTUREREFERENCES_H
