@@ -525,9 +525,53 @@ std::optional<std::string> deviceStable(ASTContext &Ctx, const FunctionDecl &Fn,
                                        hasUnaryOperand(ToV))))
                   .bind("w")),
       *Fn.getBody(), Ctx);
-  for (const auto &W : Writes)
-    if (SM.isBeforeInTranslationUnit(Call.getBeginLoc(), W.getNodeAs<Expr>("w")->getBeginLoc()))
-      return "'" + V->getName().str() + "' may change after cudaGetDeviceProperties";
+  // A write after the use is harmless when no loop repeats the use without
+  // the call: the call is a statement of a block that holds the use later
+  // on, and no loop between the use and that block holds the write
+  // (helper_cuda.h's `while (d < n) { cudaGetDeviceProperties(&p, d); if
+  // (p.computeMode ...) ...; d++; }`).
+  const CompoundStmt *Block = nullptr;
+  const Stmt *CallStmt = &Call;
+  for (DynTypedNode N = DynTypedNode::create(Call);;) {
+    auto Ps = Ctx.getParents(N);
+    if (Ps.empty())
+      break;
+    if (const auto *CS = Ps[0].get<CompoundStmt>()) {
+      Block = CS;
+      break;
+    }
+    if (!Ps[0].get<Stmt>() || Ps[0].get<IfStmt>() || Ps[0].get<SwitchStmt>() ||
+        isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(Ps[0].get<Stmt>()))
+      break; // the call is conditional or repeated on its own
+    CallStmt = Ps[0].get<Stmt>();
+    N = Ps[0];
+  }
+  auto LoopsBetween = [&](const Expr &From) {
+    std::vector<const Stmt *> Loops;
+    for (DynTypedNode N = DynTypedNode::create(From);;) {
+      auto Ps = Ctx.getParents(N);
+      if (Ps.empty() || Ps[0].get<CompoundStmt>() == Block)
+        break;
+      if (const Stmt *St = Ps[0].get<Stmt>(); St && isa<ForStmt, WhileStmt, DoStmt,
+                                                          CXXForRangeStmt>(St))
+        Loops.push_back(St);
+      N = Ps[0];
+    }
+    return Loops;
+  };
+  bool UseInBlock = Block && contains(SM, Block->getSourceRange(), Use.getBeginLoc()) &&
+                    SM.isBeforeInTranslationUnit(CallStmt->getEndLoc(), Use.getBeginLoc());
+  for (const auto &W : Writes) {
+    SourceLocation WL = W.getNodeAs<Expr>("w")->getBeginLoc();
+    if (!SM.isBeforeInTranslationUnit(Call.getBeginLoc(), WL))
+      continue;
+    bool AfterUse = SM.isBeforeInTranslationUnit(Use.getEndLoc(), WL);
+    if (UseInBlock && AfterUse &&
+        none_of(LoopsBetween(Use),
+                [&](const Stmt *L) { return contains(SM, L->getSourceRange(), WL); }))
+      continue;
+    return "'" + V->getName().str() + "' may change after cudaGetDeviceProperties";
+  }
   if (const Stmt *Loop = enclosingLoop(Ctx, Call))
     if (!contains(SM, Loop->getSourceRange(), Use.getBeginLoc()))
       return std::string("cudaGetDeviceProperties is called in a loop that does not "

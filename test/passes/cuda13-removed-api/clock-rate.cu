@@ -54,3 +54,20 @@ int sumClocks(int count) {
   return total;
 }
 
+
+// The device index is advanced after the use, at the end of the loop that
+// queries each device (the CUDA samples' helper_cuda.h): each use still
+// reads the device the query just saw.
+int bestDevice(int count) {
+  cudaDeviceProp prop;
+  int d = 0, best = 0;
+  while (d < count) {
+    cudaGetDeviceProperties(&prop, d);
+    if (prop.computeMode != 2)
+      best = d;
+    // DIAG: [[@LINE-2]]:14: error: 'cudaDeviceProp::computeMode' was removed in CUDA 13
+    // FIX: if ([&] { int v_ = 0; cudaDeviceGetAttribute(&v_, cudaDevAttrComputeMode, d); return v_; }() != 2)
+    d++;
+  }
+  return best;
+}

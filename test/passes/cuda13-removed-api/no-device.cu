@@ -60,3 +60,35 @@ int lastClock(int count) {
   // DIAG: [[@LINE-2]]:15: note: not rewritten: 'd' is not in scope at this use
   // FIX: return prop.clockRate;
 }
+
+// The device index changes in a loop between the query and the use: the
+// second round reads a device the query did not see.
+int drift(int dev) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, dev);
+  int sum = 0;
+  for (int i = 0; i < 2; ++i) {
+    sum += prop.clockRate;
+    // DIAG: [[@LINE-1]]:17: error: 'cudaDeviceProp::clockRate' was removed in CUDA 13
+    // DIAG: [[@LINE-2]]:17: note: not rewritten: 'dev' may change after cudaGetDeviceProperties
+    // FIX: sum += prop.clockRate;
+    dev++;
+  }
+  return sum;
+}
+
+// Queried only when a condition holds: a later write is not harmless.
+int maybe(int dev, bool q) {
+  cudaDeviceProp prop;
+  int r = 0;
+  while (dev < 4) {
+    if (q)
+      cudaGetDeviceProperties(&prop, dev);
+    r += prop.clockRate;
+    // DIAG: [[@LINE-1]]:15: error: 'cudaDeviceProp::clockRate' was removed in CUDA 13
+    // DIAG: [[@LINE-2]]:15: note: not rewritten: 'dev' may change after cudaGetDeviceProperties
+    // FIX: r += prop.clockRate;
+    ++dev;
+  }
+  return r;
+}
