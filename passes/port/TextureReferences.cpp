@@ -175,7 +175,9 @@ struct Collector : RecursiveASTVisitor<Collector> {
   explicit Collector(const SourceManager &SM) : SM(SM) {}
 
   bool VisitVarDecl(VarDecl *V) {
-    if (referenceType(V->getType()) && frontend::isUserLocation(SM, V->getLocation()))
+    // Each texture once, at its first declaration.
+    if (!V->getPreviousDecl() && referenceType(V->getType()) &&
+        frontend::isUserLocation(SM, V->getLocation()))
       Refs.push_back(V);
     return true;
   }
@@ -390,7 +392,10 @@ struct Plan {
   std::optional<std::pair<SourceLocation, std::string>> Fallback;
   bool Symbol = false;
   std::vector<std::string> EditKeys;
+  /// The name as host code outside its namespace spells it.
+  std::string HostName;
   std::string devName() const { return Name + "_dev"; }
+  std::string hostDevName() const { return HostName + "_dev"; }
   void block(SourceLocation L, const std::string &Why) {
     if (!Blocked)
       Blocked = {{L, Why}};
@@ -507,7 +512,7 @@ private:
   void planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *> Readers,
                      std::map<const FunctionDecl *, SourceLocation> WhereRead);
   /// Adds NAME as the last argument of a call (a launch or a helper call).
-  bool addArgument(Plan &P, unsigned Tex, const CallExpr &Call);
+  bool addArgument(Plan &P, unsigned Tex, const CallExpr &Call, bool FromHost);
 
   PassContext &C;
   ASTContext &Ctx;
@@ -561,8 +566,20 @@ void Planner::planFetch(Plan &P, unsigned Tex, const Use &U) {
 }
 
 void Planner::renameToSymbol(Plan &P, unsigned Tex, const Use &U) {
-  if (!P.Symbol)
+  if (!P.Symbol) {
+    // `ns::tex` would name the host handle; the parameter is `tex`.
+    if (U.Ref->hasQualifier()) {
+      std::optional<CharSourceRange> R = editableRange(
+          SourceRange(U.Ref->getQualifierLoc().getBeginLoc(), U.Ref->getLocation()), SM);
+      if (!R) {
+        P.block(U.Ref->getLocation(), "not rewritten: '" + P.Name +
+                                          "' is named with a qualifier inside a macro");
+        return;
+      }
+      edit(P, Tex, *R, "", P.Name);
+    }
     return;
+  }
   SourceLocation R = U.Ref->getLocation();
   SourceLocation E = editable(R, SM);
   if (E.isValid()) {
@@ -672,7 +689,7 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
   std::string TexDesc = "forgeTextureDesc(" + join(Desc, ", ") + ")";
 
   std::string New;
-  std::string Obj = "&" + P.Name;
+  std::string Obj = "&" + P.HostName;
   if (Body) {
     // The texture as the body names it (a parameter, usually), as a pointer.
     std::optional<std::string> T = Text(U.Callee == "cudaBindTextureToArray" ? 0 : 1);
@@ -738,7 +755,7 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
             "macro's body");
       return;
     }
-    New = "forgeUpload(" + P.devName() + ", &" + P.Name + ", " + New + ")";
+    New = "forgeUpload(" + P.hostDevName() + ", &" + P.HostName + ", " + New + ")";
   }
   edit(P, Tex, *Range, "", New, Body ? StringRef(Body->Macro) : StringRef());
   P.Notes.push_back({Call.getBeginLoc(), Body ? "bound here: the bind in the body of macro '" +
@@ -748,7 +765,7 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
                                                 "object"});
 }
 
-bool Planner::addArgument(Plan &P, unsigned Tex, const CallExpr &Call) {
+bool Planner::addArgument(Plan &P, unsigned Tex, const CallExpr &Call, bool FromHost) {
   SourceLocation R = editable(Call.getRParenLoc(), SM);
   std::string Macro;
   if (R.isInvalid() && Call.getRParenLoc().isMacroID() && Call.getCallee()) {
@@ -778,7 +795,7 @@ bool Planner::addArgument(Plan &P, unsigned Tex, const CallExpr &Call) {
   for (const Expr *A : Call.arguments())
     if (!isa<CXXDefaultArgExpr>(A))
       ++Written;
-  edit(P, Tex, insertionAt(R), Written ? ", " : "", P.Name, Macro);
+  edit(P, Tex, insertionAt(R), Written ? ", " : "", FromHost ? P.HostName : P.Name, Macro);
   if (!Macro.empty())
     Edits[key(insertionAt(R))].List = true;
   return true;
@@ -863,7 +880,7 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
           }
           Work.push_back(Caller);
         }
-        if (!addArgument(P, Tex, *Call))
+        if (!addArgument(P, Tex, *Call, Kernel))
           return;
       }
     // The new parameter, in every declaration of F.
@@ -1088,7 +1105,7 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
                                        "macro's body; no fix is applied to '" + P.Name + "'");
         return;
       }
-      edit(P, Tex, *R, "", "forgeUnbindTexture(&" + P.Name + ")");
+      edit(P, Tex, *R, "", "forgeUnbindTexture(&" + P.HostName + ")");
       break;
     }
     }
@@ -1135,6 +1152,11 @@ void Planner::run(StringRef PassName) {
     P.Var = V;
     P.Type = *T;
     P.Name = V->getNameAsString();
+    // Named namespaces qualify it; anonymous ones and extern "C" do not.
+    P.HostName = P.Name;
+    for (const DeclContext *DC = V->getDeclContext(); DC; DC = DC->getParent())
+      if (const auto *NS = dyn_cast<NamespaceDecl>(DC); NS && !NS->isAnonymousNamespace())
+        P.HostName = NS->getNameAsString() + "::" + P.HostName;
     Plans.push_back(std::move(P));
   }
   auto Flush = [&] {
@@ -1244,7 +1266,15 @@ void Planner::run(StringRef PassName) {
     }
   std::string HelperKey;
   if (First) {
-    SourceLocation At = editable(First->Var->getBeginLoc(), SM);
+    // At namespace scope of the translation unit, outside any namespace or
+    // extern "C" block, so that every caller finds them (and a template may
+    // be declared there).
+    const Decl *Top = First->Var;
+    for (const DeclContext *DC = Top->getDeclContext(); DC && !isa<TranslationUnitDecl>(DC);
+         DC = DC->getParent())
+      if (const auto *D = dyn_cast<Decl>(DC))
+        Top = D;
+    SourceLocation At = editable(Top->getBeginLoc(), SM);
     if (At.isValid()) {
       CharSourceRange R = insertionAt(At);
       HelperKey = key(R);
