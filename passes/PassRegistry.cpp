@@ -19,7 +19,7 @@ template <class T> static std::unique_ptr<PortPass> make() { return std::make_un
 static const PassInfo Passes[] = {
     {"arch-guards", "__CUDA_ARCH__ equality guards that exclude later targets", make<ArchGuards>},
     {"arch-specific-instructions", "wgmma, setmaxnreg, tcgen05, TMA and clusters reachable on a target without them", make<ArchSpecificInstructions>},
-    {"cuda13-removed-api", "cudaDeviceProp fields, vector types and texture references removed in CUDA 13", make<Cuda13RemovedApi>},
+    {"cuda13-removed-api", "CUDA 12/13 and CCCL 3 API changes: removed calls, fields, names and types, changed signatures", make<Cuda13RemovedApi>},
     {"hardware-constants", "grid sizes from literal SM counts, literal L2 and shared-memory sizes", make<HardwareConstants>},
     {"legacy-runtime-hazards", "string symbol names and warp-synchronous shared-memory code that still compile but break at run time", make<LegacyRuntimeHazards>},
     {"retune-needed", "launch bounds and shared-memory sizes chosen for the source arch that cut occupancy on the target", make<RetuneNeeded>},

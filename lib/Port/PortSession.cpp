@@ -12,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -56,10 +57,15 @@ struct PortSession::Unit {
   /// Applied fixes: those in the file itself.
   patch::PatchSet Own;
   bool Analyzed = false; ///< the passes ran (no Failure)
-  /// Clang's errors with the patched project files it includes (the
-  /// unit's own text as it is), and which files those were.
-  unsigned ParseErrorsWithProject = 0;
+  /// Clang's errors counted for the unit's own text CountedText (patched)
+  /// with the patched project files CountedWith: the re-parse of the
+  /// project check, reused when the patch is the same in the end.
+  unsigned CountedErrors = 0;
+  std::string CountedText;
   std::set<std::string> CountedWith;
+  /// nvcc's verdict on the input as it is, started with the parse: the
+  /// result when nothing is patched (most files of a real project).
+  std::future<Validation> Early;
 };
 
 std::string PortSession::rootOf(const std::string &File) const {
@@ -168,6 +174,19 @@ Error PortSession::analyze(Unit &U) {
   }
   R.Original = *Original;
   R.Result = *Original;
+  // nvcc runs beside the parse: when the port changes nothing in the file
+  // or the project files it includes, its verdict is the result's.
+  if (O.Validate) {
+    FilePortResult Input;
+    Input.File = R.File;
+    Input.Result = R.Original;
+    Input.Target = R.Target;
+    Input.Source = R.Source;
+    U.Early = std::async(std::launch::async,
+                         [this, Input = std::move(Input), PO = *PO]() mutable {
+                           return validate(Input, PO, {});
+                         });
+  }
 
   // The diagnostics go to the file's own text, printed with its result.
   raw_string_ostream DiagOS(R.DiagText);
@@ -352,12 +371,27 @@ std::map<std::string, std::string> PortSession::patchedIncludes(const Unit &U,
   return Files;
 }
 
+/// The edits in the unit's own file of the findings that are fixed.
+static patch::PatchSet ownPatch(const FilePortResult &R) {
+  patch::PatchSet Patches;
+  std::string Main = absolutePath(R.File);
+  for (const Finding &F : R.Findings)
+    if (F.Fixed)
+      for (const FixIt &X : F.FixIts)
+        if (absolutePath(X.File) == Main)
+          consumeError(Patches.add(
+              patch::makeReplacement(Main, X.Range.Offset, X.Range.Length, X.Replacement),
+              F.Pass));
+  return Patches;
+}
+
 void PortSession::verifyProjectFixes(std::vector<Unit> &Units, PortResult &Out) {
   if (Out.ProjectFiles.empty())
     return;
-  // Each unit that includes a patched project file is parsed again with the
-  // patched texts (its own text unpatched): more errors than before, and the
-  // project files it includes are left as they are, for every unit.
+  // Each unit that includes a patched project file is parsed again, patched
+  // itself, with the patched texts (a texture's fix spans the two): more
+  // errors than before, and the project files it includes are left as they
+  // are, for every unit (the findings with fixes there lose them all).
   bool Dropped = true;
   for (unsigned Round = 0; Dropped && Round < 8; ++Round) {
     Dropped = false;
@@ -369,9 +403,17 @@ void PortSession::verifyProjectFixes(std::vector<Unit> &Units, PortResult &Out) 
         continue;
       frontend::ParseOptions PO = *U.PO;
       PO.Target = O.Target;
-      auto N = countParseErrors(*O.Toolchain, PO, U.R.File, U.R.Original, O.Passes, Includes);
+      patch::PatchSet Own = ownPatch(U.R);
+      auto Text = Own.empty() ? Expected<std::string>(U.R.Original)
+                              : Own.applyTo(absolutePath(U.R.File), U.R.Original);
+      if (!Text) {
+        consumeError(Text.takeError()); // finish() reports it
+        continue;
+      }
+      auto N = countParseErrors(*O.Toolchain, PO, U.R.File, *Text, O.Passes, Includes);
       if (N && *N <= U.ParseErrorsBefore) {
-        U.ParseErrorsWithProject = *N;
+        U.CountedErrors = *N;
+        U.CountedText = *Text;
         U.CountedWith.clear();
         for (const auto &KV : Includes)
           U.CountedWith.insert(KV.first);
@@ -407,15 +449,8 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
   auto Includes = patchedIncludes(U, Out);
   // A finding whose fixes a rejected project file held lost its fixes in
   // this file too: the file's own patch is rebuilt from what is applied.
-  patch::PatchSet Patches;
+  patch::PatchSet Patches = ownPatch(R);
   std::string Main = absolutePath(File);
-  for (const Finding &F : R.Findings)
-    if (F.Fixed)
-      for (const FixIt &X : F.FixIts)
-        if (absolutePath(X.File) == Main)
-          consumeError(Patches.add(
-              patch::makeReplacement(Main, X.Range.Offset, X.Range.Length, X.Replacement),
-              F.Pass));
   for (const std::string &PF : R.ProjectFixFiles)
     if (Includes.count(PF))
       note(R, "fixes in '" + PF + "' are applied for the project (" +
@@ -425,49 +460,42 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
                                                              : "not written") +
                   ")");
   unsigned After = U.ParseErrorsBefore;
-  if (Patches.empty() && !Includes.empty()) {
-    std::set<std::string> Keys;
-    for (const auto &KV : Includes)
-      Keys.insert(KV.first);
-    if (Keys == U.CountedWith) {
-      After = U.ParseErrorsWithProject;
-    } else {
-      frontend::ParseOptions Reparse = *U.PO;
-      Reparse.Target = O.Target;
-      auto N = countParseErrors(*O.Toolchain, Reparse, File, R.Original, O.Passes, Includes);
-      if (!N) {
-        error(R, toString(N.takeError()));
-        return;
-      }
-      After = *N;
-    }
-  }
-  if (!Patches.empty()) {
-    auto New = Patches.applyTo(Main, R.Original);
+  if (!Patches.empty() || !Includes.empty()) {
+    auto New = Patches.empty() ? Expected<std::string>(R.Original)
+                               : Patches.applyTo(Main, R.Original);
     if (!New) {
       error(R, toString(New.takeError()));
       return;
     }
-    // The original's count is known from the run; only the patched text is
-    // parsed again (host and target), with the project files it includes
-    // as patched.
-    frontend::ParseOptions Reparse = *U.PO;
-    Reparse.Target = O.Target;
-    auto N = countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes);
-    if (!N) {
-      error(R, toString(N.takeError()) + "; nothing was written");
-      return;
+    // The original's count is known from the run; the patched text is
+    // parsed again (host and target) with the project files it includes as
+    // patched, unless the project check just did.
+    std::set<std::string> Keys;
+    for (const auto &KV : Includes)
+      Keys.insert(KV.first);
+    if (!Includes.empty() && *New == U.CountedText && Keys == U.CountedWith) {
+      After = U.CountedErrors;
+    } else {
+      frontend::ParseOptions Reparse = *U.PO;
+      Reparse.Target = O.Target;
+      auto N = countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes);
+      if (!N) {
+        error(R, toString(N.takeError()) + "; nothing was written");
+        return;
+      }
+      After = *N;
     }
-    if (*N > U.ParseErrorsBefore) {
+    if (After > U.ParseErrorsBefore) {
       error(R, formatv("the patch of '{0}' adds parse errors ({1} before, {2} after); "
                        "nothing was written",
-                       File, U.ParseErrorsBefore, *N)
+                       File, U.ParseErrorsBefore, After)
                    .str());
       return;
     }
-    R.Result = *New;
-    R.Patched = true;
-    After = *N;
+    if (!Patches.empty()) {
+      R.Result = *New;
+      R.Patched = true;
+    }
   }
 
   bool Writes = O.Output.writes();
@@ -500,7 +528,16 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
   // nvcc checks the result even when Clang could not parse all of it: it,
   // not Clang, says whether the file builds.
   if (O.Validate) {
-    R.Check = validate(R, *U.PO, Includes);
+    // -o FILE is checked where it is written (validate's home).
+    bool AsIs = R.Result == R.Original && Includes.empty() &&
+                O.Output.K != OutputChoice::Kind::File;
+    if (AsIs && U.Early.valid()) {
+      R.Check = U.Early.get();
+    } else {
+      if (U.Early.valid())
+        U.Early.wait();
+      R.Check = validate(R, *U.PO, Includes);
+    }
     if (R.Check.Ran && !R.Check.TargetOK) {
       for (const build::CompilerDiagnostic &D : R.Check.Results[0].Diagnostics)
         if (D.isError()) {
