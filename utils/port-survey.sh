@@ -16,6 +16,7 @@
 # (ok/fail, '-' when nothing was written), seconds in forge-port, its
 # summary line, nvcc's first error before.
 set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
 TREE=$(cd "$1" && pwd)
 TARGET=${2:-sm_90}
 FP=${3:-$(cd "$(dirname "$0")/.." && pwd)/build/bin/forge-port}
@@ -23,11 +24,8 @@ NVCC=${CUDA_PATH:-/usr/local/cuda}/bin/nvcc
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TREE"
-included=$(grep -rhoE '#include *"[^"]+\.cu"' --include='*.cu' --include='*.cuh' --include='*.h' \
-             --include='*.c' --include='*.cpp' . | sed -E 's/.*"(.*)"/\1/' | xargs -rn1 basename | sort -u)
 printf 'file\tnvcc_before\tport_rc\tnvcc_after\tport_s\tport_summary\tfirst_nvcc_error\n'
-find . -name '*.cu' ! -name '*.forge.cu' | sort | while read -r f; do
-  printf '%s\n' "$included" | grep -qxF "$(basename "$f")" && continue
+"$HERE/survey-units.sh" "$TREE" | while read -r f; do
   d=$(dirname "$f")
   flags=(-I"$d" -I"$TREE/common" -I"$d/.." -I"$d/util" -I"$d/src")
   before=ok

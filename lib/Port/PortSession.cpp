@@ -51,11 +51,6 @@ struct PortSession::Unit {
   std::optional<frontend::ParseOptions> PO;
   /// Clang's errors on the input (those no pass explains).
   unsigned ParseErrorsBefore = 0;
-  std::vector<std::string> ParseErrorMessages;
-  /// The findings' fix-its by file (absolute), as the passes made them.
-  std::map<std::string, patch::PatchSet> Edits;
-  /// Applied fixes: those in the file itself.
-  patch::PatchSet Own;
   bool Analyzed = false; ///< the passes ran (no Failure)
   /// Clang's errors counted for the unit's own text CountedText (patched)
   /// with the patched project files CountedWith: the re-parse of the
@@ -154,13 +149,14 @@ Error PortSession::analyze(Unit &U) {
   R.Source = &PO->target();
   // A compile command that builds arch-specific code of another compute
   // capability (sm_90a when porting to sm_100): what to build instead.
-  if (!O.BuildDir.empty())
+  if (!O.BuildDir.empty()) {
     if (auto Args = compileCommandOf(O.BuildDir, File)) {
       if (auto Note = compileFlagNote(*Args, *O.Target))
         note(R, *Note);
     } else {
       consumeError(Args.takeError()); // makeParseOptions found the entry
     }
+  }
   auto Original = readFile(File);
   if (!Original) {
     R.Failure = toString(Original.takeError());
@@ -280,17 +276,20 @@ void PortSession::assignFixes(std::vector<Unit> &Units, PortResult &Out) {
       if (!F.Fixed)
         continue;
       if (auto It = Offers.find(sharedKey(F)); It != Offers.end() && It->second.size() > 1) {
-        auto Other = find_if(It->second, [&](const auto &KV) { return KV.second != R.File; });
-        if (Other == It->second.end())
-          Other = It->second.begin();
+        // The key holds at least two fixes: one of them is not this one.
+        std::string Signature = fixSignature(F);
+        auto Other =
+            find_if(It->second, [&](const auto &KV) { return KV.first != Signature; });
         note(R, "a fix of " + F.Pass + " at " + absolutePath(F.Loc.File) + ":" +
-                    std::to_string(F.Loc.Line) + " is not applied: '" + Other->second + "', which includes it too, " +
+                    std::to_string(F.Loc.Line) + " is not applied: '" + Other->second +
+                    "', which includes it too, " +
                     (Other->first.empty() ? "offers no fix there" : "offers another fix"));
         F.Fixed = false;
         continue;
       }
-      // A finding's fix-its are applied together or not at all.
-      patch::PatchSet Own, Others;
+      // A finding's fix-its are applied together or not at all (those in
+      // the unit's own file are ownPatch's).
+      patch::PatchSet Others;
       bool OK = true;
       for (const FixIt &X : F.FixIts) {
         std::string File = absolutePath(X.File);
@@ -307,8 +306,8 @@ void PortSession::assignFixes(std::vector<Unit> &Units, PortResult &Out) {
             OK = false;
           }
         }
-        if (OK)
-          consumeError((File == Main ? Own : Others).add(Rep, F.Pass));
+        if (OK && File != Main)
+          consumeError(Others.add(Rep, F.Pass));
       }
       if (OK && !Others.empty()) {
         // Identical edits of another file's fix are the same fix (a shared
@@ -330,7 +329,6 @@ void PortSession::assignFixes(std::vector<Unit> &Units, PortResult &Out) {
         F.Fixed = false;
         continue;
       }
-      consumeError(U.Own.add(Own));
       for (const std::string &PF : Others.files()) {
         for (const patch::Edit &E : Others.editsFor(PF))
           consumeError(Project[PF].add(E.Replacement, E.originText()));

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The recall run of docs/recall-port.md: every translation unit of a tree
+# that nvcc builds must port with exit status 0, every warning is listed for
+# review, and forge-port's time is set against one nvcc compile.
+#
+#   utils/port-recall.sh TREE [TARGET] [FORGE_PORT] > recall.tsv
+#
+# For each .cu that no other file includes: nvcc -c for TARGET (timed), then
+# 'forge-port port --to TARGET F' with nvcc validation (timed, its exit
+# status), then the same with --no-validate (timed: forge-port's own
+# analysis). Include flags: the file's directory and SURVEY_INCLUDES
+# (directories under TREE, as the project's Makefile gives them);
+# SURVEY_FLAGS adds other flags (-std=c++17, -DX). The warnings and errors forge-port printed go to
+# RECALL_LOG (default recall-findings.log) for review. Columns: file, nvcc
+# (ok/fail), nvcc s, port exit, port s, analysis s, port s / nvcc s,
+# warnings, errors, forge-port's summary.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+TREE=$(cd "$1" && pwd)
+TARGET=${2:-sm_100}
+FP=${3:-$(cd "$(dirname "$0")/.." && pwd)/build/bin/forge-port}
+NVCC=${CUDA_PATH:-/usr/local/cuda}/bin/nvcc
+LOG=${RECALL_LOG:-recall-findings.log}
+LOG=$(cd "$(dirname "$LOG")" && pwd)/$(basename "$LOG")
+: > "$LOG"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TREE"
+now() { date +%s.%N; }
+printf 'file\tnvcc\tnvcc_s\tport_rc\tport_s\tanalysis_s\tratio\twarnings\terrors\tsummary\n'
+"$HERE/survey-units.sh" "$TREE" | while read -r f; do
+  d=$(dirname "$f")
+  flags=(-I"$d")
+  for i in ${SURVEY_INCLUDES:-}; do flags+=(-I"$TREE/$i"); done
+  # shellcheck disable=SC2206
+  flags+=(${SURVEY_FLAGS:-})
+  t0=$(now)
+  nv=ok
+  timeout 300 "$NVCC" -arch="$TARGET" -c "$f" -o "$TMP/a.o" "${flags[@]}" > "$TMP/nvcc.log" 2>&1 || nv=fail
+  t1=$(now)
+  timeout 300 "$FP" port --to "$TARGET" "$f" -- "${flags[@]}" > "$TMP/port.log" 2>&1
+  rc=$?
+  t2=$(now)
+  timeout 300 "$FP" port --to "$TARGET" --no-validate "$f" -- "${flags[@]}" > /dev/null 2>&1
+  t3=$(now)
+  w=$(grep -c ' warning: .*\]$' "$TMP/port.log")
+  e=$(grep -c ' error: .*\]$' "$TMP/port.log")
+  { echo "== $f (nvcc $nv, port exit $rc)"; grep -E ' (warning|error): ' "$TMP/port.log"; } >> "$LOG"
+  summary=$(grep -E 'error\(s\)' "$TMP/port.log" | tail -1 | sed 's/^[^ ]*: //')
+  printf '%s\t%s\t%.1f\t%s\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\n' "$f" "$nv" "$(echo "$t1 - $t0" | bc)" "$rc" \
+    "$(echo "$t2 - $t1" | bc)" "$(echo "$t3 - $t2" | bc)" "$(echo "($t2 - $t1) / ($t1 - $t0)" | bc -l)" \
+    "$w" "$e" "$summary"
+done
