@@ -156,6 +156,12 @@ const Regex &quotedIncludeRegex() {
   static const Regex R("^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"");
   return R;
 }
+/// An #include of either form (`#include <kernel.cu>` with -I. is legacy
+/// code's too).
+const Regex &anyIncludeRegex() {
+  static const Regex R("^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]");
+  return R;
+}
 } // namespace
 
 Expected<TreeSources> cudaSourcesUnder(StringRef Dir) {
@@ -178,7 +184,7 @@ Expected<TreeSources> cudaSourcesUnder(StringRef Dir) {
     StringRef(*Text).split(Lines, '\n');
     for (StringRef L : Lines) {
       SmallVector<StringRef, 2> M;
-      if (!quotedIncludeRegex().match(L, &M))
+      if (!anyIncludeRegex().match(L, &M))
         continue;
       SmallString<256> Target(sys::path::parent_path(F));
       sys::path::append(Target, M[1]);

@@ -52,7 +52,8 @@ llvm::Expected<std::vector<std::string>> compileCommandOf(llvm::StringRef BuildD
 struct TreeSources {
   /// Every .cu file that no other .cu file of the tree includes, sorted.
   std::vector<std::string> Units;
-  /// .cu files that another one includes (`#include "kernel.cu"`): they
+  /// .cu files that another one includes beside itself (`#include
+  /// "kernel.cu"`, or `<kernel.cu>` as legacy code with -I. has it): they
   /// are ported as part of their includer, not on their own. File, includer.
   std::vector<std::pair<std::string, std::string>> Included;
 };

@@ -40,7 +40,9 @@ TEST(ProjectPaths, RelativeAndUnder) {
 }
 
 TEST_F(ProjectFilesTest, IncludedCudaFilesAreNotUnitsOfTheirOwn) {
-  std::string Main = write("b/main.cu", "#include \"kernel.cu\"\n  # include \"../a/a.cu\"\n");
+  std::string Main = write("b/main.cu", "#include \"kernel.cu\"\n  # include \"../a/a.cu\"\n"
+                                        "#include <angle.cu>\n");
+  std::string Angle = write("b/angle.cu", "__global__ void g() {}\n");
   std::string Kernel = write("b/kernel.cu", "__global__ void k() {}\n");
   std::string A = write("a/a.cu", "int a;\n");
   std::string C = write("c/c.cu", "// #include \"missing.cu\"\nint c;\n");
@@ -50,9 +52,10 @@ TEST_F(ProjectFilesTest, IncludedCudaFilesAreNotUnitsOfTheirOwn) {
   auto T = cudaSourcesUnder(Root);
   ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
   EXPECT_EQ(T->Units, (std::vector<std::string>{Main, C}));
-  ASSERT_EQ(T->Included.size(), 2u);
+  ASSERT_EQ(T->Included.size(), 3u);
   EXPECT_EQ(T->Included[0], std::make_pair(A, Main));
-  EXPECT_EQ(T->Included[1], std::make_pair(Kernel, Main));
+  EXPECT_EQ(T->Included[1], std::make_pair(Angle, Main));
+  EXPECT_EQ(T->Included[2], std::make_pair(Kernel, Main));
   auto Missing = cudaSourcesUnder(Root + "/nope");
   EXPECT_FALSE(bool(Missing));
   llvm::consumeError(Missing.takeError());
