@@ -77,7 +77,8 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                     const frontend::ParseOptions &Opts, StringRef File,
                                     StringRef Contents,
                                     ArrayRef<const PassInfo *> Explaining,
-                                    const std::map<std::string, std::string> &Overlay) {
+                                    const std::map<std::string, std::string> &Overlay,
+                                    std::vector<std::string> *Messages) {
   frontend::ParseDiagnostics Quiet(nullptr);
   std::vector<std::unique_ptr<PortPass>> Passes;
   for (const PassInfo *PI : Explaining)
@@ -96,6 +97,8 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                          const frontend::PreprocessorFacts &) {}))
       return std::move(E);
   }
+  if (Messages)
+    *Messages = Quiet.errorMessages();
   return Quiet.errors();
 }
 

@@ -484,9 +484,21 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
       After = *N;
     }
     if (After > U.ParseErrorsBefore) {
+      // Which errors are new: those the input did not have, the first few.
+      std::vector<std::string> Now;
+      frontend::ParseOptions Reparse = *U.PO;
+      Reparse.Target = O.Target;
+      consumeError(countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes, &Now)
+                       .takeError());
+      std::string Listed;
+      unsigned Shown = 0;
+      for (const std::string &M : Now)
+        if (!is_contained(R.ParseErrors, M) && Shown++ < 3)
+          Listed += "\n  " + M;
       error(R, formatv("the patch of '{0}' adds parse errors ({1} before, {2} after); "
-                       "nothing was written",
-                       File, U.ParseErrorsBefore, After)
+                       "nothing was written{3}{4}",
+                       File, U.ParseErrorsBefore, After, Listed.empty() ? "" : "; new:",
+                       Listed)
                    .str());
       return;
     }

@@ -70,6 +70,15 @@ struct InsertArgMapping {
   /// edge data, and the flags the count.
   const char *SilentIfEnumAfter = nullptr;
 };
+/// Vector types deprecated in CUDA 13. The _16a form has the old type's size
+/// and 16-byte alignment, so renaming to it changes no layout.
+struct VectorMapping {
+  const char *Name;
+  const char *Aligned16;
+  const char *Aligned32;
+  const char *DeprecatedIn;
+};
+
 namespace {
 /// cudaDeviceProp fields removed in CUDA 13 and the attribute that replaces
 /// each of them.
@@ -255,14 +264,7 @@ const NamespaceMapping NamespaceTable[] = {
      "the devices from the host"},
 };
 
-/// Vector types deprecated in CUDA 13. The _16a form has the old type's size
-/// and 16-byte alignment, so renaming to it changes no layout.
-struct VectorMapping {
-  const char *Name;
-  const char *Aligned16;
-  const char *Aligned32;
-  const char *DeprecatedIn;
-};
+
 const VectorMapping VectorTable[] = {
     {"double4", "double4_16a", "double4_32a", "13"},
     {"long4", "long4_16a", "long4_32a", "13"},
@@ -1103,24 +1105,76 @@ void Cuda13RemovedApi::checkVectorType(TypeLoc TL, PassContext &C) {
   // declared, not at each use.
   StringRef Spelled = Lexer::getSourceText(
       CharSourceRange::getTokenRange(SM.getSpellingLoc(NameLoc)), SM, C.Ctx.getLangOpts());
-  const VectorMapping *M = lookupVector(Spelled);
-  if (!M)
-    return;
-  std::string Msg = ("'" + Twine(M->Name) + "' is deprecated in CUDA " + M->DeprecatedIn +
-                     "; use '" + M->Aligned16 + "' (16-byte aligned, same layout as before) or '" +
-                     M->Aligned32 + "'")
-                        .str();
-  if (NameLoc.isMacroID()) {
-    C.Diag.report(name(), Severity::Warning, NameLoc, Msg, {},
-                  {{NameLoc, "not rewritten: the type is written inside a macro"}});
-    return;
+  if (const VectorMapping *M = lookupVector(Spelled))
+    VectorUses.push_back({NameLoc, M});
+}
+
+/// double4 and double4_16a are distinct types: a rename is safe only when
+/// every use of the type in the file is renamed and no value of the old type
+/// comes from elsewhere (make_double4, __ldg, a library's function). So the
+/// uses of a type are renamed together, or none is, with the reason.
+void Cuda13RemovedApi::reportVectorTypes(PassContext &C) {
+  SourceManager &SM = C.Ctx.getSourceManager();
+  std::map<std::string, std::pair<SourceLocation, std::string>> Blocked; // type -> why
+  for (const VectorUse &U : VectorUses)
+    if (U.NameLoc.isMacroID())
+      Blocked.emplace(U.M->Name, std::make_pair(U.NameLoc, "a use is written inside a macro"));
+  // Values of the old type made outside the user's code.
+  auto Calls = match(findAll(callExpr().bind("c")), C.Ctx);
+  for (const auto &B : Calls) {
+    const auto *CE = B.getNodeAs<CallExpr>("c");
+    const auto *RD = CE->getType()->getAsRecordDecl();
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    if (!RD || !Callee || !frontend::isUserLocation(SM, CE->getBeginLoc()) ||
+        frontend::isUserLocation(SM, Callee->getLocation()))
+      continue;
+    // The type's own members (its implicit assignment) make no old value.
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->getParent() == RD)
+      continue;
+    if (const VectorMapping *M = lookupVector(RD->getName()))
+      Blocked.emplace(M->Name, std::make_pair(CE->getBeginLoc(),
+                                              "'" + Callee->getNameAsString() +
+                                                  "' returns the old type"));
   }
-  C.Diag.report(name(), Severity::Warning, NameLoc, Msg,
-                {FixItHint::CreateReplacement(CharSourceRange::getTokenRange(NameLoc),
-                                              M->Aligned16)});
+  // make_double4 in code this side of the parse does not see (#if
+  // __CUDA_ARCH__ branches): the other side would decide otherwise.
+  std::set<FileID> Files;
+  for (const VectorUse &U : VectorUses)
+    Files.insert(SM.getFileID(SM.getSpellingLoc(U.NameLoc)));
+  for (FileID F : Files)
+    for (const VectorMapping &M : VectorTable) {
+      StringRef Text = SM.getBufferData(F);
+      size_t At = Text.find(("make_" + Twine(M.Name) + "(").str());
+      if (At != StringRef::npos)
+        Blocked.emplace(M.Name, std::make_pair(SM.getComposedLoc(F, At),
+                                               "'make_" + std::string(M.Name) +
+                                                   "' returns the old type"));
+    }
+  for (const VectorUse &U : VectorUses) {
+    const VectorMapping *M = U.M;
+    std::string Msg = ("'" + Twine(M->Name) + "' is deprecated in CUDA " + M->DeprecatedIn +
+                       "; use '" + M->Aligned16 +
+                       "' (16-byte aligned, same layout as before) or '" + M->Aligned32 + "'")
+                          .str();
+    auto It = Blocked.find(M->Name);
+    if (It == Blocked.end()) {
+      C.Diag.report(name(), Severity::Warning, U.NameLoc, Msg,
+                    {FixItHint::CreateReplacement(CharSourceRange::getTokenRange(U.NameLoc),
+                                                  M->Aligned16)});
+      continue;
+    }
+    std::string Why = "not rewritten: '" + std::string(M->Name) + "' and '" + M->Aligned16 +
+                      "' are distinct types, so every use in the file is renamed or none, and " +
+                      It->second.second;
+    if (It->second.first != U.NameLoc)
+      Why += " (line " + std::to_string(SM.getPresumedLineNumber(It->second.first)) + ")";
+    C.Diag.report(name(), Severity::Warning, U.NameLoc, Msg, {}, {{U.NameLoc, Why}});
+  }
+  VectorUses.clear();
 }
 
 void Cuda13RemovedApi::finish(PassContext &C) {
+  reportVectorTypes(C);
   if (C.S != frontend::Side::Host)
     return;
   SourceManager &SM = C.Ctx.getSourceManager();

@@ -31,6 +31,8 @@
 
 namespace forge::passes {
 
+struct VectorMapping;
+
 struct RenameMapping;
 struct LocationMapping;
 struct InsertArgMapping;
@@ -71,6 +73,14 @@ private:
   /// reports only the parse errors that the matchers did not see.
   llvm::DenseSet<clang::SourceLocation> FieldSeen;
   llvm::DenseSet<clang::SourceLocation> TypeSeen;
+  /// Uses of a deprecated vector type, reported in finish(): renamed all
+  /// together or not at all.
+  struct VectorUse {
+    clang::SourceLocation NameLoc;
+    const VectorMapping *M;
+  };
+  std::vector<VectorUse> VectorUses;
+  void reportVectorTypes(PassContext &C);
   llvm::DenseSet<clang::SourceLocation> RenameSeen;
   llvm::DenseSet<clang::SourceLocation> LocationSeen;
   llvm::DenseSet<clang::SourceLocation> InsertSeen;

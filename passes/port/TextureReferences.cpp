@@ -474,6 +474,7 @@ public:
   Planner(PassContext &C, Collector &Col) : C(C), Ctx(C.Ctx), SM(Ctx.getSourceManager()), Col(Col) {}
 
   void run(StringRef PassName);
+  std::optional<SourceLocation> unseenUse(const Plan &P, const std::vector<Use> &Uses);
 
 private:
   std::string key(CharSourceRange R) {
@@ -828,9 +829,11 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
       return;
     }
     const auto *M = dyn_cast<CXXMethodDecl>(F);
-    if ((M && (M->isVirtual() || M->getParent()->isLambda())) || F->isVariadic()) {
-      Fall(At, FName + " is a virtual function, a lambda or variadic; its parameters are "
-                        "not changed");
+    if (M || F->isVariadic()) {
+      // A member (a functor's operator() that a kernel template takes as a
+      // type, SHOC's texReader) is called through objects and template
+      // parameters the rewrite cannot follow.
+      Fall(At, FName + " is a member function or variadic; its parameters are not changed");
       return;
     }
     for (const ParmVarDecl *Prm : F->parameters())
@@ -860,6 +863,14 @@ void Planner::planFunctions(Plan &P, unsigned Tex, std::set<const FunctionDecl *
     if (Calls != Col.Calls.end())
       for (const CallExpr *Call : Calls->second) {
         const FunctionDecl *Caller = keyOf(frontend::enclosingFunction(Ctx, *Call));
+        // A call in a template's instantiation is written once for every
+        // instantiation: another may call another reader there.
+        if (const FunctionDecl *In = frontend::enclosingFunction(Ctx, *Call);
+            In && In->isTemplateInstantiation()) {
+          Fall(Call->getBeginLoc(), FName + " is called here in a template instantiated for "
+                                            "other types as well");
+          return;
+        }
         if (Kernel) {
           if (!isa<CUDAKernelCallExpr>(Call) || !Caller || Caller->hasAttr<CUDAGlobalAttr>() ||
               (Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAHostAttr>())) {
@@ -1112,6 +1123,48 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
   }
 }
 
+/// A place where the texture's name is written that no reference of the
+/// parse accounts for: code in an #if branch the host side skips (`#if
+/// __CUDA_ARCH__ < 130 ... #else tex1Dfetch(t, i) #endif`, SHOC's MD). The
+/// files searched are those of the declaration and the references; comments
+/// are skipped.
+std::optional<SourceLocation> Planner::unseenUse(const Plan &P, const std::vector<Use> &Uses) {
+  std::set<std::pair<FileID, unsigned>> Seen;
+  auto Add = [&](SourceLocation L) {
+    SourceLocation S = SM.getSpellingLoc(L);
+    Seen.insert({SM.getFileID(S), SM.getFileOffset(S)});
+  };
+  Add(P.Var->getLocation());
+  for (const Use &U : Uses)
+    Add(U.Ref->getLocation());
+  std::set<FileID> Files;
+  for (const auto &[F, Off] : Seen)
+    Files.insert(F);
+  for (FileID F : Files) {
+    if (!frontend::isUserLocation(SM, SM.getLocForStartOfFile(F)))
+      continue;
+    StringRef Text = SM.getBufferData(F);
+    for (size_t At = Text.find(P.Name); At != StringRef::npos;
+         At = Text.find(P.Name, At + 1)) {
+      auto Ident = [](char Ch) { return isAlnum(Ch) || Ch == '_'; };
+      if ((At && Ident(Text[At - 1])) ||
+          (At + P.Name.size() < Text.size() && Ident(Text[At + P.Name.size()])))
+        continue;
+      size_t LineStart = Text.rfind('\n', At);
+      LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+      if (Text.slice(LineStart, At).contains("//"))
+        continue;
+      StringRef Before = Text.take_front(At);
+      size_t Open = Before.rfind("/*"), Close = Before.rfind("*/");
+      if (Open != StringRef::npos && (Close == StringRef::npos || Close < Open))
+        continue;
+      if (!Seen.count({F, unsigned(At)}))
+        return SM.getComposedLoc(F, unsigned(At));
+    }
+  }
+  return std::nullopt;
+}
+
 void Planner::run(StringRef PassName) {
   // Textures first, in the order of the file; surfaces are only reported.
   std::vector<const VarDecl *> Vars = Col.Refs;
@@ -1188,6 +1241,12 @@ void Planner::run(StringRef PassName) {
     if (It != Col.Uses.end())
       for (const DeclRefExpr *R : It->second)
         Uses.push_back(classify(Ctx, *R));
+    if (std::optional<SourceLocation> L = unseenUse(P, Uses)) {
+      P.block(*L, "not rewritten: '" + P.Name + "' is named here in code this parse does not "
+                  "see (a branch of an #if, such as one for __CUDA_ARCH__, that the host side "
+                  "skips); rewriting the rest would leave it naming a texture reference");
+      continue;
+    }
     // The macro bodies its binds and fetches are written in, whether or not
     // they are rewritten (a body is rewritten for all its textures or none).
     for (const Use &U : Uses)

@@ -45,12 +45,14 @@ llvm::Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &O
 /// for the target (the re-parse check of a patched file), less those that
 /// one of the Explaining passes reports itself (PortPass::explainsParseError),
 /// as runPortPasses counts them. Overlay: other files (absolute paths, the
-/// patched project headers) read with these texts.
+/// patched project headers) read with these texts. Messages, when set,
+/// receives the errors counted ("file:line:col: message").
 llvm::Expected<unsigned>
 countParseErrors(const frontend::Toolchain &TC, const frontend::ParseOptions &Opts,
                  llvm::StringRef File, llvm::StringRef Contents,
                  llvm::ArrayRef<const PassInfo *> Explaining = {},
-                 const std::map<std::string, std::string> &Overlay = {});
+                 const std::map<std::string, std::string> &Overlay = {},
+                 std::vector<std::string> *Messages = nullptr);
 
 } // namespace forge::port
 

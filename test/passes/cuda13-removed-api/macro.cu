@@ -23,5 +23,5 @@ int clockKHz(int dev) {
 
 __device__ double first(const VEC *v) { return v->x; }
 // DIAG: [[@LINE-1]]:31: warning: 'double4' is deprecated{{.*}}[cuda13-removed-api]
-// DIAG: [[@LINE-2]]:31: note: not rewritten: the type is written inside a macro
+// DIAG: [[@LINE-2]]:31: note: not rewritten: 'double4' and 'double4_16a' are distinct types, so every use in the file is renamed or none, and a use is written inside a macro
 // FIX: __device__ double first(const VEC *v) { return v->x; }
