@@ -83,6 +83,32 @@ static bool compilesAsCuda(const clang::tooling::CompileCommand &C) {
   return false;
 }
 
+/// Whether a C or C++ file's text includes the CUDA runtime's (or driver's)
+/// header: host code of the project that CUDA 13's removals break as well
+/// (SHOC's main.cpp reads cudaDeviceProp::clockRate).
+static bool usesCudaRuntime(StringRef Text) {
+  static const Regex R("^[ \t]*#[ \t]*include[ \t]*[<\"](cuda_runtime|cuda_runtime_api|cuda)"
+                       "\\.h[>\"]",
+                       Regex::Newline);
+  return R.match(Text);
+}
+
+static bool isHostSource(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" || Ext == ".C";
+}
+
+static bool hostSourceUsingCuda(StringRef Path) {
+  if (!isHostSource(Path))
+    return false;
+  auto Text = readFile(Path);
+  if (!Text) {
+    consumeError(Text.takeError());
+    return false;
+  }
+  return usesCudaRuntime(*Text);
+}
+
 Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
   std::string Err;
   auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
@@ -104,7 +130,7 @@ Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
     SmallString<256> InDir(C.Directory);
     sys::path::append(InDir, "-");
     All.push_back(absolutePath(InDir));
-    if (!compilesAsCuda(C)) {
+    if (!compilesAsCuda(C) && !hostSourceUsingCuda(Abs)) {
       ++R.Skipped;
       continue;
     }
@@ -167,7 +193,7 @@ const Regex &anyIncludeRegex() {
 Expected<TreeSources> cudaSourcesUnder(StringRef Dir) {
   std::vector<std::string> Cu;
   if (Error E = walkProject(Dir, [&](StringRef P) {
-        if (sys::path::extension(P) == ".cu")
+        if (sys::path::extension(P) == ".cu" || hostSourceUsingCuda(P))
           Cu.push_back(absolutePath(P));
       }))
     return std::move(E);

@@ -32,13 +32,16 @@ std::string relativePath(llvm::StringRef Path, llvm::StringRef FromDir);
 
 /// The translation units of a compilation database.
 struct DatabaseSources {
-  /// The entries' CUDA files (a .cu file, or one compiled with '-x cu'),
-  /// absolute, in the database's order, each once.
+  /// The entries' CUDA files (a .cu file, one compiled with '-x cu', or a
+  /// C/C++ file that includes cuda_runtime.h, cuda_runtime_api.h or cuda.h:
+  /// host code that CUDA 13's removals break too), absolute, in the
+  /// database's order, each once.
   std::vector<std::string> Units;
   /// The deepest directory that holds every entry's file and directory:
   /// the project root.
   std::string Root;
-  /// Entries that are not CUDA (C++ and C files): how many.
+  /// Entries that are not CUDA (C++ and C files without the CUDA
+  /// runtime's header): how many.
   unsigned Skipped = 0;
 };
 llvm::Expected<DatabaseSources> compileDatabaseSources(llvm::StringRef BuildDir);
@@ -50,7 +53,8 @@ llvm::Expected<std::vector<std::string>> compileCommandOf(llvm::StringRef BuildD
 
 /// The CUDA sources under a directory tree, without a compilation database.
 struct TreeSources {
-  /// Every .cu file that no other .cu file of the tree includes, sorted.
+  /// Every .cu file, and every C/C++ file that includes the CUDA runtime's
+  /// header, that no other file of the tree includes, sorted.
   std::vector<std::string> Units;
   /// .cu files that another one includes beside itself (`#include
   /// "kernel.cu"`, or `<kernel.cu>` as legacy code with -I. has it): they

@@ -47,11 +47,14 @@ TEST_F(ProjectFilesTest, IncludedCudaFilesAreNotUnitsOfTheirOwn) {
   std::string A = write("a/a.cu", "int a;\n");
   std::string C = write("c/c.cu", "// #include \"missing.cu\"\nint c;\n");
   write(".hidden/x.cu", "int x;\n");
+  std::string Host = write("h/main.cpp", "#include <stdio.h>\n#include <cuda_runtime.h>\n");
+  write("h/plain.cpp", "#include <stdio.h>\n// cuda_runtime.h is not included\n");
   write("build/CMakeCache.txt", "");
   write("build/gen.cu", "int g;\n");
   auto T = cudaSourcesUnder(Root);
   ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
-  EXPECT_EQ(T->Units, (std::vector<std::string>{Main, C}));
+  EXPECT_EQ(T->Units, (std::vector<std::string>{Main, C, Host}))
+      << "host code that includes the CUDA runtime is a unit; plain C++ is not";
   ASSERT_EQ(T->Included.size(), 3u);
   EXPECT_EQ(T->Included[0], std::make_pair(A, Main));
   EXPECT_EQ(T->Included[1], std::make_pair(Angle, Main));
