@@ -700,8 +700,11 @@ void PortSession::writeTree(std::vector<Unit> &Units, PortResult &Out) {
       Texts[Target(P.File)] = P.Result;
       Copies.erase(P.File);
     }
-  for (const std::string &B : buildFilesUnder(Root))
-    Copies.insert(B);
+  // The rest of the project's sources, headers and build files, so that the
+  // tree builds by itself (a main.cpp no pass touched, a configure script).
+  for (const std::string &F : projectSourcesUnder(Root))
+    if (!isUnder(F, Dest))
+      Copies.insert(F);
   for (BuildFileResult &B : Out.BuildFiles)
     if (B.Fixed && isUnder(B.File, Root)) {
       Texts[Target(B.File)] = B.Result;

@@ -230,12 +230,31 @@ Expected<TreeSources> cudaSourcesUnder(StringRef Dir) {
   return R;
 }
 
+static bool isBuildFile(StringRef Name) {
+  return Name.starts_with("Makefile") || Name == "GNUmakefile" || Name.ends_with(".mk") ||
+         Name == "make.config" || Name == "CMakeLists.txt" || Name.ends_with(".cmake");
+}
+
 std::vector<std::string> buildFilesUnder(StringRef Dir) {
   std::vector<std::string> Out;
   Error E = walkProject(Dir, [&](StringRef P) {
-    StringRef Name = sys::path::filename(P);
-    if (Name.starts_with("Makefile") || Name == "GNUmakefile" || Name.ends_with(".mk") ||
-        Name == "make.config" || Name == "CMakeLists.txt" || Name.ends_with(".cmake"))
+    if (isBuildFile(sys::path::filename(P)))
+      Out.push_back(absolutePath(P));
+  });
+  consumeError(std::move(E));
+  sort(Out);
+  return Out;
+}
+
+std::vector<std::string> projectSourcesUnder(StringRef Dir) {
+  static const char *const Exts[] = {".cu",  ".cuh", ".c",   ".cc",  ".cpp", ".cxx", ".C",
+                                     ".h",   ".hh",  ".hpp", ".hxx", ".inl", ".inc", ".am",
+                                     ".ac",  ".in"};
+  std::vector<std::string> Out;
+  Error E = walkProject(Dir, [&](StringRef P) {
+    StringRef Name = sys::path::filename(P), Ext = sys::path::extension(P);
+    if (isBuildFile(Name) || Name.starts_with("configure") ||
+        any_of(Exts, [&](const char *X) { return Ext == X; }))
       Out.push_back(absolutePath(P));
   });
   consumeError(std::move(E));

@@ -28,6 +28,9 @@
 #   campaign        utils/gpu/campaign-check.sh: the suite's kernels tuned as
 #                   one campaign through a single-node Slurm from .sldeb
 #                   (arrays, tasks, GPU-seconds: docs/cluster.md's sizing)
+#   legacy          utils/gpu/legacy-check.sh: SHOC benchmarks that CUDA 13
+#                   rejects, ported here in project mode (.legacy/), built
+#                   and run with their own CPU verification
 #   measure         utils/gpu/measure-check.sh (planted kernels, repeatability,
 #                   program mode): the measure driver on a real GPU
 #   cmake           forge_port_kernels(RETUNE AUTO) on test/cmake/project with
@@ -156,6 +159,12 @@ for step in "$@"; do
       r=$?
       cat "$out/campaign.log"
       result campaign $r
+      ;;
+    legacy)
+      bash utils/gpu/legacy-check.sh "$out/legacy" > "$out/legacy.log" 2>&1
+      r=$?
+      cat "$out/legacy.log"
+      result legacy $r
       ;;
     measure)
       bash utils/gpu/measure-check.sh "$out/measure" > "$out/measure.log" 2>&1

@@ -69,6 +69,12 @@ llvm::Expected<TreeSources> cudaSourcesUnder(llvm::StringRef Dir);
 /// skipped as by cudaSourcesUnder.
 std::vector<std::string> buildFilesUnder(llvm::StringRef Dir);
 
+/// What a mirrored tree of the project needs to build by itself: sources
+/// and headers (.cu .cuh .c .cc .cpp .h .hpp ...), build files, configure
+/// scripts and their inputs (.am .ac .in) under Dir, sorted; data files
+/// are not among them.
+std::vector<std::string> projectSourcesUnder(llvm::StringRef Dir);
+
 /// A temporary directory mirroring Root in which the given files (absolute,
 /// under Root) read as their new contents and every other path under Root
 /// as on disk: directories on the way to a replaced file are recreated,
