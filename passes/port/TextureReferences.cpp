@@ -474,7 +474,12 @@ public:
   Planner(PassContext &C, Collector &Col) : C(C), Ctx(C.Ctx), SM(Ctx.getSourceManager()), Col(Col) {}
 
   void run(StringRef PassName);
-  std::optional<SourceLocation> unseenUse(const Plan &P, const std::vector<Use> &Uses);
+  /// Where the texture's name is written outside what the parse saw.
+  struct Unseen {
+    SourceLocation Loc;
+    bool DeviceBranch; ///< under an #if on __CUDA_ARCH__
+  };
+  std::vector<Unseen> unseenUses(const Plan &P, const std::vector<Use> &Uses);
 
 private:
   std::string key(CharSourceRange R) {
@@ -1123,12 +1128,39 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
   }
 }
 
-/// A place where the texture's name is written that no reference of the
-/// parse accounts for: code in an #if branch the host side skips (`#if
-/// __CUDA_ARCH__ < 130 ... #else tex1Dfetch(t, i) #endif`, SHOC's MD). The
-/// files searched are those of the declaration and the references; comments
-/// are skipped.
-std::optional<SourceLocation> Planner::unseenUse(const Plan &P, const std::vector<Use> &Uses) {
+/// Whether the place At of Text lies in a conditional block whose chain
+/// (at any depth) tests __CUDA_ARCH__: code the device side compiles.
+static bool underArchConditional(StringRef Text, size_t At) {
+  std::vector<bool> Stack; // per open chain: it names __CUDA_ARCH__
+  size_t Pos = 0;
+  while (Pos < At) {
+    size_t End = Text.find('\n', Pos);
+    if (End == StringRef::npos)
+      End = Text.size();
+    StringRef Line = Text.slice(Pos, End).ltrim();
+    Pos = End + 1;
+    if (!Line.consume_front("#"))
+      continue;
+    Line = Line.ltrim();
+    bool Arch = Line.contains("__CUDA_ARCH__");
+    if (Line.starts_with("if")) // #if, #ifdef, #ifndef
+      Stack.push_back(Arch);
+    else if ((Line.starts_with("elif") || Line.starts_with("else")) && !Stack.empty())
+      Stack.back() = Stack.back() || Arch;
+    else if (Line.starts_with("endif") && !Stack.empty())
+      Stack.pop_back();
+  }
+  return llvm::is_contained(Stack, true);
+}
+
+/// The places where the texture's name is written that no reference of the
+/// parse accounts for: code in an #if branch the host side skips. Under an
+/// #if on __CUDA_ARCH__ (`#if __CUDA_ARCH__ < 130 ... #else tex1Dfetch(t, i)
+/// #endif`, SHOC's MD) the device side compiles it; under another macro
+/// (`#ifdef GPU_NEW_CENTER_REDUCTION`, Rodinia's kmeans) this build does not.
+/// The files searched are those of the declaration and the references;
+/// comments are skipped.
+std::vector<Planner::Unseen> Planner::unseenUses(const Plan &P, const std::vector<Use> &Uses) {
   std::set<std::pair<FileID, unsigned>> Seen;
   auto Add = [&](SourceLocation L) {
     SourceLocation S = SM.getSpellingLoc(L);
@@ -1140,6 +1172,7 @@ std::optional<SourceLocation> Planner::unseenUse(const Plan &P, const std::vecto
   std::set<FileID> Files;
   for (const auto &[F, Off] : Seen)
     Files.insert(F);
+  std::vector<Unseen> Out;
   for (FileID F : Files) {
     if (!frontend::isUserLocation(SM, SM.getLocForStartOfFile(F)))
       continue;
@@ -1159,10 +1192,10 @@ std::optional<SourceLocation> Planner::unseenUse(const Plan &P, const std::vecto
       if (Open != StringRef::npos && (Close == StringRef::npos || Close < Open))
         continue;
       if (!Seen.count({F, unsigned(At)}))
-        return SM.getComposedLoc(F, unsigned(At));
+        Out.push_back({SM.getComposedLoc(F, unsigned(At)), underArchConditional(Text, At)});
     }
   }
-  return std::nullopt;
+  return Out;
 }
 
 void Planner::run(StringRef PassName) {
@@ -1241,12 +1274,25 @@ void Planner::run(StringRef PassName) {
     if (It != Col.Uses.end())
       for (const DeclRefExpr *R : It->second)
         Uses.push_back(classify(Ctx, *R));
-    if (std::optional<SourceLocation> L = unseenUse(P, Uses)) {
-      P.block(*L, "not rewritten: '" + P.Name + "' is named here in code this parse does not "
-                  "see (a branch of an #if, such as one for __CUDA_ARCH__, that the host side "
-                  "skips); rewriting the rest would leave it naming a texture reference");
+    std::vector<Unseen> Hidden = unseenUses(P, Uses);
+    if (auto D = find_if(Hidden, [](const Unseen &U) { return U.DeviceBranch; });
+        D != Hidden.end()) {
+      P.block(D->Loc, "not rewritten: '" + P.Name + "' is named here in a branch of an #if on "
+                      "__CUDA_ARCH__ that the host side of the parse skips and the device "
+                      "side compiles; rewriting the rest would leave it naming a texture "
+                      "reference");
       continue;
     }
+    // The first few; the rest are counted.
+    for (size_t H = 0; H < Hidden.size() && H < 3; ++H)
+      P.Notes.push_back(
+          {Hidden[H].Loc,
+           "not rewritten here: this code is not compiled in this configuration (an #if "
+           "branch it leaves out); with it, '" +
+               P.Name + "' would still be named as a texture reference" +
+               (H == 2 && Hidden.size() > 3
+                    ? " (" + std::to_string(Hidden.size() - 3) + " more such place(s))"
+                    : "")});
     // The macro bodies its binds and fetches are written in, whether or not
     // they are rewritten (a body is rewritten for all its textures or none).
     for (const Use &U : Uses)

@@ -15,7 +15,7 @@ __device__ int4 get(int i) {
   return make_int4(0, 0, 0, 0);
 #else
   return tex1Dfetch(halves, i);
-  // CHECK: [[@LINE-1]]:21: note: not rewritten: 'halves' is named here in code this parse does not see (a branch of an #if, such as one for __CUDA_ARCH__, that the host side skips)
+  // CHECK: [[@LINE-1]]:21: note: not rewritten: 'halves' is named here in a branch of an #if on __CUDA_ARCH__ that the host side of the parse skips and the device side compiles
 #endif
 }
 
