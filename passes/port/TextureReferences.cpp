@@ -211,7 +211,7 @@ struct Collector : RecursiveASTVisitor<Collector> {
 
 /// A use of a texture reference, as seen from the expression that uses it.
 struct Use {
-  enum Kind { Fetch, Bind, Unbind, SetField, Other } K = Other;
+  enum Kind { Fetch, Bind, Unbind, SetField, ReadDesc, Other } K = Other;
   const DeclRefExpr *Ref = nullptr;
   const CallExpr *Call = nullptr;    ///< Fetch, Bind, Unbind
   StringRef Callee;                  ///< the removed function called
@@ -296,6 +296,11 @@ Use classify(ASTContext &Ctx, const DeclRefExpr &Ref) {
       U.K = Use::SetField;
       U.Set = BO;
       U.Value = BO->getRHS();
+    } else if (U.Field == "channelDesc" && !isa_and_nonnull<CXXOperatorCallExpr>(Up)) {
+      // Read (its address given to cudaMallocArray, say): the descriptor
+      // the texture<T> constructor made, cudaCreateChannelDesc<T>().
+      U.K = Use::ReadDesc;
+      U.Set = M;
     } else if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Up);
                Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
                Op->getArg(0) == Lhs) {
@@ -459,6 +464,11 @@ const char *const Helpers =
     "  if (created != cudaSuccess)\n"
     "    return created;\n"
     "  return cudaMemcpyToSymbol(symbol, object, sizeof *object);\n"
+    "}\n"
+    "template <class T>\n"
+    "static inline __attribute__((unused)) cudaChannelFormatDesc &forgeChannelDesc() {\n"
+    "  static cudaChannelFormatDesc d = cudaCreateChannelDesc<T>();\n"
+    "  return d;\n"
     "}\n"
     "static inline __attribute__((unused)) cudaError_t forgeUnbindTexture(cudaTextureObject_t *tex) {\n"
     "  if (!*tex)\n"
@@ -1108,6 +1118,29 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
     case Use::SetField:
     case Use::Other:
       break;
+    case Use::ReadDesc: {
+      if (ChannelDescSet) {
+        P.block(U.Set->getBeginLoc(), "not rewritten: '" + P.Name + ".channelDesc' is read "
+                                      "and also set; no fix is applied to '" + P.Name + "'");
+        return;
+      }
+      std::optional<CharSourceRange> R = editableRange(U.Set->getSourceRange(), SM);
+      if (!R) {
+        P.block(U.Set->getBeginLoc(), "not rewritten: '" + P.Name + ".channelDesc' is read "
+                                      "inside a macro's body; no fix is applied to '" +
+                                      P.Name + "'");
+        return;
+      }
+      PrintingPolicy PP = Ctx.getPrintingPolicy();
+      PP.SuppressTagKeyword = true;
+      edit(P, Tex, *R, "",
+           "forgeChannelDesc<" +
+               P.Type.Elem.getCanonicalType().getUnqualifiedType().getAsString(PP) + ">()");
+      P.Notes.push_back({U.Set->getBeginLoc(),
+                         "its channel descriptor read here: becomes the one texture<T> made, "
+                         "forgeChannelDesc<T>()"});
+      break;
+    }
     case Use::Fetch:
       planFetch(P, Tex, U);
       break;
