@@ -490,6 +490,7 @@ public:
     bool DeviceBranch; ///< under an #if on __CUDA_ARCH__
   };
   std::vector<Unseen> unseenUses(const Plan &P, const std::vector<Use> &Uses);
+  const FunctionDecl *dependentBindOverload(const CallExpr &Call, const Use &U);
 
 private:
   std::string key(CharSourceRange R) {
@@ -613,6 +614,38 @@ void Planner::renameToSymbol(Plan &P, unsigned Tex, const Use &U) {
   edit(P, Tex, CharSourceRange::getTokenRange(S, S), "", P.devName(), Macro);
 }
 
+/// In a template whose arguments make the call dependent (a bind of a
+/// `floatType *` in SHOC's Spmv runTest<floatType>), the removed overload the
+/// call will resolve to: the one candidate with as many parameters as the
+/// call has arguments that takes the texture as the call gives it (`&tex` a
+/// pointer, `tex` a reference). Null when that is not one function.
+const FunctionDecl *Planner::dependentBindOverload(const CallExpr &Call, const Use &U) {
+  const auto *ULE =
+      dyn_cast_or_null<UnresolvedLookupExpr>(Call.getCallee()->IgnoreParenImpCasts());
+  if (!ULE)
+    return nullptr;
+  unsigned TexArg = U.Callee == "cudaBindTextureToArray" ? 0 : 1;
+  if (TexArg >= Call.getNumArgs())
+    return nullptr;
+  const auto *A = dyn_cast<UnaryOperator>(Call.getArg(TexArg)->IgnoreParenImpCasts());
+  bool ByPointer = A && A->getOpcode() == UO_AddrOf;
+  const FunctionDecl *Found = nullptr;
+  for (const NamedDecl *D : ULE->decls()) {
+    const NamedDecl *X = D->getUnderlyingDecl();
+    if (const auto *FT = dyn_cast<FunctionTemplateDecl>(X))
+      X = FT->getTemplatedDecl();
+    const auto *FD = dyn_cast<FunctionDecl>(X);
+    if (!FD || FD->getNumParams() != Call.getNumArgs() || !hasRemovedTag(FD))
+      continue;
+    if (FD->getParamDecl(TexArg)->getType()->isPointerType() != ByPointer)
+      continue;
+    if (Found)
+      return nullptr; // two candidates: overload resolution decides
+    Found = FD;
+  }
+  return Found;
+}
+
 void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
                        const std::map<std::string, std::string> &Fields, bool ChannelDescSet) {
   const CallExpr &Call = *U.Call;
@@ -620,6 +653,8 @@ void Planner::planBind(Plan &P, unsigned Tex, const Use &U,
   auto Block = [&](const std::string &Why) {
     P.block(Call.getBeginLoc(), "not rewritten: " + Why + "; no fix is applied to '" + P.Name + "'");
   };
+  if (!FD)
+    FD = dependentBindOverload(Call, U);
   if (!FD) {
     Block("the call is resolved only when its template is instantiated");
     return;
