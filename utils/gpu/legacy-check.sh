@@ -2,8 +2,11 @@
 # On the GPU machine: legacy programs ported by forge-port run and pass their
 # own verification (issue 20). The trees are made here and carried as
 # .legacy/ (ignored by git, not committed):
-#   .legacy/shoc-orig   SHOC's src/common and src/cuda as fetched
-#   .legacy/shoc        `forge-port --all SHOC/src --to sm_90 -o .legacy/shoc/`
+#   .legacy/shoc-orig   SHOC's src/common and src/cuda as fetched, with the
+#                       config/config.h its ./configure wrote
+#   .legacy/shoc        `forge-port --all SHOC/src --to sm_90 -o .legacy/shoc/
+#                       -- -Iconfig -Isrc/common -Isrc/cuda/common`, and the
+#                       same config/config.h
 # For each benchmark the original is built with nvcc (CUDA 13 rejects it),
 # then the ported one, which is run with its smallest size; SHOC checks the
 # GPU's results against the CPU's and prints "Passed" or "FAILED".
@@ -18,13 +21,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 common="common/Option.cpp common/OptionParser.cpp common/ResultDatabase.cpp common/ProgressBar.cpp cuda/common/main.cpp"
 status=0
 printf '%-10s %-14s %-14s %s\n' benchmark original ported run
-for b in reduction/Reduction scan/Scan sort/Sort; do
+for b in reduction/Reduction scan/Scan sort/Sort spmv/Spmv; do
   name=$(basename "$b")
   dir=cuda/level1/$(dirname "$b")
   srcs="$dir/$name.cu"
   [ "$name" = Sort ] && srcs="$srcs $dir/sort_kernel.cu"
   build() { # TREE EXE
-    (cd "$1" && "$NVCC" -arch="$ARCH" -O2 -o "$2" $srcs $common -Icommon -Icuda/common -I"$dir") \
+    (cd "$1" && "$NVCC" -arch="$ARCH" -O2 -o "$2" $srcs $common -Iconfig -Icommon -Icuda/common \
+       -I"$dir") \
       > "$2.log" 2>&1
   }
   orig=builds
