@@ -31,8 +31,11 @@ while read -r f; do
 done < <("$HERE/survey-units.sh" "$TREE")
 # SURVEY_INCLUDES: more include directories, relative to TREE, for trees
 # whose headers live elsewhere (SHOC's cuda/common).
+# SURVEY_PLAIN=1: only the file's directory and SURVEY_INCLUDES (a tree whose
+# parent directories hold headers that must not be found, llm.c's dev/unistd.h).
 flags_of() { # DIR ROOT -> the include flags, one per line
-  printf '%s\n' "-I$2/$1" "-I$2/common" "-I$2/$1/.." "-I$2/$1/util" "-I$2/$1/src"
+  printf '%s\n' "-I$2/$1"
+  [ -n "${SURVEY_PLAIN:-}" ] || printf '%s\n' "-I$2/common" "-I$2/$1/.." "-I$2/$1/util" "-I$2/$1/src"
   for i in ${SURVEY_INCLUDES:-}; do printf '%s\n' "-I$2/$i"; done
 }
 {
