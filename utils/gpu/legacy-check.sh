@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: legacy programs ported by forge-port run and pass their
-# own verification (issue 20). The trees are made here and carried as
+# own verification (issue 20). The trees are made here by
+# utils/gpu/make-legacy.sh and carried as
 # .legacy/ (ignored by git, not committed):
 #   .legacy/shoc-orig   SHOC's src/common and src/cuda as fetched, with the
 #                       config/config.h its ./configure wrote
