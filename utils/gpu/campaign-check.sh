@@ -24,14 +24,20 @@ echo "files: $(ls "$dir"/src/*.cu | wc -l)"
   { cat "$work/slurm-install.log"; exit 1; }
 cd "$dir"
 start=$(date +%s)
+status=0
 GPU_FILE=${GPU_FILE-/dev/nvidia0} "$root/utils/slurm/local-cluster.sh" run "$dir/slurm" h200 -- \
   bash -c 'forge-port tune src/*.cu --spec-dir specs --to sm_90 --executor slurm \
              --partition sm_90=h200 --workdir "$PWD/work" --worker "$FORGE_WORKER" \
              --db campaign.json --diff 2>campaign.err >campaign.diff
-           echo "campaign: exit $?"
-           echo "queue after the run: $(squeue --noheader | wc -l)"'
+           r=$?
+           echo "campaign: exit $r"
+           echo "queue after the run: $(squeue --noheader | wc -l)"
+           exit $r' || status=1
 echo "wall: $(( $(date +%s) - start )) s"
 grep -v '^\[' campaign.err | grep -E "campaign of|\[file|tuning |x over|error|file\(s\) tuned|partition .*task"
 for list in work/array-*.list; do
   echo "$(basename "$list"): $(wc -l <"$list") task(s)"
 done
+# A cluster that did not start, or a campaign without arrays, is a failure.
+ls work/array-*.list >/dev/null 2>&1 || status=1
+exit $status

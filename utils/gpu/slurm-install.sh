@@ -32,6 +32,11 @@ for top in lib lib64 bin sbin; do
 done
 cp -a "$stage/." /
 ldconfig
+# The packages' postinst (not run here) makes slurmctld and slurmd
+# alternatives of the -wlm binaries.
+for c in slurmctld slurmd; do
+  [[ -x /usr/sbin/$c-wlm && ! -e /usr/sbin/$c ]] && ln -s "$c-wlm" "/usr/sbin/$c"
+done
 for c in munged slurmctld-wlm slurmd-wlm sbatch squeue; do
   p=$(command -v "$c" || ls /usr/sbin/"$c" 2>/dev/null)
   echo "$c: ${p:-missing}"
