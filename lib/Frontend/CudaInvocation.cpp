@@ -4,7 +4,10 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
 
@@ -256,6 +259,47 @@ TranslatedFlags translateNvccFlags(ArrayRef<std::string> Args) {
   return R;
 }
 
+/// nvcc's response files: '--options-file F[,G]' / '-optf F' (CMake writes
+/// its CUDA include flags to 'includes_CUDA.rsp' this way), read relative to
+/// the entry's directory and spliced in place. A file that cannot be read is
+/// left to nvcc (the option is dropped, as before).
+static std::vector<std::string> expandOptionsFiles(ArrayRef<std::string> Args, StringRef Dir) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    std::string V;
+    if (A == "--options-file" || A == "-optf") {
+      if (I + 1 == Args.size())
+        break;
+      V = Args[++I];
+    } else if (A.starts_with("--options-file=") || A.starts_with("-optf=")) {
+      V = A.split('=').second.str();
+    } else {
+      Out.push_back(A.str());
+      continue;
+    }
+    SmallVector<StringRef, 2> Files;
+    StringRef(V).split(Files, ',', -1, false);
+    for (StringRef F : Files) {
+      SmallString<256> P(F);
+      if (!sys::path::is_absolute(P)) {
+        P = Dir;
+        sys::path::append(P, F);
+      }
+      auto Buf = MemoryBuffer::getFile(P);
+      if (!Buf)
+        continue;
+      BumpPtrAllocator Alloc;
+      StringSaver Saver(Alloc);
+      SmallVector<const char *, 16> Toks;
+      cl::TokenizeGNUCommandLine((*Buf)->getBuffer(), Saver, Toks);
+      for (const char *T : Toks)
+        Out.push_back(T);
+    }
+  }
+  return Out;
+}
+
 Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, StringRef File) {
   std::string Err;
   auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
@@ -267,7 +311,8 @@ Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, Strin
   std::vector<clang::tooling::CompileCommand> Cmds = DB->getCompileCommands(Abs);
   if (Cmds.empty())
     return makeError("'{0}' has no entry in the compilation database in '{1}'", File, BuildDir);
-  TranslatedFlags R = translateNvccFlags(Cmds.front().CommandLine);
+  TranslatedFlags R = translateNvccFlags(
+      expandOptionsFiles(Cmds.front().CommandLine, Cmds.front().Directory));
   // Relative -I paths are relative to the entry's directory.
   for (std::string &A : R.ClangArgs) {
     if (StringRef(A).starts_with("-I") && A.size() > 2 &&
