@@ -544,6 +544,18 @@ void ArchGuards::finalize(const Chain &Ch) {
     Conds.push_back(B.Expr);
   std::vector<int64_t> Archs = chainTargets(Ch);
   int64_t PortArch = int64_t(Ctx->Target.ccNumber()) * 10;
+  int64_t SourceArch = int64_t(Ctx->Source.ccNumber()) * 10;
+  // Whether the port's source and target compile the chain alike: neither
+  // reaches it, or both take the same branch.
+  auto Alike = [&] {
+    bool S = reaches(Ch, SourceArch), T = reaches(Ch, PortArch);
+    if (S != T)
+      return false;
+    if (!S)
+      return true;
+    std::optional<size_t> A = selectBranch(Conds, SourceArch), B = selectBranch(Conds, PortArch);
+    return A && B && *A == *B;
+  };
 
   for (size_t I = 0; I < Ch.Branches.size(); ++I) {
     const Branch &B = Ch.Branches[I];
@@ -563,6 +575,13 @@ void ArchGuards::finalize(const Chain &Ch) {
         Fate = fateOf(Ch, Conds, Archs, V);
         if (Fate.Known) {
           if (!Fate.FirstLoser || Fate.Regained)
+            continue;
+          // The port's source is itself a later target than V and takes
+          // the branch the port's target takes: the exclusion is already in
+          // effect in the code being ported, and moving to the target
+          // changes nothing here ('!= 610' for sm_61's slow half precision,
+          // '== 700' for a Volta-only path, ported from sm_80 to sm_100).
+          if (SourceArch > int64_t(V) && Alike())
             continue;
           Widened = Conds;
           Widened[I][Cmp.ExprOp] = Cmp.Equal ? (Cmp.ArchFirst ? ">=" : "<=")

@@ -14,14 +14,16 @@ __device__ float scale(float v) {
 #endif
 }
 
-// Every target after sm_70 takes this branch, so the '== 800' loses
-// nothing (no warning); the '!= 700' does: sm_70's path is gone after it.
+// Every target after sm_86 takes this branch, so the '== 900' loses
+// nothing (no warning); the '!= 860' does: sm_86's path is gone after it.
+// (A value older than the port's source, sm_80 here, is not flagged when
+// the source and the target take the same branch: source-arch.cu.)
 __device__ float mix(float v) {
-#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ != 700
-// DIAG: [[@LINE-1]]:29: warning: '__CUDA_ARCH__ != 700' treats later targets such as sm_90 differently from sm_70; use '__CUDA_ARCH__ < 700' if they share its code path [arch-guards]
+#if __CUDA_ARCH__ == 900 || __CUDA_ARCH__ != 860
+// DIAG: [[@LINE-1]]:29: warning: '__CUDA_ARCH__ != 860' treats later targets such as sm_90 differently from sm_86; use '__CUDA_ARCH__ < 860' if they share its code path [arch-guards]
 // DIAG: [[@LINE-2]]:29: note: not rewritten: whether later targets belong in this branch depends on why the target is excluded
-// DIAG: [[@LINE-3]]:29: note: per target: sm_70 takes no branch; sm_75 to sm_121 take this '#if'
-// FIX: #if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ != 700
+// DIAG: [[@LINE-3]]:29: note: per target: sm_75 to sm_80 take this '#if'; sm_86 takes no branch; sm_87 to sm_121 take this '#if'
+// FIX: #if __CUDA_ARCH__ == 900 || __CUDA_ARCH__ != 860
   return v * 2.0f;
 #endif
   return v;
