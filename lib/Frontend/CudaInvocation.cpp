@@ -168,6 +168,19 @@ static void archsFromArchFlag(StringRef V, std::vector<std::string> &Archs) {
   }
 }
 
+/// nvcc flags without a Clang counterpart that change what nvcc accepts
+/// (__device__ lambdas, constexpr host functions called from device code)
+/// or generates (fast math): validation passes them on.
+static bool isNvccLanguageFlag(StringRef A) {
+  StringRef Name = A.split('=').first;
+  Name = Name.ltrim('-');
+  return StringSwitch<bool>(Name)
+      .Cases({"extended-lambda", "expt-extended-lambda", "expt-relaxed-constexpr",
+              "use_fast_math", "ftz", "prec-div", "prec-sqrt", "fmad"},
+             true)
+      .Default(false);
+}
+
 TranslatedFlags translateNvccFlags(ArrayRef<std::string> Args) {
   TranslatedFlags R;
   auto ValueOf = [&](size_t &I, StringRef A) -> std::string {
@@ -251,6 +264,8 @@ TranslatedFlags translateNvccFlags(ArrayRef<std::string> Args) {
       break;
     case NvccOpt::Drop:
       R.Ignored.push_back(A.str());
+      if (isNvccLanguageFlag(A))
+        R.NvccArgs.push_back(A.str());
       break;
     }
   }
@@ -335,6 +350,7 @@ Expected<ParseOptions> makeParseOptions(StringRef File, StringRef BuildDir,
     if (!Flags)
       return Flags.takeError();
     Opts.ExtraArgs = Flags->ClangArgs;
+    Opts.NvccArgs = Flags->NvccArgs;
     if (!Flags->Archs.empty())
       FlagArch = Flags->Archs.front();
   }

@@ -106,6 +106,8 @@ Validation PortSession::validate(const FilePortResult &R, const frontend::ParseO
         F = "-I" + Tree->mapDirectory(Dir);
       J.ExtraFlags.push_back(F);
     }
+    // nvcc-only flags of the compile command (--extended-lambda, ...).
+    J.ExtraFlags.insert(J.ExtraFlags.end(), PO.NvccArgs.begin(), PO.NvccArgs.end());
     J.TimeoutSeconds = O.ValidateTimeoutS;
     Jobs.push_back(J);
     if (R.Target == R.Source)

@@ -36,6 +36,10 @@ struct ParseOptions {
   /// Extra Clang arguments: after '--' on the command line, or translated
   /// from a compilation database entry.
   std::vector<std::string> ExtraArgs;
+  /// nvcc-only flags of a compilation database entry that change what nvcc
+  /// accepts or generates (--extended-lambda, --expt-relaxed-constexpr,
+  /// -use_fast_math, ...): not for Clang, given to nvcc when it validates.
+  std::vector<std::string> NvccArgs;
   /// Force-include the nvcc-compatibility prelude.
   bool NvccCompat = true;
   /// Keep parse warnings (by default only errors are shown).
@@ -55,6 +59,9 @@ struct TranslatedFlags {
   std::vector<std::string> ClangArgs;
   std::vector<std::string> Archs; ///< "sm_80", "sm_90a", ... in order.
   std::vector<std::string> Ignored;
+  /// nvcc flags that Clang has no use for but nvcc needs to build the file
+  /// as the project does (ParseOptions::NvccArgs); also in Ignored.
+  std::vector<std::string> NvccArgs;
   bool RelocatableDeviceCode = false;
 };
 
