@@ -55,6 +55,9 @@ constexpr int64_t RegisterBudget = 128;
 constexpr int64_t WideRows = 96;
 /// The budget of the leaner variant for a large filter.
 constexpr int64_t LeanRegisterBudget = 96;
+/// The streaming shape with 16-byte window rows: rows and columns of
+/// outputs per thread (docs/passes/stencil-register-rows.md).
+constexpr int64_t VectorRows0 = 8, VectorColumns = 4;
 
 class StencilRegisterRowsRule : public ExpertRule {
 public:
@@ -104,6 +107,17 @@ struct StreamPlan {
   IndexForm Gx, Cx;
 };
 
+/// The 16-byte loads of an interior window row (docs/passes/
+/// stencil-register-rows.md, "16-byte window rows"): Width elements of Type
+/// per load, from the column col0 + First (a multiple of Width, at or
+/// before the window's first column), Count loads; the window starts Skip
+/// elements into them.
+struct VectorRows {
+  std::string Type;
+  int64_t Width = 0, First = 0, Skip = 0, Count = 0;
+  int64_t span() const { return Width * Count; }
+};
+
 /// The names the streaming form declares.
 struct StreamNames {
   std::string Row0, Col0, Win, O, Cl, Rr, Jj, Iv;
@@ -129,8 +143,13 @@ public:
       : In(In), M(M), RP(RP), Body(Body), FP(M.atoms()), Coefs(std::move(Coefs)),
         Checks(std::move(Checks)) {}
   Expected<std::string> write(int64_t R);
-  /// The streaming form: R x Cc outputs per thread, the window row by row.
-  Expected<std::string> writeStream(int64_t R, int64_t Cc, const StreamPlan &SP);
+  /// The streaming form: R x Cc outputs per thread, the window row by row;
+  /// with V, interior rows are read in 16-byte loads where aligned.
+  Expected<std::string> writeStream(int64_t R, int64_t Cc, const StreamPlan &SP,
+                                    const std::optional<VectorRows> &V = std::nullopt);
+  /// The 16-byte loads an interior window row of Cc columns per thread can
+  /// use, or why not.
+  Expected<VectorRows> vectorRows(int64_t Cc, const StreamPlan &SP);
   /// The border tests the interior copy of the body takes as known (none
   /// when there is no interior copy).
   const std::vector<BorderCheck> &interiorChecks() const { return Checks; }
@@ -148,9 +167,10 @@ private:
   /// The condition under which a thread's window lies inside every border
   /// test's bound; Row0 the thread's first row.
   /// Cc columns per thread from Col0 (the whole-window form: 1, "").
-  /// ColFirst: the first column of the window (wide), when Cc > 1.
+  /// ColFirst: the first column of the window (wide), when Cc > 1, and
+  /// ColSpan the columns from it that must lie inside (0: the window's).
   Expected<std::string> interiorCondition(int64_t R, StringRef Row0, int64_t Cc = 1,
-                                          StringRef ColFirst = "");
+                                          StringRef ColFirst = "", int64_t ColSpan = 0);
   /// The loads of the window for R rows from P's elements, at indentation Ind.
   Error loader(std::vector<std::string> &Lines, StringRef Ind, int64_t R, StringRef Row0,
                StringRef Win, const TilePlan &P);
@@ -158,7 +178,7 @@ private:
   /// for each output that reads it, at indentation Ind.
   Error streamRows(std::vector<std::string> &Lines, StringRef Ind, int64_t R, int64_t Cc,
                    const StreamPlan &SP, const StreamNames &N, const TilePlan &P,
-                   bool Interior);
+                   bool Interior, const std::optional<VectorRows> &V = std::nullopt);
   /// The edits of a copy of the body for the streaming form (reads of the
   /// input become window-row elements, the prologue's locals their
   /// per-output elements, y and x the output's).
@@ -539,7 +559,7 @@ static std::string copyRange(StringRef Source, unsigned Begin, unsigned End,
 
 Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_t R, int64_t Cc,
                          const StreamPlan &SP, const StreamNames &N, const TilePlan &P,
-                         bool Interior) {
+                         bool Interior, const std::optional<VectorRows> &V) {
   EditCollector C(In);
   auto Edits = streamEdits(R, Cc, SP, N, Interior);
   if (!Edits)
@@ -571,44 +591,97 @@ Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_
   Add("", "#pragma unroll");
   Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Rr, RP.rows(R)).str());
   Add(I1, formatv("{0} {1}[{2}];", Type, N.Win, W).str());
-  Add("", "#pragma unroll");
-  Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Jj, W).str());
   size_t ND = P.Dims.size();
-  std::vector<std::string> E(ND);
-  for (size_t D = ND; D-- > 0;) {
-    E[D] = fresh("e" + std::to_string(D));
-    std::string Rhs;
-    if (D == RP.RowD) {
-      auto Cst = print(RP.C + IndexForm::constant(RP.RowLo), true);
-      if (!Cst)
-        return Cst.takeError();
-      Rhs = plusOffset(N.Row0, *Cst) + " + " + N.Rr;
-    } else if (Cc > 1) {
-      auto Cst = print(SP.Cx + IndexForm::constant(RP.ColLo), true);
-      if (!Cst)
-        return Cst.takeError();
-      Rhs = plusOffset(N.Col0, *Cst) + " + " + N.Jj;
-    } else {
-      auto Pos = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
-      if (!Pos)
-        return Pos.takeError();
-      Rhs = *Pos + " + " + N.Jj;
+  // The coordinates of an element of this window row: column jj of the
+  // window, or Col where given.
+  auto Coordinates = [&](const std::string &At, const std::string &Col)
+      -> Expected<std::vector<std::string>> {
+    std::vector<std::string> E(ND);
+    for (size_t D = ND; D-- > 0;) {
+      E[D] = fresh("e" + std::to_string(D));
+      std::string Rhs;
+      if (D == RP.RowD) {
+        auto Cst = print(RP.C + IndexForm::constant(RP.RowLo), true);
+        if (!Cst)
+          return Cst.takeError();
+        Rhs = plusOffset(N.Row0, *Cst) + " + " + N.Rr;
+      } else if (!Col.empty()) {
+        Rhs = Col;
+      } else if (Cc > 1) {
+        auto Cst = print(SP.Cx + IndexForm::constant(RP.ColLo), true);
+        if (!Cst)
+          return Cst.takeError();
+        Rhs = plusOffset(N.Col0, *Cst) + " + " + N.Jj;
+      } else {
+        auto Pos = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
+        if (!Pos)
+          return Pos.takeError();
+        Rhs = *Pos + " + " + N.Jj;
+      }
+      Add(At, formatv("long long {0} = {1};", E[D], Rhs).str());
     }
-    Add(I2, formatv("long long {0} = {1};", E[D], Rhs).str());
-  }
-  auto EL = elementLoad(FP, M, P, E, [&](StringRef B) { return fresh(B); });
-  if (!EL)
-    return EL.takeError();
-  for (const std::string &Decl : EL->Decls)
-    Add(I2, Decl);
-  std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
-  if (EL->Conds.empty())
-    Add(I2, formatv("{0}[{1}] = {2};", N.Win, N.Jj, EL->Load).str());
-  else
-    Add(I2, formatv("{0}[{1}] = {2} ? {3} : {4};", N.Win, N.Jj, join(EL->Conds, " && "), EL->Load,
-                    Zero)
+    return E;
+  };
+  // The window row element by element (every row of the border copy; rows
+  // that are not aligned in the interior one).
+  auto ScalarLoads = [&](const std::string &At) -> Error {
+    std::string In1 = At + "  ";
+    Add("", "#pragma unroll");
+    Add(At, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Jj, W).str());
+    auto E = Coordinates(In1, "");
+    if (!E)
+      return E.takeError();
+    auto EL = elementLoad(FP, M, P, *E, [&](StringRef B) { return fresh(B); });
+    if (!EL)
+      return EL.takeError();
+    for (const std::string &Decl : EL->Decls)
+      Add(In1, Decl);
+    std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
+    if (EL->Conds.empty())
+      Add(In1, formatv("{0}[{1}] = {2};", N.Win, N.Jj, EL->Load).str());
+    else
+      Add(In1, formatv("{0}[{1}] = {2} ? {3} : {4};", N.Win, N.Jj, join(EL->Conds, " && "),
+                       EL->Load, Zero)
+                   .str());
+    Add(At, "}");
+    return Error::success();
+  };
+  if (Interior && V) {
+    // 16-byte loads of the aligned span around the window row, where the
+    // row's span starts on a 16-byte boundary.
+    Add(I1, "{");
+    auto E = Coordinates(I2, plusOffset(N.Col0, std::to_string(V->First)));
+    if (!E)
+      return E.takeError();
+    auto EL = elementLoad(FP, M, P, *E, [&](StringRef B) { return fresh(B); });
+    if (!EL)
+      return EL.takeError();
+    if (!EL->Decls.empty() || !EL->Conds.empty())
+      return makeError("the interior window row still tests or clamps its elements");
+    std::string Ptr = fresh("vp"), Buf = fresh("vrow"), Vv = fresh("v"), Q = fresh("q");
+    Add(I2, formatv("const {0} *{1} = &{2};", Type, Ptr, EL->Load).str());
+    Add(I2, formatv("if ((reinterpret_cast<unsigned long long>({0}) & 15) == 0) {{", Ptr).str());
+    Add(I3, formatv("{0} {1}[{2}];", Type, Buf, V->span()).str());
+    Add("", "#pragma unroll");
+    Add(I3, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Vv, V->Count).str());
+    Add(I4, formatv("const {0} {1} = reinterpret_cast<const {0} *>({2})[{3}];", V->Type, Q, Ptr,
+                    Vv)
                 .str());
-  Add(I1, "}");
+    static const char *Lanes[] = {"x", "y", "z", "w"};
+    for (int64_t K = 0; K < V->Width; ++K)
+      Add(I4, formatv("{0}[{1} * {2} + {3}] = {4}.{5};", Buf, V->Width, Vv, K, Q, Lanes[K]).str());
+    Add(I3, "}");
+    Add("", "#pragma unroll");
+    Add(I3, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.Jj, W).str());
+    Add(I3 + "  ", formatv("{0}[{1}] = {2}[{1} + {3}];", N.Win, N.Jj, Buf, V->Skip).str());
+    Add(I2, "} else {");
+    if (Error Err = ScalarLoads(I3))
+      return Err;
+    Add(I2, "}");
+    Add(I1, "}");
+  } else if (Error Err = ScalarLoads(I1)) {
+    return Err;
+  }
   // The row offset that output o reads from this window row.
   Add("", "#pragma unroll");
   Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.O, R).str());
@@ -641,7 +714,8 @@ Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_
   return Error::success();
 }
 
-Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPlan &SP) {
+Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPlan &SP,
+                                          const std::optional<VectorRows> &V) {
   const TilePlan &P = RP.P;
   EditCollector C(In);
   std::string Ind = "  ";
@@ -785,7 +859,11 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     if (Error E = streamRows(Lines, Ind, R, Cc, SP, N, P, /*Interior=*/false))
       return std::move(E);
   } else {
-    auto Cond = interiorCondition(R, N.Row0, Cc, ColFirst);
+    // With 16-byte loads, the aligned span around the window must lie
+    // inside too: its extra elements are loaded, never used.
+    auto Cond = V ? interiorCondition(R, N.Row0, Cc, plusOffset(N.Col0, std::to_string(V->First)),
+                                      V->span())
+                  : interiorCondition(R, N.Row0, Cc, ColFirst);
     if (!Cond)
       return Cond.takeError();
     TilePlan Inside = insidePlan(P);
@@ -794,7 +872,7 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
              "known to hold.");
     Add(Ind, formatv("const bool {0} = {1};", Interior, *Cond).str());
     Add(Ind, formatv("if ({0}) {{", Interior).str());
-    if (Error E = streamRows(Lines, I1, R, Cc, SP, N, Inside, /*Interior=*/true))
+    if (Error E = streamRows(Lines, I1, R, Cc, SP, N, Inside, /*Interior=*/true, V))
       return std::move(E);
     Add(Ind, "} else {");
     if (Error E = streamRows(Lines, I1, R, Cc, SP, N, P, /*Interior=*/false))
@@ -845,8 +923,48 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
   return "\n" + join(Lines, "\n") + "\n";
 }
 
+Expected<VectorRows> Writer::vectorRows(int64_t Cc, const StreamPlan &SP) {
+  const TilePlan &P = RP.P;
+  if (Cc < 2 || !SP.Columns || !RP.ColD)
+    return makeError("one column per thread");
+  if (Checks.empty())
+    return makeError("no interior copy (no border test to take as known)");
+  VectorRows V;
+  QualType T = P.Elem.getCanonicalType().getUnqualifiedType();
+  if (T->isSpecificBuiltinType(BuiltinType::Float))
+    V.Type = "float4", V.Width = 4;
+  else if (T->isSpecificBuiltinType(BuiltinType::Int))
+    V.Type = "int4", V.Width = 4;
+  else if (T->isSpecificBuiltinType(BuiltinType::UInt))
+    V.Type = "uint4", V.Width = 4;
+  else if (T->isSpecificBuiltinType(BuiltinType::Double))
+    V.Type = "double2", V.Width = 2;
+  else
+    return makeError("the element type '{0}' has no 16-byte vector type",
+                     typeSpelling(P.Elem, In.Ctx));
+  if (Cc % V.Width)
+    return makeError("{0} columns per thread are not a multiple of {1}", Cc, V.Width);
+  const TileDim &Col = P.Dims[*RP.ColD];
+  if (Col.Stride != IndexForm::constant(1))
+    return makeError("consecutive columns of '{0}' are not consecutive elements (stride {1})",
+                     P.Buffer, Col.StrideText);
+  // The interior loads must be plain: no clamp or bound left to test.
+  TilePlan Inside = insidePlan(P);
+  for (const TileDim &D : Inside.Dims)
+    if (D.ClampLo || D.ClampHi || D.BoundLo || D.BoundHi)
+      return makeError("the interior window rows still clamp or test their elements");
+  auto C0 = (SP.Cx + IndexForm::constant(RP.ColLo)).constantValue();
+  if (!C0)
+    return makeError("the window's first column is not a constant offset from the thread's");
+  V.First = *C0 >= 0 ? *C0 / V.Width * V.Width : -((-*C0 + V.Width - 1) / V.Width) * V.Width;
+  V.Skip = *C0 - V.First;
+  int64_t W = Cc + RP.cols() - 1;
+  V.Count = (V.Skip + W + V.Width - 1) / V.Width;
+  return V;
+}
+
 Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0, int64_t Cc,
-                                                StringRef ColFirst) {
+                                                StringRef ColFirst, int64_t ColSpan) {
   const TilePlan &P = RP.P;
   // The first and last coordinate of the window along each dimension.
   auto Ends = [&](unsigned D) -> Expected<std::pair<std::string, std::string>> {
@@ -859,7 +977,9 @@ Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0, int64
     }
     if (Cc > 1)
       return std::make_pair("(" + ColFirst.str() + ")",
-                            formatv("({0} + {1})", ColFirst, Cc - 1 + RP.ColHi - RP.ColLo).str());
+                            formatv("({0} + {1})", ColFirst,
+                                    (ColSpan ? ColSpan : Cc + RP.ColHi - RP.ColLo) - 1)
+                                .str());
     auto First = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
     auto Last = print(P.Dims[D].Position + IndexForm::constant(RP.ColHi), true);
     if (!First)
@@ -1464,15 +1584,32 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
     auto GridX = Req.Geometry.find("grid.x");
     if (SP.Columns && (GridX == Req.Geometry.end() || GridX->second.empty()))
       Shapes = {{8, 1}, {4, 1}};
-    for (auto [R, Cc] : Shapes) {
-      int64_t Live = Cc + RP.cols() - 1 + R * Cc * std::max<int64_t>(1, SP.Accumulators);
+    // With 16-byte window rows (interior threads of a zero-padded stencil
+    // of 4- or 8-byte elements, columns consecutive in memory), 4 columns
+    // per thread: a window row of the 7x7 is 3 loads instead of 10.
+    std::vector<std::optional<VectorRows>> Vecs(Shapes.size());
+    std::string NoVector;
+    if (SP.Columns && GridX != Req.Geometry.end() && !GridX->second.empty()) {
+      auto V = Writer(In, M, RP, Body, Coefs, Checks).vectorRows(VectorColumns, SP);
+      if (V) {
+        Shapes.push_back({VectorRows0, VectorColumns});
+        Vecs.push_back(*V);
+      } else {
+        NoVector = toString(V.takeError());
+      }
+    }
+    for (size_t Si = 0; Si < Shapes.size(); ++Si) {
+      auto [R, Cc] = Shapes[Si];
+      const std::optional<VectorRows> &V = Vecs[Si];
+      int64_t Live = (V ? V->span() : Cc + RP.cols() - 1) +
+                     R * Cc * std::max<int64_t>(1, SP.Accumulators);
       if (Live > MaxWindow)
         continue;
       CoefficientPlan RC = planCoefficients(
           In, M, Facts.Calls, std::clamp<int64_t>(RegisterBudget - Live, 0, MaxCoefficientRegisters),
           Cc > 1 ? "xy" : "y");
       Writer W(In, M, RP, Body, RC, Checks);
-      auto Text = W.writeStream(R, Cc, SP);
+      auto Text = W.writeStream(R, Cc, SP, V);
       if (!Text) {
         NoStream = toString(Text.takeError());
         Streams.Proposals.clear();
@@ -1522,6 +1659,19 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
         Summary += formatv(", interior threads without the {0} border test(s)",
                            W.interiorChecks().size())
                        .str();
+      if (V) {
+        Summary += formatv(", interior rows in {0}-byte loads ({1} x {2})", 16, V->Count, V->Type)
+                       .str();
+        Rationale += formatv(" Interior threads read each window row as {0} aligned {1} loads "
+                             "(the {2} elements from column {3} of the thread's first), where "
+                             "the row's address is 16-byte aligned at runtime, and element by "
+                             "element where it is not; the interior test covers those {2} "
+                             "columns, so every element loaded lies inside the borders.",
+                             V->Count, V->Type, V->span(), V->First)
+                         .str();
+      } else if (Cc > 1 && !NoVector.empty()) {
+        Rationale += "\nNo 16-byte window rows: " + NoVector + ".";
+      }
       if (!SP.Columns)
         Rationale += "\nOne column per thread: " + SP.NoColumns + ".";
       auto Prop = proposeEdits(In, name(), Summary, Rationale,

@@ -101,9 +101,25 @@
 // RUN: grep -c "// stencil-register-rows (streaming): " %t.d/stream5_0.cu %t.d/stream5_1.cu | FileCheck %s --check-prefix=STREAM5
 // STREAM5: stream5_0.cu:1
 // STREAM5: stream5_1.cu:1
+// 16-byte window rows, 8 x 4 outputs per thread (the last proposal of the
+// zero-padded kernels: conv3_zero, conv7_zero, sep7 in stream2.cu, the 5x5
+// in stream5_2.cu): on a 1004-wide image at a 16-byte aligned pointer
+// (every row aligned: the float4 path), a 1003-wide one (every fourth row
+// aligned: both paths in one thread), and at an offset pointer (none).
+// RUN: cp %S/../Inputs/rules/stencil_rows.cu %t.d/v_0.cu
+// RUN: forge-port propose %t.d/v_0.cu --spec %S/../Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/v_conv3_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/v_conv3_zero.json 4 %t.d/v_0.cu > %t.d/v_1.cu
+// RUN: forge-port propose %t.d/v_1.cu --spec %S/../Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/v_conv7_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/v_conv7_zero.json 5 %t.d/v_1.cu > %t.d/v_2.cu
+// RUN: forge-port propose %t.d/v_2.cu --spec %S/../Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/v_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/v_sep7.json 4 %t.d/v_2.cu > %t.d/stream2.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/c5.json 4 %S/../Inputs/rules/conv2d_5x5.cu > %t.d/stream5_2.cu
+// RUN: grep -c "reinterpret_cast<const float4 \*>" %t.d/stream2.cu %t.d/stream5_2.cu | FileCheck %s --check-prefix=VLOADS
+// VLOADS: stream2.cu:3
+// VLOADS: stream5_2.cu:1
 // RUN: %nvcc -arch=native -O3 -fmad=false -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
-// CHECK-COUNT-252: ok max_abs_err 0 rel_l2 0
+// CHECK-COUNT-352: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 
@@ -133,6 +149,12 @@ namespace stream5_0 {
 namespace stream5_1 {
 #include "stream5_1.cu"
 } // namespace stream5_1
+namespace stream2 {
+#include "stream2.cu"
+} // namespace stream2
+namespace stream5_2 {
+#include "stream5_2.cu"
+} // namespace stream5_2
 
 namespace {
 
@@ -205,6 +227,54 @@ void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Rows1, L L
   cases<T>(name, Orig, Cand0, Cand1, Rows0, 1, Rows1, 1, Launch);
 }
 
+/// The original against the rewrite with 16-byte window rows (8 x 4
+/// outputs per thread) on images whose rows are all, some or none 16-byte
+/// aligned; Launch as for cases().
+template <typename K, typename L> void vectorCases(const char *name, K Orig, K Cand, L Launch) {
+  struct Image {
+    int w, h, skew;
+  };
+  for (Image im : {Image{1004, 517, 0}, Image{1003, 517, 0}, Image{1004, 517, 1},
+                   Image{13, 7, 0}}) {
+    size_t n = size_t(im.w) * im.h;
+    auto a = check::random<float>(n + 4, 9);
+    float *dA = check::upload(a), *dOut;
+    CK(cudaMalloc(&dOut, (n + 3) * sizeof(float)));
+    const float *in = dA + im.skew; // cudaMalloc'd: 256-byte aligned
+    float *out = dOut + 3;
+    auto run = [&](K k, dim3 grid, dim3 block) {
+      check::poison(out, n);
+      Launch(k, grid, block, in, out, im.w, im.h);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      return check::download(out, n);
+    };
+    bool small = im.w == 13;
+    std::vector<dim3> blocks = {dim3(16, 16), dim3(32, 8), dim3(8, 32), dim3(64, 1)};
+    if (small)
+      blocks = {dim3(16, 16)};
+    for (dim3 b : blocks) {
+      dim3 g(check::ceilDiv(im.w, b.x), check::ceilDiv(im.h, b.y));
+      auto ref = run(Orig, g, b);
+      char what[160];
+      if (small) {
+        std::snprintf(what, sizeof what, "%s 8x4 16-byte rows one block on %dx%d", name, im.w,
+                      im.h);
+        same(what, ref, run(Cand, dim3(1, 1), b));
+        continue;
+      }
+      std::snprintf(what, sizeof what, "%s 8x4 16-byte rows %ux%u original grid, %dx%d skew %d",
+                    name, b.x, b.y, im.w, im.h, im.skew);
+      same(what, ref, run(Cand, g, b));
+      std::snprintf(what, sizeof what, "%s 8x4 16-byte rows %ux%u grid for 8 x 4, %dx%d skew %d",
+                    name, b.x, b.y, im.w, im.h, im.skew);
+      same(what, ref, run(Cand, dim3(check::ceilDiv(g.x, 4), check::ceilDiv(g.y, 8)), b));
+    }
+    CK(cudaFree(dA));
+    CK(cudaFree(dOut));
+  }
+}
+
 } // namespace
 
 int main() {
@@ -268,6 +338,23 @@ int main() {
                    [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
                      k<<<g, b>>>(in, f5, out, h, w);
                    });
+  // 16-byte window rows.
+  vectorCases<FF>("conv3_zero", orig::conv3_zero, stream2::conv3_zero,
+                  [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                    k<<<g, b>>>(in, f3, out, w, h);
+                  });
+  vectorCases<FF>("conv7_zero", orig::conv7_zero, stream2::conv7_zero,
+                  [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                    k<<<g, b>>>(in, f7, out, w, h);
+                  });
+  vectorCases<FS>("sep7", orig::sep7, stream2::sep7,
+                  [&](FS k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                    k<<<g, b>>>(in, dfx, dfy, out, w, h);
+                  });
+  vectorCases<FF>("conv2d_5x5", orig5::conv2d_5x5, stream5_2::conv2d_5x5,
+                  [&](FF k, dim3 g, dim3 b, const float *in, float *out, int w, int h) {
+                    k<<<g, b>>>(in, f5, out, h, w);
+                  });
   std::printf(ok ? "PASS\n" : "FAIL\n");
   return ok ? 0 : 1;
 }

@@ -42,10 +42,28 @@
 // RUN: cp %t.d/s1_6.cu %t.d/stream1.cu
 // RUN: grep -c "// stencil-register-rows (streaming): 4 x 2 outputs" %t.d/stream1.cu | FileCheck %s --check-prefix=STREAMS
 // STREAMS: 6
-// RUN: %clang -x c++ -std=c++17 -O1 -ffp-contract=off -w -I%S/../../gpu/Inputs/rules -I%t.d %s -o %t.d/emulate -lstdc++ -lm
+// The 16-byte window rows (8 x 4 outputs per thread, the last proposal of
+// the zero-padded kernels): on images whose rows are all 16-byte aligned
+// (204 wide, aligned pointer), some aligned (203 wide), none (an offset
+// pointer), so that interior threads take the float4 path, the element
+// path, or both in one thread.
+// RUN: cp %S/../../gpu/Inputs/rules/stencil_rows.cu %t.d/v_0.cu
+// RUN: forge-port propose %t.d/v_0.cu --spec %S/../../gpu/Inputs/rules/stencil_rows/conv3_zero.json --rules=stencil-register-rows --format=json > %t.d/v_conv3_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/v_conv3_zero.json 4 %t.d/v_0.cu > %t.d/v_1.cu
+// RUN: forge-port propose %t.d/v_1.cu --spec %S/../../gpu/Inputs/rules/stencil_rows/conv7_zero.json --rules=stencil-register-rows --format=json > %t.d/v_conv7_zero.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/v_conv7_zero.json 5 %t.d/v_1.cu > %t.d/v_2.cu
+// RUN: forge-port propose %t.d/v_2.cu --spec %S/../../gpu/Inputs/rules/stencil_rows/sep7.json --rules=stencil-register-rows --format=json > %t.d/v_sep7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/v_sep7.json 4 %t.d/v_2.cu > %t.d/stream2.cu
+// RUN: grep -c "interior rows in 16-byte loads" %t.d/v_conv3_zero.json %t.d/v_conv7_zero.json %t.d/v_sep7.json | FileCheck %s --check-prefix=VEC
+// VEC: v_conv3_zero.json:1
+// VEC: v_conv7_zero.json:1
+// VEC: v_sep7.json:1
+// RUN: grep -c "reinterpret_cast<const float4 \*>" %t.d/stream2.cu | FileCheck %s --check-prefix=VLOADS
+// VLOADS: 3
+// RUN: %clang -x c++ -std=c++17 -O1 -ffp-contract=off -fno-strict-aliasing -w -I%S/../../gpu/Inputs/rules -I%t.d %s -o %t.d/emulate -lstdc++ -lm
 // RUN: %t.d/emulate | FileCheck %s --check-prefix=EMU --implicit-check-not=MISMATCH
-// EMU-COUNT-132: {{: ok$}}
-// EMU: 132 same, 0 differ
+// EMU-COUNT-225: {{: ok$}}
+// EMU: 225 same, 0 differ
 
 #include <cmath>
 #include <cstddef>
@@ -71,6 +89,12 @@ namespace stream0 {
 namespace stream1 {
 #include "stream1.cu"
 } // namespace stream1
+struct float4 {
+  float x, y, z, w;
+};
+namespace stream2 {
+#include "stream2.cu"
+} // namespace stream2
 
 namespace {
 
@@ -119,6 +143,35 @@ template <typename Run> void cases(const char *Name, Run R) {
   }
 }
 
+/// Run(c, grid, block, w, h, src): the original (c = 0) or the rewrite
+/// with 16-byte window rows and 8 x 4 outputs per thread (c = 1).
+template <typename Run> void vectorCases(const char *Name, const float *Aligned, Run R) {
+  struct Image {
+    int W, H, Skew;
+  };
+  for (Image I : {Image{204, 117, 0}, Image{203, 117, 0}, Image{204, 117, 1}, Image{13, 7, 0}}) {
+    bool Small = I.W == 13;
+    const float *Src = Aligned + I.Skew;
+    std::vector<D3> Blocks = {{16, 16}, {32, 8}, {8, 32}, {64, 1}, {5, 3}};
+    if (Small)
+      Blocks = {{16, 16}};
+    for (D3 B : Blocks) {
+      D3 G{ceilDiv(I.W, B.x), ceilDiv(I.H, B.y)};
+      std::vector<float> Ref = R(0, G, B, I.W, I.H, Src);
+      std::vector<D3> Grids = {G, {ceilDiv(G.x, 4), ceilDiv(G.y, 8)}};
+      if (Small)
+        Grids = {{1, 1}};
+      for (D3 GG : Grids) {
+        std::vector<float> Got = R(1, GG, B, I.W, I.H, Src);
+        bool Ok = !std::memcmp(Ref.data(), Got.data(), Ref.size() * sizeof(float));
+        std::printf("%s 8x4 in 16-byte rows, block %ux%u grid %ux%u on %dx%d skew %d: %s\n",
+                    Name, B.x, B.y, GG.x, GG.y, I.W, I.H, I.Skew, Ok ? "ok" : "MISMATCH");
+        ++(Ok ? Same : Differ);
+      }
+    }
+  }
+}
+
 } // namespace
 
 int main() {
@@ -152,6 +205,25 @@ int main() {
   CASES(conv7_zero, Src, F7.data(), Dst, W, H);
   CASES(column5, Src, Dst, W, H);
   CASES(sep7, Src, Fx.data(), Fy.data(), Dst, W, H);
+  // A 16-byte aligned start for the 16-byte window rows.
+  const float *Aligned = In.data();
+  while (reinterpret_cast<unsigned long long>(Aligned) % 16)
+    ++Aligned;
+#define VCASES(K, ...)                                                                             \
+  vectorCases(#K, Aligned, [&](int C, D3 G, D3 B, int W, int H, const float *Src) {                \
+    std::vector<float> O = Out(W, H);                                                              \
+    float *Dst = O.data();                                                                         \
+    launch(G, B, [&] {                                                                             \
+      if (C == 0)                                                                                  \
+        orig::K(__VA_ARGS__);                                                                      \
+      else                                                                                         \
+        stream2::K(__VA_ARGS__);                                                                   \
+    });                                                                                            \
+    return O;                                                                                      \
+  })
+  VCASES(conv3_zero, Src, F3.data(), Dst, W, H);
+  VCASES(conv7_zero, Src, F7.data(), Dst, W, H);
+  VCASES(sep7, Src, Fx.data(), Fy.data(), Dst, W, H);
   std::printf("%d same, %d differ\n", Same, Differ);
   return Differ != 0;
 }

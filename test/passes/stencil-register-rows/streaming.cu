@@ -26,6 +26,48 @@
 // RUN: awk '/.entry _Z10conv2d_7x7/,/^}/' %t7.3.ptx | grep -c "fma.rn.f32" | FileCheck %s --check-prefix=FMA7
 // FMA7: {{^}}1568{{$}}
 //
+// 8 x 4 outputs with 16-byte window rows (proposal 5): an interior thread
+// reads the 12 elements from column col0 - 4 as 3 float4 loads where the
+// row is 16-byte aligned, and the 10 window elements one by one where it is
+// not; the interior test covers all 12 columns. 14 rows x 3 vector loads.
+// RUN: %python %S/../../Inputs/apply_proposal.py %t7.json 5 %s > %t7.5.cu
+// RUN: FileCheck %s --check-prefix=VEC --match-full-lines --input-file=%t7.5.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t7.5.cu -o %t7.5.ptx
+// RUN: not grep -q "ld.local" %t7.5.ptx
+// RUN: awk '/.entry _Z10conv2d_7x7/,/^}/' %t7.5.ptx | grep -c "ld.global.v4.f32" | FileCheck %s --check-prefix=VLOADS7
+// VLOADS7: {{^}}42{{$}}
+// VEC:      const bool interior = (row0 - 3) >= 0 && (row0 - 3) + 13 <= (long long)h - 1 && (col0 - 4) >= 0 && (col0 - 4 + 11) <= (long long)w - 1;
+// VEC-NEXT:   if (interior) {
+// VEC-NEXT: #pragma unroll
+// VEC-NEXT:     for (int rr = 0; rr < 14; ++rr) {
+// VEC-NEXT:       float in_row[10];
+// VEC-NEXT:       {
+// VEC-NEXT:         long long e1 = row0 - 3 + rr;
+// VEC-NEXT:         long long e0 = col0 - 4;
+// VEC-NEXT:         const float *vp = &in[e1 * w + e0];
+// VEC-NEXT:         if ((reinterpret_cast<unsigned long long>(vp) & 15) == 0) {
+// VEC-NEXT:           float vrow[12];
+// VEC-NEXT: #pragma unroll
+// VEC-NEXT:           for (int v = 0; v < 3; ++v) {
+// VEC-NEXT:             const float4 q = reinterpret_cast<const float4 *>(vp)[v];
+// VEC-NEXT:             vrow[4 * v + 0] = q.x;
+// VEC-NEXT:             vrow[4 * v + 1] = q.y;
+// VEC-NEXT:             vrow[4 * v + 2] = q.z;
+// VEC-NEXT:             vrow[4 * v + 3] = q.w;
+// VEC-NEXT:           }
+// VEC-NEXT: #pragma unroll
+// VEC-NEXT:           for (int jj = 0; jj < 10; ++jj)
+// VEC-NEXT:             in_row[jj] = vrow[jj + 1];
+// VEC-NEXT:         } else {
+// VEC-NEXT: #pragma unroll
+// VEC-NEXT:           for (int jj = 0; jj < 10; ++jj) {
+// VEC-NEXT:             long long e12 = row0 - 3 + rr;
+// VEC-NEXT:             long long e02 = col0 - 3 + jj;
+// VEC-NEXT:             in_row[jj] = in[e12 * w + e02];
+// VEC-NEXT:           }
+// VEC-NEXT:         }
+// VEC-NEXT:       }
+//
 // RUN: forge-port propose %s --spec %S/Inputs/conv2d_separable.json --rules=stencil-register-rows --format=json > %ts.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %ts.json 2 %s > %ts.2.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %ts.json 3 %s > %ts.3.cu
@@ -60,6 +102,9 @@
 // SEVEN-SUM: # spec: grid.x -> ceil_div(ceil_div(W, BX), 2)
 // SEVEN-SUM-NEXT: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 8)
 // SEVEN-SUM: # expert:stencil-register-rows: stream a 10 x 8 window of 'in' row by row into 4 x 2 outputs per thread{{.*}}
+// SEVEN-SUM: # expert:stencil-register-rows: stream a 14 x 10 window of 'in' row by row into 8 x 4 outputs per thread, coefficients 'filt' (49 values) in registers, interior threads without the 4 border test(s), interior rows in 16-byte loads (3 x float4)
+// SEVEN-SUM: # spec: grid.x -> ceil_div(ceil_div(W, BX), 4)
+// SEVEN-SUM-NEXT: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 8)
 // SEVEN-SUM-NOT: # expert:
 __global__ void conv2d_7x7(const float *in, const float *filt, float *out,
                              int h, int w) {

@@ -214,6 +214,191 @@ __global__ void sep_tile(const float *__restrict__ in, const float *__restrict__
       if (y0 + o < h && x0 + c < w) out[(size_t)(y0 + o) * w + x0 + c] = acc[o][c];
 }
 
+
+// tile<> with the window rows read in 16-byte loads: C is a multiple of 4, so
+// that every lane's first column x0 is; interior threads of a row whose start
+// is 16-byte aligned (w % 4 == 0 and in aligned) load the aligned span
+// [x0 - ceil4(RAD), ...) as float4s and take the window from it; every other
+// thread loads as tile<> does. The span may reach up to 3 columns past the
+// window on either side, so the interior test covers the whole span.
+template <int K, int R, int C>
+__global__ void tilev(const float *__restrict__ in, const float *__restrict__ filt,
+                      float *__restrict__ out, int h, int w) {
+  static_assert(C % 4 == 0, "C must be a multiple of 4");
+  constexpr int RAD = K / 2, WC = C + K - 1, LO4 = (RAD + 3) / 4 * 4, OFF = LO4 - RAD,
+                NV = (OFF + WC + 3) / 4;
+  float f[K * K];
+#pragma unroll
+  for (int k = 0; k < K * K; ++k) f[k] = filt[k];
+  int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * C;
+  int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+  if (x0 >= w || y0 >= h) return;
+  float acc[R][C];
+#pragma unroll
+  for (int o = 0; o < R; ++o)
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc[o][c] = 0.0f;
+  const bool vec = (w & 3) == 0 && (reinterpret_cast<unsigned long long>(in) & 15) == 0;
+  bool interior = vec && x0 - LO4 >= 0 && x0 - LO4 + 4 * NV - 1 < w && y0 - RAD >= 0 && y0 + R - 1 + RAD < h;
+#pragma unroll
+  for (int r = 0; r < R + K - 1; ++r) {
+    int yy = y0 - RAD + r;
+    float win[4 * NV];
+    if (interior) {
+      const float4 *p = reinterpret_cast<const float4 *>(in + (size_t)yy * w + x0 - LO4);
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        float4 q = p[v];
+        win[4 * v] = q.x; win[4 * v + 1] = q.y; win[4 * v + 2] = q.z; win[4 * v + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < WC; ++c) {
+        int xx = x0 - RAD + c;
+        win[OFF + c] = (yy >= 0 && yy < h && xx >= 0 && xx < w) ? in[(size_t)yy * w + xx] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+      int i = r - o;
+      if (i >= 0 && i < K) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+          for (int j = 0; j < K; ++j) acc[o][c] += f[i * K + j] * win[OFF + c + j];
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < R; ++o)
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+      if (y0 + o < h && x0 + c < w) out[(size_t)(y0 + o) * w + x0 + c] = acc[o][c];
+}
+
+// The same with the outputs written as float4 where the row is aligned.
+template <int K, int R, int C>
+__global__ void tilevs(const float *__restrict__ in, const float *__restrict__ filt,
+                       float *__restrict__ out, int h, int w) {
+  static_assert(C % 4 == 0, "C must be a multiple of 4");
+  constexpr int RAD = K / 2, WC = C + K - 1, LO4 = (RAD + 3) / 4 * 4, OFF = LO4 - RAD,
+                NV = (OFF + WC + 3) / 4;
+  float f[K * K];
+#pragma unroll
+  for (int k = 0; k < K * K; ++k) f[k] = filt[k];
+  int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * C;
+  int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+  if (x0 >= w || y0 >= h) return;
+  float acc[R][C];
+#pragma unroll
+  for (int o = 0; o < R; ++o)
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc[o][c] = 0.0f;
+  const bool vec = (w & 3) == 0 && (reinterpret_cast<unsigned long long>(in) & 15) == 0 &&
+                   (reinterpret_cast<unsigned long long>(out) & 15) == 0;
+  bool interior = vec && x0 - LO4 >= 0 && x0 - LO4 + 4 * NV - 1 < w && y0 - RAD >= 0 && y0 + R - 1 + RAD < h;
+#pragma unroll
+  for (int r = 0; r < R + K - 1; ++r) {
+    int yy = y0 - RAD + r;
+    float win[4 * NV];
+    if (interior) {
+      const float4 *p = reinterpret_cast<const float4 *>(in + (size_t)yy * w + x0 - LO4);
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        float4 q = p[v];
+        win[4 * v] = q.x; win[4 * v + 1] = q.y; win[4 * v + 2] = q.z; win[4 * v + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < WC; ++c) {
+        int xx = x0 - RAD + c;
+        win[OFF + c] = (yy >= 0 && yy < h && xx >= 0 && xx < w) ? in[(size_t)yy * w + xx] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+      int i = r - o;
+      if (i >= 0 && i < K) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+          for (int j = 0; j < K; ++j) acc[o][c] += f[i * K + j] * win[OFF + c + j];
+      }
+    }
+  }
+  if (interior) {
+#pragma unroll
+    for (int o = 0; o < R; ++o)
+#pragma unroll
+      for (int c = 0; c < C; c += 4)
+        *reinterpret_cast<float4 *>(out + (size_t)(y0 + o) * w + x0 + c) =
+            make_float4(acc[o][c], acc[o][c + 1], acc[o][c + 2], acc[o][c + 3]);
+  } else {
+#pragma unroll
+    for (int o = 0; o < R; ++o)
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (y0 + o < h && x0 + c < w) out[(size_t)(y0 + o) * w + x0 + c] = acc[o][c];
+  }
+}
+
+// Separable with the window rows read in 16-byte loads (as tilev).
+template <int R, int C>
+__global__ void sep_tilev(const float *__restrict__ in, const float *__restrict__ fx,
+                          const float *__restrict__ fy, float *__restrict__ out, int h, int w) {
+  constexpr int WC = C + 6, OFF = 1, NV = (OFF + WC + 3) / 4;
+  float gx[7], gy[7];
+#pragma unroll
+  for (int k = 0; k < 7; ++k) gx[k] = fx[k], gy[k] = fy[k];
+  int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * C;
+  int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+  if (x0 >= w || y0 >= h) return;
+  float acc[R][C];
+#pragma unroll
+  for (int o = 0; o < R; ++o)
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc[o][c] = 0.0f;
+  const bool vec = (w & 3) == 0 && (reinterpret_cast<unsigned long long>(in) & 15) == 0;
+  bool interior = vec && x0 - 4 >= 0 && x0 - 4 + 4 * NV - 1 < w && y0 - 3 >= 0 && y0 + R + 2 < h;
+#pragma unroll
+  for (int r = 0; r < R + 6; ++r) {
+    int yy = y0 - 3 + r;
+    float win[4 * NV];
+    if (interior) {
+      const float4 *p = reinterpret_cast<const float4 *>(in + (size_t)yy * w + x0 - 4);
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        float4 q = p[v];
+        win[4 * v] = q.x; win[4 * v + 1] = q.y; win[4 * v + 2] = q.z; win[4 * v + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < WC; ++c) {
+        int xx = x0 - 3 + c;
+        win[OFF + c] = (yy >= 0 && yy < h && xx >= 0 && xx < w) ? in[(size_t)yy * w + xx] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+      int i = r - o;
+      if (i >= 0 && i < 7) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+          float s = 0.0f;
+#pragma unroll
+          for (int j = 0; j < 7; ++j) s += gx[j] * win[OFF + c + j];
+          acc[o][c] += gy[i] * s;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < R; ++o)
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+      if (y0 + o < h && x0 + c < w) out[(size_t)(y0 + o) * w + x0 + c] = acc[o][c];
+}
+
 static unsigned cdiv(unsigned a, unsigned b) { return (a + b - 1) / b; }
 
 int main() {
@@ -284,6 +469,17 @@ int main() {
                 100 * bound / t, compare());                                                       \
   }
   W7(4, 1, 32, 8) W7(8, 1, 32, 8) W7(4, 2, 32, 8) W7(8, 2, 32, 4) W7(2, 2, 32, 8) W7(2, 4, 32, 8) W7(4, 4, 32, 4)
+#define V7(KER, R, C, BX, BY)                                                                          \
+  {                                                                                                \
+    dim3 bl(BX, BY), g(cdiv(w, BX * C), cdiv(h, BY * R));                                          \
+    CK(cudaMemset(out, 0, n * 4));                                                                 \
+    float t = timeit([&] { KER<7, R, C><<<g, bl>>>(in, f, out, h, w); });                          \
+    std::printf("7x7 %-6s R%d C%d %3dx%-3d %8.1f us  %5.1f %% of bound  %s\n", #KER, R, C, BX, BY, t, \
+                100 * bound / t, compare());                                                       \
+  }
+  V7(tilev, 8, 4, 32, 2) V7(tilev, 8, 4, 32, 4) V7(tilev, 4, 4, 32, 4) V7(tilev, 4, 4, 32, 8)
+  V7(tilev, 8, 4, 16, 8) V7(tilev, 4, 8, 32, 4) V7(tilev, 8, 8, 32, 2) V7(tilev, 16, 4, 32, 2)
+  V7(tilevs, 8, 4, 32, 2) V7(tilevs, 8, 4, 32, 4) V7(tilevs, 4, 4, 32, 4) V7(tilevs, 4, 8, 32, 4)
   float t5 = timeit([&] { naive<5><<<dim3(cdiv(w, 16), cdiv(h, 16)), nb>>>(in, f, ref, h, w); });
   std::printf("%-24s %8.1f us  %5.1f %% of bound\n", "5x5 naive 16x16", t5, 100 * bound / t5);
 #define T5(R, C, BX, BY)                                                                               \
@@ -302,6 +498,30 @@ int main() {
                 100 * bound / t, compare());                                                       \
   }
   W5(4, 1, 32, 8) W5(8, 1, 32, 8) W5(4, 2, 32, 8) W5(8, 2, 32, 4) W5(4, 4, 32, 4)
+#define V5(KER, R, C, BX, BY)                                                                          \
+  {                                                                                                \
+    dim3 bl(BX, BY), g(cdiv(w, BX * C), cdiv(h, BY * R));                                          \
+    float t = timeit([&] { KER<5, R, C><<<g, bl>>>(in, f, out, h, w); });                          \
+    std::printf("5x5 %-6s R%d C%d %3dx%-3d %8.1f us  %5.1f %% of bound  %s\n", #KER, R, C, BX, BY, t, \
+                100 * bound / t, compare());                                                       \
+  }
+  V5(tilev, 8, 4, 32, 2) V5(tilev, 8, 4, 32, 4) V5(tilev, 4, 4, 32, 4) V5(tilev, 4, 4, 32, 8)
+  V5(tilev, 4, 8, 32, 4) V5(tilev, 8, 8, 32, 2) V5(tilevs, 8, 4, 32, 4) V5(tilevs, 4, 4, 32, 8)
+  {
+    float t3 = timeit([&] { naive<3><<<dim3(cdiv(w, 16), cdiv(h, 16)), nb>>>(in, f, ref, h, w); });
+    std::printf("%-24s %8.1f us  %5.1f %% of bound\n", "3x3 naive 16x16", t3, 100 * bound / t3);
+#define V3(KER, R, C, BX, BY)                                                                          \
+  {                                                                                                \
+    dim3 bl(BX, BY), g(cdiv(w, BX * C), cdiv(h, BY * R));                                          \
+    float t = timeit([&] { KER<3, R, C><<<g, bl>>>(in, f, out, h, w); });                          \
+    std::printf("3x3 %-6s R%d C%d %3dx%-3d %8.1f us  %5.1f %% of bound  %s\n", #KER, R, C, BX, BY, t, \
+                100 * bound / t, compare());                                                       \
+  }
+    V3(tile, 8, 1, 32, 8) V3(tile, 8, 2, 32, 4) V3(tilev, 8, 4, 32, 4) V3(tilev, 4, 4, 32, 8) V3(tilevs, 4, 4, 32, 8)
+    V3(tilevs, 8, 4, 32, 4)
+    std::printf("restore 5x5 reference\n");
+    naive<5><<<dim3(cdiv(w, 16), cdiv(h, 16)), nb>>>(in, f, ref, h, w);
+  }
   float ts = timeit([&] { sep_naive<<<dim3(cdiv(w, 16), cdiv(h, 16)), nb>>>(in, fx, fy, ref, h, w); });
   std::printf("%-24s %8.1f us  %5.1f %% of bound\n", "sep naive 16x16", ts, 100 * bound / ts);
 #define TS(R, C, SH, BX, BY)                                                                           \
@@ -313,5 +533,13 @@ int main() {
   }
   TS(8, 1, false, 32, 8) TS(8, 1, true, 32, 8) TS(8, 2, false, 32, 4) TS(8, 2, true, 32, 4)
   TS(4, 4, true, 32, 4) TS(8, 4, true, 32, 2) TS(16, 1, true, 32, 4) TS(16, 2, true, 32, 4)
+#define VS(R, C, BX, BY)                                                                               \
+  {                                                                                                \
+    dim3 bl(BX, BY), g(cdiv(w, BX * C), cdiv(h, BY * R));                                          \
+    float t = timeit([&] { sep_tilev<R, C><<<g, bl>>>(in, fx, fy, out, h, w); });                  \
+    std::printf("sep tilev R%d C%d %3dx%-3d %8.1f us  %5.1f %% of bound  %s\n", R, C, BX, BY,       \
+                t, 100 * bound / t, compare());                                                    \
+  }
+  VS(8, 4, 32, 2) VS(8, 4, 32, 4) VS(4, 4, 32, 4) VS(4, 4, 32, 8) VS(4, 8, 32, 4) VS(8, 8, 32, 2)
   return 0;
 }
