@@ -1,5 +1,6 @@
 //===- Frontend/CudaInvocation.cpp ----------------------------------------===//
 #include "forge/Frontend/CudaInvocation.h"
+#include "forge/Frontend/CompileDatabase.h"
 #include "forge/Support/Error.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
@@ -315,24 +316,14 @@ static std::vector<std::string> expandOptionsFiles(ArrayRef<std::string> Args, S
   return Out;
 }
 
-Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, StringRef File) {
-  std::string Err;
-  auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
-  if (!DB)
-    return makeError("cannot load a compilation database from '{0}': {1}", BuildDir, Err);
-  SmallString<256> Abs(File);
-  sys::fs::make_absolute(Abs);
-  sys::path::remove_dots(Abs, true);
-  std::vector<clang::tooling::CompileCommand> Cmds = DB->getCompileCommands(Abs);
-  if (Cmds.empty())
-    return makeError("'{0}' has no entry in the compilation database in '{1}'", File, BuildDir);
-  TranslatedFlags R = translateNvccFlags(
-      expandOptionsFiles(Cmds.front().CommandLine, Cmds.front().Directory));
+TranslatedFlags translateCompileCommand(ArrayRef<std::string> CommandLine,
+                                        StringRef Directory) {
+  TranslatedFlags R = translateNvccFlags(expandOptionsFiles(CommandLine, Directory));
   // Relative -I paths are relative to the entry's directory.
   for (std::string &A : R.ClangArgs) {
     if (StringRef(A).starts_with("-I") && A.size() > 2 &&
         !sys::path::is_absolute(StringRef(A).drop_front(2))) {
-      SmallString<256> P(Cmds.front().Directory);
+      SmallString<256> P(Directory);
       sys::path::append(P, StringRef(A).drop_front(2));
       A = "-I" + P.str().str();
     }
@@ -340,13 +331,32 @@ Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, Strin
   return R;
 }
 
+Expected<TranslatedFlags> flagsFromCompilationDatabase(StringRef BuildDir, StringRef File) {
+  auto DB = CompileDatabase::load(BuildDir);
+  if (!DB)
+    return DB.takeError();
+  return (*DB)->flagsOf(File);
+}
+
 Expected<ParseOptions> makeParseOptions(StringRef File, StringRef BuildDir,
+                                        const arch::TargetInfo *Target,
+                                        ArrayRef<std::string> ExtraArgs) {
+  if (BuildDir.empty())
+    return makeParseOptions(File, static_cast<const CompileDatabase *>(nullptr), Target,
+                            ExtraArgs);
+  auto DB = CompileDatabase::load(BuildDir);
+  if (!DB)
+    return DB.takeError();
+  return makeParseOptions(File, DB->get(), Target, ExtraArgs);
+}
+
+Expected<ParseOptions> makeParseOptions(StringRef File, const CompileDatabase *DB,
                                         const arch::TargetInfo *Target,
                                         ArrayRef<std::string> ExtraArgs) {
   ParseOptions Opts;
   std::string FlagArch;
-  if (!BuildDir.empty()) {
-    auto Flags = flagsFromCompilationDatabase(BuildDir, File);
+  if (DB) {
+    auto Flags = DB->flagsOf(File);
     if (!Flags)
       return Flags.takeError();
     Opts.ExtraArgs = Flags->ClangArgs;

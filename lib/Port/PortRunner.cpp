@@ -17,6 +17,8 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
   frontend::ParseOptions PO = Opts.Parse;
   PO.Target = Opts.Target;
   for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
+    if (S == frontend::Side::Device && Opts.HostOnly)
+      continue;
     std::vector<std::unique_ptr<PortPass>> Passes;
     for (const PassInfo *PI : Opts.Passes) {
       auto P = PI->Create();
@@ -55,7 +57,13 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
         [&](ASTContext &AST, CompilerInstance &CI, const frontend::PreprocessorFacts &Facts) {
           if (Opts.Files)
             Opts.Files->insert(Facts.Files.begin(), Facts.Files.end());
-          MatchFinder Finder;
+          // The passes report on the user's code: declarations in system
+          // headers (the toolkit's, the C++ library's, the prelude) are not
+          // traversed, which halves the matching on real files. A use in the
+          // user's code of a declaration there is still matched.
+          MatchFinder::MatchFinderOptions FinderOptions;
+          FinderOptions.IgnoreSystemHeaders = true;
+          MatchFinder Finder(FinderOptions);
           for (auto &P : Passes)
             P->registerMatchers(Finder);
           Finder.matchAST(AST);
@@ -78,7 +86,7 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                     StringRef Contents,
                                     ArrayRef<const PassInfo *> Explaining,
                                     const std::map<std::string, std::string> &Overlay,
-                                    std::vector<std::string> *Messages) {
+                                    std::vector<std::string> *Messages, bool HostOnly) {
   frontend::ParseDiagnostics Quiet(nullptr);
   std::vector<std::unique_ptr<PortPass>> Passes;
   for (const PassInfo *PI : Explaining)
@@ -87,6 +95,8 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
     return any_of(Passes, [&](const auto &P) { return P->explainsParseError(Msg); });
   };
   for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
+    if (S == frontend::Side::Device && HostOnly)
+      continue;
     frontend::ParseRequest Req;
     Req.File = File.str();
     Req.S = S;

@@ -28,6 +28,22 @@ unsigned BuildFileResult::openErrors(bool Writing) const {
   return N;
 }
 
+StringRef sourceCompileName(SourceCompile S) {
+  switch (S) {
+  case SourceCompile::NotAsked:
+    return "not-asked";
+  case SourceCompile::SameArch:
+    return "same-arch";
+  case SourceCompile::HostOnly:
+    return "host-only";
+  case SourceCompile::Compared:
+    return "compared";
+  case SourceCompile::TargetFailed:
+    return "target-failed";
+  }
+  return "not-asked";
+}
+
 bool PortResult::failed() const {
   return any_of(Files, [](const FilePortResult &F) { return F.Failed; }) ||
          any_of(BuildFiles, [&](const BuildFileResult &B) {
@@ -61,7 +77,27 @@ struct PortSession::Unit {
   /// nvcc's verdict on the input as it is, started with the parse: the
   /// result when nothing is patched (most files of a real project).
   std::future<Validation> Early;
+  /// A C/C++ unit nvcc compiles as host code (PassRunOptions::HostOnly).
+  bool HostOnly = false;
+  /// Why the source arch is (not) compiled beside the target.
+  SourceCompile Source = SourceCompile::NotAsked;
+  /// The source compile of the input is started once, by whichever is free
+  /// first: the nvcc thread after the target compile, or finish() when the
+  /// parse ends first. So at most two processes run per unit (2 cores).
+  std::atomic<bool> SourceClaimed{false};
+  bool claimSource() { return !SourceClaimed.exchange(true); }
 };
+
+/// Adds the source arch's compile (Archs {source}) to the target's verdict.
+static void addSource(Validation &V, Validation Source) {
+  if (!V.Ran)
+    return;
+  if (!Source.Ran) {
+    V.Note = Source.Note;
+    return;
+  }
+  V.Results.push_back(std::move(Source.Results.front()));
+}
 
 std::string PortSession::rootOf(const std::string &File) const {
   if (!O.ProjectRoot.empty())
@@ -70,7 +106,8 @@ std::string PortSession::rootOf(const std::string &File) const {
 }
 
 Validation PortSession::validate(const FilePortResult &R, const frontend::ParseOptions &PO,
-                                 const std::map<std::string, std::string> &Includes) {
+                                 const std::map<std::string, std::string> &Includes,
+                                 ArrayRef<const arch::TargetInfo *> Archs) {
   Validation V;
   auto Tools = build::findNvcc(O.CudaPath);
   if (!Tools) {
@@ -93,7 +130,7 @@ Validation PortSession::validate(const FilePortResult &R, const frontend::ParseO
   }
   std::string Source = Tree->pathOf(Home);
   std::vector<build::CompileJob> Jobs;
-  for (const arch::TargetInfo *T : {R.Target, R.Source}) {
+  for (const arch::TargetInfo *T : Archs) {
     build::CompileJob J;
     J.Source = Source;
     J.Targets = {*T};
@@ -110,10 +147,8 @@ Validation PortSession::validate(const FilePortResult &R, const frontend::ParseO
     J.ExtraFlags.insert(J.ExtraFlags.end(), PO.NvccArgs.begin(), PO.NvccArgs.end());
     J.TimeoutSeconds = O.ValidateTimeoutS;
     Jobs.push_back(J);
-    if (R.Target == R.Source)
-      break; // one compile serves both
   }
-  auto Results = (*Tools)->Driver->compileAll(Jobs, 2);
+  auto Results = (*Tools)->Driver->compileAll(Jobs, unsigned(Jobs.size()));
   V.Ran = true;
   for (auto &C : Results) {
     if (!C) {
@@ -131,14 +166,18 @@ Validation PortSession::validate(const FilePortResult &R, const frontend::ParseO
     }
     V.Results.push_back(std::move(*C));
   }
-  V.TargetOK = V.Results[0].ok();
+  V.TargetOK = !V.Results.empty() && V.Results[0].ok();
   return V;
 }
 
 Error PortSession::analyze(Unit &U) {
   FilePortResult &R = U.R;
   const std::string &File = R.File;
-  auto PO = frontend::makeParseOptions(File, O.BuildDir, O.Source, O.ExtraArgs);
+  // The run's database; without one (none given, or it failed to load)
+  // the lookup by directory says why.
+  auto PO = O.Database
+                ? frontend::makeParseOptions(File, O.Database.get(), O.Source, O.ExtraArgs)
+                : frontend::makeParseOptions(File, O.BuildDir, O.Source, O.ExtraArgs);
   if (!PO) {
     Error E = PO.takeError();
     if (E.isA<UsageError>())
@@ -149,16 +188,32 @@ Error PortSession::analyze(Unit &U) {
   }
   U.PO = *PO;
   R.Source = &PO->target();
+  // The compile command as the database gives it (the run's one load).
+  std::vector<std::string> Command;
+  if (O.Database) {
+    if (auto Args = O.Database->argumentsOf(File))
+      Command = std::move(*Args);
+    else
+      consumeError(Args.takeError()); // makeParseOptions found the entry
+  }
   // A compile command that builds arch-specific code of another compute
   // capability (sm_90a when porting to sm_100): what to build instead.
-  if (!O.BuildDir.empty()) {
-    if (auto Args = compileCommandOf(O.BuildDir, File)) {
-      if (auto Note = compileFlagNote(*Args, *O.Target))
-        note(R, *Note);
-    } else {
-      consumeError(Args.takeError()); // makeParseOptions found the entry
-    }
-  }
+  if (!Command.empty())
+    if (auto Note = compileFlagNote(Command, *O.Target))
+      note(R, *Note);
+  // nvcc compiles a .cpp with the host compiler alone unless told '-x cu':
+  // there is no device side to parse, and every arch compiles the same.
+  U.HostOnly = frontend::isHostSourceName(File) && !frontend::compilesAsCuda(File, Command) &&
+               !frontend::compilesAsCuda(File, O.ExtraArgs);
+  // The source arch is compiled only where something names it (--from, or
+  // the arch in the file's flags): the default sm_80 is a guess, and a
+  // second nvcc run beside the parse costs a core of two.
+  if (R.Source == O.Target)
+    U.Source = SourceCompile::SameArch;
+  else if (U.HostOnly)
+    U.Source = SourceCompile::HostOnly;
+  else if (PO->Target)
+    U.Source = SourceCompile::Compared;
   auto Original = readFile(File);
   if (!Original) {
     R.Failure = toString(Original.takeError());
@@ -181,8 +236,11 @@ Error PortSession::analyze(Unit &U) {
     Input.Target = R.Target;
     Input.Source = R.Source;
     U.Early = std::async(std::launch::async,
-                         [this, Input = std::move(Input), PO = *PO]() mutable {
-                           return validate(Input, PO, {});
+                         [this, &U, Input = std::move(Input), PO = *PO]() mutable {
+                           Validation V = validate(Input, PO, {}, {Input.Target});
+                           if (U.Source == SourceCompile::Compared && U.claimSource())
+                             addSource(V, validate(Input, PO, {}, {Input.Source}));
+                           return V;
                          });
   }
 
@@ -198,6 +256,7 @@ Error PortSession::analyze(Unit &U) {
     Run.Index = &*Index;
   }
   Run.Files = &R.Dependencies; // the depfile, and which files include what
+  Run.HostOnly = U.HostOnly;
   Run.Target = O.Target;
   Run.Source = R.Source;
   Run.Passes = O.Passes;
@@ -410,7 +469,8 @@ void PortSession::verifyProjectFixes(std::vector<Unit> &Units, PortResult &Out) 
         consumeError(Text.takeError()); // finish() reports it
         continue;
       }
-      auto N = countParseErrors(*O.Toolchain, PO, U.R.File, *Text, O.Passes, Includes);
+      auto N = countParseErrors(*O.Toolchain, PO, U.R.File, *Text, O.Passes, Includes,
+                                nullptr, U.HostOnly);
       if (N && *N <= U.ParseErrorsBefore) {
         U.CountedErrors = *N;
         U.CountedText = *Text;
@@ -478,7 +538,8 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
     } else {
       frontend::ParseOptions Reparse = *U.PO;
       Reparse.Target = O.Target;
-      auto N = countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes);
+      auto N = countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes, nullptr,
+                                U.HostOnly);
       if (!N) {
         error(R, toString(N.takeError()) + "; nothing was written");
         return;
@@ -490,7 +551,8 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
       std::vector<std::string> Now;
       frontend::ParseOptions Reparse = *U.PO;
       Reparse.Target = O.Target;
-      consumeError(countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes, &Now)
+      consumeError(countParseErrors(*O.Toolchain, Reparse, File, *New, O.Passes, Includes, &Now,
+                                    U.HostOnly)
                        .takeError());
       std::string Listed;
       unsigned Shown = 0;
@@ -543,12 +605,32 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
     // -o FILE is checked where it is written (validate's home).
     bool AsIs = R.Result == R.Original && Includes.empty() &&
                 O.Output.K != OutputChoice::Kind::File;
+    bool Compare = U.Source == SourceCompile::Compared;
     if (AsIs && U.Early.valid()) {
+      // The parse ended before the nvcc thread reached the source compile:
+      // it runs here, beside the target's.
+      std::optional<Validation> Source;
+      if (Compare && U.claimSource())
+        Source = validate(R, *U.PO, Includes, {R.Source});
       R.Check = U.Early.get();
+      if (Source)
+        addSource(R.Check, std::move(*Source));
     } else {
       if (U.Early.valid())
         U.Early.wait();
-      R.Check = validate(R, *U.PO, Includes);
+      std::vector<const arch::TargetInfo *> Archs = {O.Target};
+      if (Compare)
+        Archs.push_back(R.Source);
+      R.Check = validate(R, *U.PO, Includes, Archs);
+    }
+    R.Check.Source = U.Source;
+    // The target compile fails: whether the same text builds for the source
+    // arch tells a failure of the target from one the file had before.
+    if (R.Check.Ran && !R.Check.TargetOK && R.Check.Results.size() == 1 &&
+        U.Source == SourceCompile::NotAsked) {
+      addSource(R.Check, validate(R, *U.PO, Includes, {R.Source}));
+      if (R.Check.Results.size() > 1)
+        R.Check.Source = SourceCompile::TargetFailed;
     }
     if (R.Check.Ran && !R.Check.TargetOK) {
       for (const build::CompilerDiagnostic &D : R.Check.Results[0].Diagnostics)
@@ -565,6 +647,13 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
       }
       error(R, File + ": nvcc does not compile the " + (R.Patched ? "patched " : "") +
                    "file for " + O.Target->Name);
+      if (R.Check.Results.size() > 1)
+        note(R, R.Check.sourceOK()
+                    ? "nvcc compiles it for " + std::string(R.Source->Name) +
+                          ", the source arch: the failure is the target's"
+                    : "nvcc does not compile it for " + std::string(R.Source->Name) +
+                          ", the source arch, either: the failure is not the target's "
+                          "(CUDA 13, a header or a flag)");
     } else if (!R.Check.Ran) {
       note(R, R.Check.Note);
     }
@@ -840,6 +929,13 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
     return makeUsageError("--depfile lists what -o FILE depends on; give -o FILE");
   if (Error E = checkOutputs())
     return std::move(E);
+  if (!O.BuildDir.empty() && !O.Database) {
+    auto DB = frontend::CompileDatabase::load(O.BuildDir);
+    if (DB)
+      O.Database = std::move(*DB);
+    else
+      consumeError(DB.takeError()); // each file's parse options say why
+  }
   PortResult Out;
   std::vector<Unit> Units(O.Files.size());
   for (size_t I = 0; I < Units.size(); ++I) {

@@ -2,10 +2,10 @@
 #include "forge/Port/ProjectFiles.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
-#include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include <set>
@@ -13,13 +13,6 @@
 using namespace llvm;
 
 namespace forge::port {
-
-std::string absolutePath(StringRef Path) {
-  SmallString<256> P(Path);
-  sys::fs::make_absolute(P);
-  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return P.str().str();
-}
 
 bool isUnder(StringRef Path, StringRef Dir) {
   Dir = Dir.rtrim('/');
@@ -68,21 +61,6 @@ static std::string commonDirectory(ArrayRef<std::string> Paths) {
   return R.str().str();
 }
 
-/// Whether a compile command compiles its file as CUDA.
-static bool compilesAsCuda(const clang::tooling::CompileCommand &C) {
-  if (sys::path::extension(C.Filename) == ".cu")
-    return true;
-  const auto &Args = C.CommandLine;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    StringRef A = Args[I];
-    if ((A == "-x" || A == "--x") && I + 1 < Args.size() && Args[I + 1] == "cu")
-      return true;
-    if (A == "-xcu" || A == "-x=cu" || A == "--x=cu" || A == "-xcuda" || A == "-x=cuda")
-      return true;
-  }
-  return false;
-}
-
 /// Whether a C or C++ file's text includes the CUDA runtime's (or driver's)
 /// header: host code of the project that CUDA 13's removals break as well
 /// (SHOC's main.cpp reads cudaDeviceProp::clockRate).
@@ -93,13 +71,8 @@ static bool usesCudaRuntime(StringRef Text) {
   return R.match(Text);
 }
 
-static bool isHostSource(StringRef Path) {
-  StringRef Ext = sys::path::extension(Path);
-  return Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" || Ext == ".C";
-}
-
 static bool hostSourceUsingCuda(StringRef Path) {
-  if (!isHostSource(Path))
+  if (!frontend::isHostSourceName(Path))
     return false;
   auto Text = readFile(Path);
   if (!Text) {
@@ -109,15 +82,11 @@ static bool hostSourceUsingCuda(StringRef Path) {
   return usesCudaRuntime(*Text);
 }
 
-Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
-  std::string Err;
-  auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
-  if (!DB)
-    return makeUsageError("cannot load a compilation database from '{0}': {1}", BuildDir, Err);
+DatabaseSources compileDatabaseSources(const frontend::CompileDatabase &DB) {
   DatabaseSources R;
   std::vector<std::string> All;
   StringSet<> Seen;
-  for (const clang::tooling::CompileCommand &C : DB->getAllCompileCommands()) {
+  for (const clang::tooling::CompileCommand &C : DB.allCommands()) {
     SmallString<256> File(C.Filename);
     if (!sys::path::is_absolute(File)) {
       File = C.Directory;
@@ -130,7 +99,7 @@ Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
     SmallString<256> InDir(C.Directory);
     sys::path::append(InDir, "-");
     All.push_back(absolutePath(InDir));
-    if (!compilesAsCuda(C) && !hostSourceUsingCuda(Abs)) {
+    if (!frontend::compilesAsCuda(C.Filename, C.CommandLine) && !hostSourceUsingCuda(Abs)) {
       ++R.Skipped;
       continue;
     }
@@ -141,15 +110,78 @@ Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
   return R;
 }
 
-Expected<std::vector<std::string>> compileCommandOf(StringRef BuildDir, StringRef File) {
-  std::string Err;
-  auto DB = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildDir, Err);
+Expected<DatabaseSources> compileDatabaseSources(StringRef BuildDir) {
+  auto DB = frontend::CompileDatabase::load(BuildDir);
   if (!DB)
-    return makeError("cannot load a compilation database from '{0}': {1}", BuildDir, Err);
-  auto Cmds = DB->getCompileCommands(absolutePath(File));
-  if (Cmds.empty())
-    return makeError("'{0}' has no entry in the compilation database in '{1}'", File, BuildDir);
-  return Cmds.front().CommandLine;
+    return makeUsageError("{0}", toString(DB.takeError()));
+  return compileDatabaseSources(**DB);
+}
+
+Expected<PortInputs> portInputs(ArrayRef<std::string> Inputs, StringRef BuildDir, bool All) {
+  PortInputs R;
+  std::string LoadError;
+  if (!BuildDir.empty()) {
+    auto DB = frontend::CompileDatabase::load(BuildDir);
+    if (DB)
+      R.Database = std::move(*DB);
+    else
+      LoadError = toString(DB.takeError());
+  }
+  if (!All) {
+    if (Inputs.empty())
+      return makeUsageError("no input file (--all ports a whole project)");
+    for (const std::string &F : Inputs)
+      if (sys::fs::is_directory(F))
+        return makeUsageError("'{0}' is a directory; --all ports every .cu under it", F);
+    R.Files.assign(Inputs.begin(), Inputs.end());
+    if (R.Database) // the compile database's tree is the project
+      R.ProjectRoot = compileDatabaseSources(*R.Database).Root;
+    return R;
+  }
+  if (Inputs.empty()) {
+    if (BuildDir.empty())
+      return makeUsageError("--all ports a project: give -p <build-dir> (its "
+                            "compile_commands.json) or the directories to port");
+    if (!R.Database)
+      return makeUsageError("{0}", LoadError);
+    DatabaseSources DB = compileDatabaseSources(*R.Database);
+    if (DB.Units.empty())
+      return makeUsageError("the compile database in '{0}' has no CUDA translation unit",
+                            BuildDir);
+    R.Files = DB.Units;
+    R.ProjectRoot = DB.Root;
+    R.Notes.push_back(formatv("{0} CUDA translation unit(s) in {1}/compile_commands.json "
+                              "({2} other entr{3}); project root {4}",
+                              DB.Units.size(), BuildDir, DB.Skipped,
+                              DB.Skipped == 1 ? "y" : "ies", DB.Root)
+                          .str());
+    return R;
+  }
+  std::vector<std::string> Dirs;
+  for (const std::string &F : Inputs) {
+    if (!sys::fs::is_directory(F)) {
+      R.Files.push_back(F);
+      continue;
+    }
+    auto Tree = cudaSourcesUnder(F);
+    if (!Tree)
+      return Tree.takeError();
+    for (const auto &[Inc, By] : Tree->Included)
+      R.Notes.push_back("note: '" + Inc + "' is #included by '" + By +
+                        "'; it is ported as part of it");
+    R.Files.insert(R.Files.end(), Tree->Units.begin(), Tree->Units.end());
+    Dirs.push_back(absolutePath(F));
+  }
+  if (Dirs.size() == 1 && !R.Files.empty())
+    R.ProjectRoot = Dirs.front();
+  else if (!Dirs.empty())
+    return makeUsageError("--all takes one project directory");
+  if (R.Files.empty())
+    return makeUsageError("no .cu file under '{0}'", Dirs.front());
+  if (!Dirs.empty())
+    R.Notes.push_back(
+        formatv("{0} translation unit(s) under {1}", R.Files.size(), Dirs.front()).str());
+  return R;
 }
 
 namespace {

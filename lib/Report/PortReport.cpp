@@ -3,6 +3,7 @@
 #include "forge/Arch/Occupancy.h"
 #include "forge/Port/ProjectFiles.h"
 #include "forge/Port/ResourceTable.h"
+#include "forge/Support/FileUtil.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -84,7 +85,9 @@ void printResources(raw_ostream &OS, const FilePortResult &R, unsigned Assumed, 
   port::ResourceTable T = tableOf(R, Assumed, All);
   if (T.Rows.empty() && !T.NotListed)
     return;
-  OS << "resources per kernel, " << R.Source->Name << " -> " << R.Target->Name
+  // The source arch's column only where it was compiled (PortSession.h).
+  std::string From = R.Check.Results.size() > 1 ? std::string(R.Source->Name) + " -> " : "";
+  OS << "resources per kernel, " << From << R.Target->Name
      << " (occupancy predicted from the Arch database; no GPU measured it):\n";
   auto Line = [&](StringRef Name, StringRef Regs, StringRef Spills, StringRef Smem,
                   StringRef Block, StringRef Occ) {
@@ -267,8 +270,13 @@ Json portFileJson(const FilePortResult &R, unsigned AssumedBlockThreads, bool Al
     F.push_back(findingJson(X));
   port::ResourceTable Table = tableOf(R, AssumedBlockThreads, AllKernels);
   Json Val = nullptr;
-  if (R.Check.Ran)
-    Val = {{"target", R.Target->Name}, {"compiles", R.Check.TargetOK}};
+  if (R.Check.Ran) {
+    Val = {{"target", R.Target->Name},
+           {"compiles", R.Check.TargetOK},
+           {"source_compile", port::sourceCompileName(R.Check.Source).str()}};
+    if (R.Check.Results.size() > 1)
+      Val["source_compiles"] = R.Check.sourceOK();
+  }
   return {{"file", R.File},
           {"target", R.Target->Name},
           {"source", R.Source ? R.Source->Name : ""},
@@ -328,9 +336,9 @@ void renderBuildFiles(raw_ostream &OS, const port::PortResult &R) {
 void renderPortSummary(raw_ostream &OS, const port::PortResult &R) {
   unsigned Errors = 0, Warnings = 0, Fixed = 0, Compiles = 0, Fails = 0, Unchecked = 0;
   // Files below the current directory are named relative to it.
-  std::string Here = port::absolutePath(".");
+  std::string Here = absolutePath(".");
   auto Name = [&](const std::string &File) {
-    std::string Abs = port::absolutePath(File);
+    std::string Abs = absolutePath(File);
     return sys::path::is_absolute(File) && port::isUnder(Abs, Here)
                ? port::relativePath(Abs, Here)
                : File;
@@ -394,7 +402,7 @@ Json portSarif(const port::PortResult &Run, ArrayRef<port::PassInfo> Passes) {
   std::set<std::string> Seen;
   for (const FilePortResult &R : Run.Files)
     for (const Finding &F : R.Completed ? R.Findings : std::vector<Finding>()) {
-      if (!Seen.insert((port::absolutePath(F.Loc.File) + ":" + Twine(F.Span.Offset) + ":" + F.Pass + ":" + F.Message)
+      if (!Seen.insert((absolutePath(F.Loc.File) + ":" + Twine(F.Span.Offset) + ":" + F.Pass + ":" + F.Message)
                            .str())
                .second)
         continue;

@@ -14,6 +14,13 @@ using namespace llvm;
 
 namespace forge {
 
+std::string absolutePath(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return P.str().str();
+}
+
 Expected<std::string> readFile(StringRef Path) {
   if (sys::fs::is_directory(Path))
     return makeError("'{0}' is a directory, not a file", Path);

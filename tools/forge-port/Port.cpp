@@ -10,8 +10,8 @@
 #include "SharedOptions.h"
 #include "forge/Port/PortSession.h"
 #include "forge/Port/ProjectFiles.h"
-#include "forge/Support/FileUtil.h"
 #include "forge/Report/PortReport.h"
+#include "forge/Support/FileUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -81,53 +81,6 @@ cl::opt<std::string> SarifLog("sarif-log",
                               cl::value_desc("file"), cl::cat(PortCategory),
                               cl::sub(portCommand()));
 
-/// The files of a project-mode run (--all) and its root: the compile
-/// database's translation units, or the .cu files under the directories.
-Error projectFiles(port::PortSessionOptions &O) {
-  if (Files.empty()) {
-    if (BuildPath.empty())
-      return makeUsageError("--all ports a project: give -p <build-dir> (its "
-                            "compile_commands.json) or the directories to port");
-    auto DB = port::compileDatabaseSources(BuildPath);
-    if (!DB)
-      return DB.takeError();
-    if (DB->Units.empty())
-      return makeUsageError("the compile database in '{0}' has no CUDA translation unit",
-                            BuildPath);
-    O.Files = DB->Units;
-    O.ProjectRoot = DB->Root;
-    errs() << formatv("forge-port: {0} CUDA translation unit(s) in {1}/compile_commands.json "
-                      "({2} other entr{3}); project root {4}\n",
-                      DB->Units.size(), BuildPath, DB->Skipped, DB->Skipped == 1 ? "y" : "ies",
-                      DB->Root);
-    return Error::success();
-  }
-  std::vector<std::string> Dirs;
-  for (const std::string &F : Files) {
-    if (!sys::fs::is_directory(F)) {
-      O.Files.push_back(F);
-      continue;
-    }
-    auto Tree = port::cudaSourcesUnder(F);
-    if (!Tree)
-      return Tree.takeError();
-    for (const auto &[Inc, By] : Tree->Included)
-      errs() << "forge-port: note: '" << Inc << "' is #included by '" << By
-             << "'; it is ported as part of it\n";
-    O.Files.insert(O.Files.end(), Tree->Units.begin(), Tree->Units.end());
-    Dirs.push_back(port::absolutePath(F));
-  }
-  if (Dirs.size() == 1 && O.Files.size() >= 1)
-    O.ProjectRoot = Dirs.front();
-  else if (!Dirs.empty())
-    return makeUsageError("--all takes one project directory");
-  if (O.Files.empty())
-    return makeUsageError("no .cu file under '{0}'", Dirs.front());
-  if (!Dirs.empty())
-    errs() << formatv("forge-port: {0} translation unit(s) under {1}\n", O.Files.size(),
-                      Dirs.front());
-  return Error::success();
-}
 } // namespace
 
 int forge::tool::runPort(const Invocation &Inv) {
@@ -148,25 +101,15 @@ int forge::tool::runPort(const Invocation &Inv) {
   if (O.Output.K == OutputChoice::Kind::File &&
       (sys::fs::is_directory(O.Output.Path) || StringRef(O.Output.Path).ends_with("/")))
     O.Output.K = OutputChoice::Kind::Tree;
-  if (All) {
-    if (Error E = projectFiles(O))
-      return reportError(std::move(E));
-  } else {
-    if (Files.empty())
-      return reportError(makeUsageError("no input file (--all ports a whole project)"));
-    for (const std::string &F : Files)
-      if (sys::fs::is_directory(F))
-        return reportError(
-            makeUsageError("'{0}' is a directory; --all ports every .cu under it", F));
-    O.Files.assign(Files.begin(), Files.end());
-    if (!BuildPath.empty()) { // the compile database's tree is the project
-      auto DB = port::compileDatabaseSources(BuildPath);
-      if (DB)
-        O.ProjectRoot = DB->Root;
-      else
-        consumeError(DB.takeError()); // the file's own lookup says why
-    }
-  }
+  auto Inputs = port::portInputs(std::vector<std::string>(Files.begin(), Files.end()),
+                                 BuildPath, All);
+  if (!Inputs)
+    return reportError(Inputs.takeError());
+  for (const std::string &N : Inputs->Notes)
+    errs() << "forge-port: " << N << "\n";
+  O.Files = std::move(Inputs->Files);
+  O.ProjectRoot = std::move(Inputs->ProjectRoot);
+  O.Database = std::move(Inputs->Database);
   bool Project = O.Files.size() > 1 || O.Output.K == OutputChoice::Kind::Tree;
   O.ScanBuildFiles = All && !O.ProjectRoot.empty();
   bool Text = OutputFormat == Format::Text;

@@ -19,6 +19,8 @@
 
 namespace forge::frontend {
 
+class CompileDatabase;
+
 enum class Side { Host, Device };
 
 /// Where the prelude is mapped in the parser's virtual file system.
@@ -69,8 +71,15 @@ struct TranslatedFlags {
 /// the source file and output options are dropped.
 TranslatedFlags translateNvccFlags(llvm::ArrayRef<std::string> Arguments);
 
-/// Reads compile_commands.json from BuildDir and returns the translated
-/// flags for File.
+/// The translated flags of one compile command (a compilation database
+/// entry's arguments, run in Directory): nvcc's --options-file files are
+/// read, and relative -I directories made relative to Directory.
+TranslatedFlags translateCompileCommand(llvm::ArrayRef<std::string> CommandLine,
+                                        llvm::StringRef Directory);
+
+/// Loads the compilation database in BuildDir and returns the translated
+/// flags for File (CompileDatabase::flagsOf; load it once to look up
+/// several files).
 llvm::Expected<TranslatedFlags> flagsFromCompilationDatabase(llvm::StringRef BuildDir,
                                                             llvm::StringRef File);
 
@@ -85,6 +94,10 @@ std::vector<std::string> nvccFlagsFromClangArgs(llvm::ArrayRef<std::string> Clan
 /// Clang's --cuda-gpu-arch), else sm_80; an arch name in the flags that the
 /// Arch database does not know is a usage error.
 llvm::Expected<ParseOptions> makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir,
+                                              const arch::TargetInfo *Target,
+                                              llvm::ArrayRef<std::string> ExtraArgs);
+/// The same with a database already loaded (null: none).
+llvm::Expected<ParseOptions> makeParseOptions(llvm::StringRef File, const CompileDatabase *DB,
                                               const arch::TargetInfo *Target,
                                               llvm::ArrayRef<std::string> ExtraArgs);
 

@@ -31,6 +31,10 @@ struct PassRunOptions {
   /// When set, the user's files either side's preprocessor entered are
   /// added (PreprocessorFacts::Files).
   std::set<std::string> *Files = nullptr;
+  /// A C/C++ unit that nvcc compiles with the host compiler alone (a .cpp
+  /// without '-x cu'): no device code of it is ever compiled, so its
+  /// device side is not parsed.
+  bool HostOnly = false;
 };
 
 /// Parses File for the host and for the target's device side, runs every
@@ -41,7 +45,8 @@ llvm::Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &O
                           llvm::StringRef File, PortDiagnostics &Diag,
                           frontend::ParseDiagnostics &ParseDiags);
 
-/// Counts the errors Clang reports for Contents parsed as File, both sides,
+/// Counts the errors Clang reports for Contents parsed as File, both sides
+/// (the host side alone when HostOnly),
 /// for the target (the re-parse check of a patched file), less those that
 /// one of the Explaining passes reports itself (PortPass::explainsParseError),
 /// as runPortPasses counts them. Overlay: other files (absolute paths, the
@@ -52,7 +57,7 @@ countParseErrors(const frontend::Toolchain &TC, const frontend::ParseOptions &Op
                  llvm::StringRef File, llvm::StringRef Contents,
                  llvm::ArrayRef<const PassInfo *> Explaining = {},
                  const std::map<std::string, std::string> &Overlay = {},
-                 std::vector<std::string> *Messages = nullptr);
+                 std::vector<std::string> *Messages = nullptr, bool HostOnly = false);
 
 } // namespace forge::port
 

@@ -5,8 +5,9 @@
 /// target (host and device side), their safe fixes become a patch that must
 /// re-parse with no new errors, the result is written where the options say
 /// (atomically; a failed file is never written), and nvcc compiles it for
-/// the target and the source arch to compare registers, spills, shared
-/// memory and predicted occupancy. nvcc, not Clang, decides whether the
+/// the target (and, when the user names the source arch or the file's flags
+/// do, for the source arch) to compare registers, spills, shared memory and
+/// predicted occupancy. nvcc, not Clang, decides whether the
 /// file builds: parse errors that nvcc does not raise are regions whose
 /// findings may be incomplete, not a failure. The CLI, the CMake integration and the
 /// cluster executor call this; rendering is in Report/PortReport.h.
@@ -17,6 +18,7 @@
 
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Build/CompileResult.h"
+#include "forge/Frontend/CompileDatabase.h"
 #include "forge/Frontend/Toolchain.h"
 #include "forge/Port/BuildFlags.h"
 #include "forge/Port/PortDiagnostics.h"
@@ -40,6 +42,9 @@ struct PortSessionOptions {
   /// the arch in the file's compile flags, else sm_80.
   const arch::TargetInfo *Source = nullptr;
   std::string BuildDir;               ///< compile_commands.json; empty: none
+  /// BuildDir's database, loaded once for the run (the caller may have
+  /// loaded it to list the units); null: run() loads it.
+  std::shared_ptr<const frontend::CompileDatabase> Database;
   std::vector<std::string> ExtraArgs; ///< the user's Clang arguments
   std::vector<const PassInfo *> Passes;
   OutputChoice Output;
@@ -52,7 +57,8 @@ struct PortSessionOptions {
   bool WarningsAsErrors = false;
   /// -i rewrites, and -o overwrites, a file without write permission.
   bool Force = false;
-  /// Compile the result with nvcc for the target (and the source arch).
+  /// Compile the result with nvcc for the target (and the source arch when
+  /// it is compared, see SourceCompile).
   bool Validate = true;
   std::string CudaPath;         ///< empty: the usual places
   unsigned ValidateTimeoutS = 0; ///< per nvcc run; 0: the driver's default
@@ -78,13 +84,30 @@ struct PortSessionOptions {
   bool ScanBuildFiles = false;
 };
 
+/// Whether nvcc compiled the file for the source arch too, and why.
+enum class SourceCompile {
+  /// Nothing named the source arch (no --from, no arch in the file's compile
+  /// flags): the default sm_80 is not compared against.
+  NotAsked,
+  SameArch, ///< the source arch is the target
+  /// A C/C++ unit nvcc compiles as host code: the same for every arch.
+  HostOnly,
+  Compared, ///< named by --from or the flags: the resource comparison
+  /// The target compile failed: does the same text build for the source?
+  TargetFailed,
+};
+llvm::StringRef sourceCompileName(SourceCompile S);
+
 /// nvcc's verdict on the result: Results[0] for the target, Results[1] for
-/// the source arch when it differs.
+/// the source arch when it was compiled too (Source says why).
 struct Validation {
   bool Ran = false;
   bool TargetOK = false;
   std::string Note; ///< why it did not run
   std::vector<build::CompileResult> Results;
+  SourceCompile Source = SourceCompile::NotAsked;
+  /// Results[1] exists and is ok.
+  bool sourceOK() const { return Results.size() > 1 && Results[1].ok(); }
 };
 
 /// A message of the run about one file, in the order it arose.
@@ -214,8 +237,10 @@ private:
   /// Project-file texts the unit includes, patched (absolute path -> text).
   std::map<std::string, std::string> patchedIncludes(const Unit &U,
                                                      const PortResult &Out) const;
+  /// nvcc on R.Result for each arch, at once; Results in their order.
   Validation validate(const FilePortResult &R, const frontend::ParseOptions &PO,
-                      const std::map<std::string, std::string> &Includes);
+                      const std::map<std::string, std::string> &Includes,
+                      llvm::ArrayRef<const arch::TargetInfo *> Archs);
   std::string rootOf(const std::string &File) const;
 
   PortSessionOptions O;

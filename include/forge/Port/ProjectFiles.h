@@ -12,16 +12,16 @@
 #ifndef FORGE_PORT_PROJECTFILES_H
 #define FORGE_PORT_PROJECTFILES_H
 
+#include "forge/Frontend/CompileDatabase.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace forge::port {
-
-/// Path made absolute and lexically normalised ("a/../b" -> "b").
-std::string absolutePath(llvm::StringRef Path);
 
 /// True when Path is Dir or lies below it (both absolute and normalised).
 bool isUnder(llvm::StringRef Path, llvm::StringRef Dir);
@@ -44,12 +44,9 @@ struct DatabaseSources {
   /// runtime's header): how many.
   unsigned Skipped = 0;
 };
+DatabaseSources compileDatabaseSources(const frontend::CompileDatabase &DB);
+/// The same, loading BuildDir's database (a usage error when there is none).
 llvm::Expected<DatabaseSources> compileDatabaseSources(llvm::StringRef BuildDir);
-
-/// The arguments of File's compile command in the compilation database in
-/// BuildDir (the first entry for it), as the database gives them.
-llvm::Expected<std::vector<std::string>> compileCommandOf(llvm::StringRef BuildDir,
-                                                          llvm::StringRef File);
 
 /// The CUDA sources under a directory tree, without a compilation database.
 struct TreeSources {
@@ -101,6 +98,26 @@ public:
 private:
   std::string Root, Dir;
 };
+
+/// The files a port runs on and its project root, from the command line.
+struct PortInputs {
+  std::vector<std::string> Files;
+  /// Empty: each file's own directory.
+  std::string ProjectRoot;
+  /// BuildDir's compilation database, loaded once for the run; null when
+  /// BuildDir is empty or it could not be loaded (outside project mode, each
+  /// file's lookup then says why).
+  std::shared_ptr<const frontend::CompileDatabase> Database;
+  /// What was found, for the user ("12 CUDA translation unit(s) in ...").
+  std::vector<std::string> Notes;
+};
+/// Project mode (All): the CUDA translation units of the compilation
+/// database in BuildDir when Inputs is empty, else the given files and the
+/// units under the one directory among them (cudaSourcesUnder), whose root
+/// is that directory. Otherwise Inputs are files (a directory is a usage
+/// error) and the root is that of BuildDir's database, if any.
+llvm::Expected<PortInputs> portInputs(llvm::ArrayRef<std::string> Inputs,
+                                      llvm::StringRef BuildDir, bool All);
 
 /// Rewrites the quoted #include lines of Text, a file that lived in FromDir
 /// and is written to ToDir, whose target exists relative to FromDir but not

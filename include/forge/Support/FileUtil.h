@@ -11,6 +11,10 @@
 
 namespace forge {
 
+/// Path made absolute (against the current directory) and lexically
+/// normalised ("a/../b" -> "b"); symbolic links are not resolved.
+std::string absolutePath(llvm::StringRef Path);
+
 /// Reads a whole file; the error names the file and the reason.
 llvm::Expected<std::string> readFile(llvm::StringRef Path);
 

@@ -36,7 +36,6 @@ TEST(ProjectPaths, RelativeAndUnder) {
   EXPECT_TRUE(isUnder("/p", "/p"));
   EXPECT_FALSE(isUnder("/pq/k.cu", "/p")) << "a prefix of the name is not a parent";
   EXPECT_TRUE(isUnder("/any/file", "/"));
-  EXPECT_EQ(absolutePath("/p/a/../b/./k.cu"), "/p/b/k.cu");
 }
 
 TEST_F(ProjectFilesTest, IncludedCudaFilesAreNotUnitsOfTheirOwn) {
@@ -151,6 +150,38 @@ TEST_F(ProjectFilesTest, CompileDatabaseUnitsAndRoot) {
   EXPECT_FALSE(bool(None));
   llvm::consumeError(None.takeError());
   (void)B;
+}
+
+TEST_F(ProjectFilesTest, PortInputsFromTheDatabaseOrTheFiles) {
+  std::string A = write("p/a/a.cu", "");
+  write("build/compile_commands.json",
+        "[{\"directory\": \"" + Root + "/p\", \"command\": \"nvcc -c a/a.cu\", \"file\": "
+        "\"a/a.cu\"}]");
+  // Project mode from the database: its units and root, the database kept.
+  auto All = portInputs({}, Root + "/build", /*All=*/true);
+  ASSERT_TRUE(bool(All)) << llvm::toString(All.takeError());
+  EXPECT_EQ(All->Files, std::vector<std::string>{A});
+  EXPECT_EQ(All->ProjectRoot, Root + "/p");
+  ASSERT_TRUE(All->Database != nullptr);
+  EXPECT_EQ(All->Notes.size(), 1u);
+  // One file with -p: the database's tree is the project.
+  auto One = portInputs({A}, Root + "/build", /*All=*/false);
+  ASSERT_TRUE(bool(One)) << llvm::toString(One.takeError());
+  EXPECT_EQ(One->ProjectRoot, Root + "/p");
+  EXPECT_TRUE(One->Database != nullptr);
+  // A directory: its units, and it is the root.
+  auto Dir = portInputs({Root + "/p"}, "", /*All=*/true);
+  ASSERT_TRUE(bool(Dir)) << llvm::toString(Dir.takeError());
+  EXPECT_EQ(Dir->Files, std::vector<std::string>{A});
+  EXPECT_EQ(Dir->ProjectRoot, Root + "/p");
+  EXPECT_EQ(Dir->Database, nullptr);
+  // Usage errors: a directory without --all, nothing to port.
+  auto NotAll = portInputs({Root + "/p"}, "", /*All=*/false);
+  EXPECT_FALSE(bool(NotAll));
+  llvm::consumeError(NotAll.takeError());
+  auto Nothing = portInputs({}, "", /*All=*/true);
+  EXPECT_FALSE(bool(Nothing));
+  llvm::consumeError(Nothing.takeError());
 }
 
 } // namespace

@@ -8,6 +8,13 @@
 
 using namespace forge;
 
+TEST(FileUtil, AbsolutePathIsNormalised) {
+  EXPECT_EQ(absolutePath("/p/a/../b/./k.cu"), "/p/b/k.cu");
+  llvm::SmallString<128> Here;
+  ASSERT_FALSE(llvm::sys::fs::current_path(Here));
+  EXPECT_EQ(absolutePath("x/../k.cu"), (Here + "/k.cu").str());
+}
+
 TEST(FileUtil, AtomicWriteReplacesAndKeepsMode) {
   llvm::SmallString<128> Dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-fileutil", Dir));

@@ -1,0 +1,56 @@
+//===- CompileDatabaseTest.cpp - compile_commands.json, loaded once -------===//
+#include "forge/Frontend/CompileDatabase.h"
+#include "forge/Support/FileUtil.h"
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+
+using namespace forge;
+using namespace forge::frontend;
+
+namespace {
+
+TEST(CompileDatabase, OneLoadServesRawArgsFlagsAndEntries) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-compdb", Dir));
+  std::string Root = absolutePath(Dir);
+  ASSERT_FALSE(bool(writeFileAtomically(Root + "/k.cu", "__global__ void k() {}\n")));
+  ASSERT_FALSE(bool(writeFileAtomically(
+      Root + "/compile_commands.json",
+      "[{\"directory\": \"" + Root + "\", \"command\": \"nvcc -arch=sm_90a -Iinc -DX=1 -c "
+      "k.cu\", \"file\": \"k.cu\"}]")));
+  auto DB = CompileDatabase::load(Root);
+  ASSERT_TRUE(bool(DB)) << llvm::toString(DB.takeError());
+  auto Args = (*DB)->argumentsOf(Root + "/k.cu");
+  ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
+  EXPECT_EQ(Args->front(), "nvcc");
+  EXPECT_NE(std::find(Args->begin(), Args->end(), "-arch=sm_90a"), Args->end());
+  auto Flags = (*DB)->flagsOf(Root + "/k.cu");
+  ASSERT_TRUE(bool(Flags)) << llvm::toString(Flags.takeError());
+  EXPECT_EQ(Flags->Archs, std::vector<std::string>{"sm_90a"});
+  EXPECT_NE(std::find(Flags->ClangArgs.begin(), Flags->ClangArgs.end(), "-I" + Root + "/inc"),
+            Flags->ClangArgs.end())
+      << "a relative -I is relative to the entry's directory";
+  EXPECT_EQ((*DB)->allCommands().size(), 1u);
+  llvm::sys::fs::remove_directories(Dir);
+  // (A directory below Root would find Root's: Clang looks in the parents.)
+  llvm::SmallString<128> Empty;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-compdb-none", Empty));
+  auto None = CompileDatabase::load(Empty);
+  EXPECT_FALSE(bool(None));
+  llvm::consumeError(None.takeError());
+  llvm::sys::fs::remove_directories(Empty);
+}
+
+TEST(CompileDatabase, WhatCompilesAsCuda) {
+  EXPECT_TRUE(compilesAsCuda("k.cu", {}));
+  EXPECT_FALSE(compilesAsCuda("main.cpp", {"g++", "-c", "main.cpp"}));
+  EXPECT_TRUE(compilesAsCuda("main.cpp", {"nvcc", "-x", "cu", "-c", "main.cpp"}));
+  EXPECT_TRUE(compilesAsCuda("main.cc", {"clang++", "-x", "cuda", "main.cc"}));
+  EXPECT_TRUE(compilesAsCuda("main.cc", {"nvcc", "-xcu", "main.cc"}));
+  EXPECT_TRUE(isHostSourceName("a/main.cpp"));
+  EXPECT_TRUE(isHostSourceName("x.c"));
+  EXPECT_FALSE(isHostSourceName("k.cu"));
+  EXPECT_FALSE(isHostSourceName("k.cuh"));
+}
+
+} // namespace
