@@ -13,13 +13,13 @@
 # GPU's results against the CPU's and prints "Passed" or "FAILED".
 #
 # Rodinia (second table; trees made by utils/gpu/make-legacy-rodinia.sh):
-#   .legacy/rodinia-orig/cuda/{kmeans,mummergpu}  the CUDA programs as fetched
-#   .legacy/rodinia-orig/openmp/kmeans_openmp     kmeans' OpenMP version
-#   .legacy/rodinia/cuda/{kmeans,mummergpu}       their forge-port ports
+#   .legacy/rodinia-orig/cuda/{kmeans,mummergpu,nn}  the CUDA programs as fetched
+#   .legacy/rodinia-orig/openmp/{kmeans_openmp,nn}  kmeans' and nn's OpenMP versions
+#   .legacy/rodinia/cuda/{kmeans,mummergpu,nn}    their forge-port ports
 #   .legacy/rodinia/data/                         generated inputs
 # Rodinia has no verification mode: the ported program's output is compared
-# with its CPU reference's on the same input (kmeans: the OpenMP version;
-# mummergpu: its own -C mode).
+# with its CPU reference's on the same input (kmeans, nn: the OpenMP
+# versions; mummergpu: its own -C mode).
 #
 #   utils/gpu/legacy-check.sh OUT     (LEGACY_SECTIONS="shoc rodinia" by default)
 set -uo pipefail
@@ -165,6 +165,52 @@ if [ $ported = builds ]; then
     [ "$lines" -gt 0 ] && cmp -s <(sort "$OUT/$n/gpu.out") <(sort "$OUT/$n/cpu.out") && same="same lines, other order"
     run="FAIL: exit $rc/$rcref, $(grep -vc '^>' "$OUT/$n/gpu.out")/$lines match lines, $same"
   fi
+fi
+row $n "$orig" "$ported" "$ref" "$run"
+
+# nn (cudaThreadSynchronize). The 10 records nearest to (30.03, 90.01): the
+# GPU prints them sorted ("REC --> Distance=%f", stdout), the OpenMP version
+# in its own order ("REC --> %f", stderr). Both are compared with the 10
+# nearest computed here from the data in double: sorted distances within
+# 1e-4 (float sqrtf of values below 400 on either side, 1 ulp is 3e-5;
+# printed to 1e-6), every record among the 10 nearest (or tied with the
+# 10th, which either program may keep).
+n=nn
+mkdir -p "$OUT/$n"
+orig=$(origbuild $n nn_cuda.cu)
+ported=builds
+(cd "$R/cuda/$n" && "$NVCC" -arch="$ARCH" -O2 -o "$OUT/$n/nn" nn_cuda.cu) > "$OUT/$n/build.log" 2>&1 || ported=fails
+ref=builds
+(cd "$RO/openmp/nn" && gcc -O2 -fopenmp -o "$OUT/$n/nn_omp" nn_openmp.c -lm) > "$OUT/$n/ref.log" 2>&1 || ref=fails
+run=-
+if [ $ported = builds ] && [ $ref = builds ]; then
+  (cd "$D" && timeout 300 "$OUT/$n/nn" nn-list.txt -r 10 -lat 30.03 -lng 90.01) > "$OUT/$n/gpu.out" 2>&1
+  rc=$?
+  (cd "$D" && timeout 300 "$OUT/$n/nn_omp" nn-list.txt 10 30.03 90.01) > "$OUT/$n/cpu.out" 2>&1
+  rcref=$?
+  run=$(python3 - "$D" "$OUT/$n/gpu.out" "$OUT/$n/cpu.out" $rc $rcref <<'PY'
+import math, re, sys
+data, gpu, cpu, rc, rcref = sys.argv[1:]
+k, lat, lng = 10, 30.03, 90.01
+def dist(r):
+    return math.hypot(float(r[27:32]) - lat, float(r[33:38]) - lng)
+recs = [l.rstrip('\n') for f in open(data + '/nn-list.txt').read().split()
+        for l in open(data + '/' + f)]
+true = sorted((dist(r), r) for r in recs)
+# records either program may return: up to the k-th distance (ties at it)
+allowed = {r for d, r in true if d <= true[k - 1][0] + 1e-4}
+def hits(path):
+    return sorted((float(m.group(2)), m.group(1))
+                  for m in re.finditer(r'^(.{48}) --> (?:Distance=)?(-?[0-9.]+)$', open(path).read(), re.M))
+g, c = hits(gpu), hits(cpu)
+def dev(h):
+    return max(abs(a[0] - b[0]) for a, b in zip(h, true)) if len(h) == k else float('inf')
+bad = len({r for d, r in g + c} - allowed)
+ok = rc == '0' and rcref == '0' and dev(g) <= 1e-4 and dev(c) <= 1e-4 and bad == 0
+print('%s: exit %s/%s, %d/%d records, max |distance - exact| gpu %.1e omp %.1e, %d not among the %d nearest'
+      % ('PASS' if ok else 'FAIL', rc, rcref, len(g), len(c), dev(g), dev(c), bad, k))
+PY
+)
 fi
 row $n "$orig" "$ported" "$ref" "$run"
 fi

@@ -16,12 +16,13 @@
 #        centres is re-enabled, so that there is something to compare
 #   .legacy/rodinia-orig/cuda/mummergpu       src/ as fetched (its CPU
 #        reference is its own `-C` mode, mummergpu_gold.cpp)
+#   .legacy/rodinia-orig/cuda/nn, openmp/nn   nn and its OpenMP version
 #   .legacy/rodinia/cuda/...                  `forge-port --all DIR --to sm_90
 #        --no-validate -o OUT/` of each program directory above
 #   .legacy/rodinia/data/                     generated inputs (below)
 # and checks here what needs no GPU: nvcc 13 rejects the original, builds the
 # ported one, and the OpenMP reference builds with gcc -fopenmp and runs on
-# the generated input.
+# the generated input (nn's too).
 set -euo pipefail
 src=${1:?the Rodinia git directory or tree}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -122,6 +123,45 @@ with open(sys.argv[2], 'w') as f:
         f.write('>q%d\n%s\n' % (q, ''.join(s)))
 PY
 
+# --- nn (no texture: cudaThreadSynchronize, removed in CUDA 13). CPU
+# reference: openmp/nn/nn_openmp.c (the directory's prebuilt binaries are
+# dropped). Input: Rodinia's hurricane record format (hurricane_gen.c's
+# "%4d %2d %2d %2d %2d %-9s %5.1f %5.1f %4d %4d", 49 bytes a line), but
+# deterministic (hurricane_gen seeds with the time) and with distinct
+# (lat, lng) pairs: 40 000 records in 4 files and a list naming them
+# (relative to data/, where the check runs the programs).
+take cuda/nn "$orig/cuda/nn"
+take openmp/nn "$orig/openmp/nn"
+rm -f "$orig/openmp/nn/nn" "$orig/openmp/nn/hurricane_gen"
+portdir nn
+python3 - "$port/data" <<'PY'
+import sys
+d = sys.argv[1]
+seed = 777
+def rnd(n):  # a plain LCG: the same files on any machine
+    global seed
+    seed = (seed * 1103515245 + 12345) % 2**31
+    return (seed >> 8) % n
+names = ["ALBERTO", "BERYL", "CHRIS", "DEBBY", "ERNESTO", "FLORENCE", "GORDON", "HELENE", "ISAAC",
+         "JOYCE", "KIRK", "LESLIE", "MICHAEL", "NADINE", "OSCAR", "PATTY", "RAFAEL", "SANDY", "TONY",
+         "VALERIE", "WILLIAM"]
+seen = set()
+with open(d + '/nn-list.txt', 'w') as lst:
+    for fno in range(4):
+        lst.write('nn-cane4_%d.db\n' % fno)
+        with open(d + '/nn-cane4_%d.db' % fno, 'w') as f:
+            n = 0
+            while n < 10000:
+                lat, lng = 70 + rnd(630), rnd(3580)  # tenths: 7.0-69.9, 0.0-357.9
+                if (lat, lng) in seen:
+                    continue
+                seen.add((lat, lng))
+                n += 1
+                f.write('%4d %2d %2d %2d %2d %-9s %5.1f %5.1f %4d %4d\n'
+                        % (1950 + rnd(55), 1 + rnd(12), 1 + rnd(28), [0, 6, 12, 18][rnd(4)], 1 + rnd(28),
+                           names[rnd(21)], lat / 10, lng / 10, 10 + rnd(155), rnd(900)))
+PY
+
 # --- checks that need no GPU: the CUDA file of each program with nvcc 13
 # (no link, no run), then the OpenMP kmeans on its input. mummergpu's -C
 # mode cannot run here (see above).
@@ -129,7 +169,7 @@ cd "$root/.legacy"
 log=$(mktemp)
 ref=$(mktemp -d)
 trap 'rm -rf "$ref" "$log"' EXIT
-for p in kmeans/kmeans_cuda.cu mummergpu/mummergpu.cu; do
+for p in kmeans/kmeans_cuda.cu mummergpu/mummergpu.cu nn/nn_cuda.cu; do
   d=$(dirname "$p")
   if (cd "rodinia-orig/cuda/$d" && "$nvcc" -arch=sm_90 -I. -c "$(basename "$p")" -o /dev/null) > "$log" 2>&1; then
     echo "$d: the original builds with nvcc 13 (expected to fail)"
@@ -146,4 +186,7 @@ done
    kmeans_clustering.c -lm)
 echo "kmeans: the OpenMP reference on data/kmeans-10k.txt:"
 "$ref/kmeans" -n 2 -k 5 -i rodinia/data/kmeans-10k.txt | grep -E '^[0-9]+:'
+(cd rodinia-orig/openmp/nn && gcc -w -O2 -fopenmp -o "$ref/nn" nn_openmp.c -lm)
+echo "nn: the OpenMP reference on data/nn-list.txt (5 nearest to 30.03, 90.01):"
+(cd rodinia/data && "$ref/nn" nn-list.txt 5 30.03 90.01 2>&1 >/dev/null)
 du -sh "$orig" "$port"
