@@ -1018,10 +1018,15 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
   if (S.Bound->HasSideEffects(Ctx))
     return No("the bound has side effects");
   // The vector copies of the body rewrite every use of the loop variable
-  // and every vectorised access: none of them may come from a macro (the
-  // scalar loop only rewrites the loop's header).
-  auto InMacro = [](const Stmt *X) {
-    return X->getBeginLoc().isMacroID() || X->getEndLoc().isMacroID();
+  // and every vectorised access: each must have text to rewrite (plain
+  // text, a whole macro invocation, or a macro argument expanded once:
+  // EditCollector::rangeOf), none inside a macro's body (the scalar loop
+  // only rewrites the loop's header).
+  EditCollector EC(In);
+  auto InMacro = [&](const Stmt *X) {
+    if (!X->getBeginLoc().isMacroID() && !X->getEndLoc().isMacroID())
+      return false;
+    return isa<Expr>(X) ? !EC.rangeOf(X->getSourceRange()) : !EC.rangeOfStatement(X);
   };
   if (InMacro(S.Body) || InMacro(S.Bound) || InMacro(S.Start) ||
       any_of(referencesTo(S.IV, S.Body), InMacro))

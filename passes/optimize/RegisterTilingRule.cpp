@@ -73,6 +73,12 @@ struct Gemm {
   std::string K;
   std::optional<std::string> M, N;
   std::string Batch;                          ///< the batch role, "" when none
+  /// The accumulator's type where the kernel is compiled: its own type, or
+  /// in a template on the element type the one type of the instantiations
+  /// in the file (`mm<float><<<...>>>`); the operands' element types alike.
+  QualType Elem, ElemA, ElemB;
+  bool Dependent = false; ///< the types depend on template parameters
+  const FunctionDecl *Instance = nullptr; ///< the instantiation, when Dependent
 };
 
 const Stmt *single(const Stmt *S) {
@@ -82,6 +88,22 @@ const Stmt *single(const Stmt *S) {
     S = CS->body_front();
   }
   return S;
+}
+
+/// The variable of Instance (an instantiation of the kernel template)
+/// instantiated from the pattern's local V, found by its location.
+const VarDecl *instantiatedVar(const VarDecl *V, const FunctionDecl &Instance) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    const VarDecl *Want, *Found = nullptr;
+    bool VisitVarDecl(VarDecl *D) {
+      if (D->getLocation() == Want->getLocation() && D->getName() == Want->getName())
+        Found = D;
+      return !Found;
+    }
+  } W;
+  W.Want = V;
+  W.TraverseStmt(Instance.getBody());
+  return W.Found;
 }
 
 /// The local variables that E references.
@@ -337,8 +359,44 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   G.Batch = P.role("batch").str();
   G.Loop = dyn_cast_or_null<ForStmt>(KL.S);
   G.P = KL.IV;
-  if (!G.Acc || !G.Acc->getType()->isRealFloatingType()) {
+  if (!G.Acc) {
     Why = "the accumulator is not a local float or double";
+    return std::nullopt;
+  }
+  G.Elem = G.Acc->getType().getCanonicalType().getUnqualifiedType();
+  if (G.Elem->isDependentType()) {
+    // A template on the element type: the rewrite keeps the template's own
+    // spelling (T) and chooses vectors and tiles by the type it is
+    // instantiated with in this file.
+    G.Dependent = true;
+    std::string Types;
+    G.Elem = QualType();
+    for (const FunctionDecl *Inst : instantiationsOf(In.Kernel)) {
+      const VarDecl *V = instantiatedVar(G.Acc, *Inst);
+      if (!V)
+        continue;
+      QualType T = V->getType().getCanonicalType().getUnqualifiedType();
+      if (G.Elem.isNull() || !Ctx.hasSameType(G.Elem, T)) {
+        G.Instance = Inst;
+        Types += (Types.empty() ? "" : ", ") + typeSpelling(T, Ctx);
+        if (!G.Elem.isNull()) {
+          Why = "the kernel template is instantiated with several element types (" + Types +
+                "); the rewrite is chosen by the element type";
+          return std::nullopt;
+        }
+        G.Elem = T;
+      }
+    }
+    if (G.Elem.isNull()) {
+      Why = "the accumulator's type '" + typeSpelling(G.Acc->getType(), Ctx) +
+            "' is a template parameter and the file instantiates the kernel with no type";
+      return std::nullopt;
+    }
+  }
+  if (!G.Elem->isRealFloatingType()) {
+    Why = G.Dependent ? "the accumulator is a '" + typeSpelling(G.Elem, Ctx) +
+                            "' in the kernel's one instantiation, not a float or double"
+                      : "the accumulator is not a local float or double";
     return std::nullopt;
   }
   if (R.Loops.size() != 1 || KL.Parent >= 0) {
@@ -459,6 +517,15 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
     Why = !G.AccDecl ? "'" + G.Acc->getNameAsString() + "' is not declared alone, with a value"
                      : "no statement stores the accumulator to global memory";
     return std::nullopt;
+  }
+  // The operands' element types where the kernel is compiled.
+  G.ElemA = G.ARead->getType().getCanonicalType().getUnqualifiedType();
+  G.ElemB = G.BRead->getType().getCanonicalType().getUnqualifiedType();
+  if (G.Dependent) {
+    const auto *IA = dyn_cast_or_null<Expr>(instantiatedStmt(G.ARead, *G.Instance));
+    const auto *IB = dyn_cast_or_null<Expr>(instantiatedStmt(G.BRead, *G.Instance));
+    G.ElemA = IA ? IA->getType().getCanonicalType().getUnqualifiedType() : QualType();
+    G.ElemB = IB ? IB->getType().getCanonicalType().getUnqualifiedType() : QualType();
   }
   if (!localsIn(G.Acc->getInit()).empty()) {
     Why = "the accumulator's initial value depends on local variables";
@@ -591,7 +658,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
   std::string RowT = typeSpelling(G.Row->getType(), Ctx), ColT = typeSpelling(G.Col->getType(), Ctx);
   std::string PT = typeSpelling(G.P->getType(), Ctx);
   std::string Init = textOf(G.Acc->getInit(), Ctx);
-  bool IsDouble = AccType->isSpecificBuiltinType(BuiltinType::Double);
+  bool IsDouble = G.Elem->isSpecificBuiltinType(BuiltinType::Double);
 
   EditCollector EC(In);
   const Stmt *Last = nullptr;
@@ -709,10 +776,14 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
   // 0. Block tiling for large products: 256 threads per block, a BM x BN
   // tile of C, BK-deep tiles of A (stored transposed) and B double-buffered
   // in shared memory, read with 16-byte vector loads.
-  QualType ElemA = G.ARead->getType().getUnqualifiedType(),
-           ElemB = G.BRead->getType().getUnqualifiedType();
+  // The element types where the kernel is compiled (a template's
+  // instantiation), and as the source spells them (T in a template).
+  QualType ElemA = G.ElemA, ElemB = G.ElemB;
+  QualType SpelledA = G.ARead->getType().getUnqualifiedType();
   auto BlockTiled = [&](int64_t BM, int64_t BN, int64_t BK) -> std::string {
     const int64_t NT = 256, TM = BM / 16, TN = BN / 16;
+    if (ElemA.isNull() || ElemB.isNull())
+      return "the operands' types in the template's instantiation are not known";
     bool Float = ElemA->isSpecificBuiltinType(BuiltinType::Float);
     if (!Ctx.hasSameType(ElemA, ElemB) ||
         !(Float || ElemA->isSpecificBuiltinType(BuiltinType::Double)))
@@ -730,8 +801,8 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
           .str();
     int64_t BX = L->Block[0], BY = L->Block[1];
     const int64_t VW = Float ? 4 : 2;
-    std::string E = typeSpelling(ElemA, Ctx), V = Float ? "float4" : "double2";
-    std::string EZero = zeroOf(ElemA, Ctx);
+    std::string E = typeSpelling(SpelledA, Ctx), V = Float ? "float4" : "double2";
+    std::string EZero = zeroOf(SpelledA, Ctx);
     const char *Lanes[] = {"x", "y", "z", "w"};
     uint64_t Bytes = uint64_t(2 * BK * (BM + BN)) * (Ctx.getTypeSize(ElemA) / 8);
     uint64_t Existing = frontend::totalBytes(frontend::staticSharedVariables(In.Kernel, Ctx));
@@ -899,6 +970,13 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
                        "memory, read as {1}.\n", BK, V).str();
     C += Ind + "if (blockDim.x * blockDim.y * blockDim.z != 256)\n";
     C += I1 + "__trap(); // register-tiling: sized for blocks of 256 threads only\n";
+    // A template's element type: the vectors suit the type it is
+    // instantiated with here; another instantiation fails to compile.
+    if (G.Dependent)
+      C += Ind + formatv("static_assert(sizeof({0}) == sizeof({1}) && {0}(0.5) != {0}(0), "
+                         "\"register-tiling: written for {0} = {1}, the type it is launched "
+                         "with\");\n",
+                         E, Float ? "float" : "double").str();
     C += Ind + formatv("__shared__ __align__(16) {0} {1}[2][{2}][{3}];\n", E, As, BK, BM).str();
     C += Ind + formatv("__shared__ __align__(16) {0} {1}[2][{2}][{3}];\n", E, Bs, BK, BN).str();
     C += Ind + formatv("const int {0} = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
@@ -1025,7 +1103,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     int64_t TM = std::clamp<int64_t>(Target / BY, 1, MaxPer);
     int64_t TN = std::clamp<int64_t>(Target / BX, 1, MaxPer);
     int64_t BM = BY * TM, BN = BX * TN;
-    uint64_t Bytes = uint64_t(BM * TK + TK * BN) * (Ctx.getTypeSize(AccType) / 8);
+    uint64_t Bytes = uint64_t(BM * TK + TK * BN) * (Ctx.getTypeSize(G.Elem) / 8);
     uint64_t Existing = frontend::totalBytes(frontend::staticSharedVariables(In.Kernel, Ctx));
     uint64_t Limit = uint64_t(In.Target.limits().StaticSharedMemPerBlock);
     std::string Mt = *G.M, Nt = *G.N, Kt = G.K;

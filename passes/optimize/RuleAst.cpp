@@ -538,18 +538,9 @@ textWithReplacements(const Stmt *S, ASTContext &Ctx,
                      ArrayRef<std::pair<SourceRange, std::string>> Repl) {
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
-  auto Range = [&](SourceRange R) -> std::optional<std::pair<FileID, std::pair<unsigned, unsigned>>> {
-    if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
-      return std::nullopt;
-    CharSourceRange CR = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
-    if (CR.isInvalid())
-      return std::nullopt;
-    auto [FB, B] = SM.getDecomposedLoc(CR.getBegin());
-    auto [FE, E] = SM.getDecomposedLoc(CR.getEnd());
-    if (FB != FE || E < B)
-      return std::nullopt;
-    return std::make_pair(FB, std::make_pair(B, E));
-  };
+  // Plain text, whole macro invocations, or one argument expanded once
+  // (editableRange): editing the text edits exactly the node.
+  auto Range = [&](SourceRange R) { return editableRange(SM, LO, R); };
   auto Whole = Range(S->getSourceRange());
   if (!Whole)
     return std::nullopt;
@@ -559,6 +550,10 @@ textWithReplacements(const Stmt *S, ASTContext &Ctx,
     return std::nullopt;
   std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> Parts;
   for (const auto &[R, T] : Repl) {
+    // Text that replaces tokens inside a macro invocation must not split
+    // an argument.
+    if ((R.getBegin().isMacroID() || R.getEnd().isMacroID()) && !fitsMacroArgument(T))
+      return std::nullopt;
     auto X = Range(R);
     if (!X || X->first != Whole->first || X->second.first < Whole->second.first ||
         X->second.second > Whole->second.second)
@@ -603,6 +598,9 @@ std::string typeSpelling(QualType T, ASTContext &Ctx) {
 }
 
 std::string zeroOf(QualType T, ASTContext &Ctx) {
+  // A template parameter's canonical type has no spelling ("type-parameter-0-0").
+  if (T->isDependentType())
+    return typeSpelling(T, Ctx) + "(0)";
   T = T.getCanonicalType().getUnqualifiedType();
   if (T->isSpecificBuiltinType(BuiltinType::Float))
     return "0.0f";

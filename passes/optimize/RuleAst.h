@@ -193,8 +193,10 @@ std::string freshName(llvm::StringRef Base, const clang::FunctionDecl &Kernel,
                       std::set<std::string> &Taken);
 
 /// The source text of S with some of its subexpressions replaced (each
-/// range must lie inside S and be plain text of S's file); none when S or a
-/// range is not plain text.
+/// range must lie inside S and be text of S's file that editableRange
+/// gives: plain text, whole macro invocations, or a macro argument that
+/// is expanded once); none when S or a range has no such text (a part of
+/// a macro's body), or two ranges overlap.
 std::optional<std::string>
 textWithReplacements(const clang::Stmt *S, clang::ASTContext &Ctx,
                      llvm::ArrayRef<std::pair<clang::SourceRange, std::string>> Repl);

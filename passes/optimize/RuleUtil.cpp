@@ -61,6 +61,126 @@ unsigned lineStart(StringRef Source, unsigned Offset) {
 }
 
 //===----------------------------------------------------------------------===//
+// Ranges through macros
+//===----------------------------------------------------------------------===//
+
+/// Whether Loc, a token of a function-like macro's argument, is in an
+/// argument written in a file (not passed on by another macro) that the
+/// macro's body expands exactly once, neither stringised nor pasted: then
+/// the argument's text spells this one expansion and nothing else.
+static bool argExpandedOnce(SourceLocation Loc, const SourceManager &SM, const LangOptions &LO) {
+  if (!Loc.isMacroID() || !SM.isMacroArgExpansion(Loc) ||
+      !SM.getImmediateSpellingLoc(Loc).isFileID())
+    return false;
+  // Where the parameter stands in the macro's body, and so in its #define.
+  SourceLocation Def = SM.getSpellingLoc(SM.getImmediateExpansionRange(Loc).getBegin());
+  if (Def.isInvalid() || !Def.isFileID())
+    return false;
+  auto [FID, Off] = SM.getDecomposedLoc(Def);
+  bool Invalid = false;
+  StringRef Buf = SM.getBufferData(FID, &Invalid);
+  if (Invalid || Off >= Buf.size())
+    return false;
+  // The logical line of the #define (continued lines included).
+  size_t Start = Buf.take_front(Off).rfind('\n');
+  Start = Start == StringRef::npos ? 0 : Start + 1;
+  while (Start > 0) {
+    StringRef Prev = Buf.take_front(Start - 1);
+    if (Prev.ends_with("\r"))
+      Prev = Prev.drop_back();
+    if (!Prev.ends_with("\\"))
+      break;
+    size_t NL = Prev.rfind('\n');
+    Start = NL == StringRef::npos ? 0 : NL + 1;
+  }
+  Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + Start, Buf.end());
+  Token T;
+  auto Next = [&] {
+    L.LexFromRawLexer(T);
+    return T;
+  };
+  auto Ident = [&](const Token &X) {
+    return X.is(tok::raw_identifier) ? X.getRawIdentifier() : StringRef();
+  };
+  if (Next().isNot(tok::hash) || Ident(Next()) != "define" || Ident(Next()).empty())
+    return false;
+  if (Next().isNot(tok::l_paren) || T.hasLeadingSpace() || T.isAtStartOfLine())
+    return false;
+  unsigned Len = Lexer::MeasureTokenLength(Def, SM, LO);
+  StringRef Param = Buf.substr(Off, Len);
+  bool IsParam = false;
+  while (true) {
+    Next();
+    if (T.is(tok::eof) || T.isAtStartOfLine())
+      return false;
+    if (T.is(tok::r_paren))
+      break;
+    if (Ident(T) == Param)
+      IsParam = true;
+  }
+  if (!IsParam)
+    return false;
+  // The body: the parameter once, at Def, and no # or ##.
+  unsigned Uses = 0;
+  bool AtDef = false;
+  while (Next().isNot(tok::eof) && !T.isAtStartOfLine()) {
+    if (T.isOneOf(tok::hash, tok::hashhash, tok::hashat))
+      return false;
+    if (Ident(T) == Param) {
+      ++Uses;
+      AtDef |= SM.getFileOffset(T.getLocation()) == Off;
+    }
+  }
+  return Uses == 1 && AtDef;
+}
+
+bool fitsMacroArgument(StringRef Text) {
+  int Depth = 0;
+  for (char C : Text) {
+    if (C == '(')
+      ++Depth;
+    else if (C == ')' && --Depth < 0)
+      return false;
+    else if (C == ',' && Depth == 0)
+      return false;
+  }
+  return Depth == 0;
+}
+
+std::optional<std::pair<FileID, std::pair<unsigned, unsigned>>>
+editableRange(const SourceManager &SM, const LangOptions &LO, SourceRange R) {
+  SourceLocation B = R.getBegin(), E = R.getEnd();
+  if (B.isInvalid() || E.isInvalid())
+    return std::nullopt;
+  if (B.isMacroID() || E.isMacroID()) {
+    SourceLocation MB = B, ME = E;
+    bool Whole = (!B.isMacroID() || Lexer::isAtStartOfMacroExpansion(B, SM, LO, &MB)) &&
+                 (!E.isMacroID() || Lexer::isAtEndOfMacroExpansion(E, SM, LO, &ME)) &&
+                 MB.isFileID() && ME.isFileID();
+    if (Whole) {
+      B = MB;
+      E = ME;
+    } else if (B.isMacroID() && E.isMacroID() && argExpandedOnce(B, SM, LO) &&
+               argExpandedOnce(E, SM, LO) &&
+               SM.getImmediateExpansionRange(B).getBegin() ==
+                   SM.getImmediateExpansionRange(E).getBegin()) {
+      B = SM.getImmediateSpellingLoc(B);
+      E = SM.getImmediateSpellingLoc(E);
+    } else {
+      return std::nullopt;
+    }
+  }
+  SourceLocation EndLoc = Lexer::getLocForEndOfToken(E, 0, SM, LO);
+  if (EndLoc.isInvalid() || EndLoc.isMacroID())
+    return std::nullopt;
+  auto [FB, OB] = SM.getDecomposedLoc(B);
+  auto [FE, OE] = SM.getDecomposedLoc(EndLoc);
+  if (FB != FE || OE < OB)
+    return std::nullopt;
+  return std::make_pair(FB, std::make_pair(OB, OE));
+}
+
+//===----------------------------------------------------------------------===//
 // EditCollector
 //===----------------------------------------------------------------------===//
 
@@ -80,26 +200,10 @@ std::optional<unsigned> EditCollector::offsetOf(SourceLocation Loc) const {
 }
 
 std::optional<std::pair<unsigned, unsigned>> EditCollector::rangeOf(SourceRange R) const {
-  // An expression that is one whole macro invocation (`PIX(x + dx, y)` whose
-  // expansion is the expression): the invocation as written, which can be
-  // replaced or copied whole. A part of an expansion has no range.
-  if (R.getBegin().isMacroID() && R.getEnd().isMacroID()) {
-    SourceLocation EB, EE;
-    if (!Lexer::isAtStartOfMacroExpansion(R.getBegin(), SM, LO, &EB) ||
-        !Lexer::isAtEndOfMacroExpansion(R.getEnd(), SM, LO, &EE) || EB.isMacroID() ||
-        EE.isMacroID() || SM.getExpansionRange(R.getBegin()).getAsRange() !=
-                              SM.getExpansionRange(R.getEnd()).getAsRange())
-      return std::nullopt;
-    R = SourceRange(EB, EE);
-  }
-  auto B = offsetOf(R.getBegin());
-  if (!B || R.getEnd().isMacroID())
+  auto X = editableRange(SM, LO, R);
+  if (!X || X->first != SM.getMainFileID() || X->second.second > Source.size())
     return std::nullopt;
-  SourceLocation EndLoc = Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, LO);
-  auto E = offsetOf(EndLoc);
-  if (!E || *E < *B)
-    return std::nullopt;
-  return std::make_pair(*B, *E);
+  return X->second;
 }
 
 std::optional<std::pair<unsigned, unsigned>>
@@ -162,6 +266,14 @@ bool EditCollector::replace(CharSourceRange R, StringRef Text) {
 }
 
 bool EditCollector::replace(SourceRange R, StringRef Text) {
+  if (R.getBegin().isMacroID() || R.getEnd().isMacroID()) {
+    // Whole invocations, or one argument expanded once (editableRange).
+    auto X = rangeOf(R);
+    if (!X || !fitsMacroArgument(Text))
+      return refuse(R.getBegin(), "the code to change is inside a macro expansion");
+    Edits.push_back({X->first, X->second - X->first, Text.str()});
+    return true;
+  }
   return replace(CharSourceRange::getTokenRange(R), Text);
 }
 
@@ -578,6 +690,10 @@ bool isModified(const VarDecl *V, const Stmt *Body, const Stmt *Except) {
     // A subscript reads its index (in a template the read has no
     // lvalue-to-rvalue cast yet).
     if (const auto *S = dyn_cast_or_null<ArraySubscriptExpr>(P); S && S->getIdx() == Child)
+      continue;
+    // ... and its pointer base (`const T *A` in `A[i]`: no cast yet either).
+    if (const auto *S = dyn_cast_or_null<ArraySubscriptExpr>(P);
+        S && S->getBase() == Child && R->getType()->isPointerType())
       continue;
     return true;
   }

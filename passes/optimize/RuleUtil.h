@@ -77,6 +77,29 @@ llvm::StringRef lineIndent(llvm::StringRef Source, unsigned Offset);
 /// The offset where the line that holds Offset begins.
 unsigned lineStart(llvm::StringRef Source, unsigned Offset);
 
+/// The characters [Begin, End) of one file that spell the tokens of R, when
+/// editing them edits exactly the AST node that R covers and nothing else:
+/// - R itself when both ends are plain file text;
+/// - from a macro invocation to another (or to plain text, or from plain
+///   text to an invocation) when R begins exactly where an invocation's
+///   expansion begins and ends exactly where one's ends: `AT(out, r, c) =
+///   v` or `RM(A, i, k, K)` whole; the text between is then exactly the
+///   node's tokens;
+/// - the text of a macro argument when R lies inside one argument of a
+///   function-like macro, written in the file (not passed on by another
+///   macro), that the macro's body expands exactly once and neither
+///   stringises nor pastes (`r` in `AT(out, r, c)` with `#define AT(p, r,
+///   c) p[(r) * n + (c)]`): the argument's text is then the node's only
+///   spelling.
+/// None otherwise (a part of a macro body, an argument expanded twice, ...).
+std::optional<std::pair<clang::FileID, std::pair<unsigned, unsigned>>>
+editableRange(const clang::SourceManager &SM, const clang::LangOptions &LO, clang::SourceRange R);
+
+/// Whether Text can replace tokens inside a macro invocation's arguments:
+/// its parentheses balance and no comma stands outside them (a comma in
+/// brackets, braces or a template's <> would split the argument).
+bool fitsMacroArgument(llvm::StringRef Text);
+
 /// Builds edits from Clang locations, refusing any that are not plain text
 /// of the main file (a macro expansion, a header): the first refusal is
 /// kept as a reason in words, so a rule can say why it does not apply.
@@ -101,7 +124,8 @@ public:
   /// inside a macro expansion).
   std::optional<unsigned> offsetOf(clang::SourceLocation Loc) const;
   /// The main-file byte range [Begin, End) of R (tokens), when it is plain
-  /// text of the main file.
+  /// text of the main file or spells exactly R's node through macro
+  /// invocations or a macro argument (editableRange).
   std::optional<std::pair<unsigned, unsigned>> rangeOf(clang::SourceRange R) const;
 
   /// The main-file byte range of a statement, its terminating ';'

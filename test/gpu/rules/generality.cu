@@ -11,11 +11,18 @@
 // chunk of 8 stored through the helper put(out, e, v), remapped to
 // coalesced steps (the store helper is the model's store); a matrix-vector
 // product with its row from row_id() (builtins inside) and its result stored
-// through store(), a warp per row (the helper written in place). Sizes are
-// odd, data pointers offset from their allocations, several block shapes
-// and grids per kernel.
+// through store(), a warp per row (the helper written in place); a row
+// softmax through the element macro AT() and one through the index macro
+// IDX(), a warp per row (the loops split and vectorised inside the macros'
+// arguments); matrix products through the element macro RM(), the index
+// macro IDX(), one macro per matrix (A_, B_, C_) and templates launched as
+// mm_t<float> and mm_td<double>, register-tiled. Sizes are odd, data
+// pointers offset from their allocations, several block shapes and grids
+// per kernel; the softmax and the products also at sizes that take the
+// 16-byte vector paths.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
+// RUN: cp %S/../../passes/generality/Inputs/softmax-macro.cu %S/../../passes/generality/Inputs/softmax-idx.cu %S/../../passes/generality/Inputs/gemm-macro.cu %S/../../passes/generality/Inputs/gemm-idx.cu %S/../../passes/generality/Inputs/gemm-elem.cu %S/../../passes/generality/Inputs/gemm-template.cu %S/../../passes/generality/Inputs/gemm-template-double.cu %t.d/
 // RUN: cp %S/../../passes/generality/Inputs/dot-helper.cu %S/../../passes/generality/Inputs/or-flags.cu %S/../../passes/generality/Inputs/histogram-wrapper.cu %S/../../passes/generality/Inputs/blur-macro.cu %S/../../passes/generality/Inputs/gemm-helper.cu %S/../../passes/generality/Inputs/histogram-atomicinc.cu %S/../../passes/generality/Inputs/chunk-store-helper.cu %S/../../passes/generality/Inputs/matvec-store-helper.cu %t.d/
 // RUN: forge-port propose %t.d/dot-helper.cu --kernel dot_helpers --block 256 --rules=hierarchical-reduction -o %t.d/dot-helper.new.cu
 // RUN: forge-port propose %t.d/or-flags.cu --kernel any_negative --block 256 --rules=hierarchical-reduction -o %t.d/or-flags.new.cu
@@ -26,6 +33,13 @@
 // RUN: forge-port propose %t.d/gemm-helper.cu --kernel mm_gid --block 16,16 --rules=register-tiling -o %t.d/gemm-helper.new.cu
 // RUN: forge-port propose %t.d/chunk-store-helper.cu --kernel scale_chunk_st --spec %S/../../passes/generality/Inputs/chunk-store-helper.json --rules=coalesced-remap -o %t.d/chunk-store-helper.new.cu
 // RUN: forge-port propose %t.d/matvec-store-helper.cu --kernel mv_store --spec %S/../../passes/generality/Inputs/matvec-store-helper.json --rules=cooperative-row -o %t.d/matvec-store-helper.new.cu
+// RUN: forge-port propose %t.d/softmax-macro.cu --kernel softmax_m --spec %S/../../passes/generality/Inputs/softmax-macro.json --rules=cooperative-row -o %t.d/softmax-macro.new.cu
+// RUN: forge-port propose %t.d/softmax-idx.cu --kernel softmax_idx --spec %S/../../passes/generality/Inputs/softmax-idx.json --rules=cooperative-row -o %t.d/softmax-idx.new.cu
+// RUN: forge-port propose %t.d/gemm-macro.cu --kernel mm_macro --block 16,16 --rules=register-tiling -o %t.d/gemm-macro.new.cu
+// RUN: forge-port propose %t.d/gemm-idx.cu --kernel mm_idx --block 16,16 --rules=register-tiling -o %t.d/gemm-idx.new.cu
+// RUN: forge-port propose %t.d/gemm-elem.cu --kernel mm_elem --block 16,16 --rules=register-tiling -o %t.d/gemm-elem.new.cu
+// RUN: forge-port propose %t.d/gemm-template.cu --kernel mm_t --block 16,16 --rules=register-tiling -o %t.d/gemm-template.new.cu
+// RUN: forge-port propose %t.d/gemm-template-double.cu --kernel mm_td --block 16,16 --rules=register-tiling -o %t.d/gemm-template-double.new.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: dot_helpers original against the exact sum: rel_err
@@ -55,6 +69,29 @@
 // CHECK: mv_store block 128: ok max_abs_err {{.*}}
 // CHECK: mv_store block 96: ok max_abs_err {{.*}}
 // CHECK: mv_store block 100 (not whole warps): ok max_abs_err 0 rel_l2 0
+// CHECK: softmax_m 1001x777 block 128: ok max_abs_err {{.*}}
+// CHECK: softmax_idx 1001x777 block 128: ok max_abs_err {{.*}}
+// CHECK: softmax_m 1001x777 block 96: ok max_abs_err {{.*}}
+// CHECK: softmax_idx 1001x777 block 96: ok max_abs_err {{.*}}
+// CHECK: softmax_m 1001x777 block 100 (not whole warps): ok max_abs_err {{.*}}
+// CHECK: softmax_idx 1001x777 block 100 (not whole warps): ok max_abs_err {{.*}}
+// CHECK: softmax_m 1001x1024 aligned block 128: ok max_abs_err {{.*}}
+// CHECK: softmax_idx 1001x1024 aligned block 128: ok max_abs_err {{.*}}
+// CHECK: mm_macro 515x259x131 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_idx 515x259x131 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_elem 515x259x131 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_t 515x259x131 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_td 515x259x131 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_macro 515x259x131 32x8: ok max_abs_err {{.*}}
+// CHECK: mm_idx 515x259x131 32x8: ok max_abs_err {{.*}}
+// CHECK: mm_elem 515x259x131 32x8: ok max_abs_err {{.*}}
+// CHECK: mm_t 515x259x131 32x8: ok max_abs_err {{.*}}
+// CHECK: mm_td 515x259x131 32x8: ok max_abs_err {{.*}}
+// CHECK: mm_macro 300x260x132 aligned 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_idx 300x260x132 aligned 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_elem 300x260x132 aligned 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_t 300x260x132 aligned 16x16: ok max_abs_err {{.*}}
+// CHECK: mm_td 300x260x132 aligned 16x16: ok max_abs_err {{.*}}
 // CHECK: PASS
 #include "check.h"
 #include <string>
@@ -68,8 +105,22 @@ namespace orig {
 #include "histogram-atomicinc.cu"
 #include "chunk-store-helper.cu"
 #include "matvec-store-helper.cu"
+#include "softmax-macro.cu"
+#include "softmax-idx.cu"
+#undef IDX
+#include "gemm-macro.cu"
+#include "gemm-idx.cu"
+#include "gemm-elem.cu"
+#include "gemm-template.cu"
+#include "gemm-template-double.cu"
 } // namespace orig
 #undef PIX
+#undef AT
+#undef IDX
+#undef RM
+#undef A_
+#undef B_
+#undef C_
 namespace cand {
 #include "dot-helper.new.cu"
 #include "or-flags.new.cu"
@@ -79,6 +130,14 @@ namespace cand {
 #include "histogram-atomicinc.new.cu"
 #include "chunk-store-helper.new.cu"
 #include "matvec-store-helper.new.cu"
+#include "softmax-macro.new.cu"
+#include "softmax-idx.new.cu"
+#undef IDX
+#include "gemm-macro.new.cu"
+#include "gemm-idx.new.cu"
+#include "gemm-elem.new.cu"
+#include "gemm-template.new.cu"
+#include "gemm-template-double.new.cu"
 } // namespace cand
 #undef PIX
 namespace rows {
@@ -264,6 +323,92 @@ int main() {
                          1e-4, 1e-5);
     ok &= check::compare("mv_store block 100 (not whole warps)", run(orig::mv_store, 100, 1),
                          run(cand::mv_store, 100, 32), 0, 0);
+  }
+  {
+    // Row softmax through AT() and IDX(): the candidate on 32 times the
+    // blocks (a warp per row). 777 columns at an offset of one element: no
+    // row is 16-byte aligned (the scalar lanes); 1024 columns at no offset:
+    // every row is (the float4 steps). A block of 100 is not whole warps
+    // (the fallback, the original code).
+    struct Shape {
+      int rows, cols;
+      size_t pad;
+      const char *what;
+    };
+    for (const Shape &sh : {Shape{1001, 777, 1, "1001x777"}, Shape{1001, 1024, 0, "1001x1024 aligned"}}) {
+      int rows = sh.rows, cols = sh.cols;
+      auto hin = check::random<float>(size_t(rows) * cols, 31, -4, 4);
+      float *in = uploadOffset(hin, sh.pad), *out = outOffset<float>(size_t(rows) * cols, sh.pad);
+      auto run = [&](auto k, int block, int scale) {
+        check::poison(out, size_t(rows) * cols);
+        k<<<check::ceilDiv(rows, block) * scale, block>>>(in, out, rows, cols);
+        return get(out, size_t(rows) * cols);
+      };
+      std::vector<int> blocks = {128};
+      if (sh.pad)
+        blocks = {128, 96, 100};
+      for (int block : blocks) {
+        std::string what = std::string(sh.what) + " block " + std::to_string(block) +
+                           (block % 32 ? " (not whole warps)" : "");
+        ok &= check::compare(("softmax_m " + what).c_str(), run(orig::softmax_m, block, 1),
+                             run(cand::softmax_m, block, 32), 1e-5, 1e-5);
+        ok &= check::compare(("softmax_idx " + what).c_str(), run(orig::softmax_idx, block, 1),
+                             run(cand::softmax_idx, block, 32), 1e-5, 1e-5);
+      }
+    }
+  }
+  {
+    // Products through RM(), IDX(), A_/B_/C_ and templates (float and
+    // double), block-tiled: 128 x 128 tiles (128 x 64 for double) on
+    // blocks of 256 threads. 515 x 259 x 131: the scalar loads; 300 x 260 x
+    // 132 at no offset: the 16-byte vector loads.
+    struct Shape {
+      int M, N, K;
+      size_t pad;
+      const char *what;
+    };
+    for (const Shape &sh : {Shape{515, 259, 131, 1, "515x259x131"}, Shape{300, 260, 132, 0, "300x260x132 aligned"}}) {
+      int M = sh.M, N = sh.N, K = sh.K;
+      auto ha = check::random<float>(size_t(M) * K, 41), hb = check::random<float>(size_t(K) * N, 42);
+      float *A = uploadOffset(ha, sh.pad), *B = uploadOffset(hb, 0);
+      float *C = outOffset<float>(size_t(M) * N, sh.pad);
+      auto da = check::random<double>(size_t(M) * K, 43), db = check::random<double>(size_t(N) * K, 44);
+      double *dA = uploadOffset(da, sh.pad), *dBt = uploadOffset(db, 0);
+      double *dC = outOffset<double>(size_t(M) * N, sh.pad);
+      auto run = [&](auto k, dim3 grid, dim3 block) {
+        check::poison(C, size_t(M) * N);
+        k<<<grid, block>>>(A, B, C, M, N, K);
+        return get(C, size_t(M) * N);
+      };
+      auto runAlpha = [&](auto k, dim3 grid, dim3 block) {
+        check::poison(C, size_t(M) * N);
+        k<<<grid, block>>>(A, B, C, M, N, K, 1.5f);
+        return get(C, size_t(M) * N);
+      };
+      auto runD = [&](auto k, dim3 grid, dim3 block) {
+        check::poison(dC, size_t(M) * N);
+        k<<<grid, block>>>(dA, dBt, dC, M, N, K);
+        return get(dC, size_t(M) * N);
+      };
+      dim3 g16(check::ceilDiv(N, 16), check::ceilDiv(M, 16));
+      dim3 tile(check::ceilDiv(N, 128), check::ceilDiv(M, 128)), tileD(check::ceilDiv(N, 64), check::ceilDiv(M, 128));
+      std::vector<dim3> blocks = {dim3(16, 16)};
+      if (sh.pad)
+        blocks = {dim3(16, 16), dim3(32, 8)};
+      auto ref = run(orig::mm_macro, g16, dim3(16, 16));
+      auto refAlpha = runAlpha(orig::mm_elem, g16, dim3(16, 16));
+      auto refD = runD(orig::mm_td<double>, g16, dim3(16, 16));
+      for (dim3 b : blocks) {
+        std::string what = std::string(sh.what) + " " + std::to_string(b.x) + "x" + std::to_string(b.y);
+        ok &= check::compare(("mm_macro " + what).c_str(), ref, run(cand::mm_macro, tile, b), 1e-4, 1e-5);
+        ok &= check::compare(("mm_idx " + what).c_str(), run(orig::mm_idx, g16, dim3(16, 16)),
+                             run(cand::mm_idx, tile, b), 1e-4, 1e-5);
+        ok &= check::compare(("mm_elem " + what).c_str(), refAlpha, runAlpha(cand::mm_elem, tile, b), 1e-4, 1e-5);
+        ok &= check::compare(("mm_t " + what).c_str(), run(orig::mm_t<float>, g16, dim3(16, 16)),
+                             run(cand::mm_t<float>, tile, b), 1e-4, 1e-5);
+        ok &= check::compare(("mm_td " + what).c_str(), refD, runD(cand::mm_td<double>, tileD, b), 1e-10, 1e-10);
+      }
+    }
   }
   std::printf(ok ? "PASS\n" : "FAIL\n");
   return ok ? 0 : 1;

@@ -186,10 +186,8 @@ template __global__ void rowsum_t<double>(const double *, double *, int, int);
 // TPL-NEXT:       out[r] = acc;
 
 // The index through a macro: the lanes share the loop (its header is plain
-// text), but the vector copies of the body would rewrite inside the macro:
-// scalar only, and the rationale says why.
-// RUN: forge-port propose %s --kernel macro_idx --block 256 --rules=cooperative-row > %t.mac.props
-// RUN: FileCheck %s --check-prefix=MACWHY --input-file=%t.mac.props
+// text), and the vector copies of the body rename the loop variable in the
+// macro's argument, which the body expands once (EditCollector::rangeOf).
 // RUN: forge-port propose %s --kernel macro_idx --block 256 --rules=cooperative-row --apply -o %t.mac.cu
 // RUN: FileCheck %s --check-prefix=MAC --match-full-lines --input-file=%t.mac.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.mac.cu -o /dev/null
@@ -203,10 +201,36 @@ __global__ void macro_idx(const float *A, float *y, int m, int n) {
     y[row] = s;
   }
 }
-// MACWHY: # {{.*}} Not vectorised: line {{[0-9]+}}: the loop variable is used inside a macro.{{.*}}
+// MAC:       if ((((unsigned long long)(&A[IDX(row, 0)])) & 15) == 0) {
+// MAC-NEXT:         #pragma unroll 4
+// MAC-NEXT:         for (int k = 4 * lane; k + 3 < n; k += 128) {
+// MAC-NEXT:           const float4 A_v = *reinterpret_cast<const float4 *>(&A[IDX(row, k)]);
 // MAC:          #pragma unroll 4
-// MAC-NEXT:     for (int k = lane; k < n; k += 32)
+// MAC-NEXT:     for (int k = k_rest + lane; k < n; k += 32)
 // MAC-NEXT:       s += A[IDX(row, k)];
+
+// The column is an argument the macro expands twice (a clamp): the vector
+// copies would rename both expansions through one text, so the loop is
+// shared by the lanes with the scalar loop only, and the rationale says why.
+// RUN: forge-port propose %s --kernel macro_twice --block 256 --rules=cooperative-row > %t.mac2.props
+// RUN: FileCheck %s --check-prefix=MACWHY --input-file=%t.mac2.props
+// RUN: forge-port propose %s --kernel macro_twice --block 256 --rules=cooperative-row --apply -o %t.mac2.cu
+// RUN: FileCheck %s --check-prefix=MAC2 --match-full-lines --input-file=%t.mac2.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.mac2.cu -o /dev/null
+#define CLAMPED(r, c) ((r) * n + ((c) < n ? (c) : n - 1))
+__global__ void macro_twice(const float *A, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int k = 0; k < n; ++k)
+      s += A[CLAMPED(row, k)];
+    y[row] = s;
+  }
+}
+// MACWHY: # {{.*}} Not vectorised: line {{[0-9]+}}: the loop variable is used inside a macro.{{.*}}
+// MAC2:          #pragma unroll 4
+// MAC2-NEXT:     for (int k = lane; k < n; k += 32)
+// MAC2-NEXT:       s += A[CLAMPED(row, k)];
 
 // A grid-stride loop over rows with the stride in a local, the row offset
 // in another.

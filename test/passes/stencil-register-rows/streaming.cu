@@ -26,20 +26,20 @@
 // RUN: awk '/.entry _Z10conv2d_7x7/,/^}/' %t7.3.ptx | grep -c "fma.rn.f32" | FileCheck %s --check-prefix=FMA7
 // FMA7: {{^}}1568{{$}}
 //
-// 8 x 4 outputs with 16-byte window rows (proposal 5): an interior thread
+// 4 x 4 outputs with 16-byte window rows (proposal 5): an interior thread
 // reads the 12 elements from column col0 - 4 as 3 float4 loads where the
 // row is 16-byte aligned, and the 10 window elements one by one where it is
-// not; the interior test covers all 12 columns. 14 rows x 3 vector loads.
+// not; the interior test covers all 12 columns. 10 rows x 3 vector loads.
 // RUN: %python %S/../../Inputs/apply_proposal.py %t7.json 5 %s > %t7.5.cu
 // RUN: FileCheck %s --check-prefix=VEC --match-full-lines --input-file=%t7.5.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t7.5.cu -o %t7.5.ptx
 // RUN: not grep -q "ld.local" %t7.5.ptx
 // RUN: awk '/.entry _Z10conv2d_7x7/,/^}/' %t7.5.ptx | grep -c "ld.global.v4.f32" | FileCheck %s --check-prefix=VLOADS7
-// VLOADS7: {{^}}42{{$}}
-// VEC:      const bool interior = (row0 - 3) >= 0 && (row0 - 3) + 13 <= (long long)h - 1 && (col0 - 4) >= 0 && (col0 - 4 + 11) <= (long long)w - 1;
+// VLOADS7: {{^}}30{{$}}
+// VEC:      const bool interior = (row0 - 3) >= 0 && (row0 - 3) + 9 <= (long long)h - 1 && (col0 - 4) >= 0 && (col0 - 4 + 11) <= (long long)w - 1;
 // VEC-NEXT:   if (interior) {
 // VEC-NEXT: #pragma unroll
-// VEC-NEXT:     for (int rr = 0; rr < 14; ++rr) {
+// VEC-NEXT:     for (int rr = 0; rr < 10; ++rr) {
 // VEC-NEXT:       float in_row[10];
 // VEC-NEXT:       {
 // VEC-NEXT:         long long e1 = row0 - 3 + rr;
@@ -102,9 +102,9 @@
 // SEVEN-SUM: # spec: grid.x -> ceil_div(ceil_div(W, BX), 2)
 // SEVEN-SUM-NEXT: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 8)
 // SEVEN-SUM: # expert:stencil-register-rows: stream a 10 x 8 window of 'in' row by row into 4 x 2 outputs per thread{{.*}}
-// SEVEN-SUM: # expert:stencil-register-rows: stream a 14 x 10 window of 'in' row by row into 8 x 4 outputs per thread, coefficients 'filt' (49 values) in registers, interior threads without the 4 border test(s), interior rows in 16-byte loads (3 x float4)
+// SEVEN-SUM: # expert:stencil-register-rows: stream a 10 x 10 window of 'in' row by row into 4 x 4 outputs per thread, coefficients 'filt' (49 values) in registers, interior threads without the 4 border test(s), interior rows in 16-byte loads (3 x float4)
 // SEVEN-SUM: # spec: grid.x -> ceil_div(ceil_div(W, BX), 4)
-// SEVEN-SUM-NEXT: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 8)
+// SEVEN-SUM-NEXT: # spec: grid.y -> ceil_div(ceil_div(H, BLOCK / BX), 4)
 // SEVEN-SUM-NOT: # expert:
 __global__ void conv2d_7x7(const float *in, const float *filt, float *out,
                              int h, int w) {
@@ -214,9 +214,9 @@ __global__ void conv2d_separable(const float *in, const float *fx,
 // SEP-NEXT:                   for (int j = -SEP_R; j <= SEP_R; ++j) {
 // SEP-NEXT:                     int xx = x_s[o][c] + j;
 // SEP-NEXT:                     if (((void)(xx >= 0), true) && ((void)(xx < w), true))
-// SEP-NEXT:                       row += fx_c[j + 3] * in_row[c + j + 3];
+// SEP-NEXT:                       row += fx_c[j + SEP_R] * in_row[c + j + 3];
 // SEP-NEXT:                   }
-// SEP-NEXT:                   acc_s[o][c] += fy_c[i + 3] * row;
+// SEP-NEXT:                   acc_s[o][c] += fy_c[i + SEP_R] * row;
 // SEP-NEXT:               } while (0);
 // SEP:                   if (yy < 0 || yy >= h)
 // SEP-NEXT:                     continue;

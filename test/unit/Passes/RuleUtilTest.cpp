@@ -150,4 +150,17 @@ TEST(RuleUtil, LineHelpers) {
   EXPECT_EQ(lineStart(S, 0), 0u);
 }
 
+TEST(RuleUtil, FitsMacroArgument) {
+  EXPECT_TRUE(fitsMacroArgument("rt_row"));
+  EXPECT_TRUE(fitsMacroArgument("(k + 1)"));
+  EXPECT_TRUE(fitsMacroArgument("rt_acc[rt_i][rt_j]"));
+  EXPECT_TRUE(fitsMacroArgument("min(a, b)"));
+  // A comma outside parentheses would split the argument.
+  EXPECT_FALSE(fitsMacroArgument("a, b"));
+  EXPECT_FALSE(fitsMacroArgument("f<int, 2>(x)"));
+  EXPECT_FALSE(fitsMacroArgument("v[{1, 2}]"));
+  EXPECT_FALSE(fitsMacroArgument("(a"));
+  EXPECT_FALSE(fitsMacroArgument("a) + (b"));
+}
+
 } // namespace
