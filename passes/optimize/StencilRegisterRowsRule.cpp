@@ -57,7 +57,7 @@ constexpr int64_t WideRows = 96;
 constexpr int64_t LeanRegisterBudget = 96;
 /// The streaming shape with 16-byte window rows: rows and columns of
 /// outputs per thread (docs/passes/stencil-register-rows.md).
-constexpr int64_t VectorRows0 = 8, VectorColumns = 4;
+constexpr int64_t VectorRows0 = 4, VectorColumns = 4;
 
 class StencilRegisterRowsRule : public ExpertRule {
 public:
@@ -1585,8 +1585,11 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
     if (SP.Columns && (GridX == Req.Geometry.end() || GridX->second.empty()))
       Shapes = {{8, 1}, {4, 1}};
     // With 16-byte window rows (interior threads of a zero-padded stencil
-    // of 4- or 8-byte elements, columns consecutive in memory), 4 columns
-    // per thread: a window row of the 7x7 is 3 loads instead of 10.
+    // of 4- or 8-byte elements, columns consecutive in memory), 4 x 4
+    // outputs per thread: a window row of the 7x7 is 3 loads instead of 10
+    // (the fastest shape of the micro-benchmark on an H100, 2026-12-05:
+    // docs/runs/2026-12-05-h100-stencil.md; 8 x 4 keeps twice the per-output
+    // state live and was slower in the rule's form).
     std::vector<std::optional<VectorRows>> Vecs(Shapes.size());
     std::string NoVector;
     if (SP.Columns && GridX != Req.Geometry.end() && !GridX->second.empty()) {

@@ -101,7 +101,7 @@
 // RUN: grep -c "// stencil-register-rows (streaming): " %t.d/stream5_0.cu %t.d/stream5_1.cu | FileCheck %s --check-prefix=STREAM5
 // STREAM5: stream5_0.cu:1
 // STREAM5: stream5_1.cu:1
-// 16-byte window rows, 8 x 4 outputs per thread (the last proposal of the
+// 16-byte window rows, 4 x 4 outputs per thread (the last proposal of the
 // zero-padded kernels: conv3_zero, conv7_zero, sep7 in stream2.cu, the 5x5
 // in stream5_2.cu): on a 1004-wide image at a 16-byte aligned pointer
 // (every row aligned: the float4 path), a 1003-wide one (every fourth row
@@ -227,7 +227,7 @@ void cases(const char *name, K Orig, K Cand0, K Cand1, int Rows0, int Rows1, L L
   cases<T>(name, Orig, Cand0, Cand1, Rows0, 1, Rows1, 1, Launch);
 }
 
-/// The original against the rewrite with 16-byte window rows (8 x 4
+/// The original against the rewrite with 16-byte window rows (4 x 4
 /// outputs per thread) on images whose rows are all, some or none 16-byte
 /// aligned; Launch as for cases().
 template <typename K, typename L> void vectorCases(const char *name, K Orig, K Cand, L Launch) {
@@ -258,17 +258,17 @@ template <typename K, typename L> void vectorCases(const char *name, K Orig, K C
       auto ref = run(Orig, g, b);
       char what[160];
       if (small) {
-        std::snprintf(what, sizeof what, "%s 8x4 16-byte rows one block on %dx%d", name, im.w,
+        std::snprintf(what, sizeof what, "%s 4x4 16-byte rows one block on %dx%d", name, im.w,
                       im.h);
         same(what, ref, run(Cand, dim3(1, 1), b));
         continue;
       }
-      std::snprintf(what, sizeof what, "%s 8x4 16-byte rows %ux%u original grid, %dx%d skew %d",
+      std::snprintf(what, sizeof what, "%s 4x4 16-byte rows %ux%u original grid, %dx%d skew %d",
                     name, b.x, b.y, im.w, im.h, im.skew);
       same(what, ref, run(Cand, g, b));
-      std::snprintf(what, sizeof what, "%s 8x4 16-byte rows %ux%u grid for 8 x 4, %dx%d skew %d",
+      std::snprintf(what, sizeof what, "%s 4x4 16-byte rows %ux%u grid for 4 x 4, %dx%d skew %d",
                     name, b.x, b.y, im.w, im.h, im.skew);
-      same(what, ref, run(Cand, dim3(check::ceilDiv(g.x, 4), check::ceilDiv(g.y, 8)), b));
+      same(what, ref, run(Cand, dim3(check::ceilDiv(g.x, 4), check::ceilDiv(g.y, 4)), b));
     }
     CK(cudaFree(dA));
     CK(cudaFree(dOut));

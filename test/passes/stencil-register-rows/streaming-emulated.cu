@@ -42,7 +42,7 @@
 // RUN: cp %t.d/s1_6.cu %t.d/stream1.cu
 // RUN: grep -c "// stencil-register-rows (streaming): 4 x 2 outputs" %t.d/stream1.cu | FileCheck %s --check-prefix=STREAMS
 // STREAMS: 6
-// The 16-byte window rows (8 x 4 outputs per thread, the last proposal of
+// The 16-byte window rows (4 x 4 outputs per thread, the last proposal of
 // the zero-padded kernels): on images whose rows are all 16-byte aligned
 // (204 wide, aligned pointer), some aligned (203 wide), none (an offset
 // pointer), so that interior threads take the float4 path, the element
@@ -144,7 +144,7 @@ template <typename Run> void cases(const char *Name, Run R) {
 }
 
 /// Run(c, grid, block, w, h, src): the original (c = 0) or the rewrite
-/// with 16-byte window rows and 8 x 4 outputs per thread (c = 1).
+/// with 16-byte window rows and 4 x 4 outputs per thread (c = 1).
 template <typename Run> void vectorCases(const char *Name, const float *Aligned, Run R) {
   struct Image {
     int W, H, Skew;
@@ -158,13 +158,13 @@ template <typename Run> void vectorCases(const char *Name, const float *Aligned,
     for (D3 B : Blocks) {
       D3 G{ceilDiv(I.W, B.x), ceilDiv(I.H, B.y)};
       std::vector<float> Ref = R(0, G, B, I.W, I.H, Src);
-      std::vector<D3> Grids = {G, {ceilDiv(G.x, 4), ceilDiv(G.y, 8)}};
+      std::vector<D3> Grids = {G, {ceilDiv(G.x, 4), ceilDiv(G.y, 4)}};
       if (Small)
         Grids = {{1, 1}};
       for (D3 GG : Grids) {
         std::vector<float> Got = R(1, GG, B, I.W, I.H, Src);
         bool Ok = !std::memcmp(Ref.data(), Got.data(), Ref.size() * sizeof(float));
-        std::printf("%s 8x4 in 16-byte rows, block %ux%u grid %ux%u on %dx%d skew %d: %s\n",
+        std::printf("%s 4x4 in 16-byte rows, block %ux%u grid %ux%u on %dx%d skew %d: %s\n",
                     Name, B.x, B.y, GG.x, GG.y, I.W, I.H, I.Skew, Ok ? "ok" : "MISMATCH");
         ++(Ok ? Same : Differ);
       }
