@@ -1114,6 +1114,10 @@ void Cuda13RemovedApi::checkVectorType(TypeLoc TL, PassContext &C) {
 /// comes from elsewhere (make_double4, __ldg, a library's function). So the
 /// uses of a type are renamed together, or none is, with the reason.
 void Cuda13RemovedApi::reportVectorTypes(PassContext &C) {
+  // Nothing to report: skip the whole-file scan of calls (0.3 s a side on
+  // SGEMM_CUDA's sgemm.cu).
+  if (VectorUses.empty())
+    return;
   SourceManager &SM = C.Ctx.getSourceManager();
   std::map<std::string, std::pair<SourceLocation, std::string>> Blocked; // type -> why
   for (const VectorUse &U : VectorUses)
