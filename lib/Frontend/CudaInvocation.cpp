@@ -54,6 +54,10 @@ std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptio
   // relocatable device code; the host side checks kernel bodies too.
   Cmd.push_back("-fgpu-rdc");
   if (Opts.NvccCompat) {
+    // `"%d\t"FMT` with FMT a macro: nvcc warns (literal-suffix) and expands
+    // the macro; Clang's default is an error (a reserved user-defined
+    // literal suffix). Off, Clang lexes the identifier apart, as nvcc does.
+    Cmd.push_back("-Wno-reserved-user-defined-literal");
     Cmd.push_back("-isystem");
     Cmd.push_back(PreludeDir);
     Cmd.push_back("-include");
