@@ -98,6 +98,12 @@ struct StreamPlan {
   std::vector<const DeclStmt *> Constants;
   /// Those the code after their declaration assigns (the accumulators).
   int64_t Accumulators = 0;
+  /// The locals whose value is a function of the thread's position, the
+  /// parameters and constants only (`int x = blockIdx.x * blockDim.x +
+  /// threadIdx.x;`): declared again, from their initialiser, in each
+  /// per-output scope that uses them instead of kept per output, so that
+  /// only the accumulators stay live across the rows.
+  std::set<const VarDecl *> Pure;
   /// Whether the prologue has an early return (`if (x >= w) return;`).
   bool EarlyReturn = false;
   /// Columns per thread are possible: the column is Gx + Cx, Gx =
@@ -175,10 +181,17 @@ private:
   Error loader(std::vector<std::string> &Lines, StringRef Ind, int64_t R, StringRef Row0,
                StringRef Win, const TilePlan &P);
   /// The streamed rows: per window row, its load and the row loop's body
-  /// for each output that reads it, at indentation Ind.
+  /// for each output that reads it, at indentation Ind; Unguarded: without
+  /// the outputs' guards (the interior copy, whose threads pass them all).
   Error streamRows(std::vector<std::string> &Lines, StringRef Ind, int64_t R, int64_t Cc,
                    const StreamPlan &SP, const StreamNames &N, const TilePlan &P,
-                   bool Interior, const std::optional<VectorRows> &V = std::nullopt);
+                   bool Interior, bool Unguarded = false,
+                   const std::optional<VectorRows> &V = std::nullopt);
+  /// The declarations, at Ind, of the pure locals (StreamPlan::Pure) that
+  /// Text names, and of those their initialisers name, in the order of the
+  /// original; Edits: the copy's (the thread's position the output's).
+  void pureDecls(std::vector<std::string> &Lines, StringRef Ind, const StreamPlan &SP,
+                 const std::vector<SourceEdit> &Edits, StringRef Text);
   /// The edits of a copy of the body for the streaming form (reads of the
   /// input become window-row elements, the prologue's locals their
   /// per-output elements, y and x the output's).
@@ -557,9 +570,50 @@ static std::string copyRange(StringRef Source, unsigned Begin, unsigned End,
   return applyEdits(Source.slice(Begin, End), Begin, In);
 }
 
+/// The identifiers of a text.
+static std::set<std::string> identifiers(StringRef Text) {
+  std::set<std::string> Ids;
+  for (size_t I = 0; I < Text.size();) {
+    if (!isAlpha(Text[I]) && Text[I] != '_') {
+      ++I;
+      continue;
+    }
+    size_t J = I;
+    while (J < Text.size() && (isAlnum(Text[J]) || Text[J] == '_'))
+      ++J;
+    if (I == 0 || !isDigit(Text[I - 1]))
+      Ids.insert(Text.slice(I, J).str());
+    I = J;
+  }
+  return Ids;
+}
+
+void Writer::pureDecls(std::vector<std::string> &Lines, StringRef Ind, const StreamPlan &SP,
+                       const std::vector<SourceEdit> &Edits, StringRef Text) {
+  EditCollector C(In);
+  std::set<std::string> Ids = identifiers(Text);
+  std::vector<std::string> Decls;
+  for (auto It = SP.Locals.rbegin(); It != SP.Locals.rend(); ++It) {
+    const VarDecl *V = *It;
+    if (!SP.Pure.count(V) || !Ids.count(V->getName().str()))
+      continue;
+    auto Rg = C.rangeOf(V->getInit()->getSourceRange());
+    if (!Rg)
+      continue; // pure only where its initialiser is editable (streamPlan)
+    std::string Init = copyRange(In.Source, Rg->first, Rg->second, Edits);
+    std::set<std::string> More = identifiers(Init);
+    Ids.insert(More.begin(), More.end());
+    Decls.push_back(formatv("{0}const {1} {2} = {3};", Ind,
+                            typeSpelling(V->getType().getUnqualifiedType(), In.Ctx),
+                            V->getName(), Init)
+                        .str());
+  }
+  Lines.insert(Lines.end(), Decls.rbegin(), Decls.rend());
+}
+
 Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_t R, int64_t Cc,
                          const StreamPlan &SP, const StreamNames &N, const TilePlan &P,
-                         bool Interior, const std::optional<VectorRows> &V) {
+                         bool Interior, bool Unguarded, const std::optional<VectorRows> &V) {
   EditCollector C(In);
   auto Edits = streamEdits(R, Cc, SP, N, Interior);
   if (!Edits)
@@ -694,20 +748,31 @@ Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_
   if (SP.Step != 1)
     InRange += formatv(" && ({0} - ({1})) % {2} == 0", SP.L->Var, SP.Start, SP.Step).str();
   Add(I2, "if (" + InRange + ") {");
-  Add("", "#pragma unroll");
-  Add(I3, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.Cl, Cc).str());
-  const std::string &Guard = N.Levels.back();
+  // Each output's scope: the pure locals its copy names, recomputed; its
+  // guard, except in the interior copy (which runs only when every output's
+  // holds).
+  std::vector<std::string> Scope;
+  const std::string &Guard = Unguarded ? "" : N.Levels.back();
   std::string At = I4;
   if (!Guard.empty()) {
-    Add(I4, "if (" + N.at(Guard) + ")");
+    Scope.push_back(I4 + "if (" + N.at(Guard) + ")");
     At += "  ";
   }
-  Add(At, "do {");
+  Scope.push_back(At + "do {");
   std::string Copy = indentBy(StringRef(Text).trim("\n").rtrim(),
                               std::string(At.size() + 2 > Ind.size() ? At.size() + 2 - Ind.size() : 0,
                                           ' '));
-  Lines.push_back(pragmasLeft(Copy));
-  Add(At, "} while (0);");
+  Scope.push_back(pragmasLeft(Copy));
+  Scope.push_back(At + "} while (0);");
+  std::vector<std::string> Decls;
+  pureDecls(Decls, I4, SP, *Edits, Text);
+  Add("", "#pragma unroll");
+  Add(I3, formatv("for (int {0} = 0; {0} < {1}; ++{0}){2}", N.Cl, Cc, Decls.empty() ? "" : " {")
+              .str());
+  Lines.insert(Lines.end(), Decls.begin(), Decls.end());
+  Lines.insert(Lines.end(), Scope.begin(), Scope.end());
+  if (!Decls.empty())
+    Add(I3, "}");
   Add(I2, "}");
   Add(I1, "}");
   Add(Ind, "}");
@@ -732,7 +797,8 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
   N.O = fresh("o");
   N.Cl = fresh("c");
   for (const VarDecl *V : SP.Locals)
-    N.Locals[V] = fresh(V->getName().str() + "_s");
+    if (!SP.Pure.count(V))
+      N.Locals[V] = fresh(V->getName().str() + "_s");
   N.Levels.push_back(SP.EarlyReturn ? fresh("act") : "");
   for (const Stmt *S : SP.Path)
     if (isa<IfStmt>(S))
@@ -780,7 +846,8 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     Add(Ind, In.Source.slice(Rg->first, Rg->second).str());
   }
   for (const VarDecl *V : SP.Locals)
-    Add(Ind, formatv("{0} {1}[{2}][{3}];",
+    if (!SP.Pure.count(V))
+      Add(Ind, formatv("{0} {1}[{2}][{3}];",
                      typeSpelling(V->getType().getUnqualifiedType(), In.Ctx), N.Locals.at(V), R,
                      Cc)
                  .str());
@@ -805,9 +872,17 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     Add("", "#pragma unroll");
     Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Cl, Cc).str());
   };
-  // The prologue, once per output.
+  // The prologue, once per output. With an interior copy, its threads are
+  // those whose outputs all pass the guards too (`all`), so that the copy
+  // and its epilogue test none.
+  std::string All;
+  if (!Checks.empty() && !N.Levels.back().empty()) {
+    All = fresh("all_active");
+    Add(Ind, formatv("bool {0} = true;", All).str());
+  }
   Add(Ind, "// The code before the row loop, per output.");
   OutputLoops();
+  size_t ProStart = Lines.size();
   if (!N.Levels[0].empty())
     Add(I2, N.at(N.Levels[0]) + " = true;");
   size_t Level = 0;
@@ -833,7 +908,7 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
           continue;
         for (const Decl *Dd : D->decls()) {
           const auto *V = cast<VarDecl>(Dd);
-          if (!V->getInit())
+          if (!V->getInit() || SP.Pure.count(V))
             continue;
           auto Init = Copy(V->getInit()->getSourceRange());
           if (!Init)
@@ -854,35 +929,20 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
       }
     }
   }
+  if (!All.empty())
+    Add(I2, formatv("{0} = {0} && {1};", All, N.at(N.Levels.back())).str());
+  // The pure locals the prologue names, declared ahead of it.
+  auto ScopeDecls = [&](size_t Start, const std::string &At) {
+    std::vector<std::string> Decls;
+    pureDecls(Decls, At, SP, *Edits,
+              join(ArrayRef<std::string>(Lines).drop_front(Start), "\n"));
+    Lines.insert(Lines.begin() + Start, Decls.begin(), Decls.end());
+  };
+  ScopeDecls(ProStart, I2);
   Add(I1, "}");
-  if (Checks.empty()) {
-    if (Error E = streamRows(Lines, Ind, R, Cc, SP, N, P, /*Interior=*/false))
-      return std::move(E);
-  } else {
-    // With 16-byte loads, the aligned span around the window must lie
-    // inside too: its extra elements are loaded, never used.
-    auto Cond = V ? interiorCondition(R, N.Row0, Cc, plusOffset(N.Col0, std::to_string(V->First)),
-                                      V->span())
-                  : interiorCondition(R, N.Row0, Cc, ColFirst);
-    if (!Cond)
-      return Cond.takeError();
-    TilePlan Inside = insidePlan(P);
-    std::string Interior = fresh("interior");
-    Add(Ind, "// Threads whose window lies inside the borders run a copy with the border tests "
-             "known to hold.");
-    Add(Ind, formatv("const bool {0} = {1};", Interior, *Cond).str());
-    Add(Ind, formatv("if ({0}) {{", Interior).str());
-    if (Error E = streamRows(Lines, I1, R, Cc, SP, N, Inside, /*Interior=*/true, V))
-      return std::move(E);
-    Add(Ind, "} else {");
-    if (Error E = streamRows(Lines, I1, R, Cc, SP, N, P, /*Interior=*/false))
-      return std::move(E);
-    Add(Ind, "}");
-  }
+
   // The epilogue, once per output: the statements after the row loop,
-  // innermost block first.
-  Add(Ind, "// The code after the row loop, per output.");
-  OutputLoops();
+  // innermost block first; Guarded: under each output's guards.
   std::vector<size_t> LevelAt;
   Level = 0;
   for (const Stmt *S : SP.Path) {
@@ -890,36 +950,83 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     if (isa<IfStmt>(S))
       ++Level;
   }
-  for (size_t K = SP.Path.size() - 1; K-- > 0;) {
-    const auto *CS = dyn_cast<CompoundStmt>(SP.Path[K]);
-    if (!CS)
-      continue;
-    std::vector<std::string> Stmts;
-    bool After = false;
-    for (const Stmt *Child : CS->body()) {
-      if (After) {
-        auto Rg = C.rangeOfStatement(Child);
-        if (!Rg)
-          return makeError("a statement after the loop over '{0}' is written through a macro",
-                           SP.L->Var);
-        Stmts.push_back(lineIndent(In.Source, Rg->first).str() +
-                        copyRange(In.Source, Rg->first, Rg->second, *Edits));
+  auto Epilogue = [&](const std::string &Base, bool Guarded) -> Error {
+    std::string B1 = Base + "  ", B2 = B1 + "  ";
+    std::string Extra = std::string(Base.size() - Ind.size(), ' ');
+    Add(Base, "// The code after the row loop, per output.");
+    Add("", "#pragma unroll");
+    Add(Base, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.O, R).str());
+    Add("", "#pragma unroll");
+    Add(B1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Cl, Cc).str());
+    size_t Start = Lines.size();
+    for (size_t K = SP.Path.size() - 1; K-- > 0;) {
+      const auto *CS = dyn_cast<CompoundStmt>(SP.Path[K]);
+      if (!CS)
+        continue;
+      std::vector<std::string> Stmts;
+      bool After = false;
+      for (const Stmt *Child : CS->body()) {
+        if (After) {
+          auto Rg = C.rangeOfStatement(Child);
+          if (!Rg)
+            return makeError("a statement after the loop over '{0}' is written through a macro",
+                             SP.L->Var);
+          Stmts.push_back(lineIndent(In.Source, Rg->first).str() +
+                          copyRange(In.Source, Rg->first, Rg->second, *Edits));
+        }
+        After |= Child == SP.Path[K + 1];
       }
-      After |= Child == SP.Path[K + 1];
+      if (Stmts.empty())
+        continue;
+      std::string G0 = Guarded ? Guard(LevelAt[K]) : "";
+      std::string Text = join(Stmts, "\n");
+      if (G0.empty()) {
+        Lines.push_back(pragmasLeft(indentBy(Text, Extra + "    ")));
+        continue;
+      }
+      Add(B2, "if (" + G0 + ") {");
+      Lines.push_back(pragmasLeft(indentBy(Text, Extra + "      ")));
+      Add(B2, "}");
     }
-    if (Stmts.empty())
-      continue;
-    std::string G0 = Guard(LevelAt[K]);
-    std::string Text = join(Stmts, "\n");
-    if (G0.empty()) {
-      Lines.push_back(pragmasLeft(indentBy(Text, "    ")));
-      continue;
-    }
-    Add(I2, "if (" + G0 + ") {");
-    Lines.push_back(pragmasLeft(indentBy(Text, "      ")));
-    Add(I2, "}");
+    ScopeDecls(Start, B2);
+    Add(B1, "}");
+    return Error::success();
+  };
+
+  if (Checks.empty()) {
+    if (Error E = streamRows(Lines, Ind, R, Cc, SP, N, P, /*Interior=*/false))
+      return std::move(E);
+    if (Error E = Epilogue(Ind, /*Guarded=*/true))
+      return std::move(E);
+    return "\n" + join(Lines, "\n") + "\n";
   }
-  Add(I1, "}");
+  // With 16-byte loads, the aligned span around the window must lie
+  // inside too: its extra elements are loaded, never used.
+  auto Cond = V ? interiorCondition(R, N.Row0, Cc, plusOffset(N.Col0, std::to_string(V->First)),
+                                    V->span())
+                : interiorCondition(R, N.Row0, Cc, ColFirst);
+  if (!Cond)
+    return Cond.takeError();
+  TilePlan Inside = insidePlan(P);
+  std::string Interior = fresh("interior");
+  Add(Ind, "// Threads whose window lies inside the borders run a copy with the border tests "
+           "known to hold.");
+  if (!All.empty())
+    Add(Ind, "// Its threads' outputs all pass their guards: it tests none.");
+  Add(Ind, formatv("const bool {0} = {1}{2};", Interior, All.empty() ? "" : All + " && ", *Cond)
+               .str());
+  Add(Ind, formatv("if ({0}) {{", Interior).str());
+  if (Error E = streamRows(Lines, I1, R, Cc, SP, N, Inside, /*Interior=*/true,
+                           /*Unguarded=*/!All.empty(), V))
+    return std::move(E);
+  if (Error E = Epilogue(I1, /*Guarded=*/All.empty()))
+    return std::move(E);
+  Add(Ind, "} else {");
+  if (Error E = streamRows(Lines, I1, R, Cc, SP, N, P, /*Interior=*/false))
+    return std::move(E);
+  if (Error E = Epilogue(I1, /*Guarded=*/true))
+    return std::move(E);
+  Add(Ind, "}");
   return "\n" + join(Lines, "\n") + "\n";
 }
 
@@ -1160,6 +1267,74 @@ public:
   std::set<const VarDecl *> Vars;
 };
 
+/// Whether an initialiser computes its value from the thread's position,
+/// unmodified parameters, constants and the locals already found pure, with
+/// no memory read, call (other than min/max/abs) or side effect; Guarded:
+/// the original evaluates it only under a guard, so an integer division
+/// needs a non-zero constant divisor (it is evaluated for every output).
+class PureInit : public RecursiveASTVisitor<PureInit> {
+public:
+  PureInit(const std::set<const VarDecl *> &Pure, const Stmt *Body, ASTContext &Ctx, bool Guarded)
+      : Pure(Pure), Body(Body), Ctx(Ctx), Guarded(Guarded) {}
+  bool TraverseStmt(Stmt *S) {
+    if (const auto *E = dyn_cast_or_null<Expr>(S); E && frontend::cudaBuiltin(E))
+      return true;
+    return RecursiveASTVisitor::TraverseStmt(S);
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (isa<EnumConstantDecl>(E->getDecl()) || isa<FunctionDecl>(E->getDecl()))
+      return true;
+    const auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (V && isa<ParmVarDecl>(V) && !V->getType()->isReferenceType() && !isModified(V, Body))
+      return true;
+    if (V && (Pure.count(V) || V->isUsableInConstantExpressions(Ctx)))
+      return true;
+    return Ok = false;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    static const std::set<std::string> Allowed = {"min", "max", "umin", "umax", "llmin",
+                                                  "llmax", "ullmin", "ullmax", "abs", "llabs"};
+    if (!F || !F->getIdentifier() || !Allowed.count(F->getName().str()))
+      Ok = false;
+    return Ok;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return Ok = false; }
+  bool VisitMemberExpr(MemberExpr *M) {
+    if (M->isArrow())
+      Ok = false;
+    return Ok;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->getOpcode() == UO_Deref || U->getOpcode() == UO_AddrOf || U->isIncrementDecrementOp())
+      Ok = false;
+    return Ok;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp() || B->isCompoundAssignmentOp())
+      return Ok = false;
+    if ((B->getOpcode() == BO_Div || B->getOpcode() == BO_Rem) && Guarded &&
+        B->getType()->isIntegerType()) {
+      auto D = evaluateInt(B->getRHS(), Ctx);
+      if (!D || *D == 0)
+        Ok = false;
+    }
+    return Ok;
+  }
+  bool VisitStmt(Stmt *S) {
+    if (isa<StmtExpr>(S) || isa<LambdaExpr>(S) || isa<CXXThrowExpr>(S) || isa<GNUNullExpr>(S))
+      Ok = false;
+    return Ok;
+  }
+  bool Ok = true;
+
+private:
+  const std::set<const VarDecl *> &Pure;
+  const Stmt *Body;
+  ASTContext &Ctx;
+  bool Guarded;
+};
+
 /// The streaming plan, or why the kernel does not have its shape.
 Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const RowsPlan &RP,
                                 const CompoundStmt *Body, Planner &Pl) {
@@ -1255,11 +1430,13 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
     const auto *R = dyn_cast<ReturnStmt>(S);
     return R && !R->getRetValue();
   };
-  std::set<const VarDecl *> Declared;
+  std::set<const VarDecl *> Declared, GuardedDecl;
   std::set<const VarDecl *> Assign;
+  bool UnderIf = false;
   for (size_t K = 0; K + 1 < SP.Path.size(); ++K) {
     const Stmt *S = SP.Path[K], *Next = SP.Path[K + 1];
     if (const auto *If = dyn_cast<IfStmt>(S)) {
+      UnderIf = true;
       if (If->getElse() || If->getInit() || If->getConditionVariable() || If->isConsteval() ||
           If->getThen() != Next)
         return makeError("the loop over '{0}' is under the 'if' at line {1}, which has an else "
@@ -1326,6 +1503,8 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
                            Line(Child), L.Var);
         SP.Locals.push_back(V);
         Declared.insert(V);
+        if (UnderIf || SP.EarlyReturn)
+          GuardedDecl.insert(V);
       }
       Assigned A;
       A.TraverseStmt(const_cast<Stmt *>(Child));
@@ -1337,8 +1516,15 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
     A.TraverseStmt(const_cast<Stmt *>(SP.For->getBody()));
     Assign.insert(A.Vars.begin(), A.Vars.end());
   }
-  for (const VarDecl *V : SP.Locals)
+  for (const VarDecl *V : SP.Locals) {
     SP.Accumulators += Assign.count(V);
+    if (Assign.count(V) || !V->getInit() || isModified(V, Body))
+      continue;
+    PureInit PI(SP.Pure, Body, In.Ctx, GuardedDecl.count(V));
+    PI.TraverseStmt(const_cast<Expr *>(V->getInit()));
+    if (PI.Ok)
+      SP.Pure.insert(V);
+  }
 
   // Columns per thread: the column is blockIdx.x * blockDim.x +
   // threadIdx.x plus a constant, and x is used nowhere else.

@@ -60,6 +60,10 @@
 #                   docs/bench/suite-h200.md (budget 16, 2 rounds), --resume,
 #                   results in WORK/bench (SUITE_DEADLINE minutes, default 8)
 #   suite-ops:A,B   the same for the named operations only
+#   ab              forge-port measure new.cu old.cu --spec spec.json in each
+#                   directory of bundle/ab (utils/bench/rule-ab.py: one rule's
+#                   proposals from this build against an older one's), one
+#                   log per pair and a table of both times
 set -uo pipefail
 dest="${1:?usage: session-check.sh OUT step...}"
 shift
@@ -159,6 +163,30 @@ for step in "$@"; do
       r=$?
       cat "$out/campaign.log"
       result campaign $r
+      ;;
+    ab)
+      mkdir -p "$out/ab"
+      r=0
+      for d in bundle/ab/*/; do
+        n=$(basename "$d")
+        "$fp" measure "$d/new.cu" "$d/old.cu" --spec "$d/spec.json" --format json \
+          > "$out/ab/$n.json" 2> "$out/ab/$n.err" || r=1
+        python3 - "$out/ab/$n.json" "$n" "$(cat "$d/what.txt")" <<'PY'
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))["candidates"]
+    t = {r["source"].split("/")[-1]: r for r in rows if r.get("reference") is not True}
+    ref = [r for r in rows if r["source"].endswith("new.cu")][0]
+    old = t["old.cu"]
+    us = lambda r: r["time_ns"]["median"] / 1000 if r.get("time_ns") else float("nan")
+    regs = lambda r: r.get("resources", {}).get("registers", "?")
+    print("%-20s new %8.1f us (%s regs)  old %8.1f us (%s regs, %s)  %s" % (
+        sys.argv[2], us(ref), regs(ref), us(old), regs(old), old["status"], sys.argv[3][:70]))
+except Exception as e:
+    print("%-20s no result (%r)" % (sys.argv[2], e))
+PY
+      done
+      result ab $r
       ;;
     legacy)
       bash utils/gpu/legacy-check.sh "$out/legacy" > "$out/legacy.log" 2>&1

@@ -60,7 +60,7 @@
 // VEC: v_sep7.json:1
 // RUN: grep -c "reinterpret_cast<const float4 \*>" %t.d/stream2.cu | FileCheck %s --check-prefix=VLOADS
 // VLOADS: 3
-// RUN: %clang -x c++ -std=c++17 -O1 -ffp-contract=off -fno-strict-aliasing -w -I%S/../../gpu/Inputs/rules -I%t.d %s -o %t.d/emulate -lstdc++ -lm
+// RUN: %clang -x c++ -std=c++17 -O1 -ffp-contract=off -fno-strict-aliasing -w -I%S/../../gpu/Inputs/rules -I%S/Inputs -I%t.d %s -o %t.d/emulate -lstdc++ -lm
 // RUN: %t.d/emulate | FileCheck %s --check-prefix=EMU --implicit-check-not=MISMATCH
 // EMU-COUNT-225: {{: ok$}}
 // EMU: 225 same, 0 differ
@@ -72,13 +72,7 @@
 #include <random>
 #include <vector>
 
-struct D3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-static D3 threadIdx, blockIdx, blockDim, gridDim;
-#define __global__
-static int min(int a, int b) { return a < b ? a : b; }
-static int max(int a, int b) { return a > b ? a : b; }
+#include "cpu_grid.h"
 
 namespace orig {
 #include "stencil_rows.cu"
@@ -89,31 +83,13 @@ namespace stream0 {
 namespace stream1 {
 #include "stream1.cu"
 } // namespace stream1
-struct float4 {
-  float x, y, z, w;
-};
 namespace stream2 {
 #include "stream2.cu"
 } // namespace stream2
 
 namespace {
 
-/// Every thread of grid G with blocks B, one after another.
-template <typename F> void launch(D3 G, D3 B, F Kernel) {
-  gridDim = G;
-  blockDim = B;
-  for (unsigned By = 0; By < G.y; ++By)
-    for (unsigned Bx = 0; Bx < G.x; ++Bx)
-      for (unsigned Ty = 0; Ty < B.y; ++Ty)
-        for (unsigned Tx = 0; Tx < B.x; ++Tx) {
-          blockIdx = {Bx, By, 1};
-          threadIdx = {Tx, Ty, 1};
-          Kernel();
-        }
-}
-
 int Same = 0, Differ = 0;
-unsigned ceilDiv(unsigned A, unsigned B) { return (A + B - 1) / B; }
 
 /// Run(c, grid, block, w, h): the outputs of the original (c = 0) or of
 /// the rewrite with 8 x 2 (c = 1) or 4 x 2 (c = 2) outputs per thread.

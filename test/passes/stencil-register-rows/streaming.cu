@@ -36,7 +36,7 @@
 // RUN: not grep -q "ld.local" %t7.5.ptx
 // RUN: awk '/.entry _Z10conv2d_7x7/,/^}/' %t7.5.ptx | grep -c "ld.global.v4.f32" | FileCheck %s --check-prefix=VLOADS7
 // VLOADS7: {{^}}30{{$}}
-// VEC:      const bool interior = (row0 - 3) >= 0 && (row0 - 3) + 9 <= (long long)h - 1 && (col0 - 4) >= 0 && (col0 - 4 + 11) <= (long long)w - 1;
+// VEC:      const bool interior = all_active && (row0 - 3) >= 0 && (row0 - 3) + 9 <= (long long)h - 1 && (col0 - 4) >= 0 && (col0 - 4 + 11) <= (long long)w - 1;
 // VEC-NEXT:   if (interior) {
 // VEC-NEXT: #pragma unroll
 // VEC-NEXT:     for (int rr = 0; rr < 10; ++rr) {
@@ -123,23 +123,24 @@ __global__ void conv2d_7x7(const float *in, const float *filt, float *out,
     out[(size_t)y * w + x] = acc;
   }
 }
-// The prologue per output: its locals one per output, the thread's guard
-// a flag per output.
+// The prologue per output: the locals computed from the thread's position
+// declared again per output scope, the thread's guard a flag per output.
 // SEVEN:   const long long row0 = 8 * ((long long)blockIdx.y * (long long)blockDim.y + (long long)threadIdx.y);
 // SEVEN-NEXT:   const long long col0 = 2 * ((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x);
-// SEVEN-NEXT:   int x_s[8][2];
-// SEVEN-NEXT:   int y_s[8][2];
 // SEVEN-NEXT:   float acc_s[8][2];
 // SEVEN-NEXT:   bool act[8][2];
-// SEVEN:       x_s[o][c] = (blockIdx.x * 2) * blockDim.x + (threadIdx.x * 2 + c);
-// SEVEN-NEXT:       y_s[o][c] = (blockIdx.y * 8) * blockDim.y + (threadIdx.y * 8 + o);
-// SEVEN-NEXT:       act[o][c] = (x_s[o][c] < w && y_s[o][c] < h);
+// SEVEN-NEXT:   bool all_active = true;
+// SEVEN:       const int x = (blockIdx.x * 2) * blockDim.x + (threadIdx.x * 2 + c);
+// SEVEN-NEXT:       const int y = (blockIdx.y * 8) * blockDim.y + (threadIdx.y * 8 + o);
+// SEVEN-NEXT:       act[o][c] = (x < w && y < h);
 // SEVEN-NEXT:       if (act[o][c]) acc_s[o][c] = 0.0f;
+// SEVEN-NEXT:       all_active = all_active && act[o][c];
 // SEVEN-NEXT:     }
 // SEVEN-NEXT:   // Threads whose window lies inside the borders run a copy with the border tests known to hold.
-// SEVEN-NEXT:   const bool interior = (row0 - 3) >= 0 && (row0 - 3) + 13 <= (long long)h - 1 && (col0 - 3) >= 0 && (col0 - 3 + 7) <= (long long)w - 1;
+// SEVEN-NEXT:   // Its threads' outputs all pass their guards: it tests none.
+// SEVEN-NEXT:   const bool interior = all_active && (row0 - 3) >= 0 && (row0 - 3) + 13 <= (long long)h - 1 && (col0 - 3) >= 0 && (col0 - 3 + 7) <= (long long)w - 1;
 // Interior: one window row of 8 elements, loaded without tests, used by
-// the outputs o whose row offset i = rr - o - 3 is in -3..3.
+// the outputs o whose row offset i = rr - o - 3 is in -3..3, unguarded.
 // SEVEN-NEXT:   if (interior) {
 // SEVEN-NEXT: #pragma unroll
 // SEVEN-NEXT:     for (int rr = 0; rr < 14; ++rr) {
@@ -147,31 +148,49 @@ __global__ void conv2d_7x7(const float *in, const float *filt, float *out,
 // SEVEN:         in_row[jj] = in[e1 * w + e0];
 // SEVEN:         const int i = rr - o - 3;
 // SEVEN-NEXT:         if (i >= -3 && i <= 3) {
+// SEVEN-NEXT: #pragma unroll
+// SEVEN-NEXT:           for (int c = 0; c < 2; ++c) {
+// SEVEN-NEXT:             const int x = (blockIdx.x * 2) * blockDim.x + (threadIdx.x * 2 + c);
+// SEVEN-NEXT:             const int y = (blockIdx.y * 8) * blockDim.y + (threadIdx.y * 8 + o);
+// SEVEN-NEXT:             do {
+// SEVEN-NEXT: #pragma unroll
+// SEVEN-NEXT:                 for (int j = -CONV_R; j <= CONV_R; ++j) {
+// SEVEN-NEXT:                   int yy = y + i, xx = x + j;
+// SEVEN-NEXT:                   if (((void)(yy >= 0), true) && ((void)(yy < h), true) && ((void)(xx >= 0), true) && ((void)(xx < w), true))
+// SEVEN-NEXT:                     acc_s[o][c] += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
+// SEVEN-NEXT:                            in_row[c + j + 3];
+// The interior threads' epilogue, unguarded.
+// SEVEN:     // The code after the row loop, per output.
+// SEVEN-NEXT: #pragma unroll
+// SEVEN-NEXT:     for (int o = 0; o < 8; ++o)
+// SEVEN-NEXT: #pragma unroll
+// SEVEN-NEXT:       for (int c = 0; c < 2; ++c) {
+// SEVEN-NEXT:         const int x = (blockIdx.x * 2) * blockDim.x + (threadIdx.x * 2 + c);
+// SEVEN-NEXT:         const int y = (blockIdx.y * 8) * blockDim.y + (threadIdx.y * 8 + o);
+// SEVEN-NEXT:           out[(size_t)y * w + x] = acc_s[o][c];
+// SEVEN-NEXT:       }
+// The border copy keeps every tap's test and each output's guard; its
+// window row is zero where the original reads nothing.
+// SEVEN-NEXT:   } else {
+// SEVEN:         in_row[jj] = e12 >= 0 && e12 < (long long)h && e02 >= 0 && e02 < (long long)w ? in[e12 * w + e02] : 0.0f;
 // SEVEN:             if (act[o][c])
 // SEVEN-NEXT:               do {
-// SEVEN-NEXT: #pragma unroll
-// SEVEN-NEXT:                   for (int j = -CONV_R; j <= CONV_R; ++j) {
-// SEVEN-NEXT:                     int yy = y_s[o][c] + i, xx = x_s[o][c] + j;
-// SEVEN-NEXT:                     if (((void)(yy >= 0), true) && ((void)(yy < h), true) && ((void)(xx >= 0), true) && ((void)(xx < w), true))
-// SEVEN-NEXT:                       acc_s[o][c] += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
-// SEVEN-NEXT:                              in_row[c + j + 3];
-// The border copy keeps every tap's test; its window row is zero where
-// the original reads nothing.
-// SEVEN:   } else {
-// SEVEN:         in_row[jj] = e12 >= 0 && e12 < (long long)h && e02 >= 0 && e02 < (long long)w ? in[e12 * w + e02] : 0.0f;
 // SEVEN:                     if (yy >= 0 && yy < h && xx >= 0 && xx < w)
 // SEVEN-NEXT:                       acc_s[o][c] += filt_c[(i + CONV_R) * CONV_K + (j + CONV_R)] *
 // SEVEN-NEXT:                              in_row[c + j + 3];
-// The epilogue per output, under its guard.
-// SEVEN:   // The code after the row loop, per output.
+// The border threads' epilogue, under each output's guard.
+// SEVEN:     // The code after the row loop, per output.
 // SEVEN-NEXT: #pragma unroll
-// SEVEN-NEXT:   for (int o = 0; o < 8; ++o)
+// SEVEN-NEXT:     for (int o = 0; o < 8; ++o)
 // SEVEN-NEXT: #pragma unroll
-// SEVEN-NEXT:     for (int c = 0; c < 2; ++c) {
-// SEVEN-NEXT:       if (act[o][c]) {
-// SEVEN-NEXT:           out[(size_t)y_s[o][c] * w + x_s[o][c]] = acc_s[o][c];
+// SEVEN-NEXT:       for (int c = 0; c < 2; ++c) {
+// SEVEN-NEXT:         const int x = (blockIdx.x * 2) * blockDim.x + (threadIdx.x * 2 + c);
+// SEVEN-NEXT:         const int y = (blockIdx.y * 8) * blockDim.y + (threadIdx.y * 8 + o);
+// SEVEN-NEXT:         if (act[o][c]) {
+// SEVEN-NEXT:             out[(size_t)y * w + x] = acc_s[o][c];
+// SEVEN-NEXT:         }
 // SEVEN-NEXT:       }
-// SEVEN-NEXT:     }
+// SEVEN-NEXT:   }
 // SEVEN-NEXT: }
 
 #define SEP_R 3
@@ -203,21 +222,22 @@ __global__ void conv2d_separable(const float *in, const float *fx,
 // SEP:         const int i = rr - o - 3;
 // SEP-NEXT:         if (i >= -3 && i <= 3) {
 // SEP-NEXT: #pragma unroll
-// SEP-NEXT:           for (int c = 0; c < 2; ++c)
-// SEP-NEXT:             if (act[o][c])
-// SEP-NEXT:               do {
-// SEP-NEXT:                   int yy = y_s[o][c] + i;
-// SEP-NEXT:                   if (((void)(yy < 0), false) || ((void)(yy >= h), false))
-// SEP-NEXT:                     continue;
-// SEP-NEXT:                   float row = 0.0f;
+// SEP-NEXT:           for (int c = 0; c < 2; ++c) {
+// SEP-NEXT:             const int x = (blockIdx.x * 2) * blockDim.x + (threadIdx.x * 2 + c);
+// SEP-NEXT:             const int y = (blockIdx.y * 8) * blockDim.y + (threadIdx.y * 8 + o);
+// SEP-NEXT:             do {
+// SEP-NEXT:                 int yy = y + i;
+// SEP-NEXT:                 if (((void)(yy < 0), false) || ((void)(yy >= h), false))
+// SEP-NEXT:                   continue;
+// SEP-NEXT:                 float row = 0.0f;
 // SEP-NEXT: #pragma unroll
-// SEP-NEXT:                   for (int j = -SEP_R; j <= SEP_R; ++j) {
-// SEP-NEXT:                     int xx = x_s[o][c] + j;
-// SEP-NEXT:                     if (((void)(xx >= 0), true) && ((void)(xx < w), true))
-// SEP-NEXT:                       row += fx_c[j + SEP_R] * in_row[c + j + 3];
-// SEP-NEXT:                   }
-// SEP-NEXT:                   acc_s[o][c] += fy_c[i + SEP_R] * row;
-// SEP-NEXT:               } while (0);
+// SEP-NEXT:                 for (int j = -SEP_R; j <= SEP_R; ++j) {
+// SEP-NEXT:                   int xx = x + j;
+// SEP-NEXT:                   if (((void)(xx >= 0), true) && ((void)(xx < w), true))
+// SEP-NEXT:                     row += fx_c[j + SEP_R] * in_row[c + j + 3];
+// SEP-NEXT:                 }
+// SEP-NEXT:                 acc_s[o][c] += fy_c[i + SEP_R] * row;
+// SEP-NEXT:             } while (0);
 // SEP:                   if (yy < 0 || yy >= h)
 // SEP-NEXT:                     continue;
 
@@ -249,11 +269,11 @@ __global__ void box_blur3(const float *src, float *dst, int width, int height) {
 // BLUR-NEXT:       long long e1c = e1 < 0 ? 0 : e1 > (long long)height - 1 ? (long long)height - 1 : e1;
 // BLUR-NEXT:       long long e0c = e0 < 0 ? 0 : e0 > (long long)width - 1 ? (long long)width - 1 : e0;
 // BLUR-NEXT:       src_row[jj] = 0 <= (long long)height - 1 && 0 <= (long long)width - 1 ? src[e1c * width + e0c] : 0.0f;
-// BLUR:                 int sy = py_s[o][c] + oy;
+// BLUR:                 int sy = py + oy;
 // BLUR-NEXT:                 if (sy < 0) sy = 0;
 // BLUR-NEXT:                 if (sy > height - 1) sy = height - 1;
 // BLUR:                   total_s[o][c] += src_row[c + ox + 1];
-// BLUR:         dst[py_s[o][c] * width + px_s[o][c]] = total_s[o][c] * (1.0f / 9.0f);
+// BLUR:         dst[py * width + px] = total_s[o][c] * (1.0f / 9.0f);
 
 __global__ void blur_scaled(const float *src, float *dst, int width, int height) {
   int px = blockIdx.x * blockDim.x + threadIdx.x;
