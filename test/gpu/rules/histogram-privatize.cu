@@ -34,14 +34,15 @@
 // RUN: forge-port propose %t.d/h10.cu --kernel ifclamp --block 256 --rules=histogram-privatize --apply -o %t.d/h11.cu
 // RUN: forge-port propose %t.d/h11.cu --kernel letters --block 256 --rules=histogram-privatize --apply -o %t.d/h12.cu
 // RUN: forge-port propose %t.d/h12.cu --kernel joint --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
-// The first proposals of histogram256, bytes1, keys16, wbytes, letters and
-// joint (two buffers) read 16 bytes per load.
+// The first proposals of every kernel but the 2D image read 16 bytes per
+// load: 1- and 2-byte keys (histogram256, bytes1, keys16, wbytes, letters,
+// joint) and, since 4-byte elements take the path too, hist_mod, clamped,
+// weighted, maxbin, orbits and ifclamp (four elements per load).
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
-// VEC: 11
+// VEC: 19
 // The first proposals of the twelve constant-bin kernels count into lane
-// copies; the second proposals into one copy: the scalar copy of the kernels
-// without the 16-byte path (maxbin, orbits), the 16-byte path with one copy
-// for the others (histogram256, bytes1, keys16, wbytes).
+// copies; the second proposals into one copy, with 16-byte loads
+// (histogram256, maxbin, orbits, bytes1, keys16, wbytes).
 // RUN: grep -c "\]\[forge_w\]" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=LANES
 // LANES: 12
 // RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --format=json > %t.d/p1.json

@@ -149,7 +149,10 @@ const Positive Positives[] = {
       "atomicAdd(forge_hist + b, 1ull);", "atomicAdd(&h[forge_j], forge_c);",
       "for (long long forge_vb = (long long)blockIdx.x; forge_vb < forge_blocks_x; forge_vb += "
       "forge_grid_blocks)\n      forge_block((unsigned)forge_vb);"},
-     true, true},
+     true, true,
+     // 4-byte elements come 16 bytes (four) per thread per iteration too.
+     {"const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(v + forge_h)[forge_k];",
+      "forge_e((unsigned int)forge_q0_0.w);"}},
     {"weighted float histogram with & 127",
      R"(__global__ void k(const int *key, const float *w, float *h, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -157,7 +160,9 @@ const Positive Positives[] = {
     atomicAdd(&h[key[i] & 127], w[i]);
 })",
      {"__shared__ float forge_hist[128];", "atomicAdd(&forge_hist[key[i] & 127], w[i]);"},
-     true, true},
+     true, true,
+     {"auto forge_e = [&](int forge_v0, float forge_v1) {",
+      "forge_e((int)forge_q0_0.y, __uint_as_float(forge_q1_0.y));"}},
     {"2D image histogram",
      R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -181,7 +186,8 @@ const Positive Positives[] = {
       atomicAdd(&h[v], 1);
   }
 })",
-     {"__shared__ int forge_hist[100];", "atomicAdd(&forge_hist[v], 1);"}, true, true},
+     {"__shared__ int forge_hist[100];", "atomicAdd(&forge_hist[v], 1);"}, true, true,
+     {"int v = forge_v0;", "forge_e((int)forge_q0_0.z);"}},
     {"atomicMax on int, identity INT_MIN, combined with max",
      R"(__global__ void k(const int *key, const int *val, int *m, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -190,7 +196,9 @@ const Positive Positives[] = {
 })",
      {"forge_hist[forge_j] = (int)(-2147483647 - 1);", "if (forge_c != (int)(-2147483647 - 1))",
       "atomicMax(&m[forge_j], forge_c);"},
-     true, true},
+     true, true,
+     {"atomicMax(&forge_hist[forge_v0 & 255][forge_w], forge_v1);",
+      "forge_e((int)forge_q0_0.x, (int)forge_q1_0.x);"}},
     {"atomicOr of bits, a shift of a 32-bit key",
      R"(__global__ void k(const unsigned *key, int *flags, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -198,7 +206,9 @@ const Positive Positives[] = {
     atomicOr(&flags[key[i] >> 24], 1 << (key[i] & 31));
 })",
      {"__shared__ int forge_hist[256];", "atomicOr(&flags[forge_j], forge_c);"}, true,
-     true},
+     true,
+     {"atomicOr(&forge_hist[forge_v0 >> 24][forge_w], 1 << (forge_v0 & 31));",
+      "forge_e((unsigned int)forge_q0_0.w);"}},
     {"the count through a __device__ wrapper, for (;;) with a break",
      R"(__device__ void bump(unsigned *bin) { atomicAdd(bin, 1u); }
 __global__ void k(const unsigned char *data, unsigned *bins, int n) {
@@ -335,9 +345,10 @@ TEST(HistogramPrivatize, RewritesEveryShape) {
       EXPECT_TRUE(has(V.Summary, "in 16-byte loads")) << V.Summary;
       ASSERT_TRUE(V.Spec && V.Spec->Geometry.count("grid.x"));
       // Lane copies of 256 or 1024 bins take 32 KiB a block: 6 blocks of 256
-      // threads an SM (the occupancy calculator, sm_90); 64 bins (8 KiB)
-      // and one copy leave the threads' 8.
-      bool Big = C.Lanes && I == 0 && !llvm::StringRef(C.Name).contains("% 64");
+      // threads an SM (the occupancy calculator, sm_90); 64 to 128 bins (8
+      // to 16 KiB) and one copy leave the threads' 8.
+      bool Big = C.Lanes && I == 0 &&
+                 (has(R.Applied[I], "[256][32];") || has(R.Applied[I], "[1024][8];"));
       EXPECT_EQ(V.Spec->Geometry.at("grid.x"),
                 std::string("min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * ") +
                     (Big ? "6)" : "8)"));
@@ -389,21 +400,27 @@ void launch(const unsigned *d, unsigned *b, int nb, int n) {
 })";
   measure::LaunchSpec Spec = specWith(R"({"name": "nbins", "dtype": "i32", "value": "NB"})");
   auto R = run(Code, "k", &Spec);
-  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip; // no lane copies of a parameter count
-  const std::string &A = R.Applied[0];
+  // No lane copies of a parameter count: the 16-byte loads of the 4-byte
+  // elements, then the scalar copy.
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "in 16-byte loads")) << R.Proposals[0].Summary;
+  const std::string &A = R.Applied[1];
   EXPECT_TRUE(has(A, "extern __shared__ unsigned int forge_hist_k[];")) << A;
   EXPECT_TRUE(has(A, "forge_j < (int)nbins;")) << A;
   EXPECT_TRUE(has(A, "atomicAdd(&forge_hist_k[data[i] % nbins], 1u);")) << A;
   EXPECT_TRUE(has(A, "k<<<(n + 255) / 256, 256, (size_t)(nb) * sizeof(unsigned int)>>>")) << A;
-  ASSERT_TRUE(R.Proposals[0].Spec);
-  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("shared"), "(NB) * 4");
+  for (const agent::Proposal &P : R.Proposals) {
+    ASSERT_TRUE(P.Spec);
+    EXPECT_EQ(P.Spec->Geometry.at("shared"), "(NB) * 4");
+  }
 
   // The same with '& (nbins - 1)': the count is the parameter itself.
   std::string Mask = Code;
   Mask.replace(Mask.find("% nbins"), 7, "& (nbins - 1)");
   R = run(Mask, "k", &Spec);
-  ASSERT_EQ(R.Proposals.size(), 1u) << R.Skip;
-  EXPECT_EQ(R.Proposals[0].Spec->Geometry.at("shared"), "(NB) * 4");
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  for (const agent::Proposal &P : R.Proposals)
+    EXPECT_EQ(P.Spec->Geometry.at("shared"), "(NB) * 4");
 
   // No spec: the bytes cannot be set.
   R = run(Code, "k");
@@ -497,13 +514,13 @@ TEST(HistogramPrivatize, DeclinesWithTheReason) {
 /// Kernels privatised without the 16-byte path, and why (in the scalar
 /// proposals' rationale).
 const Negative NoVector[] = {
-    {"int elements",
-     R"(__global__ void k(const int *data, int *h, int n) {
+    {"8-byte elements",
+     R"(__global__ void k(const long long *data, int *h, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
     atomicAdd(&h[data[i] & 255], 1);
 })",
-     "No 16-byte loads: the narrowest element loaded at 'i' is 4 bytes ('int'), a full word per "
-     "thread already."},
+     "No 16-byte loads: 'data[i]' loads 'long long'; only 1-, 2- and 4-byte integers and float "
+     "are unpacked."},
     {"not the element's own index",
      R"(__global__ void k(const unsigned char *data, unsigned *bins, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
