@@ -18,8 +18,53 @@ static bool isArchArg(StringRef A) {
   return A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch=");
 }
 
+/// Flags that only mean something to a CUDA compilation.
+static bool isCudaOnlyArg(StringRef A) {
+  return isArchArg(A) || A.starts_with("--cuda-") || A.starts_with("-fgpu-") ||
+         A.starts_with("-fcuda-") || A.starts_with("-Xcuda-") || A.starts_with("--offload") ||
+         A == "-nocudainc" || A == "-nocudalib";
+}
+
+/// The host compiler's view of a unit nvcc does not compile as CUDA: what
+/// nvcc -dryrun shows it passing to gcc for a .cpp (CUDA 13.0).
+static std::vector<std::string> hostCompilerCommand(const Toolchain &TC, const ParseOptions &Opts,
+                                                    StringRef File) {
+  std::vector<std::string> Cmd = {"clang++", "-x", "c++", "-fsyntax-only", "-D__NVCC__"};
+  if (TC.hasCuda()) {
+    // nvcc gives gcc the toolkit's directory with -I; as a system one here,
+    // so that the passes leave its headers alone, as they do in CUDA mode.
+    Cmd.push_back("-isystem");
+    Cmd.push_back(TC.CudaPath + "/include");
+    Cmd.push_back("-isystem");
+    Cmd.push_back(TC.CudaPath + "/include/cccl");
+  }
+  if (TC.CudaVersion > 0) {
+    Cmd.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(TC.CudaVersion / 1000));
+    Cmd.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(TC.CudaVersion % 1000 / 10));
+    Cmd.push_back("-D__CUDA_API_VER_MAJOR__=" + std::to_string(TC.CudaVersion / 1000));
+    Cmd.push_back("-D__CUDA_API_VER_MINOR__=" + std::to_string(TC.CudaVersion % 1000 / 10));
+  }
+  Cmd.push_back("-resource-dir=" + TC.ResourceDir);
+  Cmd.push_back("-ferror-limit=0");
+  Cmd.push_back("-fno-color-diagnostics");
+  if (Opts.NvccCompat) {
+    Cmd.push_back("-Wno-reserved-user-defined-literal");
+    if (!TC.OmpHeader.empty()) {
+      Cmd.push_back("-idirafter");
+      Cmd.push_back(std::string(PreludeDir) + "/" + OmpDir);
+    }
+  }
+  for (const std::string &A : Opts.ExtraArgs)
+    if (!isCudaOnlyArg(A))
+      Cmd.push_back(A);
+  Cmd.push_back(File.str());
+  return Cmd;
+}
+
 std::vector<std::string> buildClangCommand(const Toolchain &TC, const ParseOptions &Opts,
                                            StringRef File, Side S) {
+  if (S == Side::Host && Opts.HostCompiler)
+    return hostCompilerCommand(TC, Opts, File);
   std::vector<std::string> Cmd = {"clang++", "-x", "cuda", "-fsyntax-only"};
   Cmd.push_back(S == Side::Host ? "--cuda-host-only" : "--cuda-device-only");
   // Clang 22 has no family ('f') targets and does not define nvcc's

@@ -4,6 +4,7 @@
 #include "forge/Support/FileUtil.h"
 #include "forge/Support/Subprocess.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
@@ -53,6 +54,24 @@ static std::string hostGccOmpHeader() {
   return Best;
 }
 
+/// CUDA_VERSION as the toolkit's include/cuda.h defines it, or 0.
+static int cudaVersionOf(StringRef Root) {
+  SmallString<256> Header(Root);
+  sys::path::append(Header, "include", "cuda.h");
+  auto Buf = MemoryBuffer::getFile(Header);
+  if (!Buf)
+    return 0;
+  StringRef Text = (*Buf)->getBuffer();
+  StringRef Key = "#define CUDA_VERSION ";
+  size_t At = Text.find(Key);
+  if (At == StringRef::npos)
+    return 0;
+  int V = 0;
+  if (Text.substr(At + Key.size()).ltrim().consumeInteger(10, V))
+    return 0;
+  return V;
+}
+
 Toolchain Toolchain::detect(const char *Argv0, StringRef CudaOverride) {
   Toolchain TC;
   std::string ExeDir = Argv0 ? executableDir(Argv0) : std::string();
@@ -82,6 +101,7 @@ Toolchain Toolchain::detect(const char *Argv0, StringRef CudaOverride) {
   for (const std::string &C : Candidates) {
     if (isCudaRoot(C)) {
       TC.CudaPath = C;
+      TC.CudaVersion = cudaVersionOf(C);
       break;
     }
     if (!CudaOverride.empty() && C == CudaOverride)

@@ -44,6 +44,11 @@ struct ParseOptions {
   std::vector<std::string> NvccArgs;
   /// Force-include the nvcc-compatibility prelude.
   bool NvccCompat = true;
+  /// A unit nvcc hands to the host compiler alone (a .cpp without `-x cu`):
+  /// its host side is parsed as C++ the way nvcc's host compiler sees it
+  /// (`-D__NVCC__`, the toolkit's include directories, the
+  /// `__CUDACC_VER_*__` macros), not as CUDA.
+  bool HostCompiler = false;
   /// Keep parse warnings (by default only errors are shown).
   bool ShowWarnings = false;
 

@@ -17,6 +17,8 @@ struct Toolchain {
   /// directory has none: the host GCC's (nvcc compiles host code with GCC,
   /// which always finds its own). Empty: none, or Clang's own suffices.
   std::string OmpHeader;
+  /// CUDA_VERSION of the toolkit's cuda.h (13000 for 13.0); 0 when unknown.
+  int CudaVersion = 0;
 
   /// Finds both. Argv0 locates the running binary; CudaOverride (a path)
   /// wins over $CUDA_PATH, the build-time default, /usr/local/cuda and

@@ -81,6 +81,37 @@ TEST(BuildClangCommand, OneSideOneTarget) {
   EXPECT_TRUE(has(Dev, "-fgpu-rdc"));
 }
 
+TEST(BuildClangCommand, HostUnitAsTheHostCompilerSeesIt) {
+  // A .cpp nvcc hands to gcc (nvcc -dryrun: -x c++ -D__NVCC__ -I<cuda>/include
+  // -isystem <cuda>/include/cccl -D__CUDACC_VER_MAJOR__=...): C++, not CUDA.
+  Toolchain TC;
+  TC.CudaPath = "/usr/local/cuda";
+  TC.ResourceDir = "/res";
+  TC.CudaVersion = 12040;
+  ParseOptions O;
+  O.Target = &target("sm_90");
+  O.HostCompiler = true;
+  O.ExtraArgs = {"-DX", "--cuda-gpu-arch=sm_70", "-fgpu-rdc", "-Iinc"};
+  auto H = buildClangCommand(TC, O, "main.cpp", Side::Host);
+  EXPECT_TRUE(has(H, "c++"));
+  EXPECT_FALSE(has(H, "cuda"));
+  EXPECT_FALSE(has(H, "--cuda-host-only"));
+  EXPECT_FALSE(has(H, "--cuda-gpu-arch=sm_90"));
+  EXPECT_FALSE(has(H, "--cuda-gpu-arch=sm_70"));
+  EXPECT_FALSE(has(H, "-fgpu-rdc"));
+  EXPECT_TRUE(has(H, "-D__NVCC__"));
+  EXPECT_TRUE(has(H, "-D__CUDACC_VER_MAJOR__=12"));
+  EXPECT_TRUE(has(H, "-D__CUDACC_VER_MINOR__=4"));
+  EXPECT_TRUE(has(H, "/usr/local/cuda/include"));
+  EXPECT_TRUE(has(H, "/usr/local/cuda/include/cccl"));
+  EXPECT_TRUE(has(H, "-DX"));
+  EXPECT_TRUE(has(H, "-Iinc"));
+  EXPECT_EQ(H.back(), "main.cpp");
+  // Only the host side is the host compiler's.
+  auto D = buildClangCommand(TC, O, "main.cpp", Side::Device);
+  EXPECT_TRUE(has(D, "--cuda-device-only"));
+}
+
 TEST(BuildClangCommand, ArchSpecificAndFamilyMacrosAsNvcc) {
   Toolchain TC;
   TC.ResourceDir = "/res";
