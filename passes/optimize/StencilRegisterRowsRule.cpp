@@ -570,7 +570,7 @@ static std::string copyRange(StringRef Source, unsigned Begin, unsigned End,
   return applyEdits(Source.slice(Begin, End), Begin, In);
 }
 
-/// The identifiers of a text.
+/// The identifiers of a text, member names (`threadIdx.x`, `p->n`) left out.
 static std::set<std::string> identifiers(StringRef Text) {
   std::set<std::string> Ids;
   for (size_t I = 0; I < Text.size();) {
@@ -581,7 +581,9 @@ static std::set<std::string> identifiers(StringRef Text) {
     size_t J = I;
     while (J < Text.size() && (isAlnum(Text[J]) || Text[J] == '_'))
       ++J;
-    if (I == 0 || !isDigit(Text[I - 1]))
+    StringRef Before = Text.take_front(I).rtrim();
+    bool Member = Before.ends_with(".") || Before.ends_with("->");
+    if ((I == 0 || !isDigit(Text[I - 1])) && !Member)
       Ids.insert(Text.slice(I, J).str());
     I = J;
   }
@@ -866,11 +868,12 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
   };
   auto Guard = [&](size_t Level) { return N.Levels[Level].empty() ? "" : N.at(N.Levels[Level]); };
   std::string I1 = Ind + "  ", I2 = I1 + "  ";
-  auto OutputLoops = [&]() {
+  // The loops over a thread's outputs, opening their scope, at Base.
+  auto OutputLoops = [&](const std::string &Base) {
     Add("", "#pragma unroll");
-    Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.O, R).str());
+    Add(Base, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.O, R).str());
     Add("", "#pragma unroll");
-    Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Cl, Cc).str());
+    Add(Base + "  ", formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Cl, Cc).str());
   };
   // The prologue, once per output. With an interior copy, its threads are
   // those whose outputs all pass the guards too (`all`), so that the copy
@@ -881,7 +884,7 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     Add(Ind, formatv("bool {0} = true;", All).str());
   }
   Add(Ind, "// The code before the row loop, per output.");
-  OutputLoops();
+  OutputLoops(Ind);
   size_t ProStart = Lines.size();
   if (!N.Levels[0].empty())
     Add(I2, N.at(N.Levels[0]) + " = true;");
@@ -954,10 +957,7 @@ Expected<std::string> Writer::writeStream(int64_t R, int64_t Cc, const StreamPla
     std::string B1 = Base + "  ", B2 = B1 + "  ";
     std::string Extra = std::string(Base.size() - Ind.size(), ' ');
     Add(Base, "// The code after the row loop, per output.");
-    Add("", "#pragma unroll");
-    Add(Base, formatv("for (int {0} = 0; {0} < {1}; ++{0})", N.O, R).str());
-    Add("", "#pragma unroll");
-    Add(B1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", N.Cl, Cc).str());
+    OutputLoops(Base);
     size_t Start = Lines.size();
     for (size_t K = SP.Path.size() - 1; K-- > 0;) {
       const auto *CS = dyn_cast<CompoundStmt>(SP.Path[K]);
@@ -1311,7 +1311,7 @@ public:
     return Ok;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp() || B->isCompoundAssignmentOp())
+    if (B->isAssignmentOp())
       return Ok = false;
     if ((B->getOpcode() == BO_Div || B->getOpcode() == BO_Rem) && Guarded &&
         B->getType()->isIntegerType()) {
