@@ -243,7 +243,7 @@ Expected<std::string> Writer::loader(std::vector<std::string> &Lines, const std:
                     : formatv("({0} + {1}) / {2}", S.TotalText, NT - 1, NT).str();
     std::string Type = typeSpelling(P.Elem, In.Ctx);
     // zeroOf spells a dependent type by its canonical name.
-    std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
+    std::string Zero = zeroOf(P.Elem, In.Ctx);
     Add(I1, formatv("{0} {1}[{2}];", Type, L.V, L.Iters).str());
     Add("", "#pragma unroll");
     Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", L.K, L.Iters).str());

@@ -421,7 +421,7 @@ Error Writer::loader(std::vector<std::string> &Lines, StringRef Ind0, int64_t R,
   for (const std::string &Decl : EL->Decls)
     Add(I2, Decl);
   std::string Type = typeSpelling(P.Elem, In.Ctx);
-  std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
+  std::string Zero = zeroOf(P.Elem, In.Ctx);
   if (EL->Conds.empty())
     Add(I2, formatv("{0}[{1}][{2}] = {3};", Win, Ri, Cj, EL->Load).str());
   else
@@ -692,7 +692,7 @@ Error Writer::streamRows(std::vector<std::string> &Lines, StringRef Ind0, int64_
       return EL.takeError();
     for (const std::string &Decl : EL->Decls)
       Add(In1, Decl);
-    std::string Zero = P.Elem->isDependentType() ? Type + "(0)" : zeroOf(P.Elem, In.Ctx);
+    std::string Zero = zeroOf(P.Elem, In.Ctx);
     if (EL->Conds.empty())
       Add(In1, formatv("{0}[{1}] = {2};", N.Win, N.Jj, EL->Load).str());
     else
