@@ -421,6 +421,21 @@ struct VecLoad {
   std::string TS; ///< the element type as source
   int64_t Size = 0;
   bool Float = false;
+  /// Rows: the index of the row's first element, with "@ROW" for the row,
+  /// and the row pitch in elements as a form (equal for every load of P).
+  std::string RowStart;
+  an::IndexForm Pitch;
+};
+
+/// The 2D form: a guard `x < w && y < h` on the column x = blockIdx.x *
+/// blockDim.x + threadIdx.x and the row y (the same in y), and loads
+/// `p[y * pitch + x]`. Each row is visited as the 1D path visits its
+/// elements.
+struct RowPlan {
+  const VarDecl *Col = nullptr, *Row = nullptr;
+  std::string RowBoundText;
+  /// Locals the loads use as their index (`int idx = y * pitch + x;`).
+  std::vector<const VarDecl *> IndexLocals;
 };
 
 struct VecPlan {
@@ -435,6 +450,7 @@ struct VecPlan {
   std::vector<VecLoad> Loads;
   std::vector<std::pair<const ArraySubscriptExpr *, unsigned>> Uses; ///< load, its VecLoad
   int64_t K = 0; ///< elements per thread per iteration
+  std::optional<RowPlan> Rows;
   /// Declarations erased: the index's own, and locals only its dropped
   /// increment read.
   std::vector<std::pair<unsigned, unsigned>> Erase;
@@ -449,7 +465,7 @@ VecPlan noVector(std::string Why) {
 /// S reads a value that differs between the threads of the grid (or between
 /// the elements of one thread): threadIdx, blockIdx, a warp collective, or a
 /// local computed from them or assigned after its declaration.
-std::string threadVarying(const Stmt *S, const CompoundStmt *Body, const VarDecl *IV,
+std::string threadVarying(const Stmt *S, const CompoundStmt *Body, ArrayRef<const VarDecl *> IVs,
                           SourceLocation Before, ASTContext &Ctx, unsigned Depth = 0) {
   if (!S || Depth > 6)
     return "";
@@ -466,7 +482,7 @@ std::string threadVarying(const Stmt *S, const CompoundStmt *Body, const VarDecl
     }
   if (const auto *DR = dyn_cast<DeclRefExpr>(S))
     if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
-        V && V != IV && V->hasLocalStorage() && !isa<ParmVarDecl>(V)) {
+        V && !is_contained(IVs, V) && V->hasLocalStorage() && !isa<ParmVarDecl>(V)) {
       // A local of the kernel declared before the element's code.
       bool Outer = false;
       for (const Stmt *X : Body->body())
@@ -476,13 +492,183 @@ std::string threadVarying(const Stmt *S, const CompoundStmt *Body, const VarDecl
       if (Outer) {
         if (isModified(V, Body))
           return V->getName().str();
-        if (V->getInit() && !threadVarying(V->getInit(), Body, IV, Before, Ctx, Depth + 1).empty())
+        if (V->getInit() && !threadVarying(V->getInit(), Body, IVs, Before, Ctx, Depth + 1).empty())
           return V->getName().str();
       }
     }
   for (const Stmt *C : S->children())
-    if (std::string W = threadVarying(C, Body, IV, Before, Ctx, Depth); !W.empty())
+    if (std::string W = threadVarying(C, Body, IVs, Before, Ctx, Depth); !W.empty())
       return W;
+  return "";
+}
+
+/// Text [B, E) of Source with the replacements (offset, length, text) that
+/// lie inside it.
+std::string spliced(StringRef Source, unsigned B, unsigned E,
+                    std::vector<std::tuple<unsigned, unsigned, std::string>> Repl) {
+  llvm::sort(Repl);
+  std::string Out;
+  unsigned At = B;
+  for (const auto &[O, L, T] : Repl) {
+    if (O < At || O + L > E)
+      continue;
+    Out += Source.substr(At, O - At).str() + T;
+    At = O + L;
+  }
+  return Out + Source.substr(At, E - At).str();
+}
+
+/// The element type of a load the 16-byte path unpacks; Why set when it is
+/// not one.
+VecLoad vecLoadOf(const ParmVarDecl *Ptr, const ArraySubscriptExpr *ASE, ASTContext &Ctx,
+                  std::string &Why) {
+  QualType T = Ptr->getType()->getPointeeType().getUnqualifiedType();
+  VecLoad L;
+  L.P = Ptr;
+  L.TS = typeSpelling(T, Ctx);
+  L.Size = T->isDependentType() ? 0 : int64_t(Ctx.getTypeSizeInChars(T).getQuantity());
+  L.Float = T->isSpecificBuiltinType(BuiltinType::Float);
+  if (!(L.Float || (T->isIntegerType() && !T->isBooleanType() && !T->isEnumeralType())) ||
+      !(L.Size == 1 || L.Size == 2 || L.Size == 4))
+    Why = "'" + textOf(ASE, Ctx) + "' loads '" + L.TS +
+          "'; only 1-, 2- and 4-byte integers and float are unpacked";
+  return L;
+}
+
+/// The load ASE is a read (an rvalue use) of a pointer parameter the
+/// kernel never assigns.
+const ParmVarDecl *readParam(const ArraySubscriptExpr *ASE, const RuleInput &In,
+                             const CompoundStmt *Body) {
+  const ParmVarDecl *Ptr = asParam(ASE->getBase(), In.Kernel);
+  if (!Ptr || !Ptr->getType()->isPointerType() || isModified(Ptr, Body))
+    return nullptr;
+  for (const DynTypedNode &N : In.Ctx.getParents(*ASE))
+    if (const auto *IC = N.get<ImplicitCastExpr>(); IC && IC->getCastKind() == CK_LValueToRValue)
+      return Ptr;
+  return nullptr;
+}
+
+/// The rows' loads: every read of the column, the row (and the locals the
+/// loads take as their index) in the element's code is inside the index of
+/// a load `p[row * pitch + column]` (by the model's index form: the column
+/// with coefficient 1, the row times a pitch that is the same for every
+/// thread). Fills P.Loads, P.Uses and each load's row start; "" or why not.
+std::string collectRowLoads(const RuleInput &In, an::KernelModel &M, const CompoundStmt *Body,
+                            const EditCollector &C, SourceLocation Before, VecPlan &P) {
+  ASTContext &Ctx = In.Ctx;
+  RowPlan &R = *P.Rows;
+  const an::AtomTable &Tab = M.atoms();
+  std::optional<an::AtomId> Atom[2][3]; // [x, y][threadIdx, blockIdx, blockDim]
+  for (int D = 0; D < 2; ++D)
+    for (int K = 0; K < 3; ++K)
+      Atom[D][K] = Tab.findBuiltin(K == 0 ? "threadIdx" : K == 1 ? "blockIdx" : "blockDim",
+                                   "xy"[D]);
+  for (auto &D : Atom)
+    for (auto &K : D)
+      if (!K)
+        return "the loads' indices are not in the kernel model";
+  auto Global = [&](int D) {
+    return an::IndexForm::atom(*Atom[D][1]) * an::IndexForm::atom(*Atom[D][2]) +
+           an::IndexForm::atom(*Atom[D][0]);
+  };
+  an::IndexForm ColF = Global(0), RowF = Global(1);
+  auto InBody = [&](const Stmt *S) {
+    auto O = C.offsetOf(S->getBeginLoc());
+    return O && *O >= P.BB && *O < P.BE;
+  };
+  std::vector<const VarDecl *> Pos{R.Col, R.Row};
+  // One load at its index expression (IndexE: the subscript, or the init of
+  // the index local the subscript names).
+  auto AddUse = [&](const ArraySubscriptExpr *ASE, const Expr *IndexE) -> std::string {
+    const ParmVarDecl *Ptr = readParam(ASE, In, Body);
+    const an::Access *LA = M.accessAt(ASE);
+    if (!Ptr || !LA || !LA->IndexKnown)
+      return "the element's code reads '" + R.Col->getName().str() + "' or '" +
+             R.Row->getName().str() + "' other than in the index of a load of a pointer "
+             "parameter ('" + textOf(ASE, Ctx) + "')";
+    an::IndexForm G = LA->Index - ColF;
+    std::optional<an::IndexForm> Pitch = G.coefficientOf(*Atom[1][0]);
+    bool Uniform = Pitch.has_value();
+    for (int D = 0; D < 2 && Uniform; ++D)
+      for (int K = 0; K < 2; ++K)
+        Uniform &= !Pitch->mentions(*Atom[D][K]);
+    if (G.mentions(*Atom[0][0]) || G.mentions(*Atom[0][1]) || !Uniform || !(G == RowF * *Pitch))
+      return "'" + textOf(ASE, Ctx) + "' is not read at 'row * pitch + column' (its index is '" +
+             LA->IndexText + "')";
+    if (std::string W = threadVarying(IndexE, Body, Pos, Before, Ctx); !W.empty())
+      return "the index of '" + textOf(ASE, Ctx) + "' reads '" + W + "', which differs between "
+             "threads";
+    auto IR = C.rangeOf(IndexE->getSourceRange());
+    if (!IR)
+      return "the index of '" + textOf(ASE, Ctx) + "' is written through a macro";
+    std::vector<std::tuple<unsigned, unsigned, std::string>> Repl;
+    for (const VarDecl *V : Pos)
+      for (const DeclRefExpr *D : referencesTo(V, Body))
+        if (within(D, IndexE))
+          if (auto O = C.offsetOf(D->getLocation()))
+            Repl.push_back({*O, unsigned(V->getName().size()), V == R.Col ? "0" : "(@ROW)"});
+    unsigned Which = 0;
+    while (Which < P.Loads.size() && P.Loads[Which].P != Ptr)
+      ++Which;
+    if (Which == P.Loads.size()) {
+      std::string Why;
+      VecLoad L = vecLoadOf(Ptr, ASE, Ctx, Why);
+      if (!Why.empty())
+        return Why;
+      L.RowStart = spliced(In.Source, IR->first, IR->second, Repl);
+      L.Pitch = *Pitch;
+      P.Loads.push_back(L);
+    } else if (P.Loads[Which].Pitch != *Pitch) {
+      return "'" + Ptr->getName().str() + "' is read at two row pitches";
+    }
+    P.Uses.push_back({ASE, Which});
+    return "";
+  };
+  // The innermost enclosing subscript whose index holds E, or the local
+  // whose initialiser holds it.
+  auto Enclosing = [&](const Expr *E) -> std::pair<const ArraySubscriptExpr *, const VarDecl *> {
+    const Stmt *Cur = E;
+    for (int Up = 0; Up < 16; ++Up) {
+      auto Ps = Ctx.getParents(*Cur);
+      if (Ps.empty())
+        break;
+      if (const auto *X = Ps[0].get<ArraySubscriptExpr>())
+        return {within(E, X->getIdx()) ? X : nullptr, nullptr};
+      if (const auto *V = Ps[0].get<VarDecl>())
+        return {nullptr, V};
+      if (!(Cur = Ps[0].get<Expr>()))
+        break;
+    }
+    return {nullptr, nullptr};
+  };
+  for (const VarDecl *V : Pos)
+    for (const DeclRefExpr *D : referencesTo(V, Body)) {
+      if (!InBody(D))
+        continue;
+      auto [ASE, Local] = Enclosing(D);
+      if (ASE) {
+        if (std::string Why = AddUse(ASE, ASE->getIdx()); !Why.empty())
+          return Why;
+        continue;
+      }
+      // `int idx = y * pitch + x;`, read only as the index of loads.
+      if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local) ||
+          isModified(Local, Body))
+        return "the element's code reads '" + V->getName().str() + "' other than in the index "
+               "of a load";
+      if (is_contained(R.IndexLocals, Local))
+        continue;
+      R.IndexLocals.push_back(Local);
+      for (const DeclRefExpr *U : referencesTo(Local, Body)) {
+        auto [LASE, Other] = Enclosing(U);
+        if (!LASE || stripCasts(LASE->getIdx()) != U || !InBody(U))
+          return "'" + Local->getName().str() + "' is read other than as the index of a load";
+        if (std::string Why = AddUse(LASE, Local->getInit()); !Why.empty())
+          return Why;
+      }
+    }
+  if (P.Loads.empty())
+    return "the element's code loads nothing at the column '" + R.Col->getName().str() + "'";
   return "";
 }
 
@@ -509,6 +695,28 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     if (Op == (Exit ? BO_LE : BO_GT))
       return {asVar(BO->getRHS()), BO->getLHS()};
     return {nullptr, nullptr};
+  };
+  // `x < w && y < h` (as an exit, `x >= w || y >= h`) on the column and
+  // the row of a 2D grid.
+  const VarDecl *Row = nullptr;
+  const Expr *RowBoundE = nullptr;
+  auto Pair = [&](const Expr *Cond, bool Exit) {
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(Cond ? Cond->IgnoreParenImpCasts() : nullptr);
+    if (!BO || BO->getOpcode() != (Exit ? BO_LOr : BO_LAnd))
+      return;
+    auto [V1, B1] = Lt(BO->getLHS(), Exit);
+    auto [V2, B2] = Lt(BO->getRHS(), Exit);
+    char D1 = 0, D2 = 0;
+    if (!V1 || !V2 || !V1->getInit() || !V2->getInit() ||
+        !isGlobalIndex(V1->getInit()->IgnoreParenImpCasts(), &D1) ||
+        !isGlobalIndex(V2->getInit()->IgnoreParenImpCasts(), &D2))
+      return;
+    if (D1 == 'y') {
+      std::swap(V1, V2), std::swap(B1, B2);
+      std::swap(D1, D2);
+    }
+    if (D1 == 'x' && D2 == 'y')
+      IV = V1, BoundE = B1, Row = V2, RowBoundE = B2;
   };
   auto Range = [&](const Stmt *S) { return C.rangeOfStatement(S); };
   if (A.Loops.size() == 1) {
@@ -564,6 +772,8 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       const auto *If = dyn_cast<IfStmt>(S);
       if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable()) {
         std::tie(IV, BoundE) = Lt(If->getCond(), false);
+        if (!IV)
+          Pair(If->getCond(), false);
         First = Last = If;
         if (auto R = Range(If->getThen()))
           P.BB = R->first, P.BE = R->second;
@@ -571,16 +781,22 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     }
     if (!IV && Exits.size() == 1) {
       std::tie(IV, BoundE) = Lt(Exits.front()->getCond(), true);
+      if (!IV)
+        Pair(Exits.front()->getCond(), true);
       First = Exits.front(), Last = Body->body_back();
       auto R1 = Range(First), R2 = Range(Last);
       if (R1 && R2)
         P.BB = R1->second, P.BE = R2->second;
     }
-    if (!IV || !IV->hasLocalStorage() || isa<ParmVarDecl>(IV) || !IV->getInit() ||
-        !isGlobalIndex(IV->getInit()->IgnoreParenImpCasts()) || isModified(IV, Body))
+    auto Index = [&](const VarDecl *V) {
+      return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() &&
+             isGlobalIndex(V->getInit()->IgnoreParenImpCasts()) && !isModified(V, Body);
+    };
+    if (!Index(IV) || (Row && !Index(Row)))
       return noVector("the atomic is neither in a grid-stride loop nor under a guard 'i < n' "
                       "(or an exit 'if (i >= n) return;') on i = blockIdx.x * blockDim.x + "
-                      "threadIdx.x");
+                      "threadIdx.x, nor under 'x < w && y < h' on the column and the row of a "
+                      "2D grid");
     auto R1 = Range(First), R2 = Range(Last);
     if (!R1 || !R2 || P.BE <= P.BB)
       return noVector("the guard is written through a macro");
@@ -591,55 +807,105 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       return noVector("the atomic is not in the code the guard '" + textOf(Guard, Ctx) +
                       "' protects");
     // i elsewhere would see other values.
-    for (const DeclRefExpr *D : referencesTo(IV, Body))
-      if (auto O = C.offsetOf(D->getLocation()); (!O || *O < P.BB || *O >= P.BE) &&
-                                                 !within(D, Guard))
-        return noVector("'" + IV->getName().str() + "' is read outside the element's code");
+    for (const VarDecl *V : {IV, Row})
+      for (const DeclRefExpr *D : V ? referencesTo(V, Body) : std::vector<const DeclRefExpr *>())
+        if (auto O = C.offsetOf(D->getLocation()); (!O || *O < P.BB || *O >= P.BE) &&
+                                                   !within(D, Guard))
+          return noVector("'" + V->getName().str() + "' is read outside the element's code");
     Region = First;
+    // Threads or blocks beyond the guard's dimensions repeat its elements in
+    // the original; the loop visits each once.
     for (const char *D : {"grid.y", "grid.z"}) {
       auto It = In.Request.Geometry.find(D);
-      if (It != In.Request.Geometry.end() && It->second != "1")
-        return noVector("the grid has more than one row of blocks; a guard on x alone "
-                        "does not say which blocks count");
+      if (It != In.Request.Geometry.end() && It->second != "1" && !(Row && D[5] == 'y'))
+        return noVector(Row ? "the grid has more than one layer of blocks; a guard on x and y "
+                              "alone does not say which blocks count"
+                            : "the grid has more than one row of blocks; a guard on x alone "
+                              "does not say which blocks count");
+    }
+    if (Row) {
+      if (!In.Request.Block || (*In.Request.Block)[2] != 1)
+        return noVector("the block's z extent is not known to be 1; threads of other layers "
+                        "would repeat the guard's elements");
+      P.Rows.emplace();
+      P.Rows->Col = IV, P.Rows->Row = Row;
     }
     P.Form = "the guard '" + textOf(Guard, Ctx) +
              "' at line " + std::to_string(lineOf(Ctx, First->getBeginLoc()));
+    // The loop visits every element the guard admits: the original grid
+    // must have held them all (checked against the spec when there is one).
+    std::vector<BlockBound> Dims;
+    for (char D : StringRef(Row ? "xy" : "x"))
+      for (const an::GuardTerm &T : A.G.Terms)
+        if (auto B = blockBoundOf(T, D, Tab)) {
+          Dims.push_back(*B);
+          break;
+        }
+    if (std::string Why = checkBlockCoverage(In, Tab, Dims); !Why.empty())
+      return noVector(Why);
   } else {
     return noVector("the atomic is inside nested loops");
   }
-  // The bound every thread shares.
-  if (!BoundE || !threadVarying(BoundE, Body, IV, Region->getBeginLoc(), Ctx).empty() ||
-      evaluateInt(BoundE, Ctx).value_or(0) < 0)
-    return noVector("the loop's bound is not the same for every thread");
-  for (const DeclRefExpr *D : [&] {
-         std::vector<const DeclRefExpr *> Refs;
-         std::function<void(const Stmt *)> W = [&](const Stmt *S) {
-           if (const auto *DR = dyn_cast<DeclRefExpr>(S))
-             Refs.push_back(DR);
-           for (const Stmt *C : S->children())
-             if (C)
-               W(C);
-         };
-         W(BoundE);
-         return Refs;
-       }())
-    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && isModified(V, Body))
-      return noVector("the loop's bound '" + textOf(BoundE, Ctx) + "' is assigned in the kernel");
-  P.BoundText = textOf(BoundE, Ctx);
-  // The index's value after the code replaced, or before it, would change.
-  for (const DeclRefExpr *D : referencesTo(IV, Body)) {
-    auto O = C.offsetOf(D->getLocation());
-    if (!O || *O < P.RB || *O >= P.RE)
-      return noVector("'" + IV->getName().str() + "' is read outside " + P.Form);
+  // The bounds every thread shares.
+  std::vector<const VarDecl *> IVs{IV};
+  if (Row)
+    IVs.push_back(Row);
+  for (const Expr *E : {BoundE, RowBoundE}) {
+    if (E == RowBoundE && !Row)
+      continue;
+    if (!E || !threadVarying(E, Body, IVs, Region->getBeginLoc(), Ctx).empty() ||
+        evaluateInt(E, Ctx).value_or(0) < 0)
+      return noVector("the loop's bound is not the same for every thread");
+    for (const DeclRefExpr *D : [&] {
+           std::vector<const DeclRefExpr *> Refs;
+           std::function<void(const Stmt *)> W = [&](const Stmt *S) {
+             if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+               Refs.push_back(DR);
+             for (const Stmt *C : S->children())
+               if (C)
+                 W(C);
+           };
+           W(E);
+           return Refs;
+         }())
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && isModified(V, Body))
+        return noVector("the loop's bound '" + textOf(E, Ctx) + "' is assigned in the kernel");
   }
-  // Its declaration, when it declares nothing else, goes.
-  for (const Stmt *S : Body->body())
-    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->isSingleDecl() && D->getSingleDecl() == IV)
-      if (auto R = Range(D); R && R->second <= P.RB)
-        P.Erase.push_back(*R);
+  P.BoundText = textOf(BoundE, Ctx);
+  if (Row)
+    P.Rows->RowBoundText = textOf(RowBoundE, Ctx);
+  for (const VarDecl *V : IVs) {
+    // The index's value after the code replaced, or before it, would change.
+    for (const DeclRefExpr *D : referencesTo(V, Body)) {
+      auto O = C.offsetOf(D->getLocation());
+      if (!O || *O < P.RB || *O >= P.RE)
+        return noVector("'" + V->getName().str() + "' is read outside " + P.Form);
+    }
+    // Its declaration, when it declares nothing else, goes.
+    for (const Stmt *S : Body->body())
+      if (const auto *D = dyn_cast<DeclStmt>(S); D && D->isSingleDecl() && D->getSingleDecl() == V)
+        if (auto R = Range(D); R && R->second <= P.RB)
+          P.Erase.push_back(*R);
+  }
 
+  if (Row) {
+    if (std::string Why = collectRowLoads(In, M, Body, C, Region->getBeginLoc(), P); !Why.empty())
+      return noVector(Why);
+    // The index locals' declarations leave the element's code.
+    for (const VarDecl *L : P.Rows->IndexLocals) {
+      const DeclStmt *DS = nullptr;
+      for (const DynTypedNode &N : Ctx.getParents(*L))
+        DS = N.get<DeclStmt>();
+      auto R = DS && DS->isSingleDecl() ? Range(DS) : std::nullopt;
+      if (!R || R->first < P.BB || R->second > P.BE)
+        return noVector("'" + L->getName().str() + "' is declared with other variables");
+      auto E = eraseWithLine(In.Source, R->first, R->second);
+      P.Repl.push_back({E.Offset, E.Length, E.Text});
+      IVs.push_back(L);
+    }
+  }
   // Every read of the index is the index of a load of a pointer parameter.
-  for (const DeclRefExpr *D : referencesTo(IV, Body)) {
+  for (const DeclRefExpr *D : Row ? std::vector<const DeclRefExpr *>() : referencesTo(IV, Body)) {
     auto O = C.offsetOf(D->getLocation());
     if (!O || *O < P.BB || *O >= P.BE || (Drop && within(D, Drop)))
       continue;
@@ -657,14 +923,8 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       else
         break;
     }
-    const ParmVarDecl *Ptr = ASE ? asParam(ASE->getBase(), In.Kernel) : nullptr;
-    bool Read = false;
-    if (ASE)
-      for (const DynTypedNode &N : Ctx.getParents(*ASE))
-        if (const auto *IC = N.get<ImplicitCastExpr>(); IC && IC->getCastKind() == CK_LValueToRValue)
-          Read = true;
-    if (!ASE || stripCasts(ASE->getIdx()) != D || !Ptr || !Read ||
-        !Ptr->getType()->isPointerType() || isModified(Ptr, Body))
+    const ParmVarDecl *Ptr = ASE ? readParam(ASE, In, Body) : nullptr;
+    if (!ASE || stripCasts(ASE->getIdx()) != D || !Ptr)
       return noVector("the element's code reads '" + IV->getName().str() +
                       "' other than as the index of a load 'p[" + IV->getName().str() +
                       "]' of a pointer parameter ('" +
@@ -673,16 +933,10 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     while (Which < P.Loads.size() && P.Loads[Which].P != Ptr)
       ++Which;
     if (Which == P.Loads.size()) {
-      QualType T = Ptr->getType()->getPointeeType().getUnqualifiedType();
-      VecLoad L;
-      L.P = Ptr;
-      L.TS = typeSpelling(T, Ctx);
-      L.Size = T->isDependentType() ? 0 : int64_t(Ctx.getTypeSizeInChars(T).getQuantity());
-      L.Float = T->isSpecificBuiltinType(BuiltinType::Float);
-      if (!(L.Float || (T->isIntegerType() && !T->isBooleanType() && !T->isEnumeralType())) ||
-          !(L.Size == 1 || L.Size == 2 || L.Size == 4))
-        return noVector("'" + textOf(ASE, Ctx) + "' loads '" + L.TS +
-                        "'; only 1-, 2- and 4-byte integers and float are unpacked");
+      std::string Why;
+      VecLoad L = vecLoadOf(Ptr, ASE, Ctx, Why);
+      if (!Why.empty())
+        return noVector(Why);
       P.Loads.push_back(L);
     }
     P.Uses.push_back({ASE, Which});
@@ -718,7 +972,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     std::function<std::string(const Stmt *)> Scan = [&](const Stmt *X) -> std::string {
       auto O = C.offsetOf(X->getBeginLoc());
       if (O && *O >= P.BB && *O < P.BE && !(Drop && within(X, Drop)))
-        return threadVarying(X, Body, IV, Region->getBeginLoc(), Ctx);
+        return threadVarying(X, Body, IVs, Region->getBeginLoc(), Ctx);
       for (const Stmt *Ch : X->children())
         if (Ch)
           if (std::string W = Scan(Ch); !W.empty())
@@ -755,22 +1009,6 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
         P.Repl.push_back({R->first, R->second - R->first, ""});
     }
   return P;
-}
-
-/// Text [B, E) of Source with the replacements (offset, length, text) that
-/// lie inside it.
-std::string spliced(StringRef Source, unsigned B, unsigned E,
-                    std::vector<std::tuple<unsigned, unsigned, std::string>> Repl) {
-  llvm::sort(Repl);
-  std::string Out;
-  unsigned At = B;
-  for (const auto &[O, L, T] : Repl) {
-    if (O < At || O + L > E)
-      continue;
-    Out += Source.substr(At, O - At).str() + T;
-    At = O + L;
-  }
-  return Out + Source.substr(At, E - At).str();
 }
 
 class HistogramPrivatizeRule : public ExpertRule {
@@ -1035,6 +1273,15 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   std::string HName = freshName("forge_h", In.Kernel, Taken);
   std::string MName = freshName("forge_m", In.Kernel, Taken);
   std::string LName = freshName("forge_n", In.Kernel, Taken);
+  // The rows' names (the 2D form of the 16-byte path).
+  struct RowNames {
+    std::string Rows, Steps, Block, DRow, DStep, Row, At, Ptr;
+  } RN;
+  if (Vec.Rows)
+    RN = {freshName("forge_rows", In.Kernel, Taken), freshName("forge_steps", In.Kernel, Taken),
+          freshName("forge_bt", In.Kernel, Taken),   freshName("forge_dy", In.Kernel, Taken),
+          freshName("forge_dk", In.Kernel, Taken),   freshName("forge_y", In.Kernel, Taken),
+          freshName("forge_a", In.Kernel, Taken),    freshName("forge_p", In.Kernel, Taken)};
 
   // The atomic's address on the private copy: `bins` becomes the copy; with
   // lane copies ([bin][copy]) the address becomes &copy[index][lane copy].
@@ -1089,6 +1336,108 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                         indentFollowingLines(Fn, "  "))
                     .str());
     L.push_back(formatv("  const long long {0} = {1};", LName, V.BoundText).str());
+    // The K elements of one 16-byte step: Load(I, Q) is the Q-th uint4 of
+    // load I.
+    auto Unpack = [&](StringRef Pad, function_ref<std::string(unsigned, int64_t)> Load) {
+      for (unsigned I = 0; I < V.Loads.size(); ++I) {
+        int64_t Per = V.K * V.Loads[I].Size / 16;
+        for (int64_t Q = 0; Q < Per; ++Q)
+          L.push_back(formatv("{0}const uint4 {1}{2}_{3} = {4};", Pad, QName, I, Q, Load(I, Q))
+                          .str());
+      }
+      for (int64_t E = 0; E < V.K; ++E) {
+        std::vector<std::string> Args;
+        for (unsigned I = 0; I < V.Loads.size(); ++I) {
+          const VecLoad &X = V.Loads[I];
+          int64_t Byte = E * X.Size;
+          std::string W =
+              formatv("{0}{1}_{2}.{3}", QName, I, Byte / 16, "xyzw"[(Byte % 16) / 4]).str();
+          int64_t Shift = (Byte % 4) * 8;
+          if (X.Float)
+            Args.push_back("__uint_as_float(" + W + ")");
+          else if (Shift == 0)
+            Args.push_back("(" + X.TS + ")" + W);
+          else
+            Args.push_back("(" + X.TS + ")(" + W + " >> " + std::to_string(Shift) + ")");
+        }
+        L.push_back(Pad.str() + EName + "(" + join(Args, ", ") + ");");
+      }
+    };
+    if (V.Rows) {
+      // The rows as (row, step) pairs: step 0 is the scalar head of the
+      // row up to the first 16-byte boundary of the first load, each other
+      // step K elements, in 16-byte loads where they lie within the row and
+      // every load is aligned there, else scalar. The threads of the whole
+      // grid stride over the pairs, row-major.
+      const RowNames &N = RN;
+      std::vector<std::string> Scalar;
+      for (unsigned I = 0; I < V.Loads.size(); ++I)
+        Scalar.push_back(N.Ptr + std::to_string(I) + "[" + IName + "]");
+      std::string Call = EName + "(" + join(Scalar, ", ") + ");";
+      L.push_back(formatv("  const long long {0} = {1};", N.Rows, V.Rows->RowBoundText).str());
+      L.push_back(formatv("  const long long {0} = ({1} + {2} - 1) / {2} + 1;", N.Steps, LName,
+                          V.K)
+                      .str());
+      L.push_back(formatv("  const long long {0} = (long long)blockDim.x * blockDim.y * blockDim.z;",
+                          N.Block)
+                      .str());
+      L.push_back(formatv("  const long long {0} = ((long long)blockIdx.x + (long long)gridDim.x * "
+                          "(blockIdx.y + (long long)gridDim.y * blockIdx.z)) * {1} + threadIdx.x + "
+                          "blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
+                          GName, N.Block)
+                      .str());
+      L.push_back(formatv("  const long long {0} = {1} * gridDim.x * gridDim.y * gridDim.z;", SSName,
+                          N.Block)
+                      .str());
+      L.push_back(formatv("  const long long {0} = {1} / {2}, {3} = {1} % {2};", N.DRow, SSName,
+                          N.Steps, N.DStep)
+                      .str());
+      L.push_back(formatv("  for (long long {0} = {1} / {2}, {3} = {1} % {2}; {0} < {4};) {{", N.Row,
+                          GName, N.Steps, KName, N.Rows)
+                      .str());
+      for (unsigned I = 0; I < V.Loads.size(); ++I) {
+        std::string Start = V.Loads[I].RowStart;
+        for (size_t At; (At = Start.find("@ROW")) != std::string::npos;)
+          Start.replace(At, 4, N.Row);
+        L.push_back(formatv("    const {0} *{1}{2} = {3} + ({4});", V.Loads[I].TS, N.Ptr, I,
+                            V.Loads[I].P->getName(), Start)
+                        .str());
+      }
+      L.push_back(formatv("    long long {0} = (long long)((16 - ((unsigned long long){1}0 & 15)) & "
+                          "15) / {2};",
+                          HName, N.Ptr, V.Loads.front().Size)
+                      .str());
+      L.push_back(formatv("    {0} = {0} < {1} ? {0} : {1};", HName, LName).str());
+      L.push_back(formatv("    const long long {0} = {1} + ({2} - 1) * {3};", N.At, HName, KName,
+                          V.K)
+                      .str());
+      L.push_back(formatv("    if ({0} == 0) {{", KName).str());
+      L.push_back(formatv("      for (long long {0} = 0; {0} < {1}; ++{0})", IName, HName).str());
+      L.push_back("        " + Call);
+      std::string Fits = formatv("{0} + {1} <= {2}", N.At, V.K, LName).str();
+      for (unsigned I = 1; I < V.Loads.size(); ++I)
+        Fits += formatv(" && ((unsigned long long)({0}{1} + {2}) & 15) == 0", N.Ptr, I, N.At).str();
+      L.push_back("    } else if (" + Fits + ") {");
+      Unpack("      ", [&](unsigned I, int64_t Q) {
+        return formatv("reinterpret_cast<const uint4 *>({0}{1} + {2})[{3}]", N.Ptr, I, N.At, Q)
+            .str();
+      });
+      L.push_back("    } else {");
+      L.push_back(formatv("      for (long long {0} = {1}; {0} < {2} && {0} < {1} + {3}; ++{0})",
+                          IName, N.At, LName, V.K)
+                      .str());
+      L.push_back("        " + Call);
+      L.push_back("    }");
+      L.push_back(formatv("    {0} += {1};", KName, N.DStep).str());
+      L.push_back(formatv("    {0} += {1};", N.Row, N.DRow).str());
+      L.push_back(formatv("    if ({0} >= {1}) {{", KName, N.Steps).str());
+      L.push_back(formatv("      {0} -= {1};", KName, N.Steps).str());
+      L.push_back(formatv("      ++{0};", N.Row).str());
+      L.push_back("    }");
+      L.push_back("  }");
+      L.push_back("}");
+      return indentLines(L, lineIndent(In.Source, V.RB));
+    }
     L.push_back(formatv("  const long long {0} = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
                         GName)
                     .str());
@@ -1114,32 +1463,14 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     L.push_back(formatv("  for (long long {0} = {1}; {0} < {2}; {0} += {3}) {{", KName, GName,
                         MName, SSName)
                     .str());
-    for (unsigned I = 0; I < V.Loads.size(); ++I) {
+    Unpack("    ", [&](unsigned I, int64_t Q) {
       int64_t Per = V.K * V.Loads[I].Size / 16;
-      for (int64_t Q = 0; Q < Per; ++Q)
-        L.push_back(formatv("    const uint4 {0}{1}_{2} = reinterpret_cast<const uint4 *>({3} + "
-                            "{4})[{5}{6}];",
-                            QName, I, Q, V.Loads[I].P->getName(), HName,
-                            Per == 1 ? KName : KName + " * " + std::to_string(Per),
-                            Per == 1 ? "" : " + " + std::to_string(Q))
-                        .str());
-    }
-    for (int64_t E = 0; E < V.K; ++E) {
-      std::vector<std::string> Args;
-      for (unsigned I = 0; I < V.Loads.size(); ++I) {
-        const VecLoad &X = V.Loads[I];
-        int64_t Byte = E * X.Size;
-        std::string W = formatv("{0}{1}_{2}.{3}", QName, I, Byte / 16, "xyzw"[(Byte % 16) / 4]).str();
-        int64_t Shift = (Byte % 4) * 8;
-        if (X.Float)
-          Args.push_back("__uint_as_float(" + W + ")");
-        else if (Shift == 0)
-          Args.push_back("(" + X.TS + ")" + W);
-        else
-          Args.push_back("(" + X.TS + ")(" + W + " >> " + std::to_string(Shift) + ")");
-      }
-      L.push_back("    " + EName + "(" + join(Args, ", ") + ");");
-    }
+      return formatv("reinterpret_cast<const uint4 *>({0} + {1})[{2}{3}]",
+                     V.Loads[I].P->getName(), HName,
+                     Per == 1 ? KName : KName + " * " + std::to_string(Per),
+                     Per == 1 ? "" : " + " + std::to_string(Q))
+          .str();
+    });
     L.push_back("  }");
     L.push_back(formatv("  for (long long {0} = {1} + {2} * {3} + {4}; {0} < {5}; {0} += {6})",
                         IName, HName, MName, V.K, GName, LName, SSName)
@@ -1358,7 +1689,26 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   auto SpecFor = [&](int64_t Copies, bool Vector) -> std::optional<agent::SpecChange> {
     std::optional<agent::SpecChange> S;
     int64_t Smem = B->Const ? Copies * *B->Const * Bytes : 0;
-    if (Vector ? VFree : GridFree)
+    if (Vector && Vec.Rows) {
+      // The rows' loop visits the guard's elements for any grid: one
+      // dimension of blocks, capped.
+      std::optional<WavesCap> Cap = VFree ? gridWavesCap(In, Smem) : std::nullopt;
+      std::vector<BlockBound> XY(2);
+      XY[1].Dim = 'y';
+      std::string Note;
+      if (auto G = Cap ? virtualGrid(In.Request, XY, Cap->Expr, Note) : std::nullopt) {
+        S.emplace();
+        S->Geometry = *G;
+        if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
+          S->NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
+        S->Justification =
+            formatv("the loop over the rows that replaces {0} visits every element for any "
+                    "grid, so the grid may be one row of blocks capped at FORGE_GRID_WAVES waves "
+                    "of {1} SMs x {2} blocks: fewer blocks, fewer flushes",
+                    Vec.Form, Cap->SMs, Cap->BlocksPerSM)
+                .str();
+      }
+    } else if (Vector ? VFree : GridFree)
       S = wavesCappedGrid(
           In,
           [&](const WavesCap &Cap) {
@@ -1462,21 +1812,43 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     VecWhat = formatv(", reading {0} in 16-byte loads ({1} elements per thread per iteration)",
                       join(Names, ", "), Vec.K)
                   .str();
-    VecRationale =
-        Rationale +
-        formatv("\nThe elements are {0} byte(s) wide: one load per element moves {1} B per warp "
-                "instruction. {2} reads each element only as a load at its index (and values "
-                "every thread shares), so it is run as a function of the loaded values on {3} "
-                "elements per 16-byte load (uint4) per thread, in a grid-stride loop over the "
-                "same elements; a scalar head up to the first 16-byte boundary of '{4}' and a "
-                "scalar tail keep odd counts and offset pointers exact (another buffer at "
-                "another alignment runs all scalar). The counters stay one per bin: no packing "
-                "that could overflow.",
-                Vec.Loads.front().Size, 32 * Vec.Loads.front().Size,
-                StringRef(Vec.Form).substr(0, 1).upper() + StringRef(Vec.Form).substr(1).str(),
-                Vec.K, Vec.Loads.front().P->getName())
-            .str();
-    if (!Vec.WasLoop)
+    std::string Form =
+        StringRef(Vec.Form).substr(0, 1).upper() + StringRef(Vec.Form).substr(1).str();
+    if (Vec.Rows)
+      VecRationale =
+          Rationale +
+          formatv("\nThe elements are {0} byte(s) wide: one load per element moves {1} B per "
+                  "warp instruction. {2} reads each element only as a load 'p[row * pitch + "
+                  "column]' (a pitch every thread shares, by the kernel model's index forms) "
+                  "and values every thread shares, so it is run as a function of the loaded "
+                  "values, row by row: each row in steps of {3} elements, one 16-byte load "
+                  "(uint4) per load per step, after a scalar head up to the row's first 16-byte "
+                  "boundary of '{4}'; a step past the row's end, or where another buffer's row "
+                  "is at another alignment, runs scalar, so odd widths, pitches and offset "
+                  "pointers stay exact. The threads of the whole grid stride over the (row, "
+                  "step) pairs. The counters stay one per bin: no packing that could overflow."
+                  "\nThe guard becomes that loop over the same elements: this assumes, as the "
+                  "guard does, that the launch's threads cover them (grid.x * block.x >= {5} "
+                  "and grid.y * block.y >= {6}), and that the block has one layer (block.z = "
+                  "1, from the spec).",
+                  Vec.Loads.front().Size, 32 * Vec.Loads.front().Size, Form, Vec.K,
+                  Vec.Loads.front().P->getName(), Vec.BoundText, Vec.Rows->RowBoundText)
+              .str();
+    else
+      VecRationale =
+          Rationale +
+          formatv("\nThe elements are {0} byte(s) wide: one load per element moves {1} B per "
+                  "warp instruction. {2} reads each element only as a load at its index (and "
+                  "values every thread shares), so it is run as a function of the loaded values "
+                  "on {3} elements per 16-byte load (uint4) per thread, in a grid-stride loop "
+                  "over the same elements; a scalar head up to the first 16-byte boundary of "
+                  "'{4}' and a scalar tail keep odd counts and offset pointers exact (another "
+                  "buffer at another alignment runs all scalar). The counters stay one per bin: "
+                  "no packing that could overflow.",
+                  Vec.Loads.front().Size, 32 * Vec.Loads.front().Size, Form, Vec.K,
+                  Vec.Loads.front().P->getName())
+              .str();
+    if (!Vec.WasLoop && !Vec.Rows)
       VecRationale += "\nThe guard becomes a grid-stride loop over the same elements: this "
                       "assumes, as the guard does, that the launch's threads cover them "
                       "(grid.x * block.x >= " + Vec.BoundText + ").";

@@ -4,8 +4,9 @@
 // file's own launch too), a min-clamped one with an early return and 64-bit
 // counters, a weighted float histogram (weights whose sums are exact in
 // float, so the order of the additions cannot show), a 2D image histogram
-// over a pitched image (its blocks a loop over any grid: virtual blocks,
-// 1D, 2D and one-block grids), a guarded atomicMax (virtual blocks too) and
+// over a pitched image (its rows in 16-byte loads, the whole grid striding
+// over them: 1D, 2D and one-block grids; odd pitches, rows narrower than a
+// step, offset images), a guarded atomicMax (virtual blocks) and
 // an atomicOr of bits, each
 // with the lane copies ([bin][lane]) of every constant-bin kernel first and
 // the one-copy proposal second. The
@@ -34,12 +35,15 @@
 // RUN: forge-port propose %t.d/h10.cu --kernel ifclamp --block 256 --rules=histogram-privatize --apply -o %t.d/h11.cu
 // RUN: forge-port propose %t.d/h11.cu --kernel letters --block 256 --rules=histogram-privatize --apply -o %t.d/h12.cu
 // RUN: forge-port propose %t.d/h12.cu --kernel joint --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
-// The first proposals of every kernel but the 2D image read 16 bytes per
-// load: 1- and 2-byte keys (histogram256, bytes1, keys16, wbytes, letters,
-// joint) and, since 4-byte elements take the path too, hist_mod, clamped,
-// weighted, maxbin, orbits and ifclamp (four elements per load).
+// The first proposals of every kernel read 16 bytes per load: 1- and
+// 2-byte keys (histogram256, bytes1, keys16, wbytes, letters, joint) and,
+// since 4-byte elements take the path too, hist_mod, clamped, weighted,
+// maxbin, orbits and ifclamp (four elements per load); the 2D image row by
+// row, from each row's own 16-byte boundary.
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
 // VEC: 19
+// RUN: grep -c "reinterpret_cast<const uint4 \*>(forge_p0 + forge_a)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=ROWS
+// ROWS: 1
 // The first proposals of the twelve constant-bin kernels count into lane
 // copies; the second proposals into one copy, with 16-byte loads
 // (histogram256, maxbin, orbits, bytes1, keys16, wbytes).
@@ -60,9 +64,13 @@
 // RUN: forge-port propose %t.d/w6.cu --kernel wbytes --block 256 --rules=histogram-privatize --format=json > %t.d/p6.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p6.json 1 %t.d/w6.cu %t.d/histograms.second.cu
 // RUN: not grep -q "forge_w" %t.d/histograms.second.cu
-// The third proposal of the 16-byte kernels: the scalar loop, one copy.
-// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 2 %S/../Inputs/rules/histograms.cu %t.d/histograms.scalar.cu
+// The third proposal of the 16-byte kernels: the scalar loop, one copy;
+// for the 2D image, the scalar copy over virtual blocks.
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 2 %S/../Inputs/rules/histograms.cu %t.d/s1.cu
+// RUN: forge-port propose %t.d/s1.cu --kernel image --block 16,16 --rules=histogram-privatize --format=json > %t.d/p8.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p8.json 2 %t.d/s1.cu %t.d/histograms.scalar.cu
 // RUN: not grep -q "uint4" %t.d/histograms.scalar.cu
+// RUN: grep -q "auto forge_block = \[&\](unsigned forge_bx, unsigned forge_by)" %t.d/histograms.scalar.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: histogram256 vector lanes block 256 original grid: ok max_abs_err 0 rel_l2 0
@@ -144,6 +152,26 @@
 // CHECK: image 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
 // CHECK: image one copy 16x16: ok max_abs_err 0 rel_l2 0
 // CHECK: image one copy 7x9 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x517 pitch 1003 offset 3 lanes 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x517 pitch 1003 offset 3 lanes 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x517 pitch 1003 offset 3 one copy 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x517 pitch 1003 offset 3 one copy 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x517 pitch 1003 offset 3 virtual blocks 16x16 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 7x33 pitch 9 offset 1 lanes 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 7x33 pitch 9 offset 1 lanes 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 7x33 pitch 9 offset 1 one copy 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 7x33 pitch 9 offset 1 one copy 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 7x33 pitch 9 offset 1 virtual blocks 16x16 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 21x40 pitch 21 offset 15 lanes 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 21x40 pitch 21 offset 15 lanes 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 21x40 pitch 21 offset 15 one copy 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 21x40 pitch 21 offset 15 one copy 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 21x40 pitch 21 offset 15 virtual blocks 16x16 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 4099x3 pitch 4111 offset 2 lanes 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 4099x3 pitch 4111 offset 2 lanes 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 4099x3 pitch 4111 offset 2 one copy 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 4099x3 pitch 4111 offset 2 one copy 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 4099x3 pitch 4111 offset 2 virtual blocks 16x16 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 100: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin one copy block 256: ok max_abs_err 0 rel_l2 0
@@ -752,6 +780,42 @@ int main(int argc, char **argv) {
     ok &= check::compare("image one copy 7x9 capped grid", ref,
                          runGrid(second::image, dim3(7, 9), dim3(sms * 2)), 0, 0);
     CK(cudaFree(d - 5));
+  }
+  // The rows in 16-byte loads: a pitch that moves each row's 16-byte
+  // boundary (odd), rows narrower than one step and than the head, a wide
+  // row with a short image, each at an offset from the allocation.
+  {
+    struct Img {
+      int width, height, pitch, offset;
+    } Imgs[] = {{1001, 517, 1003, 3}, {7, 33, 9, 1}, {21, 40, 21, 15}, {4099, 3, 4111, 2}};
+    for (const Img &G : Imgs) {
+      auto img = randomInts<unsigned char>(size_t(G.pitch) * G.height, 14, 0, 255);
+      unsigned char *d = uploadOffset(img, G.offset);
+      Bins<unsigned> b(256, 15);
+      auto runGrid = [&](auto kernel, dim3 block, dim3 grid) {
+        b.reset();
+        kernel<<<grid, block>>>(d, b.D, G.width, G.height, G.pitch);
+        return b.get();
+      };
+      auto cover = [&](dim3 block) {
+        return dim3(check::ceilDiv(G.width, block.x), check::ceilDiv(G.height, block.y));
+      };
+      std::string tag = "image rows " + std::to_string(G.width) + "x" +
+                        std::to_string(G.height) + " pitch " + std::to_string(G.pitch) +
+                        " offset " + std::to_string(G.offset);
+      auto ref = runGrid(orig::image, dim3(16, 16), cover(dim3(16, 16)));
+      ok &= check::compare((tag + " lanes 16x16").c_str(), ref,
+                           runGrid(cand::image, dim3(16, 16), cover(dim3(16, 16))), 0, 0);
+      ok &= check::compare((tag + " lanes 32x4 capped grid").c_str(), ref,
+                           runGrid(cand::image, dim3(32, 4), dim3(sms * 4)), 0, 0);
+      ok &= check::compare((tag + " one copy 7x9 one block").c_str(), ref,
+                           runGrid(second::image, dim3(7, 9), dim3(1)), 0, 0);
+      ok &= check::compare((tag + " one copy 16x16 grid 5x3").c_str(), ref,
+                           runGrid(second::image, dim3(16, 16), dim3(5, 3)), 0, 0);
+      ok &= check::compare((tag + " virtual blocks 16x16 capped grid").c_str(), ref,
+                           runGrid(scal::image, dim3(16, 16), dim3(sms * 2)), 0, 0);
+      CK(cudaFree(d - G.offset));
+    }
   }
   {
     int n = 654323;

@@ -5,8 +5,13 @@
 // the original grid that the guard admits (x fastest), so the grid is
 // capped at FORGE_GRID_WAVES waves and each block flushes its private bins
 // once for many (VirtualBlocks.h, shared with hierarchical-reduction).
+// image_levels' pixels come in 16-byte loads row by row first (rows.cu);
+// its third proposal is the scalar copy over virtual blocks.
 // RUN: forge-port propose %s --kernel image_levels --spec %S/Inputs/image-levels.json \
-// RUN:   --rules=histogram-privatize --apply -o %t.cu 2>&1 | FileCheck %s --check-prefix=NOTE
+// RUN:   --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=NOTE
+// RUN: forge-port propose %s --kernel image_levels --spec %S/Inputs/image-levels.json \
+// RUN:   --rules=histogram-privatize --format=json > %t1.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t1.json 2 %s > %t.cu
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.o
 // pair_bins' 4-byte keys come in 16-byte loads first (vector.cu); its third
@@ -36,22 +41,24 @@ __global__ void image_levels(const unsigned char *img, int width, int height, si
     atomicAdd(levels + (px >> 2), 1u);
   }
 }
-// NOTE: forge-port: note: applied expert:histogram-privatize: 32 lane copies of the 64 bins per block, laid out [bin][copy] (lane l counts into copy l % 32) for atomicAdd(&levels[(px >> 2)], ...), the guard's blocks strided over a capped grid
-// NOTE: forge-port: note: histogram-privatize: spec: grid.x -> min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * 8)
-// NOTE: forge-port: note: histogram-privatize: spec: grid.y -> 1
-// NOTE: forge-port: note: histogram-privatize: spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
-// NOTE: forge-port: note: histogram-privatize: spec: why: every thread runs the original body for the blocks of the original grid that the guard 'col < width' and 'row < height' admits, {{.*}}
+// NOTE: # expert:histogram-privatize: 32 lane copies of the 64 bins per block{{.*}} in 16-byte loads (16 elements per thread per iteration)
+// NOTE: # expert:histogram-privatize: a private shared-memory copy of the 64 bins per block{{.*}} in 16-byte loads (16 elements per thread per iteration)
+// NOTE: # expert:histogram-privatize: a private shared-memory copy of the 64 bins per block for atomicAdd(&levels[(px >> 2)], ...), the guard's blocks strided over a capped grid
+// NOTE: # spec: grid.x -> min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * 8)
+// NOTE: # spec: grid.y -> 1
+// NOTE: # spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
+// NOTE: # spec: why: every thread runs the original body for the blocks of the original grid that the guard 'col < width' and 'row < height' admits, {{.*}}
 
 // FIX:      __global__ void image_levels(const unsigned char *img, int width, int height, size_t pitch,
 // FIX-NEXT:                              unsigned int *levels) {
-// FIX-NEXT:   __shared__ unsigned int forge_hist[64][32];
+// FIX-NEXT:   __shared__ unsigned int forge_hist[64];
 // FIX:        // The original body, for one block of the original grid.
 // FIX-NEXT:   auto forge_block = [&](unsigned forge_bx, unsigned forge_by) {
 // FIX-NEXT:     int col = forge_bx * blockDim.x + threadIdx.x;
 // FIX-NEXT:     int row = forge_by * blockDim.y + threadIdx.y;
 // FIX-NEXT:     if (col < width && row < height) {
 // FIX-NEXT:       unsigned char px = img[row * pitch + col];
-// FIX-NEXT:       atomicAdd(&forge_hist[(px >> 2)][forge_w], 1u);
+// FIX-NEXT:       atomicAdd(forge_hist + (px >> 2), 1u);
 // FIX-NEXT:     }
 // FIX-NEXT:   };
 // FIX-NEXT:   {

@@ -163,21 +163,6 @@ const Positive Positives[] = {
      true, true,
      {"auto forge_e = [&](int forge_v0, float forge_v1) {",
       "forge_e((int)forge_q0_0.y, __uint_as_float(forge_q1_0.y));"}},
-    {"2D image histogram",
-     R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < width && y < height)
-    atomicAdd(&hist[img[y * width + x]], 1u);
-})",
-     // Virtual blocks along x and y; the harness's spec has no grid.y, so
-     // the grid stays (VirtualBlocksCapA2DGrid has one).
-     {"threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)",
-      "atomicAdd(&forge_hist[img[y * width + x]], 1u);",
-      "auto forge_block = [&](unsigned forge_bx, unsigned forge_by) {",
-      "int y = forge_by * blockDim.y + threadIdx.y;",
-      "forge_block((unsigned)(forge_vb % forge_blocks_x), (unsigned)(forge_vb / forge_blocks_x));"},
-     false, true},
     {"a guard 0 <= v < 100 on a signed value",
      R"(__global__ void k(const int *data, int *h, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -248,15 +233,17 @@ TEST(HistogramPrivatize, VirtualBlocksCapA2DGrid) {
   auto R = run(Code, "k", nullptr,
                {{"grid.x", "ceil_div(W, 32)"}, {"grid.y", "ceil_div(H, 8)"}, {"block.x", "32"},
                 {"block.y", "8"}});
-  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
-  for (size_t I = 0; I < 2; ++I) {
+  // Two 16-byte variants over the rows (RowsOfA2DGridIn16ByteLoads), then
+  // the scalar copy over virtual blocks.
+  ASSERT_EQ(R.Proposals.size(), 3u) << R.Skip;
+  for (size_t I = 2; I < 3; ++I) {
     const agent::Proposal &P = R.Proposals[I];
     EXPECT_TRUE(has(P.Summary, "the guard's blocks strided over a capped grid")) << P.Summary;
     ASSERT_TRUE(P.Spec);
     EXPECT_EQ(P.Spec->Geometry.at("grid.x"),
               "min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * 8)");
     EXPECT_EQ(P.Spec->Geometry.at("grid.y"), "1");
-    // 64 bins (x 32 lane copies: 2048 counters): a light flush, four waves first.
+    // 64 bins: a light flush, four waves first.
     EXPECT_EQ(P.Spec->NewTunables.at("FORGE_GRID_WAVES").front(), 4);
     EXPECT_TRUE(has(P.Spec->Justification, "'col < w' and 'row < h'")) << P.Spec->Justification;
     const std::string &A = R.Applied[I];
@@ -265,6 +252,101 @@ TEST(HistogramPrivatize, VirtualBlocksCapA2DGrid) {
     // The early return stays: it ends the virtual block's part.
     EXPECT_TRUE(has(A, "    if (col >= w || row >= h)\n      return;")) << A;
     EXPECT_FALSE(has(A, "if (!(")) << A;
+  }
+}
+
+// A 2D guard on the column and the row, with loads at 'row * pitch +
+// column': the rows are read in 16-byte loads, each row from its own
+// 16-byte boundary, the whole grid striding over (row, step) pairs.
+TEST(HistogramPrivatize, RowsOfA2DGridIn16ByteLoads) {
+  std::map<std::string, std::string> Grid2D = {{"grid.x", "ceil_div(W, 32)"},
+                                               {"grid.y", "ceil_div(H, 8)"},
+                                               {"block.x", "32"},
+                                               {"block.y", "8"}};
+  {
+    const char *Code = R"(__global__ void k(const unsigned char *img, unsigned *hist, int width,
+                  int height, size_t pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[y * pitch + x]], 1u);
+})";
+    auto R = run(Code, "k", nullptr, Grid2D);
+    ASSERT_EQ(R.Proposals.size(), 3u) << R.Skip;
+    for (size_t I = 0; I < 2; ++I) {
+      const agent::Proposal &P = R.Proposals[I];
+      EXPECT_TRUE(has(P.Summary, "reading 'img' (unsigned char) in 16-byte loads")) << P.Summary;
+      EXPECT_TRUE(has(P.Rationale, "row by row")) << P.Rationale;
+      ASSERT_TRUE(P.Spec);
+      EXPECT_EQ(P.Spec->Geometry.at("grid.x"),
+                std::string("min((ceil_div(W, 32)) * (ceil_div(H, 8)), 132 * FORGE_GRID_WAVES * ") +
+                    (I == 0 ? "6)" : "8)"));
+      EXPECT_EQ(P.Spec->Geometry.at("grid.y"), "1");
+      const std::string &A = R.Applied[I];
+      for (const char *Piece :
+           {"const long long forge_n = width;", "const long long forge_rows = height;",
+            "const long long forge_steps = (forge_n + 16 - 1) / 16 + 1;",
+            "for (long long forge_y = forge_g / forge_steps, forge_k = forge_g % forge_steps; "
+            "forge_y < forge_rows;) {",
+            "const unsigned char *forge_p0 = img + ((forge_y) * pitch + 0);",
+            "long long forge_h = (long long)((16 - ((unsigned long long)forge_p0 & 15)) & 15) / 1;",
+            "const long long forge_a = forge_h + (forge_k - 1) * 16;",
+            "} else if (forge_a + 16 <= forge_n) {",
+            "const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(forge_p0 + forge_a)[0];",
+            "forge_e((unsigned char)(forge_q0_0.w >> 24));",
+            "for (long long forge_i = forge_a; forge_i < forge_n && forge_i < forge_a + 16; "
+            "++forge_i)\n          forge_e(forge_p0[forge_i]);",
+            "if (forge_k >= forge_steps) {"})
+        EXPECT_TRUE(has(A, Piece)) << Piece << "\n" << A;
+      // The column and the row are gone with their guard.
+      EXPECT_FALSE(has(A, "int x = ")) << A;
+      EXPECT_FALSE(has(A, "x < width")) << A;
+    }
+    EXPECT_TRUE(has(R.Applied[0], "[64][32]") || has(R.Applied[0], "[256][32]")) << R.Applied[0];
+  }
+  {
+    // Two loads at two pitches and widths, through an index local, after an
+    // exit; the weights at another alignment than the bytes run scalar.
+    const char *Code = R"(__global__ void k(const unsigned char *img, const float *w, float *hist,
+                  int width, int height, size_t pitch) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= height || col >= width)
+    return;
+  int at = row * width + col;
+  atomicAdd(&hist[img[row * pitch + col] >> 4], w[at]);
+})";
+    auto R = run(Code, "k", nullptr, Grid2D);
+    ASSERT_EQ(R.Proposals.size(), 3u) << R.Skip;
+    const std::string &A = R.Applied[1];
+    for (const char *Piece :
+         {"auto forge_e = [&](unsigned char forge_v0, float forge_v1) {",
+          "const unsigned char *forge_p0 = img + ((forge_y) * pitch + 0);",
+          "const float *forge_p1 = w + ((forge_y) * width + 0);",
+          "} else if (forge_a + 16 <= forge_n && ((unsigned long long)(forge_p1 + forge_a) & 15) "
+          "== 0) {",
+          "const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(forge_p1 + forge_a)[3];",
+          "forge_e((unsigned char)(forge_q0_0.y >> 8), __uint_as_float(forge_q1_1.y));",
+          "forge_e(forge_p0[forge_i], forge_p1[forge_i]);"})
+      EXPECT_TRUE(has(A, Piece)) << Piece << "\n" << A;
+    EXPECT_FALSE(has(A, "int at = ")) << A;
+    EXPECT_FALSE(has(A, "return;")) << A;
+  }
+  {
+    // A third layer of blocks repeats the elements in the original.
+    const char *Code = R"(__global__ void k(const unsigned char *img, unsigned *hist, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    atomicAdd(&hist[img[y * w + x]], 1u);
+})";
+    auto Geometry = Grid2D;
+    Geometry["grid.z"] = "2";
+    auto R = run(Code, "k", nullptr, Geometry);
+    ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+    EXPECT_TRUE(has(R.Proposals.back().Rationale,
+                    "No 16-byte loads: the grid has more than one layer of blocks"))
+        << R.Proposals.back().Rationale;
   }
 }
 
@@ -553,14 +635,40 @@ const Negative NoVector[] = {
     *last = i;
 })",
      "No 16-byte loads: 'i' is read outside the element's code"},
-    {"a 2D image",
+    {"a 2D guard whose column is read outside a load",
      R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < width && y < height)
-    atomicAdd(&hist[img[y * width + x]], 1u);
+    atomicAdd(&hist[(img[y * width + x] + x) & 63], 1u);
 })",
-     "No 16-byte loads: the atomic is neither in a grid-stride loop nor under a guard 'i < n'"},
+     "No 16-byte loads: the element's code reads 'x' or 'y' other than in the index of a load of "
+     "a pointer parameter ('hist[(img[y * width + x] + x) & 63]')"},
+    {"a 2D guard, a load one element to the right",
+     R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[y * width + x + 1]], 1u);
+})",
+     "No 16-byte loads: 'img[y * width + x + 1]' is not read at 'row * pitch + column'"},
+    {"a 2D guard, a transposed load",
+     R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[x * height + y]], 1u);
+})",
+     "No 16-byte loads: 'img[x * height + y]' is not read at 'row * pitch + column'"},
+    {"a 2D guard, a pitch that differs by thread",
+     R"(__global__ void k(const unsigned char *img, unsigned *hist, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int p = width + threadIdx.x % 2;
+  if (x < width && y < height)
+    atomicAdd(&hist[img[y * p + x]], 1u);
+})",
+     "No 16-byte loads: the index of 'img[y * p + x]' reads 'p', which differs between threads"},
     {"a while loop whose index is read after it",
      R"(__global__ void k(const unsigned char *data, unsigned *bins, long long n, long long *end) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
