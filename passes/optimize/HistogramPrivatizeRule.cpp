@@ -535,6 +535,20 @@ VecLoad vecLoadOf(const ParmVarDecl *Ptr, const ArraySubscriptExpr *ASE, ASTCont
   return L;
 }
 
+/// The position of Ptr's load in P.Loads, added (with its element type)
+/// when it is new; none, with Why, when its type is not unpacked.
+std::optional<unsigned> loadOf(VecPlan &P, const ParmVarDecl *Ptr, const ArraySubscriptExpr *ASE,
+                               ASTContext &Ctx, std::string &Why) {
+  for (unsigned I = 0; I < P.Loads.size(); ++I)
+    if (P.Loads[I].P == Ptr)
+      return I;
+  VecLoad L = vecLoadOf(Ptr, ASE, Ctx, Why);
+  if (!Why.empty())
+    return std::nullopt;
+  P.Loads.push_back(L);
+  return unsigned(P.Loads.size() - 1);
+}
+
 /// The load ASE is a read (an rvalue use) of a pointer parameter the
 /// kernel never assigns.
 const ParmVarDecl *readParam(const ArraySubscriptExpr *ASE, const RuleInput &In,
@@ -607,21 +621,18 @@ std::string collectRowLoads(const RuleInput &In, an::KernelModel &M, const Compo
         if (within(D, IndexE))
           if (auto O = C.offsetOf(D->getLocation()))
             Repl.push_back({*O, unsigned(V->getName().size()), V == R.Col ? "0" : "(@ROW)"});
-    unsigned Which = 0;
-    while (Which < P.Loads.size() && P.Loads[Which].P != Ptr)
-      ++Which;
-    if (Which == P.Loads.size()) {
-      std::string Why;
-      VecLoad L = vecLoadOf(Ptr, ASE, Ctx, Why);
-      if (!Why.empty())
-        return Why;
-      L.RowStart = spliced(In.Source, IR->first, IR->second, Repl);
-      L.Pitch = *Pitch;
-      P.Loads.push_back(L);
-    } else if (P.Loads[Which].Pitch != *Pitch) {
+    size_t Known = P.Loads.size();
+    std::string Why;
+    std::optional<unsigned> Which = loadOf(P, Ptr, ASE, Ctx, Why);
+    if (!Which)
+      return Why;
+    if (P.Loads.size() > Known) {
+      P.Loads[*Which].RowStart = spliced(In.Source, IR->first, IR->second, Repl);
+      P.Loads[*Which].Pitch = *Pitch;
+    } else if (P.Loads[*Which].Pitch != *Pitch) {
       return "'" + Ptr->getName().str() + "' is read at two row pitches";
     }
-    P.Uses.push_back({ASE, Which});
+    P.Uses.push_back({ASE, *Which});
     return "";
   };
   // The innermost enclosing subscript whose index holds E, or the local
@@ -929,17 +940,11 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
                       "' other than as the index of a load 'p[" + IV->getName().str() +
                       "]' of a pointer parameter ('" +
                       textOf(ASE ? static_cast<const Stmt *>(ASE) : D, Ctx) + "')");
-    unsigned Which = 0;
-    while (Which < P.Loads.size() && P.Loads[Which].P != Ptr)
-      ++Which;
-    if (Which == P.Loads.size()) {
-      std::string Why;
-      VecLoad L = vecLoadOf(Ptr, ASE, Ctx, Why);
-      if (!Why.empty())
-        return noVector(Why);
-      P.Loads.push_back(L);
-    }
-    P.Uses.push_back({ASE, Which});
+    std::string Why;
+    std::optional<unsigned> Which = loadOf(P, Ptr, ASE, Ctx, Why);
+    if (!Which)
+      return noVector(Why);
+    P.Uses.push_back({ASE, *Which});
   }
   if (P.Loads.empty())
     return noVector("the element's code loads nothing at '" + IV->getName().str() + "'");
