@@ -673,10 +673,12 @@ void PortSession::finish(Unit &U, const PortResult &Out) {
     }
   }
   bool NvccCompiles = R.Check.Ran && R.Check.TargetOK;
+  // After counts Clang's distinct errors (ParseDiagnostics::errors()), not
+  // regions: one launch spelt `k << < g, b >> > (...)` is two.
   if (After)
-    note(R, "Clang could not parse " + std::to_string(After) +
-                " region(s); findings there may be incomplete" +
-                (NvccCompiles ? " (nvcc compiles them)"
+    note(R, std::to_string(After) +
+                " error(s) in code Clang could not parse; findings there may be incomplete" +
+                (NvccCompiles ? " (nvcc compiles it)"
                  : R.Check.Ran ? ""
                                : " (not validated: each counts as an error)"));
   // Errors nvcc confirmed are Clang's alone do not count; those a patch
@@ -714,6 +716,108 @@ static bool readOnly(const sys::fs::file_status &St) {
   return (St.permissions() & sys::fs::all_write) == 0;
 }
 
+/// The directory a file is written in: File's parent as given, "." for a
+/// bare name.
+static std::string dirOf(StringRef File) {
+  SmallString<256> Dir(File);
+  sys::path::remove_filename(Dir);
+  if (Dir.empty())
+    Dir = ".";
+  return Dir.str().str();
+}
+
+namespace {
+/// Why no file can be created in a directory; empty: one can.
+struct DirRefusal {
+  std::string Why;
+  /// The permission bits alone refuse it: --force writes into it.
+  bool ForceHelps = false;
+  explicit operator bool() const { return !Why.empty(); }
+  /// " (--force writes into it)" where --force would.
+  std::string hint() const { return ForceHelps ? " (--force writes into it)" : ""; }
+};
+} // namespace
+
+/// Whether a file can be created in Dir: the atomic write makes a temporary
+/// file there and renames it. As for a file (readOnly), the permission bits
+/// decide, so that a directory made read-only stays as it is even for root
+/// (unless Force); access(2) besides, for a directory of another user.
+static DirRefusal dirRefusal(StringRef Dir, bool Force) {
+  DirRefusal R;
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(Dir, St)) {
+    R.Why = EC == std::errc::no_such_file_or_directory
+                ? formatv("the directory '{0}' does not exist", Dir).str()
+                : formatv("the directory '{0}' cannot be read: {1}", Dir, EC.message()).str();
+    return R;
+  }
+  if (St.type() != sys::fs::file_type::directory_file) {
+    R.Why = formatv("'{0}' is not a directory", Dir).str();
+    return R;
+  }
+  if (readOnly(St) && !Force) {
+    R.Why = formatv("the directory '{0}' is read-only", Dir).str();
+    R.ForceHelps = true;
+    return R;
+  }
+  if (std::error_code EC = sys::fs::access(Dir, sys::fs::AccessMode::Write))
+    R.Why = formatv("the directory '{0}' is not writable: {1}", Dir, EC.message()).str();
+  return R;
+}
+
+/// A file that -o or --depfile (Flag) writes: its directory exists and may
+/// be written, and it is not a directory or a read-only file (unless Force).
+static Error checkOutputFile(StringRef Out, StringRef Flag, bool Force) {
+  if (Out == "-") // stdout (writeFileAtomically)
+    return Error::success();
+  std::string Dir = dirOf(Out);
+  DirRefusal D = dirRefusal(Dir, Force);
+  if (D && !D.ForceHelps) // missing, not a directory, not writable
+    return makeError("cannot write '{0}': {1}; nothing was ported", Out, D.Why);
+  sys::fs::file_status St;
+  if (!sys::fs::status(Out, St)) {
+    if (St.type() == sys::fs::file_type::directory_file)
+      return makeError("cannot write '{0}': it is a directory; {1} names the output file", Out,
+                       Flag);
+    if (readOnly(St) && !Force)
+      return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
+                       Out);
+  }
+  if (D)
+    return makeError("cannot write '{0}': {1}{2}; nothing was ported", Out, D.Why, D.hint());
+  return Error::success();
+}
+
+/// A file that -i rewrites: refused when it or its directory (where the
+/// temporary file of the atomic write goes) has no write permission; Then
+/// ends the message. A file that does not exist is not refused here: its
+/// read says why.
+static Error checkRewrite(StringRef File, bool Force, StringRef Then) {
+  sys::fs::file_status St;
+  if (sys::fs::status(File, St) || St.type() != sys::fs::file_type::regular_file)
+    return Error::success();
+  if (readOnly(St) && !Force)
+    return makeError("'{0}' is read-only; -i does not rewrite it (--force rewrites it); {1}",
+                     File, Then);
+  if (DirRefusal D = dirRefusal(dirOf(File), Force))
+    return makeError("cannot rewrite '{0}' in place: {1}, and -i writes a temporary file "
+                     "beside it{2}; {3}",
+                     File, D.Why, D.hint(), Then);
+  return Error::success();
+}
+
+/// The deepest of Path and its parents that exists ("/" at worst).
+static std::string nearestExisting(StringRef Path) {
+  std::string P = absolutePath(Path);
+  while (!sys::fs::exists(P)) {
+    StringRef Parent = sys::path::parent_path(P);
+    if (Parent.empty() || Parent == P)
+      break;
+    P = Parent.str();
+  }
+  return P;
+}
+
 void PortSession::scanBuildFiles(PortResult &Out) {
   if (!O.ScanBuildFiles || O.ProjectRoot.empty())
     return;
@@ -742,15 +846,9 @@ void PortSession::scanBuildFiles(PortResult &Out) {
     if (B.Fixed && O.Output.K == OutputChoice::Kind::Diff) {
       std::string Label = diffLabel(File);
       B.DiffText = patch::unifiedDiff(B.Original, B.Result, "a/" + Label, "b/" + Label);
-    } else if (B.Fixed && O.Output.K == OutputChoice::Kind::InPlace) {
-      sys::fs::file_status St;
-      if (!sys::fs::status(File, St) && readOnly(St) && !O.Force)
-        B.WriteError = "'" + File + "' is read-only; -i does not rewrite it (--force rewrites it)";
-      else if (Error E = writeFileAtomically(File, B.Result))
-        B.WriteError = toString(std::move(E));
-      else
-        B.Written = true;
     }
+    // -i rewrites them with the project files (writeProjectFiles), -o DIR
+    // writes them to the tree; both after the run's checks.
     Out.BuildFiles.push_back(std::move(B));
   }
 }
@@ -766,17 +864,22 @@ void PortSession::writeProjectFiles(PortResult &Out) {
     }
     if (O.Output.K != OutputChoice::Kind::InPlace)
       continue;
-    sys::fs::file_status St;
-    if (!sys::fs::status(P.File, St) && readOnly(St) && !O.Force) {
-      P.WriteError = "'" + P.File + "' is read-only; -i does not rewrite it (--force "
-                                    "rewrites it)";
-      continue;
-    }
+    // Read-only files and directories were refused before anything was
+    // written (checkRewrite in run()).
     if (Error E = writeFileAtomically(P.File, P.Result))
       P.WriteError = toString(std::move(E));
     else
       P.Written = true;
   }
+  if (O.Output.K == OutputChoice::Kind::InPlace)
+    for (BuildFileResult &B : Out.BuildFiles) {
+      if (!B.Fixed)
+        continue;
+      if (Error E = writeFileAtomically(B.File, B.Result))
+        B.WriteError = toString(std::move(E));
+      else
+        B.Written = true;
+    }
 }
 
 void PortSession::writeTree(std::vector<Unit> &Units, PortResult &Out) {
@@ -852,36 +955,23 @@ void PortSession::writeTree(std::vector<Unit> &Units, PortResult &Out) {
 }
 
 Error PortSession::checkOutputs() const {
+  // Every file the run writes is checked here, before any parse or nvcc
+  // run: its directory exists and may be written (the permission bits, as
+  // for a file), and a read-only file is not overwritten unless --force.
+  // The project files that receive fixes are known only after the parse;
+  // run() checks them before anything is written.
   if (O.Output.K == OutputChoice::Kind::File) {
-    StringRef Out = O.Output.Path;
-    SmallString<256> Dir(Out);
-    sys::path::remove_filename(Dir);
-    if (Dir.empty())
-      Dir = ".";
-    if (!sys::fs::is_directory(Dir))
-      return makeError("cannot write '{0}': the directory '{1}' does not exist; nothing was "
-                       "ported",
-                       Out, Dir);
-    sys::fs::file_status St;
-    if (!sys::fs::status(Out, St)) {
-      if (St.type() == sys::fs::file_type::directory_file)
-        return makeError("cannot write '{0}': it is a directory; -o names the output file",
-                         Out);
-      if (readOnly(St) && !O.Force)
-        return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
-                         Out);
-    }
+    if (Error E = checkOutputFile(O.Output.Path, "-o", O.Force))
+      return E;
+    if (!O.DepfilePath.empty())
+      if (Error E = checkOutputFile(O.DepfilePath, "--depfile", O.Force))
+        return E;
   }
   if (O.Output.K == OutputChoice::Kind::Tree) {
     std::string Dest = absolutePath(O.Output.Path);
     sys::fs::file_status St;
     if (!sys::fs::status(Dest, St) && St.type() != sys::fs::file_type::directory_file)
       return makeError("cannot write the tree to '{0}': it is not a directory", Dest);
-    StringRef Parent = sys::path::parent_path(Dest);
-    if (!sys::fs::is_directory(Dest) && !sys::fs::is_directory(Parent))
-      return makeError("cannot write the tree to '{0}': '{1}' does not exist; nothing was "
-                       "ported",
-                       Dest, Parent);
     for (const std::string &File : O.Files) {
       std::string Root = rootOf(File), Abs = absolutePath(File);
       if (!isUnder(Abs, Root))
@@ -891,16 +981,40 @@ Error PortSession::checkOutputs() const {
       if (isUnder(Dest, Root) && isUnder(Abs, Dest))
         return makeUsageError("'{0}' is inside the output tree '{1}'", File, Dest);
     }
+    // A DIR that does not exist is created, with its missing parents
+    // (mkdir -p): the deepest existing directory on the way must be
+    // writable. So must every existing directory of the tree that will
+    // hold a file: the ported units and the project's sources, headers and
+    // build files (what writeTree writes).
+    std::set<std::string> Dirs = {Dest};
+    if (!O.Files.empty()) {
+      std::string Root = rootOf(O.Files.front());
+      auto Add = [&](const std::string &F) {
+        if (isUnder(F, Root) && !isUnder(F, Dest)) {
+          SmallString<256> P(Dest);
+          sys::path::append(P, relativePath(F, Root));
+          Dirs.insert(sys::path::parent_path(P).str());
+        }
+      };
+      for (const std::string &F : O.Files)
+        Add(absolutePath(F));
+      for (const std::string &F : projectSourcesUnder(Root))
+        Add(F);
+    }
+    std::set<std::string> Checked;
+    for (const std::string &Dir : Dirs) {
+      std::string Existing = nearestExisting(Dir);
+      if (!Checked.insert(Existing).second)
+        continue;
+      if (DirRefusal D = dirRefusal(Existing, O.Force))
+        return makeError("cannot write the tree to '{0}': {1}{2}; nothing was ported", Dest,
+                         D.Why, D.hint());
+    }
   }
   if (O.Output.K == OutputChoice::Kind::InPlace)
-    for (const std::string &File : O.Files) {
-      sys::fs::file_status St;
-      if (!sys::fs::status(File, St) && St.type() == sys::fs::file_type::regular_file &&
-          readOnly(St) && !O.Force)
-        return makeError("'{0}' is read-only; -i does not rewrite it (--force rewrites it); "
-                         "nothing was ported",
-                         File);
-    }
+    for (const std::string &File : O.Files)
+      if (Error E = checkRewrite(File, O.Force, "nothing was ported"))
+        return E;
   return Error::success();
 }
 
@@ -943,6 +1057,15 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
     return makeUsageError("--depfile lists what -o FILE depends on; give -o FILE");
   if (Error E = checkOutputs())
     return std::move(E);
+  // The build files' fixes are known before the parse: -i checks them with
+  // the inputs, before any work.
+  PortResult Out;
+  scanBuildFiles(Out);
+  if (O.Output.K == OutputChoice::Kind::InPlace)
+    for (const BuildFileResult &B : Out.BuildFiles)
+      if (B.Fixed)
+        if (Error E = checkRewrite(B.File, O.Force, "nothing was ported"))
+          return std::move(E);
   if (!O.BuildDir.empty() && !O.Database) {
     auto DB = frontend::CompileDatabase::load(O.BuildDir);
     if (DB)
@@ -950,7 +1073,6 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
     else
       consumeError(DB.takeError()); // each file's parse options say why
   }
-  PortResult Out;
   std::vector<Unit> Units(O.Files.size());
   for (size_t I = 0; I < Units.size(); ++I) {
     Units[I].R.File = O.Files[I];
@@ -970,10 +1092,37 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
         }
       },
       [](size_t) {});
-  if (Usage)
+  if (Usage) {
+    for (Unit &U : Units) // nvcc's early runs refer to their unit
+      if (U.Early.valid())
+        U.Early.wait();
     return std::move(Usage);
+  }
   assignFixes(Units, Out);
   verifyProjectFixes(Units, Out);
+  // -i: the project files that receive fixes are known now. One that
+  // cannot be rewritten stops the run before anything is written (the
+  // inputs are written as each is finished), so that no file is left
+  // patched against a header that is not.
+  if (O.Output.K == OutputChoice::Kind::InPlace) {
+    Error Refused = Error::success();
+    for (const ProjectFileResult &P : Out.ProjectFiles) {
+      if (!P.Rejected.empty())
+        continue;
+      std::string From;
+      for (const std::string &F : P.From)
+        From += (From.empty() ? "'" : ", '") + F + "'";
+      if (Error E = checkRewrite(P.File, O.Force,
+                                 "it holds fixes of " + From + "; nothing was written"))
+        Refused = joinErrors(std::move(Refused), std::move(E));
+    }
+    if (Refused) {
+      for (Unit &U : Units) // nvcc's early runs refer to their unit
+        if (U.Early.valid())
+          U.Early.wait();
+      return std::move(Refused);
+    }
+  }
   raw_ostream *DiagOS = O.DiagOS ? O.DiagOS : O.ParseDiagOS;
   inParallel(
       Units.size(), O.Jobs,
@@ -990,7 +1139,6 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
           OnFile(Units[I].R);
       });
   Out.Writing = O.Output.writes();
-  scanBuildFiles(Out);
   if (O.Output.K == OutputChoice::Kind::Tree)
     writeTree(Units, Out);
   writeProjectFiles(Out);

@@ -32,13 +32,13 @@ void launch(float *a, int n) {
 }
 
 // CHECK: error: expected expression
-// CHECK: forge-port: note: Clang could not parse 2 region(s); findings there may be incomplete (nvcc compiles them)
+// CHECK: forge-port: note: 2 error(s) in code Clang could not parse; findings there may be incomplete (nvcc compiles it)
 // CHECK: port-clang-only-errors.cu: 0 error(s), 0 warning(s) for sm_100; 0 fixed; 2 region(s) Clang could not parse; nvcc compiles the file for sm_100
 
-// NOVAL: forge-port: note: Clang could not parse 2 region(s); findings there may be incomplete (not validated: each counts as an error)
+// NOVAL: forge-port: note: 2 error(s) in code Clang could not parse; findings there may be incomplete (not validated: each counts as an error)
 // NOVAL: port-clang-only-errors.cu: 2 error(s) (0 from the passes, 2 from Clang's parse), 0 warning(s) for sm_100
 
 // BROKEN: error: identifier "undefined_function" is undefined
 // BROKEN: forge-port: error: {{.*}}port-clang-only-errors.cu: nvcc does not compile the file for sm_100
-// BROKEN: forge-port: note: Clang could not parse 3 region(s); findings there may be incomplete
+// BROKEN: forge-port: note: 3 error(s) in code Clang could not parse; findings there may be incomplete
 // BROKEN: port-clang-only-errors.cu: 4 error(s) (0 from the passes, 3 from Clang's parse, 1 from nvcc), 0 warning(s) for sm_100

@@ -57,7 +57,8 @@ cl::opt<std::string> DepfileTarget("depfile-target",
 cl::opt<bool> WarningsAsErrors("warnings-as-errors", cl::desc("Treat warnings as errors"),
                                cl::cat(PortCategory), cl::sub(portCommand()));
 cl::opt<bool> Force("force",
-                    cl::desc("With -i or -o: rewrite a file that has no write permission"),
+                    cl::desc("With -i, -o or --sarif-log: rewrite a file, or write into a "
+                             "directory, that has no write permission"),
                     cl::cat(PortCategory), cl::sub(portCommand()));
 cl::opt<bool> NoValidate("no-validate",
                          cl::desc("Do not compile the result with nvcc for the target"),
@@ -80,6 +81,49 @@ cl::opt<std::string> SarifLog("sarif-log",
                                        "-o DIR or the current directory unless given)"),
                               cl::value_desc("file"), cl::cat(PortCategory),
                               cl::sub(portCommand()));
+
+/// The SARIF log's path, checked before any work as the session checks its
+/// outputs (PortSession::checkOutputs): its directory exists and may be
+/// written, by the permission bits (a read-only directory stays as it is
+/// even for root, unless --force) and by access(2), and the log is neither
+/// a directory nor a read-only file (unless --force).
+Error checkLogPath(StringRef Log, bool Force) {
+  SmallString<256> Dir(Log);
+  sys::path::remove_filename(Dir);
+  if (Dir.empty())
+    Dir = ".";
+  auto NoWrite = [](const sys::fs::file_status &St) {
+    return (St.permissions() & sys::fs::all_write) == 0;
+  };
+  sys::fs::file_status St;
+  if (sys::fs::status(Dir, St))
+    return makeError("cannot write the SARIF log '{0}': the directory '{1}' does not exist; "
+                     "nothing was ported",
+                     Log, Dir);
+  if (St.type() != sys::fs::file_type::directory_file)
+    return makeError("cannot write the SARIF log '{0}': '{1}' is not a directory; nothing was "
+                     "ported",
+                     Log, Dir);
+  bool DirReadOnly = NoWrite(St);
+  if (!sys::fs::status(Log, St)) {
+    if (St.type() == sys::fs::file_type::directory_file)
+      return makeError("cannot write the SARIF log '{0}': it is a directory; --sarif-log names "
+                       "the log file",
+                       Log);
+    if (NoWrite(St) && !Force)
+      return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
+                       Log);
+  }
+  if (DirReadOnly && !Force)
+    return makeError("cannot write the SARIF log '{0}': the directory '{1}' is read-only "
+                     "(--force writes into it); nothing was ported",
+                     Log, Dir);
+  if (std::error_code EC = sys::fs::access(Dir, sys::fs::AccessMode::Write))
+    return makeError("cannot write the SARIF log '{0}': the directory '{1}' is not writable: "
+                     "{2}; nothing was ported",
+                     Log, Dir, EC.message());
+  return Error::success();
+}
 
 } // namespace
 
@@ -143,6 +187,20 @@ int forge::tool::runPort(const Invocation &Inv) {
   O.ParseDiagOS = Text ? &errs() : nullptr;
   O.Toolchain = &TC;
 
+  // The SARIF log is checked before any work, as the session checks its
+  // outputs; in -o DIR it is one more file of the tree (checked with it).
+  std::string Log = SarifLog;
+  bool LogInTree = false;
+  if (Log.empty() && All) {
+    LogInTree = O.Output.K == OutputChoice::Kind::Tree;
+    SmallString<256> P(LogInTree ? O.Output.Path : ".");
+    sys::path::append(P, "forge-port.sarif");
+    Log = P.str().str();
+  }
+  if (!Log.empty() && Log != "-" && !LogInTree) // "-": stdout
+    if (Error E = checkLogPath(Log, Force))
+      return reportError(std::move(E));
+
   port::PortSession Session(O);
   size_t Done = 0, ErrorsSoFar = 0;
   auto Start = std::chrono::steady_clock::now();
@@ -182,13 +240,11 @@ int forge::tool::runPort(const Invocation &Inv) {
                       "file(s) patched, {3} copied as they are)\n",
                       O.Output.Path, R->Files.size(), R->ProjectFiles.size(),
                       R->CopiedToTree);
-  std::string Log = SarifLog;
-  if (Log.empty() && All) {
-    SmallString<256> P(O.Output.K == OutputChoice::Kind::Tree ? O.Output.Path : ".");
-    sys::path::append(P, "forge-port.sarif");
-    Log = P.str().str();
-  }
   if (!Log.empty()) {
+    if (LogInTree) // a tree with nothing written in it yet
+      if (std::error_code EC = sys::fs::create_directories(O.Output.Path))
+        return reportError(
+            makeError("cannot create '{0}': {1}", O.Output.Path, EC.message()));
     if (Error E = writeFileAtomically(
             Log, report::portSarif(*R, passes::allPasses()).dump(2) + "\n"))
       return reportError(std::move(E));

@@ -196,7 +196,7 @@ TEST_F(PortSessionTest, ClangErrorsWithoutValidationCountAndFail) {
   EXPECT_EQ(F.totalErrors(), 1u);
   EXPECT_TRUE(F.Failed);
   bool Noted = llvm::any_of(F.Messages, [](const port::SessionMessage &M) {
-    return llvm::StringRef(M.Text).starts_with("Clang could not parse 1 region(s)");
+    return llvm::StringRef(M.Text).starts_with("1 error(s) in code Clang could not parse;");
   });
   EXPECT_TRUE(Noted);
 }
