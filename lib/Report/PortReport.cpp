@@ -253,7 +253,7 @@ void renderPortText(raw_ostream &OS, const FilePortResult &R, bool Writing,
   OS << ", " << R.Warnings << " warning(s) for " << R.Target->Name << "; " << R.Fixed
      << " fixed" << (Writing ? "" : " (use -o, -i or --diff to apply)");
   if (R.ClangOnlyParseErrors)
-    OS << "; " << R.ClangOnlyParseErrors << " region(s) Clang could not parse";
+    OS << "; " << R.ClangOnlyParseErrors << " error(s) in code Clang could not parse";
   if (V.Ran)
     OS << "; nvcc " << (V.TargetOK ? "compiles" : "does not compile") << " the "
        << (R.Patched ? "patched " : "") << "file for " << R.Target->Name;

@@ -33,7 +33,7 @@ void launch(float *a, int n) {
 
 // CHECK: error: expected expression
 // CHECK: forge-port: note: 2 error(s) in code Clang could not parse; findings there may be incomplete (nvcc compiles it)
-// CHECK: port-clang-only-errors.cu: 0 error(s), 0 warning(s) for sm_100; 0 fixed; 2 region(s) Clang could not parse; nvcc compiles the file for sm_100
+// CHECK: port-clang-only-errors.cu: 0 error(s), 0 warning(s) for sm_100; 0 fixed; 2 error(s) in code Clang could not parse; nvcc compiles the file for sm_100
 
 // NOVAL: forge-port: note: 2 error(s) in code Clang could not parse; findings there may be incomplete (not validated: each counts as an error)
 // NOVAL: port-clang-only-errors.cu: 2 error(s) (0 from the passes, 2 from Clang's parse), 0 warning(s) for sm_100

@@ -8,7 +8,7 @@
 /// the target (and, when the user names the source arch or the file's flags
 /// do, for the source arch) to compare registers, spills, shared memory and
 /// predicted occupancy. nvcc, not Clang, decides whether the
-/// file builds: parse errors that nvcc does not raise are regions whose
+/// file builds: parse errors that nvcc does not raise mark code whose
 /// findings may be incomplete, not a failure. The CLI, the CMake integration and the
 /// cluster executor call this; rendering is in Report/PortReport.h.
 ///
@@ -142,7 +142,7 @@ struct FilePortResult {
   /// compiles it, and those only an unwritten patch removes.
   unsigned ParseErrorsCounted = 0;
   /// Parse errors of the result that nvcc does not raise (it compiles the
-  /// result): regions whose findings may be incomplete, not errors.
+  /// result): they mark code whose findings may be incomplete, not errors.
   unsigned ClangOnlyParseErrors = 0;
   /// Every error of the file: the passes', Clang's and nvcc's.
   unsigned totalErrors() const { return Errors + ParseErrorsCounted + NvccErrors; }
