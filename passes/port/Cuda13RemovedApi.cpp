@@ -27,6 +27,18 @@ struct RenameMapping {
   const char *DeprecatedIn; ///< nullptr: removed without a deprecation first
   const char *RemovedIn;
   const char *Why;          ///< why the replacement keeps the behaviour
+  /// A macro of two operands whose replacement is a function template
+  /// taking one type (CUB_MAX -> cuda::std::max): renamed only where it is
+  /// called with operands of one arithmetic, enumeration or pointer type
+  /// and no side effects (the macro evaluated one of them twice).
+  bool SameTypeOperands = false;
+};
+/// How the runtime and the driver API spell a memory location.
+struct LocationSpelling {
+  const char *Type;   ///< cudaMemLocation, CUmemLocation
+  const char *Device; ///< the device location type
+  const char *Host;   ///< the host location type
+  const char *CpuId;  ///< the old API's device number for the host
 };
 /// Functions whose device-number argument became a cudaMemLocation in CUDA
 /// 13; cudaMemPrefetchAsync also gained a flags argument after it.
@@ -38,16 +50,28 @@ struct LocationMapping {
   bool AddsFlags;       ///< ', 0' (flags) goes after the location
   const char *OldForm;
   const char *RemovedIn;
+  const LocationSpelling *Spelling;
+  /// The name cuda.h's macro maps Name to (`#define cuMemAdvise
+  /// cuMemAdvise_v2`), which Clang's errors name; nullptr: none.
+  const char *DeclaredAs = nullptr;
 };
-/// Functions whose CUDA 13 form dropped an output argument (CUDA 12.8's
-/// batched copies lost failIdx). A null one is deleted; one the code reads
-/// is reported.
+/// Functions whose current form dropped output arguments (CUDA 12.8's
+/// batched copies lost failIdx in CUDA 13, cuGraphInstantiate its error node
+/// and log in CUDA 12.0). Null ones are deleted, and Instead written in
+/// their place; ones the code reads are reported.
 struct DropArgMapping {
   const char *Name;
-  unsigned DropAt;  ///< the dropped argument's index in the old form
+  unsigned DropAt;  ///< the first dropped argument's index in the old form
   unsigned OldArgs; ///< the old form's argument count
   const char *OldForm;
   const char *Message;
+  const char *DeclaredAs = nullptr; ///< as in LocationMapping
+  unsigned DropCount = 1;
+  /// What the current form takes where they were; nullptr: nothing. With
+  /// nothing there and no argument after them, no call is written.
+  const char *Instead = nullptr;
+  const char *IfNotNull = "failIdx is not null, and CUDA 13 does not say which copy failed; "
+                          "drop it and find the failed copy by hand";
 };
 /// Functions whose CUDA 13 form takes one argument more than the old one:
 /// the graph calls that take edge data (CUDA 12.3 added them as _v2/_v3,
@@ -69,6 +93,22 @@ struct InsertArgMapping {
   /// can compile against the new form: a literal 0 there becomes the null
   /// edge data, and the flags the count.
   const char *SilentIfEnumAfter = nullptr;
+  const char *DeclaredAs = nullptr; ///< as in LocationMapping
+};
+/// Names removed with nothing that does the same: reported, not rewritten
+/// (but for a call that does nothing, NoOp). With CUDA 13's headers a use
+/// is "use of undeclared identifier" (a function, an enumerator, a macro)
+/// or "unknown type name".
+struct RemovedMapping {
+  const char *Name;
+  const char *RemovedIn;
+  const char *DeprecatedIn; ///< nullptr: not known
+  const char *Advice;
+  /// Why no fix; nullptr: nothing in CUDA 13 does the same.
+  const char *NotRewritten = nullptr;
+  /// The call does nothing on every GPU CUDA 13 supports: a call that is a
+  /// statement of its own is deleted with it.
+  bool NoOp = false;
 };
 /// Vector types deprecated in CUDA 13. The _16a form has the old type's size
 /// and 16-byte alignment, so renaming to it changes no layout.
@@ -105,6 +145,7 @@ const FieldMapping FieldTable[] = {
 };
 
 const char SameBehaviour[] = "which does the same";
+const char CCCL3[] = "CCCL 3.0 (CUDA 13.0)";
 /// The CUDA 12.3 (12.8 for the event timer) names of the edge-data forms:
 /// CUDA 13 gave the plain names these signatures and dropped the suffixed
 /// ones.
@@ -133,16 +174,39 @@ const RenameMapping RenameTable[] = {
     {"cudaDevAttrMaxTimelineSemaphoreInteropSupported",
      "cudaDevAttrTimelineSemaphoreInteropSupported", nullptr, "13",
      "the same attribute (114) under its current name"},
+    // cub/util_macro.cuh of CCCL 2.x (every CUDA 12): ((b) > (a)) ? (b) : (a)
+    // and ((b) < (a)) ? (b) : (a), which is what cuda::std::max and min
+    // compute for two operands of one arithmetic, enumeration or pointer type.
+    {"CUB_MAX", "cuda::std::max", "CCCL 2.8", CCCL3,
+     "which returns the same value for two operands of one scalar type", true},
+    {"CUB_MIN", "cuda::std::min", "CCCL 2.8", CCCL3,
+     "which returns the same value for two operands of one scalar type", true},
 };
 
+const LocationSpelling RuntimeLocation = {"cudaMemLocation", "cudaMemLocationTypeDevice",
+                                          "cudaMemLocationTypeHost", "cudaCpuDeviceId"};
+const LocationSpelling DriverLocation = {"CUmemLocation", "CU_MEM_LOCATION_TYPE_DEVICE",
+                                         "CU_MEM_LOCATION_TYPE_HOST", "CU_DEVICE_CPU"};
 const LocationMapping LocationTable[] = {
-    {"cudaMemAdvise", 3, 4, 4, false, "(ptr, count, advice, device)", "13"},
-    {"cudaMemPrefetchAsync", 2, 3, 4, true, "(ptr, count, device[, stream])", "13"},
+    {"cudaMemAdvise", 3, 4, 4, false, "(ptr, count, advice, device)", "13", &RuntimeLocation},
+    {"cudaMemPrefetchAsync", 2, 3, 4, true, "(ptr, count, device[, stream])", "13",
+     &RuntimeLocation},
+    // cuda.h of 13.0: `#define cuMemAdvise cuMemAdvise_v2`, `#define
+    // cuMemPrefetchAsync __CUDA_API_PTSZ(cuMemPrefetchAsync_v2)`; the driver
+    // form has no default stream.
+    {"cuMemAdvise", 3, 4, 4, false, "(ptr, count, advice, device)", "13", &DriverLocation,
+     "cuMemAdvise_v2"},
+    {"cuMemPrefetchAsync", 2, 4, 4, true, "(ptr, count, device, stream)", "13", &DriverLocation,
+     "cuMemPrefetchAsync_v2"},
 };
 
 #define FORGE_EDGE_DATA(Fn, Param)                                                          \
   "'" Fn "' takes a '" Param "' argument since CUDA 13 (the form CUDA 12.3 named "          \
   "'" Fn "_v2'); nullptr there means default edges, as the old form had"
+#define FORGE_EDGE_DATA_OUT(Fn, Type)                                                       \
+  "'" Fn "' takes a 'const " Type " **edgeData_out' argument before the dependency count "  \
+  "since CUDA 13 (the form CUDA 12.3 named '" Fn "_v3'); nullptr there asks for no edge "   \
+  "data, as the old form did"
 const InsertArgMapping InsertArgTable[] = {
     {"cudaGraphAddDependencies", nullptr, 3, 4, 4, "nullptr", "(graph, from, to, count)",
      FORGE_EDGE_DATA("cudaGraphAddDependencies", "const cudaGraphEdgeData *edgeData"), false},
@@ -167,10 +231,7 @@ const InsertArgMapping InsertArgTable[] = {
     // CUDA 12's six-argument form; with fewer arguments both forms agree.
     {"cudaStreamGetCaptureInfo", nullptr, 5, 6, 6, "nullptr",
      "(stream, status, id, graph, dependencies, count)",
-     "'cudaStreamGetCaptureInfo' takes a 'const cudaGraphEdgeData **edgeData_out' argument "
-     "before the dependency count since CUDA 13 (the form CUDA 12.3 named "
-     "'cudaStreamGetCaptureInfo_v3'); nullptr there asks for no edge data, as the old form did",
-     false},
+     FORGE_EDGE_DATA_OUT("cudaStreamGetCaptureInfo", "cudaGraphEdgeData"), false},
     {"cudaStreamGetCaptureInfo_v2", "cudaStreamGetCaptureInfo", 5, 2, 6, "nullptr",
      "(stream, status[, id, graph, dependencies, count])",
      "'cudaStreamGetCaptureInfo_v2' was removed in CUDA 13; use 'cudaStreamGetCaptureInfo', "
@@ -185,8 +246,72 @@ const InsertArgMapping InsertArgTable[] = {
      "'cudaGetDriverEntryPointByVersion' (CUDA 12.5) with cudaVersion = CUDART_VERSION, the "
      "runtime version the old call looked the symbol up for",
      true},
+    // The driver API: cuda.h of 13.0 maps each plain name to the form with
+    // the new argument (`#define cuGraphAddDependencies
+    // cuGraphAddDependencies_v2`), which Clang's "no matching function"
+    // names; cudaTypedefs.h dates each form (PFN_cuGraphAddDependencies_v12030).
+    {"cuGraphAddDependencies", nullptr, 3, 4, 4, "nullptr", "(graph, from, to, count)",
+     FORGE_EDGE_DATA("cuGraphAddDependencies", "const CUgraphEdgeData *edgeData"), false,
+     nullptr, "cuGraphAddDependencies_v2"},
+    {"cuGraphRemoveDependencies", nullptr, 3, 4, 4, "nullptr", "(graph, from, to, count)",
+     FORGE_EDGE_DATA("cuGraphRemoveDependencies", "const CUgraphEdgeData *edgeData"), false,
+     nullptr, "cuGraphRemoveDependencies_v2"},
+    {"cuGraphGetEdges", nullptr, 3, 4, 4, "nullptr", "(graph, from, to, numEdges)",
+     FORGE_EDGE_DATA("cuGraphGetEdges", "CUgraphEdgeData *edgeData"), false, nullptr,
+     "cuGraphGetEdges_v2"},
+    {"cuGraphNodeGetDependencies", nullptr, 2, 3, 3, "nullptr",
+     "(node, dependencies, numDependencies)",
+     FORGE_EDGE_DATA("cuGraphNodeGetDependencies", "CUgraphEdgeData *edgeData"), false, nullptr,
+     "cuGraphNodeGetDependencies_v2"},
+    {"cuGraphNodeGetDependentNodes", nullptr, 2, 3, 3, "nullptr",
+     "(node, dependentNodes, numDependentNodes)",
+     FORGE_EDGE_DATA("cuGraphNodeGetDependentNodes", "CUgraphEdgeData *edgeData"), false,
+     nullptr, "cuGraphNodeGetDependentNodes_v2"},
+    {"cuStreamUpdateCaptureDependencies", nullptr, 2, 4, 4, "nullptr",
+     "(stream, dependencies, count, flags)",
+     FORGE_EDGE_DATA("cuStreamUpdateCaptureDependencies",
+                     "const CUgraphEdgeData *dependencyData"),
+     false, nullptr, "cuStreamUpdateCaptureDependencies_v2"},
+    {"cuGraphAddNode", nullptr, 3, 5, 5, "nullptr", "(node, graph, dependencies, count, params)",
+     FORGE_EDGE_DATA("cuGraphAddNode", "const CUgraphEdgeData *dependencyData"), false, nullptr,
+     "cuGraphAddNode_v2"},
+    // CUDA 12's cuStreamGetCaptureInfo_v2 form; CUDA 11's three-argument one
+    // (status and id only) is reported without a fix.
+    {"cuStreamGetCaptureInfo", nullptr, 5, 6, 6, "nullptr",
+     "(stream, status, id, graph, dependencies, count)",
+     FORGE_EDGE_DATA_OUT("cuStreamGetCaptureInfo", "CUgraphEdgeData"), false, nullptr,
+     "cuStreamGetCaptureInfo_v3"},
+    // cuda.h: "ctxCreateParams - Context creation parameters"; a null one
+    // creates a context without execution affinity or CIG data, as the old
+    // form did (checked on an H100, see docs/passes/cuda13-removed-api.md).
+    {"cuCtxCreate", nullptr, 1, 3, 3, "nullptr", "(pctx, flags, dev)",
+     "'cuCtxCreate' takes a 'CUctxCreateParams *ctxCreateParams' argument since CUDA 13 (the "
+     "form CUDA 12.5 named 'cuCtxCreate_v4'); nullptr there creates a plain context, as the "
+     "old form did",
+     false, nullptr, "cuCtxCreate_v4"},
+    // CUDA 12.0 (cudaTypedefs.h: PFN_cuGetProcAddress_v12000); cuda.h:
+    // "symbolStatus - Optional location to store the status of the search".
+    {"cuGetProcAddress", nullptr, 4, 4, 4, "nullptr", "(symbol, pfn, cudaVersion, flags)",
+     "'cuGetProcAddress' takes a 'CUdriverProcAddressQueryResult *symbolStatus' argument "
+     "since CUDA 12.0 (cuGetProcAddress_v2); nullptr there asks for no status, as the old form "
+     "returned none",
+     false, nullptr, "cuGetProcAddress_v2"},
+    // CUDA 12's names of the old forms, written out: 13.0's cuda.h declares
+    // them only for __CUDA_API_VERSION_INTERNAL.
+    {"cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo", 5, 6, 6, "nullptr",
+     "(stream, status, id, graph, dependencies, count)",
+     "'cuStreamGetCaptureInfo_v2' was removed from cuda.h in CUDA 13; use "
+     "'cuStreamGetCaptureInfo', which takes a 'const CUgraphEdgeData **edgeData_out' argument "
+     "before the dependency count (nullptr: no edge data, as before)",
+     false},
+    {"cuCtxCreate_v2", "cuCtxCreate", 1, 3, 3, "nullptr", "(pctx, flags, dev)",
+     "'cuCtxCreate_v2' was removed from cuda.h in CUDA 13; use 'cuCtxCreate', which takes a "
+     "'CUctxCreateParams *ctxCreateParams' argument before the flags (nullptr: a plain "
+     "context, as before)",
+     false},
 };
 #undef FORGE_EDGE_DATA
+#undef FORGE_EDGE_DATA_OUT
 
 const DropArgMapping DropArgTable[] = {
     {"cudaMemcpyBatchAsync", 7, 9,
@@ -196,20 +321,53 @@ const DropArgMapping DropArgTable[] = {
     {"cudaMemcpy3DBatchAsync", 2, 5, "(numOps, opList, failIdx, flags, stream)",
      "'cudaMemcpy3DBatchAsync' has no 'size_t *failIdx' argument since CUDA 13 (CUDA 12.8 "
      "had it after the operations)"},
+    // cuda.h of 13.0: `#define cuMemcpyBatchAsync
+    // __CUDA_API_PTSZ(cuMemcpyBatchAsync_v2)`; cudaTypedefs.h:
+    // PFN_cuMemcpyBatchAsync_v12080 (with failIdx) and _v13000 (without).
+    {"cuMemcpyBatchAsync", 7, 9,
+     "(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream)",
+     "'cuMemcpyBatchAsync' has no 'size_t *failIdx' argument since CUDA 13 (CUDA 12.8 had it "
+     "before the stream)",
+     "cuMemcpyBatchAsync_v2"},
+    {"cuMemcpy3DBatchAsync", 2, 5, "(numOps, opList, failIdx, flags, stream)",
+     "'cuMemcpy3DBatchAsync' has no 'size_t *failIdx' argument since CUDA 13 (CUDA 12.8 had "
+     "it after the operations)",
+     "cuMemcpy3DBatchAsync_v2"},
+    // CUDA 12.0: `#define cuGraphInstantiate cuGraphInstantiateWithFlags`
+    // (cudaTypedefs.h: PFN_cuGraphInstantiate_v10000 against
+    // PFN_cuGraphInstantiateWithFlags_v11040); flags 0 instantiates as the
+    // old call did.
+    {"cuGraphInstantiate", 2, 5, "(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize)",
+     "'cuGraphInstantiate' takes (phGraphExec, hGraph, flags) since CUDA 12.0 (cuda.h maps it "
+     "to cuGraphInstantiateWithFlags); the error node and the log buffer are gone",
+     "cuGraphInstantiateWithFlags", 3, "0",
+     "the code passes an error node or a log buffer; since CUDA 12.0 "
+     "cuGraphInstantiateWithParams returns the error node (hErrNode_out), and no call a log"},
+    // CUDA 12.0: `#define cuGraphExecUpdate cuGraphExecUpdate_v2`
+    // (PFN_cuGraphExecUpdate_v10020 against _v12000); no null output can
+    // stand for the result the old call returned.
+    {"cuGraphExecUpdate", 2, 4, "(hGraphExec, hGraph, hErrorNode_out, updateResult_out)",
+     "'cuGraphExecUpdate' takes a 'CUgraphExecUpdateResultInfo *resultInfo' instead of the "
+     "error node and result outputs since CUDA 12.0 (cuda.h maps it to cuGraphExecUpdate_v2)",
+     "cuGraphExecUpdate_v2", 2, nullptr,
+     "declare a CUgraphExecUpdateResultInfo, pass its address, and read its 'result' and "
+     "'errorNode' where the code read the two outputs"},
 };
 
-/// Names removed with nothing that does the same: reported, never
-/// rewritten. With CUDA 13's headers a use is "use of undeclared
-/// identifier" (a function, an enumerator, a macro) or "unknown type name".
-struct RemovedMapping {
-  const char *Name;
-  const char *RemovedIn;
-  const char *DeprecatedIn; ///< nullptr: not known
-  const char *Advice;
-};
 const char MultiDeviceAdvice[] =
     "launch the kernel on each device with cudaLaunchCooperativeKernel; a grid-wide "
     "barrier across devices (this_multi_grid) has no replacement";
+const char ProfilerAdvice[] =
+    "profiling is configured by the profiler (Nsight Systems, Nsight Compute); keep "
+    "cudaProfilerStart/cudaProfilerStop to delimit the range";
+const char DoubleAdvice[] =
+    "it did nothing on a GPU with double-precision arithmetic, which every GPU CUDA 13 "
+    "supports has; delete the call";
+const char LaunchAdvice[] =
+    "launch the kernel with kernel<<<grid, block, sharedMem, stream>>>(args...) or "
+    "cudaLaunchKernel(kernel, grid, block, args, sharedMem, stream)";
+const char LaunchNotRewritten[] =
+    "the launch spans cudaConfigureCall, a cudaSetupArgument per argument and cudaLaunch";
 const RemovedMapping RemovedTable[] = {
     {"cudaLaunchCooperativeKernelMultiDevice", "13", "11.3", MultiDeviceAdvice},
     {"cudaLaunchParams", "13", "11.3", MultiDeviceAdvice},
@@ -218,9 +376,37 @@ const RemovedMapping RemovedTable[] = {
     {"cudaDevAttrCooperativeMultiDeviceLaunch", "13", nullptr,
      "multi-device cooperative launch is gone; cudaDevAttrCooperativeLaunch tells whether "
      "one device can launch a cooperative kernel"},
-    {"cudaProfilerInitialize", "12.0", "11.0",
-     "profiling is configured by the profiler (Nsight Systems, Nsight Compute); keep "
-     "cudaProfilerStart/cudaProfilerStop to delimit the range"},
+    {"cudaProfilerInitialize", "12.0", "11.0", ProfilerAdvice},
+    // Its outputMode argument's type and values (generated_cudart_removed_meta.h).
+    {"cudaOutputMode_t", "12.0", "11.0", ProfilerAdvice},
+    {"cudaKeyValuePair", "12.0", "11.0", ProfilerAdvice},
+    {"cudaCSV", "12.0", "11.0", ProfilerAdvice},
+    // "Converts the double value of d to an internal float representation if
+    // the device does not support double arithmetic. If the device does
+    // natively support doubles, then this function does nothing."
+    {"cudaSetDoubleForDevice", "13", "7.5", DoubleAdvice, nullptr, true},
+    {"cudaSetDoubleForHost", "13", "7.5", DoubleAdvice, nullptr, true},
+    // The launch API that <<<...>>> lowered to before CUDA 9.2; a launch is
+    // the three of them together.
+    {"cudaConfigureCall", "10.1", "7.0", LaunchAdvice, LaunchNotRewritten},
+    {"cudaSetupArgument", "10.1", "7.0", LaunchAdvice, LaunchNotRewritten},
+    {"cudaLaunch", "10.1", "7.0", LaunchAdvice, LaunchNotRewritten},
+    // Texture and surface reference API (see texture-references): the
+    // prelude does not declare these two, so they stay undeclared names.
+    {"cudaBindTextureToMipmappedArray", "12.0", "11",
+     "bind the mipmapped array to a texture object: cudaCreateTextureObject with a "
+     "cudaResourceDesc of resType cudaResourceTypeMipmap",
+     "the texture reference it binds must become a texture object first, by hand"},
+    // CUDA 11.4's context with execution affinity, gone from 13.0's cuda.h
+    // but for __CUDA_API_VERSION_INTERNAL.
+    {"cuCtxCreate_v3", "13", nullptr,
+     "pass its execution-affinity parameters to cuCtxCreate in a CUctxCreateParams "
+     "(execAffinityParams, numExecAffinityParams)",
+     "the parameters go into a struct the code must declare"},
+    {"cudaGetSurfaceReference", "12.0", "11",
+     "use a surface object (cudaSurfaceObject_t, created with cudaCreateSurfaceObject) "
+     "instead of the surface reference",
+     "the surface reference must become a surface object, by hand"},
 };
 
 /// Names removed from a namespace: CCCL 3.0 (CUDA 13.0) dropped CUB's
@@ -235,7 +421,6 @@ struct NamespaceMapping {
   const char *RemovedIn;
   const char *Advice;
 };
-const char CCCL3[] = "CCCL 3.0 (CUDA 13.0)";
 const NamespaceMapping NamespaceTable[] = {
     // <cub/thread/thread_operators.cuh>, which every CUB header that takes
     // an operator includes, includes <cuda/functional> (cuda::maximum,
@@ -256,6 +441,15 @@ const NamespaceMapping NamespaceTable[] = {
      "template arguments come in another order"},
     {"cub", "DiscardOutputIterator", nullptr, CCCL3,
      "use thrust::discard_iterator<> (<thrust/iterator/discard_iterator.h>)"},
+    {"cub", "DeviceSpmv", nullptr, CCCL3,
+     "use cuSPARSE (cusparseSpMV with a CSR matrix from cusparseCreateCsr); CUB has no "
+     "sparse matrix-vector product"},
+    {"thrust", "unary_function", nullptr, CCCL3,
+     "remove the base class; declare in the functor any 'argument_type' or 'result_type' "
+     "the code reads"},
+    {"thrust", "binary_function", nullptr, CCCL3,
+     "remove the base class; declare in the functor any 'first_argument_type', "
+     "'second_argument_type' or 'result_type' the code reads"},
     {"cooperative_groups", "this_multi_grid", nullptr, "CUDA 13.0",
      "multi-device grids are gone with cudaLaunchCooperativeKernelMultiDevice; synchronize "
      "the devices from the host"},
@@ -300,16 +494,24 @@ const RenameMapping *lookupRename(StringRef Name) {
   return nullptr;
 }
 
+/// Whether Name (a callee as written, or as Clang's errors name it) is the
+/// function of a row: its name, or the one cuda.h's macro maps that name
+/// to, with the _ptsz suffix CUDA_API_PER_THREAD_DEFAULT_STREAM adds.
+template <typename Mapping> bool names(const Mapping &M, StringRef Name) {
+  Name.consume_back("_ptsz");
+  return Name == M.Name || (M.DeclaredAs && Name == M.DeclaredAs);
+}
+
 const InsertArgMapping *lookupInsertArg(StringRef Name) {
   for (const InsertArgMapping &M : InsertArgTable)
-    if (Name == M.Name)
+    if (names(M, Name))
       return &M;
   return nullptr;
 }
 
 const DropArgMapping *lookupDropArg(StringRef Name) {
   for (const DropArgMapping &M : DropArgTable)
-    if (Name == M.Name)
+    if (names(M, Name))
       return &M;
   return nullptr;
 }
@@ -330,24 +532,49 @@ const NamespaceMapping *lookupNamespace(StringRef Namespace, StringRef Name) {
 
 const LocationMapping *lookupLocation(StringRef Name) {
   for (const LocationMapping &M : LocationTable)
-    if (Name == M.Name)
+    if (names(M, Name))
       return &M;
   return nullptr;
 }
 
-std::string renameMessage(const RenameMapping &M) {
+/// The header that declares a function of the tables.
+StringRef headerOf(StringRef Function) {
+  return Function.starts_with("cuda") ? "cuda_runtime_api.h" : "cuda.h";
+}
+
+/// Where the name of a called function is written: its spelling, or where
+/// the name was written that a macro of the CUDA headers turned into it
+/// (cuda.h's `#define cuMemAdvise cuMemAdvise_v2`).
+SourceLocation writtenName(const SourceManager &SM, SourceLocation Loc) {
+  while (Loc.isMacroID() && !frontend::isUserLocation(SM, SM.getSpellingLoc(Loc)))
+    Loc = SM.getImmediateMacroCallerLoc(Loc);
+  return SM.getSpellingLoc(Loc);
+}
+
+/// A release as the messages name it: "CUDA 13" for a CUDA version, a
+/// library's release ("CCCL 3.0 (CUDA 13.0)") as it is.
+std::string release(StringRef Version) {
+  return (isDigit(Version.front()) ? "CUDA " + Version : Twine(Version)).str();
+}
+
+/// "'Name' was removed in CUDA 13 (deprecated since CUDA 4.0)".
+std::string removedMessage(StringRef Name, StringRef RemovedIn, const char *DeprecatedIn) {
   std::string Deprecated =
-      M.DeprecatedIn ? (" (deprecated since CUDA " + Twine(M.DeprecatedIn) + ")").str() : "";
-  return ("'" + Twine(M.Name) + "' was removed in CUDA " + M.RemovedIn + Deprecated +
-          "; use '" + M.Replacement + "', " + M.Why)
-      .str();
+      DeprecatedIn ? " (deprecated since " + release(DeprecatedIn) + ")" : std::string();
+  return ("'" + Name + "' was removed in " + release(RemovedIn) + Deprecated).str();
+}
+
+std::string renameMessage(const RenameMapping &M) {
+  return removedMessage(M.Name, M.RemovedIn, M.DeprecatedIn) + "; use '" + M.Replacement +
+         "', " + M.Why;
 }
 
 std::string locationMessage(const LocationMapping &M) {
-  return ("'" + Twine(M.Name) + "' takes a cudaMemLocation instead of a device number since CUDA " +
-          M.RemovedIn + (M.AddsFlags ? ", and a flags argument after it" : "") +
-          "; pass cudaMemLocation{cudaMemLocationTypeDevice, device} "
-          "(cudaMemLocationTypeHost for cudaCpuDeviceId)")
+  const LocationSpelling &L = *M.Spelling;
+  return ("'" + Twine(M.Name) + "' takes a " + L.Type +
+          " instead of a device number since CUDA " + M.RemovedIn +
+          (M.AddsFlags ? ", and a flags argument after it" : "") + "; pass " + L.Type + "{" +
+          L.Device + ", device} (" + L.Host + " for " + L.CpuId + ")")
       .str();
 }
 
@@ -588,6 +815,75 @@ std::vector<const Expr *> writtenArgs(const CallExpr &CE) {
       Args.push_back(A);
   return Args;
 }
+
+/// Why a macro's operands may not go to Function, a template of one type
+/// (cuda::std::max for CUB_MAX); nullopt when it returns the same value.
+std::optional<std::string> differentOperands(ArrayRef<const Expr *> Operands,
+                                             StringRef Function, ASTContext &Ctx) {
+  if (Operands.size() != 2 || !Operands[0] || !Operands[1])
+    return std::string("the macro is not given two operands");
+  if (Operands[0]->isTypeDependent() || Operands[1]->isTypeDependent())
+    return std::string("an operand's type depends on a template parameter");
+  QualType A = Operands[0]->getType().getCanonicalType().getUnqualifiedType();
+  QualType B = Operands[1]->getType().getCanonicalType().getUnqualifiedType();
+  if (A != B)
+    return ("the operands have different types ('" + A.getAsString() + "' and '" +
+            B.getAsString() + "'), where '" + Function +
+            "' takes one; name the type the macro compared in: " + Function + "<T>(a, b)")
+        .str();
+  if (!A->isArithmeticType() && !A->isEnumeralType() && !A->isPointerType())
+    return ("the operands are of type '" + A.getAsString() + "'; only for a scalar type is '" +
+            Function + "' known to give the value the macro gave")
+        .str();
+  if (Operands[0]->HasSideEffects(Ctx) || Operands[1]->HasSideEffects(Ctx))
+    return std::string("an operand has side effects, and the macro evaluated one operand twice");
+  return std::nullopt;
+}
+
+/// The range that deletes the statement [Begin, AfterSemi), with its line
+/// when nothing else is written on it.
+CharSourceRange statementWithLine(const SourceManager &SM, SourceLocation Begin,
+                                  SourceLocation AfterSemi) {
+  StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
+  unsigned B = SM.getFileOffset(Begin), E = SM.getFileOffset(AfterSemi);
+  unsigned LineB = B, LineE = E;
+  while (LineB > 0 && (Buf[LineB - 1] == ' ' || Buf[LineB - 1] == '\t'))
+    --LineB;
+  while (LineE < Buf.size() && (Buf[LineE] == ' ' || Buf[LineE] == '\t' || Buf[LineE] == '\r'))
+    ++LineE;
+  if ((LineB == 0 || Buf[LineB - 1] == '\n') && LineE < Buf.size() && Buf[LineE] == '\n')
+    return CharSourceRange::getCharRange(Begin.getLocWithOffset(int(LineB) - int(B)),
+                                         AfterSemi.getLocWithOffset(int(LineE) - int(E) + 1));
+  return CharSourceRange::getCharRange(Begin, AfterSemi);
+}
+
+/// The removal of a call of a function that did nothing (a NoOp row) with
+/// its statement; nullopt, with the reason in Why, where it cannot go.
+std::optional<FixItHint> noOpRemoval(const RecoveryExpr &Call, ASTContext &Ctx,
+                                     std::string &Why) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Expr *Child = nullptr;
+  if (!semanticParent(Ctx, Call, Child).get<CompoundStmt>()) {
+    Why = "the call is not a statement of its own in a block (its result is used, or it is "
+          "the body of an if or a loop); it returned cudaSuccess";
+    return std::nullopt;
+  }
+  if (any_of(Call.subExpressions().drop_front(),
+             [&](const Expr *A) { return !A || A->HasSideEffects(Ctx); })) {
+    Why = "its argument has side effects";
+    return std::nullopt;
+  }
+  SourceLocation Semi =
+      Call.getBeginLoc().isMacroID() || Call.getEndLoc().isMacroID()
+          ? SourceLocation()
+          : Lexer::findLocationAfterToken(Call.getEndLoc(), tok::semi, SM, Ctx.getLangOpts(),
+                                          /*SkipTrailingWhitespace=*/false);
+  if (Semi.isInvalid()) {
+    Why = "the call is written inside a macro";
+    return std::nullopt;
+  }
+  return FixItHint::CreateRemoval(statementWithLine(SM, Call.getBeginLoc(), Semi));
+}
 } // namespace
 
 /// ASTMatchers has no matcher for RecoveryExpr.
@@ -661,8 +957,8 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
     // Not Clang's guess for another name (cudaStreamGetCaptureInfo for the
     // removed _v2): finish() reports that one, from the parse error.
     SourceLocation L = CE->getCallee()->getExprLoc();
-    if (!M || Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(L)), SM,
-                                   C.Ctx.getLangOpts()) != M->Name)
+    if (!M || !names(*M, Lexer::getSourceText(CharSourceRange::getTokenRange(writtenName(SM, L)),
+                                              SM, C.Ctx.getLangOpts())))
       return;
     std::vector<const Expr *> Args = writtenArgs(*CE);
     // The old declaration (older headers, or the deprecated function).
@@ -694,9 +990,21 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
   const auto *RE = R.Nodes.getNodeAs<RecoveryExpr>("rec");
   if (!RE || RE->subExpressions().empty() || !RE->subExpressions()[0])
     return;
-  // A call whose overload resolution failed: the callee, then the arguments.
+  // A call whose overload resolution failed, or of an undeclared name: the
+  // callee, then the arguments. An undeclared name is no parse error when
+  // an argument has errors of its own (cudaProfilerInitialize(cfg, out,
+  // cudaKeyValuePair)): finish() reports the parse errors, in their order,
+  // then such calls.
   if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0])) {
-    std::string Callee = ULE->getName().getAsString();
+    // The name as written, where Clang names its guess for an undeclared
+    // one (cudaStreamGetCaptureInfo for cuStreamGetCaptureInfo_v2).
+    SourceLocation Written = writtenName(SM, ULE->getExprLoc());
+    std::string Callee =
+        frontend::isUserLocation(SM, Written)
+            ? Lexer::getSourceText(CharSourceRange::getTokenRange(Written), SM,
+                                   C.Ctx.getLangOpts())
+                  .str()
+            : ULE->getName().getAsString();
     if (const LocationMapping *M = lookupLocation(Callee))
       checkLocationCall(*M, *RE, C);
     else if (const InsertArgMapping *M = lookupInsertArg(Callee))
@@ -706,6 +1014,12 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
                      false, C);
     else if (const DropArgMapping *M = lookupDropArg(Callee))
       checkDropArg(*M, ULE->getExprLoc(), RE->subExpressions().drop_front(), C);
+    else if (const RenameMapping *M = lookupRename(Callee); M && M->SameTypeOperands)
+      checkRename(*M, ULE->getExprLoc(), C, RE->subExpressions().drop_front());
+    else if (const RemovedMapping *M = lookupRemoved(Callee); M && M->NoOp)
+      reportRemoved(Callee, ULE->getExprLoc(), C, RE);
+    else if (lookupRename(Callee) || lookupRemoved(Callee))
+      UndeclaredCalls.push_back({Callee, ULE->getExprLoc()});
     return;
   }
   if (RE->subExpressions().size() != 1)
@@ -801,7 +1115,8 @@ void Cuda13RemovedApi::checkField(const Expr &Use, const Expr &Base, SourceLocat
   C.Diag.report(name(), Level, NameLoc, Msg, {FixItHint::CreateReplacement(UseRange, Replacement)});
 }
 
-void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, PassContext &C) {
+void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, PassContext &C,
+                                   std::optional<ArrayRef<const Expr *>> Operands) {
   SourceManager &SM = C.Ctx.getSourceManager();
   // The name as written: in a macro's argument or body it is renamed where
   // it is spelled, which renames every expansion.
@@ -811,10 +1126,21 @@ void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, P
   StringRef Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Spelled), SM,
                                         C.Ctx.getLangOpts());
   std::string Msg = renameMessage(M);
-  if (Text != M.Name) {
+  auto NoFix = [&](const Twine &Why) {
     C.Diag.report(name(), Severity::Error, Spelled, Msg, {},
-                  {{Spelled, "not rewritten: the name is formed by the preprocessor"}});
-    return;
+                  {{Spelled, ("not rewritten: " + Why).str()}});
+  };
+  if (Text != M.Name)
+    return NoFix("the name is formed by the preprocessor");
+  if (M.SameTypeOperands) {
+    if (!Operands)
+      return NoFix("the call's operands were not found");
+    // One rename in a macro's body serves every expansion, each with its
+    // own operands.
+    if (Loc.isMacroID() && !SM.isMacroArgExpansion(Loc))
+      return NoFix("the name is written inside a macro's body");
+    if (auto Why = differentOperands(*Operands, M.Replacement, C.Ctx))
+      return NoFix(*Why);
   }
   C.Diag.report(name(), Severity::Error, Spelled, Msg,
                 {FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Spelled),
@@ -836,7 +1162,7 @@ void Cuda13RemovedApi::checkLocationCall(const LocationMapping &M, const Recover
   if (Args.size() < M.MinArgs || Args.size() > M.MaxArgs || !Args[M.DeviceArg] ||
       !Args[M.DeviceArg]->getType()->isIntegralOrUnscopedEnumerationType())
     return NoFix(("the call has neither the CUDA 12 form " + Twine(M.OldForm) +
-                  " nor CUDA 13's; see its declaration in cuda_runtime_api.h")
+                  " nor CUDA 13's; see its declaration in " + headerOf(M.Name))
                      .str());
   const Expr *Dev = Args[M.DeviceArg];
   CharSourceRange Range = Lexer::makeFileCharRange(
@@ -844,24 +1170,27 @@ void Cuda13RemovedApi::checkLocationCall(const LocationMapping &M, const Recover
   if (Range.isInvalid() || !frontend::isUserLocation(SM, Range.getBegin()))
     return NoFix("the device argument is written inside a macro");
   std::string Text = Lexer::getSourceText(Range, SM, LO).str();
+  const LocationSpelling &L = *M.Spelling;
   std::string Location;
   Expr::EvalResult V;
   if (!Dev->isValueDependent() && Dev->EvaluateAsInt(V, C.Ctx)) {
     int64_t D = V.Val.getInt().getSExtValue();
-    if (D == -1) // cudaCpuDeviceId
-      Location = "cudaMemLocation{cudaMemLocationTypeHost, 0}";
+    if (D == -1) // cudaCpuDeviceId, CU_DEVICE_CPU
+      Location = (Twine(L.Type) + "{" + L.Host + ", 0}").str();
     else if (D >= 0)
-      Location = "cudaMemLocation{cudaMemLocationTypeDevice, " + Text + "}";
+      Location = (Twine(L.Type) + "{" + L.Device + ", " + Text + "}").str();
     else
       return NoFix("the device argument is " + std::to_string(D) +
-                   ", neither a device number nor cudaCpuDeviceId");
+                   ", neither a device number nor " + L.CpuId);
   } else if (Dev->HasSideEffects(C.Ctx)) {
-    return NoFix("the device argument has side effects; the location needs it twice "
-                 "(device or cudaCpuDeviceId)");
+    return NoFix(Twine("the device argument has side effects; the location needs it twice "
+                       "(device or ") +
+                 L.CpuId + ")");
   } else {
-    // Not a constant: it may be cudaCpuDeviceId at run time.
-    Location = "cudaMemLocation{(" + Text + ") == cudaCpuDeviceId ? cudaMemLocationTypeHost : "
-               "cudaMemLocationTypeDevice, " + Text + "}";
+    // Not a constant: it may be the host's number at run time.
+    Location = (Twine(L.Type) + "{(" + Text + ") == " + L.CpuId + " ? " + L.Host + " : " +
+                L.Device + ", " + Text + "}")
+                   .str();
   }
   if (M.AddsFlags)
     Location += ", 0";
@@ -880,7 +1209,7 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
   if (Resolved && !OldForm)
     return;
   SourceLocation Loc = SM.getFileLoc(Callee);
-  SourceLocation Spelled = SM.getSpellingLoc(Callee);
+  SourceLocation Spelled = writtenName(SM, Callee);
   bool Pasted = !frontend::isUserLocation(SM, Spelled);
   if ((Pasted && !frontend::isUserLocation(SM, Loc)) ||
       !InsertSeen.insert(Pasted ? Loc : Spelled).second)
@@ -893,7 +1222,7 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
     return NoFix("the name is formed by the preprocessor");
   if (!OldForm)
     return NoFix(("the call has neither the old form " + Twine(M.Name) + M.OldForm +
-                  " nor CUDA 13's; see its declaration in cuda_runtime_api.h")
+                  " nor CUDA 13's; see its declaration in " + headerOf(M.Name))
                      .str());
   std::vector<FixItHint> Fixes;
   if (M.Replacement) {
@@ -905,9 +1234,12 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
       return NoFix("the name is formed by the preprocessor");
     Fixes.push_back(FixItHint::CreateReplacement(Name, M.Replacement));
   }
-  // Arguments before the new one line up in both forms.
-  if (N > M.InsertAt) {
-    const Expr *Next = Args[M.InsertAt];
+  // Arguments before the new one line up in both forms. It goes before the
+  // argument in its place, or after the last one when it is the last
+  // parameter (cuGetProcAddress's symbolStatus).
+  bool Appended = N == M.InsertAt && M.InsertAt == M.MaxArgs && N > 0;
+  if (N > M.InsertAt || Appended) {
+    const Expr *Next = Args[Appended ? N - 1 : M.InsertAt];
     if (!Next)
       return NoFix("the arguments were not found");
     CharSourceRange R = Lexer::makeFileCharRange(
@@ -917,7 +1249,8 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
     StringRef Value = M.Inserted;
     if (Value == "nullptr" && !LO.CPlusPlus11)
       Value = "NULL";
-    Fixes.push_back(FixItHint::CreateInsertion(R.getBegin(), (Value + ", ").str()));
+    Fixes.push_back(Appended ? FixItHint::CreateInsertion(R.getEnd(), (", " + Value).str())
+                             : FixItHint::CreateInsertion(R.getBegin(), (Value + ", ").str()));
   }
   C.Diag.report(name(), Level, Loc, M.Message, Fixes);
 }
@@ -933,30 +1266,40 @@ void Cuda13RemovedApi::checkDropArg(const DropArgMapping &M, SourceLocation Call
     C.Diag.report(name(), Severity::Error, Loc, M.Message, {},
                   {{Loc, ("not rewritten: " + Why).str()}});
   };
-  if (Args.size() != M.OldArgs || M.DropAt + 1 >= Args.size() || !Args[M.DropAt] ||
-      !Args[M.DropAt + 1])
-    return NoFix(("the call has neither the CUDA 12.8 form " + Twine(M.Name) + M.OldForm +
-                  " nor CUDA 13's; see its declaration in cuda_runtime_api.h")
+  if (Args.size() != M.OldArgs || is_contained(Args, nullptr))
+    return NoFix(("the call has neither the old form " + Twine(M.Name) + M.OldForm +
+                  " nor the current one; see its declaration in " + headerOf(M.Name))
                      .str());
-  const Expr *Dropped = Args[M.DropAt];
-  if (Dropped->isValueDependent() ||
-      !Dropped->isNullPointerConstant(C.Ctx, Expr::NPC_ValueDependentIsNotNull))
-    return NoFix("failIdx is not null, and CUDA 13 does not say which copy failed; drop it "
-                 "and find the failed copy by hand");
+  ArrayRef<const Expr *> Dropped = Args.slice(M.DropAt, M.DropCount);
+  if (any_of(Dropped, [&](const Expr *A) {
+        return A->isValueDependent() ||
+               !A->isNullPointerConstant(C.Ctx, Expr::NPC_ValueDependentIsNotNull);
+      }))
+    return NoFix(M.IfNotNull);
+  // Deletes 'failIdx, ' up to the next argument, or writes Instead in
+  // place of the dropped ones.
+  bool HasNext = M.DropAt + M.DropCount < Args.size();
+  if (!M.Instead && !HasNext)
+    return NoFix(M.IfNotNull);
   CharSourceRange From = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(Dropped->getSourceRange()), SM, LO);
-  CharSourceRange Next = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(Args[M.DropAt + 1]->getSourceRange()), SM, LO);
-  if (From.isInvalid() || Next.isInvalid() || !frontend::isUserLocation(SM, From.getBegin()) ||
-      SM.getFileID(From.getBegin()) != SM.getFileID(Next.getBegin()))
+      CharSourceRange::getTokenRange(Dropped.front()->getSourceRange()), SM, LO);
+  CharSourceRange To = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(
+          (M.Instead ? Dropped.back() : Args[M.DropAt + M.DropCount])->getSourceRange()),
+      SM, LO);
+  if (From.isInvalid() || To.isInvalid() || !frontend::isUserLocation(SM, From.getBegin()) ||
+      SM.getFileID(From.getBegin()) != SM.getFileID(To.getBegin()))
     return NoFix("the arguments are written inside a macro");
-  // Deletes 'failIdx, ' up to the next argument.
   C.Diag.report(name(), Severity::Error, Loc, M.Message,
-                {FixItHint::CreateRemoval(
-                    CharSourceRange::getCharRange(From.getBegin(), Next.getBegin()))});
+                {M.Instead ? FixItHint::CreateReplacement(
+                                 CharSourceRange::getCharRange(From.getBegin(), To.getEnd()),
+                                 M.Instead)
+                           : FixItHint::CreateRemoval(
+                                 CharSourceRange::getCharRange(From.getBegin(), To.getBegin()))});
 }
 
-void Cuda13RemovedApi::reportRemoved(StringRef Name, SourceLocation Loc, PassContext &C) {
+void Cuda13RemovedApi::reportRemoved(StringRef Name, SourceLocation Loc, PassContext &C,
+                                     const RecoveryExpr *Call) {
   const RemovedMapping *M = lookupRemoved(Name);
   SourceManager &SM = C.Ctx.getSourceManager();
   SourceLocation Spelled = SM.getSpellingLoc(Loc);
@@ -964,13 +1307,16 @@ void Cuda13RemovedApi::reportRemoved(StringRef Name, SourceLocation Loc, PassCon
     Spelled = SM.getFileLoc(Loc);
   if (!M || !frontend::isUserLocation(SM, Spelled) || !RemovedSeen.insert(Spelled).second)
     return;
-  std::string Deprecated =
-      M->DeprecatedIn ? (" (deprecated since CUDA " + Twine(M->DeprecatedIn) + ")").str() : "";
-  C.Diag.report(name(), Severity::Error, Spelled,
-                ("'" + Twine(M->Name) + "' was removed in CUDA " + M->RemovedIn + Deprecated +
-                 "; " + M->Advice)
-                    .str(),
-                {}, {{Spelled, "not rewritten: nothing in CUDA 13 does the same"}});
+  std::string Msg = removedMessage(M->Name, M->RemovedIn, M->DeprecatedIn) + "; " + M->Advice;
+  std::string Why = M->NotRewritten ? M->NotRewritten : "nothing in CUDA 13 does the same";
+  if (M->NoOp) {
+    Why = "only a call that is a statement of its own, an undeclared name with CUDA 13's "
+          "headers, is deleted";
+    if (Call)
+      if (std::optional<FixItHint> Removal = noOpRemoval(*Call, C.Ctx, Why))
+        return C.Diag.report(name(), Severity::Error, Spelled, Msg, {*Removal});
+  }
+  C.Diag.report(name(), Severity::Error, Spelled, Msg, {}, {{Spelled, "not rewritten: " + Why}});
 }
 
 void Cuda13RemovedApi::checkNamespaceMember(StringRef Namespace, StringRef Name,
@@ -1225,6 +1571,15 @@ void Cuda13RemovedApi::finish(PassContext &C) {
         if (Groups[1] == T.Name)
           C.Diag.report(name(), Severity::Warning, E.Loc, T.Message);
   }
+  // Calls of removed names that Clang reported no error for (seen ones are
+  // skipped by the Seen sets).
+  for (const auto &[Name, Loc] : UndeclaredCalls) {
+    if (const RenameMapping *M = lookupRename(Name))
+      checkRename(*M, Loc, C);
+    else
+      reportRemoved(Name, Loc, C);
+  }
+  UndeclaredCalls.clear();
 }
 
 } // namespace forge::passes

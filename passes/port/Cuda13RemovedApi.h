@@ -9,16 +9,23 @@
 /// size and alignment. The cudaThread* calls (removed in 13, deprecated
 /// since 4.0) are renamed to their cudaDevice* equivalents. cudaMemAdvise and
 /// cudaMemPrefetchAsync called with a device number get a cudaMemLocation
-/// (and prefetch its flags). The graph calls that gained an edge-data
-/// argument in CUDA 13 get nullptr there, their CUDA 12.3 _v2/_v3 names the
-/// plain name; cudaGetDriverEntryPoint becomes ...ByVersion with
-/// CUDART_VERSION; the CCCL 3 functors cub::Max, cub::Sum, ... become
-/// cuda::maximum<>, cuda::std::plus<>, .... What has no replacement
-/// (cudaLaunchCooperativeKernelMultiDevice, cub's removed iterators, ...) and
-/// texture and surface references are reported, with no fix. Works on files that no longer compile: a removed field or an
-/// old-form call is a RecoveryExpr in the AST and a parse error; a removed
-/// function is an undeclared name, which this pass reports instead of Clang
-/// (explainsParseError).
+/// (and prefetch its flags), cuMemAdvise and cuMemPrefetchAsync a
+/// CUmemLocation. The graph calls that gained an edge-data argument in CUDA
+/// 13 (runtime and driver) get nullptr there, their CUDA 12.3 _v2/_v3 names
+/// the plain name; cuCtxCreate a null CUctxCreateParams, cuGetProcAddress
+/// (CUDA 12.0) a null symbolStatus; the batched copies lose a null failIdx;
+/// cudaGetDriverEntryPoint becomes ...ByVersion with CUDART_VERSION; the
+/// CCCL 3 functors cub::Max, cub::Sum, ... become cuda::maximum<>,
+/// cuda::std::plus<>, ..., CUB_MAX/CUB_MIN cuda::std::max/min (for operands
+/// of one scalar type); cudaSetDoubleForDevice/Host, which did nothing, are
+/// deleted. What has no replacement (cudaLaunchCooperativeKernelMultiDevice,
+/// cudaConfigureCall, cub's removed iterators, thrust::unary_function, ...)
+/// and surface references are reported, with no fix; texture references
+/// are the texture-references pass's (TextureReferences.cpp), which
+/// rewrites them to texture objects. Works on files that no longer compile:
+/// a removed field or an old-form call is a RecoveryExpr in the AST and a
+/// parse error; a removed function is an undeclared name, which this pass
+/// reports instead of Clang (explainsParseError).
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_PASSES_PORT_CUDA13REMOVEDAPI_H
@@ -27,6 +34,9 @@
 #include "../PortPass.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace forge::passes {
@@ -53,14 +63,19 @@ private:
                   llvm::StringRef Field, const clang::FunctionDecl *Fn, Severity Level,
                   PassContext &C);
   void checkVectorType(clang::TypeLoc TL, PassContext &C);
-  void checkRename(const RenameMapping &M, clang::SourceLocation Loc, PassContext &C);
+  /// Operands: the arguments of a call of the name, for a row that checks
+  /// them (SameTypeOperands).
+  void checkRename(const RenameMapping &M, clang::SourceLocation Loc, PassContext &C,
+                   std::optional<llvm::ArrayRef<const clang::Expr *>> Operands = std::nullopt);
   void checkLocationCall(const LocationMapping &M, const clang::RecoveryExpr &Call,
                          PassContext &C);
   void checkInsertArg(const InsertArgMapping &M, clang::SourceLocation Callee,
                       llvm::ArrayRef<const clang::Expr *> Args, bool Resolved, PassContext &C);
   void checkDropArg(const DropArgMapping &M, clang::SourceLocation Callee,
                     llvm::ArrayRef<const clang::Expr *> Args, PassContext &C);
-  void reportRemoved(llvm::StringRef Name, clang::SourceLocation Loc, PassContext &C);
+  /// Call: the call of the name, for a row whose call is deleted (NoOp).
+  void reportRemoved(llvm::StringRef Name, clang::SourceLocation Loc, PassContext &C,
+                     const clang::RecoveryExpr *Call = nullptr);
   void checkNamespaceMember(llvm::StringRef Namespace, llvm::StringRef Name,
                             clang::SourceLocation Loc, PassContext &C);
 
@@ -89,6 +104,10 @@ private:
   /// (cudaStreamGetCaptureInfo_v2), by the spelling location of the callee:
   /// the name is undeclared in CUDA 13, so finish() finds the call here.
   llvm::DenseMap<clang::SourceLocation, std::vector<const clang::Expr *>> CallArgs;
+  /// Calls of a removed or renamed name, by name and callee location, which
+  /// finish() reports where Clang did not (an argument with errors of its
+  /// own silences "use of undeclared identifier").
+  std::vector<std::pair<std::string, clang::SourceLocation>> UndeclaredCalls;
 };
 
 } // namespace forge::passes
