@@ -1,5 +1,6 @@
 //===- Cuda13RemovedApi.cpp - cuda13-removed-api --------------------------===//
 #include "Cuda13RemovedApi.h"
+#include "PortEdits.h"
 #include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
@@ -838,23 +839,6 @@ std::optional<std::string> differentOperands(ArrayRef<const Expr *> Operands,
   if (Operands[0]->HasSideEffects(Ctx) || Operands[1]->HasSideEffects(Ctx))
     return std::string("an operand has side effects, and the macro evaluated one operand twice");
   return std::nullopt;
-}
-
-/// The range that deletes the statement [Begin, AfterSemi), with its line
-/// when nothing else is written on it.
-CharSourceRange statementWithLine(const SourceManager &SM, SourceLocation Begin,
-                                  SourceLocation AfterSemi) {
-  StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
-  unsigned B = SM.getFileOffset(Begin), E = SM.getFileOffset(AfterSemi);
-  unsigned LineB = B, LineE = E;
-  while (LineB > 0 && (Buf[LineB - 1] == ' ' || Buf[LineB - 1] == '\t'))
-    --LineB;
-  while (LineE < Buf.size() && (Buf[LineE] == ' ' || Buf[LineE] == '\t' || Buf[LineE] == '\r'))
-    ++LineE;
-  if ((LineB == 0 || Buf[LineB - 1] == '\n') && LineE < Buf.size() && Buf[LineE] == '\n')
-    return CharSourceRange::getCharRange(Begin.getLocWithOffset(int(LineB) - int(B)),
-                                         AfterSemi.getLocWithOffset(int(LineE) - int(E) + 1));
-  return CharSourceRange::getCharRange(Begin, AfterSemi);
 }
 
 /// The removal of a call of a function that did nothing (a NoOp row) with

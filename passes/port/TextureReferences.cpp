@@ -1,5 +1,6 @@
 //===- TextureReferences.cpp - texture-references -------------------------===//
 #include "TextureReferences.h"
+#include "PortEdits.h"
 #include "../PortPass.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/Divergence.h"
@@ -1071,19 +1072,7 @@ void Planner::planTexture(Plan &P, unsigned Tex, std::vector<Use> &Uses) {
                                         "' is not a statement of its own outside macros");
       return;
     }
-    SourceLocation Begin = R->getBegin(), End = Semi;
-    StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
-    unsigned B = SM.getFileOffset(Begin), E = SM.getFileOffset(End);
-    unsigned LineB = B, LineE = E;
-    while (LineB > 0 && (Buf[LineB - 1] == ' ' || Buf[LineB - 1] == '\t'))
-      --LineB;
-    while (LineE < Buf.size() && (Buf[LineE] == ' ' || Buf[LineE] == '\t' || Buf[LineE] == '\r'))
-      ++LineE;
-    if ((LineB == 0 || Buf[LineB - 1] == '\n') && LineE < Buf.size() && Buf[LineE] == '\n') {
-      Begin = Begin.getLocWithOffset(int(LineB) - int(B));
-      End = End.getLocWithOffset(int(LineE) - int(E) + 1);
-    }
-    edit(P, Tex, CharSourceRange::getCharRange(Begin, End), "", "");
+    edit(P, Tex, statementWithLine(SM, R->getBegin(), Semi), "", "");
   }
 
   // The functions that read the texture take the object as a parameter;
