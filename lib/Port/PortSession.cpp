@@ -765,26 +765,25 @@ static DirRefusal dirRefusal(StringRef Dir, bool Force) {
   return R;
 }
 
-/// A file that -o or --depfile (Flag) writes: its directory exists and may
-/// be written, and it is not a directory or a read-only file (unless Force).
-static Error checkOutputFile(StringRef Out, StringRef Flag, bool Force) {
+Error checkOutputFile(StringRef Out, StringRef Flag, bool Force, StringRef What) {
   if (Out == "-") // stdout (writeFileAtomically)
     return Error::success();
   std::string Dir = dirOf(Out);
   DirRefusal D = dirRefusal(Dir, Force);
   if (D && !D.ForceHelps) // missing, not a directory, not writable
-    return makeError("cannot write '{0}': {1}; nothing was ported", Out, D.Why);
+    return makeError("cannot write {0}'{1}': {2}; nothing was ported", What, Out, D.Why);
   sys::fs::file_status St;
   if (!sys::fs::status(Out, St)) {
     if (St.type() == sys::fs::file_type::directory_file)
-      return makeError("cannot write '{0}': it is a directory; {1} names the output file", Out,
-                       Flag);
+      return makeError("cannot write {0}'{1}': it is a directory; {2} names the file", What,
+                       Out, Flag);
     if (readOnly(St) && !Force)
       return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
                        Out);
   }
   if (D)
-    return makeError("cannot write '{0}': {1}{2}; nothing was ported", Out, D.Why, D.hint());
+    return makeError("cannot write {0}'{1}': {2}{3}; nothing was ported", What, Out, D.Why,
+                     D.hint());
   return Error::success();
 }
 

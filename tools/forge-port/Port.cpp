@@ -82,49 +82,6 @@ cl::opt<std::string> SarifLog("sarif-log",
                               cl::value_desc("file"), cl::cat(PortCategory),
                               cl::sub(portCommand()));
 
-/// The SARIF log's path, checked before any work as the session checks its
-/// outputs (PortSession::checkOutputs): its directory exists and may be
-/// written, by the permission bits (a read-only directory stays as it is
-/// even for root, unless --force) and by access(2), and the log is neither
-/// a directory nor a read-only file (unless --force).
-Error checkLogPath(StringRef Log, bool Force) {
-  SmallString<256> Dir(Log);
-  sys::path::remove_filename(Dir);
-  if (Dir.empty())
-    Dir = ".";
-  auto NoWrite = [](const sys::fs::file_status &St) {
-    return (St.permissions() & sys::fs::all_write) == 0;
-  };
-  sys::fs::file_status St;
-  if (sys::fs::status(Dir, St))
-    return makeError("cannot write the SARIF log '{0}': the directory '{1}' does not exist; "
-                     "nothing was ported",
-                     Log, Dir);
-  if (St.type() != sys::fs::file_type::directory_file)
-    return makeError("cannot write the SARIF log '{0}': '{1}' is not a directory; nothing was "
-                     "ported",
-                     Log, Dir);
-  bool DirReadOnly = NoWrite(St);
-  if (!sys::fs::status(Log, St)) {
-    if (St.type() == sys::fs::file_type::directory_file)
-      return makeError("cannot write the SARIF log '{0}': it is a directory; --sarif-log names "
-                       "the log file",
-                       Log);
-    if (NoWrite(St) && !Force)
-      return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
-                       Log);
-  }
-  if (DirReadOnly && !Force)
-    return makeError("cannot write the SARIF log '{0}': the directory '{1}' is read-only "
-                     "(--force writes into it); nothing was ported",
-                     Log, Dir);
-  if (std::error_code EC = sys::fs::access(Dir, sys::fs::AccessMode::Write))
-    return makeError("cannot write the SARIF log '{0}': the directory '{1}' is not writable: "
-                     "{2}; nothing was ported",
-                     Log, Dir, EC.message());
-  return Error::success();
-}
-
 } // namespace
 
 int forge::tool::runPort(const Invocation &Inv) {
@@ -198,7 +155,7 @@ int forge::tool::runPort(const Invocation &Inv) {
     Log = P.str().str();
   }
   if (!Log.empty() && Log != "-" && !LogInTree) // "-": stdout
-    if (Error E = checkLogPath(Log, Force))
+    if (Error E = port::checkOutputFile(Log, "--sarif-log", Force, "the SARIF log "))
       return reportError(std::move(E));
 
   port::PortSession Session(O);

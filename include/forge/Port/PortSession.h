@@ -246,6 +246,15 @@ private:
   PortSessionOptions O;
 };
 
+/// A file the run will write (-o FILE, --depfile, --sarif-log: Flag),
+/// checked before any work: its directory exists and may be written (by the
+/// permission bits, so a read-only directory stays as it is even for root,
+/// unless Force; and by access(2)), and it is neither a directory nor a
+/// read-only file (unless Force). What names it in the message ("the SARIF
+/// log "); "-" (stdout) passes.
+llvm::Error checkOutputFile(llvm::StringRef Out, llvm::StringRef Flag, bool Force,
+                            llvm::StringRef What = "");
+
 } // namespace forge::port
 
 #endif
