@@ -8,6 +8,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/FoldingSet.h"
+#include <functional>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -120,6 +121,43 @@ std::optional<Step> stepOf(ASTContext &Ctx, const Stmt *S) {
       !readsNeighbour(Ctx, BO->getRHS(), Memory, Lhs->getIdx()))
     return std::nullopt;
   return Step{S, BO, Lhs, Memory};
+}
+
+/// `for (c = ...; c < B; ...) m[c] op= f(m[c + B])`: every iteration
+/// writes below B and reads from B up (or its own element), so no lane reads
+/// what another writes in the loop (cuda-samples' scalarProd: a
+/// block-strided walk per level of a tree reduction).
+bool disjointHalves(ASTContext &Ctx, const Step &St, const Stmt *L) {
+  const auto *F = dyn_cast<ForStmt>(L);
+  const auto *Cond = F ? dyn_cast_or_null<BinaryOperator>(strip(F->getCond())) : nullptr;
+  const auto *Assign = dyn_cast<BinaryOperator>(St.E);
+  if (!Cond || Cond->getOpcode() != BO_LT || !Assign)
+    return false;
+  const auto *C = dyn_cast<DeclRefExpr>(strip(Cond->getLHS()));
+  const auto *W = dyn_cast<DeclRefExpr>(strip(St.Lhs->getIdx()));
+  if (!C || !W || C->getDecl() != W->getDecl())
+    return false;
+  const Expr *B = Cond->getRHS();
+  bool Upper = false, Other = false;
+  std::function<void(const Stmt *)> Reads = [&](const Stmt *S) {
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(strip(A->getBase()));
+      if (Ref && Ref->getDecl() == St.Memory) {
+        const auto *Add = dyn_cast<BinaryOperator>(strip(A->getIdx()));
+        if (Add && Add->getOpcode() == BO_Add &&
+            ((sameExpr(Ctx, Add->getLHS(), W) && sameExpr(Ctx, Add->getRHS(), B)) ||
+             (sameExpr(Ctx, Add->getRHS(), W) && sameExpr(Ctx, Add->getLHS(), B))))
+          Upper = true;
+        else if (!sameExpr(Ctx, A->getIdx(), W))
+          Other = true;
+      }
+    }
+    for (const Stmt *Ch : S->children())
+      if (Ch)
+        Reads(Ch);
+  };
+  Reads(Assign->getRHS());
+  return Upper && !Other;
 }
 
 bool isSyncCall(const Stmt *S) {
@@ -266,7 +304,7 @@ void LegacyRuntimeHazards::check(const MatchFinder::MatchResult &R, PassContext 
     if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Body); CS && CS->size() == 1)
       Body = CS->body_front();
     std::optional<Step> St = stepOf(Ctx, Body);
-    if (!St || syncsAnywhere(Body))
+    if (!St || syncsAnywhere(Body) || disjointHalves(Ctx, *St, L))
       continue;
     // The fix is the same as for a run of steps; the loop sits in its block.
     auto Parents = Ctx.getParents(*L);

@@ -172,3 +172,46 @@ __global__ void parts(float *out) {
     partSum(sdata, threadIdx.x);
   out[threadIdx.x] = sdata[threadIdx.x];
 }
+
+// cuda-samples' scalarProd: block barriers through cooperative groups,
+// and a loop whose counter picks the element it writes below its bound
+// and reads the bound away ('for (i = tid; i < stride; i += blockDim.x)
+// acc[i] += acc[stride + i]'): it writes [0, stride) and reads [stride, 2
+// stride), so no lane reads what another writes. Not flagged (it was, before
+// 2026-12-05 night: the one warning of the cuda-samples tree).
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void cgTree(float *out) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ float acc[1024];
+  acc[threadIdx.x] = threadIdx.x;
+  for (int stride = 512; stride > 0; stride >>= 1) {
+    cg::sync(cta);
+    for (int i = threadIdx.x; i < stride; i += blockDim.x)
+      acc[i] += acc[stride + i];
+  }
+  for (int stride = 16; stride > 0; stride >>= 1) {
+    cta.sync();
+    if (threadIdx.x < stride)
+      acc[threadIdx.x] += acc[threadIdx.x + stride];
+  }
+  cg::sync(cta);
+  if (threadIdx.x == 0)
+    *out = acc[0];
+}
+
+// A counter-picked element that reads its neighbour (not the loop's bound
+// away): the lanes read what others write. Rewritten.
+__global__ void shiftAdd(float *out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    for (int i = threadIdx.x; i < 32; i += 32)
+      s[i] += s[i + 1];
+    // DIAG: [[@LINE-1]]:7: warning: warp-synchronous shared-memory reduction: each iteration reads 's' where other lanes wrote in the iteration before
+    // FIX: {{^}}      { auto forge_warp_v = s[i] + (s[i + 1]); __syncwarp(); s[i] = forge_warp_v; __syncwarp(); }
+  }
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
