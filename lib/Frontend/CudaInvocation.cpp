@@ -447,6 +447,10 @@ std::vector<std::string> nvccFlagsFromClangArgs(ArrayRef<std::string> ClangArgs)
     else if (A == "-fopenmp" || A.starts_with("-fopenmp=")) {
       Out.push_back("-Xcompiler");
       Out.push_back("-fopenmp");
+    } else if (A == "-fgpu-rdc") {
+      // Relocatable device code (-rdc=true, -dc): a kernel that launches
+      // kernels (dynamic parallelism) compiles only so.
+      Out.push_back("-rdc=true");
     }
   }
   return Out;

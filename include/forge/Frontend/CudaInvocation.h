@@ -89,7 +89,8 @@ llvm::Expected<TranslatedFlags> flagsFromCompilationDatabase(llvm::StringRef Bui
                                                             llvm::StringRef File);
 
 /// The nvcc spelling of the Clang arguments that matter to a compile (-I,
-/// -isystem, -D, -std=): the user's flags after '--' as nvcc takes them.
+/// -isystem, -D, -std=, -fopenmp, -fgpu-rdc): the user's flags after '--' as nvcc
+/// takes them.
 /// Clang-only flags are dropped.
 std::vector<std::string> nvccFlagsFromClangArgs(llvm::ArrayRef<std::string> ClangArgs);
 
