@@ -436,6 +436,13 @@ struct RowPlan {
   std::string RowBoundText;
   /// Locals the loads use as their index (`int idx = y * pitch + x;`).
   std::vector<const VarDecl *> IndexLocals;
+  /// Index locals declared before the guard and read only inside it: their
+  /// declarations go with the column and the row.
+  std::vector<const VarDecl *> Hoisted;
+  /// S lies in the initialiser of one of them.
+  bool hoisted(const Stmt *S) const {
+    return llvm::any_of(Hoisted, [&](const VarDecl *V) { return within(S, V->getInit()); });
+  }
 };
 
 struct VecPlan {
@@ -654,7 +661,7 @@ std::string collectRowLoads(const RuleInput &In, an::KernelModel &M, const Compo
   };
   for (const VarDecl *V : Pos)
     for (const DeclRefExpr *D : referencesTo(V, Body)) {
-      if (!InBody(D))
+      if (!InBody(D) && !R.hoisted(D))
         continue;
       auto [ASE, Local] = Enclosing(D);
       if (ASE) {
@@ -817,11 +824,43 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     if (!AO || *AO < P.BB || *AO >= P.BE)
       return noVector("the atomic is not in the code the guard '" + textOf(Guard, Ctx) +
                       "' protects");
+    // `int idx = y * w + x;` before the guard, read only inside it, is
+    // computed there instead (its initialiser is free of side effects and
+    // reads nothing assigned in the kernel).
+    RowPlan Rows;
+    if (Row)
+      for (const Stmt *S : Body->body()) {
+        if (S == First)
+          break;
+        const auto *DS = dyn_cast<DeclStmt>(S);
+        const auto *V = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+        if (!V || V == IV || V == Row || !V->hasLocalStorage() || !V->getInit() ||
+            !V->getType()->isIntegerType() || isModified(V, Body) ||
+            V->getInit()->HasSideEffects(Ctx) ||
+            (!references(V->getInit(), IV) && !references(V->getInit(), Row)))
+          continue;
+        bool Pure = true, Inside = true;
+        for (const DeclRefExpr *D : referencesTo(V, Body)) {
+          auto O = C.offsetOf(D->getLocation());
+          Inside &= O && *O >= P.BB && *O < P.BE;
+        }
+        std::function<void(const Stmt *)> Reads = [&](const Stmt *X) {
+          if (const auto *D = dyn_cast<DeclRefExpr>(X))
+            if (const auto *W = dyn_cast<VarDecl>(D->getDecl()); W && isModified(W, Body))
+              Pure = false;
+          for (const Stmt *Ch : X->children())
+            if (Ch)
+              Reads(Ch);
+        };
+        Reads(V->getInit());
+        if (Pure && Inside)
+          Rows.Hoisted.push_back(V);
+      }
     // i elsewhere would see other values.
     for (const VarDecl *V : {IV, Row})
       for (const DeclRefExpr *D : V ? referencesTo(V, Body) : std::vector<const DeclRefExpr *>())
         if (auto O = C.offsetOf(D->getLocation()); (!O || *O < P.BB || *O >= P.BE) &&
-                                                   !within(D, Guard))
+                                                   !within(D, Guard) && !Rows.hoisted(D))
           return noVector("'" + V->getName().str() + "' is read outside the element's code");
     Region = First;
     // Threads or blocks beyond the guard's dimensions repeat its elements in
@@ -838,7 +877,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       if (!In.Request.Block || (*In.Request.Block)[2] != 1)
         return noVector("the block's z extent is not known to be 1; threads of other layers "
                         "would repeat the guard's elements");
-      P.Rows.emplace();
+      P.Rows.emplace(std::move(Rows));
       P.Rows->Col = IV, P.Rows->Row = Row;
     }
     P.Form = "the guard '" + textOf(Guard, Ctx) +
@@ -889,7 +928,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     // The index's value after the code replaced, or before it, would change.
     for (const DeclRefExpr *D : referencesTo(V, Body)) {
       auto O = C.offsetOf(D->getLocation());
-      if (!O || *O < P.RB || *O >= P.RE)
+      if ((!O || *O < P.RB || *O >= P.RE) && !(P.Rows && P.Rows->hoisted(D)))
         return noVector("'" + V->getName().str() + "' is read outside " + P.Form);
     }
     // Its declaration, when it declares nothing else, goes.
@@ -908,6 +947,11 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       for (const DynTypedNode &N : Ctx.getParents(*L))
         DS = N.get<DeclStmt>();
       auto R = DS && DS->isSingleDecl() ? Range(DS) : std::nullopt;
+      if (R && is_contained(P.Rows->Hoisted, L) && R->second <= P.RB) {
+        P.Erase.push_back(*R);
+        IVs.push_back(L);
+        continue;
+      }
       if (!R || R->first < P.BB || R->second > P.BE)
         return noVector("'" + L->getName().str() + "' is declared with other variables");
       auto E = eraseWithLine(In.Source, R->first, R->second);

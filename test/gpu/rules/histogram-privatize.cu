@@ -34,21 +34,23 @@
 // RUN: forge-port propose %t.d/h9.cu --kernel wbytes --block 256 --rules=histogram-privatize --apply -o %t.d/h10.cu
 // RUN: forge-port propose %t.d/h10.cu --kernel ifclamp --block 256 --rules=histogram-privatize --apply -o %t.d/h11.cu
 // RUN: forge-port propose %t.d/h11.cu --kernel letters --block 256 --rules=histogram-privatize --apply -o %t.d/h12.cu
-// RUN: forge-port propose %t.d/h12.cu --kernel joint --block 256 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
+// RUN: forge-port propose %t.d/h12.cu --kernel joint --block 256 --rules=histogram-privatize --apply -o %t.d/h13.cu
+// RUN: forge-port propose %t.d/h13.cu --kernel image16 --block 16,16 --rules=histogram-privatize --apply -o %t.d/histograms.priv.cu
 // The first proposals of every kernel read 16 bytes per load: 1- and
 // 2-byte keys (histogram256, bytes1, keys16, wbytes, letters, joint) and,
 // since 4-byte elements take the path too, hist_mod, clamped, weighted,
 // maxbin, orbits and ifclamp (four elements per load); the 2D image row by
-// row, from each row's own 16-byte boundary.
+// row, from each row's own 16-byte boundary, and the 16-bit image whose
+// index is computed before its guard.
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
 // VEC: 19
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(forge_p0 + forge_a)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=ROWS
-// ROWS: 1
-// The first proposals of the twelve constant-bin kernels count into lane
+// ROWS: 2
+// The first proposals of the thirteen constant-bin kernels count into lane
 // copies; the second proposals into one copy, with 16-byte loads
 // (histogram256, maxbin, orbits, bytes1, keys16, wbytes).
 // RUN: grep -c "\]\[forge_w\]" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=LANES
-// LANES: 12
+// LANES: 13
 // RUN: forge-port propose %S/../Inputs/rules/histograms.cu --kernel histogram256 --block 256 --rules=histogram-privatize --format=json > %t.d/p1.json
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p1.json 1 %S/../Inputs/rules/histograms.cu %t.d/w1.cu
 // RUN: forge-port propose %t.d/w1.cu --kernel maxbin --block 256 --rules=histogram-privatize --format=json > %t.d/p2.json
@@ -573,6 +575,12 @@
 // CHECK: joint block 256 original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: joint block 128 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: joint one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image16 1001x77 pitch 1003 offset 3 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image16 1001x77 pitch 1003 offset 3 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image16 1001x77 pitch 1003 offset 3 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image16 13x5 pitch 13 offset 1 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image16 13x5 pitch 13 offset 1 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image16 13x5 pitch 13 offset 1 7x9 one block: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <random>
@@ -990,6 +998,36 @@ int main(int argc, char **argv) {
     ok &= check::compare("joint one block", ref, run(cand::joint, 1, 256), 0, 0);
     CK(cudaFree(da - 1));
     CK(cudaFree(dc - 2));
+  }
+  // The 16-bit image whose index is computed before its guard, in rows of
+  // 16-byte loads (8 pixels): an odd pitch, a row narrower than a step.
+  {
+    struct Img {
+      int width, height, pitch, offset;
+    } Imgs[] = {{1001, 77, 1003, 3}, {13, 5, 13, 1}};
+    for (const Img &G : Imgs) {
+      auto img = randomInts<unsigned short>(size_t(G.pitch) * G.height, 28, 0, 65535);
+      unsigned short *d = uploadOffset(img, G.offset);
+      Bins<unsigned> b(256, 29);
+      auto runGrid = [&](auto kernel, dim3 block, dim3 grid) {
+        b.reset();
+        kernel<<<grid, block>>>(d, b.D, G.width, G.height, G.pitch);
+        return b.get();
+      };
+      auto cover = [&](dim3 block) {
+        return dim3(check::ceilDiv(G.width, block.x), check::ceilDiv(G.height, block.y));
+      };
+      std::string tag = "image16 " + std::to_string(G.width) + "x" + std::to_string(G.height) +
+                        " pitch " + std::to_string(G.pitch) + " offset " + std::to_string(G.offset);
+      auto ref = runGrid(orig::image16, dim3(16, 16), cover(dim3(16, 16)));
+      ok &= check::compare((tag + " 16x16").c_str(), ref,
+                           runGrid(cand::image16, dim3(16, 16), cover(dim3(16, 16))), 0, 0);
+      ok &= check::compare((tag + " 32x4 capped grid").c_str(), ref,
+                           runGrid(cand::image16, dim3(32, 4), dim3(sms * 4)), 0, 0);
+      ok &= check::compare((tag + " 7x9 one block").c_str(), ref,
+                           runGrid(cand::image16, dim3(7, 9), dim3(1)), 0, 0);
+      CK(cudaFree(d - G.offset));
+    }
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

@@ -19,6 +19,12 @@
 // RUN:   --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=NO
 // RUN: forge-port propose %s --kernel image_levels --block 32,8,2 \
 // RUN:   --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=LAYERS
+// RUN: forge-port propose %s --kernel index_first --block 32,8 \
+// RUN:   --rules=histogram-privatize --apply -o %t3.cu 2>&1 | FileCheck %s --check-prefix=FIRST
+// RUN: FileCheck %s --check-prefix=FIRSTFIX --input-file=%t3.cu
+// RUN: %nvcc -arch=sm_90 -c %t3.cu -o %t3.o
+// RUN: forge-port propose %s --kernel index_reassigned --block 32,8 \
+// RUN:   --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=REASSIGNED
 
 __global__ void image_levels(const unsigned char *img, int width, int height, size_t pitch,
                              unsigned int *levels) {
@@ -103,3 +109,33 @@ __global__ void transposed(const unsigned char *img, unsigned *hist, int width, 
 // NO: No 16-byte loads: 'img[x * height + y]' is not read at 'row * pitch + column'
 
 // LAYERS: No 16-byte loads: the block's z extent is not known to be 1
+
+// The index computed before the guard, as many image kernels write it (the
+// exit form, 16-bit pixels, a size_t index): it is read only inside the
+// guarded code, so it is computed there, and goes with the column and row.
+__global__ void index_first(const unsigned short *img, unsigned *hist, int w, int h, int stride) {
+  const int x = threadIdx.x + blockIdx.x * blockDim.x;
+  const int y = threadIdx.y + blockIdx.y * blockDim.y;
+  const size_t idx = (size_t)y * stride + x;
+  if (x >= w || y >= h) return;
+  unsigned short v = img[idx];
+  atomicAdd(&hist[v >> 8], 1u);
+}
+// FIRST: applied expert:histogram-privatize: {{.*}}reading 'img' (unsigned short) in 16-byte loads (8 elements per thread per iteration)
+// FIRSTFIX-LABEL: {{^}}__global__ void index_first(
+// FIRSTFIX-NOT:   {{[i]dx}}
+// FIRSTFIX:       {{^}}      const unsigned short *forge_p0 = img + ((size_t)(forge_y) * stride + 0);
+// FIRSTFIX-NOT:   {{[i]dx}}
+// FIRSTFIX-LABEL: {{^}}__global__ void index_reassigned(
+
+// Assigned after its declaration: its value at the guard is not its
+// initialiser, so nothing moves.
+__global__ void index_reassigned(const unsigned char *img, unsigned *hist, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int idx = y * w + x;
+  idx += w;
+  if (x < w && y < h)
+    atomicAdd(&hist[img[idx]], 1u);
+}
+// REASSIGNED: No 16-byte loads: 'x' is read outside the element's code

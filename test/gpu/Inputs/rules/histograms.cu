@@ -100,3 +100,12 @@ __global__ void joint(const unsigned char *a, const unsigned char *b, unsigned *
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
     atomicAdd(&j[(a[i] >> 4) * 16 + (b[i] >> 4)], 1u);
 }
+
+// The index computed before the guard, 16-bit pixels, the exit form.
+__global__ void image16(const unsigned short *img, unsigned *hist, int width, int height, int pitch) {
+  const int x = threadIdx.x + blockIdx.x * blockDim.x;
+  const int y = threadIdx.y + blockIdx.y * blockDim.y;
+  const size_t at = (size_t)y * pitch + x;
+  if (x >= width || y >= height) return;
+  atomicAdd(&hist[img[at] >> 8], 1u);
+}
