@@ -373,8 +373,20 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
           Volume *= D.extent();
         Box = Volume == F.Points;
         bool UnitSteps = all_of(F.Dims, [](const FootprintDim &D) { return D.ThreadStep == 1; });
+        bool UnitOrFixed = all_of(F.Dims, [](const FootprintDim &D) { return D.ThreadStep <= 1; });
         if (UnitSteps) {
           F.Reuse = F.Points;
+        } else if (UnitOrFixed) {
+          // Some dimension no thread moves along (z = blockIdx.z): the
+          // threads of one plane share the points of one offset along it.
+          std::map<std::vector<int64_t>, int64_t> PerPlane;
+          for (const auto &P : Points) {
+            std::vector<int64_t> Fixed;
+            for (size_t D = 0; D < F.Dims.size(); ++D)
+              if (F.Dims[D].ThreadStep == 0)
+                Fixed.push_back(P[D]);
+            F.Reuse = std::max(F.Reuse, ++PerPlane[Fixed]);
+          }
         } else if (Box) {
           F.Reuse = 1;
           for (const FootprintDim &D : F.Dims)

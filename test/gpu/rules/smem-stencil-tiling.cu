@@ -27,9 +27,10 @@
 // RUN: forge-port propose %t.d/m4.cu --kernel heat3d --block 32,4,4 --rules=smem-stencil-tiling --apply -o %t.d/m5.cu
 // RUN: forge-port propose %t.d/m5.cu --kernel box1d --block 128 --rules=smem-stencil-tiling --apply -o %t.d/m6.cu
 // RUN: forge-port propose %t.d/m6.cu --kernel hblur --block 32,8 --rules=smem-stencil-tiling --apply -o %t.d/m7.cu
-// RUN: forge-port propose %t.d/m7.cu --kernel batched --block 32,8 --rules=smem-stencil-tiling --apply -o %t.d/stencils_model.tiled.cu
+// RUN: forge-port propose %t.d/m7.cu --kernel batched --block 32,8 --rules=smem-stencil-tiling --apply -o %t.d/m8.cu
+// RUN: forge-port propose %t.d/m8.cu --kernel plane3d --block 32,8 --rules=smem-stencil-tiling --apply -o %t.d/stencils_model.tiled.cu
 // RUN: grep -c "smem-stencil-tiling: '" %t.d/stencils_model.tiled.cu | FileCheck %s --check-prefix=COUNT
-// COUNT: 8
+// COUNT: 9
 // RUN: grep -c "float filt_c\[25\];" %t.d/conv2d_5x5.tiled.cu %t.d/conv2d_5x5.rows.cu | FileCheck %s --check-prefix=COEFS
 // COEFS: conv2d_5x5.tiled.cu:1
 // COEFS: conv2d_5x5.rows.cu:1
@@ -52,6 +53,8 @@
 // CHECK: st1d_r3 96 fallback: ok max_abs_err 0 rel_l2 0
 // CHECK: heat3d 32x4x4: ok max_abs_err 0 rel_l2 0
 // CHECK: heat3d 16x8x2 fallback: ok max_abs_err 0 rel_l2 0
+// CHECK: plane3d 32x8: ok max_abs_err 0 rel_l2 0
+// CHECK: plane3d 16x4 fallback: ok max_abs_err 0 rel_l2 0
 // CHECK: box1d<4> 128: ok max_abs_err 0 rel_l2 0
 // CHECK: box1d<4> 128, offset pointers: ok max_abs_err 0 rel_l2 0
 // CHECK: box1d<4> 64 fallback: ok max_abs_err 0 rel_l2 0
@@ -150,6 +153,11 @@ bool modelStencils() {
                cells, (const float *)dA, dB, nx, ny, nz);
     ok &= same("heat3d 16x8x2 fallback", morig::heat3d, mcand::heat3d, grid3(16, 8, 2),
                dim3(16, 8, 2), dB, cells, (const float *)dA, dB, nx, ny, nz);
+    // One plane per block along z.
+    ok &= same("plane3d 32x8", morig::plane3d, mcand::plane3d, grid3(32, 8, 1), dim3(32, 8), dB,
+               cells, (const float *)dA, dB, nx, ny, nz);
+    ok &= same("plane3d 16x4 fallback", morig::plane3d, mcand::plane3d, grid3(16, 4, 1),
+               dim3(16, 4), dB, cells, (const float *)dA, dB, nx, ny, nz);
     CK(cudaFree(dA));
     CK(cudaFree(dB));
   }

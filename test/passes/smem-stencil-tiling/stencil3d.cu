@@ -9,6 +9,10 @@
 // RUN: forge-port propose %s --kernel batched --block 32,8 --rules=smem-stencil-tiling --apply -o %t.b.cu
 // RUN: FileCheck %s --check-prefix=BATCH --match-full-lines --input-file=%t.b.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.b.cu -o - | FileCheck %s --check-prefix=PTX
+// RUN: forge-port propose %s --kernel plane3d --block 32,8 --rules=smem-stencil-tiling --apply -o %t.p.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PLANENOTE
+// RUN: FileCheck %s --check-prefix=PLANE --match-full-lines --input-file=%t.p.cu
+// RUN: %nvcc -arch=sm_90 -ptx %t.p.cu -o - | FileCheck %s --check-prefix=PTX
 // PTX: bar.sync
 // PTX: ld.shared.f32
 
@@ -46,3 +50,18 @@ __global__ void batched(const float *in, float *out, int w, int h) {
 // BATCH-NEXT:       long long e0 = 32 * (long long)blockIdx.x + t % 34 - 1;
 // BATCH-NEXT:       in_v[k] = t < 340 && e1 >= (long long)blockIdx.z * h && e1 < (long long)blockIdx.z * h + h && e0 >= 0 && e0 < (long long)w ? in[e1 * w + e0] : 0.0f;
 // BATCH:     out[(size_t)b * w * h + y * w + x] = in_tile[threadIdx.y][threadIdx.x + 1] + in_tile[threadIdx.y + 2][threadIdx.x + 1] + in_tile[threadIdx.y + 1][threadIdx.x] + in_tile[threadIdx.y + 1][threadIdx.x + 2];
+
+// One z-plane per block (z = blockIdx.z; no thread moves along z): the
+// model still sees the 3D footprint (reuse 5, within a plane), and the tile
+// holds the planes above and below the block's.
+__global__ void plane3d(const float *in, float *out, int nx, int ny, int nz) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y,
+      z = blockIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+  size_t s = (size_t)nx * ny, id = z * s + y * nx + x;
+  out[id] = in[id - 1] + in[id + 1] + in[id - nx] + in[id + nx] + in[id - s] + in[id + s] - 6 * in[id];
+}
+// PLANENOTE: applied expert:smem-stencil-tiling: stage 'in' in a 3 x 10 x 34 shared-memory tile (the 32 x 8 block's outputs and their halo)
+// PLANE:   __shared__ float in_tile[3][10][34];
+// PLANE:       long long e2 = (long long)blockIdx.z + t / 34 / 10 - 1;
+// PLANE:   out[id] = in_tile[1][threadIdx.y + 1][threadIdx.x] + in_tile[1][threadIdx.y + 1][threadIdx.x + 2] + in_tile[1][threadIdx.y][threadIdx.x + 1] + in_tile[1][threadIdx.y + 2][threadIdx.x + 1] + in_tile[0][threadIdx.y + 1][threadIdx.x + 1] + in_tile[2][threadIdx.y + 1][threadIdx.x + 1] - 6 * in_tile[1][threadIdx.y + 1][threadIdx.x + 1];

@@ -123,6 +123,45 @@ __global__ void heat3d(const float *a, float *b, int nx, int ny, int nz) {
   EXPECT_EQ(F.Border, BorderMode::Interior);
 }
 
+// One z-plane per block (z = blockIdx.z, no threadIdx.z): no thread moves
+// along z, so the threads of a plane share the five points of offset 0
+// along it; the planes above and below are read by other blocks.
+TEST(Stencil, SevenPoint3DOnePlanePerBlock) {
+  KernelModel M = analyze(R"(
+__global__ void lap3(const float *in, float *out, int nx, int ny, int nz) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y,
+      z = blockIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+  size_t s = (size_t)nx * ny, id = z * s + y * nx + x;
+  out[id] = in[id - 1] + in[id + 1] + in[id - nx] + in[id + nx] + in[id - s] + in[id + s] -
+            6 * in[id];
+})",
+                          "lap3");
+  const Footprint &F = onlyFootprint(M);
+  ASSERT_EQ(F.Dims.size(), 3u);
+  EXPECT_EQ(F.Dims[2].Stride, "nx * ny");
+  EXPECT_EQ(F.Dims[2].ThreadStep, 0);
+  EXPECT_EQ(F.Points, 7);
+  EXPECT_EQ(F.Reuse, 5);
+  EXPECT_EQ(F.Border, BorderMode::Interior);
+}
+
+// Two dimensions that no thread moves along: a row per block along y too;
+// only the three points along x are shared.
+TEST(Stencil, StarWithTwoFixedDimensions) {
+  KernelModel M = analyze(R"(
+__global__ void lap3(const float *in, float *out, int nx, int ny, int nz) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+  size_t s = (size_t)nx * ny, id = z * s + y * nx + x;
+  out[id] = in[id - 1] + in[id + 1] + in[id - nx] + in[id + nx] + in[id - s] + in[id + s];
+})",
+                          "lap3");
+  const Footprint &F = onlyFootprint(M);
+  EXPECT_EQ(F.Points, 6);
+  EXPECT_EQ(F.Reuse, 2);
+}
+
 TEST(Stencil, RadiusThree3DLoopsInATemplate) {
   KernelModel M = analyze(R"(
 template <int R, typename T>

@@ -99,3 +99,12 @@ __global__ void batched(const float *in, float *out, int w, int h) {
     out[(size_t)b * w * h + y * w + x] = p[(y - 1) * w + x] + p[(y + 1) * w + x] + p[y * w + x - 1] + p[y * w + x + 1];
   }
 }
+
+// One z-plane per block: z = blockIdx.z, no thread moves along z.
+__global__ void plane3d(const float *in, float *out, int nx, int ny, int nz) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y,
+      z = blockIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+  size_t s = (size_t)nx * ny, id = z * s + y * nx + x;
+  out[id] = in[id - 1] + in[id + 1] + in[id - nx] + in[id + nx] + in[id - s] + in[id + s] - 6 * in[id];
+}
