@@ -133,6 +133,8 @@ public:
     const Expr *S = E->IgnoreParenImpCasts();
     if (S != E)
       Take(typeBound(S));
+    if (auto V = evaluateInt(S, Ctx); V && *V >= 0)
+      Take(Bound{*V + 1, nullptr, 0, "the constant " + std::to_string(*V)});
     if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
       const Expr *L = BO->getLHS(), *R = BO->getRHS();
       switch (BO->getOpcode()) {
@@ -164,6 +166,9 @@ public:
           if (nonNegative(Call->getArg(1 - I), Depth + 1))
             if (auto B = asBound(Call->getArg(I), 1, "'" + textOf(Call, Ctx) + "'"))
               Take(B);
+      // max(0, min(v, B - 1)): never negative, and below B.
+      if (Call->getNumArgs() == 2 && nonNegative(S, Depth + 1))
+        Take(upper(S, Depth + 1));
     } else if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
       if (const auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
         Take(guardBound(V));
@@ -183,6 +188,50 @@ public:
         Take(Bound{*R.Hi + 1, nullptr, 0, "its value range " + R.render()});
     }
     return Best;
+  }
+
+  /// Every value of E is below the bound (E may be negative).
+  std::optional<Bound> upper(const Expr *E, unsigned Depth) {
+    if (!E || Depth > 8)
+      return std::nullopt;
+    const Expr *S = E->IgnoreParenImpCasts();
+    if (auto V = evaluateInt(S, Ctx))
+      return *V >= 0 ? std::optional<Bound>(Bound{*V + 1, nullptr, 0, "the constant " +
+                                                                        std::to_string(*V)})
+                     : std::nullopt;
+    if (nonNegative(S, Depth + 1))
+      if (auto B = of(S, Depth + 1))
+        return B;
+    if (const auto *Call = dyn_cast<CallExpr>(S); Call && Call->getNumArgs() == 2) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      StringRef Name = F ? F->getName() : "";
+      std::optional<Bound> U[2];
+      for (unsigned I = 0; I < 2; ++I)
+        if (!(U[I] = upper(Call->getArg(I), Depth + 1)))
+          U[I] = asBound(Call->getArg(I), 1, "'" + textOf(Call, Ctx) + "'");
+      if (Name == "min" || Name == "llmin") {
+        if (U[0] && U[1])
+          return Bound::tighter(*U[0], *U[1]);
+        return U[0] ? U[0] : U[1];
+      }
+      // The larger of the two bounds: a constant one of at most 1 (the
+      // value 0) is below a parameter's, which the clamp to B - 1 already
+      // needs to be at least 1 in the original.
+      if ((Name == "max" || Name == "llmax") && U[0] && U[1]) {
+        if (U[0]->Const && U[1]->Const)
+          return *U[0]->Const >= *U[1]->Const ? U[0] : U[1];
+        if (U[0]->Const || U[1]->Const)
+          return *(U[0]->Const ? U[0] : U[1])->Const <= 1 ? (U[0]->Const ? U[1] : U[0])
+                                                          : std::nullopt;
+        return U[0]->Param == U[1]->Param ? (U[0]->Offset >= U[1]->Offset ? U[0] : U[1])
+                                          : std::nullopt;
+      }
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+          V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() && !isModified(V, Body))
+        return upper(V->getInit(), Depth + 1);
+    return std::nullopt;
   }
 
   /// E is never negative.
@@ -212,6 +261,16 @@ public:
       default:
         return false;
       }
+    }
+    // max(v, 0) and min of two non-negative values.
+    if (const auto *Call = dyn_cast<CallExpr>(S); Call && Call->getNumArgs() == 2) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      StringRef Name = F ? F->getName() : "";
+      bool L = nonNegative(Call->getArg(0), Depth + 1), R = nonNegative(Call->getArg(1), Depth + 1);
+      if (Name == "max" || Name == "llmax")
+        return L || R;
+      if (Name == "min" || Name == "llmin")
+        return L && R;
     }
     if (const auto *DR = dyn_cast<DeclRefExpr>(S))
       if (const auto *V = dyn_cast<VarDecl>(DR->getDecl())) {

@@ -13,6 +13,11 @@
 // RUN: %nvcc -arch=sm_90 -c %t4.cu -o %t4.o
 // A remainder of a signed value may be negative: still refused.
 // RUN: not forge-port propose %s --kernel signed_mod --block 256 --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=NEG
+// A clamp to a parameter number of bins, 'max(0, min(v, nbins - 1))' (the
+// spec gives nbins), and the same clamp with a floor of -1, refused.
+// RUN: forge-port propose %s --spec %S/Inputs/param-clamp.json --rules=histogram-privatize --apply -o %t5.cu 2>&1 | FileCheck %s --check-prefix=PARAM
+// RUN: %nvcc -arch=sm_90 -c %t5.cu -o %t5.o
+// RUN: not forge-port propose %s --spec %S/Inputs/param-clamp-neg.json --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=PARAMNEG
 
 #define NB 100
 __global__ void fbins(const float *x, int *h, int n) {
@@ -65,3 +70,21 @@ __global__ void signed_mod(const int *v, unsigned *h, int n) {
     atomicAdd(&h[v[i] % 64], 1u);
 }
 // NEG: not applicable: the bins index 'v[i] % 64' of 'atomicAdd(&h[v[i] % 64], 1u)' is not bounded
+
+__global__ void param_clamp(const float *x, unsigned int *bins, int n, int nbins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const int b = max(0, min((int)(x[i] * nbins), nbins - 1));
+    atomicAdd(&bins[b], 1u);
+  }
+}
+// PARAM: applied expert:histogram-privatize: a private shared-memory copy of the nbins bins per block for atomicAdd(&bins[b], ...)
+
+__global__ void param_clamp_neg(const float *x, unsigned int *bins, int n, int nbins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const int b = max(-1, min((int)(x[i] * nbins), nbins - 1));
+    atomicAdd(&bins[b], 1u);
+  }
+}
+// PARAMNEG: not applicable: the bins index 'b' of 'atomicAdd(&bins[b], 1u)' is not bounded
