@@ -67,4 +67,11 @@ bool isHostSourceName(StringRef File) {
   return Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" || Ext == ".C";
 }
 
+bool isCSourceName(StringRef File) { return sys::path::extension(File) == ".c"; }
+
+bool isHostUnit(StringRef File, ArrayRef<std::string> Command, ArrayRef<std::string> ExtraArgs) {
+  return isHostSourceName(File) && !compilesAsCuda(File, Command) &&
+         !compilesAsCuda(File, ExtraArgs);
+}
+
 } // namespace forge::frontend

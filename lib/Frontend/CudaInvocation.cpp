@@ -25,11 +25,22 @@ static bool isCudaOnlyArg(StringRef A) {
          A == "-nocudainc" || A == "-nocudalib";
 }
 
+/// A -std= value that names a C standard (c99, gnu11, iso9899:1999), not
+/// a C++ one.
+static bool isCStandard(StringRef Std) {
+  return !Std.contains("++") &&
+         (Std.starts_with("c") || Std.starts_with("gnu") || Std.starts_with("iso9899"));
+}
+
 /// The host compiler's view of a unit nvcc does not compile as CUDA: what
-/// nvcc -dryrun shows it passing to gcc for a .cpp (CUDA 13.0).
+/// nvcc -dryrun shows it passing to gcc for a .cpp (CUDA 13.0), '-x c++',
+/// or for a .c, '-x c': C, in the host compiler's default standard unless
+/// the flags name a C one.
 static std::vector<std::string> hostCompilerCommand(const Toolchain &TC, const ParseOptions &Opts,
                                                     StringRef File) {
-  std::vector<std::string> Cmd = {"clang++", "-x", "c++", "-fsyntax-only", "-D__NVCC__"};
+  bool C = isCSourceName(File);
+  std::vector<std::string> Cmd = {C ? "clang" : "clang++", "-x", C ? "c" : "c++",
+                                  "-fsyntax-only", "-D__NVCC__"};
   if (TC.hasCuda()) {
     // nvcc gives gcc the toolkit's directory with -I; as a system one here,
     // so that the passes leave its headers alone, as they do in CUDA mode.
@@ -54,9 +65,17 @@ static std::vector<std::string> hostCompilerCommand(const Toolchain &TC, const P
       Cmd.push_back(std::string(PreludeDir) + "/" + OmpDir);
     }
   }
-  for (const std::string &A : Opts.ExtraArgs)
-    if (!isCudaOnlyArg(A))
-      Cmd.push_back(A);
+  for (const std::string &A : Opts.ExtraArgs) {
+    if (isCudaOnlyArg(A))
+      continue;
+    // nvcc's -std names a C++ standard, which it does not give gcc for a .c
+    // (nvcc -dryrun); a C one (-Xcompiler -std=c99) reaches it. Each is an
+    // error to Clang in the other language.
+    StringRef Std(A);
+    if (Std.consume_front("-std=") && isCStandard(Std) != C)
+      continue;
+    Cmd.push_back(A);
+  }
   Cmd.push_back(File.str());
   return Cmd;
 }
@@ -442,7 +461,12 @@ std::vector<std::string> nvccFlagsFromClangArgs(ArrayRef<std::string> ClangArgs)
       Out.push_back("-D" + (A.empty() && Next ? ClangArgs[++I] : A.str()));
     else if (A == "-isystem" && Next)
       Out.push_back("-I" + ClangArgs[++I]);
-    else if (A.starts_with("-std="))
+    else if (A.starts_with("-std=") && isCStandard(A.drop_front(5))) {
+      // nvcc's -std takes C++ standards only ('c11' is not defined for
+      // option 'std'); a C unit's standard is its host compiler's flag.
+      Out.push_back("-Xcompiler");
+      Out.push_back(A.str());
+    } else if (A.starts_with("-std="))
       Out.push_back(A.str());
     else if (A == "-fopenmp" || A.starts_with("-fopenmp=")) {
       Out.push_back("-Xcompiler");

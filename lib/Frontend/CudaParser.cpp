@@ -112,7 +112,7 @@ void ParseDiagnostics::HandleDiagnostic(DiagnosticsEngine::Level Level,
     LastShown = false;
     return;
   }
-  if (IsError && Explains && Explains(Msg)) {
+  if (IsError && Explains && Explains(Msg, Info)) {
     ++Explained;
     LastShown = false;
     return;
@@ -219,11 +219,13 @@ Error checkCudaInput(StringRef Path) {
   if (St.type() == sys::fs::file_type::directory_file)
     return makeError("'{0}' is a directory, not a CUDA source file", Path);
   StringRef Ext = sys::path::extension(Path);
-  static const char *const Known[] = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++",
-                                      ".h",  ".hpp", ".hh",  ".hxx", ".inl", ".inc"};
+  // .c: C, which nvcc hands to the host compiler (a .c that includes cuda.h
+  // uses the driver API).
+  static const char *const Known[] = {".cu",  ".cuh", ".c",   ".cpp", ".cc", ".cxx", ".c++",
+                                      ".h",   ".hpp", ".hh",  ".hxx", ".inl", ".inc"};
   if (!is_contained(Known, Ext.lower()))
-    return makeError("'{0}' is not a CUDA or C++ source file (expected .cu, .cuh, "
-                     ".cpp, .h or similar)",
+    return makeError("'{0}' is not a CUDA, C++ or C source file (expected .cu, .cuh, "
+                     ".cpp, .c, .h or similar)",
                      Path);
   auto Buf = MemoryBuffer::getFile(Path);
   if (!Buf)

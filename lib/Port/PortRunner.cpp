@@ -1,8 +1,12 @@
 //===- Port/PortRunner.cpp ------------------------------------------------===//
 #include "forge/Port/PortRunner.h"
+#include "forge/Frontend/CompileDatabase.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Regex.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -12,10 +16,50 @@ namespace forge::port {
 
 PortPass::~PortPass() = default;
 
+/// The passes read Clang's errors as it words them in C++. A C unit (a .c
+/// that nvcc hands to gcc) gets some of the same errors worded for C: a
+/// removed function is "call to undeclared function 'X'; ISO C99 and later
+/// do not support implicit function declarations", not "use of undeclared
+/// identifier 'X'", and a call in an old form (cuCtxCreate(&ctx, flags,
+/// dev)) is "too few arguments to function call, expected 4, have 3", which
+/// names no function, not "no matching function for call to
+/// 'cuCtxCreate_v4'". Those are given to the passes in C++'s words, the
+/// function named as it is declared (the callee's spelling: cuda.h's macro
+/// maps cuCtxCreate to cuCtxCreate_v4), as C++'s message names it. C++'s
+/// own "too few arguments" (Clang's guess for a removed name) stays as it
+/// is.
+static std::string passMessage(StringRef Msg, const Diagnostic &Info, bool IsC) {
+  if (!IsC)
+    return Msg.str();
+  static const Regex Implicit("^call to undeclared function '([A-Za-z_0-9]+)'");
+  SmallVector<StringRef, 2> Groups;
+  if (Implicit.match(Msg, &Groups))
+    return ("use of undeclared identifier '" + Groups[1] + "'").str();
+  if ((Msg.starts_with("too few arguments to function call") ||
+       Msg.starts_with("too many arguments to function call")) &&
+      Info.hasSourceManager() && Info.getNumRanges() > 0) {
+    const SourceManager &SM = Info.getSourceManager();
+    SourceLocation Callee = SM.getSpellingLoc(Info.getRange(0).getBegin());
+    StringRef Name = Lexer::getSourceText(CharSourceRange::getTokenRange(Callee), SM,
+                                          LangOptions());
+    if (!Name.empty() && all_of(Name, [](char Ch) { return isAlnum(Ch) || Ch == '_'; }) &&
+        !isDigit(Name.front()))
+      return ("no matching function for call to '" + Name + "'").str();
+  }
+  return Msg.str();
+}
+
+static bool explainedByAny(ArrayRef<std::unique_ptr<PortPass>> Passes, StringRef Msg,
+                           const Diagnostic &Info, bool IsC) {
+  std::string M = passMessage(Msg, Info, IsC);
+  return any_of(Passes, [&](const auto &P) { return P->explainsParseError(M); });
+}
+
 Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, StringRef File,
                     PortDiagnostics &Diag, frontend::ParseDiagnostics &ParseDiags) {
   frontend::ParseOptions PO = Opts.Parse;
   PO.Target = Opts.Target;
+  bool IsC = PO.HostCompiler && frontend::isCSourceName(File);
   for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
     if (S == frontend::Side::Device && Opts.HostOnly)
       continue;
@@ -44,13 +88,13 @@ Error runPortPasses(const frontend::Toolchain &TC, const PassRunOptions &Opts, S
         P->registerPPCallbacks(CI.getPreprocessor(), *Ctx);
       }
     };
-    ParseDiags.Explains = [&](StringRef Msg) {
-      return any_of(Passes, [&](const auto &P) { return P->explainsParseError(Msg); });
+    ParseDiags.Explains = [&](StringRef Msg, const Diagnostic &Info) {
+      return explainedByAny(Passes, Msg, Info, IsC);
     };
     ParseDiags.OnError = [&](const Diagnostic &Info) {
       SmallString<128> Msg;
       Info.FormatDiagnostic(Msg);
-      Errors.push_back({Info.getID(), Info.getLocation(), Msg.str().str()});
+      Errors.push_back({Info.getID(), Info.getLocation(), passMessage(Msg, Info, IsC)});
     };
     Error E = frontend::parseCuda(
         TC, PO, Req, ParseDiags,
@@ -91,8 +135,9 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
   std::vector<std::unique_ptr<PortPass>> Passes;
   for (const PassInfo *PI : Explaining)
     Passes.push_back(PI->Create());
-  Quiet.Explains = [&](StringRef Msg) {
-    return any_of(Passes, [&](const auto &P) { return P->explainsParseError(Msg); });
+  bool IsC = Opts.HostCompiler && frontend::isCSourceName(File);
+  Quiet.Explains = [&](StringRef Msg, const Diagnostic &Info) {
+    return explainedByAny(Passes, Msg, Info, IsC);
   };
   for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
     if (S == frontend::Side::Device && HostOnly)

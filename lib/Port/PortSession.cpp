@@ -212,12 +212,13 @@ Error PortSession::analyze(Unit &U) {
   if (!Command.empty())
     if (auto Note = compileFlagNote(Command, *O.Target))
       note(R, *Note);
-  // nvcc compiles a .cpp with the host compiler alone unless told '-x cu':
-  // there is no device side to parse, and every arch compiles the same.
-  U.HostOnly = frontend::isHostSourceName(File) && !frontend::compilesAsCuda(File, Command) &&
-               !frontend::compilesAsCuda(File, O.ExtraArgs);
-  // ... and parsed as its host compiler sees it: C++, not CUDA's host side
-  // (the CUDA wrapper headers took half of such a unit's parse).
+  // nvcc compiles a .cpp or a .c with the host compiler alone unless told
+  // '-x cu': there is no device side to parse, and every arch compiles the
+  // same.
+  U.HostOnly = frontend::isHostUnit(File, Command, O.ExtraArgs);
+  // ... and parsed as its host compiler sees it: C++ (C for a .c), not
+  // CUDA's host side (the CUDA wrapper headers took half of such a unit's
+  // parse).
   PO->HostCompiler = U.PO->HostCompiler = U.HostOnly;
   // The source arch is compiled only where something names it (--from, or
   // the arch in the file's flags): the default sm_80 is a guess, and a

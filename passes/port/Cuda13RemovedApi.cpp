@@ -966,8 +966,10 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
                                           C.Ctx.getLangOpts());
     const InsertArgMapping *M = lookupInsertArg(Text);
     const FunctionDecl *FD = CE->getDirectCallee();
+    // In C an undeclared name called is declared implicitly, by the call.
     if (M && M->Replacement &&
-        (!FD || !FD->getIdentifier() || FD->getIdentifier()->getName() != Text))
+        (!FD || !FD->getIdentifier() || FD->getIdentifier()->getName() != Text ||
+         FD->isImplicit()))
       CallArgs[L] = writtenArgs(*CE);
     return;
   }
@@ -979,31 +981,40 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
   // an argument has errors of its own (cudaProfilerInitialize(cfg, out,
   // cudaKeyValuePair)): finish() reports the parse errors, in their order,
   // then such calls.
-  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0])) {
+  // In C, where nothing is overloaded, a call of a declared function with
+  // too few or too many arguments (cuCtxCreate(&ctx, flags, dev)) names
+  // the function itself.
+  const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0]);
+  const auto *DRE = dyn_cast<DeclRefExpr>(RE->subExpressions()[0]);
+  if (DRE && (C.Ctx.getLangOpts().CPlusPlus || !isa<FunctionDecl>(DRE->getDecl())))
+    DRE = nullptr;
+  if (ULE || DRE) {
+    SourceLocation NameLoc = ULE ? ULE->getExprLoc() : DRE->getExprLoc();
     // The name as written, where Clang names its guess for an undeclared
     // one (cudaStreamGetCaptureInfo for cuStreamGetCaptureInfo_v2).
-    SourceLocation Written = writtenName(SM, ULE->getExprLoc());
+    SourceLocation Written = writtenName(SM, NameLoc);
     std::string Callee =
         frontend::isUserLocation(SM, Written)
             ? Lexer::getSourceText(CharSourceRange::getTokenRange(Written), SM,
                                    C.Ctx.getLangOpts())
                   .str()
-            : ULE->getName().getAsString();
+        : ULE ? ULE->getName().getAsString()
+              : DRE->getNameInfo().getAsString();
     if (const LocationMapping *M = lookupLocation(Callee))
       checkLocationCall(*M, *RE, C);
     else if (const InsertArgMapping *M = lookupInsertArg(Callee))
-      checkInsertArg(*M, ULE->getExprLoc(),
+      checkInsertArg(*M, NameLoc,
                      std::vector<const Expr *>(RE->subExpressions().begin() + 1,
                                                RE->subExpressions().end()),
                      false, C);
     else if (const DropArgMapping *M = lookupDropArg(Callee))
-      checkDropArg(*M, ULE->getExprLoc(), RE->subExpressions().drop_front(), C);
+      checkDropArg(*M, NameLoc, RE->subExpressions().drop_front(), C);
     else if (const RenameMapping *M = lookupRename(Callee); M && M->SameTypeOperands)
-      checkRename(*M, ULE->getExprLoc(), C, RE->subExpressions().drop_front());
+      checkRename(*M, NameLoc, C, RE->subExpressions().drop_front());
     else if (const RemovedMapping *M = lookupRemoved(Callee); M && M->NoOp)
-      reportRemoved(Callee, ULE->getExprLoc(), C, RE);
+      reportRemoved(Callee, NameLoc, C, RE);
     else if (lookupRename(Callee) || lookupRemoved(Callee))
-      UndeclaredCalls.push_back({Callee, ULE->getExprLoc()});
+      UndeclaredCalls.push_back({Callee, NameLoc});
     return;
   }
   if (RE->subExpressions().size() != 1)
@@ -1199,8 +1210,12 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
       !InsertSeen.insert(Pasted ? Loc : Spelled).second)
     return;
   Severity Level = M.Deprecated ? Severity::Warning : Severity::Error;
+  // C (a .c unit) has NULL where the message says nullptr.
+  std::string Msg = M.Message;
+  for (size_t At = 0; !LO.CPlusPlus11 && (At = Msg.find("nullptr", At)) != std::string::npos;)
+    Msg.replace(At, 7, "NULL");
   auto NoFix = [&](const Twine &Why) {
-    C.Diag.report(name(), Level, Loc, M.Message, {}, {{Loc, ("not rewritten: " + Why).str()}});
+    C.Diag.report(name(), Level, Loc, Msg, {}, {{Loc, ("not rewritten: " + Why).str()}});
   };
   if (Pasted)
     return NoFix("the name is formed by the preprocessor");
@@ -1236,7 +1251,7 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
     Fixes.push_back(Appended ? FixItHint::CreateInsertion(R.getEnd(), (", " + Value).str())
                              : FixItHint::CreateInsertion(R.getBegin(), (Value + ", ").str()));
   }
-  C.Diag.report(name(), Level, Loc, M.Message, Fixes);
+  C.Diag.report(name(), Level, Loc, Msg, Fixes);
 }
 
 void Cuda13RemovedApi::checkDropArg(const DropArgMapping &M, SourceLocation Callee,

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "SharedOptions.h"
+#include "forge/Frontend/CompileDatabase.h"
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/KernelIndex.h"
 #include "forge/Frontend/KernelIndexJson.h"
@@ -64,8 +65,26 @@ int forge::tool::runList(const Invocation &Inv) {
       continue;
     }
     Opts->ShowWarnings = ShowWarnings;
+    // A .cpp or .c that nvcc hands to the host compiler alone is read as
+    // that compiler sees it, as `port` reads it (C for a .c): one side, and
+    // no kernels.
+    if (isHostSourceName(File)) {
+      std::vector<std::string> Command;
+      if (!BuildPath.empty()) {
+        if (auto DB = CompileDatabase::load(BuildPath)) {
+          if (auto Args = (*DB)->argumentsOf(File))
+            Command = std::move(*Args);
+          else
+            consumeError(Args.takeError());
+        } else {
+          consumeError(DB.takeError());
+        }
+      }
+      Opts->HostCompiler = isHostUnit(File, Command, Inv.ExtraArgs);
+    }
     ParseDiagnostics Diags(&errs(), ShowWarnings);
-    auto Index = buildKernelIndex(TC, *Opts, File, Diags);
+    auto Index = Opts->HostCompiler ? buildHostIndex(TC, *Opts, File, Diags)
+                                    : buildKernelIndex(TC, *Opts, File, Diags);
     if (!Index) {
       reportError(Index.takeError());
       Status = ExitFailure;

@@ -58,6 +58,17 @@ bool compilesAsCuda(llvm::StringRef File, llvm::ArrayRef<std::string> Args);
 /// what nvcc compiles with the host compiler alone unless told '-x cu'.
 bool isHostSourceName(llvm::StringRef File);
 
+/// Whether File is C by its name (.c; .C is C++), as gcc and nvcc decide:
+/// nvcc hands it to the host compiler as C ('-x c').
+bool isCSourceName(llvm::StringRef File);
+
+/// Whether nvcc builds File with the host compiler alone: a host source
+/// (isHostSourceName) that neither its compile command (Command, the
+/// compiler first; empty when there is none) nor the extra arguments
+/// compile as CUDA. Such a unit has no device side.
+bool isHostUnit(llvm::StringRef File, llvm::ArrayRef<std::string> Command,
+                llvm::ArrayRef<std::string> ExtraArgs);
+
 } // namespace forge::frontend
 
 #endif

@@ -54,10 +54,11 @@ public:
   /// Called for every error of the current parse, shown or not (passes use
   /// it to recognise code that CUDA 13 no longer accepts).
   std::function<void(const clang::Diagnostic &)> OnError;
-  /// When it returns true for an error (its formatted message), the error
-  /// is not shown or counted here: whoever set it reports the error itself.
-  /// OnError still sees it.
-  std::function<bool(llvm::StringRef Message)> Explains;
+  /// When it returns true for an error (its formatted message, and the
+  /// diagnostic: its location and ranges), the error is not shown or
+  /// counted here: whoever set it reports the error itself. OnError still
+  /// sees it.
+  std::function<bool(llvm::StringRef Message, const clang::Diagnostic &Info)> Explains;
   /// Distinct errors that Explains took over.
   unsigned explained() const { return Explained; }
   /// Messages of errors located outside the main file are replaced by

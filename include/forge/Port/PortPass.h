@@ -33,7 +33,10 @@ class PortDiagnostics;
 struct ParseError {
   unsigned ID;
   clang::SourceLocation Loc;
-  std::string Message; ///< as Clang printed it
+  /// As Clang printed it; C's wording of an error that C++ words otherwise
+  /// (a call to an undeclared function, too few arguments) in C++'s
+  /// (PortRunner.cpp), so that a pass reads one wording.
+  std::string Message;
 };
 
 /// What a pass sees of the run.
@@ -67,7 +70,8 @@ public:
   /// True for a Clang error (its message as printed) that this pass always
   /// reports itself, as its own finding with a fix or a reason: Clang's
   /// error is then neither printed nor counted (a removed CUDA API that Clang
-  /// sees as an undeclared name, say), so it is not counted twice.
+  /// sees as an undeclared name, say), so it is not counted twice. C's
+  /// wording comes as C++'s (ParseError::Message).
   virtual bool explainsParseError(llvm::StringRef Message) const { return false; }
 
 private:

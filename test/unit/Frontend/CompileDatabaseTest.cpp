@@ -51,6 +51,18 @@ TEST(CompileDatabase, WhatCompilesAsCuda) {
   EXPECT_TRUE(isHostSourceName("x.c"));
   EXPECT_FALSE(isHostSourceName("k.cu"));
   EXPECT_FALSE(isHostSourceName("k.cuh"));
+  // .c is C (nvcc: gcc -x c); .C, as for gcc, is C++.
+  EXPECT_TRUE(isCSourceName("simple/simple.c"));
+  EXPECT_FALSE(isCSourceName("main.C"));
+  EXPECT_FALSE(isCSourceName("main.cpp"));
+  EXPECT_FALSE(isCSourceName("k.cu"));
+  // A host unit: a C or C++ source nothing compiles as CUDA.
+  EXPECT_TRUE(isHostUnit("simple.c", {}, {}));
+  EXPECT_TRUE(isHostUnit("simple.c", {"nvcc", "-c", "simple.c"}, {"-DX"}));
+  EXPECT_FALSE(isHostUnit("simple.c", {"nvcc", "-x", "cu", "-c", "simple.c"}, {}));
+  EXPECT_FALSE(isHostUnit("main.cpp", {}, {"-x", "cuda"}));
+  EXPECT_FALSE(isHostUnit("k.cu", {}, {}));
+  EXPECT_FALSE(isHostUnit("notes.txt", {}, {}));
 }
 
 } // namespace

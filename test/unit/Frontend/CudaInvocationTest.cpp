@@ -112,6 +112,43 @@ TEST(BuildClangCommand, HostUnitAsTheHostCompilerSeesIt) {
   EXPECT_TRUE(has(D, "--cuda-device-only"));
 }
 
+TEST(BuildClangCommand, CHostUnitIsC) {
+  // A .c nvcc hands to gcc as C (nvcc -dryrun: gcc -x c -D__NVCC__ ...,
+  // without nvcc's -std=c++17; -Xcompiler -std=c99 reaches it).
+  Toolchain TC;
+  TC.CudaPath = "/usr/local/cuda";
+  TC.ResourceDir = "/res";
+  TC.CudaVersion = 13000;
+  ParseOptions O;
+  O.HostCompiler = true;
+  O.ExtraArgs = translateNvccFlags(std::vector<std::string>{
+                    "nvcc", "-std=c++17", "-Xcompiler", "-std=c99", "-DX", "-c", "main.c"})
+                    .ClangArgs;
+  auto H = buildClangCommand(TC, O, "main.c", Side::Host);
+  EXPECT_EQ(H.front(), "clang");
+  auto X = llvm::find(H, "-x");
+  ASSERT_NE(X, H.end());
+  EXPECT_EQ(*std::next(X), "c");
+  EXPECT_FALSE(has(H, "c++"));
+  EXPECT_FALSE(has(H, "-std=c++17"));
+  EXPECT_TRUE(has(H, "-std=c99"));
+  EXPECT_TRUE(has(H, "-DX"));
+  EXPECT_TRUE(has(H, "-D__NVCC__"));
+  EXPECT_TRUE(has(H, "/usr/local/cuda/include"));
+  EXPECT_FALSE(has(H, PreludeName));
+  EXPECT_EQ(H.back(), "main.c");
+  // A .cpp keeps C++'s standard and drops C's.
+  auto Cxx = buildClangCommand(TC, O, "main.cpp", Side::Host);
+  EXPECT_TRUE(has(Cxx, "-std=c++17"));
+  EXPECT_FALSE(has(Cxx, "-std=c99"));
+  // nvcc's -std takes C++ standards only: a C one goes to its host compiler.
+  auto Nvcc = nvccFlagsFromClangArgs(O.ExtraArgs);
+  auto C99 = llvm::find(Nvcc, "-std=c99");
+  ASSERT_NE(C99, Nvcc.end());
+  EXPECT_EQ(*std::prev(C99), "-Xcompiler");
+  EXPECT_TRUE(has(Nvcc, "-std=c++17"));
+}
+
 TEST(BuildClangCommand, ArchSpecificAndFamilyMacrosAsNvcc) {
   Toolchain TC;
   TC.ResourceDir = "/res";
