@@ -160,6 +160,12 @@ llvm::Error checkRange(int64_t V, DType T) {
   case DType::U8:
     Lo = 0, Hi = UINT8_MAX;
     break;
+  case DType::I16:
+    Lo = INT16_MIN, Hi = INT16_MAX;
+    break;
+  case DType::U16:
+    Lo = 0, Hi = UINT16_MAX;
+    break;
   case DType::I32:
     Lo = INT32_MIN, Hi = INT32_MAX;
     break;

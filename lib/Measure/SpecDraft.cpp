@@ -35,6 +35,8 @@ std::string dtypeOfCType(StringRef Type) {
       .Cases({"unsigned long long", "unsigned long", "uint64_t", "size_t"}, "u64")
       .Cases({"char", "signed char", "int8_t"}, "i8")
       .Cases({"unsigned char", "uint8_t"}, "u8")
+      .Cases({"short", "short int", "int16_t"}, "i16")
+      .Cases({"unsigned short", "unsigned short int", "uint16_t"}, "u16")
       .Default("");
 }
 

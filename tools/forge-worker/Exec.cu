@@ -396,6 +396,8 @@ template <typename F> void withType(DType T, F &&Fn) {
   case DType::I32: Fn(int32_t()); return;
   case DType::I64: Fn(int64_t()); return;
   case DType::U8: Fn(uint8_t()); return;
+  case DType::I16: Fn(int16_t()); return;
+  case DType::U16: Fn(uint16_t()); return;
   case DType::U32: Fn(uint32_t()); return;
   case DType::U64: Fn(uint64_t()); return;
   }
@@ -863,7 +865,7 @@ void Executor::generate(const BufferState &B, unsigned Set, void *Dst) {
   uint64_t Key = streamKey(P.Opts.Seed, Set, B.Index);
   uint64_t ILo = 0, IRange = 0;
   if (!isFloatingPoint(BP.Type) && BP.Init == InitKind::Uniform) {
-    bool Signed = BP.Type == DType::I8 || BP.Type == DType::I32 ||
+    bool Signed = BP.Type == DType::I8 || BP.Type == DType::I16 || BP.Type == DType::I32 ||
                   BP.Type == DType::I64;
     uint64_t Lo = Signed ? uint64_t(int64_t(BP.A)) : uint64_t(BP.A);
     uint64_t Hi = Signed ? uint64_t(int64_t(BP.B)) : uint64_t(BP.B);
@@ -1136,6 +1138,12 @@ bool Executor::bindArguments(CandState &C) {
     case DType::U8: {
       uint8_t V = uint8_t(A.IntValue);
       std::memcpy(Slot, &V, 1);
+      break;
+    }
+    case DType::I16:
+    case DType::U16: {
+      uint16_t V = uint16_t(A.IntValue);
+      std::memcpy(Slot, &V, 2);
       break;
     }
     case DType::I32:

@@ -117,6 +117,8 @@ void intRange(DType T, long double &Lo, long double &Hi) {
   switch (T) {
   case DType::I8: Lo = -128; Hi = 127; return;
   case DType::U8: Lo = 0; Hi = 255; return;
+  case DType::I16: Lo = -32768; Hi = 32767; return;
+  case DType::U16: Lo = 0; Hi = 65535; return;
   case DType::I32: Lo = -2147483648.0L; Hi = 2147483647.0L; return;
   case DType::U32: Lo = 0; Hi = 4294967295.0L; return;
   case DType::I64:

@@ -352,8 +352,8 @@ TEST(LaunchSpecErrors, BadDTypeAndScalarValue) {
   J["scalars"][1]["value"] = 300;
   EXPECT_EQ(errorsOf(J),
             "spec.json: $.buffers[0].dtype: expected one of \"f16\", "
-            "\"bf16\", \"f32\", \"f64\", \"i8\", \"i32\", \"i64\", \"u8\", "
-            "\"u32\", \"u64\", got \"float\"\n"
+            "\"bf16\", \"f32\", \"f64\", \"i8\", \"i16\", \"i32\", \"i64\", \"u8\", "
+            "\"u16\", \"u32\", \"u64\", got \"float\"\n"
             "spec.json: $.scalars[0].value: expected an integer for dtype "
             "'i32', got 2.5\n"
             "spec.json: $.scalars[1].value: 300 is out of range for dtype "

@@ -201,7 +201,7 @@ TEST(WorkerPlan, Defaults) {
 TEST(WorkerPlan, DTypes) {
   DType T;
   for (const char *N :
-       {"f16", "bf16", "f32", "f64", "i8", "i32", "i64", "u8", "u32", "u64"}) {
+       {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}) {
     ASSERT_TRUE(parseDType(N, T)) << N;
     EXPECT_EQ(std::string(dtypeName(T)), N);
   }
@@ -209,6 +209,8 @@ TEST(WorkerPlan, DTypes) {
   EXPECT_EQ(dtypeSize(DType::BF16), 2u);
   EXPECT_EQ(dtypeSize(DType::U64), 8u);
   EXPECT_EQ(dtypeSize(DType::I8), 1u);
+  EXPECT_EQ(dtypeSize(DType::U16), 2u);
+  EXPECT_FALSE(isFloatingPoint(DType::I16));
   EXPECT_TRUE(isFloatingPoint(DType::F16));
   EXPECT_FALSE(isFloatingPoint(DType::U32));
 }
