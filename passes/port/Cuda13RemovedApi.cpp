@@ -9,7 +9,9 @@
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/CharInfo.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Regex.h"
+#include <initializer_list>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -73,6 +75,13 @@ struct DropArgMapping {
   const char *Instead = nullptr;
   const char *IfNotNull = "failIdx is not null, and CUDA 13 does not say which copy failed; "
                           "drop it and find the failed copy by hand";
+  /// The struct that returns the dropped outputs now, and its field for
+  /// each of them in order (cuGraphExecUpdate: CUgraphExecUpdateResultInfo,
+  /// errorNode, result): the call becomes a lambda that passes one and
+  /// stores its fields where the old call did.
+  const char *ResultStruct = nullptr;
+  std::initializer_list<const char *> ResultFields = {};
+  const char *ResultType = nullptr; ///< the call's return type
 };
 /// Functions whose CUDA 13 form takes one argument more than the old one:
 /// the graph calls that take edge data (CUDA 12.3 added them as _v2/_v3,
@@ -95,6 +104,12 @@ struct InsertArgMapping {
   /// edge data, and the flags the count.
   const char *SilentIfEnumAfter = nullptr;
   const char *DeclaredAs = nullptr; ///< as in LocationMapping
+  /// An older form that took only the first ShortArgs arguments (CUDA 11's
+  /// cuStreamGetCaptureInfo(stream, &status, &id)): ShortAppend is appended
+  /// and ShortMessage reported. 0: none.
+  unsigned ShortArgs = 0;
+  const char *ShortAppend = nullptr;
+  const char *ShortMessage = nullptr;
 };
 /// Names removed with nothing that does the same: reported, not rewritten
 /// (but for a call that does nothing, NoOp). With CUDA 13's headers a use
@@ -120,6 +135,39 @@ struct VectorMapping {
   const char *DeprecatedIn;
 };
 
+/// CCCL 2.x's integer macros of cub/util_macro.cuh, which CCCL 2.8
+/// deprecated and CCCL 3.0 removed for <cuda/cmath>'s functions:
+///   CUB_QUOTIENT_FLOOR(x, y)     ((x) / (y))
+///   CUB_QUOTIENT_CEILING(x, y)   (((x) + (y) - 1) / (y))
+///   CUB_ROUND_UP_NEAREST(x, y)   ((((x) + (y) - 1) / (y)) * y)
+///   CUB_ROUND_DOWN_NEAREST(x, y) (((x) / (y)) * y)
+/// A call (an undeclared name with CUDA 13's headers, so a RecoveryExpr with
+/// its operands) is replaced whole.
+enum class MacroKind {
+  Divide,  ///< written out as the division the macro expanded to
+  Library, ///< a <cuda/cmath> function of two integers (a >= 0, b > 0)
+};
+struct MacroMapping {
+  const char *Name;
+  const char *Replacement; ///< the function; Divide: "a / b"
+  MacroKind Kind;
+  const char *Why;
+  /// The macro's body multiplies by its second operand unparenthesized
+  /// ('* y'): renamed only where the operand is one term.
+  bool BareMultiplier = false;
+};
+struct NamespaceMapping {
+  const char *Namespace;
+  const char *Name;
+  const char *Replacement; ///< same behaviour; nullptr: none, see Advice
+  const char *RemovedIn;
+  const char *Advice;
+  /// A class template that code inherits from for its member typedefs
+  /// (thrust::unary_function): the base-specifier is deleted, and the
+  /// typedefs, one for each template argument in order, declared in the
+  /// class where the file names them.
+  std::initializer_list<const char *> BaseTypedefs = {};
+};
 namespace {
 /// cudaDeviceProp fields removed in CUDA 13 and the attribute that replaces
 /// each of them.
@@ -182,6 +230,16 @@ const RenameMapping RenameTable[] = {
      "which returns the same value for two operands of one scalar type", true},
     {"CUB_MIN", "cuda::std::min", "CCCL 2.8", CCCL3,
      "which returns the same value for two operands of one scalar type", true},
+};
+
+const char SameIntegerValue[] =
+    "which returns the same value for integers a >= 0 and b > 0 (its preconditions) where "
+    "the macro's arithmetic did not overflow";
+const MacroMapping MacroTable[] = {
+    {"CUB_QUOTIENT_FLOOR", "a / b", MacroKind::Divide, "the division the macro expanded to"},
+    {"CUB_QUOTIENT_CEILING", "cuda::ceil_div", MacroKind::Library, SameIntegerValue},
+    {"CUB_ROUND_UP_NEAREST", "cuda::round_up", MacroKind::Library, SameIntegerValue, true},
+    {"CUB_ROUND_DOWN_NEAREST", "cuda::round_down", MacroKind::Library, SameIntegerValue, true},
 };
 
 const LocationSpelling RuntimeLocation = {"cudaMemLocation", "cudaMemLocationTypeDevice",
@@ -278,10 +336,16 @@ const InsertArgMapping InsertArgTable[] = {
      "cuGraphAddNode_v2"},
     // CUDA 12's cuStreamGetCaptureInfo_v2 form; CUDA 11's three-argument one
     // (status and id only) is reported without a fix.
+    // CUDA 11.3's form (status and id) is cuStreamGetCaptureInfo_v2's with
+    // the four outputs after id null ("Optional location" each in 13.0's
+    // cuda.h).
     {"cuStreamGetCaptureInfo", nullptr, 5, 6, 6, "nullptr",
      "(stream, status, id, graph, dependencies, count)",
      FORGE_EDGE_DATA_OUT("cuStreamGetCaptureInfo", "CUgraphEdgeData"), false, nullptr,
-     "cuStreamGetCaptureInfo_v3"},
+     "cuStreamGetCaptureInfo_v3", 3, "nullptr, nullptr, nullptr, nullptr",
+     "'cuStreamGetCaptureInfo' takes graph_out, dependencies_out, edgeData_out and "
+     "numDependencies_out after id_out since CUDA 13 (CUDA 11's form returned the status "
+     "and id only); nullptr there asks for nothing, as the old form returned"},
     // cuda.h: "ctxCreateParams - Context creation parameters"; a null one
     // creates a context without execution affinity or CIG data, as the old
     // form did (checked on an H100, see docs/passes/cuda13-removed-api.md).
@@ -347,12 +411,16 @@ const DropArgMapping DropArgTable[] = {
     // CUDA 12.0: `#define cuGraphExecUpdate cuGraphExecUpdate_v2`
     // (PFN_cuGraphExecUpdate_v10020 against _v12000); no null output can
     // stand for the result the old call returned.
+    // The outputs are the struct's errorNode and result: cuda_runtime.h of
+    // 13.0 keeps the old runtime form as an inline overload that stores
+    // exactly those two fields.
     {"cuGraphExecUpdate", 2, 4, "(hGraphExec, hGraph, hErrorNode_out, updateResult_out)",
      "'cuGraphExecUpdate' takes a 'CUgraphExecUpdateResultInfo *resultInfo' instead of the "
      "error node and result outputs since CUDA 12.0 (cuda.h maps it to cuGraphExecUpdate_v2)",
      "cuGraphExecUpdate_v2", 2, nullptr,
      "declare a CUgraphExecUpdateResultInfo, pass its address, and read its 'result' and "
-     "'errorNode' where the code read the two outputs"},
+     "'errorNode' where the code read the two outputs",
+     "CUgraphExecUpdateResultInfo", {"errorNode", "result"}, "CUresult"},
 };
 
 const char MultiDeviceAdvice[] =
@@ -415,13 +483,6 @@ const RemovedMapping RemovedTable[] = {
 /// fancy iterators for Thrust's; CUDA 13 dropped cooperative groups'
 /// multi-device grid. With CUDA 13's headers a use is "no member / type /
 /// template named 'Max' in namespace 'cub'".
-struct NamespaceMapping {
-  const char *Namespace;
-  const char *Name;
-  const char *Replacement; ///< same behaviour; nullptr: none, see Advice
-  const char *RemovedIn;
-  const char *Advice;
-};
 const NamespaceMapping NamespaceTable[] = {
     // <cub/thread/thread_operators.cuh>, which every CUB header that takes
     // an operator includes, includes <cuda/functional> (cuda::maximum,
@@ -447,10 +508,54 @@ const NamespaceMapping NamespaceTable[] = {
      "sparse matrix-vector product"},
     {"thrust", "unary_function", nullptr, CCCL3,
      "remove the base class; declare in the functor any 'argument_type' or 'result_type' "
-     "the code reads"},
+     "the code reads",
+     {"argument_type", "result_type"}},
     {"thrust", "binary_function", nullptr, CCCL3,
      "remove the base class; declare in the functor any 'first_argument_type', "
-     "'second_argument_type' or 'result_type' the code reads"},
+     "'second_argument_type' or 'result_type' the code reads",
+     {"first_argument_type", "second_argument_type", "result_type"}},
+    // The CCCL 2.x -> 3.0 migration guide, "Removed functions and classes";
+    // none of these names is in 13.0's include/cccl. cub::Swap(T &, T &)
+    // copied through a temporary; cuda::std::swap (<cuda/std/utility>, which
+    // CUB's headers include) moves, the same for the scalars it swapped.
+    {"cub", "Swap", "cuda::std::swap", CCCL3, nullptr},
+    // cub/util_ptx.cuh of CCCL 2.x: CTA_SYNC() { __syncthreads(); },
+    // CTA_SYNC_AND(int p) { return __syncthreads_and(p); }, likewise _OR,
+    // WARP_SYNC(unsigned member_mask) { __syncwarp(member_mask); }.
+    {"cub", "CTA_SYNC", "__syncthreads", CCCL3, nullptr},
+    {"cub", "CTA_SYNC_AND", "__syncthreads_and", CCCL3, nullptr},
+    {"cub", "CTA_SYNC_OR", "__syncthreads_or", CCCL3, nullptr},
+    {"cub", "WARP_SYNC", "__syncwarp", CCCL3, nullptr},
+    // WARP_ANY(int predicate, unsigned member_mask): the intrinsic takes the
+    // mask first.
+    {"cub", "WARP_ANY", nullptr, CCCL3,
+     "use __any_sync(member_mask, predicate); its arguments come in the other order"},
+    {"cub", "WARP_ALL", nullptr, CCCL3,
+     "use __all_sync(member_mask, predicate); its arguments come in the other order"},
+    {"cub", "WARP_BALLOT", nullptr, CCCL3,
+     "use __ballot_sync(member_mask, predicate); its arguments come in the other order"},
+    {"cub", "BAR", nullptr, CCCL3,
+     "CCCL 3 has no replacement; a named barrier is 'bar.sync id, count' in inline PTX"},
+    {"cub", "LaneId", nullptr, CCCL3,
+     "use cuda::ptx::get_sreg_laneid() (<cuda/ptx>, which cub/util_ptx.cuh does not include)"},
+    {"cub", "WarpId", nullptr, CCCL3,
+     "use cuda::ptx::get_sreg_warpid() (<cuda/ptx>, which cub/util_ptx.cuh does not include)"},
+    {"cub", "ThreadTrap", nullptr, CCCL3,
+     "use cuda::std::terminate() (<cuda/std/exception>, which CUB's headers do not include)"},
+    {"cub", "Int2Type", nullptr, CCCL3,
+     "use cuda::std::integral_constant<int, N>; its value is 'value', not 'VALUE'"},
+    {"cub", "ArrayWrapper", nullptr, CCCL3,
+     "use cuda::std::array<T, N>; its elements are the array itself, not 'array'"},
+    {"cub", "FpLimits", nullptr, CCCL3, "use cuda::std::numeric_limits<T>"},
+    {"cub", "GridBarrier", nullptr, CCCL3,
+     "use a cooperative launch and cooperative_groups::this_grid().sync()"},
+    {"cub", "GridBarrierLifetime", nullptr, CCCL3,
+     "use a cooperative launch and cooperative_groups::this_grid().sync()"},
+    // thrust::identity<T> converted its argument to T; cuda::std::identity
+    // returns it as it is.
+    {"thrust", "identity", nullptr, CCCL3,
+     "use cuda::std::identity (<cuda/std/functional>); thrust::identity<T> converted its "
+     "argument to T, so where it served as a cast, write a function object that casts"},
     {"cooperative_groups", "this_multi_grid", nullptr, "CUDA 13.0",
      "multi-device grids are gone with cudaLaunchCooperativeKernelMultiDevice; synchronize "
      "the devices from the host"},
@@ -568,6 +673,19 @@ std::string removedMessage(StringRef Name, StringRef RemovedIn, const char *Depr
 std::string renameMessage(const RenameMapping &M) {
   return removedMessage(M.Name, M.RemovedIn, M.DeprecatedIn) + "; use '" + M.Replacement +
          "', " + M.Why;
+}
+
+const MacroMapping *lookupMacro(StringRef Name) {
+  for (const MacroMapping &M : MacroTable)
+    if (Name == M.Name)
+      return &M;
+  return nullptr;
+}
+
+std::string macroMessage(const MacroMapping &M) {
+  return removedMessage(M.Name, CCCL3, "CCCL 2.8") + "; use " +
+         (M.Kind == MacroKind::Divide ? "'a / b', " : "'" + std::string(M.Replacement) + "', ") +
+         M.Why;
 }
 
 std::string locationMessage(const LocationMapping &M) {
@@ -817,28 +935,88 @@ std::vector<const Expr *> writtenArgs(const CallExpr &CE) {
   return Args;
 }
 
-/// Why a macro's operands may not go to Function, a template of one type
-/// (cuda::std::max for CUB_MAX); nullopt when it returns the same value.
-std::optional<std::string> differentOperands(ArrayRef<const Expr *> Operands,
-                                             StringRef Function, ASTContext &Ctx) {
+/// The type of `a > b ? a : b` for operands of types A and B, by the usual
+/// arithmetic conversions: the type CUB_MAX's comparison and result had.
+/// Only for the standard integer and floating types (not enumerations,
+/// _Float16, __int128's kin are integers too).
+std::optional<QualType> commonArithmeticType(ASTContext &Ctx, QualType A, QualType B) {
+  auto Standard = [](QualType T) {
+    const auto *BT = T->getAs<BuiltinType>();
+    return BT && (BT->isInteger() || BT->getKind() == BuiltinType::Float ||
+                  BT->getKind() == BuiltinType::Double ||
+                  BT->getKind() == BuiltinType::LongDouble);
+  };
+  if (!Standard(A) || !Standard(B))
+    return std::nullopt;
+  if (A->isRealFloatingType() || B->isRealFloatingType()) {
+    if (!B->isRealFloatingType())
+      return A;
+    if (!A->isRealFloatingType())
+      return B;
+    return Ctx.getFloatingTypeOrder(A, B) >= 0 ? A : B;
+  }
+  if (Ctx.isPromotableIntegerType(A))
+    A = Ctx.getPromotedIntegerType(A);
+  if (Ctx.isPromotableIntegerType(B))
+    B = Ctx.getPromotedIntegerType(B);
+  if (Ctx.hasSameType(A, B))
+    return A;
+  bool AU = A->isUnsignedIntegerType(), BU = B->isUnsignedIntegerType();
+  if (AU == BU)
+    return Ctx.getIntegerTypeOrder(A, B) >= 0 ? A : B;
+  QualType U = AU ? A : B, S = AU ? B : A;
+  if (Ctx.getIntegerTypeOrder(U, S) >= 0)
+    return U;
+  if (Ctx.getIntWidth(S) > Ctx.getIntWidth(U))
+    return S;
+  return Ctx.getCorrespondingUnsignedType(S);
+}
+
+/// Whether a reference binds to the value of E (a prvalue before, a
+/// reference to a temporary of the call after).
+bool boundToReference(ASTContext &Ctx, const Expr &E) {
+  const Expr *Child = nullptr;
+  DynTypedNode P = semanticParent(Ctx, E, Child);
+  if (const auto *VD = P.get<VarDecl>())
+    return VD->getType()->isReferenceType();
+  return P.get<MaterializeTemporaryExpr>() != nullptr;
+}
+
+/// How a macro's operands go to Function, a template of one type
+/// (cuda::std::max for CUB_MAX): "" for operands of one type, "<T>" for two
+/// arithmetic types whose common type is T; or why they may not.
+llvm::Expected<std::string> operandTemplateArgs(ArrayRef<const Expr *> Operands,
+                                                StringRef Function, ASTContext &Ctx,
+                                                const Expr *Call) {
+  auto Why = [](const Twine &T) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), T);
+  };
   if (Operands.size() != 2 || !Operands[0] || !Operands[1])
-    return std::string("the macro is not given two operands");
+    return Why("the macro is not given two operands");
   if (Operands[0]->isTypeDependent() || Operands[1]->isTypeDependent())
-    return std::string("an operand's type depends on a template parameter");
+    return Why("an operand's type depends on a template parameter");
+  if (Operands[0]->HasSideEffects(Ctx) || Operands[1]->HasSideEffects(Ctx))
+    return Why("an operand has side effects, and the macro evaluated one operand twice");
   QualType A = Operands[0]->getType().getCanonicalType().getUnqualifiedType();
   QualType B = Operands[1]->getType().getCanonicalType().getUnqualifiedType();
-  if (A != B)
-    return ("the operands have different types ('" + A.getAsString() + "' and '" +
-            B.getAsString() + "'), where '" + Function +
-            "' takes one; name the type the macro compared in: " + Function + "<T>(a, b)")
-        .str();
+  if (A != B) {
+    std::optional<QualType> T = commonArithmeticType(Ctx, A, B);
+    if (!T)
+      return Why("the operands have different types ('" + A.getAsString() + "' and '" +
+                 B.getAsString() + "') that are not both arithmetic; '" + Function +
+                 "' takes one type");
+    // The macro compared and returned the common type; max<T> converts
+    // both to T and returns a reference to one of the temporaries.
+    if (Call && boundToReference(Ctx, *Call))
+      return Why("a reference binds to the result, which '" + Function + "<" +
+                 T->getAsString(Ctx.getPrintingPolicy()) + ">' returns as a reference to a "
+                 "temporary");
+    return ("<" + T->getAsString(Ctx.getPrintingPolicy()) + ">");
+  }
   if (!A->isArithmeticType() && !A->isEnumeralType() && !A->isPointerType())
-    return ("the operands are of type '" + A.getAsString() + "'; only for a scalar type is '" +
-            Function + "' known to give the value the macro gave")
-        .str();
-  if (Operands[0]->HasSideEffects(Ctx) || Operands[1]->HasSideEffects(Ctx))
-    return std::string("an operand has side effects, and the macro evaluated one operand twice");
-  return std::nullopt;
+    return Why("the operands are of type '" + A.getAsString() + "'; only for a scalar type is '" +
+               Function + "' known to give the value the macro gave");
+  return std::string();
 }
 
 /// The removal of a call of a function that did nothing (a NoOp row) with
@@ -966,10 +1144,8 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
                                           C.Ctx.getLangOpts());
     const InsertArgMapping *M = lookupInsertArg(Text);
     const FunctionDecl *FD = CE->getDirectCallee();
-    // In C an undeclared name called is declared implicitly, by the call.
     if (M && M->Replacement &&
-        (!FD || !FD->getIdentifier() || FD->getIdentifier()->getName() != Text ||
-         FD->isImplicit()))
+        (!FD || !FD->getIdentifier() || FD->getIdentifier()->getName() != Text))
       CallArgs[L] = writtenArgs(*CE);
     return;
   }
@@ -981,15 +1157,8 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
   // an argument has errors of its own (cudaProfilerInitialize(cfg, out,
   // cudaKeyValuePair)): finish() reports the parse errors, in their order,
   // then such calls.
-  // In C, where nothing is overloaded, a call of a declared function with
-  // too few or too many arguments (cuCtxCreate(&ctx, flags, dev)) names
-  // the function itself.
-  const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0]);
-  const auto *DRE = dyn_cast<DeclRefExpr>(RE->subExpressions()[0]);
-  if (DRE && (C.Ctx.getLangOpts().CPlusPlus || !isa<FunctionDecl>(DRE->getDecl())))
-    DRE = nullptr;
-  if (ULE || DRE) {
-    SourceLocation NameLoc = ULE ? ULE->getExprLoc() : DRE->getExprLoc();
+  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0])) {
+    SourceLocation NameLoc = ULE->getExprLoc();
     // The name as written, where Clang names its guess for an undeclared
     // one (cudaStreamGetCaptureInfo for cuStreamGetCaptureInfo_v2).
     SourceLocation Written = writtenName(SM, NameLoc);
@@ -998,8 +1167,7 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
             ? Lexer::getSourceText(CharSourceRange::getTokenRange(Written), SM,
                                    C.Ctx.getLangOpts())
                   .str()
-        : ULE ? ULE->getName().getAsString()
-              : DRE->getNameInfo().getAsString();
+            : ULE->getName().getAsString();
     if (const LocationMapping *M = lookupLocation(Callee))
       checkLocationCall(*M, *RE, C);
     else if (const InsertArgMapping *M = lookupInsertArg(Callee))
@@ -1008,9 +1176,11 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
                                                RE->subExpressions().end()),
                      false, C);
     else if (const DropArgMapping *M = lookupDropArg(Callee))
-      checkDropArg(*M, NameLoc, RE->subExpressions().drop_front(), C);
+      checkDropArg(*M, NameLoc, RE->subExpressions().drop_front(), C, RE);
+    else if (const MacroMapping *M = lookupMacro(Callee))
+      checkMacroCall(*M, NameLoc, *RE, C);
     else if (const RenameMapping *M = lookupRename(Callee); M && M->SameTypeOperands)
-      checkRename(*M, NameLoc, C, RE->subExpressions().drop_front());
+      checkRename(*M, NameLoc, C, RE->subExpressions().drop_front(), RE);
     else if (const RemovedMapping *M = lookupRemoved(Callee); M && M->NoOp)
       reportRemoved(Callee, NameLoc, C, RE);
     else if (lookupRename(Callee) || lookupRemoved(Callee))
@@ -1111,7 +1281,8 @@ void Cuda13RemovedApi::checkField(const Expr &Use, const Expr &Base, SourceLocat
 }
 
 void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, PassContext &C,
-                                   std::optional<ArrayRef<const Expr *>> Operands) {
+                                   std::optional<ArrayRef<const Expr *>> Operands,
+                                   const Expr *Call) {
   SourceManager &SM = C.Ctx.getSourceManager();
   // The name as written: in a macro's argument or body it is renamed where
   // it is spelled, which renames every expansion.
@@ -1127,6 +1298,7 @@ void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, P
   };
   if (Text != M.Name)
     return NoFix("the name is formed by the preprocessor");
+  std::string TemplateArgs;
   if (M.SameTypeOperands) {
     if (!Operands)
       return NoFix("the call's operands were not found");
@@ -1134,12 +1306,118 @@ void Cuda13RemovedApi::checkRename(const RenameMapping &M, SourceLocation Loc, P
     // own operands.
     if (Loc.isMacroID() && !SM.isMacroArgExpansion(Loc))
       return NoFix("the name is written inside a macro's body");
-    if (auto Why = differentOperands(*Operands, M.Replacement, C.Ctx))
-      return NoFix(*Why);
+    Expected<std::string> Args = operandTemplateArgs(*Operands, M.Replacement, C.Ctx, Call);
+    if (!Args)
+      return NoFix(toString(Args.takeError()));
+    TemplateArgs = *Args;
   }
   C.Diag.report(name(), Severity::Error, Spelled, Msg,
                 {FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Spelled),
-                                              M.Replacement)});
+                                              M.Replacement + TemplateArgs)});
+}
+
+/// Whether an integer operand is known to be >= 0 (Positive: > 0): an
+/// unsigned type, or a constant.
+static bool knownNonNegative(const Expr &E, ASTContext &Ctx, bool Positive) {
+  if (E.getType()->isUnsignedIntegerType())
+    return true;
+  Expr::EvalResult V;
+  if (E.isValueDependent() || !E.EvaluateAsInt(V, Ctx))
+    return false;
+  return Positive ? V.Val.getInt().isStrictlyPositive() : V.Val.getInt().isNonNegative();
+}
+
+/// Whether the text of E can stand as an operand of '/' or '*' without
+/// parentheses.
+static bool isOneTerm(const Expr &E) {
+  const Expr *S = E.IgnoreImplicit();
+  return !isa<BinaryOperator, AbstractConditionalOperator, CXXOperatorCallExpr>(S);
+}
+
+void Cuda13RemovedApi::checkMacroCall(const MacroMapping &M, SourceLocation Callee,
+                                      const RecoveryExpr &Call, PassContext &C) {
+  SourceManager &SM = C.Ctx.getSourceManager();
+  const LangOptions &LO = C.Ctx.getLangOpts();
+  SourceLocation Spelled = SM.getSpellingLoc(Callee);
+  if (!frontend::isUserLocation(SM, Spelled) || !MacroSeen.insert(Spelled).second)
+    return;
+  std::string Msg = macroMessage(M);
+  auto NoFix = [&](const Twine &Why) {
+    C.Diag.report(name(), Severity::Error, Spelled, Msg, {},
+                  {{Spelled, ("not rewritten: " + Why).str()}});
+  };
+  if (Lexer::getSourceText(CharSourceRange::getTokenRange(Spelled), SM, LO) != M.Name)
+    return NoFix("the name is formed by the preprocessor");
+  if (Callee.isMacroID() && !SM.isMacroArgExpansion(Callee))
+    return NoFix("the name is written inside a macro's body");
+  ArrayRef<const Expr *> Ops = Call.subExpressions().drop_front();
+  if (Ops.size() != 2 || !Ops[0] || !Ops[1])
+    return NoFix("the macro is not given two operands");
+  const Expr &A = *Ops[0], &B = *Ops[1];
+  if (A.isTypeDependent() || B.isTypeDependent() || A.isValueDependent() ||
+      B.isValueDependent())
+    return NoFix("an operand depends on a template parameter");
+  CharSourceRange Whole = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Call.getSourceRange()), SM, LO);
+  CharSourceRange RA = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(A.getSourceRange()), SM, LO);
+  CharSourceRange RB = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(B.getSourceRange()), SM, LO);
+  if (Whole.isInvalid() || RA.isInvalid() || RB.isInvalid() ||
+      !frontend::isUserLocation(SM, Whole.getBegin()))
+    return NoFix("the call is written inside a macro");
+  std::string TA = Lexer::getSourceText(RA, SM, LO).str();
+  std::string TB = Lexer::getSourceText(RB, SM, LO).str();
+  std::string Replacement;
+  if (M.Kind == MacroKind::Divide) {
+    // ((x) / (y)): the same expression, each operand evaluated once.
+    auto Term = [](const Expr &E, const std::string &T) {
+      return isOneTerm(E) ? T : "(" + T + ")";
+    };
+    Replacement = Term(A, TA) + " / " + Term(B, TB);
+    // Parenthesized unless its place takes any expression.
+    const Expr *Child = nullptr;
+    DynTypedNode P = semanticParent(C.Ctx, Call, Child);
+    const auto *BO = P.get<BinaryOperator>();
+    bool Bare = !P.get<Expr>() || P.get<CallExpr>() || P.get<InitListExpr>() ||
+                P.get<ParenListExpr>() || (BO && BO->isAssignmentOp() && BO->getRHS() == Child);
+    for (const Expr *E = &Call; !Bare;) {
+      auto Ps = C.Ctx.getParents(*E);
+      E = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+      if (!E || !isa<ParenExpr, ImplicitCastExpr>(E))
+        break;
+      Bare = isa<ParenExpr>(E);
+    }
+    if (!Bare)
+      Replacement = "(" + Replacement + ")";
+  } else {
+    auto Integer = [&](const Expr &E) {
+      QualType T = E.getType();
+      return T->isIntegerType() && !T->isEnumeralType() && !T->isBooleanType() &&
+             !C.Ctx.isPromotableIntegerType(T);
+    };
+    if (!Integer(A) || !Integer(B))
+      return NoFix(("'" + Twine(M.Replacement) +
+                    "' takes integers, and the macro computed in int or wider: an operand is "
+                    "not an integer of int's rank or above ('" +
+                    A.getType().getAsString() + "', '" + B.getType().getAsString() + "')")
+                       .str());
+    if (A.HasSideEffects(C.Ctx) || B.HasSideEffects(C.Ctx))
+      return NoFix("an operand has side effects, and the macro evaluated its second operand "
+                   "more than once");
+    if (!knownNonNegative(A, C.Ctx, false) || !knownNonNegative(B, C.Ctx, true))
+      return NoFix(("an operand is signed and not a constant; '" + Twine(M.Replacement) +
+                    "' requires a >= 0 and b > 0, where the macro gave another value for "
+                    "negative ones; write " + M.Replacement + "(" + TA + ", " + TB +
+                    ") where they are known to hold")
+                       .str());
+    if (M.BareMultiplier && !isOneTerm(B))
+      return NoFix("the macro multiplied by its second operand without parentheses ('* y'), "
+                   "so it did not compute what its name says for '" + TB + "'");
+    Replacement = (M.Replacement + Twine("(") + TA + ", " + TB + ")").str();
+  }
+  C.Diag.report(name(), Severity::Error, Spelled, Msg,
+                {FixItHint::CreateReplacement(Whole, Replacement)});
 }
 
 void Cuda13RemovedApi::checkLocationCall(const LocationMapping &M, const RecoveryExpr &Call,
@@ -1200,7 +1478,8 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
   const LangOptions &LO = C.Ctx.getLangOpts();
   unsigned N = Args.size();
   // A call that resolves is in the old form only with the old arity.
-  bool OldForm = N >= M.MinArgs && N <= M.MaxArgs;
+  bool Short = M.ShortArgs && N == M.ShortArgs && N > 0;
+  bool OldForm = (N >= M.MinArgs && N <= M.MaxArgs) || Short;
   if (Resolved && !OldForm)
     return;
   SourceLocation Loc = SM.getFileLoc(Callee);
@@ -1210,10 +1489,7 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
       !InsertSeen.insert(Pasted ? Loc : Spelled).second)
     return;
   Severity Level = M.Deprecated ? Severity::Warning : Severity::Error;
-  // C (a .c unit) has NULL where the message says nullptr.
-  std::string Msg = M.Message;
-  for (size_t At = 0; !LO.CPlusPlus11 && (At = Msg.find("nullptr", At)) != std::string::npos;)
-    Msg.replace(At, 7, "NULL");
+  std::string Msg = Short ? M.ShortMessage : M.Message;
   auto NoFix = [&](const Twine &Why) {
     C.Diag.report(name(), Level, Loc, Msg, {}, {{Loc, ("not rewritten: " + Why).str()}});
   };
@@ -1236,6 +1512,19 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
   // Arguments before the new one line up in both forms. It goes before the
   // argument in its place, or after the last one when it is the last
   // parameter (cuGetProcAddress's symbolStatus).
+  if (Short) {
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Args[N - 1] ? Args[N - 1]->getSourceRange() : SourceRange()),
+        SM, LO);
+    if (R.isInvalid() || !frontend::isUserLocation(SM, R.getBegin()))
+      return NoFix("the arguments are written inside a macro");
+    std::string Append = M.ShortAppend;
+    for (size_t At = 0;
+         !LO.CPlusPlus11 && (At = Append.find("nullptr", At)) != std::string::npos;)
+      Append.replace(At, 7, "NULL");
+    Fixes.push_back(FixItHint::CreateInsertion(R.getEnd(), ", " + Append));
+    return C.Diag.report(name(), Level, Loc, Msg, Fixes);
+  }
   bool Appended = N == M.InsertAt && M.InsertAt == M.MaxArgs && N > 0;
   if (N > M.InsertAt || Appended) {
     const Expr *Next = Args[Appended ? N - 1 : M.InsertAt];
@@ -1254,8 +1543,72 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
   C.Diag.report(name(), Level, Loc, Msg, Fixes);
 }
 
+/// A call whose outputs went into a struct (cuGraphExecUpdate): replaced by
+/// a lambda that declares the struct, calls the current form with it and
+/// stores its fields through the old outputs, as cuda_runtime.h's own
+/// overload of the old runtime form does; a null output is left out.
+void Cuda13RemovedApi::checkResultStruct(const DropArgMapping &M, SourceLocation Callee,
+                                         ArrayRef<const Expr *> Args, PassContext &C,
+                                         const Expr *Call) {
+  SourceManager &SM = C.Ctx.getSourceManager();
+  const LangOptions &LO = C.Ctx.getLangOpts();
+  SourceLocation Loc = SM.getFileLoc(Callee);
+  auto NoFix = [&](const Twine &Why) {
+    C.Diag.report(name(), Severity::Error, Loc, M.Message, {},
+                  {{Loc, ("not rewritten: " + Why + "; " + M.IfNotNull).str()}});
+  };
+  if (!LO.CPlusPlus11)
+    return NoFix("the rewrite is a C++ lambda, and the file is C");
+  if (!Call)
+    return NoFix("the call was not found");
+  CharSourceRange Whole = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Call->getSourceRange()), SM, LO);
+  CharSourceRange Name =
+      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Callee), SM, LO);
+  if (Whole.isInvalid() || Name.isInvalid() || !frontend::isUserLocation(SM, Whole.getBegin()))
+    return NoFix("the call is written inside a macro");
+  auto Text = [&](const Expr *E) -> std::optional<std::string> {
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO);
+    if (R.isInvalid())
+      return std::nullopt;
+    return Lexer::getSourceText(R, SM, LO).str();
+  };
+  std::string Kept;
+  for (unsigned I = 0; I < M.DropAt; ++I) {
+    std::optional<std::string> T = Text(Args[I]);
+    if (!T)
+      return NoFix("the arguments are written inside a macro");
+    Kept += *T + ", ";
+  }
+  std::string Stores;
+  for (unsigned I = 0; I < M.DropCount; ++I) {
+    const Expr *Out = Args[M.DropAt + I];
+    if (Out->isValueDependent())
+      return NoFix("an output depends on a template parameter");
+    if (Out->isNullPointerConstant(C.Ctx, Expr::NPC_ValueDependentIsNotNull))
+      continue;
+    // '&x': x is stored to after the call, which wrote it before.
+    const auto *UO = dyn_cast<UnaryOperator>(Out->IgnoreParenImpCasts());
+    if (!UO || UO->getOpcode() != UO_AddrOf || UO->getSubExpr()->HasSideEffects(C.Ctx))
+      return NoFix("an output is neither null nor the address of a variable ('&x')");
+    std::optional<std::string> T = Text(UO->getSubExpr());
+    if (!T)
+      return NoFix("the arguments are written inside a macro");
+    Stores += " " + *T + " = info_." + M.ResultFields.begin()[I] + ";";
+  }
+  std::string Replacement =
+      ("[&] { " + Twine(M.ResultStruct) + " info_{}; " + M.ResultType + " status_ = " +
+       Lexer::getSourceText(Name, SM, LO) + "(" + Kept + "&info_);" + Stores +
+       " return status_; }()")
+          .str();
+  C.Diag.report(name(), Severity::Error, Loc, M.Message,
+                {FixItHint::CreateReplacement(Whole, Replacement)});
+}
+
 void Cuda13RemovedApi::checkDropArg(const DropArgMapping &M, SourceLocation Callee,
-                                    ArrayRef<const Expr *> Args, PassContext &C) {
+                                    ArrayRef<const Expr *> Args, PassContext &C,
+                                    const Expr *Call) {
   SourceManager &SM = C.Ctx.getSourceManager();
   const LangOptions &LO = C.Ctx.getLangOpts();
   SourceLocation Loc = SM.getFileLoc(Callee);
@@ -1269,6 +1622,8 @@ void Cuda13RemovedApi::checkDropArg(const DropArgMapping &M, SourceLocation Call
     return NoFix(("the call has neither the old form " + Twine(M.Name) + M.OldForm +
                   " nor the current one; see its declaration in " + headerOf(M.Name))
                      .str());
+  if (M.ResultStruct)
+    return checkResultStruct(M, Callee, Args, C, Call);
   ArrayRef<const Expr *> Dropped = Args.slice(M.DropAt, M.DropCount);
   if (any_of(Dropped, [&](const Expr *A) {
         return A->isValueDependent() ||
@@ -1378,7 +1733,7 @@ void Cuda13RemovedApi::checkNamespaceMember(StringRef Namespace, StringRef Name,
   auto NoFix = [&](const Twine &Why) { Report(NameLoc, Why); };
   if (NameLoc == Spelled && At != Off)
     return NoFix("the name was not found where Clang points");
-  if (!M->Replacement)
+  if (!M->Replacement && M->BaseTypedefs.size() == 0)
     return NoFix("nothing in CUDA 13 does the same under the same name and arguments");
   // Backwards from the name: '::', the namespace as written, an optional
   // leading '::'.
@@ -1400,17 +1755,150 @@ void Cuda13RemovedApi::checkNamespaceMember(StringRef Namespace, StringRef Name,
   size_t Lead = SkipSpace(Begin);
   if (Lead >= 2 && Buf.substr(Lead - 2, 2) == "::" && (Lead == 2 || !IsIdent(Buf[Lead - 3])))
     Begin = Lead - 2;
+  if (M->BaseTypedefs.size()) {
+    std::vector<FixItHint> Fixes;
+    if (auto Why = removeFunctionBase(*M, Buf, Spelled.getLocWithOffset(-(int)Off), Begin,
+                                      At + Name.size(), C, Fixes))
+      return NoFix(*Why);
+    return C.Diag.report(name(), Severity::Error, NameLoc, Msg, Fixes);
+  }
   CharSourceRange Range = CharSourceRange::getCharRange(
       Spelled.getLocWithOffset(Begin - Off), NameLoc.getLocWithOffset(Name.size()));
   C.Diag.report(name(), Severity::Error, NameLoc, Msg,
                 {FixItHint::CreateReplacement(Range, M->Replacement)});
 }
 
+/// Deletes the base-specifier `[public] thrust::unary_function<A, R>` that
+/// spans [Begin, NameEnd + its template arguments) of Buf (the file that
+/// starts at FileStart) with the ':' or ',' that goes with it, and declares
+/// in the class the typedefs it gave that the file names. Returns why not.
+std::optional<std::string>
+Cuda13RemovedApi::removeFunctionBase(const NamespaceMapping &M, StringRef Buf,
+                                     SourceLocation FileStart, size_t Begin, size_t NameEnd,
+                                     PassContext &C, std::vector<FixItHint> &Fixes) {
+  auto IsIdent = [](char Ch) { return isAlnum(Ch) || Ch == '_'; };
+  auto SkipBack = [&](size_t P) {
+    while (P > 0 && isWhitespace(Buf[P - 1]))
+      --P;
+    return P;
+  };
+  auto SkipFwd = [&](size_t P) {
+    while (P < Buf.size() && isWhitespace(Buf[P]))
+      ++P;
+    return P;
+  };
+  // The template arguments, split at top-level commas.
+  size_t P = SkipFwd(NameEnd);
+  if (P >= Buf.size() || Buf[P] != '<')
+    return std::string("the base is not written with its template arguments");
+  std::vector<std::string> Args;
+  int Depth = 0;
+  size_t ArgBegin = P + 1, End = StringRef::npos;
+  for (size_t I = P; I < Buf.size() && End == StringRef::npos; ++I) {
+    char Ch = Buf[I];
+    if (Ch == '<' || Ch == '(' || Ch == '[')
+      ++Depth;
+    else if (Ch == '>' || Ch == ')' || Ch == ']') {
+      if (--Depth == 0) {
+        Args.push_back(Buf.slice(ArgBegin, I).trim().str());
+        End = I + 1;
+      }
+    } else if (Ch == ',' && Depth == 1) {
+      Args.push_back(Buf.slice(ArgBegin, I).trim().str());
+      ArgBegin = I + 1;
+    } else if (Ch == '{' || Ch == ';')
+      break;
+  }
+  if (End == StringRef::npos || Args.size() != M.BaseTypedefs.size())
+    return "the base does not have the " + std::to_string(M.BaseTypedefs.size()) +
+           " template arguments of '" + M.Namespace + "::" + M.Name + "'";
+  // Backwards over the access and 'virtual' keywords to the ':' or ','.
+  size_t SpecBegin = Begin;
+  for (size_t Q = SkipBack(Begin);;) {
+    size_t W = Q;
+    while (W > 0 && IsIdent(Buf[W - 1]))
+      --W;
+    StringRef Word = Buf.slice(W, Q);
+    if (Word != "public" && Word != "protected" && Word != "private" && Word != "virtual")
+      break;
+    SpecBegin = W;
+    Q = SkipBack(W);
+  }
+  size_t Before = SkipBack(SpecBegin);
+  char Lead = Before > 0 ? Buf[Before - 1] : 0;
+  if ((Lead != ':' && Lead != ',') || (Lead == ':' && Before > 1 && Buf[Before - 2] == ':'))
+    return std::string("the base-specifier was not found where Clang points");
+  size_t After = SkipFwd(End);
+  if (After >= Buf.size() || (Buf[After] != ',' && Buf[After] != '{'))
+    return std::string("the base-specifier is not followed by another base or the class body");
+  // The class: the definition whose base clause this is.
+  SourceLocation BaseLoc = FileStart.getLocWithOffset(Begin);
+  const SourceManager &SM = C.Ctx.getSourceManager();
+  const CXXRecordDecl *Record = nullptr;
+  for (const auto &N : match(cxxRecordDecl(isDefinition(), unless(isExpansionInSystemHeader()))
+                                 .bind("r"),
+                             C.Ctx)) {
+    const auto *RD = N.getNodeAs<CXXRecordDecl>("r");
+    SourceRange R = RD->getSourceRange();
+    if (RD->isImplicit() || R.isInvalid() || R.getBegin().isMacroID() ||
+        RD->getBraceRange().getBegin().isInvalid() ||
+        !contains(SM, SourceRange(R.getBegin(), RD->getBraceRange().getBegin()), BaseLoc))
+      continue;
+    if (!Record || SM.isBeforeInTranslationUnit(Record->getBeginLoc(), RD->getBeginLoc()))
+      Record = RD;
+  }
+  if (!Record)
+    return std::string("the class that names the base was not found");
+  size_t Brace = SM.getFileOffset(Record->getBraceRange().getBegin());
+  if (SM.getFileID(Record->getBraceRange().getBegin()) != SM.getFileID(BaseLoc) ||
+      Brace >= Buf.size() || Buf[Brace] != '{')
+    return std::string("the class body's brace was not found");
+  auto Loc = [&](size_t O) { return FileStart.getLocWithOffset(O); };
+  if (Lead == ':' && Buf[After] == '{')
+    // `struct F : thrust::unary_function<float, float> {` -> `struct F {`.
+    Fixes.push_back(FixItHint::CreateReplacement(
+        CharSourceRange::getCharRange(Loc(SkipBack(Before - 1)), Loc(After)), " "));
+  else if (Lead == ':')
+    // The first of several: it goes with the ',' after it.
+    Fixes.push_back(FixItHint::CreateRemoval(
+        CharSourceRange::getCharRange(Loc(SpecBegin), Loc(SkipFwd(After + 1)))));
+  else
+    // A later one: it goes with the ',' before it.
+    Fixes.push_back(
+        FixItHint::CreateRemoval(CharSourceRange::getCharRange(Loc(Before - 1), Loc(End))));
+  // The typedefs the file's code names (in the class, or as F::result_type;
+  // not in comments).
+  llvm::StringSet<> Names;
+  Lexer Raw(SM.getLocForStartOfFile(SM.getFileID(BaseLoc)), C.Ctx.getLangOpts(), Buf.begin(),
+            Buf.begin(), Buf.end());
+  for (Token T;;) {
+    bool Last = Raw.LexFromRawLexer(T);
+    if (T.is(tok::raw_identifier))
+      Names.insert(T.getRawIdentifier());
+    if (Last)
+      break;
+  }
+  std::string Decls;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef Typedef = M.BaseTypedefs.begin()[I];
+    if (Names.contains(Typedef))
+      Decls += ("\n  using " + Typedef + " = " + Args[I] + ";").str();
+  }
+  if (!Decls.empty()) {
+    // Public, as in the base; a class's members after them stay private.
+    if (Record->isClass())
+      Decls = "\npublic:" + Decls + "\nprivate:";
+    Fixes.push_back(FixItHint::CreateInsertion(Loc(Brace + 1), Decls));
+  }
+  return std::nullopt;
+}
+
 bool Cuda13RemovedApi::explainsParseError(StringRef Message) const {
   SmallVector<StringRef, 4> Groups;
   if (undeclaredRegex().match(Message, &Groups)) {
     const InsertArgMapping *I = lookupInsertArg(Groups[1]);
-    return lookupRename(Groups[1]) || lookupRemoved(Groups[1]) || (I && I->Replacement);
+    return lookupRename(Groups[1]) || lookupRemoved(Groups[1]) || lookupMacro(Groups[1]) ||
+           (I && I->Replacement);
   }
   if (unknownTypeRegex().match(Message, &Groups))
     return lookupRemoved(Groups[1]) != nullptr;
@@ -1537,6 +2025,12 @@ void Cuda13RemovedApi::finish(PassContext &C) {
         checkRename(*M, E.Loc, C);
       else if (lookupRemoved(Groups[1]))
         reportRemoved(Groups[1], E.Loc, C);
+      else if (const MacroMapping *M = lookupMacro(Groups[1])) {
+        SourceLocation Spelled = SM.getSpellingLoc(E.Loc);
+        if (frontend::isUserLocation(SM, Spelled) && MacroSeen.insert(Spelled).second)
+          C.Diag.report(name(), Severity::Error, Spelled, macroMessage(*M), {},
+                        {{Spelled, "not rewritten: the call's operands were not found"}});
+      }
       else if (const InsertArgMapping *M = lookupInsertArg(Groups[1])) {
         auto It = CallArgs.find(SM.getSpellingLoc(E.Loc));
         if (It != CallArgs.end())

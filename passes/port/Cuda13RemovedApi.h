@@ -16,10 +16,16 @@
 /// (CUDA 12.0) a null symbolStatus; the batched copies lose a null failIdx;
 /// cudaGetDriverEntryPoint becomes ...ByVersion with CUDART_VERSION; the
 /// CCCL 3 functors cub::Max, cub::Sum, ... become cuda::maximum<>,
-/// cuda::std::plus<>, ..., CUB_MAX/CUB_MIN cuda::std::max/min (for operands
-/// of one scalar type); cudaSetDoubleForDevice/Host, which did nothing, are
-/// deleted. What has no replacement (cudaLaunchCooperativeKernelMultiDevice,
-/// cudaConfigureCall, cub's removed iterators, thrust::unary_function, ...)
+/// cuda::std::plus<>, ..., CUB_MAX/CUB_MIN cuda::std::max/min (max<T> for
+/// two arithmetic types), CUB_QUOTIENT_CEILING and the rounding macros
+/// cuda::ceil_div/round_up/round_down (for non-negative integers),
+/// CUB_QUOTIENT_FLOOR the division, cub::Swap and cub::CTA_SYNC & co. their
+/// replacements; a thrust::unary_function/binary_function base is deleted,
+/// with the typedefs it gave that the file names; cuGraphExecUpdate's old
+/// outputs are stored from a CUgraphExecUpdateResultInfo by a lambda;
+/// cudaSetDoubleForDevice/Host, which did nothing, are deleted. What has no
+/// replacement (cudaLaunchCooperativeKernelMultiDevice, cudaConfigureCall,
+/// cub's removed iterators, cub::BAR, ...)
 /// and surface references are reported, with no fix; texture references
 /// are the texture-references pass's (TextureReferences.cpp), which
 /// rewrites them to texture objects. Works on files that no longer compile:
@@ -47,6 +53,8 @@ struct RenameMapping;
 struct LocationMapping;
 struct InsertArgMapping;
 struct DropArgMapping;
+struct MacroMapping;
+struct NamespaceMapping;
 
 class Cuda13RemovedApi : public PortPass {
 public:
@@ -66,16 +74,27 @@ private:
   /// Operands: the arguments of a call of the name, for a row that checks
   /// them (SameTypeOperands).
   void checkRename(const RenameMapping &M, clang::SourceLocation Loc, PassContext &C,
-                   std::optional<llvm::ArrayRef<const clang::Expr *>> Operands = std::nullopt);
+                   std::optional<llvm::ArrayRef<const clang::Expr *>> Operands = std::nullopt,
+                   const clang::Expr *Call = nullptr);
+  void checkMacroCall(const MacroMapping &M, clang::SourceLocation Callee,
+                      const clang::RecoveryExpr &Call, PassContext &C);
   void checkLocationCall(const LocationMapping &M, const clang::RecoveryExpr &Call,
                          PassContext &C);
   void checkInsertArg(const InsertArgMapping &M, clang::SourceLocation Callee,
                       llvm::ArrayRef<const clang::Expr *> Args, bool Resolved, PassContext &C);
   void checkDropArg(const DropArgMapping &M, clang::SourceLocation Callee,
-                    llvm::ArrayRef<const clang::Expr *> Args, PassContext &C);
+                    llvm::ArrayRef<const clang::Expr *> Args, PassContext &C,
+                    const clang::Expr *Call = nullptr);
+  void checkResultStruct(const DropArgMapping &M, clang::SourceLocation Callee,
+                         llvm::ArrayRef<const clang::Expr *> Args, PassContext &C,
+                         const clang::Expr *Call);
   /// Call: the call of the name, for a row whose call is deleted (NoOp).
   void reportRemoved(llvm::StringRef Name, clang::SourceLocation Loc, PassContext &C,
                      const clang::RecoveryExpr *Call = nullptr);
+  std::optional<std::string> removeFunctionBase(const NamespaceMapping &M, llvm::StringRef Buf,
+                                                clang::SourceLocation FileStart, size_t Begin,
+                                                size_t NameEnd, PassContext &C,
+                                                std::vector<clang::FixItHint> &Fixes);
   void checkNamespaceMember(llvm::StringRef Namespace, llvm::StringRef Name,
                             clang::SourceLocation Loc, PassContext &C);
 
@@ -100,6 +119,7 @@ private:
   llvm::DenseSet<clang::SourceLocation> LocationSeen;
   llvm::DenseSet<clang::SourceLocation> InsertSeen;
   llvm::DenseSet<clang::SourceLocation> RemovedSeen;
+  llvm::DenseSet<clang::SourceLocation> MacroSeen;
   /// Calls of a renamed function that also gains an argument
   /// (cudaStreamGetCaptureInfo_v2), by the spelling location of the callee:
   /// the name is undeclared in CUDA 13, so finish() finds the call here.

@@ -3,11 +3,13 @@
 // macros ("use the cuda::std::max(a, b) function instead"), which CCCL 2.x
 // defined as ((b) > (a)) ? (b) : (a) and ((b) < (a)) ? (b) : (a), the values
 // cuda::std::max and min return for operands of one scalar type: such a call
-// is renamed, and the output compiles with nvcc. Operands of two types, with
-// side effects, or a name in a macro's body are reported with the reason.
-// Reported with advice, no fix: cub::DeviceSpmv (use cuSPARSE),
-// thrust::unary_function and binary_function (remove the base class), and
-// the CUB iterators cccl3.cu does not cover.
+// is renamed (cccl3-macros.cu: two arithmetic types), and the output compiles
+// with nvcc. Operands that are not both arithmetic, with side effects, or a
+// name in a macro's body are reported with the reason. The base classes
+// thrust::unary_function and binary_function ("just remove those base
+// classes") are deleted, with the member typedefs they gave where the file
+// names them. Reported with advice, no fix: cub::DeviceSpmv (use cuSPARSE)
+// and the CUB iterators cccl3.cu does not cover.
 // REQUIRES: cuda
 // RUN: not %nvcc -arch=sm_90 -c %s -o %t.orig.o 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: forge-port port --checks=cuda13-removed-api --to sm_90 %s -o %t.cu > %t.log 2>&1
@@ -37,13 +39,54 @@ size_t bytes(size_t a, size_t b, const char *p, const char *q) {
   // FIX: return cuda::std::max(a, b) + (cuda::std::min(p, q) - p);
 }
 
+struct Square : thrust::unary_function<float, float> {
+  // DIAG-DAG: cccl3-removed.cu:[[@LINE-1]]:25: error: 'thrust::unary_function' was removed in CCCL 3.0 (CUDA 13.0); remove the base class; declare in the functor any 'argument_type' or 'result_type' the code reads [cuda13-removed-api]
+  // FIX: struct Square {
+  // FIX-NEXT:   using argument_type = float;
+  // FIX-NEXT:   using result_type = float;
+  __host__ __device__ result_type operator()(argument_type v) const { return v * v; }
+};
+
+struct Add : public thrust::binary_function<int, int, int> {
+  // DIAG-DAG: cccl3-removed.cu:[[@LINE-1]]:29: error: 'thrust::binary_function' was removed in CCCL 3.0 (CUDA 13.0); remove the base class; declare in the functor any 'first_argument_type', 'second_argument_type' or 'result_type' the code reads [cuda13-removed-api]
+  // FIX: struct Add {
+  // FIX-NEXT:   using result_type = int;
+  __host__ __device__ int operator()(int a, int b) const { return a + b; }
+};
+
+struct Tag {};
+// Private bases of a class: only the removed one goes, with its comma; the
+// typedefs go in public, and what followed stays private.
+class Offset : Tag, private thrust::unary_function<int, long> {
+  // DIAG-DAG: cccl3-removed.cu:[[@LINE-1]]:37: error: 'thrust::unary_function' was removed
+  // FIX: class Offset : Tag {
+  // FIX-NEXT: public:
+  // FIX-NEXT:   using argument_type = int;
+  // FIX-NEXT:   using result_type = long;
+  // FIX-NEXT: private:
+  long base = 1;
+public:
+  __host__ __device__ long operator()(int v) const { return v + base; }
+};
+
+template <typename T>
+struct Less : thrust::binary_function<T, T, bool>, Tag {
+  // DIAG-DAG: cccl3-removed.cu:[[@LINE-1]]:23: error: 'thrust::binary_function' was removed
+  // FIX: struct Less : Tag {
+  __host__ __device__ bool operator()(const T &a, const T &b) const { return a < b; }
+};
+
+Square::result_type useFunctors(float x) {
+  return Square{}(x) + Add{}(1, 2) + Offset{}(3) + Less<int>{}(1, 2);
+}
+
 #ifdef REPORT
 #define LARGER(a, b) CUB_MAX(a, b)
 
 int notRewritten(int n, int i, float *x) {
-  int m = CUB_MAX(n, sizeof(int));
-  // REPORT-DAG: cccl3-removed.cu:[[@LINE-1]]:11: error: 'CUB_MAX' was removed in CCCL 3.0 (CUDA 13.0)
-  // REPORT-DAG: cccl3-removed.cu:[[@LINE-2]]:11: note: not rewritten: the operands have different types ('int' and 'unsigned long'), where 'cuda::std::max' takes one; name the type the macro compared in: cuda::std::max<T>(a, b)
+  int m = *CUB_MAX(x, &n);
+  // REPORT-DAG: cccl3-removed.cu:[[@LINE-1]]:12: error: 'CUB_MAX' was removed in CCCL 3.0 (CUDA 13.0)
+  // REPORT-DAG: cccl3-removed.cu:[[@LINE-2]]:12: note: not rewritten: the operands have different types ('float *' and 'int *') that are not both arithmetic; 'cuda::std::max' takes one type
   m += CUB_MIN(i++, n);
   // REPORT-DAG: cccl3-removed.cu:[[@LINE-1]]:8: note: not rewritten: an operand has side effects, and the macro evaluated one operand twice
   m += LARGER(i, n);
@@ -64,17 +107,8 @@ int notRewritten(int n, int i, float *x) {
   return m;
 }
 
-struct Square : thrust::unary_function<float, float> {
-  // REPORT-DAG: cccl3-removed.cu:[[@LINE-1]]:25: error: 'thrust::unary_function' was removed in CCCL 3.0 (CUDA 13.0); remove the base class; declare in the functor any 'argument_type' or 'result_type' the code reads [cuda13-removed-api]
-  __host__ __device__ float operator()(float v) const { return v * v; }
-};
-
-struct Add : public thrust::binary_function<int, int, int> {
-  // REPORT-DAG: cccl3-removed.cu:[[@LINE-1]]:29: error: 'thrust::binary_function' was removed in CCCL 3.0 (CUDA 13.0); remove the base class; declare in the functor any 'first_argument_type', 'second_argument_type' or 'result_type' the code reads [cuda13-removed-api]
-  __host__ __device__ int operator()(int a, int b) const { return a + b; }
-};
 #endif
 
 // BEFORE: error
-// DIAG: cccl3-removed.cu: 4 error(s), 0 warning(s) for sm_90; 4 fixed; nvcc compiles the patched file for sm_90
-// REPORT: cccl3-removed.cu: 19 error(s) (13 from the passes, 6 from Clang's parse), 0 warning(s) for sm_90; 4 fixed (use -o, -i or --diff to apply)
+// DIAG: cccl3-removed.cu: 8 error(s), 0 warning(s) for sm_90; 8 fixed; nvcc compiles the patched file for sm_90
+// REPORT: cccl3-removed.cu: 21 error(s) (15 from the passes, 6 from Clang's parse), 0 warning(s) for sm_90; 8 fixed (use -o, -i or --diff to apply)

@@ -9,8 +9,11 @@
 // instead, under the name the code wrote, with the rewrite the runtime API's
 // calls get: a null ctxCreateParams, a CUmemLocation for the device number
 // (and the prefetch's flags), null edge data, a null symbolStatus, no null
-// failIdx, flags 0 for a null error node and log. The output compiles with
-// nvcc; cuGraphExecUpdate's outputs have no mechanical rewrite.
+// failIdx, flags 0 for a null error node and log; CUDA 11's three-argument
+// cuStreamGetCaptureInfo gets null graph, dependency, edge-data and count
+// outputs, and cuGraphExecUpdate's two outputs (null or '&x') are stored
+// from a CUgraphExecUpdateResultInfo by a lambda, as cuda_runtime.h's own
+// overload of the old runtime form does. The output compiles with nvcc.
 // REQUIRES: cuda
 // RUN: not %nvcc -arch=sm_90 -c %s -o %t.orig.o 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: forge-port port --checks=cuda13-removed-api --to sm_90 %s -o %t.cu > %t.log 2>&1
@@ -82,6 +85,10 @@ int driver(CUdevice dev, CUdeviceptr p, size_t n, CUstream s, CUgraph g, CUgraph
   // DIAG-DAG: driver-api.cu:[[@LINE-1]]:9: error: 'cuStreamGetCaptureInfo' takes a 'const CUgraphEdgeData **edgeData_out' argument before the dependency count since CUDA 13 (the form CUDA 12.3 named 'cuStreamGetCaptureInfo_v3'); nullptr there asks for no edge data, as the old form did [cuda13-removed-api]
   // FIX: CHECK(cuStreamGetCaptureInfo(s, &status, &id, &captured, &deps, nullptr, &count));
   // PTSZ-DAG: driver-api.cu:[[@LINE-3]]:9: error: 'cuStreamGetCaptureInfo' takes a 'const CUgraphEdgeData **edgeData_out'
+  CHECK(cuStreamGetCaptureInfo(s, &status, &id));
+  // DIAG-DAG: driver-api.cu:[[@LINE-1]]:9: error: 'cuStreamGetCaptureInfo' takes graph_out, dependencies_out, edgeData_out and numDependencies_out after id_out since CUDA 13 (CUDA 11's form returned the status and id only); nullptr there asks for nothing, as the old form returned [cuda13-removed-api]
+  // FIX: CHECK(cuStreamGetCaptureInfo(s, &status, &id, nullptr, nullptr, nullptr, nullptr));
+  // PTSZ-DAG: driver-api.cu:[[@LINE-3]]:9: error: 'cuStreamGetCaptureInfo' takes graph_out
   void *fn = nullptr;
   cuGetProcAddress("cuMemAlloc", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT);
   // DIAG-DAG: driver-api.cu:[[@LINE-1]]:3: error: 'cuGetProcAddress' takes a 'CUdriverProcAddressQueryResult *symbolStatus' argument since CUDA 12.0 (cuGetProcAddress_v2); nullptr there asks for no status, as the old form returned none [cuda13-removed-api]
@@ -101,6 +108,15 @@ int driver(CUdevice dev, CUdeviceptr p, size_t n, CUstream s, CUgraph g, CUgraph
   CHECK(cuGraphInstantiate(&exec, g, NULL, NULL, 0));
   // DIAG-DAG: driver-api.cu:[[@LINE-1]]:9: error: 'cuGraphInstantiate' takes (phGraphExec, hGraph, flags) since CUDA 12.0 (cuda.h maps it to cuGraphInstantiateWithFlags); the error node and the log buffer are gone [cuda13-removed-api]
   // FIX: CHECK(cuGraphInstantiate(&exec, g, 0));
+  CUgraphNode failedAt;
+  CUgraphExecUpdateResult result;
+  CHECK(cuGraphExecUpdate(exec, g, &failedAt, &result));
+  // DIAG-DAG: driver-api.cu:[[@LINE-1]]:9: error: 'cuGraphExecUpdate' takes a 'CUgraphExecUpdateResultInfo *resultInfo' instead of the error node and result outputs since CUDA 12.0 (cuda.h maps it to cuGraphExecUpdate_v2) [cuda13-removed-api]
+  // FIX: CHECK([&] { CUgraphExecUpdateResultInfo info_{}; CUresult status_ = cuGraphExecUpdate(exec, g, &info_); failedAt = info_.errorNode; result = info_.result; return status_; }());
+  CUresult updated = cuGraphExecUpdate(exec, g, NULL, &result);
+  // DIAG-DAG: driver-api.cu:[[@LINE-1]]:22: error: 'cuGraphExecUpdate' takes a 'CUgraphExecUpdateResultInfo *resultInfo'
+  // FIX: CUresult updated = [&] { CUgraphExecUpdateResultInfo info_{}; CUresult status_ = cuGraphExecUpdate(exec, g, &info_); result = info_.result; return status_; }();
+  (void)updated;
   // CUDA 12's names of the old forms, written out (cuda.h of 13.0 declares
   // them only for __CUDA_API_VERSION_INTERNAL).
   cuCtxCreate_v2(&ctx, CU_CTX_SCHED_AUTO, dev);
@@ -124,22 +140,21 @@ int driver(CUdevice dev, CUdeviceptr p, size_t n, CUstream s, CUgraph g, CUgraph
   cuMemPrefetchAsync(p, n, nextDevice(), s);
   // NOFIX: driver-api.cu:[[@LINE-1]]:3: error: 'cuMemPrefetchAsync' takes a CUmemLocation
   // NOFIX: note: not rewritten: the device argument has side effects; the location needs it twice (device or CU_DEVICE_CPU)
-  cuStreamGetCaptureInfo(s, &status, &id);
+  cuStreamGetCaptureInfo(s, &status, &id, &captured);
   // NOFIX: driver-api.cu:[[@LINE-1]]:3: error: 'cuStreamGetCaptureInfo' takes a 'const CUgraphEdgeData **edgeData_out'
   // NOFIX: note: not rewritten: the call has neither the old form cuStreamGetCaptureInfo(stream, status, id, graph, dependencies, count) nor CUDA 13's; see its declaration in cuda.h
   size_t failed;
   cuMemcpy3DBatchAsync(2, ops, &failed, 0, s);
   // NOFIX: driver-api.cu:[[@LINE-1]]:3: error: 'cuMemcpy3DBatchAsync' has no 'size_t *failIdx'
   // NOFIX: note: not rewritten: failIdx is not null, and CUDA 13 does not say which copy failed; drop it and find the failed copy by hand
-  CUgraphNode failedAt;
   char log[256];
   cuGraphInstantiate(&exec, g, &failedAt, log, sizeof log);
   // NOFIX: driver-api.cu:[[@LINE-1]]:3: error: 'cuGraphInstantiate' takes (phGraphExec, hGraph, flags) since CUDA 12.0
   // NOFIX: note: not rewritten: the code passes an error node or a log buffer; since CUDA 12.0 cuGraphInstantiateWithParams returns the error node (hErrNode_out), and no call a log
-  CUgraphExecUpdateResult result;
-  cuGraphExecUpdate(exec, g, &failedAt, &result);
+  CUgraphNode *where = &failedAt;
+  cuGraphExecUpdate(exec, g, where, &result);
   // NOFIX: driver-api.cu:[[@LINE-1]]:3: error: 'cuGraphExecUpdate' takes a 'CUgraphExecUpdateResultInfo *resultInfo' instead of the error node and result outputs since CUDA 12.0 (cuda.h maps it to cuGraphExecUpdate_v2) [cuda13-removed-api]
-  // NOFIX: note: not rewritten: declare a CUgraphExecUpdateResultInfo, pass its address, and read its 'result' and 'errorNode' where the code read the two outputs
+  // NOFIX: note: not rewritten: an output is neither null nor the address of a variable ('&x'); declare a CUgraphExecUpdateResultInfo, pass its address, and read its 'result' and 'errorNode' where the code read the two outputs
   // Reported from Clang's error for the undeclared name, after the calls.
   CUexecAffinityParam affinity = {};
   cuCtxCreate_v3(&ctx, &affinity, 1, 0, dev);
@@ -150,6 +165,6 @@ int driver(CUdevice dev, CUdeviceptr p, size_t n, CUstream s, CUgraph g, CUgraph
 }
 
 // BEFORE: error
-// DIAG: driver-api.cu: 18 error(s), 0 warning(s) for sm_90; 18 fixed; nvcc compiles the patched file for sm_90
-// PTSZ: driver-api.cu: 18 error(s), 0 warning(s) for sm_90; 18 fixed; nvcc compiles the patched file for sm_90
-// NOFIX: driver-api.cu: 25 error(s) (24 from the passes, 1 from Clang's parse), 0 warning(s) for sm_90; 18 fixed (use -o, -i or --diff to apply)
+// DIAG: driver-api.cu: 21 error(s), 0 warning(s) for sm_90; 21 fixed; nvcc compiles the patched file for sm_90
+// PTSZ: driver-api.cu: 21 error(s), 0 warning(s) for sm_90; 21 fixed; nvcc compiles the patched file for sm_90
+// NOFIX: driver-api.cu: 28 error(s) (27 from the passes, 1 from Clang's parse), 0 warning(s) for sm_90; 21 fixed (use -o, -i or --diff to apply)
