@@ -1144,8 +1144,10 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
                                           C.Ctx.getLangOpts());
     const InsertArgMapping *M = lookupInsertArg(Text);
     const FunctionDecl *FD = CE->getDirectCallee();
+    // In C an undeclared name called is declared implicitly, by the call.
     if (M && M->Replacement &&
-        (!FD || !FD->getIdentifier() || FD->getIdentifier()->getName() != Text))
+        (!FD || !FD->getIdentifier() || FD->getIdentifier()->getName() != Text ||
+         FD->isImplicit()))
       CallArgs[L] = writtenArgs(*CE);
     return;
   }
@@ -1157,8 +1159,15 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
   // an argument has errors of its own (cudaProfilerInitialize(cfg, out,
   // cudaKeyValuePair)): finish() reports the parse errors, in their order,
   // then such calls.
-  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0])) {
-    SourceLocation NameLoc = ULE->getExprLoc();
+  // In C, where nothing is overloaded, a call of a declared function with
+  // too few or too many arguments (cuCtxCreate(&ctx, flags, dev)) names
+  // the function itself.
+  const auto *ULE = dyn_cast<UnresolvedLookupExpr>(RE->subExpressions()[0]);
+  const auto *DRE = dyn_cast<DeclRefExpr>(RE->subExpressions()[0]);
+  if (DRE && (C.Ctx.getLangOpts().CPlusPlus || !isa<FunctionDecl>(DRE->getDecl())))
+    DRE = nullptr;
+  if (ULE || DRE) {
+    SourceLocation NameLoc = ULE ? ULE->getExprLoc() : DRE->getExprLoc();
     // The name as written, where Clang names its guess for an undeclared
     // one (cudaStreamGetCaptureInfo for cuStreamGetCaptureInfo_v2).
     SourceLocation Written = writtenName(SM, NameLoc);
@@ -1167,7 +1176,8 @@ void Cuda13RemovedApi::check(const MatchFinder::MatchResult &R, PassContext &C) 
             ? Lexer::getSourceText(CharSourceRange::getTokenRange(Written), SM,
                                    C.Ctx.getLangOpts())
                   .str()
-            : ULE->getName().getAsString();
+        : ULE ? ULE->getName().getAsString()
+              : DRE->getNameInfo().getAsString();
     if (const LocationMapping *M = lookupLocation(Callee))
       checkLocationCall(*M, *RE, C);
     else if (const InsertArgMapping *M = lookupInsertArg(Callee))
@@ -1489,7 +1499,10 @@ void Cuda13RemovedApi::checkInsertArg(const InsertArgMapping &M, SourceLocation 
       !InsertSeen.insert(Pasted ? Loc : Spelled).second)
     return;
   Severity Level = M.Deprecated ? Severity::Warning : Severity::Error;
+  // C (a .c unit) has NULL where the message says nullptr.
   std::string Msg = Short ? M.ShortMessage : M.Message;
+  for (size_t At = 0; !LO.CPlusPlus11 && (At = Msg.find("nullptr", At)) != std::string::npos;)
+    Msg.replace(At, 7, "NULL");
   auto NoFix = [&](const Twine &Why) {
     C.Diag.report(name(), Level, Loc, Msg, {}, {{Loc, ("not rewritten: " + Why).str()}});
   };
