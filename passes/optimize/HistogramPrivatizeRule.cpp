@@ -1383,13 +1383,14 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   std::string LName = freshName("forge_n", In.Kernel, Taken);
   // The rows' names (the 2D form of the 16-byte path).
   struct RowNames {
-    std::string Rows, Steps, Block, DRow, DStep, Row, At, Ptr;
+    std::string Rows, Steps, Block, DRow, DStep, Row, At, Ptr, Flat, Len;
   } RN;
   if (Vec.Rows)
     RN = {freshName("forge_rows", In.Kernel, Taken), freshName("forge_steps", In.Kernel, Taken),
           freshName("forge_bt", In.Kernel, Taken),   freshName("forge_dy", In.Kernel, Taken),
           freshName("forge_dk", In.Kernel, Taken),   freshName("forge_y", In.Kernel, Taken),
-          freshName("forge_a", In.Kernel, Taken),    freshName("forge_p", In.Kernel, Taken)};
+          freshName("forge_a", In.Kernel, Taken),    freshName("forge_p", In.Kernel, Taken),
+          freshName("forge_f", In.Kernel, Taken),    freshName("forge_nn", In.Kernel, Taken)};
 
   // The atomic's address on the private copy: `bins` becomes the copy; with
   // lane copies ([bin][copy]) the address becomes &copy[index][lane copy].
@@ -1429,13 +1430,10 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       if (auto R = PC.rangeOf(U->getSourceRange()))
         Repl.push_back({R->first, R->second - R->first, VName + std::to_string(W)});
     std::string BodyText = spliced(In.Source, V.BB, V.BE, Repl);
-    std::vector<std::string> Params, Scalar;
-    for (unsigned I = 0; I < V.Loads.size(); ++I) {
+    std::vector<std::string> Params;
+    for (unsigned I = 0; I < V.Loads.size(); ++I)
       Params.push_back(V.Loads[I].TS + " " + VName + std::to_string(I));
-      Scalar.push_back(V.Loads[I].P->getName().str() + "[" + IName + "]");
-    }
     const VecLoad &L0 = V.Loads.front();
-    std::string P0 = L0.P->getName().str();
     std::vector<std::string> L;
     L.push_back("{");
     StringRef BT = StringRef(BodyText).rtrim();
@@ -1471,6 +1469,46 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
         L.push_back(Pad.str() + EName + "(" + join(Args, ", ") + ");");
       }
     };
+    // One range [0, Len) of every load (at Ptrs), over the threads of the
+    // grid (GName, SSName): a scalar head up to the first load's 16-byte
+    // boundary, the 16-byte steps (when every other load is aligned there
+    // too), a scalar tail.
+    auto FlatLoops = [&](StringRef Pad, ArrayRef<std::string> Ptrs, StringRef Len) {
+      L.push_back(formatv("{0}long long {1} = (long long)((16 - ((unsigned long long){2} & 15)) & "
+                          "15) / {3};",
+                          Pad, HName, Ptrs[0], L0.Size)
+                      .str());
+      L.push_back(formatv("{0}{1} = {1} < {2} ? {1} : {2};", Pad, HName, Len).str());
+      L.push_back(formatv("{0}long long {1} = ({2} - {3}) / {4};", Pad, MName, Len, HName, V.K).str());
+      std::string Bad = MName + " < 0";
+      for (unsigned I = 1; I < V.Loads.size(); ++I)
+        Bad += formatv(" || ((unsigned long long)({0} + {1}) & 15) != 0", Ptrs[I], HName).str();
+      L.push_back(Pad.str() + "if (" + Bad + ")");
+      L.push_back(Pad.str() + "  " + MName + " = 0;");
+      std::vector<std::string> Elems;
+      for (unsigned I = 0; I < V.Loads.size(); ++I)
+        Elems.push_back(Ptrs[I] + "[" + IName + "]");
+      std::string Call = EName + "(" + join(Elems, ", ") + ");";
+      L.push_back(formatv("{0}for (long long {1} = {2}; {1} < {3}; {1} += {4})", Pad, IName, GName,
+                          HName, SSName)
+                      .str());
+      L.push_back(Pad.str() + "  " + Call);
+      L.push_back(formatv("{0}for (long long {1} = {2}; {1} < {3}; {1} += {4}) {{", Pad, KName,
+                          GName, MName, SSName)
+                      .str());
+      Unpack(Pad.str() + "  ", [&](unsigned I, int64_t Q) {
+        int64_t Per = V.K * V.Loads[I].Size / 16;
+        return formatv("reinterpret_cast<const uint4 *>({0} + {1})[{2}{3}]", Ptrs[I], HName,
+                       Per == 1 ? KName : KName + " * " + std::to_string(Per),
+                       Per == 1 ? "" : " + " + std::to_string(Q))
+            .str();
+      });
+      L.push_back(Pad.str() + "}");
+      L.push_back(formatv("{0}for (long long {1} = {2} + {3} * {4} + {5}; {1} < {6}; {1} += {7})",
+                          Pad, IName, HName, MName, V.K, GName, Len, SSName)
+                      .str());
+      L.push_back(Pad.str() + "  " + Call);
+    };
     if (V.Rows) {
       // The rows as (row, step) pairs: step 0 is the scalar head of the
       // row up to the first 16-byte boundary of the first load, each other
@@ -1497,20 +1535,42 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       L.push_back(formatv("  const long long {0} = {1} * gridDim.x * gridDim.y * gridDim.z;", SSName,
                           N.Block)
                       .str());
+      // Rows that follow each other without a gap (every load's pitch is
+      // the row's length, as in an image without padding) are one range of
+      // rows * n elements: read as the 1D path reads its range, without the
+      // per-row bookkeeping.
+      auto RowStart = [&](unsigned I, StringRef Row) {
+        std::string Start = V.Loads[I].RowStart;
+        for (size_t At; (At = Start.find("@ROW")) != std::string::npos;)
+          Start.replace(At, 4, Row.str());
+        return Start;
+      };
+      std::vector<std::string> Dense, FlatPtrs;
+      for (unsigned I = 0; I < V.Loads.size(); ++I) {
+        Dense.push_back(formatv("(long long)(({0}) - ({1})) == {2}", RowStart(I, "1"),
+                                RowStart(I, "0"), LName)
+                            .str());
+        FlatPtrs.push_back(N.Flat + std::to_string(I));
+      }
+      L.push_back("  if (" + join(Dense, " && ") + ") {");
+      L.push_back(formatv("    const long long {0} = {1} * {2};", N.Len, N.Rows, LName).str());
+      for (unsigned I = 0; I < V.Loads.size(); ++I)
+        L.push_back(formatv("    const {0} *{1} = {2} + ({3});", V.Loads[I].TS, FlatPtrs[I],
+                            V.Loads[I].P->getName(), RowStart(I, "0"))
+                        .str());
+      FlatLoops("    ", FlatPtrs, N.Len);
+      L.push_back("  } else {");
+      size_t RowsFrom = L.size();
       L.push_back(formatv("  const long long {0} = {1} / {2}, {3} = {1} % {2};", N.DRow, SSName,
                           N.Steps, N.DStep)
                       .str());
       L.push_back(formatv("  for (long long {0} = {1} / {2}, {3} = {1} % {2}; {0} < {4};) {{", N.Row,
                           GName, N.Steps, KName, N.Rows)
                       .str());
-      for (unsigned I = 0; I < V.Loads.size(); ++I) {
-        std::string Start = V.Loads[I].RowStart;
-        for (size_t At; (At = Start.find("@ROW")) != std::string::npos;)
-          Start.replace(At, 4, N.Row);
+      for (unsigned I = 0; I < V.Loads.size(); ++I)
         L.push_back(formatv("    const {0} *{1}{2} = {3} + ({4});", V.Loads[I].TS, N.Ptr, I,
-                            V.Loads[I].P->getName(), Start)
+                            V.Loads[I].P->getName(), RowStart(I, N.Row))
                         .str());
-      }
       L.push_back(formatv("    long long {0} = (long long)((16 - ((unsigned long long){1}0 & 15)) & "
                           "15) / {2};",
                           HName, N.Ptr, V.Loads.front().Size)
@@ -1543,6 +1603,9 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       L.push_back(formatv("      ++{0};", N.Row).str());
       L.push_back("    }");
       L.push_back("  }");
+      for (size_t I = RowsFrom; I < L.size(); ++I)
+        L[I] = "  " + L[I];
+      L.push_back("  }");
       L.push_back("}");
       return indentLines(L, lineIndent(In.Source, V.RB));
     }
@@ -1550,40 +1613,10 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                         GName)
                     .str());
     L.push_back(formatv("  const long long {0} = (long long)blockDim.x * gridDim.x;", SSName).str());
-    L.push_back(formatv("  long long {0} = (long long)((16 - ((unsigned long long){1} & 15)) & 15) / "
-                        "{2};",
-                        HName, P0, L0.Size)
-                    .str());
-    L.push_back(formatv("  {0} = {0} < {1} ? {0} : {1};", HName, LName).str());
-    L.push_back(formatv("  long long {0} = ({1} - {2}) / {3};", MName, LName, HName, V.K).str());
-    std::string Bad = MName + " < 0";
-    for (unsigned I = 1; I < V.Loads.size(); ++I)
-      Bad += formatv(" || ((unsigned long long)({0} + {1}) & 15) != 0",
-                     V.Loads[I].P->getName(), HName)
-                 .str();
-    L.push_back("  if (" + Bad + ")");
-    L.push_back("    " + MName + " = 0;");
-    std::string Call = EName + "(" + join(Scalar, ", ") + ");";
-    L.push_back(formatv("  for (long long {0} = {1}; {0} < {2}; {0} += {3})", IName, GName, HName,
-                        SSName)
-                    .str());
-    L.push_back("    " + Call);
-    L.push_back(formatv("  for (long long {0} = {1}; {0} < {2}; {0} += {3}) {{", KName, GName,
-                        MName, SSName)
-                    .str());
-    Unpack("    ", [&](unsigned I, int64_t Q) {
-      int64_t Per = V.K * V.Loads[I].Size / 16;
-      return formatv("reinterpret_cast<const uint4 *>({0} + {1})[{2}{3}]",
-                     V.Loads[I].P->getName(), HName,
-                     Per == 1 ? KName : KName + " * " + std::to_string(Per),
-                     Per == 1 ? "" : " + " + std::to_string(Q))
-          .str();
-    });
-    L.push_back("  }");
-    L.push_back(formatv("  for (long long {0} = {1} + {2} * {3} + {4}; {0} < {5}; {0} += {6})",
-                        IName, HName, MName, V.K, GName, LName, SSName)
-                    .str());
-    L.push_back("    " + Call);
+    std::vector<std::string> Ptrs;
+    for (const VecLoad &X : V.Loads)
+      Ptrs.push_back(X.P->getName().str());
+    FlatLoops("  ", Ptrs, LName);
     L.push_back("}");
     return indentLines(L, lineIndent(In.Source, V.RB));
   };

@@ -41,9 +41,10 @@
 // since 4-byte elements take the path too, hist_mod, clamped, weighted,
 // maxbin, orbits and ifclamp (four elements per load); the 2D image row by
 // row, from each row's own 16-byte boundary, and the 16-bit image whose
-// index is computed before its guard.
+// index is computed before its guard; both images also as one range when
+// their rows have no gap (two more 16-byte loads from forge_h).
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(.* + forge_h)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=VEC
-// VEC: 19
+// VEC: 21
 // RUN: grep -c "reinterpret_cast<const uint4 \*>(forge_p0 + forge_a)" %t.d/histograms.priv.cu | FileCheck %s --check-prefix=ROWS
 // ROWS: 2
 // The first proposals of the thirteen constant-bin kernels count into lane
@@ -174,6 +175,11 @@
 // CHECK: image rows 4099x3 pitch 4111 offset 2 one copy 7x9 one block: ok max_abs_err 0 rel_l2 0
 // CHECK: image rows 4099x3 pitch 4111 offset 2 one copy 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
 // CHECK: image rows 4099x3 pitch 4111 offset 2 virtual blocks 16x16 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x77 pitch 1001 offset 3 lanes 16x16: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x77 pitch 1001 offset 3 lanes 32x4 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x77 pitch 1001 offset 3 one copy 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x77 pitch 1001 offset 3 one copy 16x16 grid 5x3: ok max_abs_err 0 rel_l2 0
+// CHECK: image rows 1001x77 pitch 1001 offset 3 virtual blocks 16x16 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 256: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin block 100: ok max_abs_err 0 rel_l2 0
 // CHECK: maxbin one copy block 256: ok max_abs_err 0 rel_l2 0
@@ -791,11 +797,13 @@ int main(int argc, char **argv) {
   }
   // The rows in 16-byte loads: a pitch that moves each row's 16-byte
   // boundary (odd), rows narrower than one step and than the head, a wide
-  // row with a short image, each at an offset from the allocation.
+  // row with a short image, each at an offset from the allocation; with
+  // the pitch equal to the width (21 and 1001), the rows are one range.
   {
     struct Img {
       int width, height, pitch, offset;
-    } Imgs[] = {{1001, 517, 1003, 3}, {7, 33, 9, 1}, {21, 40, 21, 15}, {4099, 3, 4111, 2}};
+    } Imgs[] = {{1001, 517, 1003, 3}, {7, 33, 9, 1}, {21, 40, 21, 15}, {4099, 3, 4111, 2},
+                {1001, 77, 1001, 3}};
     for (const Img &G : Imgs) {
       auto img = randomInts<unsigned char>(size_t(G.pitch) * G.height, 14, 0, 255);
       unsigned char *d = uploadOffset(img, G.offset);

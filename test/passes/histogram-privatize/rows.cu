@@ -5,7 +5,10 @@
 // pitch every thread shares). Each row is read from its own 16-byte
 // boundary (a scalar head, 16-byte steps, a scalar step at the row's end),
 // the whole grid striding over the (row, step) pairs, so the grid becomes
-// one capped row of blocks. Then two loads at two pitches through an index
+// one capped row of blocks. When every load's pitch is the row's length
+// (no gap between rows, checked at run time), the rows are one range of
+// rows * width elements, read as the 1D path reads its range. Then two
+// loads at two pitches through an index
 // local after an exit, and the refusals. Each result compiles with nvcc.
 // RUN: forge-port propose %s --kernel image_levels --spec %S/Inputs/image-levels.json \
 // RUN:   --rules=histogram-privatize --apply -o %t1.cu 2>&1 | FileCheck %s --check-prefix=NOTE
@@ -52,26 +55,39 @@ __global__ void image_levels(const unsigned char *img, int width, int height, si
 // FIX-NEXT:     const long long forge_n = width;
 // FIX-NEXT:     const long long forge_rows = height;
 // FIX-NEXT:     const long long forge_steps = (forge_n + 16 - 1) / 16 + 1;
-// FIX:          for (long long forge_y = forge_g / forge_steps, forge_k = forge_g % forge_steps; forge_y < forge_rows;) {
-// FIX-NEXT:       const unsigned char *forge_p0 = img + ((forge_y) * pitch + 0);
-// FIX-NEXT:       long long forge_h = (long long)((16 - ((unsigned long long)forge_p0 & 15)) & 15) / 1;
-// FIX-NEXT:       forge_h = forge_h < forge_n ? forge_h : forge_n;
-// FIX-NEXT:       const long long forge_a = forge_h + (forge_k - 1) * 16;
-// FIX-NEXT:       if (forge_k == 0) {
-// FIX-NEXT:         for (long long forge_i = 0; forge_i < forge_h; ++forge_i)
-// FIX-NEXT:           forge_e(forge_p0[forge_i]);
-// FIX-NEXT:       } else if (forge_a + 16 <= forge_n) {
-// FIX-NEXT:         const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(forge_p0 + forge_a)[0];
-// FIX-NEXT:         forge_e((unsigned char)forge_q0_0.x);
-// FIX:            } else {
-// FIX-NEXT:         for (long long forge_i = forge_a; forge_i < forge_n && forge_i < forge_a + 16; ++forge_i)
-// FIX-NEXT:           forge_e(forge_p0[forge_i]);
-// FIX-NEXT:       }
-// FIX-NEXT:       forge_k += forge_dk;
-// FIX-NEXT:       forge_y += forge_dy;
-// FIX-NEXT:       if (forge_k >= forge_steps) {
-// FIX-NEXT:         forge_k -= forge_steps;
-// FIX-NEXT:         ++forge_y;
+// FIX:          if ((long long)(((1) * pitch + 0) - ((0) * pitch + 0)) == forge_n) {
+// FIX-NEXT:       const long long forge_nn = forge_rows * forge_n;
+// FIX-NEXT:       const unsigned char *forge_f0 = img + ((0) * pitch + 0);
+// FIX-NEXT:       long long forge_h = (long long)((16 - ((unsigned long long)forge_f0 & 15)) & 15) / 1;
+// FIX-NEXT:       forge_h = forge_h < forge_nn ? forge_h : forge_nn;
+// FIX-NEXT:       long long forge_m = (forge_nn - forge_h) / 16;
+// FIX:            for (long long forge_k = forge_g; forge_k < forge_m; forge_k += forge_s) {
+// FIX-NEXT:         const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(forge_f0 + forge_h)[forge_k];
+// FIX:            for (long long forge_i = forge_h + forge_m * 16 + forge_g; forge_i < forge_nn; forge_i += forge_s)
+// FIX-NEXT:         forge_e(forge_f0[forge_i]);
+// FIX-NEXT:     } else {
+// FIX-NEXT:       const long long forge_dy = forge_s / forge_steps, forge_dk = forge_s % forge_steps;
+// FIX-NEXT:       for (long long forge_y = forge_g / forge_steps, forge_k = forge_g % forge_steps; forge_y < forge_rows;) {
+// FIX-NEXT:         const unsigned char *forge_p0 = img + ((forge_y) * pitch + 0);
+// FIX-NEXT:         long long forge_h = (long long)((16 - ((unsigned long long)forge_p0 & 15)) & 15) / 1;
+// FIX-NEXT:         forge_h = forge_h < forge_n ? forge_h : forge_n;
+// FIX-NEXT:         const long long forge_a = forge_h + (forge_k - 1) * 16;
+// FIX-NEXT:         if (forge_k == 0) {
+// FIX-NEXT:           for (long long forge_i = 0; forge_i < forge_h; ++forge_i)
+// FIX-NEXT:             forge_e(forge_p0[forge_i]);
+// FIX-NEXT:         } else if (forge_a + 16 <= forge_n) {
+// FIX-NEXT:           const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(forge_p0 + forge_a)[0];
+// FIX-NEXT:           forge_e((unsigned char)forge_q0_0.x);
+// FIX:              } else {
+// FIX-NEXT:           for (long long forge_i = forge_a; forge_i < forge_n && forge_i < forge_a + 16; ++forge_i)
+// FIX-NEXT:             forge_e(forge_p0[forge_i]);
+// FIX-NEXT:         }
+// FIX-NEXT:         forge_k += forge_dk;
+// FIX-NEXT:         forge_y += forge_dy;
+// FIX-NEXT:         if (forge_k >= forge_steps) {
+// FIX-NEXT:           forge_k -= forge_steps;
+// FIX-NEXT:           ++forge_y;
+// FIX-NEXT:         }
 // FIX-NEXT:       }
 // FIX-NEXT:     }
 // FIX-NEXT:   }
@@ -93,11 +109,14 @@ __global__ void weighted_image(const unsigned char *img, const float *w, float *
 // WFIX-NOT: {{^}}  int at =
 // WFIX:      {{^}}    auto forge_e = [&](unsigned char forge_v0, float forge_v1) {
 // WFIX-NEXT: {{^}}    atomicAdd(&forge_hist[forge_v0 >> 4][forge_w], forge_v1);
-// WFIX:      {{^}}      const unsigned char *forge_p0 = img + ((forge_y) * pitch + 0);
-// WFIX-NEXT: {{^}}      const float *forge_p1 = w + ((forge_y) * width + 0);
-// WFIX:      {{^}}      } else if (forge_a + 16 <= forge_n && ((unsigned long long)(forge_p1 + forge_a) & 15) == 0) {
-// WFIX:      {{^}}        const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(forge_p1 + forge_a)[3];
-// WFIX:      {{^}}        forge_e((unsigned char)(forge_q0_0.w >> 24), __uint_as_float(forge_q1_3.w));
+// WFIX:      {{^}}    if ((long long)(((1) * pitch + 0) - ((0) * pitch + 0)) == forge_n && (long long)(((1) * width + 0) - ((0) * width + 0)) == forge_n) {
+// WFIX:      {{^}}      if (forge_m < 0 || ((unsigned long long)(forge_f1 + forge_h) & 15) != 0)
+// WFIX:      {{^}}        const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(forge_f1 + forge_h)[forge_k * 4 + 3];
+// WFIX:      {{^}}        const unsigned char *forge_p0 = img + ((forge_y) * pitch + 0);
+// WFIX-NEXT: {{^}}        const float *forge_p1 = w + ((forge_y) * width + 0);
+// WFIX:      {{^}}        } else if (forge_a + 16 <= forge_n && ((unsigned long long)(forge_p1 + forge_a) & 15) == 0) {
+// WFIX:      {{^}}          const uint4 forge_q1_3 = reinterpret_cast<const uint4 *>(forge_p1 + forge_a)[3];
+// WFIX:      {{^}}          forge_e((unsigned char)(forge_q0_0.w >> 24), __uint_as_float(forge_q1_3.w));
 // WFIX-NOT: {{^}}    return;
 
 __global__ void transposed(const unsigned char *img, unsigned *hist, int width, int height) {
@@ -124,7 +143,7 @@ __global__ void index_first(const unsigned short *img, unsigned *hist, int w, in
 // FIRST: applied expert:histogram-privatize: {{.*}}reading 'img' (unsigned short) in 16-byte loads (8 elements per thread per iteration)
 // FIRSTFIX-LABEL: {{^}}__global__ void index_first(
 // FIRSTFIX-NOT:   {{[i]dx}}
-// FIRSTFIX:       {{^}}      const unsigned short *forge_p0 = img + ((size_t)(forge_y) * stride + 0);
+// FIRSTFIX:       {{^}}        const unsigned short *forge_p0 = img + ((size_t)(forge_y) * stride + 0);
 // FIRSTFIX-NOT:   {{[i]dx}}
 // FIRSTFIX-LABEL: {{^}}__global__ void index_reassigned(
 

@@ -295,8 +295,14 @@ TEST(HistogramPrivatize, RowsOfA2DGridIn16ByteLoads) {
             "const uint4 forge_q0_0 = reinterpret_cast<const uint4 *>(forge_p0 + forge_a)[0];",
             "forge_e((unsigned char)(forge_q0_0.w >> 24));",
             "for (long long forge_i = forge_a; forge_i < forge_n && forge_i < forge_a + 16; "
-            "++forge_i)\n          forge_e(forge_p0[forge_i]);",
-            "if (forge_k >= forge_steps) {"})
+            "++forge_i)\n            forge_e(forge_p0[forge_i]);",
+            "if (forge_k >= forge_steps) {",
+            // Rows without a gap (pitch == width) are one range.
+            "if ((long long)(((1) * pitch + 0) - ((0) * pitch + 0)) == forge_n) {",
+            "const long long forge_nn = forge_rows * forge_n;",
+            "const unsigned char *forge_f0 = img + ((0) * pitch + 0);",
+            "reinterpret_cast<const uint4 *>(forge_f0 + forge_h)[forge_k];",
+            "} else {\n      const long long forge_dy = forge_s / forge_steps"})
         EXPECT_TRUE(has(A, Piece)) << Piece << "\n" << A;
       // The column and the row are gone with their guard.
       EXPECT_FALSE(has(A, "int x = ")) << A;
