@@ -111,6 +111,10 @@ struct Elem<int8_t> : IntElem<int8_t, uint8_t, -128, 127, false> {};
 template <>
 struct Elem<uint8_t> : IntElem<uint8_t, uint8_t, 0, 255, false> {};
 template <>
+struct Elem<int16_t> : IntElem<int16_t, uint16_t, -32768, 32767, false> {};
+template <>
+struct Elem<uint16_t> : IntElem<uint16_t, uint16_t, 0, 65535, false> {};
+template <>
 struct Elem<int32_t>
     : IntElem<int32_t, uint32_t, -2147483647LL - 1, 2147483647ULL, false> {};
 template <>
