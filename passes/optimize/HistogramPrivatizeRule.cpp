@@ -199,10 +199,10 @@ public:
       return *V >= 0 ? std::optional<Bound>(Bound{*V + 1, nullptr, 0, "the constant " +
                                                                         std::to_string(*V)})
                      : std::nullopt;
-    if (nonNegative(S, Depth + 1))
-      if (auto B = of(S, Depth + 1))
-        return B;
-    if (const auto *Call = dyn_cast<CallExpr>(S); Call && Call->getNumArgs() == 2) {
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call && nonNegative(S, Depth + 1))
+      return of(S, Depth + 1);
+    if (Call && Call->getNumArgs() == 2) {
       const FunctionDecl *F = Call->getDirectCallee();
       StringRef Name = F ? F->getName() : "";
       std::optional<Bound> U[2];
@@ -521,6 +521,17 @@ struct VecPlan {
   /// increment read.
   std::vector<std::pair<unsigned, unsigned>> Erase;
 };
+
+/// The first variable S reads that the kernel's Body assigns, if any.
+const VarDecl *readsAssigned(const Stmt *S, const Stmt *Body) {
+  if (const auto *D = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && isModified(V, Body))
+      return V;
+  for (const Stmt *C : S->children())
+    if (const VarDecl *V = C ? readsAssigned(C, Body) : nullptr)
+      return V;
+  return nullptr;
+}
 
 VecPlan noVector(std::string Why) {
   VecPlan P;
@@ -898,21 +909,12 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
             V->getInit()->HasSideEffects(Ctx) ||
             (!references(V->getInit(), IV) && !references(V->getInit(), Row)))
           continue;
-        bool Pure = true, Inside = true;
+        bool Inside = true;
         for (const DeclRefExpr *D : referencesTo(V, Body)) {
           auto O = C.offsetOf(D->getLocation());
           Inside &= O && *O >= P.BB && *O < P.BE;
         }
-        std::function<void(const Stmt *)> Reads = [&](const Stmt *X) {
-          if (const auto *D = dyn_cast<DeclRefExpr>(X))
-            if (const auto *W = dyn_cast<VarDecl>(D->getDecl()); W && isModified(W, Body))
-              Pure = false;
-          for (const Stmt *Ch : X->children())
-            if (Ch)
-              Reads(Ch);
-        };
-        Reads(V->getInit());
-        if (Pure && Inside)
+        if (Inside && !readsAssigned(V->getInit(), Body))
           Rows.Hoisted.push_back(V);
       }
     // i elsewhere would see other values.
@@ -965,20 +967,8 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     if (!E || !threadVarying(E, Body, IVs, Region->getBeginLoc(), Ctx).empty() ||
         evaluateInt(E, Ctx).value_or(0) < 0)
       return noVector("the loop's bound is not the same for every thread");
-    for (const DeclRefExpr *D : [&] {
-           std::vector<const DeclRefExpr *> Refs;
-           std::function<void(const Stmt *)> W = [&](const Stmt *S) {
-             if (const auto *DR = dyn_cast<DeclRefExpr>(S))
-               Refs.push_back(DR);
-             for (const Stmt *C : S->children())
-               if (C)
-                 W(C);
-           };
-           W(E);
-           return Refs;
-         }())
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && isModified(V, Body))
-        return noVector("the loop's bound '" + textOf(E, Ctx) + "' is assigned in the kernel");
+    if (readsAssigned(E, Body))
+      return noVector("the loop's bound '" + textOf(E, Ctx) + "' is assigned in the kernel");
   }
   P.BoundText = textOf(BoundE, Ctx);
   if (Row)
