@@ -328,6 +328,14 @@ struct Split {
   const Stmt *Body = nullptr;
   bool WritesMemory = false;
   bool HasContinue = false;
+  /// argmax/argmin: the value's accumulator and its position, updated
+  /// together under a strict comparison; lanes keep their first best and
+  /// the combine prefers the earlier position among equal values.
+  struct ArgPair {
+    const VarDecl *Value = nullptr, *Index = nullptr;
+    bool LowerFirst = true; ///< the loop counts up: earlier is lower
+  };
+  std::vector<ArgPair> Args;
   /// Vectorisation: elements per vector (0: none) and the groups.
   unsigned V = 0;
   std::vector<VecGroup> Vec;
@@ -338,6 +346,9 @@ struct AccInfo {
   const VarDecl *V = nullptr;
   an::ReductionOp Op = an::ReductionOp::Add;
   bool Reset = false; ///< lanes other than 0 start from the identity
+  /// argmax/argmin: the position kept with the value, and the tie-break.
+  const VarDecl *Index = nullptr;
+  bool LowerFirst = true;
 };
 
 /// The partial results of Accs combined after the statement After (a split
@@ -378,9 +389,13 @@ struct Plan {
   std::vector<std::string> Facts;
 };
 
+/// Combining a partial with itself changes nothing (every lane may start
+/// from the value before the loop). An argmax's (value, position) pair is
+/// one: a lane that keeps the start keeps its position too.
 bool idempotent(an::ReductionOp Op) {
   return Op == an::ReductionOp::Max || Op == an::ReductionOp::Min || Op == an::ReductionOp::And ||
-         Op == an::ReductionOp::Or;
+         Op == an::ReductionOp::Or || Op == an::ReductionOp::ArgMax ||
+         Op == an::ReductionOp::ArgMin;
 }
 
 /// The identity of a non-idempotent op (+, *, ^), the only ones whose
@@ -397,6 +412,8 @@ private:
   std::string checkKernel(const RuleInput &In, const an::KernelModel &M, Plan &P);
   std::string checkSplit(const RuleInput &In, const an::KernelModel &M, Split &S,
                          std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs);
+  std::string checkArgUpdate(const RuleInput &In, Split &S, const VarDecl *V,
+                             const an::Reduction &R, const Writes &W);
   void planVectors(const RuleInput &In, const an::KernelModel &M, Split &S);
   std::string planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P);
   std::string planCombines(const RuleInput &In, const an::KernelModel &M, Plan &P,
@@ -797,6 +814,105 @@ bool hasOwnContinue(const Stmt *Body) {
   return CF.Found;
 }
 
+/// An argmax or argmin over the loop, `if (e > best) { best = e; at = k; }`:
+/// each lane keeps the first best of its own elements (the loop counts
+/// one way, the comparison is strict), so the lanes' candidates combine
+/// into the sequential result by value, then by the earlier position. The
+/// position must be the loop variable (plus or minus something the loop
+/// does not change) and be written nowhere else in the loop.
+std::string CooperativeRowRule::checkArgUpdate(const RuleInput &In, Split &S, const VarDecl *V,
+                                               const an::Reduction &R, const Writes &W) {
+  ASTContext &Ctx = In.Ctx;
+  const an::Loop &L = *S.L;
+  std::string What = "the " + an::reductionOpName(R.Op).str() + " of '" + R.Target + "' at " +
+                     lineOf(L);
+  std::vector<const Expr *> Ws;
+  for (const auto &[X, E] : W.Vars)
+    if (X == V)
+      Ws.push_back(E);
+  if (Ws.size() != 1)
+    return What + " assigns '" + V->getNameAsString() +
+           "' more than once in the loop; the rewrite combines one update of (value, position)";
+  // best = e;  inside  if (cmp) { ... }
+  const Stmt *Assign = parentStmt(Ws.front(), Ctx);
+  const Stmt *Then = Assign ? parentStmt(Assign, Ctx) : nullptr;
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Then);
+  const auto *If = dyn_cast_or_null<IfStmt>(Block ? parentStmt(Block, Ctx) : nullptr);
+  if (!If || If->getThen() != Block || If->getElse() || If->getInit() ||
+      If->getConditionVariable())
+    return What + " is not written 'if (e > best) { best = e; position = k; }'";
+  const auto *Cmp = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Cmp || (Cmp->getOpcode() != BO_GT && Cmp->getOpcode() != BO_LT))
+    return What + " compares with '" + (Cmp ? Cmp->getOpcodeStr().str() : std::string("?")) +
+           "': with '>=' or '<=' the last of equal values wins, and the lanes' candidates "
+           "would need to know which of them came last; only a strict comparison is rewritten";
+  const VarDecl *Index = nullptr;
+  const Expr *At = nullptr;
+  for (const Stmt *X : Block->body()) {
+    const auto *A = dyn_cast<BinaryOperator>(X);
+    const auto *D = A && A->getOpcode() == BO_Assign
+                        ? dyn_cast<DeclRefExpr>(A->getLHS()->IgnoreParenImpCasts())
+                        : nullptr;
+    const auto *Var = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (!Var)
+      return What + ": its update does more than assign the value and its position ('" +
+             textOf(X, Ctx) + "')";
+    if (Var == V)
+      continue;
+    if (Index)
+      return What + " keeps more than one position ('" + Index->getNameAsString() + "', '" +
+             Var->getNameAsString() + "')";
+    Index = Var;
+    At = A->getRHS();
+  }
+  if (!Index)
+    return What + " keeps no position";
+  std::string IN = "'" + Index->getNameAsString() + "'";
+  QualType IT = Index->getType();
+  if (!IT->isIntegerType() || IT->isBooleanType() ||
+      Ctx.getTypeSize(IT) < Ctx.getTypeSize(S.IV->getType()))
+    return What + " keeps its position in " + IN + " of type '" + IT.getAsString() +
+           "', narrower than the loop variable or not an integer";
+  if (referencesTo(Index, S.Body).size() != 1)
+    return What + ": " + IN + " is read in the loop, where each lane would see its own";
+  // The position moves with the loop variable: k, (T)k, k + e, e + k, k - e.
+  // Casts to integers at least as wide as the loop variable keep the order.
+  uint64_t Width = Ctx.getTypeSize(S.IV->getType());
+  auto Strip = [&](const Expr *E) {
+    while (true) {
+      E = E->IgnoreParens();
+      const auto *C = dyn_cast<CastExpr>(E);
+      if (!C || !C->getType()->isIntegerType() || Ctx.getTypeSize(C->getType()) < Width)
+        return E;
+      E = C->getSubExpr();
+    }
+  };
+  const Expr *P = Strip(At);
+  auto IsIV = [&](const Expr *E) {
+    const auto *D = dyn_cast<DeclRefExpr>(Strip(E));
+    return D && D->getDecl() == S.IV;
+  };
+  auto Invariant = [&](const Expr *E) {
+    return !E->HasSideEffects(Ctx) && none_of(W.Vars, [&](const auto &X) {
+      return !referencesTo(X.first, E).empty();
+    });
+  };
+  bool Moves = IsIV(P);
+  if (const auto *B = dyn_cast<BinaryOperator>(P); !Moves && B) {
+    if (B->getOpcode() == BO_Add)
+      Moves = (IsIV(B->getLHS()) && Invariant(B->getRHS())) ||
+              (IsIV(B->getRHS()) && Invariant(B->getLHS()));
+    else if (B->getOpcode() == BO_Sub)
+      Moves = IsIV(B->getLHS()) && Invariant(B->getRHS());
+  }
+  if (!Moves)
+    return What + " keeps '" + textOf(At, Ctx) + "' as its position; the lanes' candidates are "
+           "ordered by it only when it is the loop variable '" + S.IV->getNameAsString() +
+           "' (plus or minus what the loop does not change)";
+  S.Args.push_back({V, Index, S.Step > 0});
+  return "";
+}
+
 std::string CooperativeRowRule::checkSplit(
     const RuleInput &In, const an::KernelModel &M, Split &S,
     std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs) {
@@ -928,20 +1044,29 @@ std::string CooperativeRowRule::checkSplit(
   for (const VarDecl *V : W.AddressTaken)
     if (!declaredIn(V, S.Body, SM))
       return Where + " takes the address of '" + V->getNameAsString() + "'";
+  auto OverThis = [&](const VarDecl *V) -> const an::Reduction * {
+    const an::Reduction *R = M.reductionOf(V);
+    return R && R->Kind == an::ReductionKind::LoopCarried && is_contained(R->Loops, L.Id) ? R
+                                                                                           : nullptr;
+  };
+  // The positions of argmax/argmin pairs first: they are written in the
+  // loop without being reductions of their own.
+  for (const auto &[V, E] : W.Vars)
+    if (const an::Reduction *R = OverThis(V);
+        R && (R->Op == an::ReductionOp::ArgMax || R->Op == an::ReductionOp::ArgMin) &&
+        none_of(S.Args, [&, V = V](const Split::ArgPair &A) { return A.Value == V; }))
+      if (std::string Why = checkArgUpdate(In, S, V, *R, W); !Why.empty())
+        return Why;
   for (const auto &[V, E] : W.Vars) {
     if (declaredIn(V, S.Body, SM) || V == S.IV) // a while's step is its own
       continue;
-    const an::Reduction *R = M.reductionOf(V);
-    bool Over = R && R->Kind == an::ReductionKind::LoopCarried && is_contained(R->Loops, L.Id);
-    if (!Over)
+    if (any_of(S.Args, [&, V = V](const Split::ArgPair &A) { return A.Index == V; }))
+      continue;
+    const an::Reduction *R = OverThis(V);
+    if (!R)
       return Where + " carries '" + V->getNameAsString() +
              "' from one iteration to the next, and it is not a reduction over this loop with "
              "an associative operator (+, *, min, max, &, |, ^)";
-    if (R->Op == an::ReductionOp::ArgMax || R->Op == an::ReductionOp::ArgMin)
-      return Where + " computes an " + an::reductionOpName(R->Op).str() + " of '" + R->Target +
-             "' (with '" + join(R->Companions, "', '") +
-             "'); the lanes' candidates would need a tie-break on the position, which this "
-             "rewrite does not make";
     QualType T = V->getType();
     if (!T->isDependentType() && !T->isArithmeticType())
       return Where + " reduces into '" + V->getNameAsString() + "' of type '" + T.getAsString() +
@@ -1234,6 +1359,15 @@ CooperativeRowRule::planCombines(const RuleInput &In, const an::KernelModel &M, 
       AccInfo A;
       A.V = V;
       A.Op = R->Op;
+      for (const Split::ArgPair &X : S.Args)
+        if (X.Value == V) {
+          A.Index = X.Index;
+          A.LowerFirst = X.LowerFirst;
+        }
+      if (A.Index && After != S.F)
+        return "the " + an::reductionOpName(R->Op).str() + " of '" + V->getNameAsString() +
+               "' also runs over an outer loop, where its position '" +
+               A.Index->getNameAsString() + "' no longer orders the candidates";
       if (!idempotent(R->Op)) {
         // Lane 0 keeps the value from before the loop; the others start
         // from the identity, unless the accumulator is declared with it
@@ -1420,6 +1554,10 @@ private:
                                   const std::string &Ind, std::vector<Piece> &Outside);
   std::string combine(const Combine &C, const std::string &Ind);
   std::string combineText(const AccInfo &A, const std::string &Other);
+  /// argmax/argmin: take (Value, Index) when it is better.
+  std::string pairCombine(const AccInfo &A, const std::string &Value, const std::string &Index);
+  /// One butterfly step of A with the lane Off away.
+  std::vector<std::string> shuffleCombine(const AccInfo &A, const std::string &Off);
 };
 
 std::string Emitter::combineText(const AccInfo &A, const std::string &Other) {
@@ -1452,6 +1590,36 @@ std::string Emitter::combineText(const AccInfo &A, const std::string &Other) {
   return "";
 }
 
+std::string Emitter::pairCombine(const AccInfo &A, const std::string &Value,
+                                 const std::string &Index) {
+  std::string N = A.V->getNameAsString(), I = A.Index->getNameAsString();
+  std::string Better = A.Op == an::ReductionOp::ArgMax ? " > " : " < ";
+  std::string Earlier = A.LowerFirst ? " < " : " > ";
+  return "if (" + Value + Better + N + " || (" + Value + " == " + N + " && " + Index + Earlier + I +
+         ")) {\n  " + N + " = " + Value + ";\n  " + I + " = " + Index + ";\n}";
+}
+
+std::vector<std::string> Emitter::shuffleCombine(const AccInfo &A, const std::string &Off) {
+  std::string N = A.V->getNameAsString();
+  auto Shfl = [&](const std::string &X) {
+    return "__shfl_xor_sync(0xffffffff, " + X + ", " + Off + ")";
+  };
+  if (!A.Index)
+    return {combineText(A, Shfl(N))};
+  // The other lane's (value, position), then the better of the two: the
+  // larger value (smaller for argmin), the earlier position among equals.
+  std::string OV = freshName(N + "_other", In.Kernel, Taken);
+  std::string OI = freshName(A.Index->getNameAsString() + "_other", In.Kernel, Taken);
+  std::vector<std::string> L = {
+      "const " + typeSpelling(A.V->getType(), Ctx) + " " + OV + " = " + Shfl(N) + ";",
+      "const " + typeSpelling(A.Index->getType(), Ctx) + " " + OI + " = " +
+          Shfl(A.Index->getNameAsString()) + ";"};
+  std::string Pick = pairCombine(A, OV, OI);
+  for (StringRef X : split(Pick, '\n'))
+    L.push_back(X.str());
+  return L;
+}
+
 std::string Emitter::combine(const Combine &C, const std::string &Ind) {
   std::string I1 = Ind + "  ";
   std::vector<std::string> L;
@@ -1467,33 +1635,52 @@ std::string Emitter::combine(const Combine &C, const std::string &Ind) {
                 " combined; every lane gets the result.");
   }
   std::string Off = V.Offset;
-  if (C.Accs.size() == 1) {
-    const AccInfo &A = C.Accs.front();
-    std::string N = A.V->getNameAsString();
-    L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2)");
-    L.push_back("  " + combineText(A, "__shfl_xor_sync(0xffffffff, " + N + ", " + Off + ")"));
-  } else {
-    L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2) {");
-    for (const AccInfo &A : C.Accs) {
-      std::string N = A.V->getNameAsString();
-      L.push_back("  " + combineText(A, "__shfl_xor_sync(0xffffffff, " + N + ", " + Off + ")"));
-    }
+  std::vector<std::string> Steps;
+  for (const AccInfo &A : C.Accs)
+    append_range(Steps, shuffleCombine(A, Off));
+  bool One = Steps.size() == 1;
+  L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2)" +
+              (One ? "" : " {"));
+  for (const std::string &X : Steps)
+    L.push_back("  " + X);
+  if (!One)
     L.push_back("}");
-  }
   if (V.Block) {
+    // Each shared partial: the accumulators and the argmax positions.
+    auto Each = [&](function_ref<void(const VarDecl *)> F) {
+      for (const AccInfo &A : C.Accs) {
+        F(A.V);
+        if (A.Index)
+          F(A.Index);
+      }
+    };
     L.push_back("if (" + V.Lane + " % 32 == 0) {");
-    for (const AccInfo &A : C.Accs)
-      L.push_back("  " + V.Parts[A.V] + "[" + V.Lane + " / 32] = " + A.V->getNameAsString() + ";");
+    Each([&](const VarDecl *X) {
+      L.push_back("  " + V.Parts[X] + "[" + V.Lane + " / 32] = " + X->getNameAsString() + ";");
+    });
     L.push_back("}");
     L.push_back("__syncthreads();");
-    for (const AccInfo &A : C.Accs)
-      L.push_back(A.V->getNameAsString() + " = " + V.Parts[A.V] + "[0];");
+    Each([&](const VarDecl *X) {
+      L.push_back(X->getNameAsString() + " = " + V.Parts[X] + "[0];");
+    });
     std::string W = V.Part;
+    std::vector<std::string> Warps;
+    for (const AccInfo &A : C.Accs) {
+      std::string Other = V.Parts[A.V] + "[" + W + "]";
+      if (!A.Index) {
+        Warps.push_back(combineText(A, Other));
+        continue;
+      }
+      std::string Pick = pairCombine(A, Other, V.Parts[A.Index] + "[" + W + "]");
+      for (StringRef X : split(Pick, '\n'))
+        Warps.push_back(X.str());
+    }
+    bool OneW = Warps.size() == 1;
     L.push_back("for (int " + W + " = 1; " + W + " < " + V.Lanes + " / 32; ++" + W + ")" +
-                (C.Accs.size() > 1 ? " {" : ""));
-    for (const AccInfo &A : C.Accs)
-      L.push_back("  " + combineText(A, V.Parts[A.V] + "[" + W + "]"));
-    if (C.Accs.size() > 1)
+                (OneW ? "" : " {"));
+    for (const std::string &X : Warps)
+      L.push_back("  " + X);
+    if (!OneW)
       L.push_back("}");
     L.push_back("__syncthreads();");
   }
@@ -1912,7 +2099,11 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
       bool FP = T->isDependentType() || T->isRealFloatingType();
       if (FP && !idempotent(A.Op))
         Float = true;
-      Ops.push_back("'" + A.V->getNameAsString() + "' (" + an::reductionOpSymbol(A.Op).str() + ")");
+      Ops.push_back("'" + A.V->getNameAsString() + "' (" + an::reductionOpSymbol(A.Op).str() +
+                    (A.Index ? ", position '" + A.Index->getNameAsString() +
+                                   "', the earlier one among equal values"
+                             : std::string()) +
+                    ")");
     }
   unsigned Vectorised = 0;
   std::vector<std::string> NoVec;
@@ -1942,8 +2133,9 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
     if (Block)
       for (const Combine &C : P->Combines)
         for (const AccInfo &A : C.Accs)
-          if (!V.Parts.count(A.V))
-            V.Parts[A.V] = freshName(A.V->getNameAsString() + "_part", In.Kernel, Taken);
+          for (const VarDecl *X : {A.V, A.Index})
+            if (X && !V.Parts.count(X))
+              V.Parts[X] = freshName(X->getNameAsString() + "_part", In.Kernel, Taken);
     Emitter E(In, *P, V, *M, Taken);
     auto Body = E.body();
     if (!Body) {

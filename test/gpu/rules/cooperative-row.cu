@@ -10,7 +10,10 @@
 // while loop), a double one with
 // a bias and size_t indices, a row max through a row pointer, a 3-pass
 // softmax, an in-place 2-pass row scaling, a CSR sparse matrix-vector
-// product (empty and long rows) and a layer normalisation. With --bench:
+// product (empty and long rows), a layer normalisation, a float row argmax
+// (values from a small set, so most rows have ties; NaN, -0.0, rows of NaN
+// and of -INFINITY) and an unsigned row argmin with a 64-bit position,
+// both exact. With --bench:
 // times at 8192 x 8192.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
@@ -38,6 +41,13 @@
 // RUN: forge-port propose %S/../Inputs/rules/row_matvec_while.cu --kernel row_matvec_while --block 256 --rules=cooperative-row --format=json > %t.d/row_matvec_while.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_matvec_while.json 0 %S/../Inputs/rules/row_matvec_while.cu > %t.d/row_matvec_while.v1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_matvec_while.json 1 %S/../Inputs/rules/row_matvec_while.cu > %t.d/row_matvec_while.v2.cu
+// RUN: forge-port propose %S/../Inputs/rules/row_argmax.cu --kernel row_argmax --block 256 --rules=cooperative-row --format=json > %t.d/row_argmax.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_argmax.json 0 %S/../Inputs/rules/row_argmax.cu > %t.d/row_argmax.a1.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_argmax.json 1 %S/../Inputs/rules/row_argmax.cu > %t.d/row_argmax.a2.cu
+// RUN: forge-port propose %t.d/row_argmax.a1.cu --kernel row_argmin_u32 --block 256 --rules=cooperative-row --format=json > %t.d/row_argmin1.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_argmin1.json 0 %t.d/row_argmax.a1.cu > %t.d/row_argmax.v1.cu
+// RUN: forge-port propose %t.d/row_argmax.a2.cu --kernel row_argmin_u32 --block 256 --rules=cooperative-row --format=json > %t.d/row_argmin2.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/row_argmin2.json 1 %t.d/row_argmax.a2.cu > %t.d/row_argmax.v2.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: matvec n=1027 block=256, warp per row: ok
@@ -55,6 +65,11 @@
 // CHECK: csr block=100, block per row: ok
 // CHECK: layernorm n=1027 block=256, warp per row: ok
 // CHECK: layernorm n=1027 block=1024, block per row: ok
+// CHECK: argmax n=1027 block=256, warp per row: ok max_abs_err 0 rel_l2 0
+// CHECK: argmax n=1027 block=256, block per row: ok max_abs_err 0 rel_l2 0
+// CHECK: argmin u32 n=1027 block=1024, block per row: ok max_abs_err 0 rel_l2 0
+// CHECK: argmax n=2 block=100, block per row: ok max_abs_err 0 rel_l2 0
+// CHECK: argmin u32 n=1 block=256, warp per row: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 
@@ -67,6 +82,7 @@ namespace orig {
 #include "row_scale.cu"
 #include "row_spmv_csr.cu"
 #include "row_layernorm.cu"
+#include "row_argmax.cu"
 } // namespace orig
 namespace v1 {
 #include "row_matvec.v1.cu"
@@ -77,6 +93,7 @@ namespace v1 {
 #include "row_scale.v1.cu"
 #include "row_spmv_csr.v1.cu"
 #include "row_layernorm.v1.cu"
+#include "row_argmax.v1.cu"
 } // namespace v1
 namespace v2 {
 #include "row_matvec.v2.cu"
@@ -87,6 +104,7 @@ namespace v2 {
 #include "row_scale.v2.cu"
 #include "row_spmv_csr.v2.cu"
 #include "row_layernorm.v2.cu"
+#include "row_argmax.v2.cu"
 } // namespace v2
 
 namespace {
@@ -297,6 +315,53 @@ int main(int argc, char **argv) {
     CK(cudaFree(dG));
     CK(cudaFree(dB));
     CK(cudaFree(dY));
+  }
+
+  // Row argmax / argmin: values from a small set so that most rows have
+  // equal maxima in several lanes; exact, positions included.
+  for (int n : {1027, 1024, 257, 33, 2, 1}) {
+    const int m = 1003;
+    auto u = check::random<double>(size_t(m) * n, 100 + n, 0, 1);
+    std::vector<float> hX(u.size());
+    std::vector<unsigned> hU(u.size());
+    for (size_t i = 0; i < u.size(); ++i) {
+      hX[i] = float(int(u[i] * 6)) - 2; // -2 .. 3
+      hU[i] = unsigned(u[i] * 5) + 7;   // 7 .. 11
+      size_t r = i / n;
+      if (r % 7 == 3 && i % 5 == 0)
+        hX[i] = NAN;
+      if (r % 11 == 4)
+        hX[i] = i % 2 ? -0.0f : 0.0f;
+      if (r % 13 == 5)
+        hX[i] = NAN; // no element beats -INFINITY
+      if (r % 17 == 6)
+        hX[i] = -INFINITY;
+    }
+    float *dX = check::upload(hX);
+    unsigned *dU = check::upload(hU), *dLow;
+    int *dAt;
+    long long *dPos;
+    CK(cudaMalloc(&dAt, m * sizeof(int)));
+    CK(cudaMalloc(&dLow, m * sizeof(unsigned)));
+    CK(cudaMalloc(&dPos, m * sizeof(long long)));
+    char what[128];
+    std::snprintf(what, sizeof what, "argmax n=%d", n);
+    ok &= checkAll(
+        what, m, dAt, m, orig::row_argmax, v1::row_argmax, v2::row_argmax,
+        [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(dX, dAt, m, n); }, none, 0, 0);
+    std::snprintf(what, sizeof what, "argmin u32 n=%d", n);
+    ok &= checkAll(
+        what, m, dPos, m, orig::row_argmin_u32, v1::row_argmin_u32, v2::row_argmin_u32,
+        [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(dU, dLow, dPos, m, n); }, none, 0, 0);
+    std::snprintf(what, sizeof what, "argmin u32 value n=%d", n);
+    ok &= checkAll(
+        what, m, dLow, m, orig::row_argmin_u32, v1::row_argmin_u32, v2::row_argmin_u32,
+        [&](auto k, unsigned g, unsigned b) { k<<<g, b>>>(dU, dLow, dPos, m, n); }, none, 0, 0);
+    CK(cudaFree(dX));
+    CK(cudaFree(dU));
+    CK(cudaFree(dAt));
+    CK(cudaFree(dLow));
+    CK(cudaFree(dPos));
   }
 
   if (Bench) {

@@ -85,14 +85,14 @@ __global__ void argmax_row(const float *A, int *idx, int m, int n) {
     float best = A[row * n];
     int bi = 0;
     for (int k = 1; k < n; ++k)
-      if (A[row * n + k] > best) {
+      if (A[row * n + k] >= best) {
         best = A[row * n + k];
         bi = k;
       }
     idx[row] = bi;
   }
 }
-// ARGMAX: not applicable: the row loop over 'k' at line {{[0-9]+}} computes an argmax of 'best' (with 'bi'); the lanes' candidates would need a tie-break on the position, which this rewrite does not make
+// ARGMAX: not applicable: the argmax of 'best' at line {{[0-9]+}} compares with '>=': with '>=' or '<=' the last of equal values wins, and the lanes' candidates would need to know which of them came last; only a strict comparison is rewritten
 
 __global__ void scale(const float *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -193,6 +193,40 @@ const Spelling Positives[] = {
 })",
      {"__syncwarp();", "p[j] = expf(p[j] - mx) / sum;",
       "sum += __shfl_xor_sync(0xffffffff, sum, offset);"}},
+    {"an argmax from the first element: (value, position) pairs, the earlier among equals",
+     R"(__global__ void k(const float *A, int *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float b = A[row * n];
+    int bi = 0;
+    for (int c = 1; c < n; ++c)
+      if (A[row * n + c] > b) {
+        b = A[row * n + c];
+        bi = c;
+      }
+    y[row] = bi;
+  }
+})",
+     {"const float b_other = __shfl_xor_sync(0xffffffff, b, offset);",
+      "const int bi_other = __shfl_xor_sync(0xffffffff, bi, offset);",
+      "if (b_other > b || (b_other == b && bi_other < bi)) {", "y[row] = bi;"}},
+    {"an argmin of unsigned values with a size_t position",
+     R"(__global__ void k(const unsigned *A, unsigned long *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= m)
+    return;
+  unsigned lo = 0xffffffffu;
+  unsigned long at = 0;
+  for (int c = 0; c < n; ++c) {
+    unsigned v = A[(unsigned long)row * n + c];
+    if (v < lo) {
+      lo = v;
+      at = c;
+    }
+  }
+  y[row] = at;
+})",
+     {"if (lo_other < lo || (lo_other == lo && at_other < at)) {"}},
 };
 
 TEST(CooperativeRow, SharesRowLoopsWrittenInManyWays) {
@@ -315,21 +349,21 @@ const Refusal Refusals[] = {
   }
 })",
      "also tests"},
-    {"argmax",
+    {"argmax with a non-strict comparison (the last of equal values)",
      R"(__global__ void k(const float *A, int *y, int m, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < m) {
     float b = A[row * n];
     int bi = 0;
     for (int c = 1; c < n; ++c)
-      if (A[row * n + c] > b) {
+      if (A[row * n + c] >= b) {
         b = A[row * n + c];
         bi = c;
       }
     y[row] = bi;
   }
 })",
-     "argmax"},
+     "only a strict comparison is rewritten"},
     {"barrier in the kernel",
      R"(__global__ void k(const float *A, float *y, int m, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
