@@ -74,4 +74,24 @@ bool isHostUnit(StringRef File, ArrayRef<std::string> Command, ArrayRef<std::str
          !compilesAsCuda(File, ExtraArgs);
 }
 
+bool isCUnit(StringRef File, ArrayRef<std::string> Command, ArrayRef<std::string> ExtraArgs) {
+  return isCSourceName(File) && isHostUnit(File, Command, ExtraArgs);
+}
+
+std::vector<std::string> compileCommandIn(StringRef BuildDir, StringRef File) {
+  if (BuildDir.empty())
+    return {};
+  auto DB = CompileDatabase::load(BuildDir);
+  if (!DB) {
+    consumeError(DB.takeError());
+    return {};
+  }
+  auto Args = (*DB)->argumentsOf(File);
+  if (!Args) {
+    consumeError(Args.takeError());
+    return {};
+  }
+  return std::move(*Args);
+}
+
 } // namespace forge::frontend

@@ -423,6 +423,7 @@ Expected<ParseOptions> makeParseOptions(StringRef File, const CompileDatabase *D
                                         ArrayRef<std::string> ExtraArgs) {
   ParseOptions Opts;
   std::string FlagArch;
+  std::vector<std::string> Command;
   if (DB) {
     auto Flags = DB->flagsOf(File);
     if (!Flags)
@@ -431,7 +432,14 @@ Expected<ParseOptions> makeParseOptions(StringRef File, const CompileDatabase *D
     Opts.NvccArgs = Flags->NvccArgs;
     if (!Flags->Archs.empty())
       FlagArch = Flags->Archs.front();
+    if (auto Args = DB->argumentsOf(File))
+      Command = std::move(*Args);
+    else
+      consumeError(Args.takeError()); // flagsOf found the entry
   }
+  // A .c that nvcc hands to the host compiler is C whoever reads it (port
+  // and list decide the same for every host unit).
+  Opts.HostCompiler = isCUnit(File, Command, ExtraArgs);
   Opts.ExtraArgs.insert(Opts.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());
   if (FlagArch.empty())
     for (const std::string &A : Opts.ExtraArgs)

@@ -1,5 +1,6 @@
 //===- Frontend/CudaParser.cpp --------------------------------------------===//
 #include "forge/Frontend/CudaParser.h"
+#include "forge/Frontend/CompileDatabase.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/DiagnosticSema.h"
@@ -233,6 +234,16 @@ Error checkCudaInput(StringRef Path) {
   if ((*Buf)->getBuffer().contains('\0'))
     return makeError("'{0}' is not a text file", Path);
   return Error::success();
+}
+
+Error checkKernelInput(StringRef Path, StringRef BuildDir, ArrayRef<std::string> ExtraArgs) {
+  if (!isCUnit(Path, compileCommandIn(BuildDir, Path), ExtraArgs))
+    return Error::success();
+  if (Error E = checkCudaInput(Path))
+    return E;
+  return makeError("'{0}' is a C unit (nvcc compiles it with the host compiler): it has no "
+                   "kernels",
+                   Path);
 }
 
 Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseRequest &Req,

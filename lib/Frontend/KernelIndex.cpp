@@ -1671,6 +1671,9 @@ Expected<FileIndex> indexSides(const Toolchain &TC, const ParseOptions &Opts, St
 
 Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
                                      StringRef File, ParseDiagnostics &Diags) {
+  // A host compiler's unit (a C unit, ParseOptions::HostCompiler) is one side.
+  if (Opts.HostCompiler)
+    return indexSides(TC, Opts, File, Diags, {Side::Host});
   return indexSides(TC, Opts, File, Diags, {Side::Host, Side::Device});
 }
 

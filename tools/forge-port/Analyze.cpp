@@ -51,6 +51,8 @@ int forge::tool::runAnalyze(const Invocation &Inv) {
   auto Target = optionalTarget(Arch);
   if (!Target)
     return reportError(Target.takeError());
+  if (Error E = checkKernelFile(File, Inv.ExtraArgs))
+    return reportError(std::move(E));
   auto Opts = frontend::makeParseOptions(File, BuildPath, *Target, Inv.ExtraArgs);
   if (!Opts)
     return reportError(Opts.takeError());

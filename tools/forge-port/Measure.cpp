@@ -93,6 +93,12 @@ int forge::tool::runMeasure(const Invocation &Inv) {
   O.Target = *Target;
   if (!SpecPath.empty() && !RunCmd.empty())
     return reportError(makeUsageError("--spec and --run are two modes; give one"));
+  // The harness launches the spec's kernel from the file; a program (--run)
+  // is built as nvcc builds it, C or not.
+  if (RunCmd.empty())
+    for (const std::string &F : Files)
+      if (Error E = checkKernelFile(F, Inv.ExtraArgs))
+        return reportError(std::move(E));
   std::optional<LaunchSpec> Spec;
   if (!SpecPath.empty() && !Files.empty()) {
     auto S = readLaunchSpec(SpecPath);

@@ -113,6 +113,8 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   auto Target = targetOption(/*Required=*/true);
   if (!Target)
     return reportError(Target.takeError());
+  if (Error E = checkKernelFile(O.File, Inv.ExtraArgs))
+    return reportError(std::move(E));
   auto Spec = measure::readLaunchSpec(O.SpecPath);
   if (!Spec)
     return reportError(Spec.takeError());

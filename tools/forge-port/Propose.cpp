@@ -63,6 +63,8 @@ int forge::tool::runPropose(const Invocation &Inv) {
                                       "--kernel NAME [options]"));
   if (!OutputPath.empty() && Diff)
     return reportError(makeUsageError("-o and --diff exclude each other"));
+  if (Error E = checkKernelFile(File, Inv.ExtraArgs))
+    return reportError(std::move(E));
   agent::ProposeOptions O;
   O.Output = cantFail(outputChoice());
   // Writing a result means applying.

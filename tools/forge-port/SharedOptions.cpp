@@ -1,5 +1,6 @@
 //===- forge-port/SharedOptions.cpp ---------------------------------------===//
 #include "SharedOptions.h"
+#include "forge/Frontend/CudaParser.h"
 #include "forge/Measure/Measurement.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
@@ -136,6 +137,10 @@ Expected<const arch::TargetInfo *> targetOption(bool Required) {
   if (To.empty() && Required)
     return makeUsageError("for the --to option: must be specified at least once");
   return optionalTarget(To);
+}
+
+Error checkKernelFile(StringRef File, ArrayRef<std::string> ExtraArgs) {
+  return frontend::checkKernelInput(File, BuildPath, ExtraArgs);
 }
 
 } // namespace forge::tool

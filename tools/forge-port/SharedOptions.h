@@ -65,6 +65,11 @@ llvm::Expected<const arch::TargetInfo *> optionalTarget(llvm::StringRef Name);
 /// names no known target. Null when not given and not required.
 llvm::Expected<const arch::TargetInfo *> targetOption(bool Required);
 
+/// For a subcommand that needs a kernel of File: a C unit is refused with
+/// one clear error, before any work (frontend::checkKernelInput, with -p's
+/// database and the extra compiler arguments).
+llvm::Error checkKernelFile(llvm::StringRef File, llvm::ArrayRef<std::string> ExtraArgs);
+
 /// Sets Field from Opt when the option was given on the command line.
 template <class T, class F> void applyIfGiven(const llvm::cl::opt<T> &Opt, F &Field) {
   if (Opt.getNumOccurrences())

@@ -51,6 +51,8 @@ cl::opt<std::string> Sanitizer("sanitizer",
 int runCheck(const Invocation &Inv) {
   if (Error E = frontend::checkCudaInput(File))
     return reportError(std::move(E));
+  if (Error E = checkKernelFile(File, Inv.ExtraArgs))
+    return reportError(std::move(E));
   auto Spec = measure::readLaunchSpec(CheckSpec);
   if (!Spec)
     return reportError(Spec.takeError());
@@ -86,6 +88,8 @@ int forge::tool::runSpec(const Invocation &Inv) {
   auto Target = optionalTarget(Arch);
   if (!Target)
     return reportError(Target.takeError());
+  if (Error E = checkKernelFile(File, Inv.ExtraArgs))
+    return reportError(std::move(E));
   auto Opts = frontend::makeParseOptions(File, BuildPath, *Target, Inv.ExtraArgs);
   if (!Opts)
     return reportError(Opts.takeError());

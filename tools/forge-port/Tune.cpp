@@ -546,6 +546,9 @@ int forge::tool::runTune(const Invocation &Inv) {
       return reportError(makeUsageError("{0}: no spec {1} in --spec-dir", F, P));
     Specs.push_back(P.str().str());
   }
+  for (const std::string &F : Files)
+    if (Error E = checkKernelFile(F, Inv.ExtraArgs))
+      return reportError(std::move(E));
 
   MeasureOn Where;
   if (!CompilePartitionOpt.empty() && ExecutorOpt != "slurm")

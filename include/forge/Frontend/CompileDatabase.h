@@ -69,6 +69,16 @@ bool isCSourceName(llvm::StringRef File);
 bool isHostUnit(llvm::StringRef File, llvm::ArrayRef<std::string> Command,
                 llvm::ArrayRef<std::string> ExtraArgs);
 
+/// Whether nvcc builds File as C: a .c (isCSourceName) that is a host unit
+/// (isHostUnit). C has no kernels.
+bool isCUnit(llvm::StringRef File, llvm::ArrayRef<std::string> Command,
+             llvm::ArrayRef<std::string> ExtraArgs);
+
+/// File's compile command (its arguments, the compiler first) in BuildDir's
+/// database; empty when BuildDir is empty or the database or the entry is
+/// missing (the parse options say why).
+std::vector<std::string> compileCommandIn(llvm::StringRef BuildDir, llvm::StringRef File);
+
 } // namespace forge::frontend
 
 #endif

@@ -45,9 +45,10 @@ struct ParseOptions {
   /// Force-include the nvcc-compatibility prelude.
   bool NvccCompat = true;
   /// A unit nvcc hands to the host compiler alone (a .cpp without `-x cu`):
-  /// its host side is parsed as C++ the way nvcc's host compiler sees it
-  /// (`-D__NVCC__`, the toolkit's include directories, the
-  /// `__CUDACC_VER_*__` macros), not as CUDA.
+  /// its host side is parsed as C++ (C for a .c) the way nvcc's host
+  /// compiler sees it (`-D__NVCC__`, the toolkit's include directories, the
+  /// `__CUDACC_VER_*__` macros), not as CUDA; it has no device side.
+  /// makeParseOptions sets it for a C unit (isCUnit).
   bool HostCompiler = false;
   /// Keep parse warnings (by default only errors are shown).
   bool ShowWarnings = false;
@@ -98,7 +99,8 @@ std::vector<std::string> nvccFlagsFromClangArgs(llvm::ArrayRef<std::string> Clan
 /// (when BuildDir is not empty), then ExtraArgs. The target is Target when
 /// given, else the first arch of those flags (nvcc's -arch/-gencode or
 /// Clang's --cuda-gpu-arch), else sm_80; an arch name in the flags that the
-/// Arch database does not know is a usage error.
+/// Arch database does not know is a usage error. A C unit (isCUnit) is read
+/// as its host compiler reads it (HostCompiler).
 llvm::Expected<ParseOptions> makeParseOptions(llvm::StringRef File, llvm::StringRef BuildDir,
                                               const arch::TargetInfo *Target,
                                               llvm::ArrayRef<std::string> ExtraArgs);

@@ -128,6 +128,14 @@ bool isUserLocation(const clang::SourceManager &SM, clang::SourceLocation Loc);
 /// and has a C/C++/CUDA extension. The error says which of these failed.
 llvm::Error checkCudaInput(llvm::StringRef Path);
 
+/// For a subcommand that needs a kernel of Path (spec, analyze, measure,
+/// tune, propose, optimize): a C unit (isCUnit, with Path's command in
+/// BuildDir's database, then ExtraArgs) is refused, since nvcc compiles it
+/// with the host compiler and it has no kernels; checkCudaInput judges it
+/// first. Any other file passes (its parse judges it).
+llvm::Error checkKernelInput(llvm::StringRef Path, llvm::StringRef BuildDir,
+                             llvm::ArrayRef<std::string> ExtraArgs);
+
 } // namespace forge::frontend
 
 #endif

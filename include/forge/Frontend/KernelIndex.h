@@ -179,8 +179,9 @@ private:
 /// judged by its last component).
 bool namesWarpSize(llvm::StringRef Name);
 
-/// Parses File for the host and for the device target of Opts and builds
-/// its index. Parse errors are printed through Diags and counted in
+/// Parses File for the host and for the device target of Opts (the host
+/// side alone for a host compiler's unit, ParseOptions::HostCompiler) and
+/// builds its index. Parse errors are printed through Diags and counted in
 /// FileIndex::Errors; what could be recovered is still returned. Fails when
 /// the file cannot be read or Clang cannot run.
 llvm::Expected<FileIndex> buildKernelIndex(const Toolchain &TC, const ParseOptions &Opts,
