@@ -766,6 +766,14 @@ static DirRefusal dirRefusal(StringRef Dir, bool Force) {
   return R;
 }
 
+Error checkOverwrite(StringRef Out, bool Force) {
+  sys::fs::file_status St;
+  if (!sys::fs::status(Out, St) && St.type() != sys::fs::file_type::directory_file &&
+      readOnly(St) && !Force)
+    return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)", Out);
+  return Error::success();
+}
+
 Error checkOutputFile(StringRef Out, StringRef Flag, bool Force, StringRef What) {
   if (Out == "-") // stdout (writeFileAtomically)
     return Error::success();
@@ -774,14 +782,11 @@ Error checkOutputFile(StringRef Out, StringRef Flag, bool Force, StringRef What)
   if (D && !D.ForceHelps) // missing, not a directory, not writable
     return makeError("cannot write {0}'{1}': {2}; nothing was ported", What, Out, D.Why);
   sys::fs::file_status St;
-  if (!sys::fs::status(Out, St)) {
-    if (St.type() == sys::fs::file_type::directory_file)
-      return makeError("cannot write {0}'{1}': it is a directory; {2} names the file", What,
-                       Out, Flag);
-    if (readOnly(St) && !Force)
-      return makeError("'{0}' is read-only; it is not overwritten (--force overwrites it)",
-                       Out);
-  }
+  if (!sys::fs::status(Out, St) && St.type() == sys::fs::file_type::directory_file)
+    return makeError("cannot write {0}'{1}': it is a directory; {2} names the file", What, Out,
+                     Flag);
+  if (Error E = checkOverwrite(Out, Force))
+    return E;
   if (D)
     return makeError("cannot write {0}'{1}': {2}{3}; nothing was ported", What, Out, D.Why,
                      D.hint());
@@ -882,16 +887,51 @@ void PortSession::writeProjectFiles(PortResult &Out) {
     }
 }
 
+/// Where -o DIR puts File (absolute, under Root): the same path under Dest.
+static std::string treePath(StringRef Dest, StringRef Root, StringRef File) {
+  SmallString<256> P(Dest);
+  sys::path::append(P, relativePath(File, Root));
+  return P.str().str();
+}
+
+Error PortSession::checkTree(const std::set<std::string> &Sources) const {
+  // A DIR that does not exist is created, with its missing parents
+  // (mkdir -p): the deepest existing directory on the way must be
+  // writable. So must every existing directory of the tree that will hold
+  // a file; and a file there that it replaces must not be read-only, as
+  // for -o FILE (checkOverwrite).
+  std::string Dest = absolutePath(O.Output.Path);
+  std::set<std::string> Dirs = {Dest}, Files;
+  if (!O.Files.empty()) {
+    std::string Root = rootOf(O.Files.front());
+    for (const std::string &F : Sources)
+      if (isUnder(F, Root) && !isUnder(F, Dest)) {
+        std::string To = treePath(Dest, Root, F);
+        Dirs.insert(sys::path::parent_path(To).str());
+        Files.insert(To);
+      }
+  }
+  std::set<std::string> Checked;
+  for (const std::string &Dir : Dirs) {
+    std::string Existing = nearestExisting(Dir);
+    if (!Checked.insert(Existing).second)
+      continue;
+    if (DirRefusal D = dirRefusal(Existing, O.Force))
+      return makeError("cannot write the tree to '{0}': {1}{2}; nothing was ported", Dest,
+                       D.Why, D.hint());
+  }
+  for (const std::string &F : Files)
+    if (Error E = checkOverwrite(F, O.Force))
+      return E;
+  return Error::success();
+}
+
 void PortSession::writeTree(std::vector<Unit> &Units, PortResult &Out) {
   std::string Dest = absolutePath(O.Output.Path);
   std::map<std::string, std::string> Texts; // destination -> text
   std::set<std::string> Copies;             // originals copied as they are
   std::string Root = rootOf(Units.empty() ? "." : Units.front().R.File);
-  auto Target = [&](const std::string &F) {
-    SmallString<256> P(Dest);
-    sys::path::append(P, relativePath(F, Root));
-    return P.str().str();
-  };
+  auto Target = [&](const std::string &F) { return treePath(Dest, Root, F); };
   for (const Unit &U : Units) {
     if (!U.R.Completed)
       continue;
@@ -981,35 +1021,17 @@ Error PortSession::checkOutputs() const {
       if (isUnder(Dest, Root) && isUnder(Abs, Dest))
         return makeUsageError("'{0}' is inside the output tree '{1}'", File, Dest);
     }
-    // A DIR that does not exist is created, with its missing parents
-    // (mkdir -p): the deepest existing directory on the way must be
-    // writable. So must every existing directory of the tree that will
-    // hold a file: the ported units and the project's sources, headers and
-    // build files (what writeTree writes).
-    std::set<std::string> Dirs = {Dest};
-    if (!O.Files.empty()) {
-      std::string Root = rootOf(O.Files.front());
-      auto Add = [&](const std::string &F) {
-        if (isUnder(F, Root) && !isUnder(F, Dest)) {
-          SmallString<256> P(Dest);
-          sys::path::append(P, relativePath(F, Root));
-          Dirs.insert(sys::path::parent_path(P).str());
-        }
-      };
-      for (const std::string &F : O.Files)
-        Add(absolutePath(F));
-      for (const std::string &F : projectSourcesUnder(Root))
-        Add(F);
-    }
-    std::set<std::string> Checked;
-    for (const std::string &Dir : Dirs) {
-      std::string Existing = nearestExisting(Dir);
-      if (!Checked.insert(Existing).second)
-        continue;
-      if (DirRefusal D = dirRefusal(Existing, O.Force))
-        return makeError("cannot write the tree to '{0}': {1}{2}; nothing was ported", Dest,
-                         D.Why, D.hint());
-    }
+    // What writeTree writes: the ported units and the project's sources,
+    // headers and build files. Other headers the units include are known
+    // after the parse (run() checks them then).
+    std::set<std::string> Sources;
+    for (const std::string &F : O.Files)
+      Sources.insert(absolutePath(F));
+    if (!O.Files.empty())
+      for (std::string &F : projectSourcesUnder(rootOf(O.Files.front())))
+        Sources.insert(std::move(F));
+    if (Error E = checkTree(Sources))
+      return E;
   }
   if (O.Output.K == OutputChoice::Kind::InPlace)
     for (const std::string &File : O.Files)
@@ -1104,10 +1126,21 @@ Expected<PortResult> PortSession::run(std::function<void(const FilePortResult &)
   // cannot be rewritten stops the run before anything is written (the
   // inputs are written as each is finished), so that no file is left
   // patched against a header that is not.
-  if (O.Output.K == OutputChoice::Kind::InPlace) {
+  // -o DIR: so are the headers the units include, which writeTree copies
+  // or patches into the tree.
+  if (O.Output.K == OutputChoice::Kind::InPlace || O.Output.K == OutputChoice::Kind::Tree) {
     Error Refused = Error::success();
+    if (O.Output.K == OutputChoice::Kind::Tree) {
+      std::set<std::string> Sources;
+      for (const Unit &U : Units)
+        for (const std::string &D : U.R.Dependencies)
+          Sources.insert(absolutePath(D));
+      for (const ProjectFileResult &P : Out.ProjectFiles)
+        Sources.insert(absolutePath(P.File));
+      Refused = checkTree(Sources);
+    }
     for (const ProjectFileResult &P : Out.ProjectFiles) {
-      if (!P.Rejected.empty())
+      if (!P.Rejected.empty() || O.Output.K != OutputChoice::Kind::InPlace)
         continue;
       std::string From;
       for (const std::string &F : P.From)

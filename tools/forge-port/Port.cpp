@@ -145,7 +145,8 @@ int forge::tool::runPort(const Invocation &Inv) {
   O.Toolchain = &TC;
 
   // The SARIF log is checked before any work, as the session checks its
-  // outputs; in -o DIR it is one more file of the tree (checked with it).
+  // outputs; in -o DIR it is one more file of the tree (its directory is
+  // checked with the tree; a read-only log there is refused here).
   std::string Log = SarifLog;
   bool LogInTree = false;
   if (Log.empty() && All) {
@@ -156,6 +157,9 @@ int forge::tool::runPort(const Invocation &Inv) {
   }
   if (!Log.empty() && Log != "-" && !LogInTree) // "-": stdout
     if (Error E = port::checkOutputFile(Log, "--sarif-log", Force, "the SARIF log "))
+      return reportError(std::move(E));
+  if (LogInTree)
+    if (Error E = port::checkOverwrite(Log, Force))
       return reportError(std::move(E));
 
   port::PortSession Session(O);

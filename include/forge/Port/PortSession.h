@@ -231,6 +231,11 @@ private:
   /// The build files under the project root, their findings and fixes.
   void scanBuildFiles(PortResult &Out);
   void writeTree(std::vector<Unit> &Units, PortResult &Out);
+  /// -o DIR: that the tree can hold the copies of Sources (absolute paths;
+  /// those outside the root or inside the tree are not copied): each
+  /// directory on the way can be created or written, and no file there
+  /// that one replaces is read-only (checkOverwrite).
+  llvm::Error checkTree(const std::set<std::string> &Sources) const;
   /// Refuses, before any work, an output that cannot or must not be
   /// written: -o into a missing directory, -i or -o on a read-only file.
   llvm::Error checkOutputs() const;
@@ -254,6 +259,11 @@ private:
 /// log "); "-" (stdout) passes.
 llvm::Error checkOutputFile(llvm::StringRef Out, llvm::StringRef Flag, bool Force,
                             llvm::StringRef What = "");
+
+/// The part of checkOutputFile for an existing file at Out: refused when
+/// the run would replace it and it is read-only (its permission bits),
+/// unless Force. -o DIR checks every file of the tree with it.
+llvm::Error checkOverwrite(llvm::StringRef Out, bool Force);
 
 } // namespace forge::port
 
