@@ -5,9 +5,11 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -21,68 +23,43 @@ std::string ValueInterval::render() const {
 
 namespace {
 
-using Interval = ValueInterval;
+/// An end: K, or P + K (P the analysis' parameter).
+using End = SymbolicEnd;
+/// Inclusive bounds whose ends may name the parameter.
+struct Interval {
+  std::optional<End> Lo, Hi;
+};
 using Env = std::map<const VarDecl *, Interval>;
+using Notes = std::set<std::string>;
 
-Interval point(int64_t V) { return {V, V}; }
-
-Interval join(const Interval &A, const Interval &B) {
-  if (A.empty())
-    return B;
-  if (B.empty())
-    return A;
+Interval point(int64_t V) { return {End{false, V}, End{false, V}}; }
+Interval constant(std::optional<int64_t> Lo, std::optional<int64_t> Hi) {
   Interval R;
-  if (A.Lo && B.Lo)
-    R.Lo = std::min(*A.Lo, *B.Lo);
-  if (A.Hi && B.Hi)
-    R.Hi = std::max(*A.Hi, *B.Hi);
+  if (Lo)
+    R.Lo = End{false, *Lo};
+  if (Hi)
+    R.Hi = End{false, *Hi};
   return R;
-}
-
-Interval meet(const Interval &A, const Interval &B) {
-  Interval R = A;
-  if (B.Lo)
-    R.Lo = R.Lo ? std::max(*R.Lo, *B.Lo) : *B.Lo;
-  if (B.Hi)
-    R.Hi = R.Hi ? std::min(*R.Hi, *B.Hi) : *B.Hi;
-  return R;
-}
-
-Env joinEnv(const Env &A, const Env &B) {
-  Env R;
-  for (const auto &[V, I] : A)
-    if (auto It = B.find(V); It != B.end())
-      R[V] = join(I, It->second);
-  return R; // a variable bounded on one side only is its type's range
 }
 
 /// The range of an integer type; none for others.
-std::optional<Interval> typeRange(QualType T, const ASTContext &Ctx) {
+std::optional<ValueInterval> typeRange(QualType T, const ASTContext &Ctx) {
   T = T.getCanonicalType();
   if (T->isDependentType() || !T->isIntegralOrEnumerationType())
     return std::nullopt;
   if (T->isBooleanType())
-    return Interval{0, 1};
+    return ValueInterval{0, 1};
   uint64_t W = Ctx.getTypeSize(T);
   if (W == 0 || W > 64)
     return std::nullopt;
   if (T->isUnsignedIntegerOrEnumerationType()) {
     if (W >= 64)
-      return Interval{0, std::nullopt};
-    return Interval{0, int64_t((uint64_t(1) << W) - 1)};
+      return ValueInterval{0, std::nullopt};
+    return ValueInterval{0, int64_t((uint64_t(1) << W) - 1)};
   }
   if (W >= 64)
-    return Interval{std::nullopt, std::nullopt};
-  return Interval{-(int64_t(1) << (W - 1)), (int64_t(1) << (W - 1)) - 1};
-}
-
-/// A into the type T: itself when it fits, else T's range.
-Interval convert(const Interval &A, QualType T, const ASTContext &Ctx) {
-  auto R = typeRange(T, Ctx);
-  if (!R)
-    return {};
-  bool Fits = (!R->Lo || (A.Lo && *A.Lo >= *R->Lo)) && (!R->Hi || (A.Hi && *A.Hi <= *R->Hi));
-  return Fits ? A : *R;
+    return ValueInterval{std::nullopt, std::nullopt};
+  return ValueInterval{-(int64_t(1) << (W - 1)), (int64_t(1) << (W - 1)) - 1};
 }
 
 std::optional<int64_t> add(std::optional<int64_t> A, std::optional<int64_t> B) {
@@ -97,30 +74,6 @@ std::optional<int64_t> mul(int64_t A, int64_t B) {
   if (MulOverflow(A, B, R))
     return std::nullopt;
   return R;
-}
-
-Interval negate(const Interval &A) {
-  Interval R;
-  if (A.Hi && *A.Hi != INT64_MIN)
-    R.Lo = -*A.Hi;
-  if (A.Lo && *A.Lo != INT64_MIN)
-    R.Hi = -*A.Lo;
-  return R;
-}
-
-Interval product(const Interval &A, const Interval &B) {
-  if (!A.bounded() || !B.bounded())
-    return {};
-  std::optional<int64_t> Lo, Hi;
-  for (int64_t X : {*A.Lo, *A.Hi})
-    for (int64_t Y : {*B.Lo, *B.Hi}) {
-      auto P = mul(X, Y);
-      if (!P)
-        return {};
-      Lo = Lo ? std::min(*Lo, *P) : *P;
-      Hi = Hi ? std::max(*Hi, *P) : *P;
-    }
-  return {Lo, Hi};
 }
 
 /// The smallest 2^k - 1 at or above V (V >= 0).
@@ -175,9 +128,22 @@ std::vector<const VarDecl *> changedVars(const Stmt *S) {
 
 class RangeAnalyzer {
 public:
-  RangeAnalyzer(const FunctionDecl &Kernel, ASTContext &Ctx) : Kernel(Kernel), Ctx(Ctx) {}
+  /// Param (may be null): the symbol of the ends, at least ParamMin.
+  RangeAnalyzer(const FunctionDecl &Kernel, ASTContext &Ctx, const ParmVarDecl *Param,
+                int64_t ParamMin)
+      : Kernel(Kernel), Ctx(Ctx), Param(Param) {
+    if (!Param)
+      return;
+    if (auto T = typeRange(Param->getType(), Ctx)) {
+      ParamLo = T->Lo;
+      ParamHi = T->Hi;
+    }
+    if (!ParamLo || ParamMin > *ParamLo)
+      ParamLo = ParamMin;
+  }
 
-  Interval at(const Expr *E) {
+  /// The range of E where it runs, and the notes of the variables it reads.
+  Interval at(const Expr *E, Notes &Out) {
     const Stmt *Body = Kernel.getBody();
     if (!Body)
       return typeOf(E);
@@ -193,30 +159,262 @@ public:
     }
     std::reverse(Path.begin(), Path.end());
     Env State;
+    if (Param && typeRange(Param->getType(), Ctx))
+      State[Param] = {End{true, 0}, End{true, 0}};
     for (size_t I = 0; I + 1 < Path.size(); ++I)
       if (!descend(Path[I], Path[I + 1], State))
         break;
-    return eval(E, State, 0);
+    settle(State);
+    Touched.clear();
+    Interval R = eval(E, State, 0);
+    Out = notesOfTouched();
+    return R;
   }
+
+  /// The constant that bounds an end from below (above).
+  std::optional<int64_t> least(const End &A) const { return A.OfParam ? add(ParamLo, A.K) : A.K; }
+  std::optional<int64_t> most(const End &A) const { return A.OfParam ? add(ParamHi, A.K) : A.K; }
 
 private:
-  Interval typeOf(const Expr *E) {
-    auto R = typeRange(E->getType(), Ctx);
-    return R ? *R : Interval{};
+  // The lattice. Two ends compare when they name the same thing or when the
+  // parameter's range orders them (nbins - 1 >= 0 for nbins >= 1).
+
+  /// A <= B for every value of the parameter.
+  bool le(const End &A, const End &B) const {
+    if (A.OfParam == B.OfParam)
+      return A.K <= B.K;
+    auto MA = most(A), LB = least(B);
+    return MA && LB && *MA <= *LB;
+  }
+  /// A > B for every value of the parameter.
+  bool gt(const End &A, const End &B) const {
+    if (A.OfParam == B.OfParam)
+      return A.K > B.K;
+    auto LA = least(A), MB = most(B);
+    return LA && MB && *LA > *MB;
+  }
+  bool empty(const Interval &A) const { return A.Lo && A.Hi && gt(*A.Lo, *A.Hi); }
+
+  /// The smaller (larger) of two ends, or a constant below (above) both.
+  std::optional<End> lower(const std::optional<End> &A, const std::optional<End> &B) const {
+    if (!A || !B)
+      return std::nullopt;
+    if (le(*A, *B))
+      return A;
+    if (le(*B, *A))
+      return B;
+    auto LA = least(*A), LB = least(*B);
+    if (!LA || !LB)
+      return std::nullopt;
+    return End{false, std::min(*LA, *LB)};
+  }
+  std::optional<End> upper(const std::optional<End> &A, const std::optional<End> &B) const {
+    if (!A || !B)
+      return std::nullopt;
+    if (le(*A, *B))
+      return B;
+    if (le(*B, *A))
+      return A;
+    auto MA = most(*A), MB = most(*B);
+    if (!MA || !MB)
+      return std::nullopt;
+    return End{false, std::max(*MA, *MB)};
+  }
+  /// Both ends bound the value: the tighter, or when they do not compare,
+  /// the one that names the parameter (what a caller asks about).
+  std::optional<End> tighterLo(const std::optional<End> &A, const std::optional<End> &B) const {
+    if (!A || !B)
+      return A ? A : B;
+    if (le(*A, *B))
+      return B;
+    if (le(*B, *A))
+      return A;
+    return A->OfParam ? A : B;
+  }
+  std::optional<End> tighterHi(const std::optional<End> &A, const std::optional<End> &B) const {
+    if (!A || !B)
+      return A ? A : B;
+    if (le(*A, *B))
+      return A;
+    if (le(*B, *A))
+      return B;
+    return A->OfParam ? A : B;
   }
 
-  Interval lookup(const VarDecl *V, const Env &State) {
+  Interval join(const Interval &A, const Interval &B) const {
+    if (empty(A))
+      return B;
+    if (empty(B))
+      return A;
+    return {lower(A.Lo, B.Lo), upper(A.Hi, B.Hi)};
+  }
+  Interval meet(const Interval &A, const Interval &B) const {
+    return {tighterLo(A.Lo, B.Lo), tighterHi(A.Hi, B.Hi)};
+  }
+  Env joinEnv(const Env &A, const Env &B) const {
+    Env R;
+    for (const auto &[V, I] : A)
+      if (auto It = B.find(V); It != B.end())
+        R[V] = join(I, It->second);
+    return R; // a variable bounded on one side only is its type's range
+  }
+
+  /// The ends as constants.
+  Interval relax(const Interval &A) const {
+    Interval R;
+    if (A.Lo)
+      if (auto L = least(*A.Lo))
+        R.Lo = End{false, *L};
+    if (A.Hi)
+      if (auto H = most(*A.Hi))
+        R.Hi = End{false, *H};
+    return R;
+  }
+  static std::optional<int64_t> k(const std::optional<End> &A) {
+    return A && !A->OfParam ? std::optional<int64_t>(A->K) : std::nullopt;
+  }
+  static bool bounded(const Interval &A) { return k(A.Lo) && k(A.Hi); }
+
+  std::optional<End> plus(const std::optional<End> &A, const std::optional<End> &B) const {
+    if (!A || !B || (A->OfParam && B->OfParam))
+      return std::nullopt;
+    auto S = add(A->K, B->K);
+    if (!S)
+      return std::nullopt;
+    return End{A->OfParam || B->OfParam, *S};
+  }
+  std::optional<End> minus(const std::optional<End> &A) const {
+    if (!A || A->OfParam || A->K == INT64_MIN)
+      return std::nullopt;
+    return End{false, -A->K};
+  }
+  Interval negate(const Interval &A) const { return {minus(A.Hi), minus(A.Lo)}; }
+
+  Interval product(const Interval &A0, const Interval &B0) const {
+    Interval A = relax(A0), B = relax(B0);
+    if (!bounded(A) || !bounded(B))
+      return {};
+    std::optional<int64_t> Lo, Hi;
+    for (int64_t X : {A.Lo->K, A.Hi->K})
+      for (int64_t Y : {B.Lo->K, B.Hi->K}) {
+        auto P = mul(X, Y);
+        if (!P)
+          return {};
+        Lo = Lo ? std::min(*Lo, *P) : *P;
+        Hi = Hi ? std::max(*Hi, *P) : *P;
+      }
+    return constant(Lo, Hi);
+  }
+
+  /// A into the type T: itself when it fits, else T's range.
+  Interval convert(const Interval &A, QualType T) const {
+    auto R = typeRange(T, Ctx);
+    if (!R)
+      return {};
+    auto L = A.Lo ? least(*A.Lo) : std::nullopt;
+    auto H = A.Hi ? most(*A.Hi) : std::nullopt;
+    bool Fits = (!R->Lo || (L && *L >= *R->Lo)) && (!R->Hi || (H && *H <= *R->Hi));
+    return Fits ? A : constant(R->Lo, R->Hi);
+  }
+
+  Interval typeOf(const Expr *E) const {
+    auto R = typeRange(E->getType(), Ctx);
+    return R ? constant(R->Lo, R->Hi) : Interval{};
+  }
+
+  Interval lookup(const VarDecl *V, const Env &State) const {
     if (auto It = State.find(V); It != State.end())
       return It->second;
     auto R = typeRange(V->getType(), Ctx);
-    return R ? *R : Interval{};
+    return R ? constant(R->Lo, R->Hi) : Interval{};
   }
 
-  void havoc(const Stmt *S, Env &State) {
+  // Notes: why a variable is wider than its assignments would make it.
+
+  unsigned line(const Stmt *S) const {
+    const SourceManager &SM = Ctx.getSourceManager();
+    return SM.getPresumedLineNumber(SM.getFileLoc(S->getBeginLoc()));
+  }
+  static std::string name(const VarDecl *V) { return "'" + V->getName().str() + "'"; }
+  /// The notes of the variables the last evaluation looked up (not those
+  /// in a load's index or in floating-point arithmetic: they do not reach
+  /// an integer range).
+  Notes notesOfTouched() const {
+    Notes Out;
+    for (const VarDecl *V : Touched)
+      if (auto It = Why.find(V); It != Why.end())
+        Out.insert(It->second.begin(), It->second.end());
+    return Out;
+  }
+  /// R reaches the end of V's type on a side (below, for a signed type):
+  /// nothing bounds V there.
+  bool wide(const Interval &R, const VarDecl *V) const {
+    auto T = typeRange(V->getType(), Ctx);
+    if (!T)
+      return true;
+    // An end that names the parameter bounds the value.
+    if (!R.Hi || (!R.Hi->OfParam && T->Hi && R.Hi->K >= *T->Hi))
+      return true;
+    return V->getType()->isSignedIntegerOrEnumerationType() &&
+           (!R.Lo || (!R.Lo->OfParam && T->Lo && R.Lo->K <= *T->Lo));
+  }
+  /// V takes the value Value of From (which may read V; Keep: V's own
+  /// notes stay, `v += e`). A value bounded on both sides needs no notes
+  /// but the parameters assigned on the way;
+  /// one that is not keeps those of the variables From reads, and its own
+  /// when From's width is its own (a call the range does not look into, or
+  /// nothing From reads has notes). A parameter assigned is always noted.
+  void noteAssigned(const VarDecl *V, const Expr *From, const Stmt *At, bool Keep,
+                    const Interval &Value, bool Unknown) {
+    Notes N;
+    if (!wide(Value, V)) {
+      // Bounded: only an assigned parameter stays worth telling.
+      for (const std::string &X : notesOfTouched())
+        if (Sticky.count(X))
+          N.insert(X);
+    } else {
+      N = notesOfTouched();
+      if (Keep)
+        N.insert(Why[V].begin(), Why[V].end());
+      if (N.empty() || Unknown) {
+        std::string T = textOf(From->IgnoreImpCasts(), Ctx);
+        if (T.size() > 60)
+          T = T.substr(0, 57) + "...";
+        N.insert("line " + std::to_string(line(At)) + " sets " + name(V) + " to '" + T +
+                 "', whose range is " + render(Value));
+      }
+    }
+    if (isa<ParmVarDecl>(V)) {
+      std::string X = "line " + std::to_string(line(At)) + " assigns the parameter " + name(V);
+      Sticky.insert(X);
+      N.insert(std::move(X));
+    }
+    Why[V] = std::move(N);
+  }
+  std::string render(const Interval &R) const;
+  /// The variables bounded on both sides need no notes (a branch that
+  /// clamped one joined with another).
+  void settle(const Env &State) {
+    for (auto &[V, N] : Why)
+      if (auto It = State.find(V); It != State.end() && !wide(It->second, V))
+        for (auto X = N.begin(); X != N.end();)
+          X = Sticky.count(*X) ? std::next(X) : N.erase(X);
+  }
+
+  /// Forgets what S may change; Cause is the statement that changes it (a
+  /// loop, for the variables of its body).
+  void havoc(const Stmt *S, Env &State, const Stmt *Cause = nullptr) {
     if (!S)
       return;
-    for (const VarDecl *V : changedVars(S))
+    if (!Cause)
+      Cause = S;
+    bool Loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(Cause);
+    for (const VarDecl *V : changedVars(S)) {
       State.erase(V);
+      Why[V] = {Loop ? name(V) + " is assigned in the loop at line " + std::to_string(line(Cause))
+                     : "line " + std::to_string(line(Cause)) + " changes " + name(V) +
+                           " in a way the range does not follow"};
+    }
   }
 
   /// Moves State from P into its child C on the path; false when the rest
@@ -241,23 +439,23 @@ private:
       if (C == F->getInit())
         return true;
       exec(F->getInit(), State);
-      havoc(F->getBody(), State);
-      havoc(F->getInc(), State);
-      havoc(F->getCond(), State);
+      havoc(F->getBody(), State, F);
+      havoc(F->getInc(), State, F);
+      havoc(F->getCond(), State, F);
       if (C == F->getBody() && F->getCond())
         refine(F->getCond(), true, State);
       return true;
     }
     if (const auto *W = dyn_cast<WhileStmt>(P)) {
-      havoc(W->getBody(), State);
-      havoc(W->getCond(), State);
+      havoc(W->getBody(), State, W);
+      havoc(W->getCond(), State, W);
       if (C == W->getBody())
         refine(W->getCond(), true, State);
       return true;
     }
     if (const auto *D = dyn_cast<DoStmt>(P)) {
-      havoc(D->getBody(), State);
-      havoc(D->getCond(), State);
+      havoc(D->getBody(), State, D);
+      havoc(D->getCond(), State, D);
       return true;
     }
     if (const auto *CO = dyn_cast<ConditionalOperator>(P)) {
@@ -295,11 +493,17 @@ private:
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
         if (const auto *V = dyn_cast<VarDecl>(D)) {
-          if (V->getType()->isReferenceType())
+          if (V->getType()->isReferenceType()) {
             havoc(DS, State);
-          else if (auto R = typeRange(V->getType(), Ctx))
-            State[V] = V->getInit() ? convert(eval(V->getInit(), State, 0), V->getType(), Ctx)
-                                    : *R;
+          } else if (auto R = typeRange(V->getType(), Ctx)) {
+            Unknown = false;
+            Touched.clear();
+            State[V] = V->getInit() ? convert(eval(V->getInit(), State, 0), V->getType())
+                                    : constant(R->Lo, R->Hi);
+            Why[V].clear();
+            if (V->getInit())
+              noteAssigned(V, V->getInit(), DS, false, State[V], Unknown);
+          }
         }
       return;
     }
@@ -312,8 +516,13 @@ private:
       Env Then = State, Else = State;
       refine(If->getCond(), true, Then);
       refine(If->getCond(), false, Else);
+      auto Before = Why;
       exec(If->getThen(), Then);
+      auto AfterThen = std::move(Why);
+      Why = std::move(Before);
       exec(If->getElse(), Else);
+      for (auto &[V, N] : AfterThen)
+        Why[V].insert(N.begin(), N.end());
       bool ThenExits = alwaysExits(If->getThen()), ElseExits = alwaysExits(If->getElse());
       if (ThenExits && !ElseExits)
         State = Else;
@@ -321,6 +530,7 @@ private:
         State = Then;
       else
         State = joinEnv(Then, Else);
+      settle(State);
       return;
     }
     if (const auto *E = dyn_cast<Expr>(S)) {
@@ -330,20 +540,28 @@ private:
     havoc(S, State); // loops, switch, ...
   }
 
-  /// An expression statement: `v = e`, `v op= e`, `v++`; anything else
-  /// forgets the variables it may change.
+  /// An expression statement: `v = e`, `v op= e`, `v++`, a comma of them;
+  /// anything else forgets the variables it may change.
   void assign(const Expr *E, Env &State) {
     E = E->IgnoreParenImpCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Comma) {
+      assign(B->getLHS(), State);
+      assign(B->getRHS(), State);
+      return;
+    }
     if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isAssignmentOp()) {
       const auto *D = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
       const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
       if (V && changedVars(B->getRHS()).empty() && typeRange(V->getType(), Ctx)) {
+        Unknown = false;
+        Touched.clear();
         Interval R = eval(B->getRHS(), State, 0);
         if (B->getOpcode() != BO_Assign) {
           BinaryOperatorKind Op = BinaryOperator::getOpForCompoundAssignment(B->getOpcode());
           R = binary(Op, lookup(V, State), R);
         }
-        State[V] = convert(R, V->getType(), Ctx);
+        State[V] = convert(R, V->getType());
+        noteAssigned(V, B->getRHS(), B, B->getOpcode() != BO_Assign, State[V], Unknown);
         return;
       }
     }
@@ -352,8 +570,10 @@ private:
       if (const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
           V && typeRange(V->getType(), Ctx)) {
         Interval R = lookup(V, State);
-        int64_t Step = U->isIncrementOp() ? 1 : -1;
-        State[V] = convert({add(R.Lo, Step), add(R.Hi, Step)}, V->getType(), Ctx);
+        Touched.clear();
+        End Step{false, U->isIncrementOp() ? 1 : -1};
+        State[V] = convert({plus(R.Lo, Step), plus(R.Hi, Step)}, V->getType());
+        noteAssigned(V, U, U, true, State[V], false);
         return;
       }
     }
@@ -403,19 +623,22 @@ private:
     // A comparison in an unsigned type of a value that may be negative
     // does not order it as written.
     if (L->getType()->isUnsignedIntegerOrEnumerationType() &&
-        !V->getType()->isUnsignedIntegerOrEnumerationType() && !(Cur.Lo && *Cur.Lo >= 0))
-      return;
+        !V->getType()->isUnsignedIntegerOrEnumerationType()) {
+      auto Lo = Cur.Lo ? least(*Cur.Lo) : std::nullopt;
+      if (!(Lo && *Lo >= 0))
+        return;
+    }
     Interval Other = eval(R, State, 0);
     Interval N;
     switch (Op) {
     case BO_LT:
-      N.Hi = add(Other.Hi, -1);
+      N.Hi = plus(Other.Hi, End{false, -1});
       break;
     case BO_LE:
       N.Hi = Other.Hi;
       break;
     case BO_GT:
-      N.Lo = add(Other.Lo, 1);
+      N.Lo = plus(Other.Lo, End{false, 1});
       break;
     case BO_GE:
       N.Lo = Other.Lo;
@@ -430,59 +653,62 @@ private:
   }
 
   Interval binary(BinaryOperatorKind Op, const Interval &A, const Interval &B) {
+    Interval CA = relax(A), CB = relax(B);
+    auto CALo = k(CA.Lo), CAHi = k(CA.Hi), CBLo = k(CB.Lo), CBHi = k(CB.Hi);
     switch (Op) {
     case BO_Add:
-      return {add(A.Lo, B.Lo), add(A.Hi, B.Hi)};
+      return {plus(A.Lo, B.Lo), plus(A.Hi, B.Hi)};
     case BO_Sub: {
       Interval NB = negate(B);
-      return {add(A.Lo, NB.Lo), add(A.Hi, NB.Hi)};
+      return {plus(A.Lo, NB.Lo), plus(A.Hi, NB.Hi)};
     }
     case BO_Mul:
       return product(A, B);
     case BO_Div:
-      if (B.Lo && B.Hi && *B.Lo == *B.Hi && *B.Lo > 0 && A.bounded())
-        return {*A.Lo / *B.Lo, *A.Hi / *B.Lo}; // truncation is monotonic
+      if (CBLo && CBHi && *CBLo == *CBHi && *CBLo > 0 && bounded(CA))
+        return constant(*CALo / *CBLo, *CAHi / *CBLo); // truncation is monotonic
       return {};
     case BO_Rem:
-      if (B.Lo && *B.Lo > 0 && B.Hi) {
-        int64_t M = *B.Hi - 1;
-        if (A.Lo && *A.Lo >= 0)
-          return {0, A.Hi ? std::min(*A.Hi, M) : M};
-        return {-M, M};
+      // v % m: below m, whose least value is positive.
+      if (CBLo && *CBLo > 0 && B.Hi) {
+        std::optional<End> M = plus(B.Hi, End{false, -1});
+        if (!M)
+          return {};
+        if (CALo && *CALo >= 0)
+          return {End{false, 0}, tighterHi(A.Hi, M)};
+        return {minus(M), M};
       }
       return {};
     case BO_And:
-      if (A.Lo && *A.Lo >= 0 && B.Lo && *B.Lo >= 0) {
-        std::optional<int64_t> Hi = A.Hi && B.Hi ? std::min(*A.Hi, *B.Hi) : A.Hi ? A.Hi : B.Hi;
-        return {0, Hi};
-      }
-      if (A.Lo && *A.Lo >= 0)
-        return {0, A.Hi};
-      if (B.Lo && *B.Lo >= 0)
-        return {0, B.Hi};
+      if (CALo && *CALo >= 0 && CBLo && *CBLo >= 0)
+        return {End{false, 0}, tighterHi(A.Hi, B.Hi)};
+      if (CALo && *CALo >= 0)
+        return {End{false, 0}, A.Hi};
+      if (CBLo && *CBLo >= 0)
+        return {End{false, 0}, B.Hi};
       return {};
     case BO_Or:
     case BO_Xor:
-      if (A.Lo && *A.Lo >= 0 && B.Lo && *B.Lo >= 0 && A.Hi && B.Hi)
-        return {0, allOnesAbove(std::max(*A.Hi, *B.Hi))};
+      if (CALo && *CALo >= 0 && CBLo && *CBLo >= 0 && CAHi && CBHi)
+        return constant(0, allOnesAbove(std::max(*CAHi, *CBHi)));
       return {};
     case BO_Shr:
-      if (B.Lo && B.Hi && *B.Lo == *B.Hi && *B.Lo >= 0 && *B.Lo < 63) {
-        Interval R;
-        if (A.Lo)
-          R.Lo = *A.Lo >> *B.Lo;
-        if (A.Hi)
-          R.Hi = *A.Hi >> *B.Lo;
-        if (A.Lo && *A.Lo >= 0 && !A.Hi)
-          R.Hi.reset();
-        return R;
+      if (CBLo && CBHi && *CBLo == *CBHi && *CBLo >= 0 && *CBLo < 63) {
+        std::optional<int64_t> Lo, Hi;
+        if (CALo)
+          Lo = *CALo >> *CBLo;
+        if (CAHi)
+          Hi = *CAHi >> *CBLo;
+        if (CALo && *CALo >= 0 && !CAHi)
+          Hi.reset();
+        return constant(Lo, Hi);
       }
-      if (A.Lo && *A.Lo >= 0)
-        return {0, A.Hi};
+      if (CALo && *CALo >= 0)
+        return constant(0, CAHi);
       return {};
     case BO_Shl:
-      if (B.Lo && B.Hi && *B.Lo == *B.Hi && *B.Lo >= 0 && *B.Lo < 62)
-        return product(A, point(int64_t(1) << *B.Lo));
+      if (CBLo && CBHi && *CBLo == *CBHi && *CBLo >= 0 && *CBLo < 62)
+        return product(CA, point(int64_t(1) << *CBLo));
       return {};
     case BO_LT:
     case BO_GT:
@@ -492,7 +718,7 @@ private:
     case BO_NE:
     case BO_LAnd:
     case BO_LOr:
-      return {0, 1};
+      return constant(0, 1);
     case BO_Comma:
       return B;
     default:
@@ -511,17 +737,19 @@ private:
     if (const auto *Cast = dyn_cast<CastExpr>(S)) {
       const Expr *Sub = Cast->getSubExpr();
       if (Sub->getType()->isIntegralOrEnumerationType())
-        R = convert(eval(Sub, State, Depth + 1), E->getType(), Ctx);
+        R = convert(eval(Sub, State, Depth + 1), E->getType());
     } else if (const auto *D = dyn_cast<DeclRefExpr>(S)) {
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl())) {
         R = lookup(V, State);
+        Touched.insert(V);
+      }
     } else if (const auto *U = dyn_cast<UnaryOperator>(S)) {
       if (U->getOpcode() == UO_Minus)
         R = negate(eval(U->getSubExpr(), State, Depth + 1));
       else if (U->getOpcode() == UO_Plus)
         R = eval(U->getSubExpr(), State, Depth + 1);
       else if (U->getOpcode() == UO_LNot)
-        R = {0, 1};
+        R = constant(0, 1);
     } else if (const auto *B = dyn_cast<BinaryOperator>(S)) {
       if (B->isAssignmentOp())
         R = Type;
@@ -541,31 +769,85 @@ private:
         Interval A = eval(Call->getArg(0), State, Depth + 1),
                  B = eval(Call->getArg(1), State, Depth + 1);
         if (Min)
-          R = {A.Lo && B.Lo ? std::optional<int64_t>(std::min(*A.Lo, *B.Lo)) : std::nullopt,
-               A.Hi && B.Hi ? std::optional<int64_t>(std::min(*A.Hi, *B.Hi)) : A.Hi ? A.Hi : B.Hi};
+          R = {lower(A.Lo, B.Lo), tighterHi(A.Hi, B.Hi)};
         else
-          R = {A.Lo && B.Lo ? std::optional<int64_t>(std::max(*A.Lo, *B.Lo)) : A.Lo ? A.Lo : B.Lo,
-               A.Hi && B.Hi ? std::optional<int64_t>(std::max(*A.Hi, *B.Hi)) : std::nullopt};
+          R = {tighterLo(A.Lo, B.Lo), upper(A.Hi, B.Hi)};
       } else if (N == "__popc" || N == "__clz" || N == "__ffs") {
-        R = {0, 32};
+        R = constant(0, 32);
       } else if (N == "__popcll" || N == "__clzll" || N == "__ffsll") {
-        R = {0, 64};
+        R = constant(0, 64);
+      } else if (E->getType()->isIntegralOrEnumerationType()) {
+        Unknown = true;
       }
     }
     // A value outside the type wrapped (or overflowed): the type's range.
-    return convert(R, E->getType(), Ctx);
+    return convert(R, E->getType());
   }
 
   const FunctionDecl &Kernel;
   ASTContext &Ctx;
+  const ParmVarDecl *Param;
+  std::optional<int64_t> ParamLo, ParamHi;
+  /// Per variable, why it is wider than its assignments make it.
+  std::map<const VarDecl *, Notes> Why;
+  /// The value being evaluated called a function the range does not know.
+  bool Unknown = false;
+  /// Notes that stay with a value however it is bounded: the parameters
+  /// assigned.
+  std::set<std::string> Sticky;
+  /// The variables the value being evaluated looked up.
+  std::set<const VarDecl *> Touched;
 };
+
+std::string renderEnd(const End &A, const ParmVarDecl *P) {
+  if (!A.OfParam || !P)
+    return std::to_string(A.K);
+  std::string N = P->getName().str();
+  if (A.K == 0)
+    return N;
+  return N + (A.K > 0 ? " + " : " - ") + std::to_string(A.K > 0 ? A.K : -A.K);
+}
+
+std::string RangeAnalyzer::render(const Interval &R) const {
+  SymbolicInterval S;
+  S.Param = Param;
+  S.Lo = R.Lo;
+  S.Hi = R.Hi;
+  return S.render();
+}
 
 } // namespace
 
-ValueInterval valueRange(const Expr *E, const FunctionDecl &Kernel, ASTContext &Ctx) {
+std::string SymbolicInterval::render() const {
+  return (Lo ? "[" + renderEnd(*Lo, Param) : std::string("(-inf")) + ", " +
+         (Hi ? renderEnd(*Hi, Param) + "]" : std::string("+inf)"));
+}
+
+SymbolicInterval symbolicRange(const Expr *E, const FunctionDecl &Kernel, ASTContext &Ctx,
+                               const ParmVarDecl *Param, int64_t ParamMin) {
+  SymbolicInterval Out;
   if (!E || E->isValueDependent() || E->isTypeDependent())
-    return {};
-  return RangeAnalyzer(Kernel, Ctx).at(E);
+    return Out;
+  if (Param && !typeRange(Param->getType(), Ctx))
+    Param = nullptr;
+  Out.Param = Param;
+  RangeAnalyzer A(Kernel, Ctx, Param, ParamMin);
+  Notes N;
+  Interval R = A.at(E, N);
+  Out.Lo = R.Lo;
+  Out.Hi = R.Hi;
+  Out.Notes.assign(N.begin(), N.end());
+  return Out;
+}
+
+ValueInterval valueRange(const Expr *E, const FunctionDecl &Kernel, ASTContext &Ctx) {
+  SymbolicInterval S = symbolicRange(E, Kernel, Ctx, nullptr, 0);
+  ValueInterval R;
+  if (S.Lo)
+    R.Lo = S.Lo->K;
+  if (S.Hi)
+    R.Hi = S.Hi->K;
+  return R;
 }
 
 } // namespace forge::analysis

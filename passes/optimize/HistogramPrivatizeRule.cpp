@@ -186,8 +186,41 @@ public:
       an::ValueInterval R = an::valueRange(E, Kernel, Ctx);
       if (R.Lo && *R.Lo >= 0 && R.Hi && *R.Hi < MaxRangeBins)
         Take(Bound{*R.Hi + 1, nullptr, 0, "its value range " + R.render()});
+      // The same, in terms of a parameter: a clamp to a run-time number of
+      // bins assigned after the declaration, `b = b < 0 ? 0 : (b >= nbins ?
+      // nbins - 1 : b);`, `if`s, `b = min(b, nbins - 1);`.
+      if (!Best)
+        Take(paramRange(E));
     }
     return Best;
+  }
+
+  /// Why E is not bounded, as the value range shows it: "where the atomic
+  /// runs 'b' is in [0, nbins]", with the reasons the range lost precision.
+  std::string unbounded(const Expr *E) {
+    if (ParamAssigned)
+      return "; where the atomic runs it is in " + ParamAssigned->second +
+             ", but the kernel assigns '" + ParamAssigned->first->getName().str() +
+             "', and the private copy is sized by its value at the launch";
+    std::optional<an::SymbolicInterval> Shown;
+    for (const ParmVarDecl *P : Kernel.parameters())
+      if (P->getType()->isIntegerType() && !P->getType()->isBooleanType()) {
+        an::SymbolicInterval R = an::symbolicRange(E, Kernel, Ctx, P, 1);
+        if ((R.Lo && R.Lo->OfParam) || (R.Hi && R.Hi->OfParam)) {
+          Shown = std::move(R);
+          break;
+        }
+      }
+    if (!Shown)
+      Shown = an::symbolicRange(E, Kernel, Ctx, nullptr, 0);
+    std::string Out = "; where the atomic runs it is in " + Shown->render();
+    for (size_t I = 0; I < Shown->Notes.size(); ++I)
+      Out += (I ? "; " : ": ") + Shown->Notes[I];
+    if (Shown->Hi && Shown->Hi->OfParam && Shown->Hi->K >= 0) {
+      std::string P = Shown->Param->getName().str();
+      Out += " (the launch sizes the bins by '" + P + "': a clamp's ceiling is '" + P + " - 1')";
+    }
+    return Out;
   }
 
   /// Every value of E is below the bound (E may be negative).
@@ -283,6 +316,33 @@ public:
   }
 
 private:
+  /// E's value range in terms of an integer parameter P: [L, P + k] with
+  /// L >= 0 and k <= -1, so the bins are P + k + 1 (the usual clamp to
+  /// P - 1: P bins). The range assumes P >= 1, which the bins imply: with
+  /// none, the original's atomic is outside its bins too. A ceiling of P or
+  /// above is taken for a mistake, not for P + 1 bins: the launch sizes the
+  /// bins by P.
+  std::optional<Bound> paramRange(const Expr *E) {
+    for (const ParmVarDecl *P : Kernel.parameters()) {
+      if (!P->getType()->isIntegerType() || P->getType()->isBooleanType())
+        continue;
+      an::SymbolicInterval R = an::symbolicRange(E, Kernel, Ctx, P, 1);
+      if (!R.Lo || !R.Hi || !R.Hi->OfParam || R.Hi->K > -1)
+        continue;
+      int64_t Least;
+      if (R.Lo->OfParam ? llvm::AddOverflow(int64_t(1), R.Lo->K, Least) : (Least = R.Lo->K, false))
+        continue;
+      if (Least < 0)
+        continue;
+      if (isModified(P, Body)) {
+        ParamAssigned = {P, R.render()};
+        continue;
+      }
+      return Bound{std::nullopt, P, R.Hi->K + 1, "its value range " + R.render()};
+    }
+    return std::nullopt;
+  }
+
   /// The range of an unsigned integer type (bool included).
   std::optional<Bound> typeBound(const Expr *E) {
     QualType T = E->getType();
@@ -401,6 +461,9 @@ private:
   const FunctionDecl &Kernel;
   const CompoundStmt *Body;
   std::vector<Condition> Conds;
+  /// A parameter that bounds the index by its value range but that the
+  /// kernel assigns, and the range.
+  std::optional<std::pair<const ParmVarDecl *, std::string>> ParamAssigned;
 };
 
 /// The atomic's operation, as the rewrite treats it.
@@ -1231,7 +1294,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   if (!B)
     return notApplicable("the bins index '" + IdxText + "' of '" + A.Text +
                          "' is not bounded (no unsigned narrow type, '% B', '& (B-1)', 'min(v, "
-                         "B - 1)' or guard 'v < B' shows it is in [0, B))");
+                         "B - 1)' or guard 'v < B' shows it is in [0, B))" +
+                         IB.unbounded(Idx));
   std::string BText = B->text();
   std::optional<std::string> SharedBytes; // the spec expression, for a parameter B
   if (B->Const) {

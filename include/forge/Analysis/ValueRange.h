@@ -21,6 +21,15 @@
 /// Sound and deliberately simple: where it cannot follow a value it answers
 /// the range of the value's type.
 ///
+/// The same analysis answers symbolically in one integer parameter P of the
+/// kernel (symbolicRange): an end of the interval is a constant or P + k, so
+/// that a clamp to a run-time number of bins, however it is written
+/// (`b = b < 0 ? 0 : (b >= nbins ? nbins - 1 : b);`, `if`s, `min`/`max`
+/// statements), gives [0, nbins - 1]. P stands for its value at the kernel's
+/// entry; assignments of P are followed like those of any local. The caller
+/// states the least value P may take (a number of bins is at least 1):
+/// comparing a constant with P + k needs it (0 <= nbins - 1).
+///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_ANALYSIS_VALUERANGE_H
 #define FORGE_ANALYSIS_VALUERANGE_H
@@ -28,11 +37,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
 class Expr;
 class FunctionDecl;
+class ParmVarDecl;
 } // namespace clang
 
 namespace forge::analysis {
@@ -49,6 +60,32 @@ struct ValueInterval {
 /// The range of the integer expression E of Kernel, where E runs.
 ValueInterval valueRange(const clang::Expr *E, const clang::FunctionDecl &Kernel,
                          clang::ASTContext &Ctx);
+
+/// An end of a symbolic interval: K, or P + K for the interval's parameter
+/// P (its value at the kernel's entry).
+struct SymbolicEnd {
+  bool OfParam = false;
+  int64_t K = 0;
+};
+
+/// Inclusive bounds in terms of one parameter, with the reasons the
+/// analysis lost precision on the way (empty when it followed everything).
+struct SymbolicInterval {
+  const clang::ParmVarDecl *Param = nullptr; ///< P; none: every end is constant
+  std::optional<SymbolicEnd> Lo, Hi;
+  /// "'b' is assigned in the loop at line 12", "line 7 assigns the
+  /// parameter 'nbins'": events that widened a variable E reads, each once.
+  std::vector<std::string> Notes;
+  /// "[0, nbins - 1]", "(-inf, nbins]".
+  std::string render() const;
+};
+
+/// The range of E where it runs, its ends constants or Param + k, assuming
+/// Param >= ParamMin at the kernel's entry (within its type). With Param
+/// null, valueRange's interval, with the notes.
+SymbolicInterval symbolicRange(const clang::Expr *E, const clang::FunctionDecl &Kernel,
+                               clang::ASTContext &Ctx, const clang::ParmVarDecl *Param,
+                               int64_t ParamMin);
 
 } // namespace forge::analysis
 

@@ -16,6 +16,11 @@
 // 0..3 elements past a 16-byte boundary, counts shorter than the scalar head,
 // weights at another alignment than the keys (the all-scalar fallback), the
 // original grid, a capped grid and one block.
+// Float histograms whose index is clamped by statements after its
+// declaration (hist_clamps.cu: a ?: assignment, if / else if, two ifs,
+// min and max statements, the local outside a grid-stride loop; to a
+// parameter number of bins and to a constant one), with NaN, infinities and
+// values beyond either end that the clamps catch.
 // Counts are odd (not multiples of the block or of 4), data pointers are
 // offset from the allocation (misaligned for the bytes), and each kernel
 // runs with several block sizes (one not a multiple of 32), the original
@@ -74,6 +79,37 @@
 // RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/p8.json 2 %t.d/s1.cu %t.d/histograms.scalar.cu
 // RUN: not grep -q "uint4" %t.d/histograms.scalar.cu
 // RUN: grep -q "auto forge_block = \[&\](unsigned forge_bx, unsigned forge_by)" %t.d/histograms.scalar.cu
+// The clamps assigned after the declaration: the first proposals (16-byte
+// loads of the floats but for clamp_loop, whose local lives outside the
+// loop; lane copies of the constant 100 bins), and the second (virtual
+// blocks of the guards, the scalar loop of clamp_minmax, one copy of
+// const_ternary in 16-byte loads).
+// RUN: for k in clamp_ternary clamp_ifelse clamp_ifs clamp_minmax clamp_loop; do sed "s/\"clamp_ternary\"/\"$k\"/" %S/../Inputs/rules/hist_clamps.json > %t.d/$k.json; done
+// RUN: forge-port propose %S/../Inputs/rules/hist_clamps.cu --spec %t.d/clamp_ternary.json --rules=histogram-privatize --apply -o %t.d/c1.cu
+// RUN: forge-port propose %t.d/c1.cu --spec %t.d/clamp_ifelse.json --rules=histogram-privatize --apply -o %t.d/c2.cu
+// RUN: forge-port propose %t.d/c2.cu --spec %t.d/clamp_ifs.json --rules=histogram-privatize --apply -o %t.d/c3.cu
+// RUN: forge-port propose %t.d/c3.cu --spec %t.d/clamp_minmax.json --rules=histogram-privatize --apply -o %t.d/c4.cu
+// RUN: forge-port propose %t.d/c4.cu --spec %t.d/clamp_loop.json --rules=histogram-privatize --apply -o %t.d/c5.cu
+// RUN: forge-port propose %t.d/c5.cu --kernel const_ternary --block 256 --rules=histogram-privatize --apply -o %t.d/c6.cu
+// RUN: forge-port propose %t.d/c6.cu --kernel const_ifelse --block 256 --rules=histogram-privatize --apply -o %t.d/hist_clamps.priv.cu
+// RUN: grep -c "reinterpret_cast<const uint4 \*>(x + forge_h)" %t.d/hist_clamps.priv.cu | FileCheck %s --check-prefix=CVEC
+// CVEC: 6
+// RUN: grep -c "extern __shared__ unsigned int forge_hist_clamp_" %t.d/hist_clamps.priv.cu | FileCheck %s --check-prefix=CDYN
+// CDYN: 5
+// RUN: forge-port propose %S/../Inputs/rules/hist_clamps.cu --spec %t.d/clamp_ternary.json --rules=histogram-privatize --format=json > %t.d/cq1.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/cq1.json 1 %S/../Inputs/rules/hist_clamps.cu %t.d/cs1.cu
+// RUN: forge-port propose %t.d/cs1.cu --spec %t.d/clamp_ifelse.json --rules=histogram-privatize --format=json > %t.d/cq2.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/cq2.json 1 %t.d/cs1.cu %t.d/cs2.cu
+// RUN: forge-port propose %t.d/cs2.cu --spec %t.d/clamp_ifs.json --rules=histogram-privatize --format=json > %t.d/cq3.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/cq3.json 1 %t.d/cs2.cu %t.d/cs3.cu
+// RUN: forge-port propose %t.d/cs3.cu --spec %t.d/clamp_minmax.json --rules=histogram-privatize --format=json > %t.d/cq4.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/cq4.json 1 %t.d/cs3.cu %t.d/cs4.cu
+// RUN: forge-port propose %t.d/cs4.cu --kernel const_ternary --block 256 --rules=histogram-privatize --format=json > %t.d/cq5.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/cq5.json 1 %t.d/cs4.cu %t.d/cs5.cu
+// RUN: forge-port propose %t.d/cs5.cu --kernel const_ifelse --block 256 --rules=histogram-privatize --format=json > %t.d/cq6.json
+// RUN: %python %S/../Inputs/rules/apply_proposal.py %t.d/cq6.json 2 %t.d/cs5.cu %t.d/hist_clamps.second.cu
+// RUN: grep -c "auto forge_block = \[&\](unsigned forge_bx)" %t.d/hist_clamps.second.cu | FileCheck %s --check-prefix=CVB
+// CVB: 4
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: histogram256 vector lanes block 256 original grid: ok max_abs_err 0 rel_l2 0
@@ -587,6 +623,169 @@
 // CHECK: image16 13x5 pitch 13 offset 1 16x16: ok max_abs_err 0 rel_l2 0
 // CHECK: image16 13x5 pitch 13 offset 1 32x4 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: image16 13x5 pitch 13 offset 1 7x9 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 100 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 100 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 100 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary one copy nbins 100 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary one copy nbins 100 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 1 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 1 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary one copy nbins 1 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary one copy nbins 1 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 12288 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 12288 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 12288 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary one copy nbins 12288 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary one copy nbins 12288 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ternary nbins 7 offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 100 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 100 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 100 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse one copy nbins 100 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse one copy nbins 100 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 1 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 1 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse one copy nbins 1 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse one copy nbins 1 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 12288 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 12288 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 12288 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse one copy nbins 12288 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse one copy nbins 12288 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifelse nbins 7 offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 100 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 100 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 100 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs one copy nbins 100 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs one copy nbins 100 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 1 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 1 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs one copy nbins 1 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs one copy nbins 1 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 12288 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 12288 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 12288 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs one copy nbins 12288 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs one copy nbins 12288 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_ifs nbins 7 offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 100 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 100 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 100 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax one copy nbins 100 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax one copy nbins 100 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 1 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 1 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax one copy nbins 1 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax one copy nbins 1 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 12288 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 12288 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 12288 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax one copy nbins 12288 block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax one copy nbins 12288 block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_minmax nbins 7 offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 100 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 100 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 100 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 1 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 1 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 12288 block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 12288 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 12288 block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: clamp_loop nbins 7 offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary one copy block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary one copy block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ternary lanes offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes block 256 original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes block 1024 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse one copy block 128 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse one copy block 256 one block: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 0 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 0 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 0 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 1 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 1 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 1 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 2 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 2 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 2 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 3 count 4099 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 3 count 7 block 96 capped grid: ok max_abs_err 0 rel_l2 0
+// CHECK: const_ifelse lanes offset 3 count 1 block 96 capped grid: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 #include <random>
@@ -603,6 +802,15 @@ namespace second {
 namespace scal {
 #include "histograms.scalar.cu"
 } // namespace scal
+namespace corig {
+#include "hist_clamps.cu"
+} // namespace corig
+namespace ccand {
+#include "hist_clamps.priv.cu"
+} // namespace ccand
+namespace csecond {
+#include "hist_clamps.second.cu"
+} // namespace csecond
 
 namespace {
 
@@ -1036,6 +1244,99 @@ int main(int argc, char **argv) {
                            runGrid(cand::image16, dim3(7, 9), dim3(1)), 0, 0);
       CK(cudaFree(d - G.offset));
     }
+  }
+  // Clamps written as statements after the index's declaration (forms 1 to
+  // 4, a local declared outside the grid-stride loop; to a parameter number
+  // of bins in dynamic shared memory, and to the constant 100): floats
+  // below 0 and above 1, NaN, infinities and huge values that the clamps
+  // catch; 1, 7, 100 and 12288 bins (48 KiB); odd counts, offset pointers,
+  // several blocks and grids, the first proposals (16-byte loads but for
+  // clamp_loop) and the second (virtual blocks, or the scalar loop).
+  {
+    int n = 700001;
+    auto q = randomInts<int>(n + 8, 30, -200, 1200);
+    std::vector<float> x(n + 8);
+    for (int i = 0; i < n + 8; ++i)
+      x[i] = i % 97 == 5 ? NAN : i % 101 == 7 ? INFINITY : i % 103 == 9 ? -INFINITY
+             : i % 107 == 11 ? 3e9f : i % 109 == 13 ? -3e9f : q[i] / 1000.0f;
+    float *dx = uploadOffset(x, 0);
+    using PK = void (*)(const float *, unsigned *, int, int);
+    struct PKernel {
+      const char *name;
+      PK orig, cand, second;
+    } PKs[] = {{"clamp_ternary", corig::clamp_ternary, ccand::clamp_ternary, csecond::clamp_ternary},
+               {"clamp_ifelse", corig::clamp_ifelse, ccand::clamp_ifelse, csecond::clamp_ifelse},
+               {"clamp_ifs", corig::clamp_ifs, ccand::clamp_ifs, csecond::clamp_ifs},
+               {"clamp_minmax", corig::clamp_minmax, ccand::clamp_minmax, csecond::clamp_minmax},
+               {"clamp_loop", corig::clamp_loop, ccand::clamp_loop, nullptr}};
+    for (const PKernel &K : PKs) {
+      auto run = [&](PK k, bool priv, int nb, int off, int cnt, unsigned grid, unsigned block) {
+        Bins<unsigned> b(nb, 31);
+        b.reset();
+        k<<<grid, block, priv ? size_t(nb) * sizeof(unsigned) : 0>>>(dx + off, b.D, cnt, nb);
+        return b.get();
+      };
+      std::string s(K.name);
+      for (int nb : {100, 1, 12288}) {
+        auto ref = run(K.orig, false, nb, 1, n, check::ceilDiv(n, 256), 256);
+        std::string t = s + " nbins " + std::to_string(nb);
+        ok &= check::compare((t + " block 256 original grid").c_str(), ref,
+                             run(K.cand, true, nb, 1, n, check::ceilDiv(n, 256), 256), 0, 0);
+        ok &= check::compare((t + " block 96 capped grid").c_str(), ref,
+                             run(K.cand, true, nb, 1, n, sms * 4, 96), 0, 0);
+        ok &= check::compare((t + " block 1024 one block").c_str(), ref,
+                             run(K.cand, true, nb, 1, n, 1, 1024), 0, 0);
+        if (K.second) {
+          ok &= check::compare((s + " one copy nbins " + std::to_string(nb) + " block 128 capped grid").c_str(),
+                               ref, run(K.second, true, nb, 1, n, sms * 2, 128), 0, 0);
+          ok &= check::compare((s + " one copy nbins " + std::to_string(nb) + " block 256 one block").c_str(),
+                               ref, run(K.second, true, nb, 1, n, 1, 256), 0, 0);
+        }
+      }
+      for (int off = 0; off < 4; ++off)
+        for (int cnt : {4099, 7, 1}) {
+          auto ref = run(K.orig, false, 7, off, cnt, check::ceilDiv(cnt, 256), 256);
+          ok &= check::compare((s + " nbins 7 offset " + std::to_string(off) + " count " +
+                                std::to_string(cnt) + " block 96 capped grid")
+                                   .c_str(),
+                               ref, run(K.cand, true, 7, off, cnt, sms * 4, 96), 0, 0);
+        }
+    }
+    using CK3 = void (*)(const float *, unsigned *, int);
+    struct CKernel {
+      const char *name;
+      CK3 orig, cand, second;
+    } CKs[] = {{"const_ternary", corig::const_ternary, ccand::const_ternary, csecond::const_ternary},
+               {"const_ifelse", corig::const_ifelse, ccand::const_ifelse, csecond::const_ifelse}};
+    Bins<unsigned> b(100, 32);
+    for (const CKernel &K : CKs) {
+      auto run = [&](CK3 k, int off, int cnt, unsigned grid, unsigned block) {
+        b.reset();
+        k<<<grid, block>>>(dx + off, b.D, cnt);
+        return b.get();
+      };
+      std::string s(K.name);
+      auto ref = run(K.orig, 1, n, check::ceilDiv(n, 256), 256);
+      ok &= check::compare((s + " lanes block 256 original grid").c_str(), ref,
+                           run(K.cand, 1, n, check::ceilDiv(n, 256), 256), 0, 0);
+      ok &= check::compare((s + " lanes block 96 capped grid").c_str(), ref, run(K.cand, 1, n, sms * 4, 96),
+                           0, 0);
+      ok &= check::compare((s + " lanes block 1024 one block").c_str(), ref, run(K.cand, 1, n, 1, 1024), 0,
+                           0);
+      ok &= check::compare((s + " one copy block 128 capped grid").c_str(), ref,
+                           run(K.second, 1, n, sms * 2, 128), 0, 0);
+      ok &= check::compare((s + " one copy block 256 one block").c_str(), ref, run(K.second, 1, n, 1, 256),
+                           0, 0);
+      for (int off = 0; off < 4; ++off)
+        for (int cnt : {4099, 7, 1}) {
+          auto r = run(K.orig, off, cnt, check::ceilDiv(cnt, 256), 256);
+          ok &= check::compare((s + " lanes offset " + std::to_string(off) + " count " +
+                                std::to_string(cnt) + " block 96 capped grid")
+                                   .c_str(),
+                               r, run(K.cand, off, cnt, sms * 4, 96), 0, 0);
+        }
+    }
+    CK(cudaFree(dx));
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "AnalysisTestUtil.h"
 #include "forge/Analysis/ValueRange.h"
+#include "clang/AST/Decl.h"
 
 using namespace forge::analysis;
 using namespace forge::analysis::test;
@@ -147,6 +148,136 @@ TEST(ValueRange, EverySpellingOfABinsIndex) {
     SCOPED_TRACE(C.What);
     EXPECT_EQ(rangeOf(C.Code, C.Text), C.Range);
   }
+}
+
+/// The range of the last expression spelled Text in kernel k in terms of
+/// its parameter Param (assumed at least Min), then its notes, "; "-joined.
+std::string symbolicOf(const std::string &Code, llvm::StringRef Text, llvm::StringRef Param,
+                       int64_t Min = 1) {
+  std::string Out = "<none>";
+  withModel(Code, "k", {}, [&](KernelModel &, clang::ASTContext &Ctx, const clang::FunctionDecl &K) {
+    const clang::Expr *E = findExpr(Ctx, K, Text, /*Last=*/true);
+    const clang::ParmVarDecl *P = nullptr;
+    for (const clang::ParmVarDecl *X : K.parameters())
+      if (X->getName() == Param)
+        P = X;
+    if (!E || (!P && !Param.empty())) {
+      ADD_FAILURE() << "no expression '" << Text.str() << "' or parameter '" << Param.str() << "'";
+      return;
+    }
+    SymbolicInterval R = symbolicRange(E, K, Ctx, P, Min);
+    Out = R.render();
+    for (const std::string &N : R.Notes)
+      Out += "; " + N;
+  });
+  return Out;
+}
+
+/// A kernel that clamps 'b' to [0, nbins - 1] with Clamp (statements after
+/// the declaration), then counts it.
+std::string clampKernel(const std::string &Clamp, const std::string &NbinsType = "int") {
+  return "__global__ void k(const float *x, unsigned *h, int n, " + NbinsType + " nbins) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (i < n) {\n"
+         "    int b = (int)(x[i] * nbins);\n" +
+         Clamp +
+         "\n    atomicAdd(&h[b], 1u);\n"
+         "  }\n"
+         "}\n";
+}
+
+struct SymbolicCase {
+  const char *What;
+  std::string Code;
+  const char *Range;
+};
+
+TEST(ValueRange, AClampToAParameterWrittenAsStatements) {
+  const SymbolicCase Cases[] = {
+      {"one ?: assignment", clampKernel("b = b < 0 ? 0 : (b >= nbins ? nbins - 1 : b);"),
+       "[0, nbins - 1]"},
+      {"if / else if", clampKernel("if (b < 0) b = 0; else if (b >= nbins) b = nbins - 1;"),
+       "[0, nbins - 1]"},
+      {"two ifs, '> nbins - 1'", clampKernel("if (b < 0) b = 0;\n if (b > nbins - 1) b = nbins - 1;"),
+       "[0, nbins - 1]"},
+      {"two ifs, '>= nbins', the ceiling first",
+       clampKernel("if (b >= nbins) b = nbins - 1;\n if (b < 0) b = 0;"), "[0, nbins - 1]"},
+      {"min then max statements", clampKernel("b = min(b, nbins - 1);\n b = max(b, 0);"),
+       "[0, nbins - 1]"},
+      {"max then min, one statement", clampKernel("b = min(max(b, 0), nbins - 1);"),
+       "[0, nbins - 1]"},
+      {"a comma of two clamps", clampKernel("b = max(b, 0), b = min(b, nbins - 1);"),
+       "[0, nbins - 1]"},
+      // An unsigned nbins above INT_MAX would wrap in 'int b'.
+      {"an unsigned parameter into a signed local",
+       clampKernel("if (b < 0) b = 0;\n if (b >= nbins) b = nbins - 1;", "unsigned"),
+       "[-2147483648, 2147483647]; line 4 sets 'b' to '(int)(x[i] * nbins)', whose range is "
+       "[-2147483648, 2147483647]; line 6 sets 'b' to 'nbins - 1', whose range is "
+       "[-2147483648, 2147483647]"},
+      // Wrong clamps keep their error in the range.
+      {"a floor of -1", clampKernel("b = b < 0 ? -1 : (b >= nbins ? nbins - 1 : b);"),
+       "[-1, nbins - 1]"},
+      {"a ceiling of nbins", clampKernel("if (b < 0) b = 0;\n if (b > nbins) b = nbins;"),
+       "[0, nbins]"},
+      {"no floor", clampKernel("if (b >= nbins) b = nbins - 1;"),
+       "[-2147483648, nbins - 1]; line 4 sets 'b' to '(int)(x[i] * nbins)', whose range is "
+       "[-2147483648, 2147483647]"},
+      // Why the range is wide.
+      {"the local written in a loop",
+       clampKernel("while (b >= nbins) b -= nbins;\n if (b < 0) b = 0;"),
+       "[0, 2147483647]; 'b' is assigned in the loop at line 5"},
+      {"the parameter assigned before the clamp",
+       clampKernel("nbins = nbins / 2;\n b = b < 0 ? 0 : (b >= nbins ? nbins - 1 : b);"),
+       "[-1, 1073741822]; line 5 assigns the parameter 'nbins'"},
+      {"a call the range does not look into",
+       "__device__ int f(int v);\n" + clampKernel("b = f(b);"),
+       "[-2147483648, 2147483647]; line 6 sets 'b' to 'f(b)', whose range is "
+       "[-2147483648, 2147483647]"},
+  };
+  for (const SymbolicCase &C : Cases) {
+    SCOPED_TRACE(C.What);
+    EXPECT_EQ(symbolicOf(C.Code, "b", "nbins"), C.Range);
+  }
+}
+
+TEST(ValueRange, SymbolicRangesOfOtherSpellings) {
+  // A remainder by the parameter of a non-negative value.
+  EXPECT_EQ(symbolicOf(R"(__global__ void k(const unsigned *v, unsigned *h, int nbins) {
+  atomicAdd(&h[v[threadIdx.x] % nbins], 1u);
+})",
+                       "v[threadIdx.x] % nbins", "nbins"),
+            "[0, nbins - 1]");
+  // An unsigned parameter into an unsigned local.
+  EXPECT_EQ(symbolicOf(R"(__global__ void k(const float *x, unsigned *h, unsigned nbins) {
+  unsigned u = (unsigned)(x[threadIdx.x] * nbins);
+  if (u >= nbins)
+    u = nbins - 1;
+  atomicAdd(&h[u], 1u);
+})",
+                       "u", "nbins"),
+            "[0, nbins - 1]");
+  // A guard on the parameter and an early exit.
+  EXPECT_EQ(symbolicOf(R"(__global__ void k(const int *v, unsigned *h, int nbins) {
+  int b = v[threadIdx.x];
+  if (b < 0 || b >= nbins)
+    return;
+  atomicAdd(&h[b], 1u);
+})",
+                       "b", "nbins"),
+            "[0, nbins - 1]");
+  // Without 'nbins >= 1', 'nbins - 1' may overflow and 0 does not compare
+  // with it: nothing bounds the clamp.
+  EXPECT_EQ(symbolicOf(clampKernel("b = b < 0 ? 0 : (b >= nbins ? nbins - 1 : b);"), "b", "nbins",
+                       INT32_MIN),
+            "[-2147483648, 2147483647]; line 4 sets 'b' to '(int)(x[i] * nbins)', whose range is "
+            "[-2147483648, 2147483647]");
+  // No parameter: valueRange's interval, with the notes.
+  EXPECT_EQ(symbolicOf(clampKernel("b = min(max(b, 0), 99);"), "b", ""), "[0, 99]");
+  // Another parameter than the one the clamp names: 'nbins - 1' may
+  // overflow, and 'min' of it may be negative.
+  EXPECT_EQ(symbolicOf(clampKernel("b = min(max(b, 0), nbins - 1);"), "b", "n"),
+            "[-2147483648, 2147483647]; line 4 sets 'b' to '(int)(x[i] * nbins)', whose range is "
+            "[-2147483648, 2147483647]");
 }
 
 } // namespace

@@ -522,6 +522,58 @@ void launch(const unsigned *d, unsigned *b, int nb, int n) {
   EXPECT_TRUE(has(R.Skip, "the spec gives 20000 bins")) << R.Skip;
 }
 
+// A clamp to a parameter number of bins assigned after the index's
+// declaration (Analysis' symbolic value range): the bins are nbins,
+// sized at run time; the same clamp declines when the kernel assigns nbins
+// (even after the atomic: the flush would read the new value), or when its
+// ceiling is nbins.
+TEST(HistogramPrivatize, ParameterClampAssignedAfterTheDeclaration) {
+  const char *Code = R"(__global__ void k(const float *x, unsigned *bins, int nbins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int b = (int)(x[i] * nbins);
+    if (b < 0) b = 0;
+    else if (b >= nbins) b = nbins - 1;
+    atomicAdd(&bins[b], 1u);
+  }
+  TAIL
+})";
+  measure::LaunchSpec Spec = specWith(R"({"name": "nbins", "dtype": "i32", "value": "NB"})");
+  auto With = [&](const char *Tail) {
+    std::string C = Code;
+    C.replace(C.find("TAIL"), 4, Tail);
+    return run(C, "k", &Spec);
+  };
+  auto R = With("");
+  ASSERT_FALSE(R.Proposals.empty()) << R.Skip;
+  for (const agent::Proposal &P : R.Proposals) {
+    ASSERT_TRUE(P.Spec);
+    EXPECT_EQ(P.Spec->Geometry.at("shared"), "(NB) * 4");
+    EXPECT_TRUE(has(P.Rationale, "whose index 'b' is in [0, nbins) by its value range [0, nbins - 1]"))
+        << P.Rationale;
+  }
+  const std::string &A = R.Applied.back();
+  EXPECT_TRUE(has(A, "extern __shared__ unsigned int forge_hist_k[];")) << A;
+  EXPECT_TRUE(has(A, "forge_j < (int)nbins;")) << A;
+  EXPECT_TRUE(has(A, "else if (b >= nbins) b = nbins - 1;")) << A;
+  EXPECT_TRUE(has(A, "atomicAdd(&forge_hist_k[b], 1u);")) << A;
+
+  R = With("nbins = 0;");
+  EXPECT_TRUE(R.Proposals.empty());
+  EXPECT_TRUE(has(R.Skip, "where the atomic runs it is in [0, nbins - 1], but the kernel assigns "
+                          "'nbins', and the private copy is sized by its value at the launch"))
+      << R.Skip;
+
+  std::string Ceil = Code;
+  Ceil.replace(Ceil.find("b = nbins - 1;"), 14, "b = nbins;");
+  Ceil.replace(Ceil.find("TAIL"), 4, "");
+  R = run(Ceil, "k", &Spec);
+  EXPECT_TRUE(R.Proposals.empty());
+  EXPECT_TRUE(has(R.Skip, "where the atomic runs it is in [0, nbins] (the launch sizes the bins by "
+                          "'nbins': a clamp's ceiling is 'nbins - 1')"))
+      << R.Skip;
+}
+
 struct Negative {
   const char *Name;
   const char *Code;
