@@ -143,29 +143,6 @@ const Stmt *statementOf(const Stmt *E, ASTContext &Ctx, const Stmt *&Parent) {
   }
 }
 
-std::string calleeNameOf(const CallExpr *C) {
-  if (const FunctionDecl *FD = C->getDirectCallee())
-    return FD->getIdentifier() ? FD->getName().str() : FD->getNameAsString();
-  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
-    return U->getName().getAsString();
-  return "";
-}
-
-/// Calls that synchronise or communicate between threads, or have effects
-/// beyond their result: a rewrite that changes which thread runs what
-/// cannot keep them.
-bool isThreadEffect(StringRef N) {
-  return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") || N.starts_with("__shfl") ||
-         N.starts_with("__ballot") || N.starts_with("__any") || N.starts_with("__all") ||
-         N.starts_with("__activemask") || N.starts_with("__match") || N.starts_with("__reduce_") ||
-         N.starts_with("__threadfence") || N == "printf" || N == "clock" || N == "clock64" ||
-         N == "__nanosleep" || N == "__trap" || N == "__brkpt" || N == "malloc" || N == "free" ||
-         N == "__assertfail" || N == "assert" || N.starts_with("curand") ||
-         N.starts_with("__prof_trigger") || N == "__globaltimer" || N.starts_with("cudaLaunch") ||
-         N == "cudaGetParameterBuffer" || N.starts_with("__cp_async") ||
-         N.starts_with("__pipeline");
-}
-
 /// The variable an lvalue is rooted at (through subscripts of local
 /// arrays, members and casts), or null for memory through a pointer.
 const VarDecl *lvalueRoot(const Expr *E) {

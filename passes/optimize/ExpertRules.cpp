@@ -27,6 +27,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createRegisterTilingRule},
       {"cooperative-row", "a warp (or a block) per row for per-thread row loops",
        createCooperativeRowRule},
+      {"warp-axis", "a 2D block's threads renumbered so that lanes walk the contiguous axis",
+       createWarpAxisRule},
       {"coalesced-remap", "per-thread chunks visited so that the warp touches consecutive elements",
        createCoalescedRemapRule},
       {"transpose-tile", "a naive transpose through a padded 32 x 32 shared-memory tile",

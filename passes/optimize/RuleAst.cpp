@@ -648,4 +648,24 @@ bool references(const Stmt *S, const ValueDecl *V) {
   return F.Found;
 }
 
+std::string calleeNameOf(const CallExpr *C) {
+  if (const FunctionDecl *FD = C->getDirectCallee())
+    return FD->getIdentifier() ? FD->getName().str() : FD->getNameAsString();
+  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
+    return U->getName().getAsString();
+  return "";
+}
+
+bool isThreadEffect(StringRef N) {
+  return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") || N.starts_with("__shfl") ||
+         N.starts_with("__ballot") || N.starts_with("__any") || N.starts_with("__all") ||
+         N.starts_with("__activemask") || N.starts_with("__match") || N.starts_with("__reduce_") ||
+         N.starts_with("__threadfence") || N == "printf" || N == "clock" || N == "clock64" ||
+         N == "__nanosleep" || N == "__trap" || N == "__brkpt" || N == "malloc" || N == "free" ||
+         N == "__assertfail" || N == "assert" || N.starts_with("curand") ||
+         N.starts_with("__prof_trigger") || N == "__globaltimer" || N.starts_with("cudaLaunch") ||
+         N == "cudaGetParameterBuffer" || N.starts_with("__cp_async") ||
+         N.starts_with("__pipeline");
+}
+
 } // namespace forge::passes

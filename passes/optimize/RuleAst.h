@@ -221,6 +221,14 @@ bool callsSyncthreads(const clang::Stmt *S);
 /// Whether S references V.
 bool references(const clang::Stmt *S, const clang::ValueDecl *V);
 
+/// The callee's name of a direct or unresolved call ("atomicAdd"), or "".
+std::string calleeNameOf(const clang::CallExpr *C);
+
+/// Calls that synchronise or communicate between threads, or have effects
+/// beyond their result: a rewrite that changes which thread runs what
+/// cannot keep them.
+bool isThreadEffect(llvm::StringRef Name);
+
 } // namespace forge::passes
 
 #endif
