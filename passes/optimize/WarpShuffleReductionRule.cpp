@@ -51,6 +51,10 @@ struct Tree {
   bool Swapped = false;  ///< sdata[tid + s] first
   const CompoundStmt *Parent = nullptr;
   unsigned Index = 0; ///< of Loop in Parent
+  /// Interleaved addressing: `for (s = 1; s < N; s *= 2) { if (tid % (2 * s)
+  /// == 0) sdata[tid] += sdata[tid + s]; __syncthreads(); }` (the same sum in
+  /// sdata[0] for a power-of-two N, in another order).
+  bool Interleaved = false;
 };
 
 /// Strips parentheses and implicit casts, and a compound statement of one
@@ -104,6 +108,8 @@ public:
     T.Stride = dyn_cast<VarDecl>(DS->getSingleDecl());
     if (!T.Stride || !T.Stride->getType()->isIntegerType() || !T.Stride->getInit())
       return Fail("the loop's stride is not an initialised integer");
+    if (evaluateInt(T.Stride->getInit(), Ctx) == 1)
+      return matchInterleaved(T, Why);
     const auto *Half = dyn_cast<BinaryOperator>(stripCasts(T.Stride->getInit()));
     if (!Half || !((Half->getOpcode() == BO_Div && evaluateInt(Half->getRHS(), Ctx) == 2) ||
                    (Half->getOpcode() == BO_Shr && evaluateInt(Half->getRHS(), Ctx) == 1)))
@@ -156,8 +162,89 @@ public:
       Tid = Lt->getRHS();
     if (!Tid || !setTid(T, Tid))
       return Fail("the step is not guarded by 'tid < s' with tid = threadIdx.x");
-    // The update.
-    const auto *Update = dyn_cast_or_null<Expr>(single(If->getThen()));
+    return matchUpdate(T, If->getThen(), Why);
+  }
+
+  /// `for (s = 1; s < N; s *= 2) { if (tid % (2 * s) == 0) <update>;
+  /// __syncthreads(); }`, the guard also `(tid & (2 * s - 1)) == 0` or
+  /// `!(tid % (2 * s))`, 2 * s also `s * 2`, `s << 1`, `s + s`.
+  std::optional<Tree> matchInterleaved(Tree &T, std::string &Why) {
+    const ForStmt *Loop = T.Loop;
+    auto Fail = [&](std::string W) -> std::optional<Tree> {
+      Why = "interleaved addressing: " + W;
+      return std::nullopt;
+    };
+    T.Interleaved = true;
+    const VarDecl *S = T.Stride;
+    const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+        Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
+    if (Cond && Cond->getOpcode() == BO_LT && asVar(Cond->getLHS()) == S)
+      T.Size = Cond->getRHS()->IgnoreParenImpCasts();
+    else if (Cond && Cond->getOpcode() == BO_GT && asVar(Cond->getRHS()) == S)
+      T.Size = Cond->getLHS()->IgnoreParenImpCasts();
+    else
+      return Fail("the loop does not run while 's < N'");
+    auto IsS = [&](const Expr *E) { return asVar(E) == S; };
+    auto IsTwoS = [&](const Expr *E) {
+      const auto *B = dyn_cast<BinaryOperator>(stripCasts(E));
+      if (!B)
+        return false;
+      if (B->getOpcode() == BO_Mul)
+        return (IsS(B->getLHS()) && evaluateInt(B->getRHS(), Ctx) == 2) ||
+               (IsS(B->getRHS()) && evaluateInt(B->getLHS(), Ctx) == 2);
+      if (B->getOpcode() == BO_Shl)
+        return IsS(B->getLHS()) && evaluateInt(B->getRHS(), Ctx) == 1;
+      return B->getOpcode() == BO_Add && IsS(B->getLHS()) && IsS(B->getRHS());
+    };
+    // s *= 2, s <<= 1, s += s, s = 2 * s
+    bool Doubles = false;
+    if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc()))
+      Doubles = IsS(CA->getLHS()) &&
+                ((CA->getOpcode() == BO_MulAssign && evaluateInt(CA->getRHS(), Ctx) == 2) ||
+                 (CA->getOpcode() == BO_ShlAssign && evaluateInt(CA->getRHS(), Ctx) == 1) ||
+                 (CA->getOpcode() == BO_AddAssign && IsS(CA->getRHS())));
+    else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Loop->getInc()))
+      Doubles = A->getOpcode() == BO_Assign && IsS(A->getLHS()) && IsTwoS(A->getRHS());
+    if (!Doubles)
+      return Fail("the loop does not double its stride ('s *= 2' or 's <<= 1')");
+    if (isModified(S, Loop->getBody()))
+      return Fail("the loop body assigns its stride");
+    const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
+    const auto *If = Body && Body->size() == 2 && isSyncthreads(Body->body_back())
+                         ? dyn_cast<IfStmt>(Body->body_front())
+                         : nullptr;
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+      return Fail("the loop body is not 'if (tid % (2 * s) == 0) ...; __syncthreads();'");
+    // The guard: the thread is a multiple of 2 * s.
+    const Expr *C = If->getCond()->IgnoreParenImpCasts();
+    const Expr *Low = nullptr; // tid % (2 * s), or tid & (2 * s - 1)
+    if (const auto *Eq = dyn_cast<BinaryOperator>(C); Eq && Eq->getOpcode() == BO_EQ)
+      Low = evaluateInt(Eq->getRHS(), Ctx) == 0   ? Eq->getLHS()
+            : evaluateInt(Eq->getLHS(), Ctx) == 0 ? Eq->getRHS()
+                                                  : nullptr;
+    else if (const auto *Not = dyn_cast<UnaryOperator>(C); Not && Not->getOpcode() == UO_LNot)
+      Low = Not->getSubExpr();
+    const auto *M = Low ? dyn_cast<BinaryOperator>(stripCasts(Low)) : nullptr;
+    bool Multiple = false;
+    if (M && M->getOpcode() == BO_Rem && setTid(T, M->getLHS()))
+      Multiple = IsTwoS(M->getRHS());
+    else if (M && M->getOpcode() == BO_And && setTid(T, M->getLHS()))
+      if (const auto *Sub = dyn_cast<BinaryOperator>(stripCasts(M->getRHS())))
+        Multiple = Sub->getOpcode() == BO_Sub && IsTwoS(Sub->getLHS()) &&
+                   evaluateInt(Sub->getRHS(), Ctx) == 1;
+    if (!Multiple)
+      return Fail("the step is not guarded by 'tid % (2 * s) == 0' with tid = threadIdx.x");
+    return matchUpdate(T, If->getThen(), Why);
+  }
+
+  /// The step: `sdata[tid] op= sdata[tid + s]` or `sdata[tid] =
+  /// op(sdata[tid], sdata[tid + s])`, op associative.
+  std::optional<Tree> matchUpdate(Tree &T, const Stmt *Then, std::string &Why) {
+    auto Fail = [&](std::string W) -> std::optional<Tree> {
+      Why = (T.Interleaved ? "interleaved addressing: " : "") + W;
+      return std::nullopt;
+    };
+    const auto *Update = dyn_cast_or_null<Expr>(single(Then));
     const auto *Assign = Update ? dyn_cast<BinaryOperator>(Update->IgnoreParens()) : nullptr;
     if (!Assign || !Assign->isAssignmentOp())
       return Fail("the step is not an assignment to 'sdata[tid]'");
@@ -320,6 +407,15 @@ Expected<std::vector<int64_t>> WarpShuffleReductionRule::blockSizes(const RuleIn
   std::vector<int64_t> Sizes;
   for (const FunctionDecl *Inst : instantiationsOf(In.Kernel)) {
     const auto *F = dyn_cast_or_null<ForStmt>(instantiatedStmt(T.Loop, *Inst));
+    if (T.Interleaved) {
+      const auto *C = F && F->getCond()
+                          ? dyn_cast<BinaryOperator>(F->getCond()->IgnoreParenImpCasts())
+                          : nullptr;
+      if (auto V = C ? evaluateInt(C->getOpcode() == BO_LT ? C->getRHS() : C->getLHS(), In.Ctx)
+                     : std::nullopt)
+        Sizes.push_back(*V);
+      continue;
+    }
     const auto *DS = F ? dyn_cast_or_null<DeclStmt>(F->getInit()) : nullptr;
     const auto *VD = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
     const auto *Half = VD && VD->getInit() ? dyn_cast<BinaryOperator>(stripCasts(VD->getInit()))
@@ -413,7 +509,9 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
   if (!Found)
     return notApplicable(
         "no shared-memory tree reduction ('for (s = N / 2; s > 0; s >>= 1) { if (tid < s) "
-        "sdata[tid] += sdata[tid + s]; __syncthreads(); }')" +
+        "sdata[tid] += sdata[tid + s]; __syncthreads(); }', or interleaved: 'for (s = 1; s < "
+        "N; s *= 2) { if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s]; "
+        "__syncthreads(); }')" +
         (Why.empty() ? std::string(" in the kernel") : "; " + Why));
   Tree &T = *Found;
 
@@ -551,8 +649,9 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
 
   std::vector<agent::Proposal> Proposals;
 
-  // 1. The tree stops at s = 64; the first warp does s = 32 .. 1.
-  {
+  // 1. The tree stops at s = 64; the first warp does s = 32 .. 1 (the
+  // sequential tree only: an interleaved one keeps other pairs).
+  if (!T.Interleaved) {
     EditCollector E(In);
     E.replace(T.Loop->getCond()->getSourceRange(), T.Stride->getNameAsString() + " > 32");
     std::string Warp;
@@ -653,6 +752,11 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
     }
   }
 
+  if (Proposals.empty())
+    return notApplicable("the interleaved tree over '" + SD +
+                         "' is rewritten whole, from the store before it ('" + SD +
+                         "[tid] = e; __syncthreads();' right before the loop), which this "
+                         "kernel does not have");
   RuleOutcome Out;
   Out.Proposals = std::move(Proposals);
   return Out;

@@ -3,7 +3,10 @@
 // bitwise, the second (warp-first) within rounding for float sums and
 // exactly for max and integers. Three trees: a float sum over blockDim.x
 // with the output fused, a templated max whose result every thread reads,
-// an integer sum over a constexpr block.
+// an integer sum over a constexpr block; and two interleaved trees (the
+// stride doubling from 1, `tid % (2 * s) == 0` and a mask test), whose only
+// rewrite is warp-first: a float sum over an extern array (blocks of 256
+// and 1024, within rounding) and an integer max over 512 threads (exact).
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/reduce_tree_sum.cu --kernel reduce_tree_sum --block 256 --rules=warp-shuffle-reduction --format=json > %t.d/sum.json
@@ -15,6 +18,8 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/max.json 1 %S/../Inputs/rules/reduce_tree_max.cu > %t.d/reduce_tree_max.v2.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/int.json 0 %S/../Inputs/rules/reduce_tree_int.cu > %t.d/reduce_tree_int.v1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/int.json 1 %S/../Inputs/rules/reduce_tree_int.cu > %t.d/reduce_tree_int.v2.cu
+// RUN: forge-port propose %S/../Inputs/rules/reduce_interleaved.cu --kernel reduce_interleaved --block 256 --rules=warp-shuffle-reduction --apply -o %t.d/ri1.cu
+// RUN: forge-port propose %t.d/ri1.cu --kernel reduce_interleaved_max --block 512 --rules=warp-shuffle-reduction --apply -o %t.d/reduce_interleaved.v2.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: sum, tree stops at one warp: ok max_abs_err 0 rel_l2 0
@@ -23,6 +28,9 @@
 // CHECK: max, warp first: ok max_abs_err 0 rel_l2 0
 // CHECK: int, tree stops at one warp: ok max_abs_err 0 rel_l2 0
 // CHECK: int, warp first: ok max_abs_err 0 rel_l2 0
+// CHECK: interleaved sum block=256, warp first: ok
+// CHECK: interleaved sum block=1024, warp first: ok
+// CHECK: interleaved int max, warp first: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
 
@@ -30,6 +38,7 @@ namespace orig {
 #include "reduce_tree_sum.cu"
 #include "reduce_tree_max.cu"
 #include "reduce_tree_int.cu"
+#include "reduce_interleaved.cu"
 } // namespace orig
 namespace v1 {
 #include "reduce_tree_sum.v1.cu"
@@ -40,6 +49,7 @@ namespace v2 {
 #include "reduce_tree_sum.v2.cu"
 #include "reduce_tree_max.v2.cu"
 #include "reduce_tree_int.v2.cu"
+#include "reduce_interleaved.v2.cu"
 } // namespace v2
 
 int main(int argc, char **argv) {
@@ -103,6 +113,41 @@ int main(int argc, char **argv) {
     auto ref = run(orig::reduce_tree_int);
     ok &= check::compare("int, tree stops at one warp", ref, run(v1::reduce_tree_int), 0, 0);
     ok &= check::compare("int, warp first", ref, run(v2::reduce_tree_int), 0, 0);
+  }
+  // Interleaved trees: only the warp-first rewrite. The float sum's tree
+  // runs over blockDim.x (256 as proposed, and 1024).
+  for (unsigned block : {256u, 1024u}) {
+    unsigned n = 1000003, grid = check::ceilDiv(n, block);
+    auto in = check::random<float>(n, 4);
+    float *dIn = check::upload(in), *dOut;
+    CK(cudaMalloc(&dOut, grid * sizeof(float)));
+    auto run = [&](auto kernel) {
+      check::poison(dOut, grid);
+      kernel<<<grid, block, block * sizeof(float)>>>(dIn, dOut, n);
+      CK(cudaGetLastError());
+      return check::download(dOut, grid);
+    };
+    char name[96];
+    std::snprintf(name, sizeof name, "interleaved sum block=%u, warp first", block);
+    ok &= check::compare(name, run(orig::reduce_interleaved), run(v2::reduce_interleaved), 1e-4,
+                         1e-6);
+    CK(cudaFree(dIn));
+    CK(cudaFree(dOut));
+  }
+  {
+    int n = 777777;
+    unsigned grid = check::ceilDiv(n, 512);
+    auto in = check::random<int>(n, 5, -100000, 100000);
+    int *dIn = check::upload(in), *dOut;
+    CK(cudaMalloc(&dOut, grid * sizeof(int)));
+    auto run = [&](auto kernel) {
+      CK(cudaMemset(dOut, 0x7F, grid * sizeof(int)));
+      kernel<<<grid, 512>>>(dIn, dOut, n);
+      CK(cudaGetLastError());
+      return check::download(dOut, grid);
+    };
+    ok &= check::compare("interleaved int max, warp first", run(orig::reduce_interleaved_max),
+                         run(v2::reduce_interleaved_max), 0, 0);
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

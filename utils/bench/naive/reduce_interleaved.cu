@@ -1,0 +1,17 @@
+// A partial sum per block with the tutorial's first tree: one element per
+// thread into shared memory, then the threads at multiples of 2 * s add
+// their neighbour s away.
+__global__ void block_sums(const float *g_idata, float *g_odata, unsigned int n) {
+  extern __shared__ float sdata[];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = (i < n) ? g_idata[i] : 0;
+  __syncthreads();
+  for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+    if (tid % (2 * s) == 0)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    g_odata[blockIdx.x] = sdata[0];
+}
