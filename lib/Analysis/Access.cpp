@@ -433,6 +433,58 @@ void KernelAnalyzer::classifyAccesses(KernelModel &M) {
     if ((At.Kind == AtomKind::ThreadIdx && At.Dim != 'x') || At.Kind == AtomKind::LoopVar)
       Others.push_back(Id);
   }
+  // Or through a flat index: t (one element per lane along threadIdx.x, or
+  // a loop variable t with a slope of 1 along it) split into the row t / d
+  // and the column t % d (`r = t / cols; c = t % cols`), the index of one
+  // access unit-stride along the column and spread along the row, the other
+  // the other way round.
+  struct Split {
+    AtomId Q, Rm, V; ///< t / d, t % d, and the atom t moves with (threadIdx.x or t's loop variable)
+    IndexForm N, D;
+  };
+  std::vector<Split> Splits;
+  for (AtomId Id = 0; Id < Table->size(); ++Id) {
+    if ((*Table)[Id].Kind != AtomKind::Div)
+      continue;
+    IndexForm N = (*Table)[Id].Operands[0], D = (*Table)[Id].Operands[1];
+    if (!Table->uniformity(D).atLeast(Uniformity::GridUniform) || Table->dependsOn(D, Tx) ||
+        Table->slope(N, Tx).constant() != 1)
+      continue;
+    std::optional<AtomId> Rm;
+    for (AtomId J = 0; J < Table->size(); ++J)
+      if ((*Table)[J].Kind == AtomKind::Mod && (*Table)[J].Operands[0] == N &&
+          (*Table)[J].Operands[1] == D)
+        Rm = J;
+    if (!Rm)
+      continue;
+    AtomId V = Tx;
+    for (AtomId A : N.atoms())
+      if ((*Table)[A].Kind == AtomKind::LoopVar && N.coefficientOf(A) == IndexForm::constant(1))
+        V = A;
+    if (N.coefficientOf(V) == IndexForm::constant(1) && !Table->dependsOn(N.withoutAtom(V), V))
+      Splits.push_back({Id, *Rm, V, N, D});
+  }
+  // F as Row * (t / d) + Col * (t % d) + a thread-free rest; none when F
+  // depends on the thread otherwise.
+  auto Along = [&](const IndexForm &F,
+                   const Split &S) -> std::optional<std::pair<IndexForm, IndexForm>> {
+    auto A = F.coefficientOf(S.Q), B = F.coefficientOf(S.Rm), G = F.coefficientOf(S.V);
+    if (!A || !B || !G || !G->constantValue())
+      return std::nullopt;
+    IndexForm Rest = F - *A * IndexForm::atom(S.Q) - *B * IndexForm::atom(S.Rm) - *G * S.N;
+    for (const IndexForm *X : {&*A, &*B, &Rest})
+      if (!Table->uniformity(*X).atLeast(Uniformity::GridUniform) ||
+          Table->dependsOn(*X, S.Q) || Table->dependsOn(*X, S.Rm) || Table->dependsOn(*X, S.V) ||
+          Table->dependsOn(*X, Tx))
+        return std::nullopt;
+    // t itself is d rows and one column.
+    return std::pair(*A + *G * S.D, *B + *G);
+  };
+  auto Unit = [](const IndexForm &C) {
+    auto V = C.constantValue();
+    return V && (*V == 1 || *V == -1);
+  };
+  auto Spread = [&](const IndexForm &C) { return !C.isZero() && !Unit(C); };
   for (Access &Wr : M.Accesses) {
     if (Wr.Kind != AccessKind::Store || !Wr.Base || !Wr.Affine || !Wr.IndexKnown)
       continue;
@@ -449,6 +501,7 @@ void KernelAnalyzer::classifyAccesses(KernelModel &M) {
       if (!flowsInto(*this, Rd.E, Assign->RHS, 0))
         continue;
       Slope RX = Table->slope(Rd.Index, Tx), WX = Table->slope(Wr.Index, Tx);
+      bool Paired = false;
       for (AtomId V : Others) {
         Slope RV = Table->slope(Rd.Index, V), WV = Table->slope(Wr.Index, V);
         bool ReadFastX = isUnit(RX) && isSpread(RV) && isUnit(WV) && isSpread(WX);
@@ -465,6 +518,34 @@ void KernelAnalyzer::classifyAccesses(KernelModel &M) {
             ReadFastX ? "the load runs along threadIdx.x and the store along '" + VName + "'"
                       : "the load runs along '" + VName + "' and the store along threadIdx.x";
         Rd.Warp.Reason = Wr.Warp.Reason = Fast;
+        Paired = true;
+        break;
+      }
+      for (const Split &S : Splits) {
+        if (Paired)
+          break;
+        auto RA = Along(Rd.Index, S), WA = Along(Wr.Index, S);
+        if (!RA || !WA)
+          continue;
+        // (row, column) coefficients of each access.
+        bool ReadAlongCol = Unit(RA->second) && Spread(RA->first) && Unit(WA->first) &&
+                            Spread(WA->second);
+        bool WriteAlongCol = Unit(WA->second) && Spread(WA->first) && Unit(RA->first) &&
+                             Spread(RA->second);
+        if (!ReadAlongCol && !WriteAlongCol)
+          continue;
+        std::string Q = Table->render(IndexForm::atom(S.Q));
+        for (auto [Self, Other] : {std::pair(&Rd, &Wr), std::pair(&Wr, &Rd)}) {
+          Self->Warp.Class = AccessClass::Transposed;
+          Self->Warp.SwappedWith = Q;
+          Self->Warp.PairedAccess = int(Other->Id);
+          Self->Warp.FlatSplit = S.Q;
+        }
+        std::string Flat = "the flat index " + Table->render(S.N) + " split by '" +
+                           Table->render(S.D) + "' into a row and a column: the ";
+        Rd.Warp.Reason = Wr.Warp.Reason =
+            Flat + (ReadAlongCol ? "load runs along the column and the store along the row"
+                                 : "load runs along the row and the store along the column");
         break;
       }
     }

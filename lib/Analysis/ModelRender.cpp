@@ -284,6 +284,9 @@ Json toJson(const KernelModel &M) {
     if (A.Warp.PairedAccess >= 0) {
       W["paired_access"] = A.Warp.PairedAccess;
       W["swapped_with"] = A.Warp.SwappedWith;
+      if (A.Warp.FlatSplit) // the flat index and its divisor, t / d
+        W["flat_split"] = {{"index", M.render(M.atoms()[*A.Warp.FlatSplit].Operands[0])},
+                           {"divisor", M.render(M.atoms()[*A.Warp.FlatSplit].Operands[1])}};
     }
     Json G = Json::array();
     for (const GuardTerm &T : A.G.Terms) {

@@ -20,7 +20,14 @@
 /// of the store's guard, rendered again over the tile's positions in 64-bit
 /// arithmetic. The stored value is the kernel's own expression with the
 /// load replaced by the tile element (a scale factor or a conversion stays
-/// as written). See docs/passes/transpose-tile.md.
+/// as written).
+///
+/// Over a 1D grid, the model's flat split (a flat index t, the thread's
+/// position or a grid-stride loop's variable, split into the row t / d and
+/// the column t % d) gives the positions: x is the column, y the row, and
+/// the same tiles are written, numbered along the rows and taken in turn by
+/// the blocks of the original 1D launch, with the 1D block seen as 32 x
+/// (blockDim.x / 32) threads. See docs/passes/transpose-tile.md.
 ///
 //===----------------------------------------------------------------------===//
 #include "FormCode.h"
@@ -135,7 +142,8 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (Ps.empty())
     return notApplicable("the model recognises no transpose (a store whose value is a load, "
                          "with the fast index of one on threadIdx.x and of the other on "
-                         "threadIdx.y)");
+                         "threadIdx.y, or one along the column t % d and the other along the "
+                         "row t / d of a flat index t)");
   if (Ps.size() > 1)
     return notApplicable(formatv("the kernel holds {0} transposes; only a kernel that is one "
                                  "transpose is tiled",
@@ -147,14 +155,55 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (R.Space != an::MemorySpace::Global || W.Space != an::MemorySpace::Global)
     return notApplicable("the kernel already transposes through the shared-memory tile '" +
                          (R.Space == an::MemorySpace::Shared ? R.Buffer : W.Buffer) + "'");
-  if (P.role("swapped") != "threadIdx.y")
+  // A flat transpose: the thread's flat index t split into the row t / d
+  // and the column t % d (the model's FlatSplit), over a 1D grid.
+  std::optional<an::AtomId> SplitQ = R.Warp.FlatSplit;
+  bool Flat = SplitQ.has_value();
+  if (!Flat && P.role("swapped") != "threadIdx.y")
     return notApplicable("the transpose " + W.Text + " = " + R.Text + " runs along '" +
                          P.role("swapped").str() +
                          "', not along threadIdx.y: only a transpose over a 2D grid of threads "
                          "is tiled");
   if (W.Kind != an::AccessKind::Store)
     return notApplicable("'" + W.Text + "' is not a plain store");
-  if (!M.Loops.empty())
+  an::AtomId Tx = T.builtin("threadIdx", 'x'), Ty = T.builtin("threadIdx", 'y');
+  an::AtomId Bx = T.builtin("blockIdx", 'x'), By = T.builtin("blockIdx", 'y');
+  an::AtomId Dx = T.builtin("blockDim", 'x'), Dy = T.builtin("blockDim", 'y');
+  an::AtomId Gx = T.builtin("gridDim", 'x'), Gy = T.builtin("gridDim", 'y');
+  // The flat index t and the divisor d of the split; with a grid-stride loop
+  // over t (`for (t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t +=
+  // blockDim.x * gridDim.x)`), the loop, which the tiles replace.
+  an::IndexForm FlatN, FlatD;
+  an::AtomId RemA = 0;
+  const an::Loop *FlatLoop = nullptr;
+  if (Flat) {
+    FlatN = T[*SplitQ].Operands[0];
+    FlatD = T[*SplitQ].Operands[1];
+    an::IndexForm Rem = T.mod(FlatN, FlatD);
+    if (Rem.terms().size() != 1 || Rem.terms().begin()->first.size() != 1 ||
+        Rem.terms().begin()->second != 1)
+      return notApplicable("the remainder '" + T.render(FlatN) + " % " + T.render(FlatD) +
+                           "' folds away");
+    RemA = Rem.terms().begin()->first.front();
+    if (M.Loops.size() == 1 && FlatN == an::IndexForm::atom(M.Loops[0].VarAtom)) {
+      const an::Loop &L = M.Loops[0];
+      an::IndexForm Pos = an::IndexForm::atom(Bx) * an::IndexForm::atom(Dx) +
+                          an::IndexForm::atom(Tx);
+      if (L.Parent >= 0 || L.StepK != an::StepKind::GridStride || !L.Start || !L.Step ||
+          *L.Start != Pos || *L.Step != an::IndexForm::atom(Dx) * an::IndexForm::atom(Gx) ||
+          !L.Bound || (L.Cmp != an::CmpOp::LT && L.Cmp != an::CmpOp::LE) ||
+          !L.ExtraCondText.empty() || L.HasEarlyExit || L.HasSync ||
+          R.Loops != std::vector<unsigned>{0} || W.Loops != std::vector<unsigned>{0})
+        return notApplicable(
+            formatv("the loop over '{0}' (line {1}) is not a grid-stride loop over the flat "
+                    "index from blockIdx.x * blockDim.x + threadIdx.x by blockDim.x * "
+                    "gridDim.x under one bound, with the transpose its whole work",
+                    L.Var, L.Loc.Line)
+                .str());
+      FlatLoop = &L;
+    }
+  }
+  if (!M.Loops.empty() && !FlatLoop)
     return notApplicable(formatv("the kernel has a loop (line {0}); only a transpose without "
                                  "loops is tiled",
                                  M.Loops.front().Loc.Line)
@@ -194,11 +243,15 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     bool VisitExpr(Expr *E) {
       if (auto B = cudaBuiltin(E); B && Bad.empty() &&
                                    ((B->Var == "threadIdx" && B->Dim == 'z') ||
-                                    (B->Var == "gridDim" && B->Dim != 'z')))
+                                    (B->Var == "gridDim" && B->Dim != 'z' && !Flat)))
         Bad = (B->Var + "." + std::string(1, B->Dim)).str();
       return true;
     }
+    // A flat transpose keeps its grid (no spec change), so the grid's size
+    // may be read (a grid-stride loop's step); the forms may not read it.
+    bool Flat = false;
   } Uses;
+  Uses.Flat = Flat;
   Uses.TraverseStmt(const_cast<CompoundStmt *>(Body));
   if (!Uses.Bad.empty())
     return notApplicable("the kernel reads '" + Uses.Bad + "'; the tiled kernel gives threads " +
@@ -208,9 +261,8 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
 
   // The positions x = blockIdx.x * blockDim.x + threadIdx.x and y, as atoms
   // of their own; every form must depend on the thread through them only.
-  an::AtomId Tx = T.builtin("threadIdx", 'x'), Ty = T.builtin("threadIdx", 'y');
-  an::AtomId Bx = T.builtin("blockIdx", 'x'), By = T.builtin("blockIdx", 'y');
-  an::AtomId Dx = T.builtin("blockDim", 'x'), Dy = T.builtin("blockDim", 'y');
+  // A flat transpose's positions are the column x = t % d and the row
+  // y = t / d of its flat index t = blockIdx.x * blockDim.x + threadIdx.x.
   an::AtomId XA = T.symbol(an::AtomKind::Param, nullptr, "x", "transpose-tile:x");
   an::AtomId YA = T.symbol(an::AtomKind::Param, nullptr, "y", "transpose-tile:y");
   an::IndexForm X = an::IndexForm::atom(XA), Y = an::IndexForm::atom(YA);
@@ -230,7 +282,34 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     return Dim;
   };
   an::IndexForm SX = BlockStride(Bx, Tx, Dx), SY = BlockStride(By, Ty, Dy);
+  if (Flat && FlatLoop) {
+    SX = an::IndexForm::atom(Dx);
+  } else if (Flat) {
+    auto CT = FlatN.coefficientOf(Tx), CB = FlatN.coefficientOf(Bx);
+    bool Ok = CT && CB && *CT == an::IndexForm::constant(1) &&
+              FlatN == an::IndexForm::atom(Tx) + an::IndexForm::atom(Bx) * *CB &&
+              (*CB == an::IndexForm::atom(Dx) ||
+               (CB->constantValue() && *CB->constantValue() > 0 && *CB->constantValue() <= 1024));
+    if (!Ok)
+      return notApplicable("the flat index '" + T.render(FlatN) +
+                           "' is not the thread's position (blockIdx.x * blockDim.x + "
+                           "threadIdx.x, or blockIdx.x * C + threadIdx.x)");
+    SX = *CB;
+  }
   auto Sub = [&](const an::IndexForm &F) {
+    if (Flat)
+      return T.substitute(F, [&](an::AtomId A) -> std::optional<an::IndexForm> {
+        if (A == *SplitQ)
+          return Y;
+        if (A == RemA)
+          return X;
+        // t = y * d + x.
+        if (FlatLoop && A == FlatLoop->VarAtom)
+          return Y * FlatD + X;
+        if (!FlatLoop && A == Tx)
+          return Y * FlatD + X - an::IndexForm::atom(Bx) * SX;
+        return std::nullopt;
+      });
     return T.substitute(T.expandLoops(F), [&](an::AtomId A) -> std::optional<an::IndexForm> {
       if (A == Tx)
         return X - an::IndexForm::atom(Bx) * SX;
@@ -242,21 +321,27 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   // The block dimensions the kernel's positions assume ("blockDim.x != 16").
   std::vector<std::string> FixedDims, Assumed;
   for (auto [S, Name] : {std::pair(&SX, "blockDim.x"), std::pair(&SY, "blockDim.y")})
-    if (auto C = S->constantValue()) {
+    if (auto C = S->constantValue(); C && !(Flat && S == &SY)) {
       FixedDims.push_back(formatv("{0} != {1}", Name, *C).str());
       Assumed.push_back(formatv("{0} == {1}", Name, *C).str());
     }
   auto ThreadFree = [&](const an::IndexForm &F) {
+    if (Flat && (T.dependsOn(F, Gx) || T.dependsOn(F, Gy) ||
+                 (FlatLoop && (T.dependsOn(F, FlatLoop->VarAtom) ||
+                               T.dependsOn(F, FlatLoop->IterAtom)))))
+      return false;
     return !T.dependsOn(F, Tx) && !T.dependsOn(F, Ty) && !T.dependsOn(F, Bx) &&
            !T.dependsOn(F, By);
   };
   an::IndexForm RF = Sub(R.Index), WF = Sub(W.Index);
   for (const auto &[A, F] : {std::pair(&R, &RF), std::pair(&W, &WF)})
     if (!ThreadFree(*F))
-      return notApplicable("the index of '" + A->Text +
-                           "' depends on the thread other than through its position "
-                           "(blockIdx * blockDim + threadIdx, or blockIdx * C + threadIdx, along "
-                           "x and y)");
+      return notApplicable(
+          "the index of '" + A->Text + "' depends on the thread other than through its " +
+          (Flat ? "flat index's row " + T.render(an::IndexForm::atom(*SplitQ)) + " and column " +
+                      T.render(an::IndexForm::atom(RemA))
+                : std::string("position (blockIdx * blockDim + threadIdx, or blockIdx * C + "
+                              "threadIdx, along x and y)")));
   // Which position the load runs along: x (out[x][y] = in[y][x]) or y.
   auto Coef = [&](const an::IndexForm &F, an::AtomId A) -> std::optional<int64_t> {
     auto C = F.coefficientOf(A);
@@ -269,6 +354,17 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (LoadAlongX == LoadAlongY)
     return notApplicable("the load '" + R.Text + "' and the store '" + W.Text +
                          "' are not unit-stride along swapped positions");
+  // The flat index is the element's index in the matrix read (or written)
+  // along the column: its rows are d elements long.
+  if (Flat) {
+    const an::Access &A = LoadAlongX ? R : W;
+    auto CY = (LoadAlongX ? RF : WF).coefficientOf(YA);
+    if (!CY || *CY != FlatD)
+      return notApplicable("the flat index " + T.render(FlatN) + " is split into rows of '" +
+                           T.render(FlatD) + "' elements, but the rows of '" + A.Text +
+                           "' are " + (CY ? "'" + T.render(*CY) + "'" : std::string("not")) +
+                           " elements apart: the split is not the layout of '" + A.Buffer + "'");
+  }
   for (const auto &[A, F] : {std::pair(&R, &RF), std::pair(&W, &WF)}) {
     const auto *Sub = dyn_cast<ArraySubscriptExpr>(A->E);
     if (Sub && Sub->getIdx()->getType()->isUnsignedIntegerType() && hasNegativeTerm(*F))
@@ -278,9 +374,10 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
 
   // The guard: comparisons of forms, the same for the load and the store,
   // with an upper bound on each position.
-  if (W.G.empty())
-    return notApplicable("the store '" + W.Text + "' is not guarded: the tiles at the edges need "
-                         "bounds on both positions (x < cols && y < rows)");
+  if (W.G.empty() && !FlatLoop)
+    return notApplicable("the store '" + W.Text + "' is not guarded: the tiles at the edges need " +
+                         (Flat ? "a bound on the flat index (t < rows * cols)"
+                               : "bounds on both positions (x < cols && y < rows)"));
   auto Key = [](const an::Guard &G) {
     std::vector<std::pair<const Expr *, bool>> K;
     for (const an::GuardTerm &Tm : G.Terms)
@@ -292,7 +389,15 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     return notApplicable("the load '" + R.Text + "' runs under '" + R.G.render() +
                          "' and the store under '" + W.G.render() +
                          "'; the tile would read elements the kernel does not");
-  std::optional<an::IndexForm> ExtX, ExtY;
+  // The guard over the positions: its terms, and for a flat transpose the
+  // bound of its grid-stride loop and the column's range x < d (which the
+  // tile's positions do not have by themselves).
+  struct GuardCmp {
+    an::IndexForm L;
+    an::CmpOp Op;
+    an::IndexForm Rt;
+  };
+  std::vector<GuardCmp> Cmps;
   for (const an::GuardTerm &Tm : W.G.Terms) {
     if (!Tm.Cmp)
       return notApplicable("the guard '" + Tm.Text + "' is not a comparison of integers" +
@@ -308,9 +413,27 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
         (hasNegativeTerm(Tm.Cmp->Lhs) || hasNegativeTerm(Tm.Cmp->Rhs)))
       return notApplicable("the guard '" + Tm.Text + "' compares unsigned values that may wrap "
                            "around");
+    Cmps.push_back({L, Tm.Cmp->Op, Rt});
+  }
+  if (FlatLoop) {
+    an::IndexForm Bound = Sub(*FlatLoop->Bound);
+    if (!ThreadFree(Bound))
+      return notApplicable("the bound of the loop over '" + FlatLoop->Var +
+                           "' depends on the thread");
+    if (FlatLoop->IV && FlatLoop->IV->getType()->isUnsignedIntegerType() &&
+        hasNegativeTerm(*FlatLoop->Bound))
+      return notApplicable("the loop bound '" + FlatLoop->CondText +
+                           "' compares unsigned values that may wrap around");
+    Cmps.push_back({Sub(FlatN), FlatLoop->Cmp, Bound});
+  }
+  if (Flat)
+    Cmps.push_back({X, an::CmpOp::LT, FlatD});
+  std::optional<an::IndexForm> ExtX, ExtY;
+  for (const GuardCmp &Tm : Cmps) {
+    an::IndexForm L = Tm.L, Rt = Tm.Rt;
     // An upper bound on a position: D >= 0 with D = U - x.
     an::IndexForm D;
-    switch (Tm.Cmp->Op) {
+    switch (Tm.Op) {
     case an::CmpOp::LT:
       D = Rt - L - an::IndexForm::constant(1);
       break;
@@ -329,18 +452,35 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     for (auto [A, Ext] : {std::pair(XA, &ExtX), std::pair(YA, &ExtY)}) {
       an::AtomId Other = A == XA ? YA : XA;
       auto C = D.coefficientOf(A);
-      if (!*Ext && Tm.Cmp->Op != an::CmpOp::EQ && Tm.Cmp->Op != an::CmpOp::NE && C &&
+      if (!*Ext && Tm.Op != an::CmpOp::EQ && Tm.Op != an::CmpOp::NE && C &&
           C->constantValue() == -1 && !T.dependsOn(D, Other)) {
         an::IndexForm U = D.withoutAtom(A) + an::IndexForm::constant(1);
         if (T.uniformity(U).atLeast(an::Uniformity::BlockUniform))
           *Ext = U;
       }
     }
+    // A bound on the flat index, y * d + x < E with 0 <= x < d: the rows
+    // below ceil(E / d) (the last one perhaps in part).
+    if (Flat && !ExtY && Tm.Op != an::CmpOp::EQ && Tm.Op != an::CmpOp::NE) {
+      auto CX = D.coefficientOf(XA), CY = D.coefficientOf(YA);
+      if (CX && CY && CX->constantValue() == -1 && *CY == -FlatD) {
+        an::IndexForm E = D.withoutAtom(XA).withoutAtom(YA) + an::IndexForm::constant(1);
+        if (T.uniformity(E).atLeast(an::Uniformity::BlockUniform)) {
+          if (auto Q = E.dividedExactly(FlatD))
+            ExtY = *Q;
+          else
+            ExtY = T.div(E + FlatD - an::IndexForm::constant(1), FlatD);
+        }
+      }
+    }
   }
   if (!ExtX || !ExtY)
-    return notApplicable("the guard '" + W.G.render() + "' does not bound " +
-                         (!ExtX ? "x" : "y") +
-                         " from above; the tiles at the edges need both bounds");
+    return notApplicable(
+        Flat ? "the guard '" + W.G.render() + "' does not bound the flat index " +
+                   T.render(FlatN) + " (or its row " + T.render(an::IndexForm::atom(*SplitQ)) +
+                   ") from above; the tiles at the edges need the bound"
+             : "the guard '" + W.G.render() + "' does not bound " + (!ExtX ? "x" : "y") +
+                   " from above; the tiles at the edges need both bounds");
 
   // The stored value: the right-hand side of the store with the load
   // replaced by the tile element.
@@ -497,17 +637,19 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   Rd.name(XA, XName);
   Rd.name(YA, YName);
   std::vector<std::string> GuardText;
-  for (const an::GuardTerm &Tm : W.G.Terms) {
-    auto Text = Rd.render(Sub(Tm.Cmp->Lhs), Tm.Cmp->Op, Sub(Tm.Cmp->Rhs));
+  for (const GuardCmp &Tm : Cmps) {
+    auto Text = Rd.render(Tm.L, Tm.Op, Tm.Rt);
     if (!Text)
-      return notApplicable("the guard '" + Tm.Text + "' cannot be written over the tile: " +
-                           Rd.Why);
+      return notApplicable("the guard '" + T.render({Tm.L, Tm.Op, Tm.Rt}) +
+                           "' cannot be written over the tile: " + Rd.Why);
     if (!is_contained(GuardText, *Text))
       GuardText.push_back(*Text);
   }
   auto RIdx = Rd.render(RF), WIdx = Rd.render(WF);
   FormRenderer Plain(T);
   auto EX = Plain.render(*ExtX), EY = Plain.render(*ExtY);
+  if (!EY && Flat) // ceil(E / d)
+    EY = renderForm(*ExtY, T, /*Wide=*/true);
   if (!RIdx || !WIdx || !EX || !EY)
     return notApplicable("the indices cannot be written over the tile: " +
                          (Rd.Why.empty() ? Plain.Why : Rd.Why));
@@ -548,33 +690,44 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   FormRenderer Corner(T);
   Corner.name(X0A, "forge_x0");
   Corner.name(Y0A, "forge_y0");
+  // The sign of a coefficient: a constant's, or a flat transpose's divisor
+  // d (positive on every tile: there are tiles only where d > 0).
+  auto SignOf = [&](const an::IndexForm &C) -> std::optional<int64_t> {
+    if (auto V = C.constantValue())
+      return *V;
+    if (Flat && C == FlatD)
+      return 1;
+    if (Flat && C == -FlatD)
+      return -1;
+    return std::nullopt;
+  };
   auto FullTest = [&](int S) -> std::optional<std::string> {
     std::vector<std::string> Terms;
-    for (const an::GuardTerm &Tm : W.G.Terms) {
-      an::IndexForm L = Sub(Tm.Cmp->Lhs), Rt = Sub(Tm.Cmp->Rhs);
+    for (const GuardCmp &Tm : Cmps) {
+      const an::IndexForm &L = Tm.L, &Rt = Tm.Rt;
       an::IndexForm D;
-      if (Tm.Cmp->Op == an::CmpOp::LT || Tm.Cmp->Op == an::CmpOp::LE)
+      if (Tm.Op == an::CmpOp::LT || Tm.Op == an::CmpOp::LE)
         D = Rt - L;
-      else if (Tm.Cmp->Op == an::CmpOp::GT || Tm.Cmp->Op == an::CmpOp::GE)
+      else if (Tm.Op == an::CmpOp::GT || Tm.Op == an::CmpOp::GE)
         D = L - Rt;
       else
         return std::nullopt;
       auto CX = D.coefficientOf(XA), CY = D.coefficientOf(YA);
-      if (!CX || !CY || !CX->constantValue() || !CY->constantValue() ||
-          T.dependsOn(D - *CX * X - *CY * Y, XA) || T.dependsOn(D - *CX * X - *CY * Y, YA))
+      std::optional<int64_t> SgX = CX ? SignOf(*CX) : std::nullopt,
+                             SgY = CY ? SignOf(*CY) : std::nullopt;
+      if (!SgX || !SgY || T.dependsOn(D - *CX * X - *CY * Y, XA) ||
+          T.dependsOn(D - *CX * X - *CY * Y, YA))
         return std::nullopt;
       auto At = [&](const an::IndexForm &F) {
         return T.substitute(F, [&](an::AtomId A) -> std::optional<an::IndexForm> {
           if (A == XA)
-            return an::IndexForm::atom(X0A) +
-                   an::IndexForm::constant(*CX->constantValue() < 0 ? S - 1 : 0);
+            return an::IndexForm::atom(X0A) + an::IndexForm::constant(*SgX < 0 ? S - 1 : 0);
           if (A == YA)
-            return an::IndexForm::atom(Y0A) +
-                   an::IndexForm::constant(*CY->constantValue() < 0 ? S - 1 : 0);
+            return an::IndexForm::atom(Y0A) + an::IndexForm::constant(*SgY < 0 ? S - 1 : 0);
           return std::nullopt;
         });
       };
-      auto Text = Corner.render(At(L), Tm.Cmp->Op, At(Rt));
+      auto Text = Corner.render(At(L), Tm.Op, At(Rt));
       if (!Text)
         return std::nullopt;
       if (!is_contained(Terms, *Text))
@@ -611,23 +764,39 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     // The fast path's block: 32 lanes along the tile's rows and RowsB rows
     // of threads, each thread moving S / RowsB rows (and S / 32 elements of
     // each). The request's block when it is such a block, else 32 x 8.
+    // A flat transpose's 1D block of N threads is 32 x N / 32: lane
+    // threadIdx.x % 32, row threadIdx.x / 32.
     int RowsB = 8;
-    if (Req.Block && (*Req.Block)[0] == 32 && (*Req.Block)[2] == 1) {
-      int64_t BY = (*Req.Block)[1];
-      if (BY > 0 && (BY & (BY - 1)) == 0 && BY <= S && (S / BY) * (S / 32) <= 16)
-        RowsB = int(BY);
-    }
-    // Positions written with a constant block stride fix the block: the
-    // fast path only where that block is one.
+    auto RowsOk = [&](int64_t BY) {
+      return BY > 0 && (BY & (BY - 1)) == 0 && BY <= S && (S / BY) * (S / 32) <= 16;
+    };
     bool UseFast = HaveFast;
-    if (auto CX = SX.constantValue(); CX && *CX != 32)
-      UseFast = false;
-    if (auto CY = SY.constantValue()) {
-      if (*CY > 0 && (*CY & (*CY - 1)) == 0 && *CY <= S && (S / *CY) * (S / 32) <= 16)
-        RowsB = int(*CY);
-      else
+    if (Flat) {
+      if (Req.Block && (*Req.Block)[0] % 32 == 0 && (*Req.Block)[1] == 1 &&
+          (*Req.Block)[2] == 1 && RowsOk((*Req.Block)[0] / 32))
+        RowsB = int((*Req.Block)[0] / 32);
+      // A flat index written with a constant block stride fixes the block.
+      if (auto CX = SX.constantValue()) {
+        if (*CX % 32 == 0 && RowsOk(*CX / 32))
+          RowsB = int(*CX / 32);
+        else
+          UseFast = false;
+      }
+    } else {
+      if (Req.Block && (*Req.Block)[0] == 32 && (*Req.Block)[2] == 1 && RowsOk((*Req.Block)[1]))
+        RowsB = int((*Req.Block)[1]);
+      // Positions written with a constant block stride fix the block: the
+      // fast path only where that block is one.
+      if (auto CX = SX.constantValue(); CX && *CX != 32)
         UseFast = false;
+      if (auto CY = SY.constantValue()) {
+        if (RowsOk(*CY))
+          RowsB = int(*CY);
+        else
+          UseFast = false;
+      }
     }
+    std::string LaneV = Flat ? "forge_lane" : "threadIdx.x", RowV = Flat ? "forge_row" : "threadIdx.y";
     int PerRow = S / RowsB, PerLane = S / 32;
     std::optional<std::string> Full = FullTest(S);
 
@@ -649,8 +818,28 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                    "free of",
                    OutName)
                .str());
-    Add(0, "// bank conflicts. Blocks stride over the tiles, so any grid works.");
-    if (UseFast) {
+    if (Flat) {
+      if (FlatLoop)
+        Add(0, "// bank conflicts. The kernel's grid-stride loop over t = " +
+                   T.render(*FlatLoop->Start) + " visits");
+      else
+        Add(0, "// bank conflicts. The kernel's flat index t = " + T.render(FlatN) + " is");
+      Add(0, "// the element" + std::string(FlatLoop ? "s" : "") + " (t / " + T.render(FlatD) +
+                 ", t % " + T.render(FlatD) +
+                 "); the blocks of the 1D grid take the tiles in turn, so");
+      Add(0, "// any grid works (blocks beyond the last tile have none).");
+    } else {
+      Add(0, "// bank conflicts. Blocks stride over the tiles, so any grid works.");
+    }
+    if (UseFast && Flat) {
+      Add(0, formatv("// A block of {0} threads (32 x {1}) moves {2} elements per thread and "
+                     "phase, unrolled, with the",
+                     32 * RowsB, RowsB, PerRow * PerLane)
+                 .str());
+      Add(0, "// indices hoisted (and no guard on the tiles inside the bounds); other blocks "
+             "stride");
+      Add(0, "// over the tile's elements.");
+    } else if (UseFast) {
       Add(0, formatv("// A 32 x {0} block moves {1} elements per thread and phase, unrolled, "
                      "with the",
                      RowsB, PerRow * PerLane)
@@ -664,7 +853,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     if (!FixedDims.empty()) {
       // The original body, as it was, for the blocks its positions do not
       // describe (the condition is the same for the whole grid).
-      Add(0, "// The kernel's positions assume " + join(Assumed, " and ") +
+      Add(0, std::string(Flat ? "// The kernel's flat index assumes " : "// The kernel's positions assume ") + join(Assumed, " and ") +
                  "; with another block it runs as written.");
       Add(0, "if (" + join(FixedDims, " || ") + ") {");
       StringRef Orig = In.Source.slice(*LB + 1, *RB);
@@ -687,21 +876,47 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     Add(0, "const unsigned forge_t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
            "threadIdx.x;");
     Add(0, "const unsigned forge_threads = blockDim.x * blockDim.y * blockDim.z;");
-    if (UseFast)
+    if (UseFast && Flat) {
+      Add(0, formatv("const bool forge_fast = blockDim.x == {0} && blockDim.y == 1 && "
+                     "blockDim.z == 1;",
+                     32 * RowsB)
+                 .str());
+      Add(0, "const unsigned forge_lane = threadIdx.x % 32, forge_row = threadIdx.x / 32;");
+    } else if (UseFast) {
       Add(0, formatv("const bool forge_fast = blockDim.x == 32 && blockDim.y == {0} && "
                      "blockDim.z == 1;",
                      RowsB)
                  .str());
-    Add(0, formatv("for (long long forge_y0 = {0} * (long long)blockIdx.y; forge_y0 < {1}; "
-                   "forge_y0 += {0} * (long long)gridDim.y) {{",
-                   S, *EY)
-               .str());
-    Add(1, formatv("for (long long forge_x0 = {0} * (long long)blockIdx.x; forge_x0 < {1}; "
-                   "forge_x0 += {0} * (long long)gridDim.x) {{",
-                   S, *EX)
-               .str());
+    }
+    // The tiles' loops; B: the depth of their body.
+    unsigned B = 2;
+    if (Flat) {
+      // One loop over the tiles, numbered along the rows; none when d <= 0.
+      B = 1;
+      Add(0, formatv("const long long forge_tiles_x = ({1} + {0}LL) / {2}, forge_tiles_y = "
+                     "({3} + {0}LL) / {2};",
+                     S - 1, *EX, S, *EY)
+                 .str());
+      Add(0, "const long long forge_tiles = forge_tiles_x > 0 && forge_tiles_y > 0 ? "
+             "forge_tiles_x * forge_tiles_y : 0;");
+      Add(0, "for (long long forge_k = blockIdx.x; forge_k < forge_tiles; forge_k += "
+             "gridDim.x) {");
+      Add(1, formatv("const long long forge_x0 = {0} * (forge_k % forge_tiles_x), forge_y0 = "
+                     "{0} * (forge_k / forge_tiles_x);",
+                     S)
+                 .str());
+    } else {
+      Add(0, formatv("for (long long forge_y0 = {0} * (long long)blockIdx.y; forge_y0 < {1}; "
+                     "forge_y0 += {0} * (long long)gridDim.y) {{",
+                     S, *EY)
+                 .str());
+      Add(1, formatv("for (long long forge_x0 = {0} * (long long)blockIdx.x; forge_x0 < {1}; "
+                     "forge_x0 += {0} * (long long)gridDim.x) {{",
+                     S, *EX)
+                 .str());
+    }
     if (UseFast && Full)
-      Add(2, "const bool forge_full = " + *Full + ";");
+      Add(B, "const bool forge_full = " + *Full + ";");
     // The generic phase: the block's threads stride over the tile's
     // elements e; e % S runs along the position contiguous in the access.
     auto Generic = [&](unsigned D, bool IsLoad) {
@@ -727,16 +942,15 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     // contiguous position.
     auto FastPhase = [&](unsigned D, bool IsLoad) {
       bool LanesAlongX = LoadAlongX == IsLoad;
-      std::string Lane = PerLane > 1 ? "threadIdx.x + 32 * forge_c" : "threadIdx.x";
-      std::string Row = formatv("threadIdx.y + {0} * forge_r", RowsB).str();
+      std::string Lane = PerLane > 1 ? LaneV + " + 32 * forge_c" : LaneV;
+      std::string Row = formatv("{1} + {0} * forge_r", RowsB, RowV).str();
       std::string Idx = formatv("forge_at + {0} * forge_r * forge_step", RowsB).str() +
                         (PerLane > 1 ? " + 32 * forge_c" : "");
       std::string Elem = IsLoad ? "forge_tile[" + Row + "][" + Lane + "] = " + LoadOf(Idx) + ";"
                                 : StoreOf(Idx, "forge_tile[" + Lane + "][" + Row + "]");
-      Add(D, formatv("const long long forge_px = forge_x0 + threadIdx.{0}, forge_py = "
-                         "forge_y0 + threadIdx.{1};",
-                         LanesAlongX ? 'x' : 'y', LanesAlongX ? 'y' : 'x')
-                     .str());
+      Add(D, formatv("const long long forge_px = forge_x0 + {0}, forge_py = forge_y0 + {1};",
+                     LanesAlongX ? LaneV : RowV, LanesAlongX ? RowV : LaneV)
+                 .str());
       Add(D, "const long long forge_at = " + *(IsLoad ? RFirst : WFirst) +
                      ", forge_step = " + *(IsLoad ? RStep : WStep) + ";");
       auto Loops = [&](unsigned D, bool Guarded) {
@@ -776,17 +990,18 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     };
     for (bool IsLoad : {true, false}) {
       if (UseFast) {
-        Add(2, "if (forge_fast) {");
-        FastPhase(3, IsLoad);
-        Add(2, "} else {");
-        Generic(3, IsLoad);
-        Add(2, "}");
+        Add(B, "if (forge_fast) {");
+        FastPhase(B + 1, IsLoad);
+        Add(B, "} else {");
+        Generic(B + 1, IsLoad);
+        Add(B, "}");
       } else {
-        Generic(2, IsLoad);
+        Generic(B, IsLoad);
       }
-      Add(2, "__syncthreads();");
+      Add(B, "__syncthreads();");
     }
-    Add(1, "}");
+    if (!Flat)
+      Add(1, "}");
     Add(0, "}");
     EditCollector Ed(In);
     unsigned From = *LB + 1;
@@ -803,6 +1018,10 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       GridNote = " The kernel's positions assume " + join(Assumed, " and ") +
                  ", so other blocks run the original body (checked on the device), and the "
                  "grid stays as it is, which that body needs.";
+    } else if (Flat) {
+      GridNote = " The 1D launch stays as it is: its blocks take the tiles in turn (a "
+                 "block-stride loop over the tiles), and blocks beyond the last tile return at "
+                 "once.";
     } else if (Req.Block && GX != Req.Geometry.end() && GY != Req.Geometry.end()) {
       int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1];
       agent::SpecChange SC;
@@ -834,12 +1053,14 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                  "beyond the tiles find no work unless the block covers a whole tile.";
     }
     std::string FastNote =
-        UseFast ? formatv(" With a 32 x {0} block (checked on the device) each thread moves "
+        UseFast ? formatv(" With a {3} block (checked on the device) each thread moves "
                            "{1} elements per phase in an unrolled loop, its indices computed "
                            "once per tile plus a step per row{2}; other blocks take the "
                            "generic loop.",
                            RowsB, PerRow * PerLane,
-                           Full ? ", and tiles inside the bounds skip the guard" : "")
+                           Full ? ", and tiles inside the bounds skip the guard" : "",
+                           Flat ? formatv("1D {0}-thread (32 x {1})", 32 * RowsB, RowsB).str()
+                                : formatv("32 x {0}", RowsB).str())
                        .str()
                  : std::string(" The indices are not affine in the positions, so every block "
                                "takes the generic loop.");
@@ -860,7 +1081,8 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                 W.Warp.constantStride() == 1 ? std::string("coalesced")
                                              : "strided by " + W.Warp.StrideText,
                 Bytes ? formatv(" ({0} bytes)", Bytes).str() : std::string(), InName, OutName,
-                W.G.render(), GridNote, S, S + 1, FastNote)
+                Flat ? Cond + ", over the flat index's row and column" : W.G.render(), GridNote,
+                S, S + 1, FastNote)
             .str();
     return proposeEdits(In, name(),
                         formatv("transpose '{0}' into '{1}' through a {2} x {2} shared-memory "

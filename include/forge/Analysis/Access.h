@@ -81,6 +81,9 @@ struct WarpBehaviour {
   /// other access, and the paired access.
   std::string SwappedWith;
   int PairedAccess = -1;
+  /// For Transposed through a flat index t split into a row and a column
+  /// (`t / d`, `t % d`): the atom `t / d` (SwappedWith is its rendering).
+  std::optional<AtomId> FlatSplit;
 
   /// The constant stride, when there is one.
   std::optional<int64_t> constantStride() const {

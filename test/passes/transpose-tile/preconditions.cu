@@ -8,7 +8,6 @@
 // RUN: not forge-port propose %s --kernel t_varying --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=VARYING
 // RUN: not forge-port propose %s --kernel t_two_out --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not forge-port propose %s --kernel t_loop --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=LOOP
-// RUN: not forge-port propose %s --kernel t_flat --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=FLAT
 // RUN: not forge-port propose %s --kernel t_z --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=TZ
 // RUN: not forge-port propose %s --kernel t_inplace --rules=transpose-tile 2>/dev/null | count 0
 
@@ -22,7 +21,7 @@ __global__ void t_inplace(float *a, int n) {
   if (x < n && y < n)
     a[x * n + y] = a[y * n + x];
 }
-// INPLACE: forge-port: note: transpose-tile: not applicable: the model recognises no transpose (a store whose value is a load, with the fast index of one on threadIdx.x and of the other on threadIdx.y)
+// INPLACE: forge-port: note: transpose-tile: not applicable: the model recognises no transpose (a store whose value is a load, with the fast index of one on threadIdx.x and of the other on threadIdx.y, or one along the column t % d and the other along the row t / d of a flat index t)
 
 __global__ void t_copy(const float *in, float *out, int rows, int cols) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -85,13 +84,8 @@ __global__ void t_loop(const float *in, float *out, int rows, int cols) {
 }
 // LOOP: forge-port: note: transpose-tile: not applicable: the kernel has a loop (line [[@LINE-4]]); only a transpose without loops is tiled
 
-// One-dimensional threads with / and %: not a transpose over a 2D grid.
-__global__ void t_flat(const float *in, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n * n)
-    out[(i % n) * n + i / n] = in[i];
-}
-// FLAT: forge-port: note: transpose-tile: not applicable: the model recognises no transpose
+// One-dimensional transposes through / and % (flat-index.cu) are tiled;
+// their refusals are there.
 
 __global__ void t_z(const float *in, float *out, int rows, int cols) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

@@ -130,11 +130,15 @@ __global__ void flip(const int *in, int *out, int w, int h) {
   out[y * w + x] = in[x * h + y];
 })",
                           "flip");
+  // A transpose through the flat index (the row idx / w, the column
+  // idx % w): the store coalesced, the load strided.
   const Access &Out = access(M, "out[y * w + x]");
-  EXPECT_EQ(Out.Warp.Class, AccessClass::Coalesced);
+  EXPECT_EQ(Out.Warp.Class, AccessClass::Transposed);
+  EXPECT_EQ(Out.Warp.constantStride(), 1);
   EXPECT_EQ(Out.IndexText, "blockIdx.x * blockDim.x + threadIdx.x");
   const Access &In = access(M, "in[x * h + y]");
-  EXPECT_EQ(In.Warp.Class, AccessClass::Strided);
+  EXPECT_EQ(In.Warp.Class, AccessClass::Transposed);
+  EXPECT_TRUE(In.Warp.FlatSplit.has_value());
   EXPECT_EQ(stride(M, In), "h");
   EXPECT_EQ(In.Warp.Assumption, "'w' >= 32");
   EXPECT_EQ(Out.G.render(), "idx < w * h");

@@ -306,6 +306,71 @@ __global__ void tiled(const float *in, float *out, int w, int h) {
   EXPECT_EQ(*access(T, "out[y * h + x]").Warp.constantStride(), 1);
 }
 
+TEST(Pattern, FlatIndexTransposes) {
+  // A 1D grid: the flat index t split into the row t / cols and the column
+  // t % cols; the load runs along the column, the store along the row.
+  KernelModel M = analyze(R"(
+__global__ void t1d(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < rows * cols) {
+    int r = t / cols;
+    int c = t % cols;
+    out[c * rows + r] = in[t];
+  }
+})",
+                          "t1d");
+  const Pattern *P = pattern(M, PatternKind::Transpose);
+  ASSERT_NE(P, nullptr);
+  EXPECT_EQ(P->Summary, "naive transpose: out[c * rows + r] = in[t]");
+  const Access &W = access(M, "out[c * rows + r]"), &R = access(M, "in[t]");
+  EXPECT_EQ(W.Warp.Class, AccessClass::Transposed);
+  EXPECT_EQ(R.Warp.Class, AccessClass::Transposed);
+  ASSERT_TRUE(R.Warp.FlatSplit.has_value());
+  EXPECT_EQ(R.Warp.FlatSplit, W.Warp.FlatSplit);
+  EXPECT_EQ(M.atoms()[*R.Warp.FlatSplit].Kind, AtomKind::Div);
+  EXPECT_EQ(stride(M, W), "rows");
+  EXPECT_NE(R.Warp.Reason.find("load runs along the column"), std::string::npos) << R.Warp.Reason;
+
+  // The store-coalesced way round, size_t, the load through the split; and
+  // a grid-stride loop over t.
+  for (const char *Code : {R"(
+__global__ void k(const double *in, double *out, int rows, int cols) {
+  size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (t >= (size_t)rows * cols) return;
+  size_t i = t / rows, j = t % rows;
+  out[t] = in[j * cols + i];
+})",
+                           R"(
+__global__ void k(const float *in, float *out, int rows, int cols) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < rows * cols; t += blockDim.x * gridDim.x)
+    out[(t % cols) * rows + t / cols] = in[(t / cols) * cols + t % cols];
+})"}) {
+    KernelModel K = analyze(Code, "k");
+    const Pattern *Q = pattern(K, PatternKind::Transpose);
+    ASSERT_NE(Q, nullptr) << Code;
+    EXPECT_TRUE(K.Accesses[Q->Accesses[0]].Warp.FlatSplit.has_value()) << Code;
+  }
+
+  // Not transposes: the remainder by another divisor; one buffer read and
+  // written; a copy.
+  for (const char *Code : {R"(
+__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < rows * cols) out[(t % rows) * rows + t / cols] = in[t];
+})",
+                           R"(
+__global__ void k(float *a, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n * n) a[(t % n) * n + t / n] = a[t];
+})",
+                           R"(
+__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < rows * cols) out[(t / cols) * cols + t % cols] = in[t];
+})"})
+    EXPECT_EQ(pattern(analyze(Code, "k"), PatternKind::Transpose), nullptr) << Code;
+}
+
 TEST(Pattern, PerThreadChunkOfEight) {
   KernelModel M = analyze(R"(
 __global__ void chunk8(const float *in, float *out, int n) {

@@ -286,6 +286,91 @@ __global__ void k(const float *in, float *out, int rows, int cols) {
   EXPECT_FALSE(has(R.Applied[0], "forge_fast")) << R.Applied[0];
 }
 
+TEST(TransposeTile, FlatIndexOverA1DGrid) {
+  const char *Code = R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < rows * cols) {
+    int r = t / cols;
+    int c = t % cols;
+    out[c * rows + r] = in[t];
+  }
+})";
+  // A 256-thread block is 32 x 8 for the fast path; the blocks of the 1D
+  // grid take the tiles in turn; the element guard adds the column's range.
+  Result R = run("transpose-tile", Code, "k", {{256, 1, 1}}, {{"grid.x", "ceil_div(R * C, 256)"}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  for (const agent::Proposal &P : R.Proposals)
+    EXPECT_FALSE(P.Spec) << "a flat transpose keeps its 1D launch";
+  const std::string &A = R.Applied[0];
+  EXPECT_TRUE(has(A, "const bool forge_fast = blockDim.x == 256 && blockDim.y == 1 && blockDim.z == 1;")) << A;
+  EXPECT_TRUE(has(A, "const unsigned forge_lane = threadIdx.x % 32, forge_row = threadIdx.x / 32;")) << A;
+  EXPECT_TRUE(has(A, "for (long long forge_k = blockIdx.x; forge_k < forge_tiles; forge_k += gridDim.x) {")) << A;
+  EXPECT_TRUE(has(A, "const long long forge_tiles_x = (cols + 31LL) / 32, forge_tiles_y = (rows + 31LL) / 32;")) << A;
+  EXPECT_TRUE(has(A, "if (r * cols + c < (long long)cols * rows && c < cols)")) << A;
+  EXPECT_TRUE(has(A, "forge_tile[forge_e / 32][forge_e % 32] = in[r * cols + c];")) << A;
+  EXPECT_TRUE(has(A, "out[c * rows + r] = forge_tile[forge_e % 32][forge_e / 32];")) << A;
+  EXPECT_TRUE(has(A, "const long long forge_at = forge_py * cols + forge_px, forge_step = cols;")) << A;
+  EXPECT_TRUE(has(A, "const bool forge_full = forge_y0 * cols + forge_x0 + 31 * (long long)cols + 31 < "
+                     "(long long)cols * rows && forge_x0 + 31 < cols;"))
+      << A;
+  // threadIdx.y only where forge_t numbers the block's threads.
+  EXPECT_EQ(A.find("threadIdx.y"), A.rfind("threadIdx.y")) << A;
+  // 128-thread blocks: 32 x 4; 96 threads (not 32 x 2^k): the fast path
+  // stays 32 x 8 and 96-thread blocks take the generic loop.
+  R = run("transpose-tile", Code, "k", {{128, 1, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "blockDim.x == 128 && blockDim.y == 1")) << R.Applied[0];
+  EXPECT_TRUE(has(R.Applied[0], "forge_r < 8; ++forge_r")) << R.Applied[0];
+  R = run("transpose-tile", Code, "k", {{96, 1, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "blockDim.x == 256 && blockDim.y == 1")) << R.Applied[0];
+
+  // A bound that is not a multiple of the row: the rows up to ceil(n / d),
+  // the last one in part (the element guard is the kernel's).
+  R = run("transpose-tile", R"(__global__ void k(const float *in, float *out, int rows, int cols, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  out[(t % cols) * rows + t / cols] = in[t];
+})",
+          "k", {{256, 1, 1}});
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Applied[0], "forge_tiles_y = ((-1ll + (long long)cols + (long long)n) / ((long long)cols) + 31LL) / 32;"))
+      << R.Applied[0];
+  EXPECT_TRUE(has(R.Applied[0], "if (y * cols + x < n && x < cols)")) << R.Applied[0];
+
+  // Refusals, each with its reason.
+  auto Skip = [](const char *Code) {
+    Result R = run("transpose-tile", Code, "k", {{256, 1, 1}});
+    EXPECT_TRUE(R.Proposals.empty());
+    return R.Skip;
+  };
+  std::string Why = Skip(R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < rows * cols) out[(t % cols) * rows + t / cols] = in[(t / cols) * rows + t % cols];
+})");
+  EXPECT_TRUE(has(Why, "is split into rows of 'cols' elements, but the rows of")) << Why;
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < rows * cols) out[(t % cols) * rows + t / cols] = in[t] * (t % cols);
+})");
+  EXPECT_TRUE(has(Why, "the stored value")) << Why;
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x + 1;
+  if (t < rows * cols) out[(t % cols) * rows + t / cols] = in[t];
+})");
+  EXPECT_TRUE(has(Why, "is not the thread's position")) << Why;
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  out[(t % cols) * rows + t / cols] = in[t];
+})");
+  EXPECT_TRUE(has(Why, "is not guarded")) << Why;
+  Why = Skip(R"(__global__ void k(const float *in, float *out, int rows, int cols) {
+  for (int t = threadIdx.x; t < rows * cols; t += blockDim.x)
+    out[(t % cols) * rows + t / cols] = in[t];
+})");
+  EXPECT_TRUE(has(Why, "is not a grid-stride loop over the flat index")) << Why;
+}
+
 TEST(TransposeTile, Preconditions) {
   auto Skip = [](const char *Code) {
     Result R = run("transpose-tile", Code, "k", {{32, 8, 1}});
