@@ -1019,9 +1019,30 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                  ", so other blocks run the original body (checked on the device), and the "
                  "grid stays as it is, which that body needs.";
     } else if (Flat) {
-      GridNote = " The 1D launch stays as it is: its blocks take the tiles in turn (a "
-                 "block-stride loop over the tiles), and blocks beyond the last tile return at "
-                 "once.";
+      GridNote = " The 1D launch stays 1D: its blocks take the tiles in turn (a block-stride "
+                 "loop over the tiles), and blocks beyond the last tile return at once.";
+      // One block per tile: the original grid covered one element per
+      // thread, a tile has S * S of them. Any grid is correct.
+      if (Req.Block && GX != Req.Geometry.end()) {
+        int64_t Threads = (*Req.Block)[0] * (*Req.Block)[1] * (*Req.Block)[2];
+        std::string NX = formatv("ceil_div(({0}) * {1}, {2})", GX->second, Threads, S * S).str();
+        if (auto Parsed = measure::IntExpr::parse(NX)) {
+          agent::SpecChange SC;
+          SC.Geometry["grid.x"] = NX;
+          SC.Justification =
+              formatv("the tiled kernel's blocks walk the {0} x {0} tiles in a block-stride "
+                      "loop, so it is correct for any grid; the original grid had a thread per "
+                      "element ({1} per block), so about one block per tile is the grid "
+                      "divided by {0} x {0} / {1}",
+                      S, Threads)
+                  .str();
+          Spec = std::move(SC);
+          GridNote += " The grid is shrunk to about one block per tile (blocks that find no "
+                      "tile cost a launch slot each).";
+        } else {
+          consumeError(Parsed.takeError());
+        }
+      }
     } else if (Req.Block && GX != Req.Geometry.end() && GY != Req.Geometry.end()) {
       int64_t BX = (*Req.Block)[0], BY = (*Req.Block)[1];
       agent::SpecChange SC;

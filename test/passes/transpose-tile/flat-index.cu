@@ -12,6 +12,7 @@
 // RUN: forge-port propose %s --kernel transpose_flat --block 256 --rules=transpose-tile > %t.props
 // RUN: FileCheck %s --check-prefix=WHY --implicit-check-not="# spec:" --input-file=%t.props
 // RUN: forge-port propose %s --kernel transpose_flat --block 256 --rules=transpose-tile --apply -o %t.cu
+// RUN: forge-port propose %s --spec %S/Inputs/flat.json --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=GRID
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.cu -o - | FileCheck %s --check-prefix=PTX
 // RUN: forge-port propose %s --kernel transpose_flat --block 256 --rules=transpose-tile --format=json > %t.json
@@ -39,7 +40,7 @@
 // RUN: not forge-port propose %s --kernel no_blockloop --block 256 --rules=transpose-tile 2>&1 | FileCheck %s --check-prefix=BLOCKLOOP
 // RUN: not forge-port propose %s --kernel no_rowlen --block 256 --rules=transpose-tile 2>/dev/null | count 0
 // WHY: # expert:transpose-tile: transpose 'in' into 'out' through a 32 x 32 shared-memory tile
-// WHY: # The naive transpose out[c * rows + r] = in[t] makes one of its two accesses with the lanes of a warp a row apart (load coalesced, store strided by rows): {{.*}} With a 1D 256-thread (32 x 8) block (checked on the device) each thread moves 4 elements per phase {{.*}} Each element is loaded and stored under the original guard (r * cols + c < (long long)cols * rows && c < cols, over the flat index's row and column) {{.*}} The 1D launch stays as it is: its blocks take the tiles in turn (a block-stride loop over the tiles), and blocks beyond the last tile return at once.
+// WHY: # The naive transpose out[c * rows + r] = in[t] makes one of its two accesses with the lanes of a warp a row apart (load coalesced, store strided by rows): {{.*}} With a 1D 256-thread (32 x 8) block (checked on the device) each thread moves 4 elements per phase {{.*}} Each element is loaded and stored under the original guard (r * cols + c < (long long)cols * rows && c < cols, over the flat index's row and column) {{.*}} The 1D launch stays 1D: its blocks take the tiles in turn (a block-stride loop over the tiles), and blocks beyond the last tile return at once.
 // WHY: # expert:transpose-tile: transpose 'in' into 'out' through a 64 x 64 shared-memory tile
 // WHY: # The naive transpose {{.*}} each thread moves 16 elements per phase
 // PTX: .shared .align 4 .b8 {{.*}}forge_tile[4224];
@@ -51,6 +52,12 @@
 // PTX64: .shared .align 4 .b8 {{.*}}forge_tile[16640];
 // PTX64: bar.sync
 
+// With the spec's geometry, about one block per tile (any grid is correct).
+// GRID: # expert:transpose-tile: transpose 'in' into 'out' through a 32 x 32 shared-memory tile
+// GRID: The grid is shrunk to about one block per tile
+// GRID: # spec: grid.x -> ceil_div((ceil_div(R * C, 256)) * 256, 1024)
+// GRID: # expert:transpose-tile: transpose 'in' into 'out' through a 64 x 64 shared-memory tile
+// GRID: # spec: grid.x -> ceil_div((ceil_div(R * C, 256)) * 256, 4096)
 __global__ void transpose_flat(const float *in, float *out, int rows, int cols) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < rows * cols) {
