@@ -846,6 +846,9 @@ std::string CooperativeRowRule::checkArgUpdate(const RuleInput &In, Split &S, co
     return What + " keeps no position";
   std::string IN = "'" + Index->getNameAsString() + "'";
   QualType IT = Index->getType();
+  if (IT->isDependentType() || S.IV->getType()->isDependentType())
+    return What + " keeps its position in " + IN + " of type '" + IT.getAsString() +
+           "': a type that depends on a template parameter, whose width is not known here";
   if (!IT->isIntegerType() || IT->isBooleanType() ||
       Ctx.getTypeSize(IT) < Ctx.getTypeSize(S.IV->getType()))
     return What + " keeps its position in " + IN + " of type '" + IT.getAsString() +

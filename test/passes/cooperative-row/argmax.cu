@@ -13,6 +13,7 @@
 // RUN: not forge-port propose %s --kernel argmax_two --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not forge-port propose %s --kernel argmax_narrow --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=NARROW
 // RUN: not forge-port propose %s --kernel argmax_2d --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=OUTER
+// RUN: not forge-port propose %s --kernel targmax --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=TEMPLATE
 
 __global__ void argmax_rows(const float *x, int *out, int rows, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -167,3 +168,21 @@ __global__ void argmax_2d(const float *x, int *out, int rows, int n) {
   out[t] = at;
 }
 // OUTER: not applicable: the argmax of 'best' also runs over an outer loop, where its position 'at' no longer orders the candidates
+
+// A template: the position's width is not known on the pattern.
+template <typename T, typename I>
+__global__ void targmax(const T *x, I *out, int rows, I n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows)
+    return;
+  T best = x[(size_t)row * n];
+  I at = 0;
+  for (I k = 1; k < n; ++k)
+    if (x[(size_t)row * n + k] > best) {
+      best = x[(size_t)row * n + k];
+      at = k;
+    }
+  out[row] = at;
+}
+template __global__ void targmax<float, int>(const float *, int *, int, int);
+// TEMPLATE: not applicable: the argmax of 'best' at line {{[0-9]+}} keeps its position in 'at' of type 'I': a type that depends on a template parameter
