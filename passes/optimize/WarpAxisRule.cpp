@@ -163,7 +163,7 @@ public:
       std::string T = "'" + A.Text + "' (line " + std::to_string(A.Loc.Line) + ")";
       if (Y == Move::Unit && X == Move::Strided)
         Helped.push_back(T);
-      else if (X == Move::Unit && Y != Move::Unit)
+      else if (X == Move::Unit && Y == Move::Strided) // (Y zero: a row's value, shared)
         Hurt.push_back(T);
     }
     if (Helped.empty())

@@ -5,6 +5,7 @@
 // RUN: forge-port propose %s --kernel madd --block 16,16 --rules=warp-axis --apply -o %t.cu
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.o
 // RUN: forge-port propose %s --kernel blur_rows --block 32,8 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=BLUR
+// RUN: forge-port propose %s --kernel bias_rows --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=BIAS
 // RUN: not forge-port propose %s --kernel madd --block 256 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=ONEROW
 // RUN: not forge-port propose %s --kernel copy_t --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
 // RUN: not forge-port propose %s --kernel rows_ok --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=ALREADY
@@ -41,6 +42,16 @@ __global__ void blur_rows(const float *in, float *out, int h, int w) {
 }
 // BLUR: # expert:warp-axis: lanes along threadIdx.y
 // BLUR: int y = blockIdx.x * blockDim.x + forge_tx;
+
+// A per-row value read along x (coalesced now) is shared by the lanes of a
+// row after the renumbering: not a reason to decline.
+__global__ void bias_rows(const float *A, const float *bias, float *C, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N)
+    C[row * N + col] = A[row * N + col] + bias[row];
+}
+// BIAS: # expert:warp-axis: lanes along threadIdx.y, the contiguous axis of 'C[row * N + col]' (line {{[0-9]+}}), 'A[row * N + col]' (line {{[0-9]+}})
 
 // ONEROW: not applicable: the block is 256x1x1: with one thread along y there is no other axis for the lanes to walk
 
