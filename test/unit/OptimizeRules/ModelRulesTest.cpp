@@ -299,8 +299,17 @@ TEST(TransposeTile, FlatIndexOverA1DGrid) {
   // grid take the tiles in turn; the element guard adds the column's range.
   Result R = run("transpose-tile", Code, "k", {{256, 1, 1}}, {{"grid.x", "ceil_div(R * C, 256)"}});
   ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
-  for (const agent::Proposal &P : R.Proposals)
-    EXPECT_FALSE(P.Spec) << "a flat transpose keeps its 1D launch";
+  // The launch stays 1D; the grid shrinks to about one block per tile (32 x
+  // 32 and 64 x 64 elements for a grid of one thread per element).
+  ASSERT_EQ(R.Proposals.size(), 2u);
+  const char *Grids[] = {"ceil_div((ceil_div(R * C, 256)) * 256, 1024)",
+                         "ceil_div((ceil_div(R * C, 256)) * 256, 4096)"};
+  for (size_t I = 0; I < 2; ++I) {
+    const agent::Proposal &P = R.Proposals[I];
+    ASSERT_TRUE(P.Spec) << "the grid of one block per tile";
+    EXPECT_EQ(P.Spec->Geometry.size(), 1u);
+    EXPECT_EQ(P.Spec->Geometry.at("grid.x"), Grids[I]);
+  }
   const std::string &A = R.Applied[0];
   EXPECT_TRUE(has(A, "const bool forge_fast = blockDim.x == 256 && blockDim.y == 1 && blockDim.z == 1;")) << A;
   EXPECT_TRUE(has(A, "const unsigned forge_lane = threadIdx.x % 32, forge_row = threadIdx.x / 32;")) << A;
