@@ -74,15 +74,6 @@ bool isSyncthreads(const Stmt *S) {
   return FD && FD->getIdentifier() && FD->getName() == "__syncthreads";
 }
 
-/// The function a call names, resolved or not ("fmaxf", "max").
-std::string calleeName(const CallExpr *C) {
-  if (const FunctionDecl *FD = C->getDirectCallee())
-    return FD->getIdentifier() ? FD->getName().str() : "";
-  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
-    return U->getName().getAsString();
-  return "";
-}
-
 bool isAssociativeCall(StringRef Name) {
   return StringSwitch<bool>(Name)
       .Cases({"fmaxf", "fminf", "fmax", "fmin", "max", "min"}, true)
@@ -263,7 +254,7 @@ public:
         A = BO->getLHS();
         B = BO->getRHS();
       } else if (const auto *C = dyn_cast<CallExpr>(R); C && C->getNumArgs() == 2) {
-        T.Callee = calleeName(C);
+        T.Callee = calleeNameOf(C);
         A = C->getArg(0);
         B = C->getArg(1);
       }
