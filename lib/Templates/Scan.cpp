@@ -7,6 +7,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "forge/Templates/Scan.h"
+#include "TemplateUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -72,14 +73,8 @@ ElementOps opsFor(const ScanParams &P) {
   return O;
 }
 
-std::string subst(std::string S, StringRef Key, StringRef Value) {
-  for (size_t At = 0; (At = S.find(Key.str(), At)) != std::string::npos; At += Value.size())
-    S.replace(At, Key.size(), Value.str());
-  return S;
-}
-
 std::string combine(const ElementOps &O, StringRef A, StringRef B) {
-  return subst(subst(O.Combine, "@A", A), "@B", B);
+  return detail::replaceAll(detail::replaceAll(O.Combine, "@A", A), "@B", B);
 }
 
 /// Text with its placeholders filled: @IN (the input), @ID (the identity),
@@ -87,9 +82,9 @@ std::string combine(const ElementOps &O, StringRef A, StringRef B) {
 /// parentheses and brackets).
 std::string expand(StringRef Text, const ElementOps &O, StringRef In, StringRef Id,
                    ArrayRef<std::pair<StringRef, std::string>> More = {}) {
-  std::string S = subst(subst(Text.str(), "@IN", In), "@ID", Id);
+  std::string S = detail::replaceAll(detail::replaceAll(Text.str(), "@IN", In), "@ID", Id);
   for (const auto &[Key, Value] : More)
-    S = subst(S, Key, Value);
+    S = detail::replaceAll(S, Key, Value);
   for (size_t At; (At = S.find("@C(")) != std::string::npos;) {
     size_t I = At + 3, Comma = std::string::npos;
     int Depth = 0;
@@ -158,7 +153,7 @@ std::string scanKernel(const ScanParams &P) {
                    "              ((unsigned long long)(((fs_epoch & 0x3fffffffu) << 2) | {1}u) "
                    "<< 32) |\n"
                    "              {2};",
-                   Status, Kind, subst(O.ToBits, "@V", Value))
+                   Status, Kind, detail::replaceAll(O.ToBits, "@V", Value))
         .str();
   };
 
@@ -332,7 +327,7 @@ std::string scanKernel(const ScanParams &P) {
             break;
           fs_j0 -= 4ll * fs_width;
         }
-)", O, In, Id, {{"@STATUS", Status}, {"@FROMBITS", subst(O.FromBits, "@U", "(unsigned)fs_w")}});
+)", O, In, Id, {{"@STATUS", Status}, {"@FROMBITS", detail::replaceAll(O.FromBits, "@U", "(unsigned)fs_w")}});
   OS << "        if (fs_lane == 0)\n          " << Publish("2", C("fs_prefix", "fs_aggregate"))
      << "\n";
   OS << "      }\n";
@@ -379,6 +374,124 @@ std::string scanKernel(const ScanParams &P) {
   OS << "  }\n";
   OS << "}\n";
   return S;
+}
+
+} // namespace forge::templates
+
+//===----------------------------------------------------------------------===//
+// The scan as a kernel of its own (forge-port new)
+//===----------------------------------------------------------------------===//
+
+namespace forge::templates {
+
+Expected<Instance> instantiateScan(const Request &R) {
+  using namespace detail;
+  if (Error E = checkShape(R, 1, "a scan"))
+    return std::move(E);
+  const ScalarInfo &T = scalarInfo(R.Type);
+  if (T.Bytes != 4)
+    return makeError("the scan template takes 4-byte elements (f32, i32, u32), not {0}", T.Dtype);
+  ScanParams P;
+  if (R.Operator == "+")
+    P.Op = ScanOp::Add;
+  else if (R.Operator == "max")
+    P.Op = ScanOp::Max;
+  else if (R.Operator == "min")
+    P.Op = ScanOp::Min;
+  else
+    return makeError("the scan template scans with +, max or min, not '{0}'", R.Operator);
+  P.Order = R.Inclusive ? ScanOrder::Inclusive : ScanOrder::Exclusive;
+  P.ElementType = T.Cuda.str();
+  P.FloatingPoint = T.Floating;
+  P.Signed = T.Signed;
+  const std::string Name = R.Name.empty() ? "scan" : R.Name;
+  P.Tag = Name;
+  P.In = "in";
+  P.Out = "out";
+  P.Count = "n";
+  P.Items = 16;
+  P.Head = formatv("__global__ void {1}(const {0} *__restrict__ in, {0} *__restrict__ out, "
+                   "long long n)",
+                   T.Cuda, Name)
+               .str();
+  if (Error E = checkScanParams(P))
+    return std::move(E);
+  // The most tiles one launch may have, at the smallest block of the spec.
+  const int64_t N = R.Shape[0];
+  if (N > (int64_t)P.MaxTiles * 128 * P.Items)
+    return makeError("the scan template scans at most {0} elements in one launch, not {1}",
+                     (int64_t)P.MaxTiles * 128 * P.Items, N);
+
+  Instance I;
+  I.Template = "scan";
+  I.Kernel = Name;
+  I.Wrapper = "forge_" + Name;
+  std::string S = fileComment(
+      R, "scan",
+      {"One pass with a decoupled look-back (Merrill and Garland, 2016): blocks take tiles of "
+       "blockDim * 16 elements from a ticket counter, scan them with coalesced 16-byte loads, "
+       "warp shuffles and shared memory, and find their tile's prefix by looking back at the "
+       "published aggregates of their predecessors. Any grid and block work; a few waves of "
+       "resident blocks is fastest.",
+       "The look-back state is __device__ variables of this file, reset by the last block of "
+       "every launch: launches of this kernel must not overlap in time (use one stream)."});
+  S += "#include <cuda_runtime.h>\n\n";
+  S += scanPreamble(P) + "\n";
+  S += scanKernel(P) + "\n";
+  S += formatv(R"(
+// Scans in[0, n) into out[0, n) on the current device. The grid is a few
+// waves of the device's SMs (the tiles come from a ticket, so any grid
+// scans everything once).
+inline cudaError_t forge_{1}(const {0} *in, {0} *out, long long n,
+                              cudaStream_t stream = 0) {
+  int device = 0, sms = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err != cudaSuccess)
+    return err;
+  {1}<<<sms * 4, 512, 0, stream>>>(in, out, n);
+  return cudaGetLastError();
+}
+)",
+               T.Cuda, Name)
+           .str();
+  I.Source = std::move(S);
+  I.Spec = {{"kernel", Name},
+            {"sizes", {{"N", N}, {"SMS", R.SMs}}},
+            {"buffers",
+             {inBuffer("in", R.Type, "N"), outBuffer("out", R.Type, "N", T.Floating ? 1e-5 : 0)}},
+            {"scalars", {scalarArg("n", Scalar::I64, "N")}},
+            {"args", {"in", "out", "n"}},
+            {"grid", "SMS * WAVES"},
+            {"block", "BLOCK"},
+            {"tunables", {tunable("BLOCK", {128, 256, 512, 1024}, 512),
+                          tunable("WAVES", {1, 2, 4, 8}, 4)}},
+            {"bytes", formatv("2 * {0} * N", T.Bytes).str()},
+            {"flops", P.Op == ScanOp::Add && T.Floating ? "N" : "0"},
+            {"notes",
+             {"forge-port new: the scan template, 16 elements a thread; the grid is WAVES waves "
+              "of the SMs (SMS, the target's)"}}};
+  I.Notes.push_back("16 elements per thread; 4-byte elements only (a status word packs the "
+                    "value with its kind and launch epoch)");
+  return I;
+}
+
+std::vector<Request> scanSamples() {
+  auto Make = [](StringRef Name, Scalar T, StringRef Op, bool Inclusive, int64_t N) {
+    Request R;
+    R.Kind = OpKind::Scan;
+    R.Name = Name.str();
+    R.Type = T;
+    R.Operator = Op.str();
+    R.Inclusive = Inclusive;
+    R.Shape = {N};
+    return R;
+  };
+  return {Make("scan_sum_f32", Scalar::F32, "+", true, 1000003),
+          Make("scan_max_i32", Scalar::I32, "max", true, 77777),
+          Make("scan_min_u32_exclusive", Scalar::U32, "min", false, 4099),
+          Make("scan_sum_i32_exclusive", Scalar::I32, "+", false, 1)};
 }
 
 } // namespace forge::templates

@@ -32,9 +32,11 @@
 #ifndef FORGE_TEMPLATES_SCAN_H
 #define FORGE_TEMPLATES_SCAN_H
 
+#include "forge/Templates/Template.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace forge::templates {
 
@@ -76,6 +78,12 @@ std::string scanPreamble(const ScanParams &P);
 
 /// The kernel's definition: Head followed by the template's body.
 std::string scanKernel(const ScanParams &P);
+
+/// The scan as a kernel of its own (`forge-port new`): kernel `scan(in, out,
+/// n)` over R.Shape[0] elements with R.Operator (+, max, min), its host
+/// wrapper `forge_scan` and its spec (tunables BLOCK and WAVES).
+llvm::Expected<Instance> instantiateScan(const Request &R);
+std::vector<Request> scanSamples();
 
 } // namespace forge::templates
 

@@ -1,0 +1,48 @@
+//===- Templates/TemplateUtil.h - Shared pieces of template instances -*- C++ -*-===//
+///
+/// \file
+/// What every template's instantiate function uses: text substitution, the
+/// launch spec's parts (buffers, scalars, tunables) and the file's opening
+/// comment. Private to lib/Templates.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_LIB_TEMPLATES_TEMPLATEUTIL_H
+#define FORGE_LIB_TEMPLATES_TEMPLATEUTIL_H
+
+#include "forge/Templates/Template.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <string>
+
+namespace forge::templates::detail {
+
+/// S with every Key replaced by Value.
+std::string replaceAll(std::string S, llvm::StringRef Key, llvm::StringRef Value);
+
+/// The spec's buffers. Inputs are filled with uniform values in [Lo, Hi)
+/// (integral for integer types); outputs are compared with the reference
+/// within Tolerance (0: the dtype's default).
+Json inBuffer(llvm::StringRef Name, Scalar T, llvm::StringRef Count, double Lo = -1,
+                            double Hi = 1);
+Json outBuffer(llvm::StringRef Name, Scalar T, llvm::StringRef Count,
+                             double RelL2 = 0);
+Json inoutBuffer(llvm::StringRef Name, Scalar T, llvm::StringRef Count,
+                               double Lo = -1, double Hi = 1, double RelL2 = 0);
+/// A buffer the kernel may scribble on (scratch): never compared.
+Json scratchBuffer(llvm::StringRef Name, Scalar T, llvm::StringRef Count);
+/// A by-value argument whose value is an expression over sizes and
+/// tunables ("N") or a number.
+Json scalarArg(llvm::StringRef Name, Scalar T, Json Value);
+Json tunable(llvm::StringRef Name, llvm::ArrayRef<int64_t> Values, int64_t Default);
+
+/// The opening comment of a generated file: what it computes (the
+/// request's description and describe()), the template, and How, one
+/// paragraph each, wrapped at 78 columns.
+std::string fileComment(const Request &R, llvm::StringRef Template,
+                        llvm::ArrayRef<std::string> How);
+
+/// The common refusals: a shape of the wrong rank, a non-positive extent.
+llvm::Error checkShape(const Request &R, size_t Rank, llvm::StringRef What);
+
+} // namespace forge::templates::detail
+
+#endif

@@ -1,0 +1,154 @@
+//===- TemplateTest.cpp - The template library as a whole -----------------===//
+//
+// Every template's samples (its own list of requests: element types,
+// operators, odd sizes) instantiate, give a launch spec that the real spec
+// parser accepts and whose kernel and arguments match the source, and all
+// of them compile together in ONE nvcc run (CI has no GPU; the GPU check of
+// each sample against a CPU reference is test/gpu/templates/).
+//
+//===----------------------------------------------------------------------===//
+#include "forge/Build/CudaToolkit.h"
+#include "forge/Measure/LaunchSpec.h"
+#include "forge/Support/Subprocess.h"
+#include "forge/Templates/Template.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace forge;
+using namespace forge::templates;
+using namespace llvm;
+
+namespace {
+
+std::string err(Error E) { return toString(std::move(E)); }
+
+TEST(TemplateVocabulary, ScalarsByDtypeAndCudaSpelling) {
+  EXPECT_EQ(parseScalar("f32"), Scalar::F32);
+  EXPECT_EQ(parseScalar("float"), Scalar::F32);
+  EXPECT_EQ(parseScalar("unsigned int"), Scalar::U32);
+  EXPECT_EQ(parseScalar("uint32_t"), Scalar::U32);
+  EXPECT_EQ(parseScalar("half"), Scalar::F16);
+  EXPECT_EQ(parseScalar("bf16"), Scalar::BF16);
+  EXPECT_FALSE(parseScalar("complex"));
+  EXPECT_EQ(scalarInfo(Scalar::F64).Bytes, 8u);
+  EXPECT_EQ(scalarInfo(Scalar::U64).Dtype, "u64");
+  for (StringRef K : {"map", "reduce", "scan", "sort", "gemm", "stencil", "transpose", "gather",
+                      "scatter", "histogram", "row-softmax"})
+    EXPECT_EQ(opKindName(*parseOpKind(K)), K);
+  EXPECT_FALSE(parseOpKind("fft"));
+}
+
+TEST(TemplateVocabulary, UnsupportedRequestsSayWhy) {
+  Request R;
+  R.Kind = OpKind::Scan;
+  R.Type = Scalar::F64;
+  R.Shape = {1000};
+  EXPECT_EQ(err(instantiate(R).takeError()),
+            "the scan template takes 4-byte elements (f32, i32, u32), not f64");
+  R.Type = Scalar::F32;
+  R.Operator = "*";
+  EXPECT_EQ(err(instantiate(R).takeError()),
+            "the scan template scans with +, max or min, not '*'");
+  R.Operator = "+";
+  R.Shape = {10, 10};
+  EXPECT_EQ(err(instantiate(R).takeError()), "a scan takes 1 extent, not 2");
+  R.Shape = {0};
+  EXPECT_EQ(err(instantiate(R).takeError()), "a scan: every extent must be positive, not 0");
+  R.Shape = {100};
+  R.Algorithm = "merge";
+  EXPECT_NE(err(instantiate(R).takeError()).find("no 'merge' template computes a scan"),
+            std::string::npos);
+}
+
+TEST(TemplateVocabulary, TheScanAsAKernelOfItsOwn) {
+  Request R;
+  R.Kind = OpKind::Scan;
+  R.Shape = {1 << 24};
+  R.Inclusive = false;
+  R.Operator = "max";
+  R.Description = "exclusive max-scan of 16M floats";
+  Expected<Instance> I = instantiate(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_EQ(I->Kernel, "scan");
+  EXPECT_EQ(I->Wrapper, "forge_scan");
+  EXPECT_NE(I->Source.find("__global__ void scan(const float *__restrict__ in, float "
+                           "*__restrict__ out, long long n)"),
+            std::string::npos);
+  EXPECT_NE(I->Source.find("inline cudaError_t forge_scan("), std::string::npos);
+  EXPECT_NE(I->Source.find("Asked for: \"exclusive max-scan of 16M floats\""), std::string::npos);
+  EXPECT_NE(I->Source.find("the exclusive scan (max)"), std::string::npos);
+  EXPECT_EQ(I->Spec["grid"], "SMS * WAVES");
+  EXPECT_EQ(I->Spec["sizes"]["N"], 1 << 24);
+}
+
+/// Every sample of every template: instantiates, its spec parses, names
+/// the kernel the source defines, and passes each argument.
+TEST(TemplateCatalog, EverySampleInstantiatesWithASpecTheParserAccepts) {
+  std::set<std::string> Names;
+  for (const TemplateInfo &T : templateCatalog()) {
+    std::vector<Request> Samples = T.Samples();
+    EXPECT_GE(Samples.size(), 2u) << T.Name.str() << " has too few samples";
+    for (const Request &R : Samples) {
+      SCOPED_TRACE(std::string(T.Name) + ": " + R.Name);
+      EXPECT_TRUE(Names.insert(R.Name).second) << "two samples are named " << R.Name;
+      Expected<Instance> I = T.Instantiate(R);
+      ASSERT_TRUE(bool(I)) << err(I.takeError());
+      EXPECT_EQ(I->Template, T.Name);
+      EXPECT_EQ(I->Kernel, R.Name);
+      EXPECT_EQ(I->Wrapper, "forge_" + R.Name);
+      EXPECT_NE(I->Source.find(" " + I->Kernel + "("), std::string::npos);
+      EXPECT_NE(I->Source.find(" " + I->Wrapper + "("), std::string::npos);
+      Expected<measure::LaunchSpec> S = measure::parseLaunchSpec(I->Spec, R.Name + ".json");
+      ASSERT_TRUE(bool(S)) << err(S.takeError()) << "\n" << I->Spec.dump(2);
+      EXPECT_EQ(S->Kernel, I->Kernel);
+      // The spec's geometry evaluates at its defaults.
+      auto G = S->geometry({});
+      EXPECT_TRUE(bool(G)) << (G ? "" : err(G.takeError()));
+      auto C = S->satisfiesConstraints({});
+      EXPECT_TRUE(C && *C) << (C ? "a constraint fails at the defaults" : err(C.takeError()));
+    }
+  }
+}
+
+/// All samples of all templates in one translation unit, one nvcc run: the
+/// generated files must also live together (distinct names, shared
+/// includes), as a user's project would hold them.
+TEST(TemplateCatalog, EverySampleCompilesWithNvccInOneRun) {
+  Expected<build::CudaToolkit> TK = build::CudaToolkit::find();
+  if (!TK)
+    GTEST_SKIP() << "no CUDA toolkit: " << err(TK.takeError());
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-templates", Dir));
+  std::string All;
+  unsigned Count = 0;
+  for (const TemplateInfo &T : templateCatalog())
+    for (const Request &R : T.Samples()) {
+      Expected<Instance> I = T.Instantiate(R);
+      ASSERT_TRUE(bool(I)) << R.Name << ": " << err(I.takeError());
+      All += "// ---- " + R.Name + "\n" + I->Source + "\n";
+      ++Count;
+    }
+  SmallString<128> Unit(Dir), Object(Dir);
+  sys::path::append(Unit, "all.cu");
+  sys::path::append(Object, "all.o");
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Unit, EC);
+    ASSERT_FALSE(EC);
+    OS << All;
+  }
+  Expected<SubprocessResult> R = runProgram(
+      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c",
+                     Unit.str().str(), "-o", Object.str().str()},
+      {600});
+  ASSERT_TRUE(bool(R)) << err(R.takeError());
+  EXPECT_TRUE(R->ok()) << Count << " samples in " << Unit.str().str() << ":\n" << R->Stderr;
+  if (R->ok())
+    sys::fs::remove_directories(Dir);
+}
+
+} // namespace
