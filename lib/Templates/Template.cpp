@@ -1,6 +1,7 @@
 //===- Templates/Template.cpp - The templates' vocabulary and dispatch ----===//
 #include "forge/Templates/Template.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/JsonReader.h"
 #include "forge/Templates/Scan.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -114,6 +115,107 @@ std::string describe(const Request &R) {
     return formatv("row softmax of a {0} {1} matrix", Extents, T);
   }
   return "?";
+}
+
+Json requestToJson(const Request &R) {
+  Json J = {{"kind", opKindName(R.Kind).str()},
+            {"type", scalarInfo(R.Type).Dtype.str()},
+            {"shape", R.Shape},
+            {"batch", R.Batch},
+            {"operator", R.Operator},
+            {"inputs", R.Inputs},
+            {"inclusive", R.Inclusive},
+            {"descending", R.Descending},
+            {"value_type", R.ValueType ? Json(scalarInfo(*R.ValueType).Dtype.str()) : Json()},
+            {"algorithm", R.Algorithm},
+            {"filter", R.Filter},
+            {"separable", R.Separable},
+            {"border", R.Border},
+            {"bins", R.Bins},
+            {"trans_a", R.TransA},
+            {"trans_b", R.TransB},
+            {"allow_lower_precision", R.AllowLowerPrecision},
+            {"name", R.Name},
+            {"sms", R.SMs},
+            {"description", R.Description}};
+  return J;
+}
+
+Expected<Request> requestFromJson(const Json &J, StringRef Origin) {
+  JsonReader In(Origin.str());
+  Request R;
+  if (!In.expectObject(J, "$"))
+    return In.takeError();
+  static const char *Known[] = {"kind",   "type",       "shape",     "batch",     "operator",
+                                "inputs", "inclusive",  "descending", "value_type", "algorithm",
+                                "filter", "separable",  "border",    "bins",      "trans_a",
+                                "trans_b", "allow_lower_precision", "name", "sms", "description"};
+  for (const auto &[Key, V] : J.items())
+    if (!is_contained(Known, StringRef(Key)))
+      In.fail(JsonReader::member("$", Key), "unknown field");
+  auto TypeField = [&](StringRef Key, Scalar &Out) {
+    std::string T = In.string(J, "$", Key);
+    if (T.empty())
+      return;
+    if (std::optional<Scalar> S = parseScalar(T))
+      Out = *S;
+    else
+      In.fail(JsonReader::member("$", Key), "unknown element type '" + T + "'");
+  };
+  std::string Kind = In.string(J, "$", "kind", /*Required=*/true);
+  if (std::optional<OpKind> K = parseOpKind(Kind))
+    R.Kind = *K;
+  else if (!Kind.empty())
+    In.fail("$.kind", "unknown operation '" + Kind + "'");
+  TypeField("type", R.Type);
+  auto Ints = [&](StringRef Key, auto &Out) {
+    const Json *A = In.array(J, "$", Key, /*Required=*/false);
+    if (!A)
+      return;
+    Out.clear();
+    for (size_t I = 0; I < A->size(); ++I) {
+      if (!(*A)[I].is_number_integer()) {
+        In.fail(JsonReader::element(JsonReader::member("$", Key), I), "expected an integer");
+        return;
+      }
+      Out.push_back((*A)[I].get<int64_t>());
+    }
+  };
+  Ints("shape", R.Shape);
+  Ints("filter", R.Filter);
+  R.Batch = In.integer(J, "$", "batch", false, R.Batch);
+  R.Operator = In.string(J, "$", "operator", false, R.Operator);
+  R.Inputs = (int)In.integer(J, "$", "inputs", false, R.Inputs);
+  R.Inclusive = In.boolean(J, "$", "inclusive", false, R.Inclusive);
+  R.Descending = In.boolean(J, "$", "descending", false, R.Descending);
+  if (auto It = J.find("value_type"); It != J.end() && !It->is_null()) {
+    Scalar V = Scalar::U32;
+    TypeField("value_type", V);
+    R.ValueType = V;
+  }
+  R.Algorithm = In.string(J, "$", "algorithm", false, R.Algorithm);
+  R.Separable = In.boolean(J, "$", "separable", false, R.Separable);
+  R.Border = In.string(J, "$", "border", false, R.Border);
+  R.Bins = (int)In.integer(J, "$", "bins", false, R.Bins);
+  R.TransA = In.boolean(J, "$", "trans_a", false, R.TransA);
+  R.TransB = In.boolean(J, "$", "trans_b", false, R.TransB);
+  R.AllowLowerPrecision =
+      In.boolean(J, "$", "allow_lower_precision", false, R.AllowLowerPrecision);
+  R.Name = In.string(J, "$", "name", false, R.Name);
+  R.SMs = (int)In.integer(J, "$", "sms", false, R.SMs);
+  R.Description = In.string(J, "$", "description", false, R.Description);
+  if (!R.Name.empty() && (!(isAlpha(R.Name[0]) || R.Name[0] == '_') ||
+                          !all_of(R.Name, [](char C) { return isAlnum(C) || C == '_'; })))
+    In.fail("$.name", "'" + R.Name + "' is not a C identifier");
+  if (R.Border != "clamp" && R.Border != "zero")
+    In.fail("$.border", "expected \"clamp\" or \"zero\", got \"" + R.Border + "\"");
+  if (R.SMs < 1 || R.SMs > 4096)
+    In.fail("$.sms", "expected 1..4096");
+  if (R.Batch < 1)
+    In.fail("$.batch", "expected a positive count");
+  if (Error E = In.takeError())
+    return std::move(E);
+  return R;
 }
 
 ArrayRef<TemplateInfo> templateCatalog() {

@@ -114,6 +114,15 @@ struct Request {
 /// One line: "reduce (max) over 67108864 f32".
 std::string describe(const Request &R);
 
+/// The request as JSON (`forge-port new --dry-run --format=json`,
+/// `--request FILE`): {"kind": "reduce", "type": "f32", "shape": [...],
+/// ...}, every field written.
+Json requestToJson(const Request &R);
+/// Reads what requestToJson writes; fields may be left out (they keep the
+/// defaults), unknown fields and wrong types are errors naming the field
+/// ("r.json: $.shape[1]: expected an integer").
+llvm::Expected<Request> requestFromJson(const Json &J, llvm::StringRef Origin);
+
 /// An instantiated template.
 struct Instance {
   std::string Template; ///< "reduction", "radix-sort", ...

@@ -152,3 +152,45 @@ TEST(TemplateCatalog, EverySampleCompilesWithNvccInOneRun) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TemplateRequestJson, RoundTripsEveryField) {
+  Request R;
+  R.Kind = OpKind::Sort;
+  R.Type = Scalar::I32;
+  R.Shape = {77777};
+  R.Descending = true;
+  R.ValueType = Scalar::F32;
+  R.Algorithm = "merge";
+  R.Name = "sort_pairs";
+  R.SMs = 108;
+  R.Description = "sort 77777 int keys with float values, descending";
+  Expected<Request> Back = requestFromJson(requestToJson(R), "r.json");
+  ASSERT_TRUE(bool(Back)) << err(Back.takeError());
+  EXPECT_EQ(requestToJson(*Back).dump(), requestToJson(R).dump());
+  EXPECT_EQ(Back->ValueType, Scalar::F32);
+  EXPECT_EQ(Back->SMs, 108);
+}
+
+TEST(TemplateRequestJson, BadFieldsAreNamed) {
+  auto Bad = [](const char *Text) {
+    Expected<Json> J = parseJson(Text, "r.json");
+    EXPECT_TRUE(bool(J));
+    Expected<Request> R = requestFromJson(*J, "r.json");
+    return R ? std::string("accepted") : err(R.takeError());
+  };
+  EXPECT_EQ(Bad(R"({"shape": [10]})"), "r.json: $.kind: missing; expected a string");
+  EXPECT_EQ(Bad(R"({"kind": "fft", "shape": [10]})"), "r.json: $.kind: unknown operation 'fft'");
+  EXPECT_EQ(Bad(R"({"kind": "reduce", "shape": [10, "x"]})"),
+            "r.json: $.shape[1]: expected an integer");
+  EXPECT_EQ(Bad(R"({"kind": "reduce", "type": "complex"})"),
+            "r.json: $.type: unknown element type 'complex'");
+  EXPECT_EQ(Bad(R"({"kind": "reduce", "shapes": [10]})"), "r.json: $.shapes: unknown field");
+  EXPECT_EQ(Bad(R"({"kind": "reduce", "name": "a-b"})"),
+            "r.json: $.name: 'a-b' is not a C identifier");
+  EXPECT_EQ(Bad(R"({"kind": "stencil", "border": "wrap"})"),
+            "r.json: $.border: expected \"clamp\" or \"zero\", got \"wrap\"");
+}
+
+} // namespace
