@@ -1,0 +1,71 @@
+//===- Templates/Gemm.h - A tiled SIMT GEMM (f32, f64), optionally batched -*- C++ -*-===//
+///
+/// \file
+/// The template "gemm": C = alpha * op(A) * op(B) + beta * C over row-major
+/// matrices (A is M x K, K x M when transposed; B is K x N, N x K when
+/// transposed; C is M x N), for `batch` independent products strided by
+/// each matrix's size, in one launch of one kernel. Plain FMA units, no
+/// tensor cores:
+///
+/// - a block computes a BM x BN tile of C, a warp a WM x WN part of it,
+///   a thread TM x TN elements in registers, in groups of VW columns and
+///   rows (VW: the elements of 16 bytes, 4 floats or 2 doubles) spread
+///   over the warp so that its shared-memory reads are conflict-free
+///   16-byte loads;
+/// - op(A) and op(B) are staged through shared memory in slabs of BK,
+///   op(A) stored k-major (transposed when A is row-major) so that the
+///   inner loop reads VW-vectors of both; 16-byte global loads where the
+///   leading dimension and the pointer allow, guarded scalar loads (zero
+///   fill) at the edges;
+/// - two shared buffers: the next slab's global loads are in flight in
+///   registers while the current slab is multiplied, one __syncthreads per
+///   slab;
+/// - the block loops over the tiles and products its grid does not cover,
+///   so any grid is correct (the wrapper launches one block per tile, at
+///   most 65535 along y and z).
+///
+/// The tile sizes are the kernel's template parameters, the spec's
+/// tunables, with constraints for invalid combinations.
+///
+//===----------------------------------------------------------------------===//
+#ifndef FORGE_TEMPLATES_GEMM_H
+#define FORGE_TEMPLATES_GEMM_H
+
+#include "forge/Templates/Template.h"
+#include "llvm/Support/Error.h"
+#include <vector>
+
+namespace forge::templates {
+
+/// One configuration of the kernel's template parameters.
+struct GemmConfig {
+  int BM = 128, BN = 128, BK = 8; ///< the block's tile of C and the K slab
+  int WM = 32, WN = 64;           ///< a warp's part of the tile
+  int TM = 8, TN = 8;             ///< a thread's part
+  /// Blocks an SM must hold at once (__launch_bounds__'s second
+  /// argument): it caps the registers at 65536 / (threads * MinBlocks).
+  int MinBlocks = 2;
+  /// Threads of a block: (BM / TM) * (BN / TN).
+  int threads() const { return (BM / TM) * (BN / TN); }
+};
+
+/// The wrapper's configuration for element type T (f32: 128 x 128 x 8,
+/// warps 32 x 64, threads 8 x 8, 2 blocks an SM (128 registers); f64:
+/// 128 x 64 x 8, warps 32 x 32, threads 8 x 4, 1 block an SM).
+GemmConfig defaultGemmConfig(Scalar T);
+
+/// What is wrong with C for element type T, in words (the spec's
+/// constraints, also static_asserts of the kernel), or success.
+llvm::Error checkGemmConfig(const GemmConfig &C, Scalar T);
+
+/// The GEMM of R (kind gemm, Shape {M, N, K}, Batch, TransA, TransB; f32
+/// or f64): kernel R.Name (default "gemm") with its host wrapper
+/// forge_<Name> launching Config, and its spec.
+llvm::Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Config);
+/// The same at defaultGemmConfig(R.Type).
+llvm::Expected<Instance> instantiateGemm(const Request &R);
+std::vector<Request> gemmSamples();
+
+} // namespace forge::templates
+
+#endif

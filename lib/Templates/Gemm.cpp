@@ -1,0 +1,567 @@
+//===- Templates/Gemm.cpp - A tiled SIMT GEMM (f32, f64), optionally batched ===//
+///
+/// \file
+/// The generated text is ordinary CUDA with comments. Every local is named
+/// fg_* and the tile sizes are the kernel's template parameters, so the
+/// only file-scope names are the kernel and its wrapper (both carry the
+/// request's Name).
+///
+//===----------------------------------------------------------------------===//
+#include "forge/Templates/Gemm.h"
+#include "TemplateUtil.h"
+#include "forge/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <climits>
+
+using namespace llvm;
+
+namespace forge::templates {
+
+namespace {
+
+/// The element type's spellings in the generated text.
+struct Elem {
+  std::string T;    ///< "float"
+  std::string V;    ///< the 16-byte vector, "float4"
+  std::string Fma;  ///< "fmaf"
+  int VW;           ///< elements per 16 bytes
+  int Bytes;
+  StringRef Dtype;
+};
+
+Elem elemFor(Scalar S) {
+  if (S == Scalar::F64)
+    return {"double", "double2", "fma", 2, 8, "f64"};
+  return {"float", "float4", "fmaf", 4, 4, "f32"};
+}
+
+const char *const Xyzw[] = {"x", "y", "z", "w"};
+
+/// Dst (with @E for the element's index) = the VW components of Src, one
+/// statement a line.
+std::string unpack(StringRef Dst, StringRef Src, const Elem &E, StringRef Indent) {
+  std::string S;
+  for (int I = 0; I < E.VW; ++I)
+    S += formatv("{0}{1} = {2}.{3};\n", Indent, detail::replaceAll(Dst.str(), "@E", std::to_string(I)),
+                 Src, Xyzw[I])
+             .str();
+  return S;
+}
+
+/// make_float4(Elem(0), ..., Elem(3)) with @E in Elem.
+std::string pack(StringRef Elem_, const Elem &E) {
+  std::vector<std::string> Parts;
+  for (int I = 0; I < E.VW; ++I)
+    Parts.push_back(detail::replaceAll(Elem_.str(), "@E", std::to_string(I)));
+  return "make_" + E.V + "(" + join(Parts, ", ") + ")";
+}
+
+/// One operand's slab loads (global -> registers) and stores (registers
+/// -> shared), for op(X) of a tile whose outer extent is Extent (M for A,
+/// N for B) at offset Origin.
+///
+/// KContiguous: X's rows run along k (A, or B transposed): each thread
+/// loads VW consecutive k of one row and stores them transposed, one
+/// element to each of VW k-rows of the shared slab. Otherwise X's rows run
+/// along the outer dimension (A transposed, or B): VW consecutive m (n) of
+/// one k, stored as one vector.
+struct Operand {
+  StringRef Name;   ///< "A" or "B"
+  StringRef Ptr;    ///< the batch's matrix, "fg_A"
+  StringRef Regs;   ///< "fg_ra"
+  StringRef Shared; ///< "fg_as"
+  StringRef Vecs;   ///< "A_VECS"
+  StringRef Tile;   ///< "BM"
+  StringRef Extent; ///< "M"
+  StringRef Origin; ///< "fg_m0"
+  StringRef Vec;    ///< the 16-byte path's flag, "fg_avec"
+  bool KContiguous;
+};
+
+/// Text with every line but the #pragma ones indented by two more columns.
+std::string indented(StringRef Text) {
+  std::string S;
+  SmallVector<StringRef, 64> Lines;
+  Text.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (!Lines[I].empty() && !Lines[I].starts_with("#"))
+      S += "  ";
+    S += Lines[I].str();
+    if (I + 1 < Lines.size())
+      S += "\n";
+  }
+  return S;
+}
+
+std::string loadText(const Operand &O, const Elem &E) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "#pragma unroll\n";
+  OS << "        for (int fg_i = 0; fg_i < " << O.Vecs << "; ++fg_i) {\n";
+  OS << "          const int fg_c = fg_tid + fg_i * THREADS;\n";
+  if (O.KContiguous) {
+    OS << "          // Row fg_r of the tile, k from fg_kc: " << O.Name << "[o][k] at o * K + k.\n";
+    OS << "          const int fg_r = fg_c / (BK / VW), fg_kc = (fg_c % (BK / VW)) * VW;\n";
+    OS << "          const int fg_o = " << O.Origin << " + fg_r, fg_k = fg_k0 + fg_kc;\n";
+    OS << "          const fg_T *fg_p = " << O.Ptr << " + (long long)fg_o * K + fg_k;\n";
+    OS << "          if (" << O.Vec << " && fg_o < " << O.Extent << " && fg_k + VW <= K) {\n";
+  } else {
+    OS << "          // k-row fg_kr of the slab, from fg_oc: " << O.Name << "[k][o] at k * "
+       << O.Extent << " + o.\n";
+    OS << "          const int fg_kr = fg_c / (" << O.Tile << " / VW), fg_oc = (fg_c % (" << O.Tile
+       << " / VW)) * VW;\n";
+    OS << "          const int fg_k = fg_k0 + fg_kr, fg_o = " << O.Origin << " + fg_oc;\n";
+    OS << "          const fg_T *fg_p = " << O.Ptr << " + (long long)fg_k * " << O.Extent
+       << " + fg_o;\n";
+    OS << "          if (" << O.Vec << " && fg_k < K && fg_o + VW <= " << O.Extent << ") {\n";
+  }
+  OS << "            const fg_V fg_q = *reinterpret_cast<const fg_V *>(fg_p);\n";
+  OS << unpack((O.Regs + "[fg_i][@E]").str(), "fg_q", E, "            ");
+  OS << "          } else {\n";
+  OS << "#pragma unroll\n";
+  OS << "            for (int fg_e = 0; fg_e < VW; ++fg_e)\n";
+  if (O.KContiguous)
+    OS << "              " << O.Regs << "[fg_i][fg_e] = fg_o < " << O.Extent
+       << " && fg_k + fg_e < K ? fg_p[fg_e] : (fg_T)0;\n";
+  else
+    OS << "              " << O.Regs << "[fg_i][fg_e] = fg_k < K && fg_o + fg_e < " << O.Extent
+       << " ? fg_p[fg_e] : (fg_T)0;\n";
+  OS << "          }\n";
+  OS << "        }\n";
+  return S;
+}
+
+std::string storeText(const Operand &O, const Elem &E) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "#pragma unroll\n";
+  OS << "        for (int fg_i = 0; fg_i < " << O.Vecs << "; ++fg_i) {\n";
+  OS << "          const int fg_c = fg_tid + fg_i * THREADS;\n";
+  if (O.KContiguous) {
+    OS << "          // Transposed: one element to each of VW k-rows (the row pad keeps\n"
+          "          // the warp's stores on distinct banks).\n";
+    OS << "          const int fg_r = fg_c / (BK / VW), fg_kc = (fg_c % (BK / VW)) * VW;\n";
+    OS << "#pragma unroll\n";
+    OS << "          for (int fg_e = 0; fg_e < VW; ++fg_e)\n";
+    OS << "            " << O.Shared << "[fg_buf][fg_kc + fg_e][fg_r] = " << O.Regs
+       << "[fg_i][fg_e];\n";
+  } else {
+    OS << "          const int fg_kr = fg_c / (" << O.Tile << " / VW), fg_oc = (fg_c % (" << O.Tile
+       << " / VW)) * VW;\n";
+    OS << "          *reinterpret_cast<fg_V *>(&" << O.Shared << "[fg_buf][fg_kr][fg_oc]) =\n"
+       << "              " << pack((O.Regs + "[fg_i][@E]").str(), E) << ";\n";
+  }
+  OS << "        }\n";
+  return S;
+}
+
+std::string kernelText(const Request &R, StringRef Name, const Elem &E) {
+  Operand A{"A", "fg_A", "fg_ra", "fg_as", "A_VECS", "BM", "M", "fg_m0", "fg_avec", !R.TransA};
+  Operand B{"B", "fg_B", "fg_rb", "fg_bs", "B_VECS", "BN", "N", "fg_n0", "fg_bvec", R.TransB};
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << formatv(R"(// C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products:
+// op(A) = {0} (A is {1}), op(B) = {2} (B is {3}), C is M x N; product b
+// reads A + b * M * K, B + b * K * N and writes C + b * M * N. C is not read
+// when beta == 0. The tile sizes are template parameters (see the spec's
+// tunables): a block computes BM x BN of C, a warp WM x WN, a thread TM x TN;
+// MINB blocks of an SM at least share its registers (__launch_bounds__).
+// Launch it with (BM / TM) * (BN / TN) threads; any grid is correct (blocks
+// loop over the tiles and products their grid does not cover).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB) {4}(
+    const {5} *__restrict__ A, const {5} *__restrict__ B, {5} *__restrict__ C, int M, int N,
+    int K, int batch, {5} alpha, {5} beta) {{
+)",
+                R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
+                R.TransB ? "N x K" : "K x N", Name, E.T);
+  OS << "  typedef " << E.T << " fg_T;\n";
+  OS << "  typedef " << E.V << " fg_V; // 16 bytes: VW elements\n";
+  OS << "  constexpr int VW = " << E.VW << ";\n";
+  OS << R"(  constexpr int THREADS = (BM / TM) * (BN / TN);
+  // A warp's lanes: LANES_M x LANES_N, each with TM x TN elements of C in
+  // groups of VW x VW; a thread's groups are SUB_M rows (SUB_N columns)
+  // apart, so that lanes next to each other read adjacent 16-byte vectors.
+  constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
+  constexpr int WARPS_N = BN / WN;
+  constexpr int SUB_M = LANES_M * VW, SUB_N = LANES_N * VW;
+  // 16-byte vectors of each operand's slab a thread loads.
+  constexpr int A_VECS = BM * BK / (VW * THREADS);
+  constexpr int B_VECS = BN * BK / (VW * THREADS);
+  static_assert(BM % WM == 0 && BN % WN == 0, "the warps must tile the block");
+  static_assert(WM % TM == 0 && WN % TN == 0 && LANES_M * LANES_N == 32,
+                "a warp's 32 lanes must tile its WM x WN");
+  static_assert(TM % VW == 0 && TN % VW == 0 && BK % VW == 0,
+                "thread tiles and the slab come in 16-byte vectors");
+  static_assert(THREADS <= 1024, "at most 1024 threads");
+  static_assert(A_VECS * VW * THREADS == BM * BK && B_VECS * VW * THREADS == BN * BK,
+                "every thread loads the same number of vectors of a slab");
+  static_assert(2 * BK * (BM + BN + 2 * VW) * sizeof(fg_T) <= 49152,
+                "the two slabs must fit in 48 KiB of static shared memory");
+  // Two slabs of op(A) (k-major, fg_as[k][m]) and op(B) (fg_bs[k][n]). A
+  // row is padded by one vector: the transposed stores of a warp then fall
+  // on distinct banks, and rows stay 16-byte aligned.
+  __shared__ __align__(16) fg_T fg_as[2][BK][BM + VW];
+  __shared__ __align__(16) fg_T fg_bs[2][BK][BN + VW];
+  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)
+    __trap(); // launched with a block other than the template's
+
+  const int fg_tid = threadIdx.x;
+  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;
+  const int fg_lm = fg_lane / LANES_N, fg_ln = fg_lane % LANES_N;
+  // The first row and column of this thread's elements in the tile.
+  const int fg_tm = (fg_warp / WARPS_N) * WM + fg_lm * VW;
+  const int fg_tn = (fg_warp % WARPS_N) * WN + fg_ln * VW;
+  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;
+  const int fg_slabs = (K + BK - 1) / BK;
+  // 16-byte accesses need 16-byte aligned rows: an aligned pointer and a
+  // leading dimension that is a multiple of VW (which keeps every
+  // product's matrix aligned too).
+)";
+  auto Aligned = [](StringRef P) {
+    return ("(((unsigned long long)" + P + ") & 15ull) == 0").str();
+  };
+  OS << "  const bool fg_avec = " << (R.TransA ? "M" : "K") << " % VW == 0 && " << Aligned("A")
+     << ";\n";
+  OS << "  const bool fg_bvec = " << (R.TransB ? "K" : "N") << " % VW == 0 && " << Aligned("B")
+     << ";\n";
+  OS << "  const bool fg_cvec = N % VW == 0 && " << Aligned("C") << ";\n";
+  OS << R"(  const bool fg_beta0 = beta == (fg_T)0;
+  // Slabs this block has multiplied over all its tiles: the buffer of the
+  // next one alternates across tiles too, so a new tile's first stores never
+  // hit the buffer a slower warp may still be reading.
+  unsigned fg_phase = 0;
+
+  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {
+    const fg_T *fg_A = A + (long long)fg_b * M * K;
+    const fg_T *fg_B = B + (long long)fg_b * K * N;
+    fg_T *fg_C = C + (long long)fg_b * M * N;
+    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
+      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
+        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
+        fg_T fg_acc[TM][TN];
+#pragma unroll
+        for (int fg_i = 0; fg_i < TM; ++fg_i)
+#pragma unroll
+          for (int fg_j = 0; fg_j < TN; ++fg_j)
+            fg_acc[fg_i][fg_j] = (fg_T)0;
+        // The slab in flight: global loads land here while the previous
+        // slab is multiplied.
+        fg_T fg_ra[A_VECS][VW], fg_rb[B_VECS][VW];
+        int fg_k0 = 0;
+        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
+        // vector is whole and aligned, guarded elements (zero outside) else.
+        auto fg_load = [&]() {
+)";
+  OS << indented(loadText(A, E)) << indented(loadText(B, E));
+  OS << R"(        };
+        fg_load();
+        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
+          const int fg_buf = fg_phase & 1;
+)";
+  OS << indented(storeText(A, E)) << indented(storeText(B, E));
+  OS << R"(          // The only barrier of a slab: the stores above are seen by all,
+          // and every warp has finished the slab before last, whose buffer
+          // the next iteration overwrites.
+          __syncthreads();
+          if (fg_s + 1 < fg_slabs) {
+            fg_k0 += BK;
+            fg_load(); // in flight during the multiplication below
+          }
+#pragma unroll
+          for (int fg_k = 0; fg_k < BK; ++fg_k) {
+            fg_T fg_a[TM], fg_b[TN];
+#pragma unroll
+            for (int fg_g = 0; fg_g < TM / VW; ++fg_g) {
+              const fg_V fg_q =
+                  *reinterpret_cast<const fg_V *>(&fg_as[fg_buf][fg_k][fg_tm + fg_g * SUB_M]);
+)";
+  OS << unpack("fg_a[fg_g * VW + @E]", "fg_q", E, "              ");
+  OS << R"(            }
+#pragma unroll
+            for (int fg_g = 0; fg_g < TN / VW; ++fg_g) {
+              const fg_V fg_q =
+                  *reinterpret_cast<const fg_V *>(&fg_bs[fg_buf][fg_k][fg_tn + fg_g * SUB_N]);
+)";
+  OS << unpack("fg_b[fg_g * VW + @E]", "fg_q", E, "              ");
+  OS << R"(            }
+#pragma unroll
+            for (int fg_i = 0; fg_i < TM; ++fg_i)
+#pragma unroll
+              for (int fg_j = 0; fg_j < TN; ++fg_j)
+)";
+  OS << "                fg_acc[fg_i][fg_j] = " << E.Fma
+     << "(fg_a[fg_i], fg_b[fg_j], fg_acc[fg_i][fg_j]);\n";
+  OS << R"(          }
+        }
+
+        // C = alpha * acc + beta * C: one 16-byte access per group of VW
+        // columns where it is whole and aligned, guarded elements else.
+        // (alpha first: fewer registers live across the reads of C.)
+#pragma unroll
+        for (int fg_i = 0; fg_i < TM; ++fg_i)
+#pragma unroll
+          for (int fg_j = 0; fg_j < TN; ++fg_j)
+            fg_acc[fg_i][fg_j] *= alpha;
+#pragma unroll
+        for (int fg_i = 0; fg_i < TM; ++fg_i) {
+          const int fg_m = fg_m0 + fg_tm + (fg_i / VW) * SUB_M + fg_i % VW;
+          if (fg_m >= M)
+            continue;
+          fg_T *fg_row = fg_C + (long long)fg_m * N;
+#pragma unroll
+          for (int fg_g = 0; fg_g < TN / VW; ++fg_g) {
+            const int fg_n = fg_n0 + fg_tn + fg_g * SUB_N;
+            fg_T *fg_p = fg_row + fg_n;
+            if (fg_cvec && fg_n + VW <= N) {
+)";
+  OS << "              fg_V fg_q = " << pack("fg_acc[fg_i][fg_g * VW + @E]", E) << ";\n";
+  OS << "              if (!fg_beta0) {\n";
+  OS << "                const fg_V fg_o = *reinterpret_cast<const fg_V *>(fg_p);\n";
+  for (int I = 0; I < E.VW; ++I)
+    OS << formatv("                fg_q.{0} = {1}(beta, fg_o.{0}, fg_q.{0});\n", Xyzw[I], E.Fma);
+  OS << "              }\n";
+  OS << "              *reinterpret_cast<fg_V *>(fg_p) = fg_q;\n";
+  OS << R"(            } else {
+#pragma unroll
+              for (int fg_e = 0; fg_e < VW; ++fg_e)
+                if (fg_n + fg_e < N) {
+                  const fg_T fg_v = fg_acc[fg_i][fg_g * VW + fg_e];
+)";
+  OS << "                  fg_p[fg_e] = fg_beta0 ? fg_v : " << E.Fma << "(beta, fg_p[fg_e], fg_v);\n";
+  OS << R"(                }
+            }
+          }
+        }
+      }
+  }
+}
+)";
+  return S;
+}
+
+bool isIdentifier(StringRef S) {
+  return !S.empty() && !isDigit(S[0]) && all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
+}
+
+} // namespace
+
+GemmConfig defaultGemmConfig(Scalar T) {
+  GemmConfig C;
+  if (T == Scalar::F64) {
+    C.BM = 128, C.BN = 64, C.BK = 8;
+    C.WM = 32, C.WN = 32;
+    C.TM = 8, C.TN = 4;
+    // 140 registers: capped at 128 for two blocks it spills.
+    C.MinBlocks = 1;
+  }
+  return C;
+}
+
+Error checkGemmConfig(const GemmConfig &C, Scalar T) {
+  const Elem E = elemFor(T);
+  for (int V : {C.BM, C.BN, C.BK, C.WM, C.WN, C.TM, C.TN})
+    if (V <= 0)
+      return makeError("the gemm template's tile sizes must be positive");
+  if (C.BM % C.WM || C.BN % C.WN)
+    return makeError("the gemm template's warp tile {0} x {1} must divide the block tile {2} x {3}",
+                     C.WM, C.WN, C.BM, C.BN);
+  if (C.WM % C.TM || C.WN % C.TN || (C.WM / C.TM) * (C.WN / C.TN) != 32)
+    return makeError("the gemm template's warp tile {0} x {1} must be 32 thread tiles of {2} x {3}",
+                     C.WM, C.WN, C.TM, C.TN);
+  if (C.TM % E.VW || C.TN % E.VW || C.BK % E.VW)
+    return makeError("the gemm template's {0} thread tiles and slab come in vectors of {1}: "
+                     "TM, TN and BK must be multiples of {1}",
+                     E.Dtype, E.VW);
+  if (C.threads() > 1024)
+    return makeError("the gemm template's block would have {0} threads, more than 1024",
+                     C.threads());
+  if ((C.BM * C.BK) % (E.VW * C.threads()) || (C.BN * C.BK) % (E.VW * C.threads()))
+    return makeError("the gemm template's {0} threads cannot share the loads of a {1} x {2} and a "
+                     "{2} x {3} slab evenly (16-byte vectors)",
+                     C.threads(), C.BM, C.BK, C.BN);
+  if (C.MinBlocks < 1 || C.threads() * C.MinBlocks > 2048)
+    return makeError("the gemm template's {0} blocks of {1} threads cannot be resident on one SM "
+                     "(2048 threads)",
+                     C.MinBlocks, C.threads());
+  int64_t Shared = 2LL * C.BK * (C.BM + C.BN + 2 * E.VW) * E.Bytes;
+  if (Shared > 49152)
+    return makeError("the gemm template's two slabs need {0} bytes of shared memory, more than "
+                     "49152",
+                     Shared);
+  return Error::success();
+}
+
+Expected<Instance> instantiateGemm(const Request &R) {
+  return instantiateGemm(R, defaultGemmConfig(R.Type));
+}
+
+Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
+  using namespace detail;
+  if (R.Kind != OpKind::Gemm)
+    return makeError("the gemm template computes a gemm, not a {0}", opKindName(R.Kind));
+  if (Error Err = checkShape(R, 3, "a gemm"))
+    return std::move(Err);
+  if (R.Type != Scalar::F32 && R.Type != Scalar::F64)
+    return makeError("the gemm template takes f32 or f64 elements, not {0}",
+                     scalarInfo(R.Type).Dtype);
+  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
+    return makeError("the gemm template takes extents up to {0} (int), not {1} x {2} x {3}", INT_MAX,
+                     M, N, K);
+  if (R.Batch < 1 || R.Batch > INT_MAX)
+    return makeError("the gemm template takes 1 to {0} products, not {1}", INT_MAX, R.Batch);
+  const std::string Name = R.Name.empty() ? "gemm" : R.Name;
+  if (!isIdentifier(Name))
+    return makeError("the gemm template's kernel name '{0}' is not an identifier", Name);
+  if (Error Err = checkGemmConfig(Cfg, R.Type))
+    return std::move(Err);
+  const Elem E = elemFor(R.Type);
+  const bool Batched = R.Batch > 1;
+
+  Instance I;
+  I.Template = "gemm";
+  I.Kernel = Name;
+  I.Wrapper = "forge_" + Name;
+  std::string S = fileComment(
+      R, "gemm",
+      {formatv("Tiled on the FMA units (no tensor cores): a block computes a BM x BN tile of C, "
+               "a warp a WM x WN part of it, a thread TM x TN elements in registers. op(A) and "
+               "op(B) pass through shared memory in slabs of BK along K, op(A) stored k-major "
+               "so that the inner loop reads 16-byte vectors ({0} {1}s) of both; two buffers, "
+               "the next slab's global loads in flight during the current slab's "
+               "multiplication, one barrier per slab.",
+               E.VW, E.T)
+           .str(),
+       "Edges: 16-byte global loads and stores where the leading dimension and the pointer "
+       "allow and the vector is inside the matrix, guarded element accesses (zeros loaded) "
+       "elsewhere, so any M, N, K and any pointer work. Blocks loop over the tiles and "
+       "products the grid does not cover (65535 at most along y and z)."});
+  S += "#include <cuda_runtime.h>\n\n";
+  S += kernelText(R, Name, E);
+  const std::string Batch = Batched ? "int batch, " : "";
+  S += formatv(R"(
+// C = alpha * op(A) * op(B) + beta * C{8} on the current
+// device, op(A) = {2}, op(B) = {3} (row-major; A is {4}, B is {5}, C is
+// M x N{9}). C is not read when beta == 0. Any pointers (16-byte
+// aligned ones with a multiple of {6} as leading dimension take the vector
+// path). The configuration below is the spec's default; forge-port tune
+// writes tuned values there.
+inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, int K,
+                              {7}{0} alpha, {0} beta, cudaStream_t stream = 0) {{
+)",
+               E.T, Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
+               R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", E.VW, Batch,
+               Batched ? " for each of the `batch`\n// products" : "",
+               Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N" : "")
+           .str();
+  if (!Batched)
+    S += "  const int batch = 1;\n";
+  S += formatv(R"(  if (M < 0 || N < 0 || K < 0 || batch < 0)
+    return cudaErrorInvalidValue;
+  if (M == 0 || N == 0 || batch == 0)
+    return cudaSuccess;
+  constexpr int BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, TM = {5}, TN = {6}, MINB = {8};
+  const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
+  const dim3 grid(tiles_n, tiles_m < 65535 ? tiles_m : 65535, batch < 65535 ? batch : 65535);
+  {7}<BM, BN, BK, WM, WN, TM, TN, MINB><<<grid, (BM / TM) * (BN / TN), 0, stream>>>(
+      A, B, C, M, N, K, batch, alpha, beta);
+  return cudaGetLastError();
+}
+)",
+               Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Name, Cfg.MinBlocks)
+           .str();
+  I.Source = std::move(S);
+
+  // The spec at the request's sizes; the tunables are the template
+  // parameters, the constraints checkGemmConfig's.
+  const std::string VW = std::to_string(E.VW), Bytes = std::to_string(E.Bytes);
+  std::vector<int64_t> ThreadTiles =
+      E.VW == 4 ? std::vector<int64_t>{4, 8, 16} : std::vector<int64_t>{2, 4, 8};
+  const double Beta = 0.5;
+  I.Spec = {
+      {"kernel", Name},
+      {"template_args", {"BM", "BN", "BK", "WM", "WN", "TM", "TN", "MINB"}},
+      {"sizes", {{"M", M}, {"N", N}, {"K", K}, {"BATCH", R.Batch}}},
+      {"buffers",
+       {inBuffer("A", R.Type, "BATCH * M * K"), inBuffer("B", R.Type, "BATCH * K * N"),
+        inoutBuffer("C", R.Type, "BATCH * M * N", -1, 1, E.VW == 4 ? 1e-5 : 1e-12)}},
+      {"scalars",
+       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
+        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
+        scalarArg("alpha", R.Type, 1.0), scalarArg("beta", R.Type, Beta)}},
+      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
+      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
+      {"block", "(BM / TM) * (BN / TN)"},
+      {"tunables",
+       {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
+        tunable("BK", {8, 16, 32}, Cfg.BK), tunable("WM", {16, 32, 64, 128}, Cfg.WM),
+        tunable("WN", {16, 32, 64, 128}, Cfg.WN), tunable("TM", ThreadTiles, Cfg.TM),
+        tunable("TN", ThreadTiles, Cfg.TN), tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)}},
+      {"constraints",
+       {"BM % WM == 0", "BN % WN == 0", "WM % TM == 0", "WN % TN == 0",
+        "(WM / TM) * (WN / TN) == 32", "TM % " + VW + " == 0", "TN % " + VW + " == 0",
+        "BK % " + VW + " == 0", "(BM / TM) * (BN / TN) <= 1024",
+        "BM * BK % (" + VW + " * (BM / TM) * (BN / TN)) == 0",
+        "BN * BK % (" + VW + " * (BM / TM) * (BN / TN)) == 0",
+        "2 * BK * (BM + BN + 2 * " + VW + ") * " + Bytes + " <= 49152",
+        // Accumulators: at most 128 registers' worth.
+        "TM * TN * " + Bytes + " <= 512",
+        "(BM / TM) * (BN / TN) * MINB <= 2048",
+        // MINB blocks' registers: a thread needs about its accumulators,
+        // one row and column of operands and 24 more.
+        "(BM / TM) * (BN / TN) * MINB * ((TM * TN + TM + TN) * " + std::to_string(E.Bytes / 4) +
+            " + 24) <= 65536"}},
+      {"bytes", Bytes + " * BATCH * (M * K + K * N + 2 * M * N)"},
+      {"flops", "2 * BATCH * M * N * K"},
+      {"notes",
+       {"forge-port new: the gemm template (FMA units, no tensor cores); the grid is one "
+        "block per BM x BN tile of C and one z-slice per product, at most 65535 along y and "
+        "z (blocks loop over the rest)",
+        "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read"}}};
+  I.Notes.push_back(formatv("block tile {0} x {1} x {2}, warp tile {3} x {4}, thread tile {5} x "
+                            "{6}, {7} threads, at least {8} block(s) an SM; FMA units, no tensor "
+                            "cores",
+                            Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Cfg.threads(),
+                            Cfg.MinBlocks)
+                        .str());
+  if (R.AllowLowerPrecision)
+    I.Notes.push_back("lower precision was allowed, but the template has no tf32 variant yet: it "
+                      "computes in full " +
+                      E.Dtype.str());
+  return I;
+}
+
+std::vector<Request> gemmSamples() {
+  auto Make = [](StringRef Name, Scalar T, int64_t M, int64_t N, int64_t K, int64_t Batch = 1,
+                 bool TransA = false, bool TransB = false) {
+    Request R;
+    R.Kind = OpKind::Gemm;
+    R.Name = Name.str();
+    R.Type = T;
+    R.Shape = {M, N, K};
+    R.Batch = Batch;
+    R.TransA = TransA;
+    R.TransB = TransB;
+    return R;
+  };
+  return {
+      // Odd everywhere: partial tiles along M and N, a partial last slab,
+      // no 16-byte path for A or C (K and N not multiples of 4).
+      Make("gemm_f32_odd", Scalar::F32, 513, 257, 129),
+      // Many blocks and waves, every tile whole: the fast path.
+      Make("gemm_f32_2048", Scalar::F32, 2048, 2048, 2048),
+      // A^T: M a multiple of 4 (its 16-byte path), N odd.
+      Make("gemm_f32_ta", Scalar::F32, 260, 333, 200, 1, true, false),
+      // B^T: K a multiple of 4 (its 16-byte path), M odd.
+      Make("gemm_f32_tb", Scalar::F32, 129, 200, 260, 1, false, true),
+      // Both transposed, nothing a multiple of 4.
+      Make("gemm_f32_tatb", Scalar::F32, 101, 70, 51, 1, true, true),
+      Make("gemm_f64", Scalar::F64, 300, 200, 100),
+      // 17 products of 64 x 48 x 80.
+      Make("gemm_f32_batched", Scalar::F32, 64, 48, 80, 17),
+  };
+}
+
+} // namespace forge::templates

@@ -1,0 +1,156 @@
+// GPU check of a gemm sample against a CPU reference (test/gpu/templates/
+// check.py compiles this with the sample's macros; see README.md there).
+// C = alpha * op(A) * op(B) + beta * C, row-major, FORGE_BATCH products of
+// FORGE_S0 x FORGE_S1 x FORGE_S2 (M x N x K), op = transpose where
+// FORGE_TRANSA / FORGE_TRANSB. Two runs of the sample's host wrapper:
+//   1. the allocations' own (aligned) pointers, alpha 1, beta 0, C holding
+//      NaN: C must not be read;
+//   2. every pointer one element in (misaligned for 16-byte accesses),
+//      alpha -0.75, beta 0.5, C random.
+// Every element is compared when the products hold at most 2^28
+// multiply-adds (the small samples); otherwise 4096 random elements and the
+// tiles' corners. The elements around C (before it in run 2, after it in
+// both) must be untouched.
+//
+// Tolerance: the reference is a long double dot product; an element passes
+// when |got - want| <= 8 * eps * (sqrt(K) * |alpha| * sum_k |a_k b_k|
+// + |beta c|), eps the element type's (tf32's 2^-11 with FORGE_LOWP). A
+// float sum of K products drifts by about sqrt(K) * eps * the size of its
+// terms; a missing or doubled term (|a b| ~ 0.25 on average) is far above
+// the bound (about 0.02 at K = 2048 in f32).
+#include FORGE_SAMPLE_FILE
+#include "check_common.h"
+#include <cstring>
+
+typedef FORGE_T T;
+
+#ifndef FORGE_TRANSA
+#define FORGE_TRANSA 0
+#endif
+#ifndef FORGE_TRANSB
+#define FORGE_TRANSB 0
+#endif
+#ifndef FORGE_LOWP
+#define FORGE_LOWP 0
+#endif
+
+namespace {
+
+const long long M = FORGE_S0, N = FORGE_S1, K = FORGE_S2, BATCH = FORGE_BATCH;
+
+/// op(A)[b][m][k] and op(B)[b][k][n] in the row-major storage.
+T opA(const T *A, long long b, long long m, long long k) {
+  return FORGE_TRANSA ? A[b * M * K + k * M + m] : A[b * M * K + m * K + k];
+}
+T opB(const T *B, long long b, long long k, long long n) {
+  return FORGE_TRANSB ? B[b * K * N + n * K + k] : B[b * K * N + k * N + n];
+}
+
+struct Element {
+  long long b, m, n;
+};
+
+/// The elements to compare: all of them, or a random subset plus the
+/// corners of every product and of the 128 x 128 tiles along the diagonal.
+std::vector<Element> elementsToCheck() {
+  std::vector<Element> E;
+  if (BATCH * M * N * K <= (1ll << 28)) {
+    for (long long b = 0; b < BATCH; ++b)
+      for (long long m = 0; m < M; ++m)
+        for (long long n = 0; n < N; ++n)
+          E.push_back({b, m, n});
+    return E;
+  }
+  std::mt19937_64 g(7);
+  for (int i = 0; i < 4096; ++i)
+    E.push_back({(long long)(g() % BATCH), (long long)(g() % M), (long long)(g() % N)});
+  for (long long b : {0ll, BATCH - 1})
+    for (long long t = 0; t < M && t < N; t += 128)
+      for (long long dm : {0ll, 127ll})
+        for (long long dn : {0ll, 127ll})
+          E.push_back({b, t + dm < M ? t + dm : M - 1, t + dn < N ? t + dn : N - 1});
+  E.push_back({BATCH - 1, M - 1, N - 1});
+  return E;
+}
+
+bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
+  const long long na = BATCH * M * K, nb = BATCH * K * N, nc = BATCH * M * N;
+  // One spare element after each matrix (and one before, at offset 1).
+  std::vector<T> a(na + 2), b(nb + 2), c0(nc + 2);
+  forge_check::fill(a, 11);
+  forge_check::fill(b, 12);
+  forge_check::fill(c0, 13);
+  forge_check::DeviceBuffer<T> da(a), db(b), dc(nc + 2);
+  if (!nanC)
+    FORGE_CHECK_CUDA(cudaMemcpy(dc.get(), c0.data(), (nc + 2) * sizeof(T), cudaMemcpyHostToDevice));
+  else
+    c0 = dc.read(); // NaN bytes (0xff) from DeviceBuffer
+#if FORGE_BATCH > 1
+  FORGE_CHECK_CUDA(FORGE_WRAPPER(da.get() + offset, db.get() + offset, dc.get() + offset, (int)M,
+                                 (int)N, (int)K, (int)BATCH, alpha, beta));
+#else
+  FORGE_CHECK_CUDA(FORGE_WRAPPER(da.get() + offset, db.get() + offset, dc.get() + offset, (int)M,
+                                 (int)N, (int)K, alpha, beta));
+#endif
+  FORGE_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<T> c = dc.read();
+
+  const double eps = FORGE_LOWP ? std::ldexp(1.0, -11) : (double)std::numeric_limits<T>::epsilon();
+  const T *A = a.data() + offset, *B = b.data() + offset;
+  const T *C0 = c0.data() + offset, *C = c.data() + offset;
+  size_t bad = 0, checked = 0;
+  double worst = 0; // the largest error relative to its bound
+  for (const Element &e : elementsToCheck()) {
+    long double dot = 0, mag = 0;
+    for (long long k = 0; k < K; ++k) {
+      long double p = (long double)opA(A, e.b, e.m, k) * (long double)opB(B, e.b, k, e.n);
+      dot += p;
+      mag += p < 0 ? -p : p;
+    }
+    const long long i = e.b * M * N + e.m * N + e.n;
+    const double old = beta == (T)0 ? 0.0 : (double)C0[i];
+    const double want = (double)((long double)alpha * dot + (long double)beta * old);
+    const double bound =
+        8 * eps * (std::sqrt((double)K) * std::fabs((double)alpha) * (double)mag +
+                   std::fabs((double)beta * old)) +
+        1e-30;
+    const double got = (double)C[i];
+    const double err = std::fabs(got - want);
+    ++checked;
+    if (!(err <= bound)) { // NaN fails too
+      if (bad++ < 5)
+        std::printf("  %s: C[%lld][%lld][%lld] = %.9g, want %.9g (error %.3g, bound %.3g)\n",
+                    what, e.b, e.m, e.n, got, want, err, bound);
+    } else if (err / bound > worst) {
+      worst = err / bound;
+    }
+  }
+  // The elements around C keep their bytes.
+  for (long long j : {0ll, nc + 1}) {
+    if (j == 0 && offset == 0)
+      continue;
+    const long long at = j == 0 ? 0 : offset + nc;
+    if (std::memcmp(&c[at], &c0[at], sizeof(T)) != 0) {
+      if (bad++ < 5)
+        std::printf("  %s: the element %s C was written\n", what, j == 0 ? "before" : "after");
+    }
+  }
+  if (bad) {
+    std::printf("FAIL %s (%s): %zu of %zu checked elements wrong\n", FORGE_STR(FORGE_WRAPPER),
+                what, bad, checked);
+    return false;
+  }
+  std::printf("  %s: %zu elements within the bound (the largest error %.3f of it)\n", what,
+              checked, worst);
+  return true;
+}
+
+} // namespace
+
+int main() {
+  if (!run(0, (T)1, (T)0, true, "aligned, beta 0, C NaN"))
+    return 1;
+  if (!run(1, (T)-0.75, (T)0.5, false, "misaligned, alpha -0.75, beta 0.5"))
+    return 1;
+  return forge_check::pass();
+}
