@@ -449,12 +449,14 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
 // path). The configuration below is the spec's default; forge-port tune
 // writes tuned values there.
 inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, int K,
-                              {7}{0} alpha, {0} beta, cudaStream_t stream = 0) {{
+{10}{7}{0} alpha, {0} beta, cudaStream_t stream = 0) {{
 )",
                E.T, Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
                R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", E.VW, Batch,
                Batched ? " for each of the `batch`\n// products" : "",
-               Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N" : "")
+               Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N" : "",
+               // The continuation line under the first parameter.
+               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
            .str();
   if (!Batched)
     S += "  const int batch = 1;\n";

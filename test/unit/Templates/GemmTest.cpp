@@ -215,7 +215,7 @@ TEST(GemmTemplate, TheTextHasTheStructureItClaims) {
             StringRef::npos);
   // The wrapper: not batched, the configuration as named constants.
   EXPECT_NE(T.find("inline cudaError_t forge_g(const float *A, const float *B, float *C, int M, "
-                   "int N, int K,\n                              float alpha, float beta, "
+                   "int N, int K,\n                           float alpha, float beta, "
                    "cudaStream_t stream = 0)"),
             StringRef::npos);
   EXPECT_NE(T.find("constexpr int BM = 128, BN = 128, BK = 8, WM = 32, WN = 64, TM = 8, TN = 8, "
@@ -246,7 +246,7 @@ TEST(GemmTemplate, TransposesBatchesAndDoubles) {
   EXPECT_EQ(T.find("fg_as[fg_buf][fg_kc + fg_e][fg_r]"), StringRef::npos);
   // Batched wrapper: batch after K.
   EXPECT_NE(T.find("forge_d(const double *A, const double *B, double *C, int M, int N, int K,\n"
-                   "                              int batch, double alpha, double beta,"),
+                   "                           int batch, double alpha, double beta,"),
             StringRef::npos);
   EXPECT_EQ(T.find("const int batch = 1;"), StringRef::npos);
   EXPECT_NE(T.find("constexpr int BM = 128, BN = 64, BK = 8, WM = 32, WN = 32, TM = 8, TN = 4, "
