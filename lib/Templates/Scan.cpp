@@ -450,7 +450,10 @@ inline cudaError_t forge_{1}(const {0} *in, {0} *out, long long n,
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess)
     return err;
-  {1}<<<sms * 4, 512, 0, stream>>>(in, out, n);
+  // The spec's tunables, by name (forge-port tune writes its choice here).
+  const int BLOCK = 512;
+  const int WAVES = 4;
+  {1}<<<sms * WAVES, BLOCK, 0, stream>>>(in, out, n);
   return cudaGetLastError();
 }
 )",

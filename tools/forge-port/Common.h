@@ -44,6 +44,7 @@ int runMeasure(const Invocation &Inv);
 int runTune(const Invocation &Inv);
 int runPropose(const Invocation &Inv);
 int runOptimize(const Invocation &Inv);
+int runNew(const Invocation &Inv);
 
 } // namespace forge::tool
 

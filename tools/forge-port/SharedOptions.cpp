@@ -23,6 +23,7 @@ FORGE_SUBCOMMAND(tuneCommand, "tune", "sweep a kernel's tunables on the GPU and 
 FORGE_SUBCOMMAND(proposeCommand, "propose", "show or apply the expert rules' proposals for a kernel")
 FORGE_SUBCOMMAND(optimizeCommand, "optimize",
                  "propose, validate and keep faster versions of a kernel")
+FORGE_SUBCOMMAND(newCommand, "new", "a kernel from a description, from the template library")
 #undef FORGE_SUBCOMMAND
 
 cl::OptionCategory &sharedCategory() {
@@ -42,14 +43,16 @@ struct subs {
 // Which subcommands take which shared option.
 const subs Writers{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand()}};
 const subs InPlaceWriters{{&portCommand(), &tuneCommand(), &optimizeCommand()}};
-const subs Targeted{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand()}};
+const subs Targeted{{&portCommand(), &tuneCommand(), &optimizeCommand(), &proposeCommand(),
+                     &newCommand()}};
 const subs Parsers{{&listCommand(), &analyzeCommand(), &portCommand(), &specCommand(),
                     &proposeCommand(), &optimizeCommand()}};
 const subs Toolkit{{&listCommand(), &analyzeCommand(), &portCommand(), &proposeCommand(), &measureCommand(),
-                    &tuneCommand(), &optimizeCommand(), &specCommand()}};
+                    &tuneCommand(), &optimizeCommand(), &specCommand(), &newCommand()}};
 const subs OnGpu{{&measureCommand(), &tuneCommand(), &optimizeCommand()}};
 // spec --check runs one kernel through the worker too.
-const subs WorkerUsers{{&measureCommand(), &tuneCommand(), &optimizeCommand(), &specCommand()}};
+const subs WorkerUsers{{&measureCommand(), &tuneCommand(), &optimizeCommand(), &specCommand(),
+                        &newCommand()}};
 const subs RuleRunners{{&proposeCommand(), &optimizeCommand()}};
 } // namespace
 

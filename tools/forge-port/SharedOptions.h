@@ -28,6 +28,7 @@ llvm::cl::SubCommand &measureCommand();
 llvm::cl::SubCommand &tuneCommand();
 llvm::cl::SubCommand &proposeCommand();
 llvm::cl::SubCommand &optimizeCommand();
+llvm::cl::SubCommand &newCommand();
 
 /// The category of the shared options in every subcommand's --help.
 llvm::cl::OptionCategory &sharedCategory();

@@ -36,6 +36,7 @@ SUBCOMMANDS:
   measure    verify and time kernels on the local GPU: forge-port measure k.cu --spec s.json
   tune       sweep tunables on the GPU and write the best back: forge-port tune k.cu --spec s.json --to sm_90
   optimize   propose, validate and keep faster versions of a kernel: forge-port optimize k.cu --spec s.json --to sm_90
+  new        a kernel from a description, from the template library: forge-port new "sum of 64M floats" -o sum.cu
   propose    show what the built-in expert rules would change: forge-port propose k.cu --kernel NAME
 
 Run 'forge-port <subcommand> --help' for the options of one subcommand.
@@ -55,11 +56,8 @@ static Runner lookupSubcommand(StringRef Name) {
       .Case("tune", runTune)
       .Case("propose", runPropose)
       .Case("optimize", runOptimize)
+      .Case("new", runNew)
       .Default(nullptr);
-}
-
-static bool isPlannedSubcommand(StringRef Name) {
-  return Name == "new";
 }
 
 int main(int argc, char **argv) {
@@ -81,7 +79,7 @@ int main(int argc, char **argv) {
 
   std::string SubName = "port";
   int ArgStart = 1;
-  if (lookupSubcommand(First) || isPlannedSubcommand(First)) {
+  if (lookupSubcommand(First)) {
     SubName = First.str();
     ArgStart = 2;
   } else if (!First.starts_with("-") && !First.contains('.') && !First.contains('/')) {
@@ -92,11 +90,6 @@ int main(int argc, char **argv) {
   }
 
   Runner Run = lookupSubcommand(SubName);
-  if (!Run) {
-    WithColor::error(errs(), "forge-port")
-        << "'" << SubName << "' is not available in this build yet; available: port, list, analyze, spec, measure, tune, propose, optimize\n";
-    return ExitFailure;
-  }
 
   // LLVM's option parser picks the subcommand from argv[1].
   static std::string Sub;

@@ -1,0 +1,189 @@
+//===- forge-port/New.cpp - `forge-port new` ------------------------------===//
+///
+/// \file
+/// Options, one call of the new driver (Templates/NewSession.h), and the
+/// summary. With --tune and --optimize the written kernel is handed to
+/// `forge-port tune` and `forge-port optimize` (this executable, as child
+/// processes, with the same target and worker). See docs/new.md.
+///
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+#include "SharedOptions.h"
+#include "forge/Arch/GpuModel.h"
+#include "forge/Support/Error.h"
+#include "forge/Templates/NewSession.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace forge;
+using namespace forge::tool;
+
+namespace {
+cl::OptionCategory Cat("forge-port new options");
+#define SUB cl::cat(Cat), cl::sub(newCommand())
+cl::list<std::string> Words(cl::Positional, cl::desc("\"<description>\""), SUB);
+cl::opt<std::string> RequestPath("request",
+                                 cl::desc("Read the request as JSON instead of a description "
+                                          "(the format of --dry-run --format=json)"),
+                                 cl::value_desc("request.json"), SUB);
+cl::opt<std::string> Out("o", cl::desc("Write the kernel here"), cl::value_desc("kernel.cu"),
+                         SUB);
+cl::opt<std::string> SpecOut("spec-out",
+                             cl::desc("Write its launch spec here (default: the kernel's name "
+                                      "with .json)"),
+                             cl::value_desc("spec.json"), SUB);
+cl::opt<std::string> Name("name", cl::desc("The kernel's name (default: the template's)"), SUB);
+cl::opt<bool> Force("force", cl::desc("Overwrite existing files"), SUB);
+cl::opt<bool> DryRun("dry-run", cl::desc("Say what would be generated; write nothing"), SUB);
+enum class Format { Text, Json };
+cl::opt<Format> OutputFormat("format", cl::desc("Output format of the summary"),
+                             cl::values(clEnumValN(Format::Text, "text", "(default)"),
+                                        clEnumValN(Format::Json, "json",
+                                                   "the request, template and files")),
+                             cl::init(Format::Text), SUB);
+cl::opt<std::string> SamplesDir("all-samples",
+                                cl::desc("Write every template's samples (kernel, spec, "
+                                         "request) into this directory, for checking the "
+                                         "templates on a GPU"),
+                                cl::value_desc("dir"), SUB);
+cl::opt<bool> Tune("tune", cl::desc("Then tune it on the local GPU (forge-port tune -i)"), SUB);
+cl::opt<bool> Optimize("optimize",
+                       cl::desc("Then optimise it on the local GPU (forge-port optimize -i, "
+                                "report next to the kernel)"),
+                       SUB);
+#undef SUB
+
+/// Runs `forge-port <Args...>` (this executable) with the terminal's
+/// standard streams; its exit status.
+Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args) {
+  static int Anchor;
+  std::string Self = sys::fs::getMainExecutable(Argv0, &Anchor);
+  if (Self.empty())
+    return makeError("cannot find the forge-port executable to run '{0}'", Args.front());
+  std::vector<StringRef> Argv = {Self};
+  for (const std::string &A : Args)
+    Argv.push_back(A);
+  std::string Msg;
+  int RC = sys::ExecuteAndWait(Self, Argv, std::nullopt, {}, 0, 0, &Msg);
+  if (RC < 0)
+    return makeError("forge-port {0}: {1}", Args.front(), Msg);
+  return RC;
+}
+} // namespace
+
+int forge::tool::runNew(const Invocation &Inv) {
+  if (!parseOptions(Inv, "forge-port new: a kernel from a description, from the template "
+                         "library (offline)\n\n  forge-port new \"sum of 64M floats\" -o sum.cu "
+                         "[--spec-out sum.json] [--to sm_90] [--tune] [--optimize]\n"))
+    return ExitUsage;
+  auto Target = optionalTarget(To.empty() ? "sm_90" : To.getValue());
+  if (!Target)
+    return reportError(Target.takeError());
+  const arch::GpuModel *Gpu = arch::referenceGpuFor(**Target);
+  int SMs = Gpu ? Gpu->SMs : 132;
+
+  if (!SamplesDir.empty()) {
+    if (!Words.empty() || !RequestPath.empty() || !Out.empty())
+      return reportError(makeUsageError("--all-samples takes no description, --request or -o"));
+    auto Names = templates::writeAllSamples(SamplesDir, SMs, Force);
+    if (!Names)
+      return reportError(Names.takeError());
+    outs() << "wrote " << Names->size() << " samples to " << SamplesDir << ": "
+           << join(*Names, ", ") << "\n";
+    return ExitOK;
+  }
+
+  templates::NewSessionOptions O;
+  O.Description = join(Words, " ");
+  O.RequestPath = RequestPath;
+  if (O.Description.empty() == O.RequestPath.empty())
+    return reportError(makeUsageError(
+        "say what to generate: forge-port new \"<description>\" -o kernel.cu (or --request "
+        "request.json, not both)"));
+  O.Name = Name;
+  O.SMs = SMs;
+  if (!DryRun) {
+    if (Out.empty())
+      return reportError(makeUsageError("-o kernel.cu is required (or --dry-run)"));
+    O.OutPath = Out;
+    O.SpecOut = SpecOut;
+  } else if (Tune || Optimize) {
+    return reportError(makeUsageError("--dry-run writes nothing to --tune or --optimize"));
+  }
+  O.Force = Force;
+  auto R = templates::runNew(O);
+  if (!R)
+    return reportError(R.takeError());
+
+  if (OutputFormat == Format::Json) {
+    Json J = {{"request", templates::requestToJson(R->Req)},
+              {"template", R->Inst.Template},
+              {"kernel", R->Inst.Kernel},
+              {"wrapper", R->Inst.Wrapper},
+              {"assumed", R->ParseNotes},
+              {"notes", R->Inst.Notes},
+              {"kernel_file", R->OutPath},
+              {"spec_file", R->SpecOut}};
+    if (DryRun)
+      J["spec"] = R->Inst.Spec;
+    outs() << J.dump(2) << "\n";
+  } else {
+    outs() << "understood: " << templates::describe(R->Req) << "\n";
+    for (const std::string &N : R->ParseNotes)
+      outs() << "assumed:    " << N << "\n";
+    outs() << "template:   " << R->Inst.Template << " (kernel '" << R->Inst.Kernel
+           << "', host wrapper '" << R->Inst.Wrapper << "')\n";
+    for (const std::string &N : R->Inst.Notes)
+      outs() << "note:       " << N << "\n";
+    if (DryRun) {
+      outs() << "dry run:    nothing written\n";
+    } else {
+      outs() << "wrote:      " << R->OutPath << ", " << R->SpecOut << " (launch spec)\n";
+      if (!Tune && !Optimize)
+        outs() << "next:       forge-port tune " << R->OutPath << " --spec " << R->SpecOut
+               << " --to " << (*Target)->Name << " -i\n";
+    }
+  }
+  outs().flush();
+  if (DryRun)
+    return ExitOK;
+
+  auto Forwarded = [&](StringRef Sub) {
+    std::vector<std::string> A = {Sub.str(),   R->OutPath, "--spec", R->SpecOut,
+                                  "--to",      (*Target)->Name, "-i"};
+    for (auto [Flag, Value] : {std::pair{"--worker", &WorkerPath}, {"--cuda-path", &CudaPath},
+                               {"--job-dir", &JobDir}})
+      if (!Value->empty())
+        A.insert(A.end(), {Flag, Value->getValue()});
+    return A;
+  };
+  std::vector<std::vector<std::string>> Steps;
+  if (Tune)
+    Steps.push_back(Forwarded("tune"));
+  if (Optimize) {
+    SmallString<256> Report(R->OutPath);
+    sys::path::replace_extension(Report, ".optimize.md");
+    Steps.push_back(Forwarded("optimize"));
+    Steps.back().insert(Steps.back().end(), {"--report", std::string(Report)});
+  }
+  for (const std::vector<std::string> &Step : Steps) {
+    outs() << "running:    forge-port " << join(Step, " ") << "\n";
+    outs().flush();
+    Expected<int> RC = runSelf(Inv.Argv0, Step);
+    if (!RC)
+      return reportError(RC.takeError());
+    if (*RC != 0) {
+      WithColor::error(errs(), "forge-port")
+          << "forge-port " << Step.front() << " exited with " << *RC << "; " << R->OutPath
+          << " is the kernel as generated"
+          << (Step.front() == "optimize" && Tune ? " and tuned" : "") << "\n";
+      return ExitFailure;
+    }
+  }
+  return ExitOK;
+}
