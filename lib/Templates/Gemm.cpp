@@ -465,10 +465,13 @@ inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, i
   if (M == 0 || N == 0 || batch == 0)
     return cudaSuccess;
   constexpr int BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, TM = {5}, TN = {6}, MINB = {8};
-  const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
-  const dim3 grid(tiles_n, tiles_m < 65535 ? tiles_m : 65535, batch < 65535 ? batch : 65535);
-  {7}<BM, BN, BK, WM, WN, TM, TN, MINB><<<grid, (BM / TM) * (BN / TN), 0, stream>>>(
-      A, B, C, M, N, K, batch, alpha, beta);
+  // One block per BM x BN tile of C and one z-slice per product, at most
+  // 65535 along y and z (the blocks loop over the rest). The grid is
+  // written in the launch so that tuned tile sizes reach it too.
+  {7}<BM, BN, BK, WM, WN, TM, TN, MINB><<<
+      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM : 65535,
+           batch < 65535 ? batch : 65535),
+      (BM / TM) * (BN / TN), 0, stream>>>(A, B, C, M, N, K, batch, alpha, beta);
   return cudaGetLastError();
 }
 )",

@@ -221,8 +221,12 @@ TEST(GemmTemplate, TheTextHasTheStructureItClaims) {
   EXPECT_NE(T.find("constexpr int BM = 128, BN = 128, BK = 8, WM = 32, WN = 64, TM = 8, TN = 8, "
                    "MINB = 2;"),
             StringRef::npos);
-  EXPECT_NE(T.find("g<BM, BN, BK, WM, WN, TM, TN, MINB><<<grid, (BM / TM) * (BN / TN), 0, "
-                   "stream>>>("),
+  EXPECT_NE(T.find("g<BM, BN, BK, WM, WN, TM, TN, MINB><<<\n"
+                   "      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM "
+                   ": 65535,\n"
+                   "           batch < 65535 ? batch : 65535),\n"
+                   "      (BM / TM) * (BN / TN), 0, stream>>>(A, B, C, M, N, K, batch, alpha, "
+                   "beta);"),
             StringRef::npos);
   EXPECT_NE(T.find("const int batch = 1;"), StringRef::npos);
 }
