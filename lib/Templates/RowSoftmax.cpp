@@ -149,8 +149,10 @@ __device__ __forceinline__ float %N%_block_sum(float x, float *scratch) {
 // (online softmax) over chunks of BLOCK * ITEMS, then a second pass that
 // writes. Rows are a grid-stride loop (of warps or of blocks), so any grid
 // is correct; one warp or block per row is the usual one.
+// (__launch_bounds__(BLOCK, 1): without the 1, ptxas spilled some small
+// configurations, keeping them to fewer registers than they need.)
 template <int BLOCK, int WARP_ITEMS, int ITEMS>
-__global__ void __launch_bounds__(BLOCK) %N%(
+__global__ void __launch_bounds__(BLOCK, 1) %N%(
     const %T% *__restrict__ in, %T% *__restrict__ out, int rows, int cols) {
   static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024, "BLOCK: whole warps, up to 1024");
   static_assert(WARP_ITEMS % %VEC% == 0 && WARP_ITEMS >= %VEC% && WARP_ITEMS <= 64,
