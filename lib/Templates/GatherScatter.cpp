@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(BLOCK) {1}(
 // The grid is WAVES blocks per SM, or one block per BLOCK * ITEMS positions
 // when n is smaller.
 inline cudaError_t forge_{1}(const {0} *in, const int *idx, {0} *out, long long n,
-                             cudaStream_t stream = 0) {{
+{4}cudaStream_t stream = 0) {{
   if (n <= 0)
     return cudaSuccess;
   int device = 0, sms = 0;
@@ -141,19 +141,22 @@ inline cudaError_t forge_{1}(const {0} *in, const int *idx, {0} *out, long long 
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess)
     return err;
-  const int WAVES = 8;
-  const long long per_block = 256LL * 4; // BLOCK * ITEMS
-  long long blocks = (n + per_block - 1) / per_block;
-  if (blocks > (long long)sms * WAVES)
-    blocks = (long long)sms * WAVES;
-  {1}<256, 4><<<(unsigned)blocks, 256, 0, stream>>>(in, idx, out, n);
+  // The spec's tunables. The grid is computed in the launch, so that values
+  // forge-port tune writes here reach it too.
+  constexpr int BLOCK = 256, ITEMS = 4, WAVES = 8;
+  {1}<BLOCK, ITEMS><<<
+      (unsigned)((n + BLOCK * ITEMS - 1) / (BLOCK * ITEMS) < (long long)sms * WAVES
+                     ? (n + BLOCK * ITEMS - 1) / (BLOCK * ITEMS)
+                     : (long long)sms * WAVES),
+      BLOCK, 0, stream>>>(in, idx, out, n);
   return cudaGetLastError();
 }
 )",
                T, Name, Gather ? "out[i] = in[idx[i]] for i < n" : "out[idx[i]] = in[i] for i < n",
                Gather ? "every idx[i] must lie in [0, n)"
                       : "the idx[i] must be distinct and lie in [0, n)\n// (with duplicates, "
-                        "which write lands is unspecified)")
+                        "which write lands is unspecified)",
+               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
            .str();
   I.Source = std::move(S);
 

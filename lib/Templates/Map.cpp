@@ -586,12 +586,15 @@ inline cudaError_t forge_{1}({2},
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess)
     return err;
-  const int WAVES = 8;
-  const long long per_block = 256LL * 4 * (16 / (long long)sizeof({0})); // BLOCK * ITEMS * VEC
-  long long blocks = (n + per_block - 1) / per_block;
-  if (blocks > (long long)sms * WAVES)
-    blocks = (long long)sms * WAVES;
-  {1}<256, 4><<<(unsigned)blocks, 256, 0, stream>>>({4}, out, n);
+  // The spec's tunables. The grid is computed in the launch, so that values
+  // forge-port tune writes here reach it too.
+  constexpr int BLOCK = 256, ITEMS = 4, WAVES = 8;
+  constexpr long long VEC = 16 / sizeof({0}); // elements in a 16-byte vector
+  {1}<BLOCK, ITEMS><<<
+      (unsigned)((n + BLOCK * ITEMS * VEC - 1) / (BLOCK * ITEMS * VEC) < (long long)sms * WAVES
+                     ? (n + BLOCK * ITEMS * VEC - 1) / (BLOCK * ITEMS * VEC)
+                     : (long long)sms * WAVES),
+      BLOCK, 0, stream>>>({4}, out, n);
   return cudaGetLastError();
 }
 )",

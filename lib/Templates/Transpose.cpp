@@ -102,18 +102,24 @@ __global__ void __launch_bounds__(TILE * BLOCK_ROWS, 2048 / (TILE * BLOCK_ROWS))
 // out = in^T on the current device: in is a row-major rows x cols matrix,
 // out (cols x rows) must not overlap it. Tiles of 64 x 64, blocks of 64 x 8.
 inline cudaError_t forge_{1}(const {0} *in, {0} *out, int rows, int cols,
-                             cudaStream_t stream = 0) {{
+{4}cudaStream_t stream = 0) {{
   if (rows <= 0 || cols <= 0)
     return cudaSuccess;
-  const long long tiles_x = ((long long)cols + 64 - 1) / 64;
-  const long long tiles_y = ((long long)rows + 64 - 1) / 64;
-  // grid.y is at most 65535; the kernel loops over the row tiles beyond it.
-  const dim3 grid((unsigned)tiles_x, (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
-  {1}<64, 8><<<grid, dim3(64, 8), 0, stream>>>(in, out, rows, cols);
+  // The spec's tunables. The grid is computed in the launch, so that values
+  // forge-port tune writes here reach it too. grid.y is at most 65535; the
+  // kernel loops over the row tiles beyond it.
+  constexpr int TILE = 64, BLOCK_ROWS = 8;
+  {1}<TILE, BLOCK_ROWS><<<
+      dim3((unsigned)(((long long)cols + TILE - 1) / TILE),
+           (unsigned)(((long long)rows + TILE - 1) / TILE < 65535
+                          ? ((long long)rows + TILE - 1) / TILE
+                          : 65535)),
+      dim3(TILE, BLOCK_ROWS), 0, stream>>>(in, out, rows, cols);
   return cudaGetLastError();
 }
 )",
-               T, Name, Pad, Pad == 1 ? "" : "s")
+               T, Name, Pad, Pad == 1 ? "" : "s",
+               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
            .str();
   I.Source = std::move(S);
 

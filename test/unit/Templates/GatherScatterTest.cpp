@@ -79,10 +79,14 @@ TEST(GatherScatterTemplate, TheGather) {
   EXPECT_NE(S.find("const long long fg_i = fg_base + fg_k * BLOCK + threadIdx.x;"),
             std::string::npos);
   EXPECT_NE(S.find("inline cudaError_t forge_gather(const double *in, const int *idx, double "
-                   "*out, long long n,\n                             cudaStream_t stream = 0)"),
+                   "*out, long long n,\n                                cudaStream_t stream = 0)"),
             std::string::npos);
-  EXPECT_NE(S.find("gather<256, 4><<<(unsigned)blocks, 256, 0, stream>>>(in, idx, out, n);"),
-            std::string::npos);
+  EXPECT_NE(S.find("  constexpr int BLOCK = 256, ITEMS = 4, WAVES = 8;\n  gather<BLOCK, ITEMS><<<\n"
+                   "      (unsigned)((n + BLOCK * ITEMS - 1) / (BLOCK * ITEMS) < (long long)sms * "
+                   "WAVES\n"),
+            std::string::npos)
+      << S;
+  EXPECT_NE(S.find("      BLOCK, 0, stream>>>(in, idx, out, n);"), std::string::npos);
   const Json &J = I->Spec;
   EXPECT_EQ(J["args"], Json({"in", "idx", "out", "n"}));
   EXPECT_EQ(J["buffers"][1]["dtype"], "i32");

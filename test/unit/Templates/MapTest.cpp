@@ -222,10 +222,18 @@ TEST(MapTemplate, TheKernelTheElementFunctionAndTheWrapper) {
                    "                              float *out, long long n, cudaStream_t stream = 0)"),
             std::string::npos)
       << S;
-  EXPECT_NE(S.find("axpy<256, 4><<<(unsigned)blocks, 256, 0, stream>>>(a, b, out, n);"),
+  // The wrapper's constants are the spec's tunables, the grid computed from
+  // them inside the launch (so that tune's write-back reaches it).
+  EXPECT_NE(S.find("  constexpr int BLOCK = 256, ITEMS = 4, WAVES = 8;\n"
+                   "  constexpr long long VEC = 16 / sizeof(float);"),
             std::string::npos);
+  EXPECT_NE(S.find("  axpy<BLOCK, ITEMS><<<\n"
+                   "      (unsigned)((n + BLOCK * ITEMS * VEC - 1) / (BLOCK * ITEMS * VEC) < "
+                   "(long long)sms * WAVES\n"),
+            std::string::npos)
+      << S;
+  EXPECT_NE(S.find("      BLOCK, 0, stream>>>(a, b, out, n);"), std::string::npos);
   EXPECT_NE(S.find("cudaDevAttrMultiProcessorCount"), std::string::npos);
-  EXPECT_NE(S.find("const int WAVES = 8;"), std::string::npos);
 }
 
 TEST(MapTemplate, HalfPrecisionComputesInFloat) {
@@ -256,7 +264,7 @@ TEST(MapTemplate, InputsTheExpressionDoesNotReadAreNeverLoaded) {
   EXPECT_EQ(I->Source.find("__ldg(reinterpret_cast<const uint4 *>(c)"), std::string::npos);
   EXPECT_EQ(I->Source.find("(unsigned long long)b"), std::string::npos);
   // They stay parameters, in order.
-  EXPECT_NE(I->Source.find("sq<256, 4><<<(unsigned)blocks, 256, 0, stream>>>(a, b, c, out, n);"),
+  EXPECT_NE(I->Source.find("      BLOCK, 0, stream>>>(a, b, c, out, n);"),
             std::string::npos);
   EXPECT_EQ(I->Spec["args"], Json({"a", "b", "c", "out", "n"}));
   EXPECT_EQ(I->Spec["bytes"], "2 * 4 * N");

@@ -76,8 +76,12 @@ TEST(TransposeTemplate, TheTiledKernelAndTheWrapper) {
   EXPECT_NE(S.find("inline cudaError_t forge_transpose(const float *in, float *out, int rows, "
                    "int cols,\n"),
             std::string::npos);
-  EXPECT_NE(S.find("(unsigned)(tiles_y < 65535 ? tiles_y : 65535)"), std::string::npos);
-  EXPECT_NE(S.find("transpose<64, 8><<<grid, dim3(64, 8), 0, stream>>>(in, out, rows, cols);"),
+  EXPECT_NE(S.find("  constexpr int TILE = 64, BLOCK_ROWS = 8;\n  transpose<TILE, BLOCK_ROWS><<<\n"
+                   "      dim3((unsigned)(((long long)cols + TILE - 1) / TILE),\n"
+                   "           (unsigned)(((long long)rows + TILE - 1) / TILE < 65535\n"),
+            std::string::npos)
+      << S;
+  EXPECT_NE(S.find("      dim3(TILE, BLOCK_ROWS), 0, stream>>>(in, out, rows, cols);"),
             std::string::npos);
 }
 
