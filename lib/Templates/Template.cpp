@@ -2,7 +2,17 @@
 #include "forge/Templates/Template.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/JsonReader.h"
+#include "forge/Templates/Gemm.h"
+#include "forge/Templates/Histogram.h"
+#include "forge/Templates/Reduction.h"
+#include "forge/Templates/RowSoftmax.h"
+#include "forge/Templates/GatherScatter.h"
+#include "forge/Templates/Map.h"
+#include "forge/Templates/MergeSort.h"
+#include "forge/Templates/RadixSort.h"
 #include "forge/Templates/Scan.h"
+#include "forge/Templates/Transpose.h"
+#include "forge/Templates/Stencil.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -223,6 +233,41 @@ ArrayRef<TemplateInfo> templateCatalog() {
       {"scan", OpKind::Scan,
        "single-pass prefix scan with a decoupled look-back (+, max, min; 4-byte elements)",
        instantiateScan, scanSamples},
+      {"gemm", OpKind::Gemm,
+       "tiled SIMT GEMM, optionally batched and transposed (f32, f64; no tensor cores)",
+       instantiateGemm, gemmSamples},
+      {"stencil", OpKind::Stencil,
+       "1D/2D/3D stencil or convolution, shared-memory tiles, separable 2D in one pass (f32, f64)",
+       instantiateStencil, stencilSamples},
+      {"reduction", OpKind::Reduce,
+       "single-pass deterministic reduction, the last block combines (+, *, max, min, argmax, "
+       "argmin; f16 to u64)",
+       instantiateReduction, reductionSamples},
+      {"histogram", OpKind::Histogram,
+       "shared-memory privatised histogram of integer samples, global atomics above 12288 bins",
+       instantiateHistogram, histogramSamples},
+      {"row-softmax", OpKind::RowSoftmax,
+       "softmax of every row: a warp per row, a block per row, or two passes (f32, f16, bf16)",
+       instantiateRowSoftmax, rowSoftmaxSamples},
+      {"map", OpKind::Map,
+       "elementwise map of a C expression over 1-4 inputs, 16-byte vectors when aligned",
+       instantiateMap, mapSamples},
+      {"gather", OpKind::Gather, "out[i] = in[idx[i]] with 32-bit indices, any element type",
+       instantiateGather, gatherSamples},
+      {"scatter", OpKind::Scatter,
+       "out[idx[i]] = in[i] with distinct 32-bit indices, any element type", instantiateScatter,
+       scatterSamples},
+      {"transpose", OpKind::Transpose,
+       "tiled transpose through padded shared memory (2-, 4- and 8-byte elements)",
+       instantiateTranspose, transposeSamples},
+      {"radix-sort", OpKind::Sort,
+       "stable onesweep LSD radix sort, 8-bit digits, decoupled look-back (u32, i32, f32 keys; "
+       "4-byte values)",
+       instantiateRadixSort, radixSortSamples},
+      {"merge-sort", OpKind::Sort,
+       "stable merge sort: tiles sorted in the block, merge-path passes (u32, i32, f32 keys; "
+       "4-byte values)",
+       instantiateMergeSort, mergeSortSamples},
   };
   return Catalog;
 }

@@ -18,9 +18,10 @@ namespace forge::templates::detail {
 /// S with every Key replaced by Value.
 std::string replaceAll(std::string S, llvm::StringRef Key, llvm::StringRef Value);
 
-/// The spec's buffers. Inputs are filled with uniform values in [Lo, Hi)
-/// (integral for integer types); outputs are compared with the reference
-/// within Tolerance (0: the dtype's default).
+/// The spec's buffers. Inputs are filled with uniform values between Lo
+/// and Hi (for integer types both ends included, [0, 100] by default: the
+/// worker draws integers inclusively); outputs are compared with the
+/// reference within Tolerance (0: the dtype's default).
 Json inBuffer(llvm::StringRef Name, Scalar T, llvm::StringRef Count, double Lo = -1,
                             double Hi = 1);
 Json outBuffer(llvm::StringRef Name, Scalar T, llvm::StringRef Count,

@@ -60,6 +60,12 @@
 #                   docs/bench/suite-h200.md (budget 16, 2 rounds), --resume,
 #                   results in WORK/bench (SUITE_DEADLINE minutes, default 8)
 #   suite-ops:A,B   the same for the named operations only
+#   templates       test/gpu/templates/check.py on bundle/template-samples
+#                   (forge-port new --all-samples, run here): every template
+#                   sample against its CPU reference
+#   templates-bench utils/gpu/templates-bench.sh on bundle/template-bench
+#                   (utils/gpu/templates-bench-prepare.sh, run here): the
+#                   templates at the suite's sizes against bench-refs
 #   ab              forge-port measure new.cu old.cu --spec spec.json in each
 #                   directory of bundle/ab (utils/bench/rule-ab.py: one rule's
 #                   proposals from this build against an older one's), one
@@ -339,6 +345,23 @@ PY
         > "$out/suite-$c.log" 2>&1
       result "suite $c" $?
       grep -E "^\| |not-run" "$out/suite-$c.log" | tail -14
+      ;;
+    templates)
+      # Every template sample (bundle/template-samples, written here by
+      # forge-port new --all-samples) against its CPU reference.
+      python3 test/gpu/templates/check.py bundle/template-samples --nvcc nvcc --arch sm_90 \
+        --jobs "$(nproc)" --workdir /tmp/template-checks > "$out/templates.log" 2>&1
+      r=$?
+      grep -E "^(PASS|FAIL)|samples passed" "$out/templates.log"
+      result templates $r
+      ;;
+    templates-bench)
+      # The templates at the suite's sizes (bundle/template-bench, written
+      # here by utils/gpu/templates-bench-prepare.sh) against bench-refs.
+      bash utils/gpu/templates-bench.sh "$fp" bundle/template-bench "$out/template-bench" \
+        > "$out/templates-bench.log" 2>&1
+      result templates-bench $?
+      cat "$out/template-bench/table.txt"
       ;;
     *) echo "unknown step '$step'" ;;
   esac

@@ -2,6 +2,7 @@
 """Checks every template sample on the GPU against a CPU reference.
 
     check.py SAMPLES_DIR [--nvcc NVCC] [--arch native] [--jobs N] [--only NAME,...]
+             [--compile-only]
 
 SAMPLES_DIR is what `forge-port new --all-samples DIR` writes: for each
 sample <name>.cu (kernel and host wrapper), <name>.json (its launch spec)
@@ -66,7 +67,8 @@ def macros(name, req, sample_file):
         d["FORGE_MAP(a,b,c,d)"] = "(%s)" % op
     elif op in OPERATORS:
         d["FORGE_OP_" + OPERATORS[op]] = "1"
-    return ["-D%s=%s" % (k, v) for k, v in d.items()]
+    # nvcc splits a -D value at commas unless they are escaped.
+    return ["-D%s=%s" % (k.replace(",", "\\,"), v.replace(",", "\\,")) for k, v in d.items()]
 
 
 def check(name, args, workdir):
@@ -83,6 +85,8 @@ def check(name, args, workdir):
     c = subprocess.run(cmd, capture_output=True, text=True)
     if c.returncode != 0:
         return name, False, "compile failed:\n" + c.stderr[-3000:], time.time() - start
+    if args.compile_only:
+        return name, True, "", time.time() - start
     try:
         r = subprocess.run([exe], capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -102,6 +106,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--only", default="", help="comma-separated sample names")
     ap.add_argument("--workdir", default="")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="build the checks, run none (on a machine without a GPU)")
     args = ap.parse_args()
     names = sorted(f[:-len(".request.json")] for f in os.listdir(args.samples)
                    if f.endswith(".request.json"))
@@ -117,12 +123,14 @@ def main():
     # Compiles in parallel; the runs share the GPU, which is fine for checks.
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for name, ok, detail, secs in pool.map(lambda n: check(n, args, workdir), names):
-            print("%s %s (%.1f s)" % ("PASS" if ok else "FAIL", name, secs))
+            verdict = ("BUILT" if args.compile_only else "PASS") if ok else "FAIL"
+            print("%s %s (%.1f s)" % (verdict, name, secs))
             if not ok:
                 failed.append(name)
                 print("  " + detail.replace("\n", "\n  "))
             sys.stdout.flush()
-    print("%d of %d samples passed" % (len(names) - len(failed), len(names)))
+    print("%d of %d samples %s" % (len(names) - len(failed), len(names),
+                                   "built" if args.compile_only else "passed"))
     return 1 if failed else 0
 
 

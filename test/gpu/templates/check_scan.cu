@@ -8,7 +8,7 @@
 
 typedef FORGE_T T;
 
-static T combine(T a, T b) {
+[[maybe_unused]] static T combine(T a, T b) {
 #if defined(FORGE_OP_ADD)
   return a + b;
 #elif defined(FORGE_OP_MAX)
@@ -37,7 +37,7 @@ int main() {
   for (int offset = 0; offset <= 1; ++offset) {
     std::vector<T> want(n);
     // Reference in double for floats: the template's association differs.
-    double run = 0;
+    [[maybe_unused]] double run = 0;
     T runT = identity();
     for (long long i = 0; i < n; ++i) {
       T x = in[offset + i];

@@ -194,3 +194,23 @@ TEST(TemplateRequestJson, BadFieldsAreNamed) {
 }
 
 } // namespace
+
+namespace {
+
+/// A description ends up in a // comment of the generated file: a control
+/// character there (a lone carriage return ends the comment for nvcc)
+/// must not let it out.
+TEST(TemplateVocabulary, TheDescriptionStaysInItsComment) {
+  Request R;
+  R.Kind = OpKind::Scan;
+  R.Shape = {100};
+  R.Description = "sum\rint injected = 1;\n#include </etc/passwd>\v";
+  Expected<Instance> I = instantiate(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_EQ(I->Source.find('\r'), std::string::npos);
+  EXPECT_EQ(I->Source.find('\v'), std::string::npos);
+  EXPECT_NE(I->Source.find("// Asked for: \"sum int injected = 1; #include </etc/passwd> \"."),
+            std::string::npos);
+}
+
+} // namespace
