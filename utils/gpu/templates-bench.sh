@@ -18,14 +18,28 @@ out="${3:?}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mkdir -p "$out"
 if [ ! -x /tmp/bench-refs ]; then
+  # As utils/bench/run-suite builds it: the references and the worker's
+  # CUPTI timer, linked with cuBLAS and CUPTI.
   objs=()
-  for s in "$root"/utils/bench/reference/refs_*.cu; do
-    o=/tmp/$(basename "$s" .cu).o
+  for s in "$root"/utils/bench/reference/refs_*.cu "$root"/tools/forge-worker/Cupti.cpp; do
+    o=/tmp/tb-$(basename "$s").o
     nvcc -O3 -std=c++17 -arch=sm_90 -c "$s" -o "$o" & objs+=("$o")
   done
   wait
-  nvcc -arch=sm_90 "${objs[@]}" -lcublas -o /tmp/bench-refs || exit 1
+  cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")"
+  nvcc -arch=sm_90 "${objs[@]}" -L"$cuda/lib64" -L"$cuda/extras/CUPTI/lib64" -lcublas -lcupti \
+    -Xlinker -rpath="$cuda/lib64:$cuda/extras/CUPTI/lib64" -o /tmp/bench-refs || exit 1
 fi
+# The harnesses built first, in parallel (nvcc's results are cached by
+# content, so the timed runs below only load them).
+while read -r name op sizes; do
+  [ -z "$name" ] && continue
+  "$fp" measure "$dir/$name.cu" --spec "$dir/$name.json" --arch sm_90 --no-run \
+      --job-dir "/tmp/tb-build/$name" > "$out/$name.build.log" 2>&1 &
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do sleep 1; done
+done < "$dir/refs.txt"
+wait
+echo "harnesses built: $(date -u +%H:%M:%S)"
 while read -r name op sizes; do
   [ -z "$name" ] && continue
   "$fp" measure "$dir/$name.cu" --spec "$dir/$name.json" --reps 20 --format json \
@@ -34,31 +48,4 @@ while read -r name op sizes; do
   /tmp/bench-refs --op "$op" ${sizes:+--sizes "$sizes"} > "$out/$name.ref.jsonl" 2> "$out/$name.ref.log"
   echo "bench-refs $op $sizes: exit $?"
 done < "$dir/refs.txt"
-python3 - "$dir/refs.txt" "$out" <<'PY' | tee "$out/table.txt"
-import json, sys, os
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("%-28s %12s %12s %-32s %8s" % ("kernel", "template us", "library us", "reference", "% of lib"))
-for r in rows:
-    name, op = r[0], r[1]
-    t = lib = None
-    ref = "?"
-    try:
-        m = json.load(open(os.path.join(sys.argv[2], name + ".measure.json")))
-        c = [c for c in m["candidates"] if c.get("time_ns")][0]
-        t = c["time_ns"]["median"] / 1000
-    except Exception as e:
-        ref = "measure: %r" % e
-    try:
-        lines = [json.loads(l) for l in open(os.path.join(sys.argv[2], name + ".ref.jsonl"))
-                 if l.strip().startswith("{")]
-        # The library's own call (primary), else the fastest reference (a copy of the bytes).
-        lines = [l for l in lines if l.get("type") == "ref" and l.get("median_ns")]
-        prim = [l for l in lines if l.get("primary")] or lines
-        best = min(prim, key=lambda l: l["median_ns"])
-        lib = best["median_ns"] / 1000
-        ref = "%s (%s)" % (best["ref"], best.get("timer", "?"))
-    except Exception as e:
-        ref = ref if t is None else "refs: %r" % e
-    pct = "%.1f %%" % (100 * lib / t) if t and lib else "-"
-    print("%-28s %12s %12s %-32s %8s" % (name, "%.1f" % t if t else "-", "%.1f" % lib if lib else "-", ref[:32], pct))
-PY
+python3 "$root/utils/gpu/templates-bench-table.py" "$dir/refs.txt" "$out" | tee "$out/table.txt"
