@@ -56,6 +56,15 @@ cl::opt<bool> Optimize("optimize",
                        cl::desc("Then optimise it on the local GPU (forge-port optimize -i, "
                                 "report next to the kernel)"),
                        SUB);
+cl::opt<std::string> TuneBudget("tune-budget",
+                                cl::desc("--tune's budget: configurations (N) or time (90s, 5m); "
+                                         "also optimize's tuner proposal's configurations"),
+                                SUB);
+cl::opt<std::string> TuneStrategy("tune-strategy",
+                                  cl::desc("--tune's strategy (exhaustive, random, greedy, "
+                                           "annealing, genetic)"),
+                                  SUB);
+cl::opt<unsigned> Rounds("rounds", cl::desc("--optimize's round limit"), SUB);
 #undef SUB
 
 /// Runs `forge-port <Args...>` (this executable) with the terminal's
@@ -116,6 +125,10 @@ int forge::tool::runNew(const Invocation &Inv) {
     return reportError(makeUsageError("--dry-run writes nothing to --tune or --optimize"));
   }
   O.Force = Force;
+  if (Tune + Optimize == 0 && (!TuneBudget.empty() || !TuneStrategy.empty() ||
+                               Rounds.getNumOccurrences()))
+    return reportError(makeUsageError("--tune-budget, --tune-strategy and --rounds go with "
+                                      "--tune or --optimize"));
   auto R = templates::runNew(O);
   if (!R)
     return reportError(R.takeError());
@@ -163,13 +176,26 @@ int forge::tool::runNew(const Invocation &Inv) {
     return A;
   };
   std::vector<std::vector<std::string>> Steps;
-  if (Tune)
+  if (Tune) {
     Steps.push_back(Forwarded("tune"));
+    if (!TuneBudget.empty())
+      Steps.back().insert(Steps.back().end(), {"--budget", TuneBudget});
+    if (!TuneStrategy.empty())
+      Steps.back().insert(Steps.back().end(), {"--strategy", TuneStrategy});
+  }
   if (Optimize) {
     SmallString<256> Report(R->OutPath);
     sys::path::replace_extension(Report, ".optimize.md");
     Steps.push_back(Forwarded("optimize"));
-    Steps.back().insert(Steps.back().end(), {"--report", std::string(Report)});
+    std::vector<std::string> &A = Steps.back();
+    A.insert(A.end(), {"--report", std::string(Report)});
+    // Just tuned: the loop's own sweep of the same tunables would repeat it.
+    if (Tune)
+      A.push_back("--no-tuner");
+    else if (!TuneBudget.empty() && all_of(TuneBudget, isDigit))
+      A.insert(A.end(), {"--tune-budget", TuneBudget});
+    if (Rounds.getNumOccurrences())
+      A.insert(A.end(), {"--rounds", std::to_string(Rounds)});
   }
   for (const std::vector<std::string> &Step : Steps) {
     outs() << "running:    forge-port " << join(Step, " ") << "\n";
