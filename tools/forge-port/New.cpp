@@ -11,6 +11,7 @@
 #include "SharedOptions.h"
 #include "forge/Arch/GpuModel.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/FileUtil.h"
 #include "forge/Templates/NewSession.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -53,8 +54,9 @@ cl::opt<std::string> SamplesDir("all-samples",
                                 cl::value_desc("dir"), SUB);
 cl::opt<bool> Tune("tune", cl::desc("Then tune it on the local GPU (forge-port tune -i)"), SUB);
 cl::opt<bool> Optimize("optimize",
-                       cl::desc("Then optimise it on the local GPU (forge-port optimize -i, "
-                                "report next to the kernel)"),
+                       cl::desc("Then optimise it on the local GPU (forge-port optimize -i; the "
+                                "JSON report next to the kernel, its final spec into the spec "
+                                "file)"),
                        SUB);
 cl::opt<std::string> TuneBudget("tune-budget",
                                 cl::desc("--tune's budget: configurations (N) or time (90s, 5m); "
@@ -185,7 +187,7 @@ int forge::tool::runNew(const Invocation &Inv) {
   }
   if (Optimize) {
     SmallString<256> Report(R->OutPath);
-    sys::path::replace_extension(Report, ".optimize.md");
+    sys::path::replace_extension(Report, ".optimize.json");
     Steps.push_back(Forwarded("optimize"));
     std::vector<std::string> &A = Steps.back();
     A.insert(A.end(), {"--report", std::string(Report)});
@@ -198,6 +200,7 @@ int forge::tool::runNew(const Invocation &Inv) {
       A.insert(A.end(), {"--rounds", std::to_string(Rounds)});
   }
   for (const std::vector<std::string> &Step : Steps) {
+    bool IsOptimize = Step.front() == "optimize";
     outs() << "running:    forge-port " << join(Step, " ") << "\n";
     outs().flush();
     Expected<int> RC = runSelf(Inv.Argv0, Step);
@@ -207,8 +210,23 @@ int forge::tool::runNew(const Invocation &Inv) {
       WithColor::error(errs(), "forge-port")
           << "forge-port " << Step.front() << " exited with " << *RC << "; " << R->OutPath
           << " is the kernel as generated"
-          << (Step.front() == "optimize" && Tune ? " and tuned" : "") << "\n";
+          << (IsOptimize && Tune ? " and tuned" : "") << "\n";
       return ExitFailure;
+    }
+    if (IsOptimize) {
+      // The kept rewrites may have changed the launch (a grid of resident
+      // waves): the spec file follows the kernel.
+      std::string ReportPath = Step[std::find(Step.begin(), Step.end(), "--report") - Step.begin() + 1];
+      Expected<Json> Report = readJsonFile(ReportPath);
+      if (!Report)
+        return reportError(Report.takeError());
+      auto It = Report->find("final_spec");
+      if (It == Report->end() || !It->is_object())
+        return reportError(makeError("{0} has no final_spec", ReportPath));
+      if (Error E = writeFileAtomically(R->SpecOut, It->dump(2) + "\n"))
+        return reportError(std::move(E));
+      outs() << "wrote:      " << R->SpecOut << " (the optimised kernel's launch spec), "
+             << ReportPath << " (the report)\n";
     }
   }
   return ExitOK;
