@@ -85,6 +85,32 @@ Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args) {
     return makeError("forge-port {0}: {1}", Args.front(), Msg);
   return RC;
 }
+/// Sets the defaults of SpecPath's tunables to the values the tune report
+/// at ReportPath chose (its first target's).
+Error adoptTunedDefaults(StringRef ReportPath, StringRef SpecPath) {
+  Expected<Json> Report = readJsonFile(ReportPath);
+  if (!Report)
+    return Report.takeError();
+  Expected<Json> Spec = readJsonFile(SpecPath);
+  if (!Spec)
+    return Spec.takeError();
+  auto Targets = Report->find("targets");
+  if (Targets == Report->end() || !Targets->is_array() || Targets->empty() ||
+      !(*Targets)[0].contains("values") || !(*Targets)[0]["values"].is_object())
+    return makeError("{0} names no tuned values", ReportPath);
+  const Json &Values = (*Targets)[0]["values"];
+  auto Tunables = Spec->find("tunables");
+  if (Tunables == Spec->end() || !Tunables->is_array())
+    return Error::success();
+  for (Json &T : *Tunables) {
+    if (!T.is_object() || !T.contains("name") || !T["name"].is_string())
+      continue;
+    auto V = Values.find(T["name"].get<std::string>());
+    if (V != Values.end() && V->is_number_integer())
+      T["default"] = *V;
+  }
+  return writeFileAtomically(SpecPath, Spec->dump(2) + "\n");
+}
 } // namespace
 
 int forge::tool::runNew(const Invocation &Inv) {
@@ -179,7 +205,10 @@ int forge::tool::runNew(const Invocation &Inv) {
   };
   std::vector<std::vector<std::string>> Steps;
   if (Tune) {
+    SmallString<256> Report(R->OutPath);
+    sys::path::replace_extension(Report, ".tune.json");
     Steps.push_back(Forwarded("tune"));
+    Steps.back().insert(Steps.back().end(), {"--report", std::string(Report)});
     if (!TuneBudget.empty())
       Steps.back().insert(Steps.back().end(), {"--budget", TuneBudget});
     if (!TuneStrategy.empty())
@@ -213,10 +242,20 @@ int forge::tool::runNew(const Invocation &Inv) {
           << (IsOptimize && Tune ? " and tuned" : "") << "\n";
       return ExitFailure;
     }
+    std::string ReportPath =
+        Step[std::find(Step.begin(), Step.end(), "--report") - Step.begin() + 1];
+    if (!IsOptimize) {
+      // The tuned values are in the source's launch now; the spec's
+      // defaults follow, so that measuring the file with its spec (and the
+      // optimisation loop after this) runs what the file launches.
+      if (Error E = adoptTunedDefaults(ReportPath, R->SpecOut))
+        return reportError(std::move(E));
+      outs() << "wrote:      " << R->SpecOut << " (defaults: the tuned values), " << ReportPath
+             << " (the report)\n";
+    }
     if (IsOptimize) {
       // The kept rewrites may have changed the launch (a grid of resident
       // waves): the spec file follows the kernel.
-      std::string ReportPath = Step[std::find(Step.begin(), Step.end(), "--report") - Step.begin() + 1];
       Expected<Json> Report = readJsonFile(ReportPath);
       if (!Report)
         return reportError(Report.takeError());
