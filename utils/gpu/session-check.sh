@@ -66,6 +66,9 @@
 #   templates-bench utils/gpu/templates-bench.sh on bundle/template-bench
 #                   (utils/gpu/templates-bench-prepare.sh, run here): the
 #                   templates at the suite's sizes against bench-refs
+#   new-e2e:F:N     utils/gpu/new-e2e.sh: forge-port new --tune --optimize on
+#                   descriptions F..F+N-1 of its list, measured with the
+#                   library's references
 #   ab              forge-port measure new.cu old.cu --spec spec.json in each
 #                   directory of bundle/ab (utils/bench/rule-ab.py: one rule's
 #                   proposals from this build against an older one's), one
@@ -362,6 +365,15 @@ PY
         > "$out/templates-bench.log" 2>&1
       result templates-bench $?
       cat "$out/template-bench/table.txt"
+      ;;
+    new-e2e:*)
+      # forge-port new end to end on descriptions FIRST..FIRST+COUNT-1 of
+      # utils/gpu/new-e2e.sh's list (step new-e2e:FIRST:COUNT).
+      a="${step#new-e2e:}"
+      bash utils/gpu/new-e2e.sh "$fp" "$out/new-e2e-${a%%:*}" "${a%%:*}" "${a#*:}" \
+        > "$out/new-e2e-${a%%:*}.log" 2>&1
+      result "$step" $?
+      cat "$out/new-e2e-${a%%:*}.log"
       ;;
     *) echo "unknown step '$step'" ;;
   esac

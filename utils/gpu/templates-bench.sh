@@ -17,19 +17,7 @@ dir="${2:?}"
 out="${3:?}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mkdir -p "$out"
-if [ ! -x /tmp/bench-refs ]; then
-  # As utils/bench/run-suite builds it: the references and the worker's
-  # CUPTI timer, linked with cuBLAS and CUPTI.
-  objs=()
-  for s in "$root"/utils/bench/reference/refs_*.cu "$root"/tools/forge-worker/Cupti.cpp; do
-    o=/tmp/tb-$(basename "$s").o
-    nvcc -O3 -std=c++17 -arch=sm_90 -c "$s" -o "$o" & objs+=("$o")
-  done
-  wait
-  cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")"
-  nvcc -arch=sm_90 "${objs[@]}" -L"$cuda/lib64" -L"$cuda/extras/CUPTI/lib64" -lcublas -lcupti \
-    -Xlinker -rpath="$cuda/lib64:$cuda/extras/CUPTI/lib64" -o /tmp/bench-refs || exit 1
-fi
+bash "$root/utils/gpu/build-bench-refs.sh" || exit 1
 # The harnesses built first, in parallel (nvcc's results are cached by
 # content, so the timed runs below only load them).
 while read -r name op sizes; do
