@@ -1,8 +1,8 @@
 //===- CompileCheck.h - nvcc -Xptxas -v over generated text, for the tests -===//
 //
-// Used by ReductionTest, RowSoftmaxTest and HistogramTest: compiles CUDA
-// text for sm_90 with -Werror all-warnings and reads ptxas' report of every
-// kernel (stack frame and spills).
+// Used by the template tests: compiles CUDA text for sm_90 with -Werror
+// all-warnings and reads ptxas' report of every kernel (stack frame, spills
+// and shared memory).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_TEST_UNIT_TEMPLATES_COMPILECHECK_H
@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,13 @@ namespace forge::templates::test {
 struct PtxasKernel {
   std::string Entry; ///< the "Compiling entry function ..." line
   unsigned StackBytes = 0, SpillStores = 0, SpillLoads = 0;
+  unsigned SmemBytes = 0; ///< "N bytes smem" (ptxas omits it when 0)
 };
 
 struct CompileReport {
   bool Ok = false;
   std::string Stderr;
+  std::string Unit; ///< the .cu compiled (kept when the compile fails)
   std::vector<PtxasKernel> Kernels;
 };
 
@@ -58,6 +61,8 @@ inline llvm::Expected<CompileReport> compileForSm90(const build::CudaToolkit &TK
   CompileReport R;
   R.Ok = P->ok();
   R.Stderr = P->Stderr;
+  R.Unit = Unit.str().str();
+  llvm::Regex Smem("([0-9]+) bytes smem");
   llvm::Regex Spill("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes "
                     "spill loads");
   llvm::SmallVector<llvm::StringRef, 64> Lines;
@@ -74,11 +79,27 @@ inline llvm::Expected<CompileReport> compileForSm90(const build::CudaToolkit &TK
       M[2].getAsInteger(10, K.SpillStores);
       M[3].getAsInteger(10, K.SpillLoads);
       R.Kernels.push_back(K);
+    } else if (!R.Kernels.empty() && Smem.match(Line, &M)) {
+      M[1].getAsInteger(10, R.Kernels.back().SmemBytes);
     }
   }
   if (R.Ok)
     llvm::sys::fs::remove_directories(Dir);
   return R;
+}
+
+/// Expects no kernel of Report whose entry line contains Filter to spill
+/// (stores or loads); returns how many kernels it looked at.
+inline unsigned expectNoSpills(const CompileReport &Report, llvm::StringRef Filter = "") {
+  unsigned Count = 0;
+  for (const PtxasKernel &K : Report.Kernels) {
+    if (!llvm::StringRef(K.Entry).contains(Filter))
+      continue;
+    ++Count;
+    EXPECT_EQ(K.SpillStores, 0u) << K.Entry;
+    EXPECT_EQ(K.SpillLoads, 0u) << K.Entry;
+  }
+  return Count;
 }
 
 } // namespace forge::templates::test

@@ -7,16 +7,12 @@
 // compile for sm_90 without spilling.
 //
 //===----------------------------------------------------------------------===//
+#include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/LaunchSpec.h"
-#include "forge/Support/Subprocess.h"
 #include "forge/Templates/Gemm.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 
 using namespace forge;
@@ -316,43 +312,10 @@ TEST(GemmTemplate, ConfigurationsCompileWithoutSpills) {
   R.Name = "d";
   Add(R, {{64, 64, 8, 16, 32, 4, 4, 2}, {64, 64, 16, 32, 32, 4, 8, 2}});
 
-  SmallString<128> Dir;
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-gemm", Dir));
-  SmallString<128> Unit(Dir), Object(Dir);
-  sys::path::append(Unit, "gemm.cu");
-  sys::path::append(Object, "gemm.o");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Unit, EC);
-    ASSERT_FALSE(EC);
-    OS << All;
-  }
-  Expected<SubprocessResult> P = runProgram(
-      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings",
-                     "-Xptxas", "-v", "-c", Unit.str().str(), "-o", Object.str().str()},
-      {600});
+  Expected<test::CompileReport> P = test::compileForSm90(*TK, All, "forge-gemm");
   ASSERT_TRUE(bool(P)) << err(P.takeError());
-  ASSERT_TRUE(P->ok()) << P->Stderr;
-  // "Compiling entry function '_Z1sILi128E...' for 'sm_90'" then
-  // "... N bytes stack frame, N bytes spill stores, N bytes spill loads".
-  Regex Spill("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill "
-              "loads");
-  SmallVector<StringRef, 64> Lines;
-  StringRef(P->Stderr).split(Lines, '\n');
-  unsigned Kernels = 0;
-  std::string Entry;
-  for (StringRef Line : Lines) {
-    if (Line.contains("Compiling entry function"))
-      Entry = Line.str();
-    SmallVector<StringRef, 4> M;
-    if (Spill.match(Line, &M)) {
-      ++Kernels;
-      EXPECT_EQ(M[2], "0") << Entry << "\n" << Line.str();
-      EXPECT_EQ(M[3], "0") << Entry << "\n" << Line.str();
-    }
-  }
-  EXPECT_EQ(Kernels, 8u) << P->Stderr;
-  sys::fs::remove_directories(Dir);
+  ASSERT_TRUE(P->Ok) << P->Stderr;
+  EXPECT_EQ(test::expectNoSpills(*P), 8u) << P->Stderr;
 }
 
 } // namespace

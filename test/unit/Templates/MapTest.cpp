@@ -8,16 +8,12 @@
 // sm_90 without spilling.
 //
 //===----------------------------------------------------------------------===//
+#include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/LaunchSpec.h"
-#include "forge/Support/Subprocess.h"
 #include "forge/Templates/Map.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 #include <set>
 
@@ -371,38 +367,11 @@ TEST(MapTemplate, ConfigurationsCompileWithoutSpills) {
   Add("m4", "fmaf(a, b, c) * d", 4, Scalar::F64, {{256, 8}, {512, 4}, {1024, 2}});
   Add("m1", "expf(a)", 1, Scalar::F32, {{1024, 8}, {128, 1}});
   Add("mh", "a * b + c", 3, Scalar::BF16, {{512, 4}, {128, 8}});
-  SmallString<128> Dir;
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-map", Dir));
-  SmallString<128> Unit(Dir), Object(Dir);
-  sys::path::append(Unit, "maps.cu");
-  sys::path::append(Object, "maps.o");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Unit, EC);
-    ASSERT_FALSE(EC);
-    OS << All;
-  }
-  Expected<SubprocessResult> P = runProgram(
-      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings",
-                     "-Xptxas", "-v", "-c", Unit.str().str(), "-o", Object.str().str()},
-      {600});
+  Expected<test::CompileReport> P = test::compileForSm90(*TK, All, "forge-map");
   ASSERT_TRUE(bool(P)) << err(P.takeError());
-  ASSERT_TRUE(P->ok()) << P->Stderr;
-  Regex Spill("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
-  unsigned Kernels = 0;
-  SmallVector<StringRef, 64> Lines;
-  StringRef(P->Stderr).split(Lines, '\n');
-  for (StringRef Line : Lines) {
-    SmallVector<StringRef, 3> M;
-    if (!Spill.match(Line, &M))
-      continue;
-    ++Kernels;
-    EXPECT_EQ(M[1], "0") << Line.str();
-    EXPECT_EQ(M[2], "0") << Line.str();
-  }
+  ASSERT_TRUE(P->Ok) << P->Stderr;
   // The three wrappers' configurations and the seven explicit ones.
-  EXPECT_EQ(Kernels, 10u) << P->Stderr;
-  sys::fs::remove_directories(Dir);
+  EXPECT_EQ(test::expectNoSpills(*P), 10u) << P->Stderr;
 }
 
 } // namespace

@@ -7,17 +7,13 @@
 // toolkit, that other configurations compile for sm_90 without spilling.
 //
 //===----------------------------------------------------------------------===//
+#include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/LaunchSpec.h"
-#include "forge/Support/Subprocess.h"
 #include "forge/Templates/MergeSort.h"
 #include "forge/Templates/RadixSort.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 
 using namespace forge;
@@ -333,41 +329,11 @@ TEST(SortTemplates, ConfigurationsCompileWithoutSpills) {
   R.Name = "cfg_merge_pairs";
   Add(instantiateMergeSort(R), "unsigned int *, float *, unsigned int *, float *, long long",
       {{128, 23}, {512, 7}});
-  SmallString<128> Dir;
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-sort", Dir));
-  SmallString<128> Unit(Dir), Object(Dir);
-  sys::path::append(Unit, "sort.cu");
-  sys::path::append(Object, "sort.o");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Unit, EC);
-    ASSERT_FALSE(EC);
-    OS << All;
-  }
-  Expected<SubprocessResult> P = runProgram(
-      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings",
-                     "-Xptxas", "-v", "-c", Unit.str().str(), "-o", Object.str().str()},
-      {600});
+  Expected<test::CompileReport> P = test::compileForSm90(*TK, All, "forge-sort");
   ASSERT_TRUE(bool(P)) << err(P.takeError());
-  ASSERT_TRUE(P->ok()) << P->Stderr;
-  Regex Spill("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill "
-              "loads");
-  SmallVector<StringRef, 64> Lines;
-  StringRef(P->Stderr).split(Lines, '\n');
-  unsigned Kernels = 0;
-  std::string Entry;
-  for (StringRef Line : Lines) {
-    if (Line.contains("Compiling entry function"))
-      Entry = Line.str();
-    SmallVector<StringRef, 4> M;
-    if (Spill.match(Line, &M) && Entry.find("cfg_") != std::string::npos) {
-      ++Kernels;
-      EXPECT_EQ(M[2], "0") << Entry << "\n" << Line.str();
-    }
-  }
+  ASSERT_TRUE(P->Ok) << P->Stderr;
   // 11 explicit configurations and the 4 defaults the wrappers launch.
-  EXPECT_EQ(Kernels, 15u) << P->Stderr;
-  sys::fs::remove_directories(Dir);
+  EXPECT_EQ(test::expectNoSpills(*P, "cfg_"), 15u) << P->Stderr;
 }
 
 } // namespace

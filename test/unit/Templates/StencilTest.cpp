@@ -8,17 +8,13 @@
 // shared memory the spec's constraint counts.
 //
 //===----------------------------------------------------------------------===//
+#include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
-#include "forge/Support/Subprocess.h"
 #include "forge/Templates/Stencil.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 
 using namespace forge;
@@ -348,69 +344,40 @@ TEST(StencilTemplate, ConfigurationsCompileWithTheSharedMemoryTheSpecCounts) {
   R.Name = "l9";
   Add(R, {{1024, 1}, {64, 16}});
 
-  SmallString<128> Dir;
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-stencil", Dir));
-  SmallString<128> Unit(Dir), Object(Dir);
-  sys::path::append(Unit, "stencil.cu");
-  sys::path::append(Object, "stencil.o");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Unit, EC);
-    ASSERT_FALSE(EC);
-    OS << All;
-  }
-  Expected<SubprocessResult> P = runProgram(
-      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings",
-                     "-Xptxas", "-v", "-c", Unit.str().str(), "-o", Object.str().str()},
-      {600});
+  Expected<test::CompileReport> P = test::compileForSm90(*TK, All, "forge-stencil");
   ASSERT_TRUE(bool(P)) << err(P.takeError());
-  ASSERT_TRUE(P->ok()) << P->Stderr;
-  // "Compiling entry function '_Z2s7ILi64ELi4ELi8EEvPKfS1_Pfii' for 'sm_90'", then
-  // "N bytes stack frame, N bytes spill stores, ..." and "Used N registers, used 1
-  // barriers, N bytes smem".
-  Regex Spill("([0-9]+) bytes spill stores");
-  Regex Smem("([0-9]+) bytes smem");
-  SmallVector<StringRef, 64> Lines;
-  StringRef(P->Stderr).split(Lines, '\n');
+  ASSERT_TRUE(P->Ok) << P->Stderr;
+  // Each entry ("_Z2s7ILi64ELi4ELi8EEvPKfS1_Pfii") is one of Configs.
   unsigned Seen = 0;
-  const Config *Current = nullptr;
-  for (StringRef Line : Lines) {
-    if (Line.contains("Compiling entry function")) {
-      Current = nullptr;
-      for (const Config &C : Configs) {
-        std::string Mangled = std::to_string(C.Kernel.size()) + C.Kernel + "I";
-        for (int A : C.Args)
-          Mangled += "Li" + std::to_string(A) + "E";
-        if (Line.contains("_Z" + Mangled + "E"))
-          Current = &C;
-      }
-      EXPECT_NE(Current, nullptr) << Line.str();
+  for (const test::PtxasKernel &K : P->Kernels) {
+    const Config *Current = nullptr;
+    for (const Config &C : Configs) {
+      std::string Mangled = std::to_string(C.Kernel.size()) + C.Kernel + "I";
+      for (int A : C.Args)
+        Mangled += "Li" + std::to_string(A) + "E";
+      if (StringRef(K.Entry).contains("_Z" + Mangled + "E"))
+        Current = &C;
+    }
+    EXPECT_NE(Current, nullptr) << K.Entry;
+    if (!Current)
       continue;
+    if (Current->Default) {
+      EXPECT_EQ(K.SpillStores, 0u) << Current->Kernel << " spills: " << K.Entry;
     }
-    SmallVector<StringRef, 2> M;
-    if (Current && Current->Default && Spill.match(Line, &M)) {
-      EXPECT_EQ(M[1], "0") << Current->Kernel << " spills: " << Line.str();
-    }
-    if (Current && Smem.match(Line, &M)) {
-      ++Seen;
-      measure::ValueMap Env;
-      const char *Names1D[] = {"BLOCK", "ITEMS"};
-      const char *Names[] = {"TX", "BY", "OY", "ZC"};
-      for (size_t K = 0; K < Current->Args.size(); ++K)
-        Env[Current->Args.size() == 2 ? Names1D[K] : Names[K]] = Current->Args[K];
-      Expected<measure::IntExpr> E = measure::IntExpr::parse(Current->Shared);
-      ASSERT_TRUE(bool(E)) << err(E.takeError());
-      Expected<int64_t> Want = E->evaluate(Env);
-      ASSERT_TRUE(bool(Want)) << err(Want.takeError());
-      int64_t Got = 0;
-      ASSERT_FALSE(M[1].getAsInteger(10, Got));
-      EXPECT_LE(Got, *Want) << Current->Kernel;
-      EXPECT_GE(Got + 16, *Want) << Current->Kernel;
-    }
+    ++Seen;
+    measure::ValueMap Env;
+    const char *Names1D[] = {"BLOCK", "ITEMS"};
+    const char *Names[] = {"TX", "BY", "OY", "ZC"};
+    for (size_t I = 0; I < Current->Args.size(); ++I)
+      Env[Current->Args.size() == 2 ? Names1D[I] : Names[I]] = Current->Args[I];
+    Expected<measure::IntExpr> E = measure::IntExpr::parse(Current->Shared);
+    ASSERT_TRUE(bool(E)) << err(E.takeError());
+    Expected<int64_t> Want = E->evaluate(Env);
+    ASSERT_TRUE(bool(Want)) << err(Want.takeError());
+    EXPECT_LE(int64_t(K.SmemBytes), *Want) << Current->Kernel;
+    EXPECT_GE(int64_t(K.SmemBytes) + 16, *Want) << Current->Kernel;
   }
   EXPECT_EQ(Seen, Configs.size()) << P->Stderr;
-  if (!HasFailure())
-    sys::fs::remove_directories(Dir);
 }
 
 } // namespace

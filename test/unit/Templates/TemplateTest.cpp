@@ -7,14 +7,11 @@
 // each sample against a CPU reference is test/gpu/templates/).
 //
 //===----------------------------------------------------------------------===//
+#include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/LaunchSpec.h"
-#include "forge/Support/Subprocess.h"
 #include "forge/Templates/Template.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 #include <set>
 
@@ -121,8 +118,6 @@ TEST(TemplateCatalog, EverySampleCompilesWithNvccInOneRun) {
   Expected<build::CudaToolkit> TK = build::CudaToolkit::find();
   if (!TK)
     GTEST_SKIP() << "no CUDA toolkit: " << err(TK.takeError());
-  SmallString<128> Dir;
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-templates", Dir));
   std::string All;
   unsigned Count = 0;
   for (const TemplateInfo &T : templateCatalog())
@@ -132,23 +127,9 @@ TEST(TemplateCatalog, EverySampleCompilesWithNvccInOneRun) {
       All += "// ---- " + R.Name + "\n" + I->Source + "\n";
       ++Count;
     }
-  SmallString<128> Unit(Dir), Object(Dir);
-  sys::path::append(Unit, "all.cu");
-  sys::path::append(Object, "all.o");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Unit, EC);
-    ASSERT_FALSE(EC);
-    OS << All;
-  }
-  Expected<SubprocessResult> R = runProgram(
-      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c",
-                     Unit.str().str(), "-o", Object.str().str()},
-      {600});
+  Expected<test::CompileReport> R = test::compileForSm90(*TK, All, "forge-templates");
   ASSERT_TRUE(bool(R)) << err(R.takeError());
-  EXPECT_TRUE(R->ok()) << Count << " samples in " << Unit.str().str() << ":\n" << R->Stderr;
-  if (R->ok())
-    sys::fs::remove_directories(Dir);
+  EXPECT_TRUE(R->Ok) << Count << " samples in " << R->Unit << ":\n" << R->Stderr;
 }
 
 } // namespace

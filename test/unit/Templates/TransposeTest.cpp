@@ -7,16 +7,12 @@
 // configurations the constraints allow compile for sm_90 without spilling.
 //
 //===----------------------------------------------------------------------===//
+#include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/LaunchSpec.h"
-#include "forge/Support/Subprocess.h"
 #include "forge/Templates/Transpose.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 
 using namespace forge;
@@ -170,37 +166,10 @@ TEST(TransposeTemplate, ConfigurationsCompileWithoutSpills) {
                      R.Name, Tile, Rows, scalarInfo(T).Cuda)
                  .str();
   }
-  SmallString<128> Dir;
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-transpose", Dir));
-  SmallString<128> Unit(Dir), Object(Dir);
-  sys::path::append(Unit, "t.cu");
-  sys::path::append(Object, "t.o");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Unit, EC);
-    ASSERT_FALSE(EC);
-    OS << All;
-  }
-  Expected<SubprocessResult> P = runProgram(
-      TK->NvccPath, {TK->NvccPath, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings",
-                     "-Xptxas", "-v", "-c", Unit.str().str(), "-o", Object.str().str()},
-      {600});
+  Expected<test::CompileReport> P = test::compileForSm90(*TK, All, "forge-transpose");
   ASSERT_TRUE(bool(P)) << err(P.takeError());
-  ASSERT_TRUE(P->ok()) << P->Stderr;
-  Regex Spill("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
-  unsigned Kernels = 0;
-  SmallVector<StringRef, 64> Lines;
-  StringRef(P->Stderr).split(Lines, '\n');
-  for (StringRef Line : Lines) {
-    SmallVector<StringRef, 3> M;
-    if (!Spill.match(Line, &M))
-      continue;
-    ++Kernels;
-    EXPECT_EQ(M[1], "0") << Line.str();
-    EXPECT_EQ(M[2], "0") << Line.str();
-  }
-  EXPECT_EQ(Kernels, 15u) << P->Stderr;
-  sys::fs::remove_directories(Dir);
+  ASSERT_TRUE(P->Ok) << P->Stderr;
+  EXPECT_EQ(test::expectNoSpills(*P), 15u) << P->Stderr;
 }
 
 } // namespace
