@@ -7,7 +7,6 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "forge/Templates/GatherScatter.h"
-#include "KernelName.h"
 #include "TemplateUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"

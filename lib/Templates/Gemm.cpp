@@ -341,10 +341,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB) {4}(
   return S;
 }
 
-bool isIdentifier(StringRef S) {
-  return !S.empty() && !isDigit(S[0]) && all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
-}
-
 } // namespace
 
 GemmConfig defaultGemmConfig(Scalar T) {
@@ -412,9 +408,10 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
                      M, N, K);
   if (R.Batch < 1 || R.Batch > INT_MAX)
     return makeError("the gemm template takes 1 to {0} products, not {1}", INT_MAX, R.Batch);
-  const std::string Name = R.Name.empty() ? "gemm" : R.Name;
-  if (!isIdentifier(Name))
-    return makeError("the gemm template's kernel name '{0}' is not an identifier", Name);
+  Expected<std::string> NameOr = kernelName(R, "gemm");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
   if (Error Err = checkGemmConfig(Cfg, R.Type))
     return std::move(Err);
   const Elem E = elemFor(R.Type);

@@ -190,10 +190,10 @@ Expected<Instance> instantiateHistogram(const Request &R) {
                      TI.Dtype);
   if (R.Bins < 1)
     return makeError("a histogram needs at least 1 bin, not {0}", R.Bins);
-  const std::string Name = R.Name.empty() ? "histogram" : R.Name;
-  if ((!isAlpha(Name[0]) && Name[0] != '_') ||
-      !all_of(Name, [](char C) { return isAlnum(C) || C == '_'; }))
-    return makeError("the histogram's name '{0}' is not a C identifier", Name);
+  Expected<std::string> NameOr = kernelName(R, "histogram");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
 
   const int64_t Bins = R.Bins;
   const bool Shared = Bins <= HistogramMaxSharedBins;

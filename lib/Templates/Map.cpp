@@ -9,7 +9,6 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "forge/Templates/Map.h"
-#include "KernelName.h"
 #include "TemplateUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"

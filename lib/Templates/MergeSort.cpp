@@ -296,7 +296,10 @@ Expected<Instance> instantiateMergeSort(const Request &R) {
   using namespace detail;
   if (Error E = checkSortRequest(R, "the merge sort", "merge", MergeSortMaxKeys))
     return std::move(E);
-  const std::string Name = sortName(R, "merge_sort");
+  Expected<std::string> NameOr = kernelName(R, "merge_sort");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
   const ScalarInfo &K = scalarInfo(R.Type);
   const bool Values = R.ValueType.has_value();
   const int64_t N = R.Shape[0];

@@ -374,7 +374,10 @@ Expected<Instance> instantiateRadixSort(const Request &R) {
   using namespace detail;
   if (Error E = checkSortRequest(R, "the radix sort", "radix", RadixSortMaxKeys))
     return std::move(E);
-  const std::string Name = sortName(R, "radix_sort");
+  Expected<std::string> NameOr = kernelName(R, "radix_sort");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
   const ScalarInfo &K = scalarInfo(R.Type);
   const bool Values = R.ValueType.has_value();
   const int64_t N = R.Shape[0];

@@ -371,11 +371,10 @@ Expected<Instance> instantiateReduction(const Request &R) {
     return makeError("the reduction template reduces with +, *, max, min, argmax or argmin, not "
                      "'{0}'",
                      R.Operator);
-  const std::string Name = R.Name.empty() ? "reduction" : R.Name;
-  if (!isAlpha(Name[0]) && Name[0] != '_')
-    return makeError("the reduction's name '{0}' is not a C identifier", Name);
-  if (!all_of(Name, [](char C) { return isAlnum(C) || C == '_'; }))
-    return makeError("the reduction's name '{0}' is not a C identifier", Name);
+  Expected<std::string> NameOr = kernelName(R, "reduction");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
   if (R.SMs < 1 || R.SMs > ReductionMaxBlocks)
     return makeError("the reduction template needs 1 to {0} SMs, not {1}", ReductionMaxBlocks,
                      R.SMs);

@@ -288,10 +288,10 @@ Expected<Instance> instantiateRowSoftmax(const Request &R) {
     return makeError("the row-softmax template takes int rows and columns (up to {0}), not "
                      "{1} x {2}",
                      INT32_MAX, Rows, Cols);
-  const std::string Name = R.Name.empty() ? "row_softmax" : R.Name;
-  if ((!isAlpha(Name[0]) && Name[0] != '_') ||
-      !all_of(Name, [](char C) { return isAlnum(C) || C == '_'; }))
-    return makeError("the row softmax's name '{0}' is not a C identifier", Name);
+  Expected<std::string> NameOr = kernelName(R, "row_softmax");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
 
   const int Vec = 16 / TI.Bytes;
   // Defaults for the request's cols: a warp per row up to 1024 columns (the

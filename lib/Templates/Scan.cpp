@@ -404,7 +404,10 @@ Expected<Instance> instantiateScan(const Request &R) {
   P.ElementType = T.Cuda.str();
   P.FloatingPoint = T.Floating;
   P.Signed = T.Signed;
-  const std::string Name = R.Name.empty() ? "scan" : R.Name;
+  Expected<std::string> NameOr = kernelName(R, "scan");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
   P.Tag = Name;
   P.In = "in";
   P.Out = "out";

@@ -54,11 +54,6 @@ inline llvm::Error checkSortRequest(const Request &R, llvm::StringRef Template,
   return llvm::Error::success();
 }
 
-/// The kernel name: the request's, or the template's own.
-inline std::string sortName(const Request &R, llvm::StringRef Default) {
-  return R.Name.empty() ? Default.str() : R.Name;
-}
-
 /// `<Name>_to_bits` and `<Name>_from_bits`: a key's order-preserving
 /// unsigned bits (complemented when descending) and back.
 inline std::string sortBitFunctions(const Request &R, llvm::StringRef Name) {

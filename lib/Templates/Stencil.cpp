@@ -721,7 +721,10 @@ Expected<Instance> instantiateStencil(const Request &R) {
                      "{1} do not fit {2} bytes of shared memory",
                      join(map_range(R.Filter, [](int E) { return std::to_string(E); }), "x"),
                      scalarInfo(R.Type).Dtype, SharedLimit);
-  const std::string Name = R.Name.empty() ? "stencil" : R.Name;
+  Expected<std::string> NameOr = detail::kernelName(R, "stencil");
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
 
   std::vector<std::string> How;
   How.push_back(

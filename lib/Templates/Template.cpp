@@ -1,5 +1,6 @@
 //===- Templates/Template.cpp - The templates' vocabulary and dispatch ----===//
 #include "forge/Templates/Template.h"
+#include "TemplateUtil.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/JsonReader.h"
 #include "forge/Templates/Gemm.h"
@@ -214,8 +215,7 @@ Expected<Request> requestFromJson(const Json &J, StringRef Origin) {
   R.Name = In.string(J, "$", "name", false, R.Name);
   R.SMs = (int)In.integer(J, "$", "sms", false, R.SMs);
   R.Description = In.string(J, "$", "description", false, R.Description);
-  if (!R.Name.empty() && (!(isAlpha(R.Name[0]) || R.Name[0] == '_') ||
-                          !all_of(R.Name, [](char C) { return isAlnum(C) || C == '_'; })))
+  if (!R.Name.empty() && !detail::isCIdentifier(R.Name))
     In.fail("$.name", "'" + R.Name + "' is not a C identifier");
   if (R.Border != "clamp" && R.Border != "zero")
     In.fail("$.border", "expected \"clamp\" or \"zero\", got \"" + R.Border + "\"");

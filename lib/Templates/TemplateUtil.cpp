@@ -116,6 +116,18 @@ std::string fileComment(const Request &R, StringRef Template, ArrayRef<std::stri
   return S;
 }
 
+bool isCIdentifier(StringRef S) {
+  return !S.empty() && S.size() <= 200 && !isDigit(S.front()) &&
+         all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
+}
+
+Expected<std::string> kernelName(const Request &R, StringRef Default) {
+  StringRef Name = R.Name.empty() ? Default : StringRef(R.Name);
+  if (!isCIdentifier(Name))
+    return makeError("the kernel's name '{0}' is not a C identifier", Name);
+  return Name.str();
+}
+
 Error checkShape(const Request &R, size_t Rank, StringRef What) {
   if (R.Shape.size() != Rank)
     return makeError("{0} takes {1} extent{2}, not {3}", What, Rank, Rank == 1 ? "" : "s",

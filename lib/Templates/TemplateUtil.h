@@ -41,6 +41,14 @@ Json tunable(llvm::StringRef Name, llvm::ArrayRef<int64_t> Values, int64_t Defau
 std::string fileComment(const Request &R, llvm::StringRef Template,
                         llvm::ArrayRef<std::string> How);
 
+/// Whether S is a C identifier of at most 200 characters (a kernel's name
+/// is written into CUDA text).
+bool isCIdentifier(llvm::StringRef S);
+
+/// The generated kernel's name: R.Name, or Default (the template's own)
+/// when it is empty; an error when it is not a C identifier.
+llvm::Expected<std::string> kernelName(const Request &R, llvm::StringRef Default);
+
 /// The common refusals: a shape of the wrong rank, a non-positive extent.
 llvm::Error checkShape(const Request &R, size_t Rank, llvm::StringRef What);
 

@@ -6,7 +6,6 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "forge/Templates/Transpose.h"
-#include "KernelName.h"
 #include "TemplateUtil.h"
 #include "forge/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -66,7 +66,7 @@ TEST(GemmTemplate, RefusalsSayWhy) {
   R.Batch = 1;
   R.Name = "9lives";
   EXPECT_EQ(err(instantiateGemm(R).takeError()),
-            "the gemm template's kernel name '9lives' is not an identifier");
+            "the kernel's name '9lives' is not a C identifier");
   R.Name.clear();
   R.Kind = OpKind::Scan;
   EXPECT_EQ(err(instantiateGemm(R).takeError()), "the gemm template computes a gemm, not a scan");

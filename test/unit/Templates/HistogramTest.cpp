@@ -61,7 +61,7 @@ TEST(HistogramTemplate, RefusalsSayWhy) {
   R.Shape = {100};
   R.Name = "hist 2";
   EXPECT_EQ(err(instantiateHistogram(R).takeError()),
-            "the histogram's name 'hist 2' is not a C identifier");
+            "the kernel's name 'hist 2' is not a C identifier");
 }
 
 TEST(HistogramTemplate, SpecBinsTunablesAndConstraints) {

@@ -61,10 +61,10 @@ TEST(ReductionTemplate, RefusalsSayWhy) {
   R = reduce("max");
   R.Name = "9lives";
   EXPECT_EQ(err(instantiateReduction(R).takeError()),
-            "the reduction's name '9lives' is not a C identifier");
+            "the kernel's name '9lives' is not a C identifier");
   R.Name = "sum-of";
   EXPECT_EQ(err(instantiateReduction(R).takeError()),
-            "the reduction's name 'sum-of' is not a C identifier");
+            "the kernel's name 'sum-of' is not a C identifier");
   R = reduce("+");
   R.SMs = 0;
   EXPECT_EQ(err(instantiateReduction(R).takeError()),

@@ -60,7 +60,7 @@ TEST(RowSoftmaxTemplate, RefusalsSayWhy) {
   R = softmax(4, 4);
   R.Name = "soft.max";
   EXPECT_EQ(err(instantiateRowSoftmax(R).takeError()),
-            "the row softmax's name 'soft.max' is not a C identifier");
+            "the kernel's name 'soft.max' is not a C identifier");
 }
 
 TEST(RowSoftmaxTemplate, SpecGridFollowsThePath) {
