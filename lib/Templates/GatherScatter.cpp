@@ -134,12 +134,7 @@ inline cudaError_t forge_{1}(const {0} *in, const int *idx, {0} *out, long long 
 {4}cudaStream_t stream = 0) {{
   if (n <= 0)
     return cudaSuccess;
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess)
-    return err;
+{5}
   // The spec's tunables. The grid is computed in the launch, so that values
   // forge-port tune writes here reach it too.
   constexpr int BLOCK = 256, ITEMS = 4, WAVES = 8;
@@ -155,7 +150,8 @@ inline cudaError_t forge_{1}(const {0} *in, const int *idx, {0} *out, long long 
                Gather ? "every idx[i] must lie in [0, n)"
                       : "the idx[i] must be distinct and lie in [0, n)\n// (with duplicates, "
                         "which write lands is unspecified)",
-               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
+               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '),
+               deviceQueryLines())
            .str();
   I.Source = std::move(S);
 

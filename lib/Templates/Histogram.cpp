@@ -139,12 +139,7 @@ inline cudaError_t forge_%N%(
     err = cudaMemsetAsync(bins, 0, %N%_bins * sizeof(unsigned int), stream);
   if (err != cudaSuccess || n <= 0)
     return err;
-  int device = 0, sms = 0;
-  err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess)
-    return err;
+%DEVICE_QUERY%
   const int WAVES = %WAVES%; // the spec's tunable WAVES: blocks per SM
   long long blocks = (long long)sms * WAVES;
   const long long enough = (n + 8191) / 8192;
@@ -154,28 +149,6 @@ inline cudaError_t forge_%N%(
   return cudaGetLastError();
 }
 )";
-
-std::string pickLines(StringRef Text, bool Shared) {
-  std::string S;
-  SmallVector<StringRef, 128> Lines;
-  Text.split(Lines, '\n');
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    StringRef L = Lines[I];
-    if (L == "@SH" || L.consume_front("@SH ")) {
-      if (!Shared)
-        continue;
-      if (L == "@SH")
-        L = "";
-    } else if (L.consume_front("@GL ")) {
-      if (Shared)
-        continue;
-    }
-    S += L.str();
-    if (I + 1 < Lines.size())
-      S += "\n";
-  }
-  return S;
-}
 
 } // namespace
 
@@ -237,10 +210,13 @@ Expected<Instance> instantiateHistogram(const Request &R) {
                 "first for a fresh histogram.");
   std::string S = fileComment(R, "histogram", How);
   S += "#include <cuda_runtime.h>\n#include <cstring>\n";
-  std::string Text = Common + pickLines(Kernel, Shared);
+  // The shared-memory lines (@SH) or the global-atomics ones (@GL).
+  std::string Text =
+      Common + keepMarkedLines(keepMarkedLines(Kernel, "@SH ", Shared), "@GL ", !Shared);
   auto Put = [&](StringRef Key, StringRef Value) { Text = replaceAll(Text, Key, Value); };
   Put("%COPIESDESC%", Shared ? formatv(", {0} copies of the bins per block", Copies).str()
                              : std::string(", global atomics"));
+  Put("%DEVICE_QUERY%", deviceQueryLines("", /*ErrDeclared=*/true));
   Put("%MAXCOPIES%", std::to_string(MaxCopies));
   Put("%RANGE%", Range);
   Put("%UT%", UT);

@@ -579,12 +579,7 @@ inline cudaError_t forge_{1}({2},
 {5}{0} *out, long long n, cudaStream_t stream = 0) {{
   if (n <= 0)
     return cudaSuccess;
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess)
-    return err;
+{6}
   // The spec's tunables. The grid is computed in the launch, so that values
   // forge-port tune writes here reach it too.
   constexpr int BLOCK = 256, ITEMS = 4, WAVES = 8;
@@ -597,7 +592,8 @@ inline cudaError_t forge_{1}({2},
   return cudaGetLastError();
 }
 )",
-               T, Name, WrapParams, M->Text, join(Ins, ", "), std::string(Name.size() + 26, ' '))
+               T, Name, WrapParams, M->Text, join(Ins, ", "), std::string(Name.size() + 26, ' '),
+               deviceQueryLines())
            .str();
   I.Source = std::move(S);
 

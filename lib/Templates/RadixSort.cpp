@@ -354,14 +354,7 @@ inline cudaError_t forge_@N(@PARAMS, void *scratch, size_t scratch_bytes,
     return cudaErrorInvalidValue;
   if (n == 0)
     return cudaSuccess;
-  int device = 0, sms = 0, per_sm = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, @N<@B, @I>, @B, 0);
-  if (err != cudaSuccess)
-    return err;
+@DEVICE_QUERY
   // The resident blocks: each loops over work items (any grid is correct).
   @N<@B, @I><<<sms * (per_sm > 0 ? per_sm : 1), @B, 0, stream>>>(@ARGS, (unsigned int *)scratch, n);
   return cudaGetLastError();
@@ -383,7 +376,8 @@ Expected<Instance> instantiateRadixSort(const Request &R) {
   const int64_t N = R.Shape[0];
 
   auto Fill = [&](StringRef Text) {
-    std::string S = keepValueLines(Text, Values);
+    std::string S = keepMarkedLines(Text, "@V", Values);
+    S = replaceAll(S, "@DEVICE_QUERY", deviceQueryLines("@N<@B, @I>, @B"));
     S = replaceAll(S, "@PARAMS", sortArrayParams(R));
     S = replaceAll(S, "@ARGS", sortArrayArgs(R));
     S = replaceAll(S, "@MAX", std::to_string(RadixSortMaxKeys));

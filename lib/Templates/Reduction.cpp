@@ -302,12 +302,7 @@ const char *const Wrapper = R"(
 inline cudaError_t forge_%N%(
 @VAL     const %T% *in, %T% *out, long long n, cudaStream_t stream = 0) {
 @ARG     const %T% *in, %T% *value, long long *index, long long n, cudaStream_t stream = 0) {
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess)
-    return err;
+%DEVICE_QUERY%
   const int WAVES = %WAVES%; // the spec's tunable WAVES: blocks per SM
   long long blocks = (long long)sms * WAVES;
   const long long enough = (n + 2047) / 2048;
@@ -318,28 +313,6 @@ inline cudaError_t forge_%N%(
   return cudaGetLastError();
 }
 )";
-
-/// Text keeping the @ARG or the @VAL lines (without their marker) and
-/// dropping the others.
-std::string pickLines(StringRef Text, bool Arg) {
-  std::string S;
-  SmallVector<StringRef, 128> Lines;
-  Text.split(Lines, '\n');
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    StringRef L = Lines[I];
-    if (L.consume_front("@ARG ")) {
-      if (!Arg)
-        continue;
-    } else if (L.consume_front("@VAL ")) {
-      if (Arg)
-        continue;
-    }
-    S += L.str();
-    if (I + 1 < Lines.size())
-      S += "\n";
-  }
-  return S;
-}
 
 } // namespace
 
@@ -507,13 +480,18 @@ Expected<Instance> instantiateReduction(const Request &R) {
   } else {
     S += subst(Helpers, X);
   }
-  S += subst(pickLines(Kernel, X.Arg), X);
+  // The argmin/argmax lines (@ARG) or the value-only ones (@VAL).
+  auto Pick = [&](StringRef Text) {
+    return detail::keepMarkedLines(detail::keepMarkedLines(Text, "@ARG ", X.Arg), "@VAL ", !X.Arg);
+  };
+  S += subst(Pick(Kernel), X);
   const int Block = 256, Items = 4, Waves = 8;
-  std::string W = pickLines(Wrapper, X.Arg);
+  std::string W = Pick(Wrapper);
   W = detail::replaceAll(W, "%WHERE%", X.Arg ? "value[0] and index[0]" : "out[0]");
   W = detail::replaceAll(W, "%BLOCK%", std::to_string(Block));
   W = detail::replaceAll(W, "%ITEMS%", std::to_string(Items));
   W = detail::replaceAll(W, "%WAVES%", std::to_string(Waves));
+  W = detail::replaceAll(W, "%DEVICE_QUERY%", detail::deviceQueryLines());
   W = detail::replaceAll(W, "%TITLE%", Title);
   S += subst(W, X);
   I.Source = std::move(S);

@@ -447,12 +447,7 @@ Expected<Instance> instantiateScan(const Request &R) {
 // scans everything once).
 inline cudaError_t forge_{1}(const {0} *in, {0} *out, long long n,
                               cudaStream_t stream = 0) {
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess)
-    return err;
+{2}
   // The spec's tunables, by name (forge-port tune writes its choice here).
   const int BLOCK = 512;
   const int WAVES = 4;
@@ -460,7 +455,7 @@ inline cudaError_t forge_{1}(const {0} *in, {0} *out, long long n,
   return cudaGetLastError();
 }
 )",
-               T.Cuda, Name)
+               T.Cuda, Name, deviceQueryLines())
            .str();
   I.Source = std::move(S);
   I.Spec = {{"kernel", Name},

@@ -125,26 +125,6 @@ inline Json sortArgNames(const Request &R) {
                      : Json::array({"keys", "keys_tmp"});
 }
 
-/// Text with its value-only lines (those starting "@V") kept, without the
-/// marker, when the sort has values, and dropped when it has none.
-inline std::string keepValueLines(llvm::StringRef Text, bool Values) {
-  std::string Out;
-  llvm::SmallVector<llvm::StringRef, 256> Lines;
-  Text.split(Lines, '\n');
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    llvm::StringRef L = Lines[I];
-    if (L.starts_with("@V")) {
-      if (!Values)
-        continue;
-      L = L.drop_front(2);
-    }
-    Out += L.str();
-    if (I + 1 < Lines.size())
-      Out += "\n";
-  }
-  return Out;
-}
-
 /// A sample request of a sort template.
 inline Request sortSample(llvm::StringRef Name, llvm::StringRef Algorithm, Scalar Key,
                           int64_t N, bool Descending = false,

@@ -116,6 +116,41 @@ std::string fileComment(const Request &R, StringRef Template, ArrayRef<std::stri
   return S;
 }
 
+std::string keepMarkedLines(StringRef Text, StringRef Marker, bool Keep) {
+  std::string Out;
+  SmallVector<StringRef, 256> Lines;
+  Text.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I];
+    const bool Alone = L.rtrim() == Marker.rtrim();
+    if (Alone || L.consume_front(Marker)) {
+      if (!Keep)
+        continue;
+      if (Alone)
+        L = "";
+    }
+    Out += L.str();
+    if (I + 1 < Lines.size())
+      Out += "\n";
+  }
+  return Out;
+}
+
+std::string deviceQueryLines(StringRef OccupancyOf, bool ErrDeclared) {
+  std::string S = OccupancyOf.empty() ? "  int device = 0, sms = 0;\n"
+                                      : "  int device = 0, sms = 0, per_sm = 0;\n";
+  S += ErrDeclared ? "  err = cudaGetDevice(&device);\n"
+                   : "  cudaError_t err = cudaGetDevice(&device);\n";
+  S += "  if (err == cudaSuccess)\n"
+       "    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);\n";
+  if (!OccupancyOf.empty())
+    S += "  if (err == cudaSuccess)\n"
+         "    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, " +
+         OccupancyOf.str() + ", 0);\n";
+  return S + "  if (err != cudaSuccess)\n"
+             "    return err;";
+}
+
 bool isCIdentifier(StringRef S) {
   return !S.empty() && S.size() <= 200 && !isDigit(S.front()) &&
          all_of(S, [](char C) { return isAlnum(C) || C == '_'; });

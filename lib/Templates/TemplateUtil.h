@@ -49,6 +49,19 @@ bool isCIdentifier(llvm::StringRef S);
 /// when it is empty; an error when it is not a C identifier.
 llvm::Expected<std::string> kernelName(const Request &R, llvm::StringRef Default);
 
+/// Text whose lines that begin with Marker are kept, without the marker,
+/// when Keep (a line that is Marker alone, trailing blanks aside, becomes an
+/// empty line) and dropped otherwise. Other lines stay as they are.
+std::string keepMarkedLines(llvm::StringRef Text, llvm::StringRef Marker, bool Keep);
+
+/// A host wrapper's device query, as CUDA lines indented two spaces (no
+/// final newline): `device` and `sms`, the current device and its SM
+/// count, and with OccupancyOf (a kernel and its block size, "k<256, 8>,
+/// 256") `per_sm`, that kernel's resident blocks per SM; the wrapper
+/// returns the first failing call's error. With ErrDeclared the wrapper has
+/// declared `cudaError_t err` before these lines.
+std::string deviceQueryLines(llvm::StringRef OccupancyOf = "", bool ErrDeclared = false);
+
 /// The common refusals: a shape of the wrong rank, a non-positive extent.
 llvm::Error checkShape(const Request &R, size_t Rank, llvm::StringRef What);
 
