@@ -38,10 +38,7 @@ Expected<Instance> instantiateIndexed(const Request &R, bool Gather) {
                      : R.Type == Scalar::BF16 ? "#include <cuda_bf16.h>\n"
                                               : "";
 
-  Instance I;
-  I.Template = What;
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance(What, Name);
   std::vector<std::string> How;
   if (Gather)
     How = {"out[i] = in[idx[i]] for every i < n. A grid-stride loop hands each block BLOCK * "

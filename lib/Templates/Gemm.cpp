@@ -417,10 +417,7 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
   const Elem E = elemFor(R.Type);
   const bool Batched = R.Batch > 1;
 
-  Instance I;
-  I.Template = "gemm";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("gemm", Name);
   std::string S = fileComment(
       R, "gemm",
       {formatv("Tiled on the FMA units (no tensor cores): a block computes a BM x BN tile of C, "

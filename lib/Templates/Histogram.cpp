@@ -190,10 +190,7 @@ Expected<Instance> instantiateHistogram(const Request &R) {
   else
     Range = "one of " + std::to_string(Bins) + " or more";
 
-  Instance I;
-  I.Template = "histogram";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("histogram", Name);
   std::vector<std::string> How;
   if (Shared)
     How.push_back("Shared-memory privatisation: each block counts into COPIES copies of the bins "

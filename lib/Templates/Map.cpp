@@ -439,10 +439,7 @@ Expected<Instance> instantiateMap(const Request &R) {
   };
   const bool Converts = !A->ToCompute.empty();
 
-  Instance I;
-  I.Template = "map";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("map", Name);
   std::string S = fileComment(
       R, "map",
       {formatv("out[i] = {0} for every i < n{1}. A grid-stride loop hands each block BLOCK * "

@@ -298,23 +298,14 @@ Expected<Instance> instantiateMergeSort(const Request &R) {
   const int64_t N = R.Shape[0];
 
   auto Fill = [&](StringRef Text) {
-    std::string S = keepMarkedLines(Text, "@V", Values);
-    S = replaceAll(S, "@DEVICE_QUERY", deviceQueryLines("@N<@B, @I>, @B"));
-    S = replaceAll(S, "@PARAMS", sortArrayParams(R));
-    S = replaceAll(S, "@ARGS", sortArrayArgs(R));
-    S = replaceAll(S, "@VPARAMS",
-                   Values ? ",\n    const unsigned int *s_values, unsigned int (&value)[ITEMS]" : "");
+    std::string S = replaceAll(
+        Text.str(), "@VPARAMS",
+        Values ? ",\n    const unsigned int *s_values, unsigned int (&value)[ITEMS]" : "");
     S = replaceAll(S, "@VARGS", Values ? ", s_values, value" : "");
-    S = replaceAll(S, "@MAX", std::to_string(MergeSortMaxKeys));
-    S = replaceAll(S, "@B", std::to_string(DefaultBlock));
-    S = replaceAll(S, "@I", std::to_string(DefaultItems));
-    return replaceAll(S, "@N", Name);
+    return fillSortText(S, R, Name, MergeSortMaxKeys, DefaultBlock, DefaultItems);
   };
 
-  Instance I;
-  I.Template = "merge-sort";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("merge-sort", Name);
   std::string S = fileComment(
       R, "merge-sort",
       {"A stable merge sort in ONE launch. Phase 0 sorts tiles of BLOCK * ITEMS keys inside the "

@@ -376,20 +376,10 @@ Expected<Instance> instantiateRadixSort(const Request &R) {
   const int64_t N = R.Shape[0];
 
   auto Fill = [&](StringRef Text) {
-    std::string S = keepMarkedLines(Text, "@V", Values);
-    S = replaceAll(S, "@DEVICE_QUERY", deviceQueryLines("@N<@B, @I>, @B"));
-    S = replaceAll(S, "@PARAMS", sortArrayParams(R));
-    S = replaceAll(S, "@ARGS", sortArrayArgs(R));
-    S = replaceAll(S, "@MAX", std::to_string(RadixSortMaxKeys));
-    S = replaceAll(S, "@B", std::to_string(defaultBlock(Values)));
-    S = replaceAll(S, "@I", std::to_string(DefaultItems));
-    return replaceAll(S, "@N", Name);
+    return fillSortText(Text, R, Name, RadixSortMaxKeys, defaultBlock(Values), DefaultItems);
   };
 
-  Instance I;
-  I.Template = "radix-sort";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("radix-sort", Name);
   std::string S = fileComment(
       R, "radix-sort",
       {"A stable LSD radix sort in the style of Onesweep (Adinets and Merrill, 2022), in ONE "

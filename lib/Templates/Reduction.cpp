@@ -433,10 +433,7 @@ Expected<Instance> instantiateReduction(const Request &R) {
   }
   }
 
-  Instance I;
-  I.Template = "reduction";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("reduction", Name);
   std::vector<std::string> How = {
       "One launch, one pass over the input. Each thread folds a grid-stride share: the elements "
       "before the input's first 16-byte boundary (the address is checked at run time), then "

@@ -322,10 +322,7 @@ Expected<Instance> instantiateRowSoftmax(const Request &R) {
   const std::string FromF = R.Type == Scalar::F16    ? "__float2half_rn"
                             : R.Type == Scalar::BF16 ? "__float2bfloat16_rn"
                                                      : "";
-  Instance I;
-  I.Template = "row-softmax";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("row-softmax", Name);
   std::vector<std::string> How = {
       "One launch, three paths chosen by cols at run time: up to 32 * WARP_ITEMS columns a warp "
       "per row (the row read once into registers, shuffle reductions for the maximum and the "

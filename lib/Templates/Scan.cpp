@@ -425,10 +425,7 @@ Expected<Instance> instantiateScan(const Request &R) {
     return makeError("the scan template scans at most {0} elements in one launch, not {1}",
                      (int64_t)P.MaxTiles * 128 * P.Items, N);
 
-  Instance I;
-  I.Template = "scan";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("scan", Name);
   std::string S = fileComment(
       R, "scan",
       {"One pass with a decoupled look-back (Merrill and Garland, 2016): blocks take tiles of "

@@ -125,6 +125,22 @@ inline Json sortArgNames(const Request &R) {
                      : Json::array({"keys", "keys_tmp"});
 }
 
+/// A piece of a sort template's text with its value-only lines (@V) kept
+/// when the sort has values and its common placeholders filled: the
+/// wrapper's @DEVICE_QUERY, @PARAMS and @ARGS (the arrays), @MAX (MaxKeys),
+/// @B and @I (the default block and items) and, last, @N (the name).
+inline std::string fillSortText(llvm::StringRef Text, const Request &R, llvm::StringRef Name,
+                                int64_t MaxKeys, int Block, int Items) {
+  std::string S = keepMarkedLines(Text, "@V", R.ValueType.has_value());
+  S = replaceAll(S, "@DEVICE_QUERY", deviceQueryLines("@N<@B, @I>, @B"));
+  S = replaceAll(S, "@PARAMS", sortArrayParams(R));
+  S = replaceAll(S, "@ARGS", sortArrayArgs(R));
+  S = replaceAll(S, "@MAX", std::to_string(MaxKeys));
+  S = replaceAll(S, "@B", std::to_string(Block));
+  S = replaceAll(S, "@I", std::to_string(Items));
+  return replaceAll(S, "@N", Name);
+}
+
 /// A sample request of a sort template.
 inline Request sortSample(llvm::StringRef Name, llvm::StringRef Algorithm, Scalar Key,
                           int64_t N, bool Descending = false,

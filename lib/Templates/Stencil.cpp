@@ -754,10 +754,7 @@ Expected<Instance> instantiateStencil(const Request &R) {
   How.push_back("The template arguments are the tunables of the spec; the wrapper launches the "
                 "defaults.");
 
-  Instance I;
-  I.Template = "stencil";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = detail::startInstance("stencil", Name);
   std::string Src = detail::fileComment(R, "stencil", How);
   Src += "#include <cuda_runtime.h>\n\n";
   Src += commonText(S, Name);

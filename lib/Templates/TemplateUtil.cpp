@@ -151,6 +151,14 @@ std::string deviceQueryLines(StringRef OccupancyOf, bool ErrDeclared) {
              "    return err;";
 }
 
+Instance startInstance(StringRef Template, StringRef Kernel) {
+  Instance I;
+  I.Template = Template.str();
+  I.Kernel = Kernel.str();
+  I.Wrapper = "forge_" + Kernel.str();
+  return I;
+}
+
 bool isCIdentifier(StringRef S) {
   return !S.empty() && S.size() <= 200 && !isDigit(S.front()) &&
          all_of(S, [](char C) { return isAlnum(C) || C == '_'; });

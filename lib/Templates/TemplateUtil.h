@@ -62,6 +62,10 @@ std::string keepMarkedLines(llvm::StringRef Text, llvm::StringRef Marker, bool K
 /// declared `cudaError_t err` before these lines.
 std::string deviceQueryLines(llvm::StringRef OccupancyOf = "", bool ErrDeclared = false);
 
+/// An instance of Template whose kernel is Kernel and whose host wrapper
+/// is forge_<Kernel>; the caller fills in the rest.
+Instance startInstance(llvm::StringRef Template, llvm::StringRef Kernel);
+
 /// The common refusals: a shape of the wrong rank, a non-positive extent.
 llvm::Error checkShape(const Request &R, size_t Rank, llvm::StringRef What);
 

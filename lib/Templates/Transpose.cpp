@@ -39,10 +39,7 @@ Expected<Instance> instantiateTranspose(const Request &R) {
                      : R.Type == Scalar::BF16 ? "#include <cuda_bf16.h>\n"
                                               : "";
 
-  Instance I;
-  I.Template = "transpose";
-  I.Kernel = Name;
-  I.Wrapper = "forge_" + Name;
+  Instance I = startInstance("transpose", Name);
   std::string S = fileComment(
       R, "transpose",
       {"out[c * rows + r] = in[r * cols + c] for a row-major rows x cols in. A block of TILE x "
