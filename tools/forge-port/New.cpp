@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
@@ -85,6 +86,26 @@ Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args) {
     return makeError("forge-port {0}: {1}", Args.front(), Msg);
   return RC;
 }
+/// The tune report's speed-up over the original when it is below 1 beyond
+/// its noise (the written values are slower than the defaults); none
+/// otherwise.
+Expected<std::optional<double>> slowerThanDefaults(StringRef ReportPath) {
+  Expected<Json> Report = readJsonFile(ReportPath);
+  if (!Report)
+    return Report.takeError();
+  auto Targets = Report->find("targets");
+  if (Targets == Report->end() || !Targets->is_array() || Targets->empty())
+    return std::nullopt;
+  const Json &T = (*Targets)[0];
+  if (!T.contains("speedup") || !T["speedup"].is_number() || !T.contains("noise") ||
+      !T["noise"].is_number())
+    return std::nullopt;
+  double Speedup = T["speedup"].get<double>(), Noise = T["noise"].get<double>();
+  if (Speedup > 0 && Speedup < 1 - Noise)
+    return Speedup;
+  return std::nullopt;
+}
+
 /// Sets the defaults of SpecPath's tunables to the values the tune report
 /// at ReportPath chose (its first target's).
 Error adoptTunedDefaults(StringRef ReportPath, StringRef SpecPath) {
@@ -245,6 +266,19 @@ int forge::tool::runNew(const Invocation &Inv) {
     std::string ReportPath =
         Step[std::find(Step.begin(), Step.end(), "--report") - Step.begin() + 1];
     if (!IsOptimize) {
+      Expected<std::optional<double>> Slower = slowerThanDefaults(ReportPath);
+      if (!Slower)
+        return reportError(Slower.takeError());
+      if (*Slower) {
+        // The sweep's best was slower than the template's defaults in the
+        // final check (a random sample need not hold them): keep those.
+        if (Error E = writeFileAtomically(R->OutPath, R->Inst.Source))
+          return reportError(std::move(E));
+        outs() << formatv("kept:       the template's defaults: tune's best measured {0:F3}x "
+                          "of them; {1} is as generated ({2}: the report)\n",
+                          **Slower, R->OutPath, ReportPath);
+        continue;
+      }
       // The tuned values are in the source's launch now; the spec's
       // defaults follow, so that measuring the file with its spec (and the
       // optimisation loop after this) runs what the file launches.

@@ -102,6 +102,12 @@ TEST(TemplateCatalog, EverySampleInstantiatesWithASpecTheParserAccepts) {
       Expected<measure::LaunchSpec> S = measure::parseLaunchSpec(I->Spec, R.Name + ".json");
       ASSERT_TRUE(bool(S)) << err(S.takeError()) << "\n" << I->Spec.dump(2);
       EXPECT_EQ(S->Kernel, I->Kernel);
+      // Every configuration's outputs are compared with the reference's:
+      // no buffer may change size with a tunable.
+      for (const measure::Buffer &B : S->Buffers)
+        for (const std::string &Id : B.Count.identifiers())
+          EXPECT_EQ(S->findTunable(Id), nullptr)
+              << "the count of '" << B.Name << "' depends on the tunable " << Id;
       // The spec's geometry evaluates at its defaults.
       auto G = S->geometry({});
       EXPECT_TRUE(bool(G)) << (G ? "" : err(G.takeError()));
