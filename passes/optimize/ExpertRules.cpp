@@ -37,6 +37,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createHistogramPrivatizeRule},
       {"scan-template", "a recognised prefix scan replaced by the one-pass look-back scan template",
        createScanTemplateRule},
+      {"sort-template", "a kernel with a sort's contract replaced by the radix sort template",
+       createSortTemplateRule},
   };
   return Rules;
 }

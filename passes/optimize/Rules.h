@@ -26,6 +26,7 @@ std::unique_ptr<ExpertRule> createTransposeTileRule();
 std::unique_ptr<ExpertRule> createCoalescedRemapRule();
 std::unique_ptr<ExpertRule> createHistogramPrivatizeRule();
 std::unique_ptr<ExpertRule> createScanTemplateRule();
+std::unique_ptr<ExpertRule> createSortTemplateRule();
 std::unique_ptr<ExpertRule> createWarpAxisRule();
 } // namespace forge::passes
 
