@@ -69,6 +69,9 @@
 #   new-e2e:F:N     utils/gpu/new-e2e.sh: forge-port new --tune --optimize on
 #                   descriptions F..F+N-1 of its list, measured with the
 #                   library's references
+#   sort-template   test/gpu/rules/sort-template.test by hand: the suite's
+#                   sorts replaced by the radix sort template, measured
+#                   against the originals at 1000003 keys
 #   ab              forge-port measure new.cu old.cu --spec spec.json in each
 #                   directory of bundle/ab (utils/bench/rule-ab.py: one rule's
 #                   proposals from this build against an older one's), one
@@ -374,6 +377,21 @@ PY
         > "$out/new-e2e-${a%%:*}.log" 2>&1
       result "$step" $?
       cat "$out/new-e2e-${a%%:*}.log"
+      ;;
+    sort-template)
+      # test/gpu/rules/sort-template.test by hand (no lit there).
+      st="$out/sort-template" && mkdir -p "$st"
+      r=0
+      for k in radix merge; do
+        sed 's/"N": 16777216/"N": 1000003/' "utils/bench/kernels/${k}_sort.json" > "$st/$k.json"
+        "$fp" propose "utils/bench/kernels/${k}_sort.cu" --kernel "${k}_sort" --spec "$st/$k.json" \
+          --rules=sort-template -o "$st/${k}_tpl.cu" 2> "$st/$k.propose.err" || r=1
+        "$fp" measure "utils/bench/kernels/${k}_sort.cu" "$st/${k}_tpl.cu" --spec "$st/$k.json" \
+          > "$st/$k.measure.txt" 2>&1 || r=1
+        grep -E "^(ref|c1) " "$st/$k.measure.txt"
+        grep -Eq "^c1 +${k}_tpl.cu .* ok +" "$st/$k.measure.txt" || r=1
+      done
+      result sort-template $r
       ;;
     *) echo "unknown step '$step'" ;;
   esac
