@@ -1,6 +1,7 @@
 //===- Templates/Embed.cpp - A template inside another kernel -------------===//
 #include "forge/Templates/Embed.h"
 #include "forge/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
 
 using namespace llvm;
@@ -26,6 +27,14 @@ Expected<std::string> embeddableBody(const Instance &I) {
       break;
   }
   S.resize(Cut);
+  // The includes are the caller's: a kernel file compiled by nvcc has
+  // cuda_runtime.h already, and an edit may not add directives (the edit
+  // check refuses them).
+  std::string Kept;
+  for (StringRef Line : split(StringRef(S), '\n'))
+    if (!Line.ltrim().starts_with("#include"))
+      Kept += Line.str() + "\n";
+  S = Kept.substr(0, Kept.size() - 1);
   // The kernel's head: `__global__ void [__launch_bounds__(...)] K(`, the
   // launch bounds' parentheses balanced (they may nest).
   auto HeadAt = [&](size_t From, size_t &Len) -> size_t {

@@ -20,7 +20,10 @@
 namespace forge::templates {
 
 /// I's file without its host wrapper (the inline functions that launch the
-/// kernel, and the comment above them), its kernel rewritten as
+/// kernel, and the comment above them) and without its #include lines (the
+/// caller's file has what nvcc gives every .cu; a template of __half or
+/// __nv_bfloat16 needs the caller to have their headers), its kernel
+/// rewritten as
 /// `__device__ __forceinline__ void <Kernel>_body(...)` (template
 /// parameters kept, __launch_bounds__ dropped). Fails when the text does
 /// not have that shape (no single __global__ definition of I.Kernel, or no
