@@ -277,8 +277,11 @@ inline cudaError_t forge_@N(@PARAMS, void *scratch, size_t scratch_bytes,
   if (n == 0)
     return cudaSuccess;
 @DEVICE_QUERY
-  // The resident blocks: each loops over work items (any grid is correct).
-  @N<@B, @I><<<sms * (per_sm > 0 ? per_sm : 1), @B, 0, stream>>>(@ARGS, n);
+  // WAVES blocks per SM, the spec's tunable (forge-port tune writes its
+  // choice here); the default is what an SM holds at once. Each block
+  // loops over work items, so any grid is correct.
+  const int WAVES = @WAVES;
+  @N<@B, @I><<<sms * WAVES, @B, 0, stream>>>(@ARGS, n);
   return cudaGetLastError();
 }
 )";
@@ -302,7 +305,7 @@ Expected<Instance> instantiateMergeSort(const Request &R) {
         Text.str(), "@VPARAMS",
         Values ? ",\n    const unsigned int *s_values, unsigned int (&value)[ITEMS]" : "");
     S = replaceAll(S, "@VARGS", Values ? ", s_values, value" : "");
-    return fillSortText(S, R, Name, MergeSortMaxKeys, DefaultBlock, DefaultItems);
+    return fillSortText(S, R, Name, MergeSortMaxKeys, DefaultBlock, DefaultItems, DefaultWaves);
   };
 
   Instance I = startInstance("merge-sort", Name);

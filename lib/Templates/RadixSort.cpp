@@ -355,8 +355,11 @@ inline cudaError_t forge_@N(@PARAMS, void *scratch, size_t scratch_bytes,
   if (n == 0)
     return cudaSuccess;
 @DEVICE_QUERY
-  // The resident blocks: each loops over work items (any grid is correct).
-  @N<@B, @I><<<sms * (per_sm > 0 ? per_sm : 1), @B, 0, stream>>>(@ARGS, (unsigned int *)scratch, n);
+  // WAVES blocks per SM, the spec's tunable (forge-port tune writes its
+  // choice here); the default is what an SM holds at once. Each block
+  // loops over work items, so any grid is correct.
+  const int WAVES = @WAVES;
+  @N<@B, @I><<<sms * WAVES, @B, 0, stream>>>(@ARGS, (unsigned int *)scratch, n);
   return cudaGetLastError();
 }
 )";
@@ -376,7 +379,8 @@ Expected<Instance> instantiateRadixSort(const Request &R) {
   const int64_t N = R.Shape[0];
 
   auto Fill = [&](StringRef Text) {
-    return fillSortText(Text, R, Name, RadixSortMaxKeys, defaultBlock(Values), DefaultItems);
+    return fillSortText(Text, R, Name, RadixSortMaxKeys, defaultBlock(Values), DefaultItems,
+                        DefaultWaves);
   };
 
   Instance I = startInstance("radix-sort", Name);

@@ -128,11 +128,13 @@ inline Json sortArgNames(const Request &R) {
 /// A piece of a sort template's text with its value-only lines (@V) kept
 /// when the sort has values and its common placeholders filled: the
 /// wrapper's @DEVICE_QUERY, @PARAMS and @ARGS (the arrays), @MAX (MaxKeys),
-/// @B and @I (the default block and items) and, last, @N (the name).
+/// @B and @I (the default block and items), @WAVES (the default blocks
+/// per SM) and, last, @N (the name).
 inline std::string fillSortText(llvm::StringRef Text, const Request &R, llvm::StringRef Name,
-                                int64_t MaxKeys, int Block, int Items) {
+                                int64_t MaxKeys, int Block, int Items, int Waves) {
   std::string S = keepMarkedLines(Text, "@V", R.ValueType.has_value());
-  S = replaceAll(S, "@DEVICE_QUERY", deviceQueryLines("@N<@B, @I>, @B"));
+  S = replaceAll(S, "@DEVICE_QUERY", deviceQueryLines(""));
+  S = replaceAll(S, "@WAVES", std::to_string(Waves));
   S = replaceAll(S, "@PARAMS", sortArrayParams(R));
   S = replaceAll(S, "@ARGS", sortArrayArgs(R));
   S = replaceAll(S, "@MAX", std::to_string(MaxKeys));

@@ -192,7 +192,9 @@ TEST(SortTemplates, RadixText) {
   EXPECT_TRUE(has(T, "template <int BLOCK, int ITEMS>\n__global__ void __launch_bounds__(BLOCK)\n"
                      "    rs(unsigned int *keys, unsigned int *keys_tmp, unsigned int *scratch, "
                      "long long n)"));
-  EXPECT_TRUE(has(T, "rs<384, 16><<<sms * (per_sm > 0 ? per_sm : 1), 384, 0, stream>>>(keys, "
+  // WAVES spelt as a constant of that name, so that tune writes back its
+  // choice (the grid is the spec's SMS * WAVES).
+  EXPECT_TRUE(has(T, "  const int WAVES = 2;\n  rs<384, 16><<<sms * WAVES, 384, 0, stream>>>(keys, "
                      "keys_tmp, (unsigned int *)scratch, n);"));
   EXPECT_TRUE(has(T, "inline cudaError_t forge_rs(unsigned int *keys, unsigned int *keys_tmp, "
                      "void *scratch, size_t scratch_bytes,\n                            long "
@@ -251,7 +253,7 @@ TEST(SortTemplates, MergeText) {
   EXPECT_TRUE(has(T, "template <int BLOCK, int ITEMS>\n__global__ void __launch_bounds__(BLOCK) "
                      "ms(float *keys, float *values, float *keys_tmp, float *values_tmp, long "
                      "long n)"));
-  EXPECT_TRUE(has(T, "ms<256, 15><<<sms * (per_sm > 0 ? per_sm : 1), 256, 0, stream>>>(keys, "
+  EXPECT_TRUE(has(T, "  const int WAVES = 4;\n  ms<256, 15><<<sms * WAVES, 256, 0, stream>>>(keys, "
                      "values, keys_tmp, values_tmp, n);"));
   // The same wrapper signature as the radix sort's.
   EXPECT_TRUE(has(T, "inline cudaError_t forge_ms(float *keys, float *values, float *keys_tmp, "
