@@ -60,6 +60,21 @@ unsigned lineStart(StringRef Source, unsigned Offset) {
   return NL == StringRef::npos ? 0 : unsigned(NL + 1);
 }
 
+Expected<KernelBodySite> kernelBodySite(const RuleInput &In, const FunctionDecl &K,
+                                        const CompoundStmt &Body) {
+  EditCollector C(In);
+  auto Head = C.offsetOf(In.Ctx.getSourceManager().getExpansionLoc(K.getOuterLocStart()));
+  auto Open = C.offsetOf(Body.getLBracLoc());
+  auto Close = C.offsetOf(Body.getRBracLoc());
+  if (!Head || !Open || !Close || *Head >= *Open)
+    return makeError("the kernel's declaration is not plain text of the file (a macro?)");
+  unsigned LS = lineStart(In.Source, *Head);
+  StringRef Before = In.Source.slice(LS, *Head);
+  if (Before.contains(';') || Before.contains('}') || Before.contains('{'))
+    return makeError("the kernel's declaration shares its line with other code");
+  return KernelBodySite{LS, *Head, *Open, *Close};
+}
+
 //===----------------------------------------------------------------------===//
 // Ranges through macros
 //===----------------------------------------------------------------------===//

@@ -155,6 +155,18 @@ RuleOutcome proposeEdits(const RuleInput &In, llvm::StringRef Rule, std::string 
                          std::string Rationale, llvm::ArrayRef<SourceEdit> Edits,
                          std::optional<agent::SpecChange> Spec = std::nullopt);
 
+/// Where a rule that replaces a kernel's body (the algorithm templates)
+/// writes: the start of the line that declares the kernel (what the body
+/// needs goes before it), the declaration's start and the body's braces,
+/// as main-file offsets.
+struct KernelBodySite {
+  unsigned DeclLine = 0, Head = 0, Open = 0, Close = 0;
+};
+/// The site of K's Body; the error, in words, when the declaration is not
+/// plain text of the file (a macro) or shares its line with other code.
+llvm::Expected<KernelBodySite> kernelBodySite(const RuleInput &In, const clang::FunctionDecl &K,
+                                              const clang::CompoundStmt &Body);
+
 /// A RuleOutcome that does not apply, with the reason.
 inline RuleOutcome notApplicable(std::string Reason) {
   RuleOutcome O;

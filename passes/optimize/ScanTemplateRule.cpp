@@ -209,16 +209,10 @@ public:
     }
 
     // The replacement: the declaration as written, the template's body.
-    EditCollector C(In);
-    auto Head = C.offsetOf(In.Ctx.getSourceManager().getExpansionLoc(K.getOuterLocStart()));
-    auto Open = C.offsetOf(Body->getLBracLoc());
-    auto Close = C.offsetOf(Body->getRBracLoc());
-    if (!Head || !Open || !Close || *Head >= *Open)
-      return notApplicable("the kernel's declaration is not plain text of the file (a macro?)");
-    unsigned LS = lineStart(In.Source, *Head);
-    StringRef Before = In.Source.slice(LS, *Head);
-    if (Before.contains(';') || Before.contains('}') || Before.contains('{'))
-      return notApplicable("the kernel's declaration shares its line with other code");
+    auto Site = kernelBodySite(In, K, *Body);
+    if (!Site)
+      return notApplicable(toString(Site.takeError()));
+    const unsigned LS = Site->DeclLine;
     std::string Tag = K.getNameAsString();
     // The template's state is declared once per kernel name.
     if (!In.Ctx.getTranslationUnitDecl()
@@ -228,7 +222,7 @@ public:
                            "'");
 
     tp::ScanParams SP;
-    SP.Head = In.Source.slice(*Head, *Open).rtrim().str();
+    SP.Head = In.Source.slice(Site->Head, Site->Open).rtrim().str();
     SP.Tag = Tag;
     SP.In = Src->getName().str();
     SP.Out = Out->getName().str();
@@ -279,7 +273,7 @@ public:
       if (Error E = tp::checkScanParams(SP))
         return notApplicable(toString(std::move(E)));
       std::vector<SourceEdit> Edits = {{LS, 0, tp::scanPreamble(SP)},
-                                       {*Head, *Close + 1 - *Head, tp::scanKernel(SP)}};
+                                       {Site->Head, Site->Close + 1 - Site->Head, tp::scanKernel(SP)}};
       std::string Summary =
           formatv("{0} scan ({1}) of {2} into {3} as one pass with a decoupled look-back, {4} "
                   "elements per thread{5}",

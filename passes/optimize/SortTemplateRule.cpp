@@ -182,16 +182,10 @@ public:
              .empty())
       return notApplicable("the file already holds the sort template for '" +
                            K.getNameAsString() + "'");
-    EditCollector C(In);
-    auto Head = C.offsetOf(In.Ctx.getSourceManager().getExpansionLoc(K.getOuterLocStart()));
-    auto Open = C.offsetOf(Body->getLBracLoc());
-    auto Close = C.offsetOf(Body->getRBracLoc());
-    if (!Head || !Open || !Close || *Head >= *Open)
-      return notApplicable("the kernel's declaration is not plain text of the file (a macro?)");
-    unsigned LS = lineStart(In.Source, *Head);
-    StringRef Before = In.Source.slice(LS, *Head);
-    if (Before.contains(';') || Before.contains('}') || Before.contains('{'))
-      return notApplicable("the kernel's declaration shares its line with other code");
+    auto Site = kernelBodySite(In, K, *Body);
+    if (!Site)
+      return notApplicable(toString(Site.takeError()));
+    const unsigned LS = Site->DeclLine;
 
     // The grid: resident waves (the template loops over its work items, so
     // any grid sorts).
@@ -260,7 +254,7 @@ public:
                   Count->getName(), Block, Items, Tmp->getName(), Capacity, Name)
               .str();
       std::vector<SourceEdit> Edits = {{LS, 0, Preamble},
-                                       {*Open, *Close + 1 - *Open, NewBody}};
+                                       {Site->Open, Site->Close + 1 - Site->Open, NewBody}};
       if (!K.hasAttr<CUDALaunchBoundsAttr>()) {
         EditCollector LB(In);
         if (!LB.insertBefore(K.getLocation(), formatv("__launch_bounds__({0}) ", Block).str()))
