@@ -84,15 +84,8 @@ for k in "${kernels[@]}"; do
 done
 
 step "library references (utils/bench/reference, events, L2 flushed, median of 30)"
-if [ ! -x /tmp/bench-refs ]; then
-  objs=()
-  for s in utils/bench/reference/refs_*.cu; do
-    o=/tmp/$(basename "$s" .cu).o
-    nvcc -O3 -std=c++17 -arch=sm_90 -c "$s" -o "$o" & objs+=("$o")
-  done
-  wait
-  nvcc -arch=sm_90 "${objs[@]}" -lcublas -o /tmp/bench-refs || fail=1
-fi
+# (It did not link since the references took the worker's CUPTI timer.)
+bash utils/gpu/build-bench-refs.sh || fail=1
 ops=$(IFS=,; echo "${kernels[*]}")
 ops=${ops//reduce_tree/reduce_sum}   # the library reference of a tree reduction: CUB's
 /tmp/bench-refs --op "$ops" | tee "$out/references.jsonl"
