@@ -139,7 +139,7 @@ public:
       return measureProgram(Batch);
     measure::MeasureRequest Req;
     Req.Spec = O.Spec;
-    Req.Reference = {"ref", O.Source, defaults(), "original"};
+    Req.Reference = {"ref", O.Source, defaults(), "original " + R.DefaultKey};
     std::set<size_t> Unbuildable;
     std::vector<size_t> PlannedIndex; // candidate -> index in Batch
     for (size_t I = 0; I < Batch.size(); ++I) {
@@ -750,6 +750,7 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
     if (auto Err = SaveDb(/*Final=*/true))
       return std::move(Err);
     R.Interrupted = O.Interrupted && *O.Interrupted;
+    R.OriginalCostNs = M.FirstRefNs;
     for (const ConfigResult &C : M.Fresh)
       if (C.Status != CandidateStatus::MeasurementFailed &&
           C.Status != CandidateStatus::Interrupted) {
@@ -815,6 +816,18 @@ llvm::Expected<TuneResult> forge::tune::runTuning(const TuneOptions &O) {
       TR.BestNs = B->CostNs;
       TR.Basis = "measured on " + Own->Gpu +
                  (HaveGpu ? "" : " (from the tuning database)");
+      // The original, measured in every batch, beat every configuration
+      // measured (a sample that did not hold its values): keep it.
+      if (HaveGpu && Info == O.GpuTarget && R.OriginalCostNs > 0 &&
+          B->CostNs > R.OriginalCostNs && B->Key != R.DefaultKey) {
+        TR.Best = {Defaults.begin(), Defaults.end()};
+        TR.BestKey = R.DefaultKey;
+        TR.BestNs = R.OriginalCostNs;
+        TR.Basis = llvm::formatv("kept the original values: measured on {0}, the fastest "
+                           "configuration ({1}) took {2:F3}x their time",
+                           Own->Gpu, B->Key, B->CostNs / R.OriginalCostNs)
+                       .str();
+      }
     } else if (!Pools.empty()) {
       // Predicted: the fastest configuration measured on another target
       // that is valid on this one and keeps at least the occupancy it had

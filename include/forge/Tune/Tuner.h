@@ -167,6 +167,10 @@ struct TuneResult {
   bool Stale = false;
   std::string StaleNote;
   std::string DefaultKey;      ///< the original configuration
+  /// The original at its values, as this run measured it (the reference of
+  /// every batch), in the configurations' cost units; 0 when not measured.
+  /// A sweep whose best configuration costs more keeps the original values.
+  double OriginalCostNs = 0;
   /// In replay mode: the best of the whole record (the exhaustive optimum
   /// when the record is complete) and the fraction of it the run reached.
   double OptimumNs = 0;
