@@ -93,4 +93,46 @@ Expected<std::vector<std::string>> writeAllSamples(StringRef Dir, int SMs, bool 
   return Names;
 }
 
+Expected<std::optional<double>> slowerThanDefaults(StringRef ReportPath) {
+  Expected<Json> Report = readJsonFile(ReportPath);
+  if (!Report)
+    return Report.takeError();
+  auto Targets = Report->find("targets");
+  if (Targets == Report->end() || !Targets->is_array() || Targets->empty())
+    return std::nullopt;
+  const Json &T = (*Targets)[0];
+  if (!T.contains("speedup") || !T["speedup"].is_number() || !T.contains("noise") ||
+      !T["noise"].is_number())
+    return std::nullopt;
+  double Speedup = T["speedup"].get<double>(), Noise = T["noise"].get<double>();
+  if (Speedup > 0 && Speedup < 1 - Noise)
+    return Speedup;
+  return std::nullopt;
+}
+
+Error adoptTunedDefaults(StringRef ReportPath, StringRef SpecPath) {
+  Expected<Json> Report = readJsonFile(ReportPath);
+  if (!Report)
+    return Report.takeError();
+  Expected<Json> Spec = readJsonFile(SpecPath);
+  if (!Spec)
+    return Spec.takeError();
+  auto Targets = Report->find("targets");
+  if (Targets == Report->end() || !Targets->is_array() || Targets->empty() ||
+      !(*Targets)[0].contains("values") || !(*Targets)[0]["values"].is_object())
+    return makeError("{0} names no tuned values", ReportPath);
+  const Json &Values = (*Targets)[0]["values"];
+  auto Tunables = Spec->find("tunables");
+  if (Tunables == Spec->end() || !Tunables->is_array())
+    return Error::success();
+  for (Json &T : *Tunables) {
+    if (!T.is_object() || !T.contains("name") || !T["name"].is_string())
+      continue;
+    auto V = Values.find(T["name"].get<std::string>());
+    if (V != Values.end() && V->is_number_integer())
+      T["default"] = *V;
+  }
+  return writeFileAtomically(SpecPath, Spec->dump(2) + "\n");
+}
+
 } // namespace forge::templates

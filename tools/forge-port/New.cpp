@@ -86,52 +86,6 @@ Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args) {
     return makeError("forge-port {0}: {1}", Args.front(), Msg);
   return RC;
 }
-/// The tune report's speed-up over the original when it is below 1 beyond
-/// its noise (the written values are slower than the defaults); none
-/// otherwise.
-Expected<std::optional<double>> slowerThanDefaults(StringRef ReportPath) {
-  Expected<Json> Report = readJsonFile(ReportPath);
-  if (!Report)
-    return Report.takeError();
-  auto Targets = Report->find("targets");
-  if (Targets == Report->end() || !Targets->is_array() || Targets->empty())
-    return std::nullopt;
-  const Json &T = (*Targets)[0];
-  if (!T.contains("speedup") || !T["speedup"].is_number() || !T.contains("noise") ||
-      !T["noise"].is_number())
-    return std::nullopt;
-  double Speedup = T["speedup"].get<double>(), Noise = T["noise"].get<double>();
-  if (Speedup > 0 && Speedup < 1 - Noise)
-    return Speedup;
-  return std::nullopt;
-}
-
-/// Sets the defaults of SpecPath's tunables to the values the tune report
-/// at ReportPath chose (its first target's).
-Error adoptTunedDefaults(StringRef ReportPath, StringRef SpecPath) {
-  Expected<Json> Report = readJsonFile(ReportPath);
-  if (!Report)
-    return Report.takeError();
-  Expected<Json> Spec = readJsonFile(SpecPath);
-  if (!Spec)
-    return Spec.takeError();
-  auto Targets = Report->find("targets");
-  if (Targets == Report->end() || !Targets->is_array() || Targets->empty() ||
-      !(*Targets)[0].contains("values") || !(*Targets)[0]["values"].is_object())
-    return makeError("{0} names no tuned values", ReportPath);
-  const Json &Values = (*Targets)[0]["values"];
-  auto Tunables = Spec->find("tunables");
-  if (Tunables == Spec->end() || !Tunables->is_array())
-    return Error::success();
-  for (Json &T : *Tunables) {
-    if (!T.is_object() || !T.contains("name") || !T["name"].is_string())
-      continue;
-    auto V = Values.find(T["name"].get<std::string>());
-    if (V != Values.end() && V->is_number_integer())
-      T["default"] = *V;
-  }
-  return writeFileAtomically(SpecPath, Spec->dump(2) + "\n");
-}
 } // namespace
 
 int forge::tool::runNew(const Invocation &Inv) {
@@ -266,7 +220,7 @@ int forge::tool::runNew(const Invocation &Inv) {
     std::string ReportPath =
         Step[std::find(Step.begin(), Step.end(), "--report") - Step.begin() + 1];
     if (!IsOptimize) {
-      Expected<std::optional<double>> Slower = slowerThanDefaults(ReportPath);
+      Expected<std::optional<double>> Slower = templates::slowerThanDefaults(ReportPath);
       if (!Slower)
         return reportError(Slower.takeError());
       if (*Slower) {
@@ -282,7 +236,7 @@ int forge::tool::runNew(const Invocation &Inv) {
       // The tuned values are in the source's launch now; the spec's
       // defaults follow, so that measuring the file with its spec (and the
       // optimisation loop after this) runs what the file launches.
-      if (Error E = adoptTunedDefaults(ReportPath, R->SpecOut))
+      if (Error E = templates::adoptTunedDefaults(ReportPath, R->SpecOut))
         return reportError(std::move(E));
       outs() << "wrote:      " << R->SpecOut << " (defaults: the tuned values), " << ReportPath
              << " (the report)\n";

@@ -14,6 +14,7 @@
 
 #include "forge/Templates/Template.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,17 @@ llvm::Expected<NewResult> runNew(const NewSessionOptions &O);
 /// existing files are overwritten only with Force. Returns the names.
 llvm::Expected<std::vector<std::string>> writeAllSamples(llvm::StringRef Dir, int SMs,
                                                          bool Force);
+
+/// After `forge-port tune` on a file `new` wrote: the tune report's
+/// speed-up over the original when it is below 1 beyond its noise (the
+/// written values measured slower than the template's defaults); none
+/// otherwise.
+llvm::Expected<std::optional<double>> slowerThanDefaults(llvm::StringRef TuneReport);
+
+/// Sets the defaults of SpecPath's tunables to the values the tune report
+/// chose (its first target's), so that the spec describes the launch the
+/// tuned file holds; written atomically.
+llvm::Error adoptTunedDefaults(llvm::StringRef TuneReport, llvm::StringRef SpecPath);
 
 } // namespace forge::templates
 
