@@ -650,10 +650,10 @@ std::vector<std::string> Experience::promptLines(StringRef Pattern, StringRef Fa
 std::vector<Summary> Experience::summaries() const {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Entry *>> Groups;
   for (const Entry &E : Entries)
-    Groups[{E.Pattern, E.Arch, E.Transformation}].push_back(&E);
+    Groups[{E.Pattern, E.Transformation, E.Arch}].push_back(&E);
   std::vector<Summary> Out;
   for (auto &[Key, Es] : Groups)
-    Out.push_back({std::get<2>(Key), std::get<0>(Key), std::get<1>(Key), tally(Es)});
+    Out.push_back({std::get<1>(Key), std::get<0>(Key), std::get<2>(Key), tally(Es)});
   return Out;
 }
 

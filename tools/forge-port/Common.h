@@ -45,6 +45,7 @@ int runTune(const Invocation &Inv);
 int runPropose(const Invocation &Inv);
 int runOptimize(const Invocation &Inv);
 int runNew(const Invocation &Inv);
+int runExperience(const Invocation &Inv);
 
 } // namespace forge::tool
 

@@ -38,6 +38,7 @@ SUBCOMMANDS:
   optimize   propose, validate and keep faster versions of a kernel: forge-port optimize k.cu --spec s.json --to sm_90
   new        a kernel from a description, from the template library: forge-port new "sum of 64M floats" -o sum.cu
   propose    show what the built-in expert rules would change: forge-port propose k.cu --kernel NAME
+  experience list, show, prune or export what transformations paid off: forge-port experience list
 
 Run 'forge-port <subcommand> --help' for the options of one subcommand.
 )";
@@ -57,6 +58,7 @@ static Runner lookupSubcommand(StringRef Name) {
       .Case("propose", runPropose)
       .Case("optimize", runOptimize)
       .Case("new", runNew)
+      .Case("experience", runExperience)
       .Default(nullptr);
 }
 
@@ -85,7 +87,7 @@ int main(int argc, char **argv) {
   } else if (!First.starts_with("-") && !First.contains('.') && !First.contains('/')) {
     WithColor::error(errs(), "forge-port")
         << "unknown subcommand '" << First
-        << "'; known subcommands: list, analyze, port, spec, measure, tune, propose, optimize, new\n";
+        << "'; known subcommands: list, analyze, port, spec, measure, tune, propose, optimize, new, experience\n";
     return ExitUsage;
   }
 

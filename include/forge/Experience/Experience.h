@@ -205,8 +205,8 @@ public:
   std::vector<std::string> promptLines(llvm::StringRef Pattern, llvm::StringRef Family,
                                        llvm::StringRef Arch, size_t Max = 8) const;
 
-  /// One row per (transformation, pattern, arch), sorted by pattern, arch
-  /// and transformation.
+  /// One row per (transformation, pattern, arch), sorted by pattern,
+  /// transformation and arch.
   std::vector<Summary> summaries() const;
   /// The entries whose transformation, pattern or family is What.
   std::vector<const Entry *> select(llvm::StringRef What) const;
