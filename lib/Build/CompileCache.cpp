@@ -23,18 +23,13 @@ CompileCache::CompileCache(std::string Directory) : Dir(std::move(Directory)) {}
 std::string CompileCache::defaultDirectory() {
   if (auto D = sys::Process::GetEnv("FORGE_CACHE_DIR"); D && !D->empty())
     return *D;
-  SmallString<256> P;
-  if (auto X = sys::Process::GetEnv("XDG_CACHE_HOME"); X && !X->empty()) {
-    P = *X;
-  } else if (auto H = sys::Process::GetEnv("HOME"); H && !H->empty()) {
-    P = *H;
-    sys::path::append(P, ".cache");
-  } else if (!sys::path::home_directory(P)) {
+  SmallString<256> P(userCacheDir());
+  // No home directory: the system's temporary directory, kept across boots.
+  if (P.empty()) {
     sys::path::system_temp_directory(/*ErasedOnReboot=*/false, P);
-  } else {
-    sys::path::append(P, ".cache");
+    sys::path::append(P, "forge");
   }
-  sys::path::append(P, "forge", "compile");
+  sys::path::append(P, "compile");
   return P.str().str();
 }
 

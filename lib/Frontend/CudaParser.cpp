@@ -1,6 +1,7 @@
 //===- Frontend/CudaParser.cpp --------------------------------------------===//
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/CompileDatabase.h"
+#include "forge/Frontend/PrefixCache.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/DiagnosticSema.h"
@@ -194,6 +195,10 @@ class CallbackAction : public ASTFrontendAction {
 public:
   CallbackAction(ASTCallback OnAST, const std::function<void(CompilerInstance &)> &OnBegin)
       : OnAST(OnAST), OnBegin(OnBegin) {}
+  bool BeginInvocation(CompilerInstance &CI) override {
+    usePrecompiledPrefix(CI);
+    return true;
+  }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     // Clang's "N errors generated when compiling for ..." count goes here:
@@ -260,6 +265,8 @@ Error parseCuda(const Toolchain &TC, const ParseOptions &Opts, const ParseReques
   Overlay->pushOverlay(Memory);
   Memory->addFile((Twine(PreludeDir) + "/" + PreludeName).str(), 0,
                   MemoryBuffer::getMemBufferCopy(nvccCompatPrelude()));
+  Memory->addFile((Twine(PreludeDir) + "/" + PrefixMainName).str(), 0,
+                  MemoryBuffer::getMemBufferCopy(""));
   if (!TC.OmpHeader.empty())
     if (auto Omp = MemoryBuffer::getFile(TC.OmpHeader))
       Memory->addFile((Twine(PreludeDir) + "/" + OmpDir + "/omp.h").str(), 0,

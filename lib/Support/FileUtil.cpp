@@ -73,6 +73,22 @@ std::string executableDir(const char *Argv0) {
   return sys::path::parent_path(Exe).str();
 }
 
+std::string userCacheDir() {
+  SmallString<256> P;
+  if (auto X = sys::Process::GetEnv("XDG_CACHE_HOME"); X && !X->empty()) {
+    P = *X;
+  } else if (auto H = sys::Process::GetEnv("HOME"); H && !H->empty()) {
+    P = *H;
+    sys::path::append(P, ".cache");
+  } else if (sys::path::home_directory(P)) {
+    sys::path::append(P, ".cache");
+  } else {
+    return "";
+  }
+  sys::path::append(P, "forge");
+  return P.str().str();
+}
+
 } // namespace forge
 
 Expected<forge::FileLock> forge::FileLock::acquire(StringRef Path, std::function<void()> OnWait) {

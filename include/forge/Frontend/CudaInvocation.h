@@ -28,6 +28,9 @@ inline constexpr const char *PreludeDir = "/__forge__/include";
 inline constexpr const char *PreludeName = "forge_nvcc_compat.h";
 /// Under PreludeDir: a directory holding only the host compiler's omp.h.
 inline constexpr const char *OmpDir = "omp";
+/// Under PreludeDir: an empty main file, the one the precompiled prefix
+/// (PrefixCache.h) is built from.
+inline constexpr const char *PrefixMainName = "forge_prefix.cu";
 /// The prelude's text (lib/Frontend/NvccCompatPrelude.cpp).
 llvm::StringRef nvccCompatPrelude();
 

@@ -26,6 +26,10 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
 /// The directory that holds the running executable.
 std::string executableDir(const char *Argv0);
 
+/// Forge's directory in the user's cache: $XDG_CACHE_HOME/forge, else
+/// ~/.cache/forge; "" when no home directory is known.
+std::string userCacheDir();
+
 /// An exclusive advisory lock (flock) on a lock file, held until this goes
 /// out of scope: one writer of a tuning database at a time, one tuning run
 /// measuring on a GPU at a time. The file is created when missing and kept.
