@@ -155,8 +155,8 @@ std::optional<Verdict> parseVerdict(StringRef Name) {
 bool Entry::operator==(const Entry &O) const {
   return Transformation == O.Transformation && Pattern == O.Pattern && Family == O.Family &&
          Arch == O.Arch && Gpu == O.Gpu && V == O.V && Stage == O.Stage && Gain == O.Gain &&
-         Kernel == O.Kernel && File == O.File && Time == O.Time &&
-         ForgeVersion == O.ForgeVersion && Extra == O.Extra;
+         Kernel == O.Kernel && File == O.File && Time == O.Time && ForgeVersion == O.ForgeVersion &&
+         Extra == O.Extra;
 }
 
 std::string utcNow() {
@@ -170,8 +170,8 @@ std::string utcNow() {
 
 std::optional<std::time_t> parseUtc(StringRef Text) {
   // Exactly YYYY-MM-DDTHH:MM:SSZ.
-  if (Text.size() != 20 || Text[4] != '-' || Text[7] != '-' || Text[10] != 'T' ||
-      Text[13] != ':' || Text[16] != ':' || Text[19] != 'Z')
+  if (Text.size() != 20 || Text[4] != '-' || Text[7] != '-' || Text[10] != 'T' || Text[13] != ':' ||
+      Text[16] != ':' || Text[19] != 'Z')
     return std::nullopt;
   auto Num = [&](size_t At, size_t Len, int &Out) {
     return !Text.substr(At, Len).getAsInteger(10, Out) &&
@@ -194,9 +194,9 @@ std::optional<std::time_t> parseUtc(StringRef Text) {
 }
 
 namespace {
-const char *const KnownKeys[] = {"transformation", "pattern", "family", "arch",
-                                 "gpu",            "verdict", "stage",  "gain",
-                                 "kernel",         "file",    "time",   "forge_version"};
+const char *const KnownKeys[] = {"transformation", "pattern",      "family", "arch",   "gpu",
+                                 "verdict",        "stage",        "gain",   "kernel", "file",
+                                 "time",           "forge_version"};
 
 std::optional<Entry> readEntry(JsonReader &R, const Json &J, const std::string &Path) {
   if (!R.expectObject(J, Path))
@@ -474,12 +474,21 @@ PruneResult pruneEntries(std::vector<Entry> &Entries, const PruneOptions &Opts) 
 
 Expected<PruneResult> Experience::prune(const PruneOptions &Opts, bool DryRun) {
   PruneResult Result;
+  // Nothing to change: no lock file or directory is created for it.
+  if (DryRun || !sys::fs::exists(Path)) {
+    auto Current = load(Path);
+    if (!Current)
+      return Current.takeError();
+    *this = std::move(*Current);
+    std::vector<Entry> Copy = Entries;
+    return pruneEntries(Copy, Opts);
+  }
   if (Error E = updateLocked(
           Path,
           [&](Experience &Cur) -> Expected<bool> {
             std::vector<Entry> Copy = Cur.Entries;
             Result = pruneEntries(Copy, Opts);
-            if (DryRun || !Result.removed())
+            if (!Result.removed())
               return false;
             Cur.Entries = std::move(Copy);
             return true;
@@ -515,11 +524,9 @@ std::string Experience::render(ExportFormat F) const {
   std::string Out =
       "transformation,pattern,family,arch,gpu,verdict,stage,gain,kernel,file,time,forge_version\n";
   for (const Entry &E : Entries) {
-    std::vector<std::string> Fields = {E.Transformation, E.Pattern, E.Family,
-                                       E.Arch,           E.Gpu,     verdictName(E.V).str(),
-                                       E.Stage,          number(E.Gain),
-                                       E.Kernel,         E.File,    E.Time,
-                                       E.ForgeVersion};
+    std::vector<std::string> Fields = {
+        E.Transformation, E.Pattern,      E.Family, E.Arch, E.Gpu,  verdictName(E.V).str(),
+        E.Stage,          number(E.Gain), E.Kernel, E.File, E.Time, E.ForgeVersion};
     for (size_t I = 0; I < Fields.size(); ++I)
       Out += (I ? "," : "") + csvField(Fields[I]);
     Out += "\n";
@@ -689,8 +696,7 @@ std::string table(const std::vector<std::vector<std::string>> &Rows) {
 } // namespace
 
 std::string Experience::renderTable(ArrayRef<Summary> Rows) {
-  std::vector<std::vector<std::string>> T = {
-      {"TRANSFORMATION", "ARCH", "KEPT", "MEAN", "PATTERN"}};
+  std::vector<std::vector<std::string>> T = {{"TRANSFORMATION", "ARCH", "KEPT", "MEAN", "PATTERN"}};
   for (const Summary &S : Rows)
     T.push_back({S.Transformation, S.Arch, formatv("{0}/{1}", S.T.Kept, S.T.Tried).str(),
                  S.T.MeanGain > 0 ? gainText(S.T.MeanGain) : "-", S.Pattern});
@@ -706,8 +712,7 @@ std::string Experience::renderEntries(ArrayRef<const Entry *> Rows) {
       Kernel += " (" + E->File + ")";
     T.push_back({E->Time.empty() ? "-" : E->Time, E->Transformation,
                  E->Arch + (E->Gpu.empty() ? "" : " (" + E->Gpu + ")"), failureName(*E),
-                 E->Gain > 0 ? gainText(E->Gain) : "-", Kernel.empty() ? "-" : Kernel,
-                 E->Pattern});
+                 E->Gain > 0 ? gainText(E->Gain) : "-", Kernel.empty() ? "-" : Kernel, E->Pattern});
   }
   return table(T);
 }

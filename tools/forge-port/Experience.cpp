@@ -29,8 +29,9 @@ cl::SubCommand &experienceCommand() {
   return S;
 }
 cl::OptionCategory ExperienceCategory("forge-port experience options");
-cl::list<std::string> Words(cl::Positional, cl::desc("list | show <pattern|transformation> | "
-                                                     "prune | export | key <file.cu>"),
+cl::list<std::string> Words(cl::Positional,
+                            cl::desc("list | show <pattern|transformation> | "
+                                     "prune | export | key <file.cu>"),
                             cl::OneOrMore, cl::cat(ExperienceCategory),
                             cl::sub(experienceCommand()));
 cl::opt<std::string> File("experience",
@@ -42,8 +43,9 @@ cl::opt<std::string> File("experience",
 cl::opt<std::string> OlderThan("older-than", cl::desc("prune: entries older than this"),
                                cl::value_desc("Nd"), cl::cat(ExperienceCategory),
                                cl::sub(experienceCommand()));
-cl::opt<std::string> Transformation("transformation", cl::desc("prune: the entries of one "
-                                                               "transformation"),
+cl::opt<std::string> Transformation("transformation",
+                                    cl::desc("prune: the entries of one "
+                                             "transformation"),
                                     cl::value_desc("name"), cl::cat(ExperienceCategory),
                                     cl::sub(experienceCommand()));
 cl::opt<std::string> Arch("arch", cl::desc("prune: the entries of one target"),
@@ -51,12 +53,12 @@ cl::opt<std::string> Arch("arch", cl::desc("prune: the entries of one target"),
                           cl::sub(experienceCommand()));
 cl::opt<bool> DryRun("dry-run", cl::desc("prune: say what would go, change nothing"),
                      cl::cat(ExperienceCategory), cl::sub(experienceCommand()));
-cl::opt<experience::ExportFormat> Format(
-    "format", cl::desc("export: the format"),
-    cl::values(clEnumValN(experience::ExportFormat::Json, "json", "the file's own format"),
-               clEnumValN(experience::ExportFormat::Csv, "csv", "one row per entry")),
-    cl::init(experience::ExportFormat::Json), cl::cat(ExperienceCategory),
-    cl::sub(experienceCommand()));
+cl::opt<experience::ExportFormat>
+    Format("format", cl::desc("export: the format"),
+           cl::values(clEnumValN(experience::ExportFormat::Json, "json", "the file's own format"),
+                      clEnumValN(experience::ExportFormat::Csv, "csv", "one row per entry")),
+           cl::init(experience::ExportFormat::Json), cl::cat(ExperienceCategory),
+           cl::sub(experienceCommand()));
 cl::opt<std::string> Out("o", cl::desc("export: write here ('-': stdout, the default)"),
                          cl::value_desc("file"), cl::init("-"), cl::cat(ExperienceCategory),
                          cl::sub(experienceCommand()));
@@ -68,8 +70,7 @@ Expected<unsigned> parseDays(StringRef Text) {
   unsigned Days;
   StringRef Num = Text.ends_with("d") ? Text.drop_back() : Text;
   if (Num.getAsInteger(10, Days))
-    return makeUsageError("--older-than: expected a number of days such as 30d, got '{0}'",
-                          Text);
+    return makeUsageError("--older-than: expected a number of days such as 30d, got '{0}'", Text);
   return Days;
 }
 

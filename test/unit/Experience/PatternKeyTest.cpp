@@ -251,14 +251,13 @@ TEST_P(PatternKeyCase, RenamingKeepsTheKey) {
       EXPECT_EQ(patternKey(*M).find(Acc.Buffer + "["), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, PatternKeyCase, ::testing::ValuesIn(Cases),
-                         [](const auto &Info) {
-                           std::string N = Info.param.Name;
-                           for (char &Ch : N)
-                             if (Ch == '-')
-                               Ch = '_';
-                           return N;
-                         });
+INSTANTIATE_TEST_SUITE_P(Kernels, PatternKeyCase, ::testing::ValuesIn(Cases), [](const auto &Info) {
+  std::string N = Info.param.Name;
+  for (char &Ch : N)
+    if (Ch == '-')
+      Ch = '_';
+  return N;
+});
 
 TEST(PatternKey, DifferentPatternsDiffer) {
   std::map<std::string, std::string> Seen;
@@ -330,9 +329,10 @@ __global__ void nothing() {})",
 // Every naive kernel of the benchmark suite gets a key, the same one each
 // time, and the kernels of different computations get different keys.
 TEST(PatternKey, NaiveSuiteKernels) {
-  const char *Files[] = {"argmax", "blur",      "chunk8",  "colcopy", "dot",
-                         "histogram", "matvec", "plane3d", "reduce_interleaved",
-                         "softmax", "sumsq",    "transpose"};
+  const char *Files[] = {"argmax",  "blur",    "chunk8",
+                         "colcopy", "dot",     "histogram",
+                         "matvec",  "plane3d", "reduce_interleaved",
+                         "softmax", "sumsq",   "transpose"};
   std::map<std::string, std::string> Seen;
   for (const char *F : Files) {
     std::string Path = std::string(FORGE_SOURCE_DIR "/utils/bench/naive/") + F + ".cu";

@@ -8,15 +8,14 @@ using namespace forge::experience::test;
 namespace {
 
 const char *const P = "reduction(atomic,add,grid)|access:broadcast,coalesced|loops:none";
-const char *const Other = "reduction(atomic,add,grid)|access:broadcast,coalesced|loops:d1:grid-stride";
+const char *const Other =
+    "reduction(atomic,add,grid)|access:broadcast,coalesced|loops:d1:grid-stride";
 
 /// A library of the given entries (through the file, as a run reads it).
 struct Lib {
   TempDir D;
   Experience X;
-  explicit Lib(const std::vector<Entry> &Es) : X(load(D)) {
-    EXPECT_FALSE(bool(X.record(Es)));
-  }
+  explicit Lib(const std::vector<Entry> &Es) : X(load(D)) { EXPECT_FALSE(bool(X.record(Es))); }
   static Experience load(TempDir &D) {
     auto L = Experience::load(D.path("x.json"));
     EXPECT_TRUE(bool(L));
@@ -43,11 +42,10 @@ TEST(Rank, NeverHelpedLastHelpedFirstUnknownStable) {
          kept("expert:hierarchical-reduction", P, "sm_90", 5),
          kept("expert:hierarchical-reduction", P, "sm_90", 7),
          kept("expert:hierarchical-reduction", P, "sm_90", 9)});
-  EXPECT_EQ(L.X.rank({"expert:vectorize", "expert:restrict", "expert:hierarchical-reduction",
-                      "tuner"},
-                     P, "reduction", "sm_90"),
-            (Names{"expert:hierarchical-reduction", "expert:restrict", "tuner",
-                   "expert:vectorize"}));
+  EXPECT_EQ(
+      L.X.rank({"expert:vectorize", "expert:restrict", "expert:hierarchical-reduction", "tuner"}, P,
+               "reduction", "sm_90"),
+      (Names{"expert:hierarchical-reduction", "expert:restrict", "tuner", "expert:vectorize"}));
 }
 
 TEST(Rank, HelpedByGeometricMeanOverTries) {
@@ -74,10 +72,10 @@ TEST(Rank, MoreEvidenceAgainstGoesFurtherBack) {
 TEST(Rank, FallsBackToTheFamilyThenToOtherArchs) {
   // Nothing on P itself: a kernel of the same family on sm_90 says t1
   // helped and t2 did not.
-  Lib L({kept("t1", Other, "sm_90", 3), rejected("t2", Other, "sm_90", "correctness"),
-         // Another family says nothing about this one.
-         rejected("t1", "stencil(2d,r1)|access:coalesced|loops:none", "sm_90", "timing",
-                  "stencil")});
+  Lib L(
+      {kept("t1", Other, "sm_90", 3), rejected("t2", Other, "sm_90", "correctness"),
+       // Another family says nothing about this one.
+       rejected("t1", "stencil(2d,r1)|access:coalesced|loops:none", "sm_90", "timing", "stencil")});
   EXPECT_EQ(L.X.rank({"t2", "u", "t1"}, P, "reduction", "sm_90"), (Names{"t1", "u", "t2"}));
   // The same entries on another arch count too, with less weight.
   EXPECT_EQ(L.X.rank({"t2", "u", "t1"}, P, "reduction", "sm_100"), (Names{"t1", "u", "t2"}));
@@ -99,13 +97,12 @@ TEST(Rank, FallbacksWeighLess) {
   // (0.125 * log 3 = 0.14).
   Lib L({kept("a", P, "sm_80", 2), kept("b", Other, "sm_90", 1.5), kept("c", P, "sm_90", 1.3),
          kept("d", Other, "sm_80", 3)});
-  EXPECT_EQ(L.X.rank({"d", "a", "b", "c"}, P, "reduction", "sm_90"),
-            (Names{"c", "b", "a", "d"}));
+  EXPECT_EQ(L.X.rank({"d", "a", "b", "c"}, P, "reduction", "sm_90"), (Names{"c", "b", "a", "d"}));
 }
 
 TEST(Rank, DeterministicWhateverTheOrderOfTheFile) {
-  std::vector<Entry> Es = {kept("a", P, "sm_90", 2),   kept("a", P, "sm_90", 3),
-                           kept("b", P, "sm_90", 2.4), rejected("c", P, "sm_90", "compile"),
+  std::vector<Entry> Es = {kept("a", P, "sm_90", 2),     kept("a", P, "sm_90", 3),
+                           kept("b", P, "sm_90", 2.4),   rejected("c", P, "sm_90", "compile"),
                            kept("d", Other, "sm_90", 9), rejected("e", Other, "sm_80", "apply")};
   Lib Forward(Es);
   std::reverse(Es.begin(), Es.end());
@@ -160,8 +157,8 @@ TEST(PromptLines, MostSpecificFirstWithinTheLimit) {
   ASSERT_EQ(One.size(), 1u);
   EXPECT_EQ(One[0], std::string("on this pattern (") + P +
                         ") and sm_90: expert:hierarchical-reduction kept 3 of 3, mean 7.1x");
-  EXPECT_TRUE(L.X.promptLines("stencil(2d,r1)|access:coalesced|loops:none", "stencil", "sm_90")
-                  .empty());
+  EXPECT_TRUE(
+      L.X.promptLines("stencil(2d,r1)|access:coalesced|loops:none", "stencil", "sm_90").empty());
 }
 
 TEST(Summaries, OneRowPerTransformationPatternAndArch) {
