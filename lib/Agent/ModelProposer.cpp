@@ -8,6 +8,8 @@ using namespace llvm;
 
 namespace forge::agent {
 
+static constexpr const char *CrossoverOrigin = "model:crossover";
+
 std::string replySummary(StringRef Reply) {
   SmallVector<StringRef, 0> Lines;
   Reply.split(Lines, '\n');
@@ -58,9 +60,20 @@ Expected<std::vector<Proposal>> ModelProposer::propose(const ProposalRequest &Re
   return std::vector<Proposal>{std::move(*P)};
 }
 
+Expected<std::vector<Proposal>> ModelProposer::crossover(const ProposalRequest &Req) {
+  if (!Req.Other)
+    return std::vector<Proposal>();
+  auto P = ask(buildCrossoverPrompt(Req), CrossoverOrigin);
+  if (!P)
+    return P.takeError();
+  return std::vector<Proposal>{std::move(*P)};
+}
+
 Expected<std::optional<Proposal>> ModelProposer::repair(const ProposalRequest &Req,
                                                         const Proposal &Failed) {
-  auto P = ask(buildPrompt(Req, &Failed), "model (repair)");
+  bool Crossover = Failed.Origin == CrossoverOrigin && Req.Other;
+  auto P = Crossover ? ask(buildCrossoverPrompt(Req, &Failed), std::string(CrossoverOrigin) + " (repair)")
+                     : ask(buildPrompt(Req, &Failed), "model (repair)");
   if (!P)
     return P.takeError();
   return std::optional<Proposal>(std::move(*P));

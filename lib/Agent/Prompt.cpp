@@ -4,6 +4,7 @@
 #include "forge/Arch/TargetInfo.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 
 using namespace llvm;
 
@@ -67,9 +68,11 @@ std::string targetFacts(const arch::TargetInfo &Target) {
   return S;
 }
 
-std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
-  std::string S;
-  raw_string_ostream OS(S);
+namespace {
+
+/// The kernel, the target, the measurement, the launch, the tunables, the
+/// kernel's model and the history: what every prompt of a round shows.
+void writeContext(raw_ostream &OS, const ProposalRequest &Req) {
   OS << "## Kernel\n`" << Req.Kernel << "` in " << Req.File << " (round " << Req.Round
      << ").\n\n## Target\n"
      << (Req.TargetFacts.empty() && Req.Target ? targetFacts(*Req.Target) : Req.TargetFacts) << "\n\n";
@@ -108,6 +111,62 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
          << verdictName(A.Verdict) << (A.Stage ? " at " + stageName(*A.Stage).str() : "")
          << (A.Reason.empty() ? "" : ": " + A.Reason) << "\n";
   }
+}
+
+/// Text that came from outside the loop (an evolved instruction, a line of
+/// the user-editable experience file) as one line: control characters
+/// dropped, whitespace folded, at most Max bytes.
+std::string oneLine(StringRef Text, size_t Max) {
+  std::string Out;
+  bool Space = false;
+  for (unsigned char C : Text) {
+    if (C == ' ' || C == '\t' || C == '\n' || C == '\r') {
+      Space = !Out.empty();
+      continue;
+    }
+    if (C < 0x20 || C == 0x7f)
+      continue;
+    if (Space)
+      Out += ' ';
+    Space = false;
+    Out += char(C);
+  }
+  if (Out.size() > Max) {
+    size_t End = Max;
+    while (End > 0 && ((unsigned char)Out[End] & 0xc0) == 0x80)
+      --End;
+    Out.resize(End);
+    Out += " [cut]";
+  }
+  return Out;
+}
+
+/// The evolving instruction and the experience library's lines, when the
+/// request has them; nothing otherwise.
+void writeGuidance(raw_ostream &OS, const ProposalRequest &Req) {
+  constexpr size_t MaxInstruction = 1200, MaxExperienceLine = 400, MaxExperienceLines = 12;
+  std::string Instruction = oneLine(Req.Instruction, MaxInstruction);
+  std::vector<std::string> Lines;
+  for (const std::string &L : Req.Experience) {
+    std::string T = oneLine(L, MaxExperienceLine);
+    if (!T.empty() && Lines.size() < MaxExperienceLines)
+      Lines.push_back(std::move(T));
+  }
+  if (Instruction.empty() && Lines.empty())
+    return;
+  OS << "\n## Guidance\n";
+  if (!Instruction.empty())
+    OS << "Approach: " << Instruction << "\n";
+  if (!Lines.empty()) {
+    if (!Instruction.empty())
+      OS << "\n";
+    OS << "What earlier runs measured on kernels of this pattern:\n";
+    for (const std::string &L : Lines)
+      OS << "- " << L << "\n";
+  }
+}
+
+void writeFailed(raw_ostream &OS, const ProposalRequest &Req, const Proposal *Failed) {
   if (Failed) {
     OS << "\n## Your previous edit did not compile\nThe edit:\n" << Failed->Edits
        << "\n\nThe compiler said:\n"
@@ -115,10 +174,125 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
        << "\n\nFix the edit. Reply with edit blocks against the CURRENT source below (the failed "
           "edit is NOT applied).\n";
   }
+}
+
+} // namespace
+
+std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
+  std::string S;
+  raw_string_ostream OS(S);
+  writeContext(OS, Req);
+  writeGuidance(OS, Req);
+  writeFailed(OS, Req, Failed);
   OS << "\n## Current source (" << Req.File << ")\n```cuda\n" << Req.Source;
   if (!StringRef(Req.Source).ends_with("\n"))
     OS << "\n";
   OS << "```\n\nReply with SEARCH/REPLACE edit blocks only.\n";
+  return S;
+}
+
+namespace {
+
+/// A Markdown fence longer than any run of backticks in Text, so that text
+/// cannot close its own fence.
+std::string fenceFor(StringRef Text) {
+  size_t Longest = 0, Run = 0;
+  for (char C : Text) {
+    Run = C == '`' ? Run + 1 : 0;
+    Longest = std::max(Longest, Run);
+  }
+  return std::string(std::max<size_t>(3, Longest + 1), '`');
+}
+
+void writeSource(raw_ostream &OS, StringRef Source) {
+  std::string Fence = fenceFor(Source);
+  OS << Fence << "cuda\n" << Source;
+  if (!Source.ends_with("\n"))
+    OS << "\n";
+  OS << Fence << "\n";
+}
+
+std::string timeText(double Ns) {
+  return Ns > 0 ? formatv("{0:F2} us", Ns / 1000).str() : std::string("not measured");
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::pair<std::string, std::string>>>
+cellDifferences(StringRef Current, StringRef Other) {
+  static const char *Names[] = {"memory strategy", "work per thread", "vector width",
+                                "occupancy band"};
+  SmallVector<StringRef, 4> A, B;
+  Current.split(A, '/');
+  Other.split(B, '/');
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> Out;
+  if (A.size() != 4 || B.size() != 4) {
+    if (Current != Other)
+      Out.push_back({"cell", {Current.trim().str(), Other.trim().str()}});
+    return Out;
+  }
+  for (unsigned I = 0; I < 4; ++I)
+    if (A[I].trim() != B[I].trim())
+      Out.push_back({Names[I], {A[I].trim().str(), B[I].trim().str()}});
+  return Out;
+}
+
+std::string buildCrossoverPrompt(const ProposalRequest &Req, const Proposal *Failed) {
+  if (!Req.Other)
+    return buildPrompt(Req, Failed);
+  const ProposalRequest::Elite &O = *Req.Other;
+  constexpr size_t MaxOther = 64 * 1024;
+  std::string Cell = oneLine(Req.Cell, 200), OtherCell = oneLine(O.Cell, 200),
+              Origin = oneLine(O.Origin, 200);
+  std::string S;
+  raw_string_ostream OS(S);
+  writeContext(OS, Req);
+  writeGuidance(OS, Req);
+  OS << "\n## Crossover\n"
+     << "This step combines two elites of an evolutionary search over versions of this kernel. "
+        "They sit in different cells of its archive (a cell is memory strategy / work per "
+        "thread / vector width / occupancy band):\n"
+     << "- the CURRENT kernel, the one you edit: cell " << (Cell.empty() ? "unknown" : Cell)
+     << ", " << timeText(Req.CurrentNs) << ";\n"
+     << "- the OTHER elite: cell " << (OtherCell.empty() ? "unknown" : OtherCell) << ", "
+     << timeText(O.MedianNs);
+  if (Req.CurrentNs > 0 && O.MedianNs > 0) {
+    double R = Req.CurrentNs / O.MedianNs;
+    if (R >= 1)
+      OS << formatv(" ({0:F2}x faster than the current)", R);
+    else
+      OS << formatv(" ({0:F2}x slower than the current)", 1 / R);
+  }
+  if (!Origin.empty())
+    OS << ", produced by " << Origin;
+  OS << ".\n";
+  auto Diff = cellDifferences(Cell, OtherCell);
+  if (Diff.empty()) {
+    OS << "\nTheir cells are alike; they differ in how the code is written.\n";
+  } else {
+    OS << "\nWhat differs between them (current vs other):\n";
+    for (const auto &[What, Values] : Diff)
+      OS << "- " << What << ": " << Values.first << " vs " << Values.second << "\n";
+  }
+  OS << "\nPropose ONE edit of the CURRENT source that combines the strengths of both: keep "
+        "what makes the current kernel fast and bring in what makes the other elite fast. The "
+        "other elite is shown for reference only: it is never applied, and every SEARCH text "
+        "must be copied from the CURRENT source. The usual rules hold for the result.\n";
+  writeFailed(OS, Req, Failed);
+  OS << "\n## The other elite (reference only; do not edit it)\n";
+  StringRef OtherSource = O.Source;
+  if (OtherSource.size() > MaxOther) {
+    size_t End = MaxOther;
+    while (End > 0 && ((unsigned char)OtherSource[End] & 0xc0) == 0x80)
+      --End;
+    writeSource(OS, OtherSource.take_front(End));
+    OS << "(" << OtherSource.size() - End << " more bytes not shown)\n";
+  } else {
+    writeSource(OS, OtherSource);
+  }
+  OS << "\n## Current source (" << Req.File << ")\n";
+  writeSource(OS, Req.Source);
+  OS << "\nReply with SEARCH/REPLACE edit blocks against the CURRENT source only.\n";
   return S;
 }
 
