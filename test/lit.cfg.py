@@ -26,6 +26,10 @@ config.environment["PATH"] = os.pathsep.join(
 config.environment["TERM"] = "dumb"
 for var in ("FORGE_LLM_URL", "FORGE_LLM_MODEL", "FORGE_LLM_API_KEY"):
     config.environment.pop(var, None)
+# No test reads or grows the user's experience library (docs/experience.md):
+# what one test records would reorder another's proposals. Tests of it name
+# their own file.
+config.environment["FORGE_EXPERIENCE"] = "off"
 
 inputs = os.path.join(config.test_source_root, "Inputs")
 mock = os.path.join(inputs, "mock-cuda")

@@ -1,6 +1,7 @@
 //===- Agent/OptimizeSession.cpp - The optimize driver --------------------===//
 #include "forge/Agent/OptimizeSession.h"
 #include "forge/Agent/ExpertProposer.h"
+#include "forge/Agent/MetaPrompt.h"
 #include "forge/Agent/ModelProposer.h"
 #include "forge/Agent/PrecisionReference.h"
 #include "forge/Agent/Prompt.h"
@@ -10,10 +11,50 @@
 #include "forge/Patch/PatchSet.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
 
 namespace forge::agent {
+
+namespace {
+/// The model's instruction pool (MetaPrompt.h) as the evolutionary search
+/// uses it: picks and credits, and once every RecombineEvery generations
+/// the instructions that never helped dropped and the two best combined
+/// by the model (its token budget shared with the proposals).
+class ModelInstructions : public InstructionPool {
+public:
+  ModelInstructions(uint64_t Seed, ModelProposer &Model) : Pool(Seed), Model(Model) {}
+  std::pair<unsigned, std::string> pick() override {
+    const Instruction &I = Pool.pick();
+    return {I.Id, I.Text};
+  }
+  void credit(unsigned Id, Verdict V, double Gain) override { Pool.credit(Id, V, Gain); }
+  void evolve() override {
+    Pool.drop();
+    if (++Generations % RecombineEvery != 0)
+      return;
+    if (auto Pair = Pool.recombinationPair()) {
+      auto Added = Pool.recombine(Model.client(), Pair->first, Pair->second);
+      if (!Added)
+        Failures.push_back(toString(Added.takeError()));
+    }
+  }
+  Json toJson() const override {
+    Json J = Pool.toJson();
+    if (!Failures.empty())
+      J["recombination_failures"] = Failures;
+    return J;
+  }
+
+private:
+  static constexpr unsigned RecombineEvery = 3;
+  MetaPrompts Pool;
+  ModelProposer &Model;
+  unsigned Generations = 0;
+  std::vector<std::string> Failures;
+};
+} // namespace
 
 OptimizeSession::OptimizeSession(OptimizeSessionOptions O) : O(std::move(O)) {}
 OptimizeSession::~OptimizeSession() = default;
@@ -31,8 +72,22 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     return makeUsageError("--threshold {0}: expected a fraction in [0, 1)", O.Threshold);
   if (!O.ReplayPath.empty() && O.Model)
     return makeUsageError("--replay reruns a transcript; it takes no --llm/--model");
+  if (!O.ReplayPath.empty() && O.Evolve)
+    return makeUsageError("--replay reruns a transcript of the greedy loop; it takes no "
+                          "--search evolve");
+  if (O.Evolve && (O.Evolve->Islands == 0 || O.Evolve->Offspring == 0 ||
+                   O.Evolve->Population == 0 || O.Evolve->Budget == 0))
+    return makeUsageError("--search evolve: --islands, --population, --offspring and --budget "
+                          "must be at least 1");
   if (Error E = frontend::checkCudaInput(O.File))
     return std::move(E);
+  if (!O.ExperiencePath.empty()) {
+    // Read first: a malformed library stops the run before anything else.
+    auto Lib = experience::Experience::load(O.ExperiencePath);
+    if (!Lib)
+      return Lib.takeError();
+    Library = std::move(*Lib);
+  }
   auto PO = frontend::makeParseOptions(O.File, O.BuildDir, O.Target, O.ExtraArgs);
   if (!PO)
     return PO.takeError();
@@ -43,6 +98,7 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
   Out.Info.Spec = O.SpecPath;
   // The proposer: a transcript, a model, or the expert rules.
   Proposer *Main = nullptr;
+  ModelProposer *TheModel = nullptr;
   if (!O.ReplayPath.empty()) {
     auto R = Replay::load(O.ReplayPath);
     if (!R)
@@ -58,7 +114,9 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     Out.Info.Proposer = "model";
     Out.Info.Model = O.Model->Model;
     Out.Info.Endpoint = redactedEndpoint(O.Model->Url);
-    Proposers.push_back(std::make_unique<ModelProposer>(*O.Model));
+    auto M = std::make_unique<ModelProposer>(*O.Model);
+    TheModel = M.get();
+    Proposers.push_back(std::move(M));
     Main = Proposers.back().get();
   } else {
     Out.Info.Proposer = "expert";
@@ -104,6 +162,15 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
     L.GpuName = O.Gpu->Name;
   }
   L.Propose = Main;
+  if (Library)
+    L.Experience = &*Library;
+  if (O.Evolve) {
+    L.Evolve = O.Evolve;
+    if (TheModel && !L.Evolve->Meta) {
+      Meta = std::make_unique<ModelInstructions>(O.Evolve->Seed, *TheModel);
+      L.Evolve->Meta = Meta.get();
+    }
+  }
   if (O.Reference == "auto") {
     auto Text = readFile(O.File);
     if (!Text)
@@ -179,6 +246,17 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
   if (!Out.NoPrecisionReference.empty())
     Out.Result.Reference += " (no precision reference: " + Out.NoPrecisionReference + ")";
   const OptimizeResult &Res = Out.Result;
+  if (Library && !Res.Experience.empty()) {
+    if (Error E = Library->record(Res.Experience))
+      Out.ExperienceNote = "nothing recorded in the experience library: " + toString(std::move(E));
+    else
+      Out.ExperienceNote = formatv("{0} entr{1} merged into {2}", Res.Experience.size(),
+                                   Res.Experience.size() == 1 ? "y" : "ies", O.ExperiencePath)
+                               .str();
+  } else if (Library) {
+    Out.ExperienceNote = "nothing to record in the experience library (no proposal was judged "
+                         "to the end)";
+  }
 
   if (!O.TranscriptPath.empty()) {
     Json T = transcriptToJson(Out.Info, L, Res, Log);

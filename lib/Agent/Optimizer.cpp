@@ -1,5 +1,6 @@
 //===- Agent/Optimizer.cpp - The optimisation loop ------------------------===//
 #include "forge/Agent/Optimizer.h"
+#include "OptimizerLoop.h"
 #include "forge/Agent/EditBlocks.h"
 #include "forge/Arch/Occupancy.h"
 #include "forge/Arch/TargetInfo.h"
@@ -76,10 +77,9 @@ const StageVerdict *ProposalRecord::failedStage() const {
   return nullptr;
 }
 
-namespace {
+InstructionPool::~InstructionPool() = default;
 
-/// Adds a verdict; returns whether it passed.
-bool stage(ProposalRecord &R, Stage S, bool Passed, std::string Detail = "") {
+bool detail::stage(ProposalRecord &R, Stage S, bool Passed, std::string Detail) {
   R.Stages.push_back({S, Passed, std::move(Detail)});
   if (!Passed) {
     R.Verdict = Verdict::Rejected;
@@ -87,6 +87,8 @@ bool stage(ProposalRecord &R, Stage S, bool Passed, std::string Detail = "") {
   }
   return Passed;
 }
+
+namespace {
 
 /// The line span of [Offset, Offset + Length) in Text (an insertion is its
 /// line).
@@ -214,55 +216,10 @@ Expected<const measure::LaunchSpec *> applySpecChange(const measure::LaunchSpec 
   return &Keep.back();
 }
 
-class Loop {
-public:
-  explicit Loop(const OptimizeOptions &O) : O(O) {}
-  Expected<OptimizeResult> run();
 
-private:
-  struct Version {
-    std::string Path, Source;
-    const measure::LaunchSpec *Spec = nullptr;
-    measure::ValueMap Values;
-  };
-  struct Candidate {
-    ProposalRecord Rec;
-    std::string Patched;
-    const measure::LaunchSpec *Spec = nullptr;
-    measure::ValueMap Values;
-  };
+} // namespace
 
-  ProposalRequest request(unsigned Round, const KernelSnapshot &Snap) const;
-  bool validate(Candidate &C, const Proposal &P, unsigned Round, unsigned Index);
-  Expected<bool> compile(Candidate &C);
-  Expected<measure::MeasureReport> measure(unsigned Round,
-                                           std::vector<measure::MeasureCandidate> Cands);
-  KernelSnapshot snapshot(const measure::MeasureReport &Rep,
-                          const measure::CandidateOutcome &Out, const measure::LaunchSpec &Spec,
-                          const measure::ValueMap &Values) const;
-  std::string writeVersion(StringRef Sub, StringRef Text) const;
-  /// Round 0: the original measured, against the precision reference when
-  /// there is one (whose tolerances it then sets).
-  Expected<KernelSnapshot> measureOriginal();
-  void progress(const Twine &T) const {
-    if (O.OnProgress)
-      O.OnProgress(T.str());
-  }
-
-  const OptimizeOptions &O;
-  OptimizeResult R;
-  std::string Key;      ///< the file's PatchSet key
-  std::string SrcDir;   ///< the user's directory, for includes
-  std::deque<measure::LaunchSpec> Specs;
-  Version Origin, Current;
-  /// What every job checks against: the original, or the precision
-  /// reference with its spec (the tolerances of its buffers widened).
-  Version Reference;
-  std::string ReferenceLabel = "original";
-  bool Precise = false;
-  KernelContract CurrentContract;
-  std::vector<Attempt> History;
-};
+namespace detail {
 
 std::string Loop::writeVersion(StringRef Sub, StringRef Text) const {
   std::string Dir = (O.JobRoot + "/" + Sub).str();
@@ -287,6 +244,9 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
   Q.History = History;
   Q.SmCount = O.SmCount;
   Q.AssumeNoAlias = O.AssumeNoAlias;
+  if (O.Experience)
+    Q.Experience = O.Experience->promptLines(CurrentContract.Pattern, CurrentContract.Family,
+                                             O.Target->Name, 8);
   Q.Spec = Current.Spec;
   Q.Tunables = std::map<std::string, int64_t>(Current.Values.begin(), Current.Values.end());
   for (const measure::Tunable &T : Current.Spec->Tunables)
@@ -446,6 +406,94 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   C.Patched = *Patched;
   C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), *Patched);
   return true;
+}
+
+void Loop::rankByExperience(std::vector<Proposal> &Props) const {
+  if (!O.Experience || Props.size() < 2)
+    return;
+  std::vector<std::string> Names;
+  for (const Proposal &P : Props)
+    if (!is_contained(Names, P.Origin))
+      Names.push_back(P.Origin);
+  std::vector<std::string> Order = O.Experience->rank(Names, CurrentContract.Pattern,
+                                                      CurrentContract.Family, O.Target->Name);
+  auto Rank = [&](const Proposal &P) { return find(Order, P.Origin) - Order.begin(); };
+  std::stable_sort(Props.begin(), Props.end(),
+                   [&](const Proposal &A, const Proposal &B) { return Rank(A) < Rank(B); });
+}
+
+void Loop::noteExperience(const ProposalRecord &Rec, const KernelContract &Base) {
+  if (!O.Experience || !Rec.Verdict || *Rec.Verdict == Verdict::Unmeasured)
+    return;
+  experience::Entry E;
+  E.Transformation = Rec.P.Origin;
+  E.Pattern = Base.Pattern;
+  E.Family = Base.Family;
+  E.Arch = O.Target->Name;
+  E.Gpu = O.GpuName;
+  E.Kernel = O.Spec->Kernel;
+  E.File = O.File;
+  switch (*Rec.Verdict) {
+  case Verdict::Accepted:
+  case Verdict::Superseded: // faster than the kernel it changed; another was faster still
+    E.V = experience::Verdict::Kept;
+    E.Gain = Rec.Speedup;
+    break;
+  case Verdict::Slower:
+    E.V = experience::Verdict::Slower;
+    E.Gain = Rec.Speedup;
+    break;
+  case Verdict::NotFaster:
+    E.V = experience::Verdict::NotFaster;
+    E.Gain = Rec.Speedup;
+    break;
+  default:
+    E.V = experience::Verdict::Rejected;
+    if (const StageVerdict *F = Rec.failedStage())
+      E.Stage = stageName(F->Stage).str();
+    break;
+  }
+  R.Experience.push_back(std::move(E));
+}
+
+Error Loop::judge(Candidate &C, const ProposalRequest &Q, unsigned Round, unsigned Index) {
+  if (!validate(C, C.Rec.P, Round, Index)) {
+    // Clang's errors are compiler errors too: they get the repair.
+    if (C.Rec.failedStage()->Stage != Stage::Reparse)
+      return Error::success();
+  } else {
+    auto Ok = compile(C);
+    if (!Ok)
+      return Ok.takeError();
+    if (*Ok)
+      return Error::success();
+  }
+  // One repair attempt with the compiler's errors.
+  ProposalRequest RQ = Q;
+  RQ.CompileErrors = C.Rec.Stages.back().Detail;
+  auto Fixed = O.Propose->repair(RQ, C.Rec.P);
+  if (!Fixed) {
+    stage(C.Rec, Stage::Repair, false, toString(Fixed.takeError()));
+    C.Rec.Reason = "compile: " + C.Rec.Stages[C.Rec.Stages.size() - 2].Detail;
+    return Error::success();
+  }
+  if (!*Fixed)
+    return Error::success();
+  C.Rec.Repair = **Fixed;
+  C.Rec.Stages.push_back({Stage::Repair, true, "asked once with the compiler's errors"});
+  Candidate Second;
+  Second.Rec = C.Rec;
+  Second.Rec.Verdict.reset();
+  Second.Rec.Reason.clear();
+  if (validate(Second, **Fixed, Round, Index)) {
+    auto Ok2 = compile(Second);
+    if (!Ok2)
+      return Ok2.takeError();
+    if (*Ok2)
+      Second.Rec.Repaired = true;
+  }
+  C = std::move(Second);
+  return Error::success();
 }
 
 Expected<bool> Loop::compile(Candidate &C) {
@@ -610,6 +658,13 @@ Expected<KernelSnapshot> Loop::measureOriginal() {
 }
 
 Expected<OptimizeResult> Loop::run() {
+  auto Snap = start();
+  if (!Snap)
+    return Snap.takeError();
+  return O.Evolve ? evolve(*Snap) : greedy(*Snap);
+}
+
+Expected<KernelSnapshot> Loop::start() {
   auto Text = readFile(O.File);
   if (!Text)
     return Text.takeError();
@@ -653,7 +708,11 @@ Expected<OptimizeResult> Loop::run() {
       Snap.Analysis += "; " + Hot;
   }
   R.Baseline = Snap;
+  return Snap;
+}
 
+Expected<OptimizeResult> Loop::greedy(KernelSnapshot Snap) {
+  bool Gpu = O.GpuTarget != nullptr;
   for (unsigned Round = 1; Round <= O.MaxRounds; ++Round) {
     if (O.Interrupted && *O.Interrupted) {
       R.StopReason = "interrupted";
@@ -681,8 +740,12 @@ Expected<OptimizeResult> Loop::run() {
       R.LastNotProposed = RR.NotProposed;
       break;
     }
+    rankByExperience(*Props);
     if (Props->size() > O.MaxProposalsPerRound)
       Props->resize(O.MaxProposalsPerRound);
+    // The kernel this round's proposals change (Current moves on when one
+    // is kept), for the experience library.
+    const KernelContract Base = CurrentContract;
 
     std::vector<Candidate> Cands(Props->size());
     for (size_t I = 0; I < Props->size(); ++I) {
@@ -690,42 +753,8 @@ Expected<OptimizeResult> Loop::run() {
       C.Rec.P = (*Props)[I];
       progress(formatv("round {0}/{1}: validating {2} of {3}: {4}", Round, O.MaxRounds, I + 1,
                        Props->size(), C.Rec.P.Origin));
-      if (!validate(C, C.Rec.P, Round, unsigned(I))) {
-        // Clang's errors are compiler errors too: they get the repair.
-        if (C.Rec.failedStage()->Stage != Stage::Reparse)
-          continue;
-      } else {
-        auto Ok = compile(C);
-        if (!Ok)
-          return Ok.takeError();
-        if (*Ok)
-          continue;
-      }
-      // One repair attempt with the compiler's errors.
-      ProposalRequest RQ = Q;
-      RQ.CompileErrors = C.Rec.Stages.back().Detail;
-      auto Fixed = O.Propose->repair(RQ, C.Rec.P);
-      if (!Fixed) {
-        stage(C.Rec, Stage::Repair, false, toString(Fixed.takeError()));
-        C.Rec.Reason = "compile: " + C.Rec.Stages[C.Rec.Stages.size() - 2].Detail;
-        continue;
-      }
-      if (!*Fixed)
-        continue;
-      C.Rec.Repair = **Fixed;
-      C.Rec.Stages.push_back({Stage::Repair, true, "asked once with the compiler's errors"});
-      Candidate Second;
-      Second.Rec = C.Rec;
-      Second.Rec.Verdict.reset();
-      Second.Rec.Reason.clear();
-      if (validate(Second, **Fixed, Round, unsigned(I))) {
-        auto Ok2 = compile(Second);
-        if (!Ok2)
-          return Ok2.takeError();
-        if (*Ok2)
-          Second.Rec.Repaired = true;
-      }
-      C = std::move(Second);
+      if (Error E = judge(C, Q, Round, unsigned(I)))
+        return std::move(E);
     }
 
     // Stages 6 and 7: every survivor in one job, with the original as the
@@ -837,6 +866,7 @@ Expected<OptimizeResult> Loop::run() {
         Reached = C.Rec.Stages.back().Stage;
       History.push_back(
           {Round, C.Rec.P.Origin, C.Rec.P.Summary, Reached, C.Rec.Verdict, C.Rec.Reason});
+      noteExperience(C.Rec, Base);
       RR.Proposals.push_back(std::move(C.Rec));
       if (O.OnRecord)
         O.OnRecord(Round, RR.Proposals.back());
@@ -869,13 +899,13 @@ Expected<OptimizeResult> Loop::run() {
   return std::move(R);
 }
 
-} // namespace
+} // namespace detail
 
 Expected<OptimizeResult> runOptimization(const OptimizeOptions &O) {
   if (!O.Spec || !O.Target || !O.Checker || !O.Driver || !O.Propose)
     return makeError(
         "runOptimization: the spec, target, checker, driver and proposer are required");
-  Loop L(O);
+  detail::Loop L(O);
   return L.run();
 }
 

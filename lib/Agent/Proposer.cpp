@@ -47,9 +47,18 @@ std::optional<Verdict> parseVerdict(llvm::StringRef Name) { return valueIn(Verdi
 Proposer::~Proposer() = default;
 
 llvm::Expected<std::vector<Proposal>> CombinedProposer::propose(const ProposalRequest &Req) {
+  return collect(Req, &Proposer::propose);
+}
+
+llvm::Expected<std::vector<Proposal>> CombinedProposer::crossover(const ProposalRequest &Req) {
+  return collect(Req, &Proposer::crossover);
+}
+
+llvm::Expected<std::vector<Proposal>>
+CombinedProposer::collect(const ProposalRequest &Req, Ask Each) {
   std::vector<Proposal> All;
   for (Proposer *P : Parts) {
-    auto Some = P->propose(Req);
+    auto Some = (P->*Each)(Req);
     if (!Some)
       return Some.takeError();
     for (Proposal &X : *Some) {

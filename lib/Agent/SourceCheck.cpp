@@ -2,6 +2,7 @@
 #include "forge/Agent/SourceCheck.h"
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Analysis/ModelRender.h"
+#include "forge/Experience/Experience.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -94,6 +95,8 @@ public:
           // Lines named by the file as the user named it, not the parser's
           // absolute path.
           Out.Model = analysis::renderText(*M);
+          Out.Pattern = experience::patternKey(*M);
+          Out.Family = experience::patternFamily(*M);
           std::string From = M->File + ":", To = File + ":";
           for (size_t At = 0; !M->File.empty() && From != To &&
                               (At = Out.Model.find(From, At)) != std::string::npos;

@@ -718,19 +718,18 @@ std::string Experience::renderEntries(ArrayRef<const Entry *> Rows) {
 }
 
 Expected<std::string> defaultPath() {
-  if (auto P = sys::Process::GetEnv("FORGE_EXPERIENCE"); P && !P->empty())
+  if (auto P = sys::Process::GetEnv("FORGE_EXPERIENCE"); P && !P->empty()) {
+    if (*P == "off")
+      return makeError("the experience library is turned off (FORGE_EXPERIENCE=off); pass "
+                       "--experience FILE");
     return *P;
-  SmallString<256> Out;
-  if (auto X = sys::Process::GetEnv("XDG_CACHE_HOME"); X && !X->empty()) {
-    Out = *X;
-  } else if (auto H = sys::Process::GetEnv("HOME"); H && !H->empty()) {
-    Out = *H;
-    sys::path::append(Out, ".cache");
-  } else {
+  }
+  std::string Root = userCacheDir();
+  if (Root.empty())
     return makeError("no experience file: set FORGE_EXPERIENCE, XDG_CACHE_HOME or HOME, or "
                      "pass --experience FILE");
-  }
-  sys::path::append(Out, "forge", "experience.json");
+  SmallString<256> Out(Root);
+  sys::path::append(Out, "experience.json");
   return std::string(Out);
 }
 

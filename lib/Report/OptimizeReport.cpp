@@ -1,5 +1,6 @@
 //===- Report/OptimizeReport.cpp - Optimisation reports -------------------===//
 #include "forge/Report/OptimizeReport.h"
+#include "forge/Search/ArchiveSvg.h"
 #include "ReportCommon.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
@@ -28,6 +29,29 @@ const agent::ProposalRecord *accepted(const agent::RoundRecord &R) {
   return R.Accepted >= 0 ? &R.Proposals[size_t(R.Accepted)] : nullptr;
 }
 
+/// "original -> expert:a (generation 1, 2.10x) -> tuner (generation 3, 1.21x)".
+std::string lineageLine(const std::vector<search::LineageStep> &L) {
+  std::vector<std::string> Parts;
+  for (const search::LineageStep &S : L)
+    Parts.push_back(S.Origin == "original"
+                        ? std::string("original")
+                        : formatv("{0} (generation {1}, {2:F2}x{3})", S.Origin, S.Generation,
+                                  S.GainOverParent,
+                                  S.OtherParents.empty()
+                                      ? std::string()
+                                      : ", with " + join(S.OtherParents, ", "))
+                              .str());
+  return join(Parts, " -> ");
+}
+
+/// "expert:vectorize 12, tuner 3" (the evaluations spent per proposer).
+std::string evaluationsLine(const search::Archive &A) {
+  std::vector<std::string> Parts;
+  for (const auto &[Who, N] : A.evaluations())
+    Parts.push_back(Who + " " + std::to_string(N));
+  return join(Parts, ", ");
+}
+
 } // namespace
 
 std::string roundSentence(const agent::RoundRecord &R) {
@@ -42,6 +66,44 @@ std::string roundSentence(const agent::RoundRecord &R) {
     return S;
   }
   return S + (R.Note.empty() ? "nothing was kept." : R.Note + ".");
+}
+
+/// --search evolve's archive, lineage and evaluations; null for the greedy
+/// loop.
+static Json evolveJson(const agent::OptimizeResult &R) {
+  if (!R.Evolve)
+    return nullptr;
+  const agent::EvolveResult &E = *R.Evolve;
+  Json Lineage = Json::array();
+  for (const search::LineageStep &S : E.Lineage)
+    Lineage.push_back({{"id", S.Id},
+                       {"origin", S.Origin},
+                       {"generation", S.Generation},
+                       {"median_ns", S.MedianNs},
+                       {"gain_over_parent", S.GainOverParent},
+                       {"other_parents", S.OtherParents}});
+  Json Migrations = Json::array();
+  for (const search::Migration &M : E.Migrations)
+    if (!M.Skipped)
+      Migrations.push_back(
+          {{"from", M.From}, {"to", M.To}, {"migrant", M.Migrant}, {"replaced", M.Replaced}});
+  Json Out = {{"generations", E.Generations},
+              {"evaluations", E.Archive.totalEvaluations()},
+              {"evaluations_per_proposer", E.Archive.evaluations()},
+              {"cells", E.Archive.cellCount()},
+              {"lineage", Lineage},
+              {"migrations", Migrations},
+              {"archive", E.Archive.toJson()}};
+  if (E.Instructions)
+    Out["instructions"] = *E.Instructions;
+  return Out;
+}
+
+static Json experienceJson(const agent::OptimizeResult &R) {
+  Json Out = Json::array();
+  for (const experience::Entry &E : R.Experience)
+    Out.push_back(experience::toJson(E));
+  return Out;
 }
 
 Json optimizeReportJson(const OptimizeReportInput &In) {
@@ -102,6 +164,8 @@ Json optimizeReportJson(const OptimizeReportInput &In) {
           {"not_proposed_at_the_end", LastNot},
           {"final_spec", measure::toJson(R.FinalSpec)},
           {"rounds", Rounds},
+          {"evolve", evolveJson(R)},
+          {"experience", experienceJson(R)},
           {"diff", In.Diff},
           {"final_source", R.FinalSource}};
 }
@@ -123,7 +187,8 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
                   us(R.Baseline.MedianNs), us(R.Final.MedianNs), R.speedup());
   OS << "- checked against: " << R.Reference << "\n";
   OS << "- stopped: " << R.StopReason << "\n\n";
-  OS << "| round | before (us) | after (us) | gain | kept | registers | occupancy | roofline "
+  OS << "| " << (R.Evolve ? "generation" : "round")
+     << " | before (us) | after (us) | gain | kept | registers | occupancy | roofline "
         "|\n|---|---|---|---|---|---|---|---|\n";
   for (const agent::RoundRecord &RR : R.Rounds) {
     const agent::ProposalRecord *A = accepted(RR);
@@ -134,8 +199,23 @@ std::string optimizeReportMarkdown(const OptimizeReportInput &In) {
                   RR.After.Bound.empty() ? std::string("-") : RR.After.Bound,
                   RR.After.FractionOfPeak * 100);
   }
+  if (R.Evolve) {
+    const agent::EvolveResult &E = *R.Evolve;
+    OS << "\n## The evolutionary search\n\n";
+    OS << formatv("- {0} generation(s), {1} evaluation(s): {2}\n", E.Generations,
+                  E.Archive.totalEvaluations(), evaluationsLine(E.Archive));
+    OS << formatv("- the archive: {0} cell(s) of {1}", E.Archive.cellCount(), search::NumCells);
+    if (!In.ArchiveSvg.empty())
+      OS << " (grid: [" << In.ArchiveSvg << "](" << In.ArchiveSvg << "))";
+    OS << "\n- the winner's lineage: " << lineageLine(E.Lineage) << "\n\n";
+    OS << "| cell | elite | origin | generation | time (us) |\n|---|---|---|---|---|\n";
+    for (const search::Variant *V : E.Archive.elites())
+      OS << "| " << V->Desc.key() << " | " << V->Id << " | " << V->Origin << " | "
+         << V->Generation << " | " << us(V->MedianNs.value_or(0)) << " |\n";
+  }
   for (const agent::RoundRecord &RR : R.Rounds) {
-    OS << "\n## Round " << RR.Number << "\n\n" << roundSentence(RR) << "\n\n";
+    OS << "\n## " << (R.Evolve ? "Generation " : "Round ") << RR.Number << "\n\n"
+       << roundSentence(RR) << "\n\n";
     OS << "- before: " << snapshotLine(RR.Before) << "\n";
     if (const agent::ProposalRecord *A = accepted(RR)) {
       OS << "- after: " << snapshotLine(RR.After) << "\n";
@@ -201,8 +281,17 @@ std::string optimizeReportHtml(const OptimizeReportInput &In) {
                       us(RR.After.MedianNs) + " us", RR.Accepted >= 0 ? "#2a9d4b" : "#999999"});
   if (!Bars.empty())
     OS << barChartSvg("time per launch (us), shorter is better", Bars);
+  if (R.Evolve) {
+    const agent::EvolveResult &E = *R.Evolve;
+    OS << "<h2>The evolutionary search</h2>\n<ul><li>"
+       << formatv("{0} generation(s), {1} evaluation(s): ", E.Generations,
+                  E.Archive.totalEvaluations())
+       << escape(evaluationsLine(E.Archive)) << "</li><li>the winner's lineage: "
+       << escape(lineageLine(E.Lineage)) << "</li></ul>\n"
+       << search::renderArchiveSvg(E.Archive) << "\n";
+  }
   for (const agent::RoundRecord &RR : R.Rounds) {
-    OS << "<h2>Round " << RR.Number << "</h2>\n<p>" << escape(roundSentence(RR)) << "</p>\n<ul><li>before: "
+    OS << "<h2>" << (R.Evolve ? "Generation " : "Round ") << RR.Number << "</h2>\n<p>" << escape(roundSentence(RR)) << "</p>\n<ul><li>before: "
        << escape(snapshotLine(RR.Before)) << "</li>";
     if (const agent::ProposalRecord *A = accepted(RR))
       OS << "<li>after: " << escape(snapshotLine(RR.After)) << "</li></ul>\n<pre>"
@@ -241,7 +330,7 @@ std::string renderOptimizeReport(const OptimizeReportInput &In, Format F) {
 void forge::report::renderOptimizeRounds(llvm::raw_ostream &OS, const agent::OptimizeResult &R) {
   using llvm::formatv;
   for (const agent::RoundRecord &RR : R.Rounds) {
-    OS << formatv("round {0}:", RR.Number);
+    OS << formatv("{0} {1}:", R.Evolve ? "generation" : "round", RR.Number);
     if (RR.Before.MedianNs > 0)
       OS << formatv(" {0:F2} us", RR.Before.MedianNs / 1000);
     if (RR.Accepted >= 0)
@@ -250,6 +339,13 @@ void forge::report::renderOptimizeRounds(llvm::raw_ostream &OS, const agent::Opt
     else
       OS << (RR.Before.MedianNs > 0 ? ";" : "") << " nothing kept of " << RR.Proposals.size()
          << " proposal(s)";
+    if (R.Evolve) {
+      unsigned Archived = 0;
+      for (const agent::ProposalRecord &P : RR.Proposals)
+        Archived += P.Verdict == agent::Verdict::Superseded;
+      if (Archived)
+        OS << formatv("; {0} more into the archive", Archived);
+    }
     OS << (RR.Note.empty() ? "" : "; " + RR.Note) << "\n";
   }
 }
@@ -285,6 +381,16 @@ void forge::report::renderOptimizeEnd(llvm::raw_ostream &OS,
     OS << "forge-port: stopped: " << Res.StopReason << "\n";
   if (Res.PreciseReference)
     OS << "forge-port: checked against " << Res.Reference << "\n";
+  if (Res.Evolve) {
+    const agent::EvolveResult &E = *Res.Evolve;
+    OS << llvm::formatv("forge-port: evolve: {0} generation(s), {1} evaluation(s) ({2}); {3} "
+                        "cell(s) of {4} in the archive\n",
+                        E.Generations, E.Archive.totalEvaluations(), evaluationsLine(E.Archive),
+                        E.Archive.cellCount(), search::NumCells);
+    OS << "forge-port: the winner's lineage: " << lineageLine(E.Lineage) << "\n";
+  }
+  if (!R.ExperienceNote.empty())
+    OS << "forge-port: experience: " << R.ExperienceNote << "\n";
   if (R.Replayed && R.ReplayDifferences.empty())
     OS << "forge-port: replay: the same decisions in " << Res.Rounds.size() << " round(s)\n";
   for (const std::string &L : R.ReplayDifferences)

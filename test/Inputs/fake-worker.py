@@ -12,7 +12,10 @@ FAKE_BASE_NS (default 1000) plus, for every NAME=VALUE of its label,
 |VALUE - FAKE_BEST[NAME]| * 10 ns (FAKE_BEST: "BLOCK=128,ITEMS=4"), so the
 test knows the optimum. FAKE_FAIL names a label substring whose candidates
 are reported "wrong". Every run appends its candidate count to
-FAKE_LOG, if set, so tests can see what was measured. FAKE_CHECKS
+FAKE_LOG, if set, so tests can see what was measured. FAKE_LABEL_NS
+("expert:vectorize=700,tuner=900") sets the time of a candidate whose
+label contains a named substring (the last match wins; before FAKE_BEST's
+terms are added). FAKE_CHECKS
 ("out=0.078,y=1e-6") gives every non-reference candidate a check of those
 buffers with that rel_l2 and max_abs on input set 0.
 
@@ -86,6 +89,11 @@ def main():
             print("fake-worker: %s was not built" % c["lib"], file=sys.stderr)
             return 1
         ns = base
+        for item in os.environ.get("FAKE_LABEL_NS", "").split(","):
+            if "=" in item:
+                sub, val = item.rsplit("=", 1)
+                if sub and sub in c["label"] and not c["ref"]:
+                    ns = float(val)
         for part in c["label"].replace(",", " ").split():
             if "=" in part:
                 k, v = part.split("=", 1)

@@ -11,11 +11,14 @@
 #include "SharedOptions.h"
 #include "forge/Agent/OptimizeSession.h"
 #include "forge/Config.h"
+#include "forge/Experience/Experience.h"
 #include "forge/Report/OptimizeReport.h"
+#include "forge/Search/ArchiveSvg.h"
 #include "forge/Support/Date.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include <csignal>
@@ -90,7 +93,65 @@ cl::opt<bool> NoGpu("no-gpu", cl::desc("Validate up to the compile stage only; k
                     SUB);
 cl::opt<unsigned, true> TimingRounds("timing-rounds", cl::desc("Interleaved timing rounds (5)"),
                                      cl::location(Opts.Job.Rounds), SUB);
+cl::opt<std::string> Search("search", cl::desc("The search: greedy (keep the best each round; "
+                                              "the default) or evolve (islands and a MAP-Elites "
+                                              "archive, docs/evolve.md)"),
+                            cl::value_desc("greedy|evolve"), cl::init("greedy"), SUB);
+agent::EvolveOptions EvolveDefaults;
+cl::opt<unsigned> Islands("islands", cl::desc("--search evolve: islands (4)"),
+                          cl::init(EvolveDefaults.Islands), SUB);
+cl::opt<unsigned> Population("population", cl::desc("--search evolve: variants each island "
+                                                    "holds (8)"),
+                             cl::init(EvolveDefaults.Population), SUB);
+cl::opt<unsigned> Offspring("offspring", cl::desc("--search evolve: proposals each island "
+                                                  "judges a generation (2)"),
+                            cl::init(EvolveDefaults.Offspring), SUB);
+cl::opt<unsigned> MigrateEvery("migrate-every", cl::desc("--search evolve: generations between "
+                                                         "migrations (3)"),
+                               cl::init(EvolveDefaults.MigrationInterval), SUB);
+cl::opt<std::string> Budget("budget", cl::desc("--search evolve: evaluations (200), or a time "
+                                               "(30m, 90s, 2h)"),
+                            cl::value_desc("N|time"), SUB);
+cl::opt<bool> NoCrossover("no-crossover", cl::desc("--search evolve: no crossover requests"),
+                          SUB);
+cl::opt<std::string> ExperienceFile("experience",
+                                    cl::desc("The experience library (docs/experience.md; "
+                                             "default $FORGE_EXPERIENCE or "
+                                             "~/.cache/forge/experience.json; 'off': none)"),
+                                    cl::value_desc("file"), SUB);
+cl::opt<bool> NoExperience("no-experience", cl::desc("Neither read nor write the experience "
+                                                     "library"),
+                           SUB);
 #undef SUB
+
+/// --budget: a count of evaluations, or a time with a unit (s, m, h).
+Expected<std::pair<unsigned, double>> parseBudget(StringRef B) {
+  unsigned N;
+  if (!B.getAsInteger(10, N) && N > 0)
+    return std::make_pair(N, 0.0);
+  double Scale = B.ends_with("s") ? 1 : B.ends_with("m") ? 60 : B.ends_with("h") ? 3600 : 0;
+  double T;
+  if (Scale > 0 && !B.drop_back().getAsDouble(T) && T > 0)
+    return std::make_pair(~0u, T * Scale);
+  return makeUsageError("--budget '{0}': expected a count of evaluations (200) or a time (30m, "
+                        "90s, 2h)",
+                        B);
+}
+
+/// The experience library's file; "" for none (--no-experience,
+/// FORGE_EXPERIENCE=off, no cache directory known).
+std::string experiencePath() {
+  if (NoExperience || ExperienceFile == "off")
+    return "";
+  if (!ExperienceFile.empty())
+    return ExperienceFile;
+  auto D = experience::defaultPath();
+  if (!D) {
+    consumeError(D.takeError());
+    return "";
+  }
+  return *D;
+}
 
 std::atomic<bool> Interrupted{false};
 extern "C" void onOptimizeInterrupt(int) { Interrupted = true; }
@@ -132,6 +193,31 @@ int forge::tool::runOptimize(const Invocation &Inv) {
     C->TokenBudget = TokenBudget;
     O.Model = *C;
   }
+  if (Search != "greedy" && Search != "evolve")
+    return reportError(makeUsageError("--search '{0}': expected greedy or evolve", Search));
+  bool EvolveOnly = Islands.getNumOccurrences() || Population.getNumOccurrences() ||
+                    Offspring.getNumOccurrences() || MigrateEvery.getNumOccurrences() ||
+                    Budget.getNumOccurrences() || NoCrossover;
+  if (Search == "greedy" && EvolveOnly)
+    return reportError(makeUsageError("--islands, --population, --offspring, --migrate-every, "
+                                      "--budget and --no-crossover go with --search evolve"));
+  if (Search == "evolve") {
+    agent::EvolveOptions E;
+    E.Islands = Islands;
+    E.Population = Population;
+    E.Offspring = Offspring;
+    E.MigrationInterval = MigrateEvery;
+    E.Crossover = !NoCrossover;
+    if (!Budget.empty()) {
+      auto B = parseBudget(Budget);
+      if (!B)
+        return reportError(B.takeError());
+      std::tie(E.Budget, E.Seconds) = *B;
+    }
+    E.Seed = Seed.getNumOccurrences() ? uint64_t(Seed) : E.Seed;
+    O.Evolve = E;
+  }
+  O.ExperiencePath = experiencePath();
   if (!NoGpu && O.ReplayPath.empty())
     O.Gpu = localGpu(WorkerPath, Inv.Argv0, "proposals are validated up to the compile stage");
   frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
@@ -156,7 +242,8 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   bool Tty = sys::Process::StandardErrIsDisplayed();
   O.OnProgress = elapsedProgress();
   O.OnRecord = [&](unsigned Round, const agent::ProposalRecord &P) {
-    errs() << (Tty ? "\r\033[K" : "") << "forge-port: round " << Round << ": " << P.P.Origin
+    errs() << (Tty ? "\r\033[K" : "") << "forge-port: " << (O.Evolve ? "generation " : "round ")
+           << Round << ": " << P.P.Origin
            << ": " << agent::verdictName(P.Verdict)
            << (P.Reason.empty() ? "" : " (" + P.Reason + ")") << "\n";
   };
@@ -174,6 +261,14 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   if (!ReportPath.empty()) {
     report::OptimizeReportInput In{&Res, &Session.loopOptions(), R->Info.Proposer, O.File, R->Diff,
                                    O.Date};
+    // Beside a Markdown report, the archive's grid as its own SVG file.
+    if (Res.Evolve && *report::formatOf(ReportPath) == report::Format::Markdown) {
+      SmallString<256> Svg(ReportPath);
+      sys::path::replace_extension(Svg, "archive.svg");
+      if (Error E = writeFileAtomically(Svg, search::renderArchiveSvg(Res.Evolve->Archive)))
+        return reportError(std::move(E));
+      In.ArchiveSvg = sys::path::filename(Svg).str();
+    }
     if (Error E = writeFileAtomically(ReportPath,
                                       report::renderOptimizeReport(In, *report::formatOf(ReportPath))))
       return reportError(std::move(E));

@@ -63,6 +63,12 @@ struct OptimizeSessionOptions {
   std::string ToolVersion;    ///< "forge-port 0.1.0", for the transcript
   std::string Date;           ///< "2026-12-01", for the transcript
   const std::atomic<bool> *Interrupted = nullptr;
+  /// `--search evolve` (docs/evolve.md); none: the greedy loop.
+  std::optional<EvolveOptions> Evolve;
+  /// The experience library's file (docs/experience.md): read before the
+  /// run to rank proposals, what became of them merged into it after; empty:
+  /// none is read or written.
+  std::string ExperiencePath;
   std::function<void(llvm::StringRef)> OnProgress;
   std::function<void(unsigned Round, const ProposalRecord &)> OnRecord;
 };
@@ -76,6 +82,9 @@ struct OptimizeSessionResult {
   /// same decisions).
   bool Replayed = false;
   std::vector<std::string> ReplayDifferences;
+  /// What went into the experience library ("12 entries merged into
+  /// ~/.cache/forge/experience.json"), or why nothing did; empty without one.
+  std::string ExperienceNote;
   /// Why there is no precision reference ("the kernel has no float
   /// atomicAdd into a buffer"); empty when there is one or none was asked.
   std::string NoPrecisionReference;
@@ -102,6 +111,8 @@ private:
   std::unique_ptr<build::Nvcc> Tools;
   std::unique_ptr<SourceChecker> Checker;
   std::unique_ptr<Replay> Replayed;
+  std::optional<experience::Experience> Library;
+  std::unique_ptr<InstructionPool> Meta;
   std::vector<std::unique_ptr<Proposer>> Proposers;
   std::string Name;
 };

@@ -28,11 +28,28 @@
 #include "forge/Agent/SourceCheck.h"
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Build/NvccDriver.h"
+#include "forge/Experience/Experience.h"
+#include "forge/Search/Archive.h"
+#include "forge/Search/Islands.h"
 #include "forge/Measure/Measurement.h"
 #include <atomic>
 #include <functional>
 
 namespace forge::agent {
+
+/// The evolving instructions of a model's prompts, as the evolutionary
+/// search uses them (OptimizeSession adapts MetaPrompt.h's pool).
+class InstructionPool {
+public:
+  virtual ~InstructionPool();
+  /// An instruction for the next request: its id and text.
+  virtual std::pair<unsigned, std::string> pick() = 0;
+  /// What became of a variant the instruction produced.
+  virtual void credit(unsigned Id, Verdict V, double Gain) = 0;
+  /// Once a generation: drop what never helps, recombine what does.
+  virtual void evolve() = 0;
+  virtual Json toJson() const = 0;
+};
 
 /// One stage's verdict for one proposal.
 struct StageVerdict {
@@ -89,6 +106,26 @@ struct RoundRecord {
   std::vector<std::pair<std::string, std::string>> NotProposed;
 };
 
+/// `optimize --search evolve` (docs/evolve.md): a quality-diversity search
+/// over kernel variants (a MAP-Elites archive, islands) instead of the
+/// greedy keep-the-best loop.
+struct EvolveOptions {
+  unsigned Islands = 4;
+  unsigned Population = 8;        ///< variants each island holds
+  unsigned Offspring = 2;         ///< proposals each island judges a generation
+  unsigned MigrationInterval = 3; ///< generations between migrations
+  /// Evaluations (proposals judged, whatever became of them) the search
+  /// may spend; and, when above 0, the wall-clock seconds.
+  unsigned Budget = 200;
+  double Seconds = 0;
+  uint64_t Seed = 1;
+  /// Ask the proposer to combine two elites of different cells (a model
+  /// answers; the built-in proposers have no crossovers).
+  bool Crossover = true;
+  /// The evolving instructions of the model's prompts; null: none.
+  InstructionPool *Meta = nullptr;
+};
+
 struct OptimizeOptions {
   std::string File;                 ///< the user's file (read, never written)
   const measure::LaunchSpec *Spec = nullptr;
@@ -130,6 +167,23 @@ struct OptimizeOptions {
   std::function<void(llvm::StringRef)> OnProgress;
   /// Called after every proposal's validation (the transcript's writer).
   std::function<void(unsigned Round, const ProposalRecord &)> OnRecord;
+  /// Set: the evolutionary search instead of the greedy loop.
+  std::optional<EvolveOptions> Evolve;
+  /// The experience library (docs/experience.md): proposals are ranked by
+  /// it, and what became of each goes to OptimizeResult::Experience (the
+  /// caller records it). Null: neither.
+  const experience::Experience *Experience = nullptr;
+};
+
+/// What the evolutionary search leaves beside the final kernel.
+struct EvolveResult {
+  search::Archive Archive;
+  /// The winner's ancestry, the original first.
+  std::vector<search::LineageStep> Lineage;
+  unsigned Generations = 0;
+  std::vector<search::Migration> Migrations;
+  /// The meta-prompt pool at the end (MetaPrompts::toJson), when there is one.
+  std::optional<Json> Instructions;
 };
 
 struct OptimizeResult {
@@ -152,6 +206,10 @@ struct OptimizeResult {
   /// Why the proposer had nothing more, when that ended the loop.
   std::vector<std::pair<std::string, std::string>> LastNotProposed;
   std::optional<measure::DeviceInfo> Device;
+  /// The experience of this run: one entry per proposal judged on a GPU or
+  /// rejected by a stage (OptimizeOptions::Experience).
+  std::vector<experience::Entry> Experience;
+  std::optional<EvolveResult> Evolve;
   double speedup() const {
     return Final.MedianNs > 0 ? Baseline.MedianNs / Final.MedianNs : 0;
   }

@@ -162,6 +162,24 @@ struct ProposalRequest {
   /// The user's promise (--assume-no-alias) that the kernel's pointer
   /// parameters point into distinct allocations at every launch.
   bool AssumeNoAlias = false;
+
+  /// `optimize --search evolve` (docs/evolve.md). The cell of the archive
+  /// the current kernel is the elite of ("shared/4-7/4-wide/50-75 %") and
+  /// its time.
+  std::string Cell;
+  double CurrentNs = 0;
+  /// A crossover request: an elite of another cell to combine with Source.
+  struct Elite {
+    std::string Source, Cell, Origin;
+    double MedianNs = 0;
+  };
+  std::optional<Elite> Other;
+  /// One instruction of the evolving meta-prompt, for a model's prompt
+  /// ("Prefer staging reused tiles in shared memory ...").
+  std::string Instruction;
+  /// What the experience library (docs/experience.md) says of this
+  /// pattern and target, a line per transformation, for a model's prompt.
+  std::vector<std::string> Experience;
 };
 
 class Proposer {
@@ -184,6 +202,11 @@ public:
   /// reason ("expert:vectorize" -> "not an elementwise kernel ..."), for
   /// the report.
   virtual std::vector<std::pair<std::string, std::string>> notProposed() const { return {}; }
+  /// A combination of Req.Source with Req.Other (the evolutionary search's
+  /// crossover); the default has none to offer.
+  virtual llvm::Expected<std::vector<Proposal>> crossover(const ProposalRequest &Req) {
+    return std::vector<Proposal>();
+  }
 };
 
 /// Several proposers as one: their proposals in order, each asked every
@@ -197,8 +220,13 @@ public:
                                                  const Proposal &Failed) override;
   void setName(std::string N) { Name = std::move(N); }
   std::vector<std::pair<std::string, std::string>> notProposed() const override;
+  /// Every part's crossovers, in order.
+  llvm::Expected<std::vector<Proposal>> crossover(const ProposalRequest &Req) override;
 
 private:
+  using Ask = llvm::Expected<std::vector<Proposal>> (Proposer::*)(const ProposalRequest &);
+  /// Each part's answers to Each, in order, each remembered as its owner's.
+  llvm::Expected<std::vector<Proposal>> collect(const ProposalRequest &Req, Ask Each);
   std::vector<Proposer *> Parts;
   std::map<std::string, Proposer *> OwnerOf; ///< by proposal origin
   std::string Name = "combined";

@@ -68,6 +68,9 @@ struct KernelContract {
   /// with its index form and warp class, the loops, the recognised
   /// patterns and what could not be followed, each with its line.
   std::string Model;
+  /// The experience library's keys of the model (docs/experience.md):
+  /// what the kernel computes and how it touches memory, without names.
+  std::string Pattern, Family;
 };
 
 /// "the responsible lines" of a memory-bound kernel's analysis.
@@ -83,6 +86,9 @@ public:
   llvm::Expected<KernelContract> analyse(llvm::StringRef File, llvm::StringRef Contents,
                                          llvm::StringRef Kernel,
                                          const arch::TargetInfo &Target) const;
+  const frontend::Toolchain &toolchain() const { return TC; }
+  /// The user's flags, as given (analyse sets the target per call).
+  const frontend::ParseOptions &options() const { return Opts; }
 
 private:
   const frontend::Toolchain &TC;

@@ -231,7 +231,8 @@ private:
 PruneResult pruneEntries(std::vector<Entry> &Entries, const PruneOptions &Opts);
 
 /// $FORGE_EXPERIENCE, else $XDG_CACHE_HOME/forge/experience.json, else
-/// $HOME/.cache/forge/experience.json; an error when none is set.
+/// ~/.cache/forge/experience.json; an error when none is known or when
+/// FORGE_EXPERIENCE is "off" (`optimize` then runs without one).
 llvm::Expected<std::string> defaultPath();
 
 } // namespace forge::experience

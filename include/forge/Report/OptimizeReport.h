@@ -23,6 +23,9 @@ struct OptimizeReportInput {
   std::string File;
   std::string Diff;     ///< original -> final, unified
   std::string Date;
+  /// --search evolve: the archive's SVG grid written beside a Markdown
+  /// report (the name the report links to); empty: none.
+  std::string ArchiveSvg;
 };
 
 Json optimizeReportJson(const OptimizeReportInput &In);
