@@ -151,6 +151,12 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
     return H.hex();
   };
 
+  // A proposer that cannot be asked ends the search, as it ends the loop.
+  auto ProposerFailed = [&](Error Err) {
+    R.StopReason =
+        "the " + O.Propose->name().str() + " proposer failed: " + toString(std::move(Err));
+    R.ProposerFailed = true;
+  };
   unsigned Evals = 0, Next = 1;
   std::string BestId = "v0";
   for (unsigned Gen = 1;; ++Gen) {
@@ -233,9 +239,7 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
         }
         auto Props = O.Propose->propose(Q);
         if (!Props) {
-          R.StopReason = "the " + O.Propose->name().str() + " proposer failed: " +
-                         toString(Props.takeError());
-          R.ProposerFailed = true;
+          ProposerFailed(Props.takeError());
           break;
         }
         RR.NotProposed = O.Propose->notProposed();
@@ -277,9 +281,7 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
       X.Instruction = Q.Instruction;
       auto Xs = O.Propose->crossover(X);
       if (!Xs) {
-        R.StopReason = "the " + O.Propose->name().str() + " proposer failed: " +
-                       toString(Xs.takeError());
-        R.ProposerFailed = true;
+        ProposerFailed(Xs.takeError());
         break;
       }
       for (Proposal &P : *Xs) {
@@ -343,16 +345,7 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
           continue;
         Candidate &C = Cands[*It];
         Child &K = Kids[*It];
-        C.Rec.Status = Out.Result.Status;
-        if (Out.Resources) {
-          C.Rec.Registers = Out.Resources->Registers;
-          C.Rec.StaticShared = Out.Resources->SharedMemBytes;
-        }
-        if (!stage(C.Rec, Stage::Correctness, Out.Result.ok(),
-                   Out.Result.ok() ? "matches the original on every output; inputs unchanged"
-                                   : std::string(statusName(Out.Result.Status)) + ": " +
-                                         measure::describeRejection(Out.Result,
-                                                                    O.Job.FloorFactor)))
+        if (!checked(C, Out))
           continue;
         C.Rec.MedianNs = Out.Result.Time ? Out.Result.Time->Median : 0;
         double Base = ParentNs.count(K.Parent) ? ParentNs[K.Parent]

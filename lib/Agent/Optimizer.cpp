@@ -456,6 +456,21 @@ void Loop::noteExperience(const ProposalRecord &Rec, const KernelContract &Base)
   R.Experience.push_back(std::move(E));
 }
 
+bool Loop::checked(Candidate &C, const measure::CandidateOutcome &Out) {
+  C.Rec.Status = Out.Result.Status;
+  if (Out.Resources) {
+    C.Rec.Registers = Out.Resources->Registers;
+    C.Rec.StaticShared = Out.Resources->SharedMemBytes;
+  }
+  return stage(C.Rec, Stage::Correctness, Out.Result.ok(),
+               Out.Result.ok()
+                   ? (Precise ? "matches the original summed in double, within the "
+                                "original's own distance from it; inputs unchanged"
+                              : "matches the original on every output; inputs unchanged")
+                   : std::string(statusName(Out.Result.Status)) + ": " +
+                         measure::describeRejection(Out.Result, O.Job.FloorFactor));
+}
+
 Error Loop::judge(Candidate &C, const ProposalRequest &Q, unsigned Round, unsigned Index) {
   if (!validate(C, C.Rec.P, Round, Index)) {
     // Clang's errors are compiler errors too: they get the repair.
@@ -800,18 +815,7 @@ Expected<OptimizeResult> Loop::greedy(KernelSnapshot Snap) {
         if (It == Live.end())
           continue;
         Candidate &C = Cands[*It];
-        C.Rec.Status = Out.Result.Status;
-        if (Out.Resources) {
-          C.Rec.Registers = Out.Resources->Registers;
-          C.Rec.StaticShared = Out.Resources->SharedMemBytes;
-        }
-        if (!stage(C.Rec, Stage::Correctness, Out.Result.ok(),
-                   Out.Result.ok()
-                       ? (Precise ? "matches the original summed in double, within the "
-                                    "original's own distance from it; inputs unchanged"
-                                  : "matches the original on every output; inputs unchanged")
-                       : std::string(statusName(Out.Result.Status)) + ": " +
-                             measure::describeRejection(Out.Result, O.Job.FloorFactor)))
+        if (!checked(C, Out))
           continue;
         C.Rec.MedianNs = Out.Result.Time ? Out.Result.Time->Median : 0;
         C.Rec.Speedup = C.Rec.MedianNs > 0 ? CurNs / C.Rec.MedianNs : 0;

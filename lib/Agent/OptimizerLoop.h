@@ -49,6 +49,9 @@ private:
   /// validate, compile, and one repair by the proposer when either fails
   /// with compiler (or Clang) errors. An error only when a stage cannot run.
   llvm::Error judge(Candidate &C, const ProposalRequest &Q, unsigned Round, unsigned Index);
+  /// Records the worker's verdict on C (status, resources, the correctness
+  /// stage); whether it passed.
+  bool checked(Candidate &C, const measure::CandidateOutcome &Out);
   /// Props reordered by the experience library (what helped on this
   /// pattern and target first, what never helped last); unchanged without
   /// one.

@@ -3,6 +3,7 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Config.h"
 #include "forge/Support/Error.h"
+#include "forge/Support/Date.h"
 #include "forge/Support/FileUtil.h"
 #include "forge/Support/JsonReader.h"
 #include "llvm/ADT/STLExtras.h"
@@ -159,14 +160,6 @@ bool Entry::operator==(const Entry &O) const {
          Extra == O.Extra;
 }
 
-std::string utcNow() {
-  std::time_t T = std::time(nullptr);
-  std::tm Utc;
-  gmtime_r(&T, &Utc);
-  char Buf[32];
-  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", &Utc);
-  return Buf;
-}
 
 std::optional<std::time_t> parseUtc(StringRef Text) {
   // Exactly YYYY-MM-DDTHH:MM:SSZ.
@@ -420,7 +413,7 @@ Error updateLocked(StringRef Path, function_ref<Expected<bool>(Experience &)> Up
 } // namespace
 
 Error Experience::record(ArrayRef<Entry> New) {
-  std::string Time = utcNow();
+  std::string Time = nowUtc();
   return updateLocked(
       Path,
       [&](Experience &Cur) -> Expected<bool> {

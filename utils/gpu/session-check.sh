@@ -275,6 +275,24 @@ PY
         grep -h "forge-port: \(porting\|program mode\)\|tuning triad\|complete entry\|x over the original\|sm_90:" "$f"
       done
       ;;
+    evolve:*)
+      # evolve:PHASE:K1,K2,...: the greedy loop against --search evolve under
+      # the same evaluation budget (utils/gpu/evolve-compare.sh); phase 2
+      # reads the experience library phase 1 filled (with phase 1's reports
+      # and budgets, carried in bundle/evolve-phase1/ when the calls are
+      # apart).
+      spec="${step#evolve:}" ph="${spec%%:*}" list="${spec#*:}"
+      ev="$dest/evolve"
+      mkdir -p "$ev"
+      [ "$ph" = 2 ] && [ ! -f "$ev/library.json" ] && [ -d bundle/evolve-phase1 ] &&
+        cp -r bundle/evolve-phase1/. "$ev/"
+      ks=()
+      for k in ${list//,/ }; do ks+=("$k"); done
+      FP="$fp" bash utils/gpu/evolve-compare.sh "$ev" "$ph" "${ks[@]}"
+      result "evolve phase $ph" $?
+      python3 utils/gpu/evolve-table.py "$ev" "${ks[@]}"
+      find "$ev/work" -name '*.cu' -delete
+      ;;
     tune:*)
       k="${step#tune:}"
       (cd test/gpu/Inputs/tune && "$fp" tune "$k.cu" --spec "$k.json" --to sm_90 \

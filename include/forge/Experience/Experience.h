@@ -102,9 +102,6 @@ struct Entry {
 
 /// The JSON form of one entry, as the file holds it.
 Json toJson(const Entry &E);
-
-/// Now, in the format of Entry::Time.
-std::string utcNow();
 /// Entry::Time as seconds since the epoch; none when it is not in that form.
 std::optional<std::time_t> parseUtc(llvm::StringRef Text);
 

@@ -9,6 +9,9 @@ namespace forge {
 /// Today's date in UTC, ISO style ("2026-11-29").
 std::string todayUtc();
 
+/// Now, UTC, to the second: "2026-12-01T10:20:30Z".
+std::string nowUtc();
+
 } // namespace forge
 
 #endif

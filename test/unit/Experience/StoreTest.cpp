@@ -1,6 +1,7 @@
 //===- StoreTest.cpp - Loading, recording, pruning, exporting -------------===//
 #include "ExperienceTestUtil.h"
 #include "forge/Config.h"
+#include "forge/Support/Date.h"
 #include "forge/Support/FileUtil.h"
 #include "llvm/Support/FileSystem.h"
 #include <cstdlib>
@@ -340,7 +341,7 @@ TEST(Time, ParsesOnlyTheOneForm) {
   EXPECT_FALSE(parseUtc("1970-13-02T00:00:00Z"));
   EXPECT_FALSE(parseUtc("1970-01-02T00:00:00"));
   EXPECT_FALSE(parseUtc("197a-01-02T00:00:00Z"));
-  EXPECT_TRUE(parseUtc(utcNow()));
+  EXPECT_TRUE(parseUtc(forge::nowUtc()));
 }
 
 } // namespace
