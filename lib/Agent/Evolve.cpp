@@ -158,6 +158,12 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
     R.ProposerFailed = true;
   };
   unsigned Evals = 0, Next = 1;
+  // A budget of evaluations, or only of time (--budget 30m).
+  bool Counted = E.Budget != ~0u;
+  auto Spent = [&](unsigned N) {
+    return Counted ? formatv("{0} of {1}", N, E.Budget).str()
+                   : formatv("{0}, {1:F0} s of {2:F0} s", N, Elapsed(), E.Seconds).str();
+  };
   std::string BestId = "v0";
   for (unsigned Gen = 1;; ++Gen) {
     if (O.Interrupted && *O.Interrupted) {
@@ -182,8 +188,8 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
       Candidate C;
       C.Rec.P = std::move(P);
       K.Id = "v" + std::to_string(Next++);
-      progress(formatv("generation {0}: island {1}: judging {2} (evaluation {3} of {4})", Gen,
-                       K.Island, C.Rec.P.Origin, Evals + 1, E.Budget));
+      progress(formatv("generation {0}: island {1}: judging {2} (evaluation {3})", Gen, K.Island,
+                       C.Rec.P.Origin, Spent(Evals + 1)));
       if (Error Err = judge(C, Q, Gen, unsigned(Cands.size())))
         return Err;
       A.noteEvaluation(C.Rec.P.Origin);
@@ -445,12 +451,16 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
                   .str();
     R.Rounds.push_back(std::move(RR));
     ER.Generations = Gen;
-    double PerEval = Evals ? Elapsed() / Evals : 0;
-    progress(formatv("generation {0}: {1} of {2} evaluations, best {3} ({4:F2}x), {5} cell(s), "
-                     "ETA {6:F0} s",
-                     Gen, Evals, E.Budget, formatUs(R.Rounds.back().After.MedianNs),
+    // The ETA: the evaluations left at this generation's pace, or the time
+    // left, whichever ends first.
+    double Eta = Counted ? Elapsed() / std::max(1u, Evals) * (E.Budget - std::min(Evals, E.Budget))
+                         : 1e30;
+    if (E.Seconds > 0)
+      Eta = std::min(Eta, std::max(0.0, E.Seconds - Elapsed()));
+    progress(formatv("generation {0}: evaluation {1}, best {2} ({3:F2}x), {4} cell(s), ETA {5:F0} s",
+                     Gen, Spent(Evals), formatUs(R.Rounds.back().After.MedianNs),
                      Snap.MedianNs / std::max(1.0, R.Rounds.back().After.MedianNs),
-                     A.cellCount(), PerEval * (E.Budget - std::min(Evals, E.Budget))));
+                     A.cellCount(), Eta));
     if (Gen >= 1000) {
       R.StopReason = "the generation limit (1000) was reached";
       break;

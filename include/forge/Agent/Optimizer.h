@@ -115,7 +115,8 @@ struct EvolveOptions {
   unsigned Offspring = 2;         ///< proposals each island judges a generation
   unsigned MigrationInterval = 3; ///< generations between migrations
   /// Evaluations (proposals judged, whatever became of them) the search
-  /// may spend; and, when above 0, the wall-clock seconds.
+  /// may spend (~0u: no count, only the time); and, when above 0, the
+  /// wall-clock seconds.
   unsigned Budget = 200;
   double Seconds = 0;
   uint64_t Seed = 1;
