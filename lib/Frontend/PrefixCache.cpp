@@ -76,7 +76,11 @@ static std::string cacheKey(CompilerInstance &CI) {
       ++I;
       continue;
     }
-    if (A == Main)
+    // The main file and what only names it or the directory it is parsed
+    // from (its unit id, where debug info would say it was compiled): the
+    // prefix reads neither.
+    if (A == Main || A.starts_with("-cuid=") || A.starts_with("-fdebug-compilation-dir=") ||
+        A.starts_with("-fcoverage-compilation-dir="))
       continue;
     H.add(A);
   }

@@ -43,12 +43,13 @@ struct Parsed {
   std::vector<std::string> Messages;
 };
 
-Parsed parse(Side S, const std::string &Code, std::vector<std::string> Extra = {}) {
+Parsed parse(Side S, const std::string &Code, std::vector<std::string> Extra = {},
+             std::string File = "/tmp/forge-prefix-cache-test.cu") {
   Toolchain TC = Toolchain::detect(nullptr);
   ParseOptions Opts;
   Opts.ExtraArgs = std::move(Extra);
   ParseRequest Req;
-  Req.File = "/tmp/forge-prefix-cache-test.cu";
+  Req.File = File;
   Req.S = S;
   Req.Contents = Code;
   Parsed P;
@@ -125,6 +126,28 @@ TEST_F(PrefixCacheTest, BuiltOnceThenLoaded) {
   // So is a user's macro.
   EXPECT_TRUE(parse(Side::Device, Kernel, {"-DFORGE_TEST_MACRO=3"}).UsedHeader);
   EXPECT_EQ(filesWith(Dir, ".pch").size(), 3u);
+}
+
+TEST_F(PrefixCacheTest, SharedByFilesAndDirectories) {
+  // Another file in another directory, parsed from another working
+  // directory: its unit id and compilation directory differ, the prefix
+  // does not. One header per side serves them all.
+  ASSERT_TRUE(parse(Side::Device, Kernel).UsedHeader);
+  auto Headers = filesWith(Dir, ".pch");
+  ASSERT_EQ(Headers.size(), 1u);
+  llvm::sys::fs::file_status Before;
+  ASSERT_FALSE(llvm::sys::fs::status(Headers[0], Before));
+  llvm::SmallString<128> Cwd;
+  ASSERT_FALSE(llvm::sys::fs::current_path(Cwd));
+  ASSERT_FALSE(llvm::sys::fs::set_current_path(Dir));
+  Parsed Other = parse(Side::Device, Kernel, {}, Dir + "/elsewhere/other-name.cu");
+  ASSERT_FALSE(llvm::sys::fs::set_current_path(Cwd));
+  EXPECT_TRUE(Other.UsedHeader);
+  EXPECT_EQ(Other.Errors, 0u);
+  EXPECT_EQ(filesWith(Dir, ".pch"), Headers);
+  llvm::sys::fs::file_status After;
+  ASSERT_FALSE(llvm::sys::fs::status(Headers[0], After));
+  EXPECT_EQ(Before.getUniqueID(), After.getUniqueID()) << "loaded, not rebuilt";
 }
 
 TEST_F(PrefixCacheTest, SameResultWithoutIt) {
