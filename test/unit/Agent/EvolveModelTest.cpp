@@ -7,6 +7,7 @@
 /// was sent.
 ///
 //===----------------------------------------------------------------------===//
+#include "MockModelServer.h"
 #include "forge/Agent/MetaPrompt.h"
 #include "forge/Agent/ModelClient.h"
 #include "forge/Agent/ModelProposer.h"
@@ -28,6 +29,7 @@
 using namespace forge;
 using namespace forge::agent;
 using namespace std::string_literals;
+using forge::test::readAll;
 
 namespace {
 
@@ -81,15 +83,6 @@ size_t count(const std::string &Hay, const std::string &Needle) {
   for (size_t P = Hay.find(Needle); P != std::string::npos; P = Hay.find(Needle, P + 1))
     ++N;
   return N;
-}
-
-std::string readAll(llvm::StringRef Path) {
-  auto Text = readFile(Path);
-  if (!Text) {
-    llvm::consumeError(Text.takeError());
-    return "";
-  }
-  return *Text;
 }
 
 //===----------------------------------------------------------------------===//
@@ -508,42 +501,18 @@ TEST(MetaPrompts, RecombinationPromptNamesBothAndTheirRecords) {
 class EvolveModelServer : public ::testing::Test {
 protected:
   void SetUp() override {
-    ::setenv("no_proxy", "127.0.0.1,localhost", 1);
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-evolve-model", Dir));
     Replies = (Dir + "/replies").str();
     ASSERT_FALSE(llvm::sys::fs::create_directory(Replies));
     writeScenarios();
-    std::string Out = (Dir + "/server.out").str(), Err = (Dir + "/server.err").str();
-    LogPath = (Dir + "/requests.jsonl").str();
-    std::vector<llvm::StringRef> Args = {FORGE_PYTHON, FORGE_MOCK_MODEL_SERVER, "--replies",
-                                         Replies,      "--log",                 LogPath,
-                                         "--exit-after", "120"};
-    std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out),
-                                                  llvm::StringRef(Err)};
-    std::string Why;
-    Server = llvm::sys::ExecuteNoWait(FORGE_PYTHON, Args, std::nullopt, Redirects, 0, &Why);
-    ASSERT_NE(Server.Pid, 0) << Why;
-    const std::string Prefix = "listening on http://127.0.0.1:";
-    auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    std::string First;
-    while (First.empty() && std::chrono::steady_clock::now() < Deadline) {
-      std::string Text = readAll(Out);
-      if (Text.find('\n') != std::string::npos)
-        First = Text.substr(0, Text.find('\n'));
-      else
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ASSERT_EQ(First.rfind(Prefix, 0), 0u) << "server did not start: " << readAll(Err);
-    Port = std::atoi(First.c_str() + Prefix.size());
-    ASSERT_GT(Port, 0);
+    std::string Why = Server.start(Replies, Dir);
+    ASSERT_EQ(Why, "");
+    LogPath = Server.logPath();
+    Port = Server.port();
   }
 
   void TearDown() override {
-    if (Server.Pid > 0) {
-      ::kill(Server.Pid, SIGTERM);
-      std::string Why;
-      llvm::sys::Wait(Server, 10u, &Why);
-    }
+    Server.stop();
     llvm::sys::fs::remove_directories(Dir);
   }
 
@@ -601,7 +570,7 @@ protected:
 
   llvm::SmallString<128> Dir;
   std::string Replies, LogPath;
-  llvm::sys::ProcessInfo Server;
+  test::MockModelServer Server;
   int Port = 0;
 };
 

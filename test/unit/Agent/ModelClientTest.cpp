@@ -4,6 +4,7 @@
 /// ModelClient at it and checks what came back and what the server saw.
 ///
 //===----------------------------------------------------------------------===//
+#include "MockModelServer.h"
 #include "forge/Agent/ModelClient.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
@@ -25,21 +26,13 @@
 
 using namespace forge;
 using namespace forge::agent;
+using forge::test::readAll;
 
 namespace {
 
 const char *Key = "sk-forge-test-SECRET-0123456789";
 
 std::string replyDir() { return FORGE_TEST_INPUTS "/model-replies"; }
-
-std::string readAll(llvm::StringRef Path) {
-  auto Text = readFile(Path);
-  if (!Text) {
-    llvm::consumeError(Text.takeError());
-    return "";
-  }
-  return *Text;
-}
 
 /// Message and kind of a failed request.
 struct Failure {
@@ -81,46 +74,15 @@ int closedPort() {
 class ModelClientTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    // An http_proxy in the environment must not catch loopback requests.
-    ::setenv("no_proxy", "127.0.0.1,localhost", 1);
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("forge-model", Dir));
-    std::string Out = (Dir + "/server.out").str();
-    std::string Err = (Dir + "/server.err").str();
-    LogPath = (Dir + "/requests.jsonl").str();
-    std::vector<llvm::StringRef> Args = {FORGE_PYTHON, FORGE_MOCK_MODEL_SERVER,
-                                         "--replies",  ReplyDirStr,
-                                         "--log",      LogPath,
-                                         "--exit-after", "120"};
-    std::optional<llvm::StringRef> Redirects[] = {std::nullopt,
-                                                  llvm::StringRef(Out),
-                                                  llvm::StringRef(Err)};
-    std::string Why;
-    Server = llvm::sys::ExecuteNoWait(FORGE_PYTHON, Args, std::nullopt,
-                                      Redirects, 0, &Why);
-    ASSERT_NE(Server.Pid, 0) << Why;
-    auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    std::string First;
-    while (std::chrono::steady_clock::now() < Deadline) {
-      std::string Text = readAll(Out);
-      if (Text.find('\n') != std::string::npos) {
-        First = Text.substr(0, Text.find('\n'));
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    llvm::StringRef Prefix = "listening on http://127.0.0.1:";
-    ASSERT_TRUE(llvm::StringRef(First).starts_with(Prefix))
-        << "server did not start: '" << First << "' " << readAll(Err);
-    Port = std::atoi(First.c_str() + Prefix.size());
-    ASSERT_GT(Port, 0);
+    std::string Why = Server.start(ReplyDirStr, Dir);
+    ASSERT_EQ(Why, "");
+    LogPath = Server.logPath();
+    Port = Server.port();
   }
 
   void TearDown() override {
-    if (Server.Pid > 0) {
-      ::kill(Server.Pid, SIGTERM);
-      std::string Why;
-      llvm::sys::Wait(Server, 10u, &Why);
-    }
+    Server.stop();
     llvm::sys::fs::remove_directories(Dir);
   }
 
@@ -166,7 +128,7 @@ protected:
   llvm::SmallString<128> Dir;
   std::string ReplyDirStr = replyDir();
   std::string LogPath;
-  llvm::sys::ProcessInfo Server;
+  test::MockModelServer Server;
   int Port = 0;
 };
 
