@@ -227,9 +227,8 @@ static void archsFromArchFlag(StringRef V, std::vector<std::string> &Archs) {
     P = P.trim();
     if (P == "native" || P == "all" || P == "all-major")
       continue;
-    if (P.consume_front("compute_"))
-      P = P; // compute_90 -> sm_90
-    else
+    // compute_90 and sm_90 both name sm_90.
+    if (!P.consume_front("compute_"))
       P.consume_front("sm_");
     std::string A = "sm_" + P.str();
     if (!P.empty() && !is_contained(Archs, A))
