@@ -27,6 +27,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createRegisterTilingRule},
       {"cooperative-row", "a warp (or a block) per row for per-thread row loops",
        createCooperativeRowRule},
+      {"column-split", "a per-thread column loop split over several warps when the launch has few threads",
+       createColumnSplitRule},
       {"warp-axis", "a 2D block's threads renumbered so that lanes walk the contiguous axis",
        createWarpAxisRule},
       {"coalesced-remap", "per-thread chunks visited so that the warp touches consecutive elements",

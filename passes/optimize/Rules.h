@@ -28,6 +28,7 @@ std::unique_ptr<ExpertRule> createHistogramPrivatizeRule();
 std::unique_ptr<ExpertRule> createScanTemplateRule();
 std::unique_ptr<ExpertRule> createSortTemplateRule();
 std::unique_ptr<ExpertRule> createWarpAxisRule();
+std::unique_ptr<ExpertRule> createColumnSplitRule();
 } // namespace forge::passes
 
 #endif
