@@ -364,6 +364,21 @@ struct Plan {
   /// What the kernel computes, for the summary ("matrix-vector product").
   std::string What;
   std::vector<std::string> Facts;
+  /// The single-thread-rows shape: the row loops are walked by the thread
+  /// (or threads) of a block that Guard lets through, `if (threadIdx.x ==
+  /// 0) { ... }`, or `if (threadIdx.x != 0) return;` at the top of the
+  /// kernel (GuardExits). Region: what only those threads ran (the then
+  /// branch; the statements after the exit), now run by the whole block;
+  /// GuardHolds: the condition under which they ran, which keeps the writes
+  /// theirs.
+  bool Single = false;
+  const IfStmt *Guard = nullptr;
+  bool GuardExits = false;
+  std::string GuardHolds;
+  /// The parts of the guard's condition that are the same in the whole
+  /// block (`row < m` of `row < m && threadIdx.x == 0`): they stay.
+  std::vector<std::string> GuardKept;
+  std::vector<const Stmt *> Region;
 };
 
 /// Combining a partial with itself changes nothing (every lane may start
@@ -379,6 +394,8 @@ bool idempotent(an::ReductionOp Op) {
 /// accumulators lanes other than 0 reset (idempotent ones need no reset).
 std::string identityOf(an::ReductionOp Op) { return Op == an::ReductionOp::Mul ? "1" : "0"; }
 
+struct Candidates;
+
 class CooperativeRowRule : public ExpertRule {
 public:
   StringRef name() const override { return "cooperative-row"; }
@@ -392,7 +409,12 @@ private:
   std::string checkArgUpdate(const RuleInput &In, Split &S, const VarDecl *V,
                              const an::Reduction &R, const Writes &W);
   void planVectors(const RuleInput &In, const an::KernelModel &M, Split &S);
-  std::string planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P);
+  std::string planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P,
+                         function_ref<bool(const Stmt *)> InScope = nullptr);
+  Expected<Plan> planSingle(const RuleInput &In, an::KernelModel &M, const Candidates &C);
+  std::string findGuard(const RuleInput &In, an::KernelModel &M, const an::Loop &L, Plan &P);
+  std::string checkRegion(const RuleInput &In, const an::KernelModel &M, Plan &P);
+  RuleOutcome proposeSingle(const RuleInput &In, const an::KernelModel &M, const Plan &P);
   std::string planCombines(const RuleInput &In, const an::KernelModel &M, Plan &P,
                            ArrayRef<std::pair<const VarDecl *, const an::Reduction *>> Accs);
 };
@@ -411,6 +433,10 @@ std::string lineOf(const an::Loop &L) { return "line " + std::to_string(L.Loc.Li
 /// the loop (a column walk, which a warp per row would make strided).
 struct Candidates {
   std::vector<const an::Loop *> Rows;
+  /// Row loops that one thread of a block walks: their contiguous accesses
+  /// are broadcast across the warp (the same row in every thread of the
+  /// block; the single-thread-rows shape, planned by planSingle).
+  std::vector<const an::Loop *> Single;
   std::string ColumnWhy, ShortWhy, ChunkWhy, ShapeWhy;
 };
 
@@ -426,7 +452,7 @@ Candidates findRowLoops(const an::KernelModel &M) {
     auto Step = L.Step->constantValue();
     if (!Step || *Step == 0)
       continue;
-    const an::Access *Row = nullptr, *Col = nullptr;
+    const an::Access *Row = nullptr, *Col = nullptr, *Bcast = nullptr;
     for (const an::Access *A : M.accessesIn(L)) {
       if (A->Space != an::MemorySpace::Global)
         continue;
@@ -451,6 +477,24 @@ Candidates findRowLoops(const an::KernelModel &M) {
                     W.Class == an::AccessClass::Transposed;
       if (Contiguous && Spread && A->Warp.Class != an::AccessClass::Broadcast)
         Row = Row ? Row : A;
+      if (Contiguous && W.Class == an::AccessClass::Broadcast && A->IndexKnown)
+        Bcast = Bcast ? Bcast : A;
+    }
+    if (!Row && !Col && Bcast) {
+      // The same row in every thread that walks it: a row of one thread of
+      // the block, when a condition on the thread restricts it (planSingle).
+      if (Chunks.count(L.Id))
+        continue;
+      if (L.TripCount && *L.TripCount < 64) {
+        if (C.ShortWhy.empty())
+          C.ShortWhy = formatv("the row loop over '{0}' at {1} has {2} iterations: too few to "
+                               "share among the threads of a block",
+                               L.Var, lineOf(L), *L.TripCount)
+                           .str();
+        continue;
+      }
+      C.Single.push_back(&L);
+      continue;
     }
     if (!Row) {
       if (Col && C.ColumnWhy.empty())
@@ -499,6 +543,16 @@ Candidates findRowLoops(const an::KernelModel &M) {
       Inner.push_back(L);
   }
   C.Rows = Inner;
+  std::vector<const an::Loop *> InnerSingle;
+  for (const an::Loop *L : C.Single)
+    if (none_of(C.Single, [&](const an::Loop *O) {
+          for (int P = O->Parent; O != L && P >= 0; P = M.Loops[P].Parent)
+            if (unsigned(P) == L->Id)
+              return true;
+          return false;
+        }))
+      InnerSingle.push_back(L);
+  C.Single = InnerSingle;
   return C;
 }
 
@@ -1241,7 +1295,8 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
     return No("nothing to move");
 }
 
-std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P) {
+std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P,
+                                           function_ref<bool(const Stmt *)> InScope) {
   ASTContext &Ctx = In.Ctx;
   auto InSplit = [&](const Stmt *E) -> const Split * {
     for (const Split &S : P.Splits)
@@ -1251,7 +1306,7 @@ std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::Kernel
   };
   std::set<const ValueDecl *> WrittenOutside, WrittenInside;
   for (const an::Access &A : M.Accesses) {
-    if (!A.writes() || !A.E)
+    if (!A.writes() || !A.E || (InScope && !InScope(A.E)))
       continue;
     if (InSplit(A.E)) {
       WrittenInside.insert(A.Base);
@@ -1286,7 +1341,7 @@ std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::Kernel
   // A buffer written outside the row loops is written by lane 0 only; no
   // other statement may read it, since the other lanes would not see it.
   for (const an::Access &A : M.Accesses) {
-    if (!A.Base || !WrittenOutside.count(A.Base) || !A.E)
+    if (!A.Base || !WrittenOutside.count(A.Base) || !A.E || (InScope && !InScope(A.E)))
       continue;
     const Stmt *Parent = nullptr;
     const Stmt *St = statementOf(A.E, Ctx, Parent);
@@ -1381,12 +1436,508 @@ CooperativeRowRule::planCombines(const RuleInput &In, const an::KernelModel &M, 
   return "";
 }
 
+//===----------------------------------------------------------------------===//
+// A row that one thread of a block walks
+//===----------------------------------------------------------------------===//
+
+/// S is `return;` (or `{ return; }`); Other is set for `continue`/`break`.
+static bool exitsOnly(const Stmt *S, bool &Other) {
+  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
+    S = CS->size() == 1 ? CS->body_front() : nullptr;
+  if (!S)
+    return false;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    return !R->getRetValue();
+  Other = isa<ContinueStmt, BreakStmt>(S);
+  return Other;
+}
+
+/// The condition under which a guard `if (C)` lets a thread through: C, or
+/// for an early exit `if (C) return;` its negation.
+static std::string holdsText(const Expr *C, bool Negate, ASTContext &Ctx) {
+  const Expr *E = C->IgnoreParenImpCasts();
+  if (!Negate)
+    return textOf(C, Ctx);
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_LNot)
+    return textOf(U->getSubExpr(), Ctx);
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isComparisonOp())
+    return textOf(B->getLHS(), Ctx) + " " +
+           BinaryOperator::getOpcodeStr(BinaryOperator::negateComparisonOp(B->getOpcode())).str() +
+           " " + textOf(B->getRHS(), Ctx);
+  return "!(" + textOf(C, Ctx) + ")";
+}
+
+/// A statement that is a call of __syncthreads (a barrier of the block).
+static bool isBarrier(const Stmt *S) {
+  if (const auto *E = dyn_cast_or_null<Expr>(S))
+    if (const auto *C = dyn_cast<CallExpr>(E->IgnoreImplicit()))
+      return calleeNameOf(C) == "__syncthreads";
+  return false;
+}
+
+/// The truth of C in thread 0 of a block (threadIdx = 0 in every
+/// dimension), from the model's index forms; none when it depends on more
+/// than the thread (`threadIdx.x == blockDim.x - 1`) or is not a form.
+static std::optional<bool> atThreadZero(const Expr *C, an::KernelModel &M) {
+  C = C->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(C); U && U->getOpcode() == UO_LNot) {
+    auto V = atThreadZero(U->getSubExpr(), M);
+    return V ? std::optional<bool>(!*V) : std::nullopt;
+  }
+  auto AtZero = [&](an::IndexForm F) -> std::optional<int64_t> {
+    if (F.overflowed())
+      return std::nullopt;
+    for (char D : {'x', 'y', 'z'})
+      if (auto A = M.atoms().findBuiltin("threadIdx", D))
+        F = F.withoutAtom(*A);
+    return F.constantValue();
+  };
+  if (const auto *B = dyn_cast<BinaryOperator>(C); B && B->isComparisonOp()) {
+    if (!B->getLHS()->getType()->isIntegerType() || !B->getRHS()->getType()->isIntegerType())
+      return std::nullopt;
+    auto D = AtZero(M.formOf(B->getLHS()) - M.formOf(B->getRHS()));
+    if (!D)
+      return std::nullopt;
+    switch (B->getOpcode()) {
+    case BO_EQ:
+      return *D == 0;
+    case BO_NE:
+      return *D != 0;
+    case BO_LT:
+      return *D < 0;
+    case BO_LE:
+      return *D <= 0;
+    case BO_GT:
+      return *D > 0;
+    case BO_GE:
+      return *D >= 0;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (!C->getType()->isIntegerType())
+    return std::nullopt;
+  auto V = AtZero(M.formOf(C));
+  return V ? std::optional<bool>(*V != 0) : std::nullopt;
+}
+
+std::string CooperativeRowRule::findGuard(const RuleInput &In, an::KernelModel &M,
+                                          const an::Loop &L, Plan &P) {
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Where = "the row loop over '" + L.Var + "' at " + lineOf(L);
+  auto LineOf = [&](const Stmt *S) {
+    return "line " + std::to_string(SM.getPresumedLineNumber(S->getBeginLoc()));
+  };
+  // The conditions on the way to the loop that differ between the threads
+  // of a block (the model's uniformity), and the enclosing loops.
+  struct Found {
+    const IfStmt *If;
+    bool Exits, InElse, OtherExit;
+  };
+  std::vector<Found> Fs;
+  const Stmt *Prev = L.S;
+  for (const Stmt *Par = parentStmt(Prev, Ctx); Par; Prev = Par, Par = parentStmt(Par, Ctx)) {
+    if (const auto *If = dyn_cast<IfStmt>(Par)) {
+      if (Prev != If->getCond() && !M.isUniform(If->getCond(), an::Uniformity::BlockUniform))
+        Fs.push_back({If, false, Prev == If->getElse(), false});
+    } else if (const auto *CS = dyn_cast<CompoundStmt>(Par)) {
+      for (const Stmt *X : CS->body()) {
+        if (X == Prev)
+          break;
+        const auto *If = dyn_cast<IfStmt>(X);
+        bool Other = false;
+        if (If && !If->getElse() && exitsOnly(If->getThen(), Other) &&
+            !M.isUniform(If->getCond(), an::Uniformity::BlockUniform))
+          Fs.push_back({If, true, false, Other});
+      }
+    }
+    for (const an::Loop &O : M.Loops)
+      if (O.S == Par && !O.TripUniform.atLeast(an::Uniformity::BlockUniform))
+        return Where + " is inside the loop at " + lineOf(O) +
+               ", whose trip count differs between the threads of a block (" +
+               O.TripUniform.Reason + "): they could not meet at the barriers of the combine";
+    if (Par == P.Body)
+      break;
+  }
+  if (Fs.empty())
+    return Where + " reads the same row in every thread of the block (its accesses are "
+                   "broadcast) and no condition on the thread picks one thread to walk it: "
+                   "every thread repeats the whole row";
+  if (Fs.size() > 1)
+    return Where + " runs under more than one condition that differs between threads ('" +
+           textOf(Fs[0].If->getCond(), Ctx) + "' at " + LineOf(Fs[0].If) + ", '" +
+           textOf(Fs[1].If->getCond(), Ctx) + "' at " + LineOf(Fs[1].If) +
+           "): the rewrite lifts one guard over the block";
+  const Found &F = Fs.front();
+  std::string GuardText = "'" + textOf(F.If->getCond(), Ctx) + "' at " + LineOf(F.If);
+  if (P.Guard && P.Guard != F.If)
+    return "the row loops run under different conditions on the thread (" + GuardText + " and '" +
+           textOf(P.Guard->getCond(), Ctx) + "'): the rewrite lifts one guard over the block";
+  if (F.InElse || (!F.Exits && F.If->getElse()))
+    return Where + " is guarded by " + GuardText +
+           ", which has an else branch: the other threads run it, and the block's threads "
+           "could not all join the row";
+  if (F.If->getInit() || F.If->getConditionVariable())
+    return "the guard " + GuardText + " declares a variable";
+  if (F.Exits && (F.OtherExit || parentStmt(F.If, Ctx) != P.Body))
+    return "the early exit under " + GuardText +
+           " is not a 'return' at the top level of the kernel: the rewrite moves the threads "
+           "it stops into the row, and cannot tell where they would have gone";
+  // Every term of the loop's guard (the model's) that differs between the
+  // threads of a block must be this condition (or a flag it reads).
+  auto Belongs = [&](const Expr *C) {
+    if (isInside(C, F.If->getCond(), Ctx))
+      return true;
+    struct Refs : RecursiveASTVisitor<Refs> {
+      std::vector<const VarDecl *> Vs;
+      bool VisitDeclRefExpr(DeclRefExpr *D) {
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+          Vs.push_back(V);
+        return true;
+      }
+    } R;
+    R.TraverseStmt(const_cast<Expr *>(F.If->getCond()));
+    return any_of(R.Vs, [&](const VarDecl *V) {
+      return V->getInit() && isInside(C, V->getInit(), Ctx);
+    });
+  };
+  for (const an::GuardTerm &T : M.guardOf(L.S).Terms)
+    if (!T.Uniform.atLeast(an::Uniformity::BlockUniform) && T.Cond && !Belongs(T.Cond))
+      return Where + " also runs under '" + T.Text +
+             "', which differs between the threads of a block (" + T.Uniform.Reason + ")";
+  if (P.Guard)
+    return "";
+  // The condition's parts (the conjuncts of an if, the disjuncts of an
+  // exit): those the same in the whole block stay; the others are lifted,
+  // and thread 0 of every block must pass them, so that the block runs the
+  // region only where one of its threads ran it before.
+  std::vector<const Expr *> Parts;
+  std::function<void(const Expr *)> Flatten = [&](const Expr *E) {
+    const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+    if (B && B->getOpcode() == (F.Exits ? BO_LOr : BO_LAnd)) {
+      Flatten(B->getLHS());
+      Flatten(B->getRHS());
+      return;
+    }
+    Parts.push_back(E);
+  };
+  Flatten(F.If->getCond());
+  EditCollector EC(In);
+  for (const Expr *X : Parts) {
+    if (M.isUniform(X, an::Uniformity::BlockUniform)) {
+      auto R = EC.rangeOf(X->getSourceRange());
+      if (!R)
+        return "the guard " + GuardText + " is written inside a macro";
+      P.GuardKept.push_back(In.Source.substr(R->first, R->second - R->first).str());
+      continue;
+    }
+    auto Zero = atThreadZero(X, M);
+    if (!Zero || *Zero == F.Exits)
+      return "the guard " + GuardText + " tests '" + textOf(X, Ctx) +
+             "', which the model cannot show thread 0 of every block to pass: lifted, it "
+             "could make a block walk a row that none of its threads walked";
+  }
+  P.Guard = F.If;
+  P.GuardExits = F.Exits;
+  P.GuardHolds = holdsText(F.If->getCond(), F.Exits, Ctx);
+  if (F.Exits) {
+    bool After = false;
+    for (const Stmt *X : P.Body->body()) {
+      if (After)
+        P.Region.push_back(X);
+      After |= X == F.If;
+    }
+  } else {
+    P.Region.push_back(F.If->getThen());
+  }
+  return "";
+}
+
+std::string CooperativeRowRule::checkRegion(const RuleInput &In, const an::KernelModel &M,
+                                            Plan &P) {
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Line = [&](const Stmt *S) {
+    return "line " + std::to_string(SM.getPresumedLineNumber(S->getBeginLoc()));
+  };
+  struct Scan : RecursiveASTVisitor<Scan> {
+    const an::KernelModel *M;
+    ASTContext *Ctx;
+    std::function<bool(const VarDecl *)> DeclaredInRegion;
+    std::function<std::string(const Stmt *)> Line;
+    std::string Why;
+    std::set<const FunctionDecl *> Seen;
+    unsigned Depth = 0;
+    bool Inside = false;
+    std::set<std::string> Declared;
+    bool VisitVarDecl(VarDecl *V) {
+      if (!Inside)
+        Declared.insert(V->getNameAsString());
+      if (V->hasAttr<CUDASharedAttr>() && Why.empty())
+        Why = "the guarded region declares the __shared__ '" + V->getNameAsString() + "'";
+      if (V->isStaticLocal() && Why.empty())
+        Why = "the guarded region has a static local '" + V->getNameAsString() + "'";
+      return true;
+    }
+    bool VisitGCCAsmStmt(GCCAsmStmt *) {
+      if (Why.empty())
+        Why = "the guarded region has inline assembly";
+      return true;
+    }
+    bool VisitExpr(Expr *E) {
+      if (isa<ParenExpr, ImplicitCastExpr>(E))
+        return true;
+      auto B = frontend::cudaBuiltin(E);
+      if (B && B->Var == "threadIdx" && Why.empty())
+        Why = std::string(Inside ? "a device function the guarded region calls" :
+                                   "the guarded region") +
+              " reads 'threadIdx." + std::string(1, B->Dim) + "' (" + Line(E) +
+              "): the block's threads, which all run it now, would compute different values";
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      const auto *V = dyn_cast<VarDecl>(D->getDecl());
+      if (Inside || !V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || DeclaredInRegion(V))
+        return true;
+      // A local from before the region: the same in every thread of the block.
+      if (!M->isUniform(D, an::Uniformity::BlockUniform) && Why.empty())
+        Why = "the guarded region reads '" + V->getNameAsString() + "' (" + Line(D) +
+              "), which differs between the threads of a block (" + M->uniformity(D).Reason +
+              "): they would not walk the same row";
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      std::string N = calleeNameOf(C);
+      if (isThreadEffect(N)) {
+        if (Why.empty())
+          Why = "the guarded region calls '" + N +
+                "', which synchronises or communicates between threads or has an effect that "
+                "every thread of the block would repeat";
+        return true;
+      }
+      const FunctionDecl *FD = C->getDirectCallee();
+      if (!FD || FD->getBuiltinID() ||
+          Ctx->getSourceManager().isInSystemHeader(FD->getLocation()))
+        return true;
+      const FunctionDecl *Def = FD->getDefinition();
+      if (Def && Def->hasBody() && Seen.insert(Def).second && Depth < 4) {
+        bool Was = Inside;
+        ++Depth;
+        Inside = true;
+        TraverseStmt(Def->getBody());
+        Inside = Was;
+        --Depth;
+      }
+      return true;
+    }
+  } S;
+  S.M = &M;
+  S.Ctx = &Ctx;
+  S.DeclaredInRegion = [&](const VarDecl *V) {
+    return any_of(P.Region, [&](const Stmt *R) { return declaredIn(V, R, SM); });
+  };
+  S.Line = Line;
+  for (const Stmt *R : P.Region)
+    S.TraverseStmt(const_cast<Stmt *>(R));
+  if (!S.Why.empty())
+    return S.Why;
+  // The writes keep the guard's text: its names must mean the same inside.
+  for (const DeclRefExpr *D : [&] {
+         std::vector<const DeclRefExpr *> Ds;
+         struct Refs : RecursiveASTVisitor<Refs> {
+           std::vector<const DeclRefExpr *> *Out;
+           bool VisitDeclRefExpr(DeclRefExpr *D) { return Out->push_back(D), true; }
+         } R;
+         R.Out = &Ds;
+         R.TraverseStmt(const_cast<Expr *>(P.Guard->getCond()));
+         return Ds;
+       }())
+    if (S.Declared.count(D->getDecl()->getNameAsString()))
+      return "the guarded region declares its own '" + D->getDecl()->getNameAsString() +
+             "', which would hide the one the guard '" + textOf(P.Guard->getCond(), Ctx) +
+             "' reads";
+  return "";
+}
+
+Expected<Plan> CooperativeRowRule::planSingle(const RuleInput &In, an::KernelModel &M,
+                                              const Candidates &C) {
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  Plan P;
+  P.Body = kernelBody(In.Kernel);
+  if (!P.Body)
+    return createStringError("the kernel has no body");
+  P.Single = true;
+  for (const an::Loop *L : C.Single)
+    if (std::string Why = findGuard(In, M, *L, P); !Why.empty())
+      return createStringError(Why);
+  auto InRegion = [&](const Stmt *S) {
+    return any_of(P.Region, [&](const Stmt *R) { return isInside(S, R, Ctx); });
+  };
+  auto Line = [&](const Stmt *S) {
+    return "line " + std::to_string(SM.getPresumedLineNumber(S->getBeginLoc()));
+  };
+  if (std::string Why = checkRegion(In, M, P); !Why.empty())
+    return createStringError(Why);
+  std::vector<std::pair<const VarDecl *, const an::Reduction *>> Accs;
+  for (const an::Loop *L : C.Single) {
+    Split S;
+    S.L = L;
+    if (std::string Why = checkSplit(In, M, S, Accs); !Why.empty())
+      return createStringError(Why);
+    if (S.WritesMemory)
+      for (const an::Access *A : M.accessesIn(*L))
+        if (A->writes())
+          return createStringError(
+              "the row loop over '%s' at %s writes '%s': the block's threads would share a row "
+              "that is written as it is walked; only rows that are read are shared",
+              L->Var.c_str(), lineOf(*L).c_str(), A->Text.c_str());
+    planVectors(In, M, S);
+    P.Splits.push_back(std::move(S));
+  }
+  if (std::string Why = planWrites(In, M, P, InRegion); !Why.empty())
+    return createStringError(Why);
+  // Variables that are memory (a __shared__ scalar) written in the region
+  // are written by the guard's threads, like the buffers; locals from
+  // before it that it changes are not read after it (the other threads
+  // would see their own).
+  std::set<const VarDecl *> MemVars;
+  for (const Stmt *R : P.Region)
+    for (const auto &[V, E] : writesIn(R).Vars) {
+      if (V->hasLocalStorage()) {
+        if (declaredIn(V, R, SM))
+          continue;
+        for (const DeclRefExpr *D : referencesTo(V, P.Body))
+          if (!InRegion(D))
+            return createStringError(
+                "'%s' is computed in the guarded region and read outside it (%s), where the "
+                "threads the guard stops hold their own value",
+                V->getNameAsString().c_str(), Line(D).c_str());
+        continue;
+      }
+      const Stmt *Parent = nullptr;
+      const Stmt *St = statementOf(E, Ctx, Parent);
+      if (any_of(P.Splits, [&](const Split &S) { return isInside(E, S.F, Ctx); }))
+        return createStringError("the row loop writes '%s' (%s)", V->getNameAsString().c_str(),
+                                 Line(E).c_str());
+      if (!Parent || !(isa<CompoundStmt>(Parent) || isa<IfStmt>(Parent)) ||
+          isa<DeclStmt>(St) || (isa<IfStmt>(Parent) && cast<IfStmt>(Parent)->getCond() == St))
+        return createStringError("the write of '%s' (%s) is part of a declaration or a "
+                                 "condition",
+                                 V->getNameAsString().c_str(), Line(E).c_str());
+      MemVars.insert(V);
+      if (!is_contained(P.Wraps, St))
+        P.Wraps.push_back(St);
+    }
+  for (const VarDecl *V : MemVars)
+    for (const DeclRefExpr *D : referencesTo(V, P.Body))
+      if (InRegion(D) && none_of(P.Wraps, [&](const Stmt *W) { return isInside(D, W, Ctx); }))
+        return createStringError("'%s' is written in the guarded region by the guard's threads "
+                                 "and read there by '%s' (%s), which every thread runs now",
+                                 V->getNameAsString().c_str(), textOf(D, Ctx).c_str(),
+                                 Line(D).c_str());
+  if (std::string Why = planCombines(In, M, P, Accs); !Why.empty())
+    return createStringError(Why);
+  for (const auto &[V, R] : Accs)
+    if (none_of(P.Combines, [&, V = V](const Combine &X) {
+          return any_of(X.Accs, [&](const AccInfo &A) { return A.V == V; });
+        }))
+      return createStringError("internal: no combine point for '%s'", V->getNameAsString().c_str());
+
+  // The other threads and the region: memory the region writes and others
+  // read, or others write and the region reads, needs a __syncthreads()
+  // between them in the block the guard sits in (the original needed it
+  // too: otherwise it read what the guard's thread had not written yet).
+  std::set<const void *> Written, Read;
+  for (const an::Access &A : M.Accesses)
+    if (A.E && A.Base && InRegion(A.E))
+      (A.writes() ? Written : Read).insert(A.Base);
+  for (const VarDecl *V : MemVars)
+    Written.insert(V);
+  for (const Stmt *R : P.Region) {
+    struct Refs : RecursiveASTVisitor<Refs> {
+      std::set<const void *> *Read;
+      bool VisitDeclRefExpr(DeclRefExpr *D) {
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && !V->hasLocalStorage())
+          Read->insert(V);
+        return true;
+      }
+    } X;
+    X.Read = &Read;
+    X.TraverseStmt(const_cast<Stmt *>(R));
+  }
+  const auto *Outer = dyn_cast_or_null<CompoundStmt>(parentStmt(P.Guard, Ctx));
+  auto Separated = [&](const Stmt *X) {
+    if (!Outer)
+      return false;
+    const Stmt *XA = nullptr;
+    for (const Stmt *Q = X; Q; Q = parentStmt(Q, Ctx))
+      if (parentStmt(Q, Ctx) == Outer) {
+        XA = Q;
+        break;
+      }
+    if (!XA || XA == P.Guard)
+      return false;
+    bool Between = false, Sync = false;
+    for (const Stmt *Y : Outer->body()) {
+      if (Y == P.Guard || Y == XA) {
+        if (Between)
+          break;
+        Between = true;
+        continue;
+      }
+      if (Between && isBarrier(Y))
+        Sync = true;
+    }
+    return Sync;
+  };
+  auto Check = [&](const Stmt *X, const void *Base, StringRef Name, bool Writes) -> std::string {
+    if (InRegion(X) || isInside(X, P.Guard->getCond(), Ctx))
+      return "";
+    bool Conflict = Written.count(Base) || (Writes && Read.count(Base));
+    if (!Conflict || Separated(X))
+      return "";
+    return "'" + Name.str() + "' is " + (Written.count(Base) ? "written" : "read") +
+           " in the guarded region and " + (Writes ? "written" : "read") +
+           " by the block's other threads outside it (" + Line(X) +
+           ") with no __syncthreads() between: what they see depends on the guard's thread";
+  };
+  for (const an::Access &A : M.Accesses)
+    if (A.E && A.Base)
+      if (std::string Why = Check(A.E, A.Base, A.Buffer, A.writes()); !Why.empty())
+        return createStringError(Why);
+  for (const void *B : Written) {
+    const auto *V = static_cast<const Decl *>(B);
+    const auto *VD = dyn_cast<VarDecl>(V);
+    if (!VD || VD->hasLocalStorage() || isa<ParmVarDecl>(VD))
+      continue;
+    for (const DeclRefExpr *D : referencesTo(VD, P.Body))
+      if (std::string Why = Check(D, VD, VD->getName(), isModified(VD, parentStmt(D, Ctx)));
+          !Why.empty())
+        return createStringError(Why);
+  }
+
+  // What it computes.
+  for (const Combine &X : P.Combines)
+    for (const AccInfo &A : X.Accs)
+      if (P.What.empty())
+        P.What = "row reduction (" + an::reductionOpSymbol(A.Op).str() + ") into '" +
+                 A.V->getNameAsString() + "'";
+  if (P.What.empty())
+    P.What = "row loop over '" + P.Splits.front().L->Var + "'";
+  P.What += " walked by one thread of the block ('" + P.GuardHolds + "')";
+  return P;
+}
+
 Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M) {
   Plan P;
   P.Body = kernelBody(In.Kernel);
   if (!P.Body)
     return createStringError("the kernel has no body");
   Candidates C = findRowLoops(M);
+  if (C.Rows.empty() && !C.Single.empty())
+    return planSingle(In, M, C);
   if (C.Rows.empty()) {
     std::string Why = !C.ColumnWhy.empty()  ? C.ColumnWhy
                       : !C.ChunkWhy.empty() ? C.ChunkWhy
@@ -1473,6 +2024,12 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
 /// The names and texts of one variant: a warp per row, or a block.
 struct Variant {
   bool Block = false;
+  /// The block shares a row that one of its threads walked (Plan::Single):
+  /// lanes are the block's threads by linear index, of any count (the last
+  /// warp may be partial: WarpLanes of it, WarpMask their mask), and the
+  /// writes stay under WriteCond, the original guard.
+  bool Single = false;
+  std::string WarpLanes, WarpMask, WriteCond;
   std::string Lane, Lanes; ///< the lane's index and the lane count ("32" or a variable)
   std::string Tid, Bid, Grid, Warp, NLanes, Offset, Part;
   std::map<const VarDecl *, std::string> Parts; ///< block: shared partials per accumulator
@@ -1486,6 +2043,9 @@ public:
 
   /// The new text of the body between its braces, or why not.
   Expected<std::string> body();
+  /// The same for a row that one thread of a block walked (Plan::Single):
+  /// no fallback and no new grid, the guard lifted over the region.
+  Expected<std::string> singleBody();
 
 private:
   const RuleInput &In;
@@ -1532,6 +2092,7 @@ private:
   /// while loop's start, outside [Begin, End), goes to Outside.
   Expected<std::string> splitLoop(const Split &S, unsigned Begin, unsigned End,
                                   const std::string &Ind, std::vector<Piece> &Outside);
+  Error mainPieces(std::vector<Piece> &Main);
   std::string combine(const Combine &C, const std::string &Ind);
   std::string combineText(const AccInfo &A, const std::string &Other);
   /// argmax/argmin: take (Value, Index) when it is better.
@@ -1606,7 +2167,13 @@ std::string Emitter::combine(const Combine &C, const std::string &Ind) {
   std::vector<std::string> Names;
   for (const AccInfo &A : C.Accs)
     Names.push_back("'" + A.V->getNameAsString() + "'");
-  if (V.Block) {
+  if (V.Single) {
+    L.push_back("// cooperative-row: the partial " + join(Names, ", ") +
+                " combined, each warp's lanes with shuffles (a");
+    L.push_back("// partial last warp leaves its missing lanes out), then the warps through "
+                "shared memory");
+    L.push_back("// in their order; every thread gets the result.");
+  } else if (V.Block) {
     L.push_back("// cooperative-row: the partial " + join(Names, ", ") +
                 " combined, each warp with shuffles,");
     L.push_back("// then the warps through shared memory; every thread gets the result.");
@@ -1615,16 +2182,52 @@ std::string Emitter::combine(const Combine &C, const std::string &Ind) {
                 " combined; every lane gets the result.");
   }
   std::string Off = V.Offset;
-  std::vector<std::string> Steps;
-  for (const AccInfo &A : C.Accs)
-    append_range(Steps, shuffleCombine(A, Off));
-  bool One = Steps.size() == 1;
-  L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2)" +
-              (One ? "" : " {"));
-  for (const std::string &X : Steps)
-    L.push_back("  " + X);
-  if (!One)
+  if (V.Single) {
+    // A tree towards each warp's lane 0 over the lanes the warp has: each
+    // lane takes the partial Off lanes up when that lane exists.
+    std::vector<std::string> Others, Picks;
+    for (const AccInfo &A : C.Accs) {
+      std::string N = A.V->getNameAsString();
+      auto Down = [&](const std::string &X) {
+        return "__shfl_down_sync(" + V.WarpMask + ", " + X + ", " + Off + ")";
+      };
+      std::string OV = freshName(N + "_other", In.Kernel, Taken);
+      Others.push_back("const " + typeSpelling(A.V->getType(), Ctx) + " " + OV + " = " + Down(N) +
+                       ";");
+      if (!A.Index) {
+        Picks.push_back(combineText(A, OV));
+        continue;
+      }
+      std::string OI = freshName(A.Index->getNameAsString() + "_other", In.Kernel, Taken);
+      Others.push_back("const " + typeSpelling(A.Index->getType(), Ctx) + " " + OI + " = " +
+                       Down(A.Index->getNameAsString()) + ";");
+      std::string Pick = pairCombine(A, OV, OI);
+      for (StringRef X : split(Pick, '\n'))
+        Picks.push_back(X.str());
+    }
+    bool OneP = Picks.size() == 1;
+    L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2) {");
+    for (const std::string &X : Others)
+      L.push_back("  " + X);
+    L.push_back("  if (" + V.Lane + " % 32 + " + Off + " < " + V.WarpLanes + ")" +
+                (OneP ? "" : " {"));
+    for (const std::string &X : Picks)
+      L.push_back("    " + X);
+    if (!OneP)
+      L.push_back("  }");
     L.push_back("}");
+  } else {
+    std::vector<std::string> Steps;
+    for (const AccInfo &A : C.Accs)
+      append_range(Steps, shuffleCombine(A, Off));
+    bool One = Steps.size() == 1;
+    L.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " /= 2)" +
+                (One ? "" : " {"));
+    for (const std::string &X : Steps)
+      L.push_back("  " + X);
+    if (!One)
+      L.push_back("}");
+  }
   if (V.Block) {
     // Each shared partial: the accumulators and the argmax positions.
     auto Each = [&](function_ref<void(const VarDecl *)> F) {
@@ -1656,7 +2259,8 @@ std::string Emitter::combine(const Combine &C, const std::string &Ind) {
         Warps.push_back(X.str());
     }
     bool OneW = Warps.size() == 1;
-    L.push_back("for (int " + W + " = 1; " + W + " < " + V.Lanes + " / 32; ++" + W + ")" +
+    std::string Warps32 = V.Single ? "(" + V.Lanes + " + 31) / 32" : V.Lanes + " / 32";
+    L.push_back("for (int " + W + " = 1; " + W + " < " + Warps32 + "; ++" + W + ")" +
                 (OneW ? "" : " {"));
     for (const std::string &X : Warps)
       L.push_back("  " + X);
@@ -1857,6 +2461,73 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
   return indentLines(Out, Ind);
 }
 
+/// The rewrite's pieces inside the body: the split loops, the combines
+/// after them (and the resets before), and the writes outside the row loops
+/// under the writers' condition (lane 0; the original guard for a row of
+/// one thread).
+Error Emitter::mainPieces(std::vector<Piece> &Main) {
+  // Split loops.
+  for (const Split &S : P.Splits) {
+    auto R = stmtRange(S.F);
+    if (!R)
+      return createStringError("the row loop at line %u is written inside a macro", S.L->Loc.Line);
+    std::string LInd = indentAt(R->first);
+    std::vector<Piece> Outside;
+    auto T = splitLoop(S, R->first, R->second, LInd, Outside);
+    if (!T)
+      return T.takeError();
+    Main.insert(Main.end(), Outside.begin(), Outside.end());
+    std::string Text = *T;
+    bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(S.F, Ctx));
+    if (!Compound)
+      Text = "{\n" + LInd + "  " + indentFollowingLines(Text, "  ") + "\n" + LInd + "}";
+    Main.push_back({R->first, R->second, Text});
+  }
+  // Combines after their loops, resets before.
+  for (const Combine &C : P.Combines) {
+    auto R = stmtRange(C.After);
+    if (!R)
+      return createStringError("a row loop is written inside a macro");
+    std::string LInd = indentAt(R->first);
+    bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(C.After, Ctx));
+    std::string Pre, Post;
+    std::vector<std::string> Resets;
+    for (const AccInfo &A : C.Accs)
+      if (A.Reset)
+        Resets.push_back("if (" + V.Lane + " != 0)\n" + LInd + "  " + A.V->getNameAsString() +
+                         " = " + identityOf(A.Op) + ";");
+    for (const std::string &X : Resets)
+      Pre += X + "\n" + LInd;
+    Post = "\n" + LInd + combine(C, LInd);
+    if (!Compound) {
+      Pre = "{\n" + LInd + "  " + indentFollowingLines(Pre, "  ");
+      Post = indentFollowingLines(Post, "  ") + "\n" + LInd + "}";
+    }
+    if (!Pre.empty())
+      Main.push_back({R->first, R->first, Pre});
+    Main.push_back({R->second, R->second, Post});
+  }
+  // Writes outside the row loops: lane 0.
+  for (const Stmt *St : P.Wraps) {
+    auto R = stmtRange(St);
+    if (!R)
+      return createStringError("a write is inside a macro");
+    const Stmt *Parent = parentStmt(St, Ctx);
+    const auto *If = dyn_cast_or_null<IfStmt>(Parent);
+    bool Compound = isa_and_nonnull<CompoundStmt>(Parent);
+    std::string Cond = "if (" + (V.Single ? V.WriteCond : V.Lane + " == 0") + ")";
+    if (Compound) {
+      std::string LInd = indentAt(R->first);
+      Main.push_back({R->first, R->first, Cond + "\n" + LInd + "  "});
+    } else {
+      (void)If;
+      Main.push_back({R->first, R->first, "{ " + Cond + " "});
+      Main.push_back({R->second, R->second, " }"});
+    }
+  }
+  return Error::success();
+}
+
 Expected<std::string> Emitter::body() {
   const CompoundStmt *B = P.Body;
   auto BR = range(B);
@@ -1919,65 +2590,8 @@ Expected<std::string> Emitter::body() {
                                                    : Kept(G);
                     })});
   std::vector<Piece> Main;
-  // Split loops.
-  for (const Split &S : P.Splits) {
-    auto R = stmtRange(S.F);
-    if (!R)
-      return createStringError("the row loop at line %u is written inside a macro", S.L->Loc.Line);
-    std::string LInd = indentAt(R->first);
-    std::vector<Piece> Outside;
-    auto T = splitLoop(S, R->first, R->second, LInd, Outside);
-    if (!T)
-      return T.takeError();
-    Main.insert(Main.end(), Outside.begin(), Outside.end());
-    std::string Text = *T;
-    bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(S.F, Ctx));
-    if (!Compound)
-      Text = "{\n" + LInd + "  " + indentFollowingLines(Text, "  ") + "\n" + LInd + "}";
-    Main.push_back({R->first, R->second, Text});
-  }
-  // Combines after their loops, resets before.
-  for (const Combine &C : P.Combines) {
-    auto R = stmtRange(C.After);
-    if (!R)
-      return createStringError("a row loop is written inside a macro");
-    std::string LInd = indentAt(R->first);
-    bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(C.After, Ctx));
-    std::string Pre, Post;
-    std::vector<std::string> Resets;
-    for (const AccInfo &A : C.Accs)
-      if (A.Reset)
-        Resets.push_back("if (" + V.Lane + " != 0)\n" + LInd + "  " + A.V->getNameAsString() +
-                         " = " + identityOf(A.Op) + ";");
-    for (const std::string &X : Resets)
-      Pre += X + "\n" + LInd;
-    Post = "\n" + LInd + combine(C, LInd);
-    if (!Compound) {
-      Pre = "{\n" + LInd + "  " + indentFollowingLines(Pre, "  ");
-      Post = indentFollowingLines(Post, "  ") + "\n" + LInd + "}";
-    }
-    if (!Pre.empty())
-      Main.push_back({R->first, R->first, Pre});
-    Main.push_back({R->second, R->second, Post});
-  }
-  // Writes outside the row loops: lane 0.
-  for (const Stmt *St : P.Wraps) {
-    auto R = stmtRange(St);
-    if (!R)
-      return createStringError("a write is inside a macro");
-    const Stmt *Parent = parentStmt(St, Ctx);
-    const auto *If = dyn_cast_or_null<IfStmt>(Parent);
-    bool Compound = isa_and_nonnull<CompoundStmt>(Parent);
-    std::string Cond = "if (" + V.Lane + " == 0)";
-    if (Compound) {
-      std::string LInd = indentAt(R->first);
-      Main.push_back({R->first, R->first, Cond + "\n" + LInd + "  "});
-    } else {
-      (void)If;
-      Main.push_back({R->first, R->first, "{ " + Cond + " "});
-      Main.push_back({R->second, R->second, " }"});
-    }
-  }
+  if (Error E = mainPieces(Main))
+    return std::move(E);
   auto MainText = text(Begin, End, Main);
   if (!MainText)
     return MainText.takeError();
@@ -2040,9 +2654,156 @@ Expected<std::string> Emitter::body() {
   return "\n" + Ind + Head + "\n" + Ind + RestText.str();
 }
 
+Expected<std::string> Emitter::singleBody() {
+  const CompoundStmt *B = P.Body;
+  auto BR = range(B);
+  if (!BR)
+    return createStringError("the kernel's body is not plain text of the main file");
+  unsigned Begin = BR->first + 1, End = BR->second - 1;
+  if (B->body_empty())
+    return createStringError("the kernel's body is empty");
+  auto FirstR = stmtRange(B->body_front());
+  if (!FirstR)
+    return createStringError("the kernel's first statement is inside a macro");
+  std::string Ind = indentAt(FirstR->first);
+  std::vector<Piece> Main;
+  if (Error E = mainPieces(Main))
+    return std::move(E);
+  // The guard lifted: every thread of the block runs the region now.
+  auto GR = stmtRange(P.Guard);
+  if (!GR)
+    return createStringError("the guard is written inside a macro");
+  std::string GInd = indentAt(GR->first);
+  auto CR = range(P.Guard->getCond());
+  if (!CR)
+    return createStringError("the guard is written inside a macro");
+  if (!P.GuardKept.empty()) {
+    // The parts of the condition that the whole block shares stay.
+    Main.push_back({CR->first, CR->second, join(P.GuardKept, P.GuardExits ? " || " : " && ")});
+    Main.push_back({GR->first, GR->first,
+                    "// cooperative-row: every thread of the block runs " +
+                        std::string(P.GuardExits ? "what follows" : "this") + " (it ran under '" +
+                        P.GuardHolds + "');\n" + GInd +
+                        "// the writes stay with the threads that pass that test.\n" + GInd});
+  } else if (P.GuardExits) {
+    Main.push_back({GR->first, GR->second,
+                    "// cooperative-row: every thread of the block runs what follows (it ran "
+                    "only where\n" +
+                        GInd + "// '" + P.GuardHolds +
+                        "'); the writes stay with the threads that pass that test."});
+  } else {
+    auto TR = stmtRange(P.Guard->getThen());
+    if (!TR)
+      return createStringError("the guarded statement is written inside a macro");
+    Main.push_back({GR->first, TR->first,
+                    "// cooperative-row: every thread of the block runs this (it ran under '" +
+                        P.GuardHolds + "');\n" + GInd +
+                        "// the writes stay with the threads that pass that test.\n" + GInd});
+  }
+  auto MainText = text(Begin, End, Main);
+  if (!MainText)
+    return MainText.takeError();
+  std::vector<std::string> L;
+  L.push_back("// cooperative-row: the block's threads share the row that one thread walked: "
+              "the");
+  L.push_back("// thread of linear index " + V.Lane + " takes the elements " + V.Lane + ", " +
+              V.Lane + " + " + V.Lanes + ", ... (coalesced).");
+  L.push_back("const int " + V.Lane +
+              " = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
+  L.push_back("const int " + V.Lanes + " = blockDim.x * blockDim.y * blockDim.z;");
+  L.push_back("// The lanes of this thread's warp (the block's last warp may be partial) and "
+              "their mask.");
+  L.push_back("const int " + V.WarpLanes + " = " + V.Lanes + " - " + V.Lane + " / 32 * 32 < 32 ? " +
+              V.Lanes + " - " + V.Lane + " / 32 * 32 : 32;");
+  L.push_back("const unsigned int " + V.WarpMask + " = " + V.WarpLanes +
+              " == 32 ? 0xffffffffu : (1u << " + V.WarpLanes + ") - 1u;");
+  for (const auto &[Acc, Name] : V.Parts)
+    L.push_back("__shared__ " + typeSpelling(Acc->getType(), Ctx) + " " + Name + "[32];");
+  std::string Head = indentLines(L, Ind);
+  StringRef MT = *MainText;
+  size_t FirstNonBlank = MT.find_first_not_of(" \t\n");
+  StringRef Lead = MT.substr(0, FirstNonBlank == StringRef::npos ? 0 : FirstNonBlank);
+  StringRef RestText = MT.substr(Lead.size());
+  return "\n" + Ind + Head + "\n" + Ind + RestText.str();
+}
+
 //===----------------------------------------------------------------------===//
 // The rule
 //===----------------------------------------------------------------------===//
+
+RuleOutcome CooperativeRowRule::proposeSingle(const RuleInput &In, const an::KernelModel &M,
+                                              const Plan &P) {
+  std::set<std::string> Taken;
+  Variant V;
+  V.Block = true;
+  V.Single = true;
+  V.Lane = freshName("lane", In.Kernel, Taken);
+  V.Lanes = freshName("lanes", In.Kernel, Taken);
+  V.WarpLanes = freshName("warp_lanes", In.Kernel, Taken);
+  V.WarpMask = freshName("warp_mask", In.Kernel, Taken);
+  V.Offset = freshName("offset", In.Kernel, Taken);
+  V.Part = freshName("w", In.Kernel, Taken);
+  V.WriteCond = P.GuardHolds;
+  for (const Combine &C : P.Combines)
+    for (const AccInfo &A : C.Accs)
+      for (const VarDecl *X : {A.V, A.Index})
+        if (X && !V.Parts.count(X))
+          V.Parts[X] = freshName(X->getNameAsString() + "_part", In.Kernel, Taken);
+  Emitter E(In, P, V, M, Taken);
+  auto Body = E.singleBody();
+  if (!Body)
+    return notApplicable(toString(Body.takeError()));
+  EditCollector EC(In);
+  auto BR = EC.rangeOf(P.Body->getSourceRange());
+  if (!BR)
+    return notApplicable("the kernel's body is not plain text of the main file");
+  std::vector<SourceEdit> Edits = {{BR->first + 1, BR->second - 1 - (BR->first + 1), *Body}};
+
+  bool Float = false;
+  std::vector<std::string> Ops;
+  for (const Combine &C : P.Combines)
+    for (const AccInfo &A : C.Accs) {
+      QualType T = A.V->getType();
+      if ((T->isDependentType() || T->isRealFloatingType()) && !idempotent(A.Op))
+        Float = true;
+      Ops.push_back("'" + A.V->getNameAsString() + "' (" + an::reductionOpSymbol(A.Op).str() +
+                    (A.Index ? ", position '" + A.Index->getNameAsString() +
+                                   "', the earlier one among equal values"
+                             : std::string()) +
+                    ")");
+    }
+  std::vector<std::string> NoVec;
+  bool Vectorised = false;
+  for (const Split &S : P.Splits) {
+    Vectorised |= S.V != 0;
+    if (!S.V && !S.NoVecWhy.empty())
+      NoVec.push_back("line " + std::to_string(S.L->Loc.Line) + ": " + S.NoVecWhy);
+  }
+  std::string Rationale =
+      formatv("A {0}: one thread walks the whole row, one element per step, while the block's "
+              "other threads wait. Now every thread of the block takes part: the thread of "
+              "linear index t takes the elements t, t + the block size, ... (coalesced{1}), "
+              "the loop-carried reductions {2} are combined with __shfl_down_sync within each "
+              "warp (a partial last warp leaves its missing lanes out) and then through shared "
+              "memory across the warps, in their order, so every thread holds the result. The "
+              "code after the row loops runs as before, and its writes are made by the threads "
+              "that pass '{3}' only, as before. Any block shape and size works (a block of one "
+              "thread walks the row alone, as before); the launch is unchanged.",
+              P.What,
+              Vectorised ? "; 16 bytes per thread while the row is 16-byte aligned, checked "
+                           "per row at run time"
+                         : "",
+              Ops.empty() ? std::string("(none)") : join(Ops, ", "), P.GuardHolds)
+          .str();
+  if (Float)
+    Rationale += " The floating-point sums are re-associated (each thread sums a strided part "
+                 "of the row, then the threads are combined): results differ from the "
+                 "sequential order in the last bits; max and min are exact.";
+  if (!NoVec.empty())
+    Rationale += " Not vectorised: " + join(NoVec, "; ") + ".";
+  std::string Summary = "the block shares the " + P.What + " (a block reduction)";
+  return proposeEdits(In, name(), Summary, Rationale, Edits, std::nullopt);
+}
 
 RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
   an::AnalysisOptions Opts;
@@ -2055,6 +2816,15 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
   auto P = plan(In, *M);
   if (!P)
     return notApplicable(toString(P.takeError()));
+  if (P->Single) {
+    if (Req.Block && (*Req.Block)[0] * (*Req.Block)[1] * (*Req.Block)[2] == 1)
+      return notApplicable(
+          "the block has 1 thread: the rewrite shares a row that one thread of a block walks "
+          "among the block's threads, so it needs more of them (a launch with, e.g., 128 or "
+          "256 threads per block; the block is the spec's tunable, which this rule does not "
+          "change)");
+    return proposeSingle(In, *M, *P);
+  }
   // After the plan, so that a kernel without a row loop says so first.
   if (Req.Block && (*Req.Block)[0] % 32 != 0)
     return notApplicable(formatv("the block is {0}x{1}x{2}: blockDim.x is not a multiple of 32, "
