@@ -288,7 +288,12 @@ PY
         cp -r bundle/evolve-phase1/. "$ev/"
       ks=()
       for k in ${list//,/ }; do ks+=("$k"); done
-      FP="$fp" bash utils/gpu/evolve-compare.sh "$ev" "$ph" "${ks[@]}"
+      # STOP_AT (seconds after the session's start, 560 by default) ends
+      # the comparison early enough for the archive to be written; the
+      # kernels finished by then keep their reports.
+      left=$(( ${STOP_AT:-560} - ($(date +%s) - start) ))
+      FP="$fp" timeout "$(( left > 10 ? left : 10 ))" \
+        bash utils/gpu/evolve-compare.sh "$ev" "$ph" "${ks[@]}"
       result "evolve phase $ph" $?
       python3 utils/gpu/evolve-table.py "$ev" "${ks[@]}"
       find "$ev/work" -name '*.cu' -delete
