@@ -1464,6 +1464,12 @@ static std::string holdsText(const Expr *C, bool Negate, ASTContext &Ctx) {
     return textOf(B->getLHS(), Ctx) + " " +
            BinaryOperator::getOpcodeStr(BinaryOperator::negateComparisonOp(B->getOpcode())).str() +
            " " + textOf(B->getRHS(), Ctx);
+  // `a || b` fails where both fail.
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_LOr) {
+    return holdsText(B->getLHS(), true, Ctx) + " && " + holdsText(B->getRHS(), true, Ctx);
+  }
+  if (isa<DeclRefExpr, MemberExpr, CallExpr, ArraySubscriptExpr>(E))
+    return "!" + textOf(E, Ctx);
   return "!(" + textOf(C, Ctx) + ")";
 }
 

@@ -432,3 +432,153 @@ TEST(CooperativeRow, RefusesWithTheReason) {
 }
 
 } // namespace
+
+namespace {
+
+// Rows walked by one thread of a block: the block's threads share them, the
+// launch stays, and the writes keep the guard. Kernels are all named k.
+const Spelling SinglePositives[] = {
+    {"if (threadIdx.x == 0) around the row",
+     R"(__global__ void k(const float *a, float *out, int n) {
+  int row = blockIdx.x;
+  if (threadIdx.x == 0) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += a[row * n + c];
+    out[row] = s;
+  }
+})",
+     {"for (int c = c_rest + lane; c < n; c += lanes)",
+      "const float s_other = __shfl_down_sync(warp_mask, s, offset);",
+      "if (lane % 32 + offset < warp_lanes)", "for (int w = 1; w < (lanes + 31) / 32; ++w)",
+      "if (threadIdx.x == 0)\n      out[row] = s;"}},
+    {"early return, then a 2D grid's row in size_t",
+     R"(__global__ void k(const double *a, double *out, size_t n) {
+  if (threadIdx.x != 0)
+    return;
+  size_t row = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
+  double s = 0;
+  for (size_t c = 0; c < n; c++)
+    s += a[row * n + c];
+  out[row] = s;
+})",
+     {"for (size_t c = c_rest + lane; c < n; c += lanes)", "__shared__ double s_part[32];",
+      "if (threadIdx.x == 0)\n    out[row] = s;"}},
+    {"a thread-index local in the guard with the row bound, a min seeded with the first element",
+     R"(__global__ void k(const int *a, int *out, int m, int n) {
+  int t = threadIdx.x;
+  int row = blockIdx.x;
+  if (row < m && t == 0) {
+    int lo = a[row * n];
+    for (int c = 1; c < n; ++c)
+      lo = a[row * n + c] < lo ? a[row * n + c] : lo;
+    out[row] = lo;
+  }
+})",
+     {"if (row < m) {", "for (int c = c_rest + lane; c < n; c += lanes)",
+      "if (row < m && t == 0)\n      out[row] = lo;"}},
+    {"grid-stride rows of a 2D block, both thread indices tested",
+     R"(__global__ void k(const float *A, const float *x, float *y, int m, int n) {
+  for (int row = blockIdx.x; row < m; row += gridDim.x)
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+      float acc = 1.0f;
+      for (int c = 0; c < n; ++c)
+        acc += A[(size_t)row * n + c] * x[c];
+      y[row] = acc;
+    }
+})",
+     {"const int lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
+      "if (lane != 0)", "if (threadIdx.x == 0 && threadIdx.y == 0)"}},
+};
+
+TEST(CooperativeRow, SharesRowsOfOneThreadAmongTheBlock) {
+  for (const Spelling &S : SinglePositives) {
+    SCOPED_TRACE(S.Name);
+    Outcome O = run(S.Code, "k", std::array<int64_t, 3>{96, 1, 1}, {{"grid.x", "M"}});
+    ASSERT_EQ(O.Proposals.size(), 1u) << O.Skip;
+    EXPECT_FALSE(O.Proposals[0].Spec.has_value()) << "the launch must not change";
+    for (const char *H : S.Has)
+      EXPECT_TRUE(has(O.Applied, H)) << "missing: " << H << "\n" << O.Applied;
+    // No fallback and no remapped thread: the block keeps its own indices.
+    EXPECT_FALSE(has(O.Applied, "orig_tid")) << O.Applied;
+    EXPECT_FALSE(has(O.Applied, "0xffffffff, ")) << O.Applied;
+  }
+}
+
+const Refusal SingleRefusals[] = {
+    {"a write inside the row",
+     R"(__global__ void k(const float *a, float *b, int n) {
+  int row = blockIdx.x;
+  if (threadIdx.x == 0)
+    for (int c = 0; c < n; ++c)
+      b[row * n + c] = 2.0f * a[row * n + c];
+})",
+     "only rows that are read are shared"},
+    {"the result read by the other threads without a barrier",
+     R"(__global__ void k(const float *a, float *out, float *y, int n) {
+  int row = blockIdx.x;
+  if (threadIdx.x == 0) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += a[row * n + c];
+    out[row] = s;
+  }
+  y[row * blockDim.x + threadIdx.x] = out[row];
+})",
+     "with no __syncthreads() between"},
+    {"the accumulator read outside the guard",
+     R"(__global__ void k(const float *a, float *out, int n) {
+  int row = blockIdx.x;
+  float s = 0;
+  if (threadIdx.x == 0)
+    for (int c = 0; c < n; ++c)
+      s += a[row * n + c];
+  out[row] = s;
+})",
+     "is computed in the guarded region and read outside it"},
+    {"a second thread-varying guard",
+     R"(__global__ void k(const float *a, float *out, int n) {
+  int row = blockIdx.x;
+  if (threadIdx.x < 64)
+    if (threadIdx.x == 0) {
+      float s = 0;
+      for (int c = 0; c < n; ++c)
+        s += a[row * n + c];
+      out[row] = s;
+    }
+})",
+     "more than one condition that differs between threads"},
+    {"a guard on a thread that may not exist",
+     R"(__global__ void k(const float *a, float *out, int n) {
+  int row = blockIdx.x;
+  if (threadIdx.x == 40) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += a[row * n + c];
+    out[row] = s;
+  }
+})",
+     "cannot show thread 0 of every block to pass"},
+    {"a block of one thread",
+     R"(__global__ void k(const float *a, float *out, int n) {
+  int row = blockIdx.x;
+  if (threadIdx.x == 0) {
+    float s = 0;
+    for (int c = 0; c < n; ++c)
+      s += a[row * n + c];
+    out[row] = s;
+  }
+})",
+     "the block has 1 thread", {1, 1, 1}},
+};
+
+TEST(CooperativeRow, RefusesRowsOfOneThreadWithTheReason) {
+  for (const Refusal &R : SingleRefusals) {
+    SCOPED_TRACE(R.Name);
+    Outcome O = run(R.Code, "k", R.Block);
+    EXPECT_TRUE(O.Proposals.empty()) << O.Applied;
+    EXPECT_TRUE(has(O.Skip, R.Why)) << O.Skip;
+  }
+}
+
+} // namespace
