@@ -5,7 +5,8 @@
 #
 #   evolve-compare.sh OUT PHASE KERNEL...
 #
-# PHASE 1: each kernel's greedy run (its evaluations set the budget), then
+# PHASE 1: each kernel's greedy run (GREEDY_ROUNDS, 6, of GREEDY_PROPOSALS, 8;
+# its evaluations set the budget), then
 # its evolve run with that budget, both filling OUT/library.json.
 # PHASE 2: the same runs again, reading (and growing) that library.
 # KERNEL: a path without extension (K.cu, K.json). Reports go to
@@ -24,7 +25,7 @@ for k in "$@"; do
   mkdir -p "$w"
   cp "$k.cu" "$k.json" "$w/"
   t=$(date +%s)
-  "$FP" optimize "$w/$n.cu" --spec "$w/$n.json" "${common[@]}" --rounds 6 --proposals 8 \
+  "$FP" optimize "$w/$n.cu" --spec "$w/$n.json" "${common[@]}" --rounds "${GREEDY_ROUNDS:-6}" --proposals "${GREEDY_PROPOSALS:-8}" \
     --report "$out/$n-greedy-$phase.json" -o "$w/$n-greedy.cu" > "$w/greedy.log" 2>&1
   echo "$n greedy phase $phase: exit $? in $(( $(date +%s) - t )) s; $(grep -E '^forge-port: .*over the original|stopped' "$w/greedy.log" | tail -1)"
   # The same budget: the evaluations the greedy loop used (at least 2).

@@ -276,22 +276,24 @@ PY
       done
       ;;
     evolve:*)
-      # evolve:PHASE:K1,K2,...: the greedy loop against --search evolve under
+      # evolve:PHASE:K1,K2,...[:STOP]: the greedy loop against --search evolve under
       # the same evaluation budget (utils/gpu/evolve-compare.sh); phase 2
       # reads the experience library phase 1 filled (with phase 1's reports
       # and budgets, carried in bundle/evolve-phase1/ when the calls are
       # apart).
-      spec="${step#evolve:}" ph="${spec%%:*}" list="${spec#*:}"
+      spec="${step#evolve:}" ph="${spec%%:*}" list="${spec#*:}" stop=${STOP_AT:-560}
+      case $list in *:*) stop=${list##*:} list=${list%:*} ;; esac
       ev="$dest/evolve"
       mkdir -p "$ev"
       [ "$ph" = 2 ] && [ ! -f "$ev/library.json" ] && [ -d bundle/evolve-phase1 ] &&
         cp -r bundle/evolve-phase1/. "$ev/"
       ks=()
       for k in ${list//,/ }; do ks+=("$k"); done
-      # STOP_AT (seconds after the session's start, 560 by default) ends
-      # the comparison early enough for the archive to be written; the
-      # kernels finished by then keep their reports.
-      left=$(( ${STOP_AT:-560} - ($(date +%s) - start) ))
+      # evolve:PHASE:K1,K2:STOP or STOP_AT (seconds after the session's
+      # start, 560 by default) ends the comparison early enough for the
+      # archive to be written; the kernels finished by then keep their
+      # reports.
+      left=$(( stop - ($(date +%s) - start) ))
       FP="$fp" timeout "$(( left > 10 ? left : 10 ))" \
         bash utils/gpu/evolve-compare.sh "$ev" "$ph" "${ks[@]}"
       result "evolve phase $ph" $?
