@@ -802,10 +802,20 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
                              ? RowWhy
                              : "no per-thread column loop: no loop reads global memory that "
                                "moves with the loop and is coalesced across the warp");
-  // The first column loop in the body is split; a later one runs in the
-  // thread that combines.
-  P.L = Columns.front();
+  // Of nested column loops the innermost (the one that walks the column);
+  // the first in the body is split, a later one runs in the thread that
+  // combines.
+  std::vector<const an::Loop *> Inner;
   for (const an::Loop *L : Columns)
+    if (none_of(Columns, [&](const an::Loop *O) {
+          for (int Up = O->Parent; Up >= 0; Up = M.Loops[Up].Parent)
+            if (unsigned(Up) == L->Id)
+              return true;
+          return false;
+        }))
+      Inner.push_back(L);
+  P.L = Inner.front();
+  for (const an::Loop *L : Inner)
     if (L->S && P.L->S &&
         SM.isBeforeInTranslationUnit(L->S->getBeginLoc(), P.L->S->getBeginLoc()))
       P.L = L;
