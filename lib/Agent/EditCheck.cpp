@@ -458,4 +458,21 @@ std::vector<std::string> checkEdit(const std::vector<EditFact> &Before,
   return Out;
 }
 
+bool allowedNewFileInclude(StringRef Name) {
+  return Name == "cuda_runtime.h" || Name == "cstddef" || Name == "cstdint" ||
+         Name == "cstring" || Name == "climits" || Name == "cfloat" || Name == "cmath";
+}
+
+std::vector<std::string> checkNewFile(const std::vector<EditFact> &Facts) {
+  std::vector<EditFact> Judged;
+  for (const EditFact &F : Facts) {
+    StringRef Key = F.Key;
+    // Angled includes only: a quoted one reads the user's files.
+    if (Key.consume_front("#include <") && Key.consume_back(">") && allowedNewFileInclude(Key))
+      continue;
+    Judged.push_back(F);
+  }
+  return checkEdit({}, Judged, /*WidenedScope=*/true);
+}
+
 } // namespace forge::agent

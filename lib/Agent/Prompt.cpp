@@ -191,10 +191,6 @@ std::string buildPrompt(const ProposalRequest &Req, const Proposal *Failed) {
   return S;
 }
 
-namespace {
-
-/// A Markdown fence longer than any run of backticks in Text, so that text
-/// cannot close its own fence.
 std::string fenceFor(StringRef Text) {
   size_t Longest = 0, Run = 0;
   for (char C : Text) {
@@ -203,6 +199,8 @@ std::string fenceFor(StringRef Text) {
   }
   return std::string(std::max<size_t>(3, Longest + 1), '`');
 }
+
+namespace {
 
 void writeSource(raw_ostream &OS, StringRef Source) {
   std::string Fence = fenceFor(Source);

@@ -67,8 +67,12 @@ static Expected<std::string> cachedVersion(StringRef Nvcc, StringRef Root) {
       return It->second;
   }
   std::string Version;
-  auto R = runProgram(Nvcc, {Nvcc.str(), "--version"},
-                      SubprocessOptions{/*TimeoutSeconds=*/60});
+  // nvcc needs no secret to say its version (a --cuda-path may name any
+  // program, and `forge-port new --llm` holds a model's key).
+  SubprocessOptions SO;
+  SO.TimeoutSeconds = 60;
+  SO.ScrubSecrets = true;
+  auto R = runProgram(Nvcc, {Nvcc.str(), "--version"}, SO);
   if (!R)
     return R.takeError();
   if (R->ok())

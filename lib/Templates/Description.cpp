@@ -882,6 +882,7 @@ class Parser {
 public:
   explicit Parser(StringRef Text) : Text(Text.trim()) {}
   Expected<ParsedDescription> run();
+  DescriptionHints hints();
 
 private:
   StringRef Text;
@@ -2129,9 +2130,83 @@ Expected<ParsedDescription> Parser::run() {
   return std::move(Out);
 }
 
+// The words alone, before anything is resolved: what they name.
+DescriptionHints Parser::hints() {
+  Toks = lex(Text);
+  findExpressions();
+  findNamedValues();
+  findGroups();
+  findTransposedOperands();
+  matchPhrases();
+  DescriptionHints H;
+  auto Add = [&](OpKind K) {
+    if (!is_contained(H.Kinds, K))
+      H.Kinds.push_back(K);
+  };
+  if (!Exprs.empty())
+    Add(OpKind::Map);
+  bool OperatorOnly = false; // a reduce named by its operator alone ("sum")
+  for (const Fact &F : Facts) {
+    if (F.P->Kind == OpKind::Reduce)
+      OperatorOnly = false;
+    const Phrase &P = *F.P;
+    if (P.Type && !H.Type)
+      H.Type = P.Type;
+    if (P.Kind) {
+      Add(*P.Kind);
+      continue;
+    }
+    switch (P.Class) {
+    case W::Op:
+      // "+", "max", "argmin": a reduction's operators; "-" and "/" only a
+      // map's.
+      if (StringRef(P.Str) == "-" || StringRef(P.Str) == "/") {
+        Add(OpKind::Map);
+      } else {
+        OperatorOnly |= !is_contained(H.Kinds, OpKind::Reduce);
+        Add(OpKind::Reduce);
+      }
+      break;
+    case W::Unary:
+    case W::Axpy:
+    case W::Scale:
+    case W::Elementwise:
+      Add(OpKind::Map);
+      break;
+    case W::Unsupported:
+      // Refused operations that are close to one the templates have.
+      if (StringRef(P.Str).starts_with("a median"))
+        Add(OpKind::Sort);
+      else if (StringRef(P.Str).starts_with("a mean") ||
+               StringRef(P.Str).starts_with("a dot product") ||
+               StringRef(P.Str).starts_with("norms"))
+        Add(OpKind::Reduce);
+      break;
+    default:
+      break;
+    }
+  }
+  // A specific operation comes first, and an operator word is its operator
+  // ("prefix sum", "max-scan"), not a reduction of its own.
+  for (OpKind Specific : {OpKind::Scan, OpKind::Gemm, OpKind::Stencil, OpKind::RowSoftmax,
+                          OpKind::Sort, OpKind::Histogram, OpKind::Transpose, OpKind::Gather,
+                          OpKind::Scatter})
+    if (is_contained(H.Kinds, Specific)) {
+      H.Kinds.erase(llvm::find(H.Kinds, Specific));
+      H.Kinds.insert(H.Kinds.begin(), Specific);
+      if (OperatorOnly)
+        H.Kinds.erase(llvm::find(H.Kinds, OpKind::Reduce));
+      break;
+    }
+  H.Unknown = Unknown;
+  return H;
+}
+
 } // namespace
 
 Expected<ParsedDescription> parseDescriptionWithNotes(StringRef Text) { return Parser(Text).run(); }
+
+DescriptionHints descriptionHints(StringRef Text) { return Parser(Text).hints(); }
 
 Expected<Request> parseDescription(StringRef Text) {
   Expected<ParsedDescription> P = parseDescriptionWithNotes(Text);

@@ -10,13 +10,13 @@ using namespace llvm;
 
 namespace forge::templates {
 
-static Error refuseExisting(StringRef Path, bool Force) {
+Error refuseExisting(StringRef Path, bool Force) {
   if (!Force && sys::fs::exists(Path))
     return makeError("'{0}' exists; pass --force to overwrite it", Path);
   return Error::success();
 }
 
-static std::string specPathFor(StringRef OutPath) {
+std::string specPathFor(StringRef OutPath) {
   SmallString<256> P(OutPath);
   sys::path::replace_extension(P, ".json");
   return std::string(P);

@@ -4,14 +4,19 @@
 /// Options, one call of the new driver (Templates/NewSession.h), and the
 /// summary. With --tune and --optimize the written kernel is handed to
 /// `forge-port tune` and `forge-port optimize` (this executable, as child
-/// processes, with the same target and worker). See docs/new.md.
+/// processes, with the same target and worker). With a model (--llm), a
+/// request no template computes is written by the model instead
+/// (Templates/ModelNew.h). See docs/new.md.
 ///
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "SharedOptions.h"
 #include "forge/Arch/GpuModel.h"
+#include "forge/Frontend/Toolchain.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
+#include "forge/Support/Secrets.h"
+#include "forge/Templates/ModelNew.h"
 #include "forge/Templates/NewSession.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -20,6 +25,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
+#include <unistd.h>
 
 using namespace llvm;
 using namespace forge;
@@ -68,11 +74,17 @@ cl::opt<std::string> TuneStrategy("tune-strategy",
                                            "annealing, genetic)"),
                                   SUB);
 cl::opt<unsigned> Rounds("rounds", cl::desc("--optimize's round limit"), SUB);
+cl::opt<bool> LlmAlways("llm-always",
+                        cl::desc("Ask the model (--llm) even when a template computes the "
+                                 "request; the template is then its first reference"),
+                        SUB);
 #undef SUB
 
 /// Runs `forge-port <Args...>` (this executable) with the terminal's
-/// standard streams; its exit status.
-Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args) {
+/// standard streams and Env (none: this process's environment); its exit
+/// status.
+Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args,
+                      const std::optional<std::vector<std::string>> &Env) {
   static int Anchor;
   std::string Self = sys::fs::getMainExecutable(Argv0, &Anchor);
   if (Self.empty())
@@ -80,17 +92,67 @@ Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args) {
   std::vector<StringRef> Argv = {Self};
   for (const std::string &A : Args)
     Argv.push_back(A);
+  std::optional<SmallVector<StringRef, 64>> EnvRefs;
+  if (Env)
+    EnvRefs.emplace(Env->begin(), Env->end());
   std::string Msg;
-  int RC = sys::ExecuteAndWait(Self, Argv, std::nullopt, {}, 0, 0, &Msg);
+  int RC = sys::ExecuteAndWait(
+      Self, Argv, EnvRefs ? std::optional<ArrayRef<StringRef>>(*EnvRefs) : std::nullopt, {}, 0,
+      0, &Msg);
   if (RC < 0)
     return makeError("forge-port {0}: {1}", Args.front(), Msg);
   return RC;
+}
+/// The model path's summary: why no template, the references, each reply's
+/// stages, and what was written (or, on a dry run, what would be asked).
+void printModelResult(const templates::ModelNewResult &M, const agent::ModelConfig &Model,
+                      bool DryRun, bool AsJson) {
+  std::vector<std::string> Refs;
+  for (const templates::ModelReference &R : M.References)
+    Refs.push_back(R.Sample + " (" + R.Template + ")");
+  if (AsJson) {
+    Json J = {{"model", Model.Model},
+              {"endpoint", agent::redactedEndpoint(Model.Url)},
+              {"template_refusal", M.TemplateRefusal},
+              {"references", Refs},
+              {"kernel", M.Kernel},
+              {"kernel_file", M.OutPath},
+              {"spec_file", M.SpecOut},
+              {"requests", M.Requests},
+              {"repaired", M.Repaired}};
+    Json Stages = Json::array();
+    for (const templates::ModelStage &S : M.Stages)
+      Stages.push_back(
+          {{"reply", S.Reply}, {"stage", S.Stage}, {"passed", S.Passed}, {"detail", S.Detail}});
+    J["stages"] = Stages;
+    if (DryRun)
+      J["prompt"] = M.Prompt;
+    outs() << J.dump(2) << "\n";
+    return;
+  }
+  if (!M.TemplateRefusal.empty())
+    outs() << "no template: " << M.TemplateRefusal << "\n";
+  outs() << "model:      " << Model.Model << " at " << agent::redactedEndpoint(Model.Url)
+         << "\nreferences: " << (Refs.empty() ? std::string("none") : join(Refs, ", ")) << "\n";
+  if (DryRun) {
+    outs() << "dry run:    the model was not asked; nothing written (--format=json shows the "
+              "prompt)\n";
+    return;
+  }
+  for (const templates::ModelStage &S : M.Stages) {
+    StringRef Detail = StringRef(S.Detail).split('\n').first;
+    outs() << formatv("reply {0}:    {1}: {2}{3}\n", S.Reply, S.Stage,
+                      S.Passed ? "" : "failed: ", Detail);
+  }
+  outs() << "wrote:      " << M.OutPath << ", " << M.SpecOut << " (launch spec; kernel '"
+         << M.Kernel << "', written by the model" << (M.Repaired ? " and repaired once" : "")
+         << ")\n";
 }
 } // namespace
 
 int forge::tool::runNew(const Invocation &Inv) {
   if (!parseOptions(Inv, "forge-port new: a kernel from a description, from the template "
-                         "library (offline)\n\n  forge-port new \"sum of 64M floats\" -o sum.cu "
+                         "library (offline), or from a model (--llm)\n\n  forge-port new \"sum of 64M floats\" -o sum.cu "
                          "[--spec-out sum.json] [--to sm_90] [--tune] [--optimize]\n"))
     return ExitUsage;
   auto Target = optionalTarget(To.empty() ? "sm_90" : To.getValue());
@@ -132,11 +194,55 @@ int forge::tool::runNew(const Invocation &Inv) {
                                Rounds.getNumOccurrences()))
     return reportError(makeUsageError("--tune-budget, --tune-strategy and --rounds go with "
                                       "--tune or --optimize"));
-  auto R = templates::runNew(O);
-  if (!R)
-    return reportError(R.takeError());
+  std::optional<agent::ModelConfig> Model;
+  if (modelRequested()) {
+    auto C = modelOption();
+    if (!C)
+      return reportError(C.takeError());
+    Model = *C;
+  } else if (LlmAlways) {
+    return reportError(makeUsageError("--llm-always asks the model: pass --llm and --model (or "
+                                      "set FORGE_LLM_URL and FORGE_LLM_MODEL)"));
+  }
+  // What the steps after this one work on.
+  std::string OutPath, SpecPath, Generated;
+  std::optional<templates::NewResult> R;
+  if (Model) {
+    frontend::Toolchain TC = frontend::Toolchain::detect(Inv.Argv0, CudaPath);
+    templates::ModelNewOptions MO;
+    MO.New = O;
+    MO.Model = *Model;
+    MO.Always = LlmAlways;
+    MO.Target = *Target;
+    MO.Toolchain = &TC;
+    MO.CudaPath = CudaPath;
+    auto MR = templates::runNewWithModel(MO);
+    if (!MR)
+      return reportError(MR.takeError());
+    if (MR->Template) {
+      R = std::move(*MR->Template);
+    } else {
+      printModelResult(*MR, *Model, DryRun, OutputFormat == Format::Json);
+      if (DryRun)
+        return ExitOK;
+      OutPath = MR->OutPath;
+      SpecPath = MR->SpecOut;
+      if (Expected<std::string> Text = readFile(OutPath))
+        Generated = std::move(*Text);
+      else
+        return reportError(Text.takeError());
+      if (!Tune && !Optimize && OutputFormat == Format::Text)
+        outs() << "next:       forge-port tune " << OutPath << " --spec " << SpecPath << " --to "
+               << (*Target)->Name << " -i\n";
+    }
+  } else {
+    auto T = templates::runNew(O);
+    if (!T)
+      return reportError(T.takeError());
+    R = std::move(*T);
+  }
 
-  if (OutputFormat == Format::Json) {
+  if (R && OutputFormat == Format::Json) {
     Json J = {{"request", templates::requestToJson(R->Req)},
               {"template", R->Inst.Template},
               {"kernel", R->Inst.Kernel},
@@ -148,7 +254,7 @@ int forge::tool::runNew(const Invocation &Inv) {
     if (DryRun)
       J["spec"] = R->Inst.Spec;
     outs() << J.dump(2) << "\n";
-  } else {
+  } else if (R) {
     outs() << "understood: " << templates::describe(R->Req) << "\n";
     for (const std::string &N : R->ParseNotes)
       outs() << "assumed:    " << N << "\n";
@@ -156,6 +262,9 @@ int forge::tool::runNew(const Invocation &Inv) {
            << "', host wrapper '" << R->Inst.Wrapper << "')\n";
     for (const std::string &N : R->Inst.Notes)
       outs() << "note:       " << N << "\n";
+    if (Model)
+      outs() << "model:      not asked (a template computes the request; --llm-always asks "
+                "it)\n";
     if (DryRun) {
       outs() << "dry run:    nothing written\n";
     } else {
@@ -168,10 +277,15 @@ int forge::tool::runNew(const Invocation &Inv) {
   outs().flush();
   if (DryRun)
     return ExitOK;
+  if (R) {
+    OutPath = R->OutPath;
+    SpecPath = R->SpecOut;
+    Generated = R->Inst.Source;
+  }
 
   auto Forwarded = [&](StringRef Sub) {
-    std::vector<std::string> A = {Sub.str(),   R->OutPath, "--spec", R->SpecOut,
-                                  "--to",      (*Target)->Name, "-i"};
+    std::vector<std::string> A = {Sub.str(), OutPath,         "--spec", SpecPath,
+                                  "--to",    (*Target)->Name, "-i"};
     for (auto [Flag, Value] : {std::pair{"--worker", &WorkerPath}, {"--cuda-path", &CudaPath},
                                {"--job-dir", &JobDir}})
       if (!Value->empty())
@@ -180,7 +294,7 @@ int forge::tool::runNew(const Invocation &Inv) {
   };
   std::vector<std::vector<std::string>> Steps;
   if (Tune) {
-    SmallString<256> Report(R->OutPath);
+    SmallString<256> Report(OutPath);
     sys::path::replace_extension(Report, ".tune.json");
     Steps.push_back(Forwarded("tune"));
     Steps.back().insert(Steps.back().end(), {"--report", std::string(Report)});
@@ -190,7 +304,7 @@ int forge::tool::runNew(const Invocation &Inv) {
       Steps.back().insert(Steps.back().end(), {"--strategy", TuneStrategy});
   }
   if (Optimize) {
-    SmallString<256> Report(R->OutPath);
+    SmallString<256> Report(OutPath);
     sys::path::replace_extension(Report, ".optimize.json");
     Steps.push_back(Forwarded("optimize"));
     std::vector<std::string> &A = Steps.back();
@@ -202,17 +316,37 @@ int forge::tool::runNew(const Invocation &Inv) {
       A.insert(A.end(), {"--tune-budget", TuneBudget});
     if (Rounds.getNumOccurrences())
       A.insert(A.end(), {"--rounds", std::to_string(Rounds)});
+    // The loop asks the same model; its endpoint and key go through the
+    // child's environment (never its command line, which `ps` shows).
+    if (Model)
+      A.insert(A.end(), {"--llm-timeout", std::to_string(Model->TimeoutS), "--llm-retries",
+                         std::to_string(Model->MaxRetries), "--llm-backoff",
+                         std::to_string(Model->BackoffS)});
   }
+  // With a model, the children get no secrets but what they need: tune
+  // none, optimize the model's settings.
+  auto ChildEnv = [&](bool IsOptimize) -> std::optional<std::vector<std::string>> {
+    if (!Model)
+      return std::nullopt;
+    std::vector<std::string> Env = support::scrubbedEnvironment(environ);
+    if (IsOptimize) {
+      Env.push_back("FORGE_LLM_URL=" + Model->Url);
+      Env.push_back("FORGE_LLM_MODEL=" + Model->Model);
+      if (!Model->ApiKey.empty())
+        Env.push_back("FORGE_LLM_API_KEY=" + Model->ApiKey);
+    }
+    return Env;
+  };
   for (const std::vector<std::string> &Step : Steps) {
     bool IsOptimize = Step.front() == "optimize";
     outs() << "running:    forge-port " << join(Step, " ") << "\n";
     outs().flush();
-    Expected<int> RC = runSelf(Inv.Argv0, Step);
+    Expected<int> RC = runSelf(Inv.Argv0, Step, ChildEnv(IsOptimize));
     if (!RC)
       return reportError(RC.takeError());
     if (*RC != 0) {
       WithColor::error(errs(), "forge-port")
-          << "forge-port " << Step.front() << " exited with " << *RC << "; " << R->OutPath
+          << "forge-port " << Step.front() << " exited with " << *RC << "; " << OutPath
           << " is the kernel as generated"
           << (IsOptimize && Tune ? " and tuned" : "") << "\n";
       return ExitFailure;
@@ -226,19 +360,19 @@ int forge::tool::runNew(const Invocation &Inv) {
       if (*Slower) {
         // The sweep's best was slower than the template's defaults in the
         // final check (a random sample need not hold them): keep those.
-        if (Error E = writeFileAtomically(R->OutPath, R->Inst.Source))
+        if (Error E = writeFileAtomically(OutPath, Generated))
           return reportError(std::move(E));
-        outs() << formatv("kept:       the template's defaults: tune's best measured {0:F3}x "
+        outs() << formatv("kept:       the generated defaults: tune's best measured {0:F3}x "
                           "of them; {1} is as generated ({2}: the report)\n",
-                          **Slower, R->OutPath, ReportPath);
+                          **Slower, OutPath, ReportPath);
         continue;
       }
       // The tuned values are in the source's launch now; the spec's
       // defaults follow, so that measuring the file with its spec (and the
       // optimisation loop after this) runs what the file launches.
-      if (Error E = templates::adoptTunedDefaults(ReportPath, R->SpecOut))
+      if (Error E = templates::adoptTunedDefaults(ReportPath, SpecPath))
         return reportError(std::move(E));
-      outs() << "wrote:      " << R->SpecOut << " (defaults: the tuned values), " << ReportPath
+      outs() << "wrote:      " << SpecPath << " (defaults: the tuned values), " << ReportPath
              << " (the report)\n";
     }
     if (IsOptimize) {
@@ -250,9 +384,9 @@ int forge::tool::runNew(const Invocation &Inv) {
       auto It = Report->find("final_spec");
       if (It == Report->end() || !It->is_object())
         return reportError(makeError("{0} has no final_spec", ReportPath));
-      if (Error E = writeFileAtomically(R->SpecOut, It->dump(2) + "\n"))
+      if (Error E = writeFileAtomically(SpecPath, It->dump(2) + "\n"))
         return reportError(std::move(E));
-      outs() << "wrote:      " << R->SpecOut << " (the optimised kernel's launch spec), "
+      outs() << "wrote:      " << SpecPath << " (the optimised kernel's launch spec), "
              << ReportPath << " (the report)\n";
     }
   }

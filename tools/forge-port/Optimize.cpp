@@ -38,18 +38,6 @@ cl::opt<std::string, true> File(cl::Positional, cl::desc("<file.cu>"), cl::locat
 cl::opt<std::string, true> SpecPath("spec", cl::desc("Launch spec of the kernel (JSON)"),
                                     cl::value_desc("spec.json"), cl::location(Opts.SpecPath),
                                     cl::Required, SUB);
-cl::opt<std::string> LlmUrl("llm",
-                            cl::desc("Model endpoint (OpenAI /v1/chat/completions or Anthropic "
-                                     "/v1/messages); default $FORGE_LLM_URL when --model or "
-                                     "$FORGE_LLM_MODEL is set, else the built-in expert rules"),
-                            cl::value_desc("url"), SUB);
-cl::opt<std::string> ModelName("model", cl::desc("Model name (or $FORGE_LLM_MODEL)"), SUB);
-cl::opt<double> LlmTimeout("llm-timeout", cl::desc("Seconds per model request (120)"),
-                           cl::init(120), SUB);
-cl::opt<unsigned> LlmRetries("llm-retries", cl::desc("Retries on 429, 5xx and dropped "
-                                                     "connections (3)"), cl::init(3), SUB);
-cl::opt<double> LlmBackoff("llm-backoff", cl::desc("Seconds before the first retry, doubling "
-                                                   "(1)"), cl::init(1), SUB);
 cl::opt<uint64_t> TokenBudget("token-budget", cl::desc("Stop asking the model after this many "
                                                        "tokens (0: none)"), cl::init(0), SUB);
 cl::opt<std::string, true> ReplayPath("replay", cl::desc("Rerun a transcript: no network, no "
@@ -182,14 +170,10 @@ int forge::tool::runOptimize(const Invocation &Inv) {
   auto Selected = passes::selectExpertRules(Rules);
   if (!Selected)
     return reportError(Selected.takeError());
-  if (O.ReplayPath.empty() &&
-      (!LlmUrl.empty() || !ModelName.empty() || sys::Process::GetEnv("FORGE_LLM_MODEL"))) {
-    auto C = agent::resolveModelConfig(LlmUrl, ModelName);
+  if (O.ReplayPath.empty() && modelRequested()) {
+    auto C = modelOption();
     if (!C)
       return reportError(C.takeError());
-    C->TimeoutS = LlmTimeout;
-    C->MaxRetries = LlmRetries;
-    C->BackoffS = LlmBackoff;
     C->TokenBudget = TokenBudget;
     O.Model = *C;
   }

@@ -4,6 +4,7 @@
 #include "forge/Measure/Measurement.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Process.h"
 
 using namespace llvm;
 
@@ -54,6 +55,7 @@ const subs OnGpu{{&measureCommand(), &tuneCommand(), &optimizeCommand()}};
 const subs WorkerUsers{{&measureCommand(), &tuneCommand(), &optimizeCommand(), &specCommand(),
                         &newCommand()}};
 const subs RuleRunners{{&proposeCommand(), &optimizeCommand()}};
+const subs ModelUsers{{&optimizeCommand(), &newCommand()}};
 } // namespace
 
 cl::opt<std::string> OutputPath("o", cl::desc("Write the resulting source here ('-': stdout)"),
@@ -98,6 +100,36 @@ cl::opt<bool> AssumeNoAlias(
     cl::desc("Promise that the kernel's pointer parameters never point into one allocation "
              "(for restrict, when no launch in the file shows it)"),
     cl::cat(sharedCategory()), RuleRunners);
+
+cl::opt<std::string> LlmUrl("llm",
+                            cl::desc("Model endpoint (OpenAI /v1/chat/completions or Anthropic "
+                                     "/v1/messages); default $FORGE_LLM_URL when --model or "
+                                     "$FORGE_LLM_MODEL is set. Without one, optimize uses the "
+                                     "built-in expert rules and new the templates only"),
+                            cl::value_desc("url"), cl::cat(sharedCategory()), ModelUsers);
+cl::opt<std::string> ModelName("model", cl::desc("Model name (or $FORGE_LLM_MODEL)"),
+                               cl::cat(sharedCategory()), ModelUsers);
+cl::opt<double> LlmTimeout("llm-timeout", cl::desc("Seconds per model request (120)"),
+                           cl::init(120), cl::cat(sharedCategory()), ModelUsers);
+cl::opt<unsigned> LlmRetries("llm-retries",
+                             cl::desc("Retries on 429, 5xx and dropped connections (3)"),
+                             cl::init(3), cl::cat(sharedCategory()), ModelUsers);
+cl::opt<double> LlmBackoff("llm-backoff", cl::desc("Seconds before the first retry, doubling (1)"),
+                           cl::init(1), cl::cat(sharedCategory()), ModelUsers);
+
+bool modelRequested() {
+  return !LlmUrl.empty() || !ModelName.empty() || sys::Process::GetEnv("FORGE_LLM_MODEL");
+}
+
+Expected<agent::ModelConfig> modelOption() {
+  auto C = agent::resolveModelConfig(LlmUrl, ModelName);
+  if (!C)
+    return C.takeError();
+  C->TimeoutS = LlmTimeout;
+  C->MaxRetries = LlmRetries;
+  C->BackoffS = LlmBackoff;
+  return C;
+}
 
 static void printSandbox(const measure::SandboxInfo &S) {
   if (S.Mode == "off")

@@ -12,6 +12,7 @@
 #ifndef FORGE_TOOLS_FORGEPORT_SHAREDOPTIONS_H
 #define FORGE_TOOLS_FORGEPORT_SHAREDOPTIONS_H
 
+#include "forge/Agent/ModelClient.h"
 #include "forge/Arch/TargetInfo.h"
 #include "forge/Measure/WorkerProtocol.h"
 #include "forge/Support/Output.h"
@@ -50,6 +51,22 @@ extern llvm::cl::opt<double> TimeoutS;        ///< --timeout
 extern llvm::cl::opt<std::string> SandboxOpt; ///< --sandbox on|strict|off
 // What the expert rules may assume: propose, optimize.
 extern llvm::cl::opt<bool> AssumeNoAlias; ///< --assume-no-alias
+
+// The model endpoint: optimize, new (docs/model-endpoints.md).
+extern llvm::cl::opt<std::string> LlmUrl;    ///< --llm
+extern llvm::cl::opt<std::string> ModelName; ///< --model
+extern llvm::cl::opt<double> LlmTimeout;     ///< --llm-timeout
+extern llvm::cl::opt<unsigned> LlmRetries;   ///< --llm-retries
+extern llvm::cl::opt<double> LlmBackoff;     ///< --llm-backoff
+
+/// Whether a model is asked for: --llm, --model or $FORGE_LLM_MODEL.
+bool modelRequested();
+
+/// The model's configuration: --llm and --model (or $FORGE_LLM_URL and
+/// $FORGE_LLM_MODEL; the key only from $FORGE_LLM_API_KEY) with
+/// --llm-timeout, --llm-retries and --llm-backoff. Usage errors name what
+/// is missing.
+llvm::Expected<agent::ModelConfig> modelOption();
 
 /// --sandbox as the plan's mode; a usage error for another spelling. Off
 /// is said loudly on stderr.

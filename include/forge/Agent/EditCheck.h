@@ -64,6 +64,22 @@ private:
 std::vector<std::string> checkEdit(const std::vector<EditFact> &Before,
                                    const std::vector<EditFact> &After, bool WidenedScope);
 
+/// The host headers a whole kernel file may include besides the device
+/// headers an edit may (checkNewFile): <cuda_runtime.h>, <cstddef>,
+/// <cstdint>, <cstring>, <climits>, <cfloat>, <cmath>, what the template
+/// library's files include. Their host functions stay behind the
+/// allowlist of host calls.
+bool allowedNewFileInclude(llvm::StringRef Name);
+
+/// The facts of a whole file a model wrote (`forge-port new --llm`) that
+/// the check rejects, each as "line N: what": checkEdit against an empty
+/// file in the widened scope (the file's kernels, helpers, host wrapper and
+/// macros are its own), except for the includes allowedNewFileInclude
+/// names. Every other fact (host calls outside the allowlist, asm in host
+/// code, attributes, static initialisers, pragmas, hidden code, host
+/// globals) is rejected as in an edit.
+std::vector<std::string> checkNewFile(const std::vector<EditFact> &Facts);
+
 } // namespace forge::agent
 
 #endif

@@ -43,6 +43,10 @@ std::string buildCrossoverPrompt(const ProposalRequest &Req, const Proposal *Fai
 std::vector<std::pair<std::string, std::pair<std::string, std::string>>>
 cellDifferences(llvm::StringRef Current, llvm::StringRef Other);
 
+/// A Markdown fence (three or more backticks) longer than any run of
+/// backticks in Text, so that Text cannot close its own fence.
+std::string fenceFor(llvm::StringRef Text);
+
 /// The target facts paragraph for Target ("sm_90: 228 KB shared memory per
 /// SM, ...") from the Arch database.
 std::string targetFacts(const arch::TargetInfo &Target);

@@ -34,6 +34,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,23 @@ llvm::Expected<ParsedDescription> parseDescriptionWithNotes(llvm::StringRef Text
 
 /// parseDescriptionWithNotes without the notes.
 llvm::Expected<Request> parseDescription(llvm::StringRef Text);
+
+/// What the words of a description name, whether or not it parses: for
+/// choosing the templates a model is shown (`forge-port new --llm`).
+struct DescriptionHints {
+  /// The operations the words name, the most specific first (a scan's "sum"
+  /// or a GEMM's "multiply" after the scan or the GEMM): operation words
+  /// ("sort", "histogram"), reduction operators ("sum", "max") as a reduce,
+  /// elementwise functions and written-out expressions as a map, and the
+  /// refused operations nearest to one ("mean", "dot product" and "norm" a
+  /// reduce, "median" a sort).
+  std::vector<OpKind> Kinds;
+  /// The first element type named.
+  std::optional<Scalar> Type;
+  /// The words not understood.
+  std::vector<std::string> Unknown;
+};
+DescriptionHints descriptionHints(llvm::StringRef Text);
 
 /// Descriptions the parser understands, one per kind of operation (for
 /// messages and help texts).

@@ -49,6 +49,13 @@ struct NewResult {
 /// an existing output without Force, a failed write (nothing half-written).
 llvm::Expected<NewResult> runNew(const NewSessionOptions &O);
 
+/// OutPath with .json: the spec's default path.
+std::string specPathFor(llvm::StringRef OutPath);
+
+/// An error ("'x.cu' exists; pass --force to overwrite it") when Path
+/// exists and Force is not set.
+llvm::Error refuseExisting(llvm::StringRef Path, bool Force);
+
 /// Every template's samples, each as Dir/<name>.cu, <name>.json (its spec)
 /// and <name>.request.json: for checking the templates on a GPU
 /// (test/gpu/templates/check.py) or with another toolkit. Dir is created;
