@@ -25,6 +25,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
+#include <cstdio>
 #include <unistd.h>
 
 using namespace llvm;
@@ -103,6 +104,13 @@ Expected<int> runSelf(const char *Argv0, ArrayRef<std::string> Args,
     return makeError("forge-port {0}: {1}", Args.front(), Msg);
   return RC;
 }
+/// "5", "0.25": a number of seconds as a flag takes it.
+std::string shortest(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%g", V);
+  return Buf;
+}
+
 /// The model path's summary: why no template, the references, each reply's
 /// stages, and what was written (or, on a dry run, what would be asked).
 void printModelResult(const templates::ModelNewResult &M, const agent::ModelConfig &Model,
@@ -319,9 +327,9 @@ int forge::tool::runNew(const Invocation &Inv) {
     // The loop asks the same model; its endpoint and key go through the
     // child's environment (never its command line, which `ps` shows).
     if (Model)
-      A.insert(A.end(), {"--llm-timeout", std::to_string(Model->TimeoutS), "--llm-retries",
+      A.insert(A.end(), {"--llm-timeout", shortest(Model->TimeoutS), "--llm-retries",
                          std::to_string(Model->MaxRetries), "--llm-backoff",
-                         std::to_string(Model->BackoffS)});
+                         shortest(Model->BackoffS)});
   }
   // With a model, the children get no secrets but what they need: tune
   // none, optimize the model's settings.
