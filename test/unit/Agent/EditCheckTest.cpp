@@ -250,3 +250,41 @@ TEST_F(EditCheckTest, DiagnosticsInOtherFilesAreRedacted) {
 }
 
 } // namespace
+
+namespace {
+
+// A whole file a model wrote (`forge-port new --llm`): its own kernel,
+// helpers, host wrapper and macros are allowed, so are the host headers a
+// template's file includes; the rest is refused as in an edit.
+TEST_F(EditCheckTest, ANewFileMayHoldItsOwnDeclarationsAndNothingElse) {
+  const std::string Wrapper =
+      "#define BLOCK 256\n"
+      "__device__ float twice(float x) { return 2 * x; }\n" + Kernel +
+      "inline cudaError_t forge_k(float *a, int n) {\n"
+      "  k<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(a, n);\n"
+      "  return cudaGetLastError();\n"
+      "}\n";
+  auto NewFile = [&](const std::string &Text) {
+    return llvm::join(checkNewFile(parse(Text).Facts), " | ");
+  };
+  EXPECT_EQ(NewFile("#include <cuda_runtime.h>\n" + Wrapper), "");
+  // As an edit of an empty file in the default scope, the same text adds
+  // declarations and a macro.
+  EXPECT_HAS(llvm::join(checkEdit({}, parse("#include <cuda_runtime.h>\n" + Wrapper).Facts,
+                                  /*WidenedScope=*/false),
+                        " | "),
+             "#define BLOCK (widen with --scope=file)");
+  // A quoted include, a host call outside the allowlist, host asm.
+  EXPECT_EQ(NewFile("#include \"cuda_runtime.h\"\n" + Wrapper),
+            "line 1: #include \"cuda_runtime.h\"");
+  EXPECT_EQ(NewFile(Head + Wrapper + "void f() { system(\"id\"); }\n"),
+            "line 16: calls 'system' in host code (not in the allowlist)");
+  EXPECT_HAS(NewFile("#include <cuda_runtime.h>\n" + Wrapper +
+                     "void g() { asm volatile(\"syscall\"); }\n"),
+             "an asm statement in host code");
+  EXPECT_TRUE(allowedNewFileInclude("cstdint"));
+  EXPECT_FALSE(allowedNewFileInclude("cstdlib"));
+  EXPECT_FALSE(allowedNewFileInclude("cstdio"));
+}
+
+} // namespace
