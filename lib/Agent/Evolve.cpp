@@ -327,11 +327,11 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
         if (P == "v0" && !Precise)
           continue; // the reference is the original, timed in every job
         const Member &M = Members.at(P);
-        MC.push_back({"m-" + P, M.Path, M.Values, A.find(P)->Origin,
+        MC.push_back({"m_" + P, M.Path, M.Values, A.find(P)->Origin,
                       M.Spec == O.Spec ? nullptr : M.Spec});
       }
       for (size_t I : Live)
-        MC.push_back({"k-" + Kids[I].Id, Cands[I].Rec.SourcePath, Cands[I].Values,
+        MC.push_back({"k_" + Kids[I].Id, Cands[I].Rec.SourcePath, Cands[I].Values,
                       Cands[I].Rec.P.Origin, Cands[I].Spec == O.Spec ? nullptr : Cands[I].Spec});
       progress(formatv("generation {0}: checking and timing {1} variant(s) on the GPU", Gen,
                        Live.size()));
@@ -340,13 +340,13 @@ Expected<OptimizeResult> Loop::evolve(KernelSnapshot Snap) {
         return Rep.takeError();
       for (const measure::CandidateOutcome &Out : Rep->Outcomes) {
         StringRef Id = Out.Candidate.Id;
-        if (Id.consume_front("m-") && Out.Result.ok() && Out.Result.Time)
+        if (Id.consume_front("m_") && Out.Result.ok() && Out.Result.Time)
           ParentNs[Id.str()] = Out.Result.Time->Median;
         else if (&Out == &Rep->Outcomes.front() && Out.Result.ok() && Out.Result.Time)
           ParentNs["v0"] = Out.Result.Time->Median;
       }
       for (const measure::CandidateOutcome &Out : Rep->Outcomes) {
-        auto It = find_if(Live, [&](size_t I) { return Out.Candidate.Id == "k-" + Kids[I].Id; });
+        auto It = find_if(Live, [&](size_t I) { return Out.Candidate.Id == "k_" + Kids[I].Id; });
         if (It == Live.end())
           continue;
         Candidate &C = Cands[*It];

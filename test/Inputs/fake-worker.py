@@ -6,7 +6,8 @@ times are made up here and say so in the device name).
   fake-worker.py info
   fake-worker.py run JOB [--timeout-s S]
 
-`run` reads JOB/job.plan, checks that every harness library was built, and
+`run` reads JOB/job.plan (refusing ids that are not C identifiers, as the
+real worker does), checks that every harness library was built, and
 writes one "ok" result line per candidate. A candidate's time is
 FAKE_BASE_NS (default 1000) plus, for every NAME=VALUE of its label,
 |VALUE - FAKE_BEST[NAME]| * 10 ns (FAKE_BEST: "BLOCK=128,ITEMS=4"), so the
@@ -29,6 +30,7 @@ substring that does so only the first time (a marker file in the job
 directory remembers it). FAKE_LOG lines then also name the job directory."""
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -73,6 +75,11 @@ def main():
         if not words:
             continue
         if words[0] in ("reference", "candidate"):
+            # The real worker's plan parser (tools/forge-worker/Plan.cpp)
+            # takes only C identifiers as ids; refuse the same.
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", words[1]):
+                sys.stderr.write("forge-worker: job.plan: candidate id '%s' is not a C identifier\n" % words[1])
+                return 2
             cur = {"id": words[1], "lib": words[2], "ref": words[0] == "reference", "label": ""}
             cands.append(cur)
         elif words[0] == "label" and cur is not None:
