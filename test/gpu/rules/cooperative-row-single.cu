@@ -30,8 +30,8 @@
 // CHECK: sum n=1027 block=1024: ok
 // CHECK: sum n=1027 block=16x6: ok
 // CHECK: sum n=1024 a+1 block=256: ok
-// CHECK: early n=1 block=32: ok
 // CHECK: max n=33 block=96: ok max_abs_err 0 rel_l2 0
+// CHECK: early n=1 block=32: ok
 // CHECK: argmax n=1027 block=100: ok max_abs_err 0 rel_l2 0
 // CHECK: argmax n=2 block=1024: ok max_abs_err 0 rel_l2 0
 // CHECK: matvec n=4099 x+1 block=256: ok
