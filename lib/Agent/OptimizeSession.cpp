@@ -81,7 +81,10 @@ Expected<OptimizeSessionResult> OptimizeSession::run() {
                           "must be at least 1");
   if (Error E = frontend::checkCudaInput(O.File))
     return std::move(E);
-  if (!O.ExperiencePath.empty()) {
+  // A replay neither reads nor writes the experience library: the
+  // transcript fixes the proposals' order (its recorded timings follow that
+  // order), and it measures nothing new to learn from.
+  if (!O.ExperiencePath.empty() && O.ReplayPath.empty()) {
     // Read first: a malformed library stops the run before anything else.
     auto Lib = experience::Experience::load(O.ExperiencePath);
     if (!Lib)
