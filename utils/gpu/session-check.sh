@@ -283,7 +283,7 @@ PY
       # apart).
       spec="${step#evolve:}" ph="${spec%%:*}" list="${spec#*:}" stop=${STOP_AT:-560}
       case $list in *:*) stop=${list##*:} list=${list%:*} ;; esac
-      ev="$dest/evolve"
+      ev="$out/evolve" # inside the archive: the device tool brings back eight files
       mkdir -p "$ev"
       [ "$ph" = 2 ] && [ ! -f "$ev/library.json" ] && [ -d bundle/evolve-phase1 ] &&
         cp -r bundle/evolve-phase1/. "$ev/"
