@@ -3,8 +3,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/PPCallbacks.h"
@@ -124,12 +124,11 @@ public:
   std::vector<EditFact> &Out;
 };
 
-class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
+class FactVisitor : public DynamicRecursiveASTVisitor {
 public:
-  explicit FactVisitor(Recorder &R) : R(R) {}
-  bool shouldVisitTemplateInstantiations() const { return false; }
+  explicit FactVisitor(Recorder &R) : R(R) { ShouldVisitTemplateInstantiations = false; }
 
-  bool TraverseDecl(Decl *D) {
+  bool TraverseDecl(Decl *D) override {
     if (!D)
       return true;
     bool Saved = Device;
@@ -137,12 +136,12 @@ public:
       Device = true;
     if (const auto *V = dyn_cast<VarDecl>(D); V && deviceVariable(V))
       Device = true;
-    bool Ok = RecursiveASTVisitor::TraverseDecl(D);
+    bool Ok = DynamicRecursiveASTVisitor::TraverseDecl(D);
     Device = Saved;
     return Ok;
   }
 
-  bool VisitDecl(Decl *D) {
+  bool VisitDecl(Decl *D) override {
     if (D->isImplicit())
       return true;
     for (const Attr *A : D->attrs())
@@ -152,13 +151,13 @@ public:
     return true;
   }
 
-  bool VisitAttributedStmt(AttributedStmt *S) {
+  bool VisitAttributedStmt(AttributedStmt *S) override {
     for (const Attr *A : S->getAttrs())
       attribute(*A);
     return true;
   }
 
-  bool VisitVarDecl(VarDecl *V) {
+  bool VisitVarDecl(VarDecl *V) override {
     if (Device || !R.inMain(V->getLocation()) || isa<ParmVarDecl>(V))
       return true;
     StorageDuration SD = V->getStorageDuration();
@@ -174,10 +173,10 @@ public:
     return true;
   }
 
-  bool VisitGCCAsmStmt(GCCAsmStmt *S) { return asmStmt(S); }
-  bool VisitMSAsmStmt(MSAsmStmt *S) { return asmStmt(S); }
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) override { return asmStmt(S); }
+  bool VisitMSAsmStmt(MSAsmStmt *S) override { return asmStmt(S); }
 
-  bool VisitCallExpr(CallExpr *E) {
+  bool VisitCallExpr(CallExpr *E) override {
     const Expr *Callee = E->getCallee() ? E->getCallee()->IgnoreParenImpCasts() : nullptr;
     if (Callee)
       Direct.insert(Callee);
@@ -202,7 +201,7 @@ public:
     return true;
   }
 
-  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) override {
     if (Device || !R.inMain(E->getBeginLoc()))
       return true;
     const CXXConstructorDecl *C = E->getConstructor();
@@ -214,7 +213,7 @@ public:
     return true;
   }
 
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (Device || !R.inMain(E->getLocation()))
       return true;
     if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl())) {

@@ -8,7 +8,6 @@
 #include "forge/Support/FileUtil.h"
 #include "forge/Tune/WriteBack.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/ScopeExit.h"

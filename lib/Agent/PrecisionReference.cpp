@@ -32,9 +32,9 @@
 #include "forge/Frontend/ParamAccess.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -117,18 +117,18 @@ bool Builder::resultUnused(const Expr *E) const {
 
 /// Whether the kernel assigns to the parameter itself (`r += off`).
 bool reassigned(const FunctionDecl &K, const ParmVarDecl *P) {
-  struct Finder : RecursiveASTVisitor<Finder> {
+  struct Finder : DynamicRecursiveASTVisitor {
     const ParmVarDecl *P;
     bool Found = false;
     bool isP(const Expr *E) const {
       const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
       return D && D->getDecl() == P;
     }
-    bool VisitBinaryOperator(BinaryOperator *B) {
+    bool VisitBinaryOperator(BinaryOperator *B) override {
       Found |= B->isAssignmentOp() && isP(B->getLHS());
       return true;
     }
-    bool VisitUnaryOperator(UnaryOperator *U) {
+    bool VisitUnaryOperator(UnaryOperator *U) override {
       Found |= (U->isIncrementDecrementOp() && isP(U->getSubExpr())) ||
                (U->getOpcode() == UO_AddrOf && isP(U->getSubExpr()));
       return true;

@@ -7,9 +7,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/StringExtras.h"
 #include <functional>
@@ -59,21 +59,22 @@ std::string signatureOf(const FunctionDecl &F, const ASTContext &Ctx) {
   return S + looseType(F.getReturnType(), Ctx) + "(" + join(Params, ", ") + ")";
 }
 
-class Collector : public RecursiveASTVisitor<Collector> {
+class Collector : public DynamicRecursiveASTVisitor {
 public:
   Collector(ASTContext &Ctx, StringRef Kernel, StringRef File, KernelContract &Out)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), File(File), Out(Out) {}
-  bool shouldVisitTemplateInstantiations() const { return false; }
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), File(File), Out(Out) {
+    ShouldVisitTemplateInstantiations = false;
+  }
 
-  bool TraverseFunctionDecl(FunctionDecl *F) {
+  bool TraverseFunctionDecl(FunctionDecl *F) override {
     const FunctionDecl *Outer = Enclosing;
     Enclosing = F;
-    bool Ok = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    bool Ok = DynamicRecursiveASTVisitor::TraverseFunctionDecl(F);
     Enclosing = Outer;
     return Ok;
   }
 
-  bool VisitFunctionDecl(FunctionDecl *F) {
+  bool VisitFunctionDecl(FunctionDecl *F) override {
     if (!F->doesThisDeclarationHaveABody() || F->isImplicit())
       return true;
     SourceLocation Begin = F->getBeginLoc();
@@ -200,7 +201,7 @@ public:
     return false;
   }
 
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) override {
     if (!inMain(E->getBeginLoc()))
       return true;
     Out.Editable.push_back({line(E->getBeginLoc()), line(E->getEndLoc())});

@@ -1,8 +1,8 @@
 //===- Analysis/Access.cpp - Memory accesses and their warp classes -------===//
 #include "AstUtil.h"
 #include "KernelAnalyzer.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -148,47 +148,47 @@ bool isStoreCall(StringRef N) {
   return N == "__stcg" || N == "__stcs" || N == "__stwb" || N == "__stwt";
 }
 
-class MemoryRefs : public RecursiveASTVisitor<MemoryRefs> {
+class MemoryRefs : public DynamicRecursiveASTVisitor {
 public:
   std::vector<const Expr *> Refs;
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) { return Refs.push_back(E), true; }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) override { return Refs.push_back(E), true; }
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     if (U->getOpcode() == UO_Deref)
       Refs.push_back(U);
     return true;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     StringRef N = calleeName(C);
     if (((isAtomicCallee(N) || isLoadCall(N) || isStoreCall(N)) && C->getNumArgs() >= 1) ||
         atomicWrapperOf(C->getDirectCallee()) || storeWrapperOf(C->getDirectCallee()))
       Refs.push_back(C);
     return true;
   }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool TraverseLambdaExpr(LambdaExpr *) override { return true; }
 };
 } // namespace
 
 void KernelAnalyzer::findWrittenBases() {
-  class Writes : public RecursiveASTVisitor<Writes> {
+  class Writes : public DynamicRecursiveASTVisitor {
   public:
     std::vector<const Expr *> Targets;  ///< lvalues written
     std::vector<const Expr *> Pointers; ///< pointers written through
-    bool VisitBinaryOperator(BinaryOperator *B) {
+    bool VisitBinaryOperator(BinaryOperator *B) override {
       if (B->isAssignmentOp())
         Targets.push_back(B->getLHS());
       return true;
     }
-    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) override {
       if (auto A = asAssignment(C))
         Targets.push_back(A->LHS);
       return true;
     }
-    bool VisitUnaryOperator(UnaryOperator *U) {
+    bool VisitUnaryOperator(UnaryOperator *U) override {
       if (U->isIncrementDecrementOp())
         Targets.push_back(U->getSubExpr());
       return true;
     }
-    bool VisitCallExpr(CallExpr *C) {
+    bool VisitCallExpr(CallExpr *C) override {
       StringRef N = calleeName(C);
       if (auto W = atomicWrapperOf(C->getDirectCallee()))
         Pointers.push_back(C->getArg(W->AddressParam));
@@ -364,10 +364,10 @@ bool flowsInto(const KernelAnalyzer &K, const Expr *From, const Expr *Into, unsi
     return false;
   if (K.inside(From, Into))
     return true;
-  class Locals : public RecursiveASTVisitor<Locals> {
+  class Locals : public DynamicRecursiveASTVisitor {
   public:
     std::vector<const DeclRefExpr *> Refs;
-    bool VisitDeclRefExpr(DeclRefExpr *E) { return Refs.push_back(E), true; }
+    bool VisitDeclRefExpr(DeclRefExpr *E) override { return Refs.push_back(E), true; }
   } L;
   L.TraverseStmt(const_cast<Expr *>(Into));
   for (const DeclRefExpr *D : L.Refs) {

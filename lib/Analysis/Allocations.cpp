@@ -14,9 +14,9 @@
 #include "AstUtil.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -86,13 +86,14 @@ const Expr *storedAllocationBytes(const CallExpr *C) {
 }
 
 /// The calls of F, and whether F is named other than as a callee.
-class CallFinder : public RecursiveASTVisitor<CallFinder> {
+class CallFinder : public DynamicRecursiveASTVisitor {
 public:
-  explicit CallFinder(const FunctionDecl &F) : F(F.getCanonicalDecl()) {}
+  explicit CallFinder(const FunctionDecl &F) : F(F.getCanonicalDecl()) {
+    ShouldVisitTemplateInstantiations = true;
+  }
   std::vector<const CallExpr *> Calls;
   bool AddressTaken = false;
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     if (const FunctionDecl *Callee = C->getDirectCallee()) {
       const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
       if (Callee->getCanonicalDecl() == F ||
@@ -104,7 +105,7 @@ public:
     }
     return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *D) {
+  bool VisitDeclRefExpr(DeclRefExpr *D) override {
     if (const auto *FD = dyn_cast<FunctionDecl>(D->getDecl())) {
       const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
       if (FD->getCanonicalDecl() == F || (Pattern && Pattern->getCanonicalDecl() == F))
@@ -124,11 +125,11 @@ private:
 };
 
 /// The references to V inside Root.
-class RefFinder : public RecursiveASTVisitor<RefFinder> {
+class RefFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit RefFinder(const VarDecl *V) : V(V) {}
   std::vector<const DeclRefExpr *> Refs;
-  bool VisitDeclRefExpr(DeclRefExpr *D) {
+  bool VisitDeclRefExpr(DeclRefExpr *D) override {
     if (D->getDecl() == V)
       Refs.push_back(D);
     return true;

@@ -4,7 +4,6 @@
 #include "forge/Frontend/KernelLookup.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 

@@ -2,8 +2,8 @@
 #include "AstUtil.h"
 #include "forge/Analysis/SourceSpan.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -239,11 +239,11 @@ std::optional<StoreWrapper> storeWrapperOf(const FunctionDecl *F) {
 }
 
 namespace {
-class MentionFinder : public RecursiveASTVisitor<MentionFinder> {
+class MentionFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit MentionFinder(const ValueDecl *V) : V(V) {}
   bool Found = false;
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     Found |= E->getDecl() == V;
     return !Found;
   }
@@ -252,11 +252,11 @@ private:
   const ValueDecl *V;
 };
 
-class ContainsFinder : public RecursiveASTVisitor<ContainsFinder> {
+class ContainsFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit ContainsFinder(const Stmt *A) : A(A) {}
   bool Found = false;
-  bool VisitStmt(Stmt *S) {
+  bool VisitStmt(Stmt *S) override {
     Found |= S == A;
     return !Found;
   }
@@ -299,21 +299,21 @@ std::optional<AssignmentView> asAssignment(const Stmt *S) {
 }
 
 bool readsMemory(const Expr *E) {
-  class Finder : public RecursiveASTVisitor<Finder> {
+  class Finder : public DynamicRecursiveASTVisitor {
   public:
     bool Found = false;
-    bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) override {
       const auto *D = dyn_cast<DeclRefExpr>(subscriptBase(A)->IgnoreParenImpCasts());
       const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
       if (!(V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getType()->isArrayType()))
         Found = true;
       return !Found;
     }
-    bool VisitUnaryOperator(UnaryOperator *U) {
+    bool VisitUnaryOperator(UnaryOperator *U) override {
       Found |= U->getOpcode() == UO_Deref;
       return !Found;
     }
-    bool VisitCallExpr(CallExpr *C) {
+    bool VisitCallExpr(CallExpr *C) override {
       StringRef N = calleeName(C);
       Found |= N == "__ldg" || N == "__ldcg" || N == "__ldca" || N == "__ldcs" || N == "__ldlu" ||
                N == "__ldcv";

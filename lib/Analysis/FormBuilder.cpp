@@ -10,8 +10,8 @@
 #include "AstUtil.h"
 #include "KernelAnalyzer.h"
 #include "forge/Frontend/CudaBuiltins.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -451,11 +451,11 @@ IndexForm KernelAnalyzer::formOfDef(int D, unsigned Depth) {
       // A condition that reads memory makes the trip count data-dependent.
       bool Data = false;
       if (Syn.Cond) {
-        class LoadFinder : public RecursiveASTVisitor<LoadFinder> {
+        class LoadFinder : public DynamicRecursiveASTVisitor {
         public:
           bool Found = false;
-          bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return !(Found = true); }
-          bool VisitUnaryOperator(UnaryOperator *U) {
+          bool VisitArraySubscriptExpr(ArraySubscriptExpr *) override { return !(Found = true); }
+          bool VisitUnaryOperator(UnaryOperator *U) override {
             if (U->getOpcode() == UO_Deref)
               Found = true;
             return !Found;

@@ -2,7 +2,8 @@
 #include "AstUtil.h"
 #include "KernelAnalyzer.h"
 #include "forge/Frontend/CudaBuiltins.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -95,14 +96,14 @@ std::vector<const VarDecl *> comparedVars(const Expr *Cond) {
   return Out;
 }
 
-class LoopCollector : public RecursiveASTVisitor<LoopCollector> {
+class LoopCollector : public DynamicRecursiveASTVisitor {
 public:
   std::vector<const Stmt *> Found;
-  bool VisitForStmt(ForStmt *S) { return add(S); }
-  bool VisitWhileStmt(WhileStmt *S) { return add(S); }
-  bool VisitDoStmt(DoStmt *S) { return add(S); }
-  bool VisitCXXForRangeStmt(CXXForRangeStmt *S) { return add(S); }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitForStmt(ForStmt *S) override { return add(S); }
+  bool VisitWhileStmt(WhileStmt *S) override { return add(S); }
+  bool VisitDoStmt(DoStmt *S) override { return add(S); }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *S) override { return add(S); }
+  bool TraverseLambdaExpr(LambdaExpr *) override { return true; }
 
 private:
   bool add(const Stmt *S) {
@@ -112,37 +113,37 @@ private:
 };
 
 /// Exits of a loop body: break (not of a nested loop or switch), return, goto.
-class ExitFinder : public RecursiveASTVisitor<ExitFinder> {
+class ExitFinder : public DynamicRecursiveASTVisitor {
 public:
   std::vector<const Stmt *> Exits;
   bool Sync = false;
   unsigned Nest = 0;
-  bool TraverseForStmt(ForStmt *S) {
+  bool TraverseForStmt(ForStmt *S) override {
     return nested([&] { return Base::TraverseForStmt(S); });
   }
-  bool TraverseWhileStmt(WhileStmt *S) {
+  bool TraverseWhileStmt(WhileStmt *S) override {
     return nested([&] { return Base::TraverseWhileStmt(S); });
   }
-  bool TraverseDoStmt(DoStmt *S) {
+  bool TraverseDoStmt(DoStmt *S) override {
     return nested([&] { return Base::TraverseDoStmt(S); });
   }
-  bool TraverseSwitchStmt(SwitchStmt *S) {
+  bool TraverseSwitchStmt(SwitchStmt *S) override {
     return nested([&] { return Base::TraverseSwitchStmt(S); });
   }
-  bool VisitBreakStmt(BreakStmt *S) {
+  bool VisitBreakStmt(BreakStmt *S) override {
     if (!Nest)
       Exits.push_back(S);
     return true;
   }
-  bool VisitReturnStmt(ReturnStmt *S) {
+  bool VisitReturnStmt(ReturnStmt *S) override {
     Exits.push_back(S);
     return true;
   }
-  bool VisitGotoStmt(GotoStmt *S) {
+  bool VisitGotoStmt(GotoStmt *S) override {
     Exits.push_back(S);
     return true;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     Sync |= isBlockSync(calleeName(C));
     if (const auto *M = dyn_cast<CXXMemberCallExpr>(C))
       if (const auto *MD = M->getMethodDecl(); MD && MD->getIdentifier())
@@ -151,7 +152,7 @@ public:
   }
 
 private:
-  using Base = RecursiveASTVisitor<ExitFinder>;
+  using Base = DynamicRecursiveASTVisitor;
   template <typename F> bool nested(F Fn) {
     ++Nest;
     bool R = Fn();

@@ -16,7 +16,6 @@
 #include "forge/Analysis/ModelRender.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>

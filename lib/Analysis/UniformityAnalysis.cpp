@@ -13,8 +13,8 @@
 #include "AstUtil.h"
 #include "KernelAnalyzer.h"
 #include "forge/Frontend/CudaBuiltins.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 
 using namespace clang;
@@ -44,18 +44,18 @@ bool isBlockVote(StringRef N) {
 }
 
 /// A device function's body reads threadIdx or calls something lane-varying.
-class ThreadReader : public RecursiveASTVisitor<ThreadReader> {
+class ThreadReader : public DynamicRecursiveASTVisitor {
 public:
   bool Found = false;
   std::string What;
-  bool VisitExpr(Expr *E) {
+  bool VisitExpr(Expr *E) override {
     if (auto B = frontend::cudaBuiltin(E); B && B->Var == "threadIdx") {
       Found = true;
       What = "threadIdx";
     }
     return !Found;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     StringRef N = calleeName(C);
     if (isLaneVaryingCall(N) || isAtomicCallee(N)) {
       Found = true;
@@ -107,13 +107,13 @@ UniformityInfo KernelAnalyzer::loopControl(int LoopId, const VarDecl *V, bool Me
          Def.Kind == ValueDef::Step || Def.Kind == ValueDef::Partial))
       Points.push_back(Def.At);
   }
-  class Exits : public RecursiveASTVisitor<Exits> {
+  class Exits : public DynamicRecursiveASTVisitor {
   public:
     std::vector<const Stmt *> &Out;
     explicit Exits(std::vector<const Stmt *> &Out) : Out(Out) {}
-    bool VisitBreakStmt(BreakStmt *S) { return Out.push_back(S), true; }
-    bool VisitContinueStmt(ContinueStmt *S) { return Out.push_back(S), true; }
-    bool VisitReturnStmt(ReturnStmt *S) { return Out.push_back(S), true; }
+    bool VisitBreakStmt(BreakStmt *S) override { return Out.push_back(S), true; }
+    bool VisitContinueStmt(ContinueStmt *S) override { return Out.push_back(S), true; }
+    bool VisitReturnStmt(ReturnStmt *S) override { return Out.push_back(S), true; }
   } X(Points);
   X.TraverseStmt(const_cast<Stmt *>(L.S));
   for (const Stmt *S : Points) {

@@ -3,8 +3,9 @@
 #include "AstUtil.h"
 #include "ValueTracker.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
@@ -100,18 +101,18 @@ bool alwaysExits(const Stmt *S) {
 /// written through it.
 std::vector<const VarDecl *> changedVars(const Stmt *S) {
   std::vector<const VarDecl *> Out = assignedVars(S);
-  class References : public RecursiveASTVisitor<References> {
+  class References : public DynamicRecursiveASTVisitor {
   public:
     std::vector<const VarDecl *> &Out;
     explicit References(std::vector<const VarDecl *> &Out) : Out(Out) {}
-    bool VisitCallExpr(CallExpr *C) {
+    bool VisitCallExpr(CallExpr *C) override {
       if (const FunctionDecl *F = C->getDirectCallee())
         for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I)
           if (F->getParamDecl(I)->getType()->isReferenceType())
             note(C->getArg(I));
       return true;
     }
-    bool VisitVarDecl(VarDecl *V) {
+    bool VisitVarDecl(VarDecl *V) override {
       if (V->getType()->isReferenceType() && V->getInit())
         note(V->getInit());
       return true;

@@ -1,8 +1,8 @@
 //===- Analysis/ValueTracker.cpp - Which definition reaches a use ---------===//
 #include "ValueTracker.h"
 #include "AstUtil.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/STLExtras.h"
@@ -20,7 +20,7 @@ const VarDecl *asVarRef(const Expr *E) {
   return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
 }
 
-class AssignedCollector : public RecursiveASTVisitor<AssignedCollector> {
+class AssignedCollector : public DynamicRecursiveASTVisitor {
 public:
   std::vector<const VarDecl *> Vars;
   void add(const Expr *E) {
@@ -47,22 +47,22 @@ public:
       if (!is_contained(Vars, V))
         Vars.push_back(V);
   }
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     if (B->isAssignmentOp())
       add(B->getLHS());
     return true;
   }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
       add(U->getSubExpr());
     return true;
   }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) override {
     if (C->isAssignmentOp() && C->getNumArgs() > 0)
       add(C->getArg(0));
     return true;
   }
-  bool VisitDeclStmt(DeclStmt *) { return true; }
+  bool VisitDeclStmt(DeclStmt *) override { return true; }
 };
 } // namespace
 
@@ -219,16 +219,16 @@ void ValueTracker::use(const DeclRefExpr *E, State &St) {
 void ValueTracker::run(const Stmt *Body) {
   // Locals of the kernel (not __shared__, not static) and the parameters
   // it assigns are tracked; other variables are symbols or memory.
-  class Locals : public RecursiveASTVisitor<Locals> {
+  class Locals : public DynamicRecursiveASTVisitor {
   public:
     DenseSet<const VarDecl *> &Out;
     explicit Locals(DenseSet<const VarDecl *> &Out) : Out(Out) {}
-    bool VisitVarDecl(VarDecl *V) {
+    bool VisitVarDecl(VarDecl *V) override {
       if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) && !V->getType()->isReferenceType())
         Out.insert(V);
       return true;
     }
-    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+    bool TraverseLambdaExpr(LambdaExpr *) override { return true; }
   };
   Locals L(Tracked);
   L.TraverseStmt(const_cast<Stmt *>(Body));

@@ -1,9 +1,9 @@
 //===- Frontend/Divergence.cpp --------------------------------------------===//
 #include "forge/Frontend/Divergence.h"
 #include "forge/Frontend/CudaBuiltins.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -24,12 +24,12 @@ bool isUniformBuiltin(StringRef Name) {
   return Name == "warpSize" || Name == "blockDim" || Name == "gridDim";
 }
 
-class UniformExpr : public RecursiveASTVisitor<UniformExpr> {
+class UniformExpr : public DynamicRecursiveASTVisitor {
 public:
   explicit UniformExpr(ASTContext &Ctx) : Ctx(Ctx) {}
   bool Uniform = true;
 
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     const ValueDecl *D = E->getDecl();
     if (isa<EnumConstantDecl>(D) || isa<NonTypeTemplateParmDecl>(D) || isa<FunctionDecl>(D))
       return true;
@@ -50,7 +50,7 @@ public:
     Uniform = false;
     return false;
   }
-  bool VisitCallExpr(CallExpr *E) {
+  bool VisitCallExpr(CallExpr *E) override {
     // A call may return anything per thread (e.g. a lane id).
     Uniform = false;
     return false;
@@ -216,25 +216,25 @@ bool runsOnDevice(const FunctionDecl *F) {
   return F && (F->hasAttr<CUDAGlobalAttr>() || F->hasAttr<CUDADeviceAttr>());
 }
 
-class Collector : public RecursiveASTVisitor<Collector> {
+class Collector : public DynamicRecursiveASTVisitor {
 public:
   using Map = llvm::DenseMap<const FunctionDecl *, std::vector<CallSiteIndex::Site>>;
   Collector(Map &Calls, Map &Others,
             llvm::DenseMap<const FunctionDecl *, std::vector<const CallExpr *>> &Launches)
-      : Calls(Calls), Others(Others), Launches(Launches) {}
+      : Calls(Calls), Others(Others), Launches(Launches) {
+    ShouldVisitTemplateInstantiations = true;
+  }
 
-  bool shouldVisitTemplateInstantiations() const { return true; }
-
-  bool TraverseDecl(Decl *D) {
+  bool TraverseDecl(Decl *D) override {
     const FunctionDecl *Saved = Current;
     if (auto *FD = dyn_cast_or_null<FunctionDecl>(D))
       Current = FD;
-    bool Ok = RecursiveASTVisitor::TraverseDecl(D);
+    bool Ok = DynamicRecursiveASTVisitor::TraverseDecl(D);
     Current = Saved;
     return Ok;
   }
 
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     const Expr *Callee = C->getCallee();
     if (!Callee)
       return true;
@@ -266,7 +266,7 @@ public:
     return true;
   }
 
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (AsCallee.count(E))
       return true;
     if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()))
@@ -386,12 +386,12 @@ Uniformity warpUniformAt(ASTContext &Ctx, const Stmt &S, const CallSiteIndex *Ca
   }
   // An earlier return under a condition leaves some lanes behind.
   if (En.Fn && En.Fn->getBody()) {
-    struct Returns : RecursiveASTVisitor<Returns> {
+    struct Returns : DynamicRecursiveASTVisitor {
       const SourceManager *SM;
       SourceLocation Before;
       SourceRange Of;
       const Stmt *Found = nullptr;
-      bool VisitReturnStmt(ReturnStmt *R) {
+      bool VisitReturnStmt(ReturnStmt *R) override {
         // 'return f(__shfl(v, 0));' returns after the call, not before it.
         if (SM->isBeforeInTranslationUnit(R->getBeginLoc(), Before) &&
             !R->getSourceRange().fullyContains(Of))

@@ -1,17 +1,17 @@
 //===- Frontend/KernelFacts.cpp -------------------------------------------===//
 #include "forge/Frontend/KernelFacts.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
 namespace forge::frontend {
 
 std::vector<SharedVariable> staticSharedVariables(const FunctionDecl &FD, ASTContext &Ctx) {
-  struct Collector : RecursiveASTVisitor<Collector> {
+  struct Collector : DynamicRecursiveASTVisitor {
     ASTContext *Ctx;
     std::vector<SharedVariable> Vars;
-    bool VisitVarDecl(VarDecl *V) {
+    bool VisitVarDecl(VarDecl *V) override {
       QualType T = V->getType();
       if (!V->hasAttr<CUDASharedAttr>() || V->hasExternalStorage() || T->isDependentType() ||
           T->isIncompleteType() || V->isInvalidDecl())

@@ -15,9 +15,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -160,12 +160,12 @@ struct BodyFacts {
   std::vector<const AttributedStmt *> Unrolls;
 };
 
-class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
+class BodyScanner : public DynamicRecursiveASTVisitor {
 public:
   BodyScanner(ASTContext &Ctx, BodyFacts &Facts, SmallPtrSetImpl<const Decl *> &Visited)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts), Visited(Visited) {}
-
-  bool shouldVisitTemplateInstantiations() const { return true; }
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts), Visited(Visited) {
+    ShouldVisitTemplateInstantiations = true;
+  }
 
   void scanFunction(const FunctionDecl *FD) {
     if (!FD || !Visited.insert(FD->getCanonicalDecl()).second)
@@ -179,7 +179,7 @@ public:
       TraverseStmt(const_cast<Stmt *>(Body));
   }
 
-  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) override {
     Facts.Features.insert("inline-asm");
     std::string Asm = S->generateAsmString(Ctx);
     for (const std::string &F : featuresInAsm(Asm))
@@ -187,12 +187,12 @@ public:
     return true;
   }
 
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) override {
     Facts.Features.insert("dynamic-parallelism");
     return true;
   }
 
-  bool VisitCallExpr(CallExpr *E) {
+  bool VisitCallExpr(CallExpr *E) override {
     const FunctionDecl *Callee = E->getDirectCallee();
     if (!Callee)
       return true;
@@ -211,19 +211,19 @@ public:
     return true;
   }
 
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     noteDecl(E->getDecl());
     return true;
   }
-  bool VisitMemberExpr(MemberExpr *E) {
+  bool VisitMemberExpr(MemberExpr *E) override {
     noteDecl(E->getMemberDecl());
     return true;
   }
-  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) override {
     noteDecl(E->getConstructor());
     return true;
   }
-  bool VisitTypeLoc(TypeLoc TL) {
+  bool VisitTypeLoc(TypeLoc TL) override {
     QualType T = TL.getType();
     if (const auto *TST = T->getAs<TemplateSpecializationType>()) {
       if (const TemplateDecl *TD = TST->getTemplateName().getAsTemplateDecl())
@@ -236,7 +236,7 @@ public:
     return true;
   }
 
-  bool VisitVarDecl(VarDecl *VD) {
+  bool VisitVarDecl(VarDecl *VD) override {
     if (!VD->hasAttr<CUDASharedAttr>())
       return true;
     QualType T = VD->getType();
@@ -252,7 +252,7 @@ public:
     return true;
   }
 
-  bool VisitAttributedStmt(AttributedStmt *S) {
+  bool VisitAttributedStmt(AttributedStmt *S) override {
     for (const Attr *A : S->getAttrs())
       if (const auto *LH = dyn_cast<LoopHintAttr>(A))
         if (LH->getOption() == LoopHintAttr::UnrollCount)
@@ -871,18 +871,18 @@ private:
     }
     if (!CurrentFn || !CurrentFn->getBody())
       return;
-    struct Finder : RecursiveASTVisitor<Finder> {
+    struct Finder : DynamicRecursiveASTVisitor {
       const VarDecl *Cfg;
       SourceLocation Before;
       const SourceManager *SM;
       LaunchExprs *L;
-      bool VisitBinaryOperator(BinaryOperator *BO) {
+      bool VisitBinaryOperator(BinaryOperator *BO) override {
         if (BO->getOpcode() == BO_Assign)
           assign(BO->getLHS(), BO->getRHS(), BO->getBeginLoc());
         return true;
       }
       // dim3 fields are assigned through the implicit operator=.
-      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
+      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) override {
         if (OC->getOperator() == OO_Equal && OC->getNumArgs() == 2)
           assign(OC->getArg(0), OC->getArg(1), OC->getBeginLoc());
         return true;
@@ -1110,17 +1110,17 @@ private:
                  int Depth = 0) {
     if (!E || Depth > 4)
       return;
-    struct Walker : RecursiveASTVisitor<Walker> {
+    struct Walker : DynamicRecursiveASTVisitor {
       SideIndexer *Self;
       StringRef Role, Kernel;
       const Location *At;
       int Depth;
-      bool shouldVisitImplicitCode() const { return true; }
-      bool VisitExpr(Expr *X) {
+      Walker() { ShouldVisitImplicitCode = true; }
+      bool VisitExpr(Expr *X) override {
         Self->noteMacros(X->getBeginLoc(), Role, Kernel, *At);
         return true;
       }
-      bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+      bool VisitDeclRefExpr(DeclRefExpr *DRE) override {
         Self->noteMacros(DRE->getBeginLoc(), Role, Kernel, *At);
         const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
         if (!VD || !VD->hasInit() || isa<ParmVarDecl>(VD) ||
@@ -1294,13 +1294,13 @@ private:
                       int Depth = 0) {
     if (!E || Depth > 3 || isa<CXXDefaultArgExpr>(E))
       return;
-    struct Walker : RecursiveASTVisitor<Walker> {
+    struct Walker : DynamicRecursiveASTVisitor {
       SideIndexer *Self;
       std::optional<int64_t> Value;
       bool FollowLocals;
       int Depth;
-      bool shouldVisitImplicitCode() const { return true; }
-      bool VisitExpr(Expr *X) {
+      Walker() { ShouldVisitImplicitCode = true; }
+      bool VisitExpr(Expr *X) override {
         for (SourceLocation L = X->getBeginLoc(); L.isMacroID();
              L = Self->SM.getImmediateMacroCallerLoc(L)) {
           if (Self->SM.isMacroArgExpansion(L))
@@ -1317,7 +1317,7 @@ private:
         }
         return true;
       }
-      bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+      bool VisitDeclRefExpr(DeclRefExpr *DRE) override {
         const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
         if (!VD || !VD->hasInit() || isa<ParmVarDecl>(VD) ||
             !isUserLocation(Self->SM, VD->getLocation()))
@@ -1343,11 +1343,11 @@ private:
   bool threadVarying(const Expr *E, int Depth = 0) {
     if (!E || Depth > 3)
       return false;
-    struct Walker : RecursiveASTVisitor<Walker> {
+    struct Walker : DynamicRecursiveASTVisitor {
       SideIndexer *Self;
       int Depth;
       bool Found = false;
-      bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+      bool VisitDeclRefExpr(DeclRefExpr *DRE) override {
         const ValueDecl *D = DRE->getDecl();
         if (D->getName() == "threadIdx")
           Found = true;
@@ -1356,7 +1356,7 @@ private:
             Found |= Self->threadVarying(VD->getInit(), Depth + 1);
         return !Found;
       }
-      bool VisitCallExpr(CallExpr *CE) {
+      bool VisitCallExpr(CallExpr *CE) override {
         if (const FunctionDecl *FD = CE->getDirectCallee())
           if (FD->getIdentifier() && FD->getName() == "thread_rank")
             Found = true;

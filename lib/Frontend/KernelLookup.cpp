@@ -3,7 +3,7 @@
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -13,11 +13,11 @@ using namespace llvm;
 namespace forge::frontend {
 
 namespace {
-class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
+class KernelFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
   std::vector<const FunctionDecl *> Kernels;
-  bool VisitFunctionDecl(FunctionDecl *FD) {
+  bool VisitFunctionDecl(FunctionDecl *FD) override {
     if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() &&
         !FD->isTemplateInstantiation() && isUserLocation(SM, FD->getLocation()))
       Kernels.push_back(FD);

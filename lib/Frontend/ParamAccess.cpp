@@ -13,9 +13,9 @@
 #include "forge/Frontend/ParamAccess.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -133,11 +133,13 @@ private:
     }
 
   private:
-    struct Collector : RecursiveASTVisitor<Collector> {
+    struct Collector : DynamicRecursiveASTVisitor {
       llvm::DenseMap<const VarDecl *, std::vector<const DeclRefExpr *>> Refs;
-      bool shouldVisitTemplateInstantiations() const { return false; }
-      bool shouldVisitImplicitCode() const { return true; }
-      bool VisitDeclRefExpr(DeclRefExpr *E) {
+      Collector() {
+        ShouldVisitTemplateInstantiations = false;
+        ShouldVisitImplicitCode = true;
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *E) override {
         if (const auto *VD = dyn_cast<VarDecl>(E->getDecl()))
           Refs[VD].push_back(E);
         return true;

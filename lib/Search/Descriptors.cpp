@@ -5,7 +5,8 @@
 #include "forge/Support/Error.h"
 #include "forge/Support/JsonReader.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -180,22 +181,26 @@ bool mentions(const Stmt *S, const VarDecl *V) {
 
 /// Per-thread arrays accumulated (`acc[i][j] += ...`, `acc[i] = acc[i] +
 /// ...`) inside a loop that does not contain their declaration.
-class RegisterArrayFinder : public RecursiveASTVisitor<RegisterArrayFinder> {
+class RegisterArrayFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit RegisterArrayFinder(ASTContext &Ctx) : Ctx(Ctx) {}
 
   std::set<const VarDecl *> Found;
 
-  bool TraverseForStmt(ForStmt *S) { return inLoop(S, [&] { return Base::TraverseForStmt(S); }); }
-  bool TraverseWhileStmt(WhileStmt *S) {
+  bool TraverseForStmt(ForStmt *S) override {
+    return inLoop(S, [&] { return Base::TraverseForStmt(S); });
+  }
+  bool TraverseWhileStmt(WhileStmt *S) override {
     return inLoop(S, [&] { return Base::TraverseWhileStmt(S); });
   }
-  bool TraverseDoStmt(DoStmt *S) { return inLoop(S, [&] { return Base::TraverseDoStmt(S); }); }
-  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) {
+  bool TraverseDoStmt(DoStmt *S) override {
+    return inLoop(S, [&] { return Base::TraverseDoStmt(S); });
+  }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) override {
     return inLoop(S, [&] { return Base::TraverseCXXForRangeStmt(S); });
   }
 
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     if (!B->isAssignmentOp())
       return true;
     const VarDecl *V = subscriptBase(B->getLHS());
@@ -207,12 +212,12 @@ public:
     return true;
   }
 
-  bool VisitCompoundAssignOperator(CompoundAssignOperator *B) {
+  bool VisitCompoundAssignOperator(CompoundAssignOperator *B) override {
     return VisitBinaryOperator(B);
   }
 
 private:
-  using Base = RecursiveASTVisitor<RegisterArrayFinder>;
+  using Base = DynamicRecursiveASTVisitor;
 
   template <typename Fn> bool inLoop(Stmt *S, Fn Traverse) {
     Loops.push_back(S);

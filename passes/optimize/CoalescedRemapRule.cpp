@@ -29,8 +29,8 @@
 #include "Rules.h"
 #include "forge/Analysis/KernelModel.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -229,9 +229,9 @@ RuleOutcome CoalescedRemapRule::propose(const RuleInput &In) {
                          "' of the chunk loop has no exit test on '" + L.Var + "'");
   std::set<const VarDecl *> BodyLocals;
   {
-    struct Locals : RecursiveASTVisitor<Locals> {
+    struct Locals : DynamicRecursiveASTVisitor {
       std::set<const VarDecl *> *Out;
-      bool VisitVarDecl(VarDecl *V) { return Out->insert(V), true; }
+      bool VisitVarDecl(VarDecl *V) override { return Out->insert(V), true; }
     } LV;
     LV.Out = &BodyLocals;
     LV.TraverseStmt(const_cast<Stmt *>(LoopBody));

@@ -6,6 +6,7 @@
 #include "forge/Frontend/CudaBuiltins.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -200,17 +201,17 @@ std::string calleeProblem(const FunctionDecl *FD, unsigned Depth,
   const FunctionDecl *Def = nullptr;
   if (!FD || Depth > 3 || !FD->hasBody(Def) || !Seen.insert(Def).second)
     return "";
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     unsigned Depth;
     SmallPtrSetImpl<const FunctionDecl *> &Seen;
     std::string Problem;
     Walk(unsigned Depth, SmallPtrSetImpl<const FunctionDecl *> &Seen) : Depth(Depth), Seen(Seen) {}
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
+    bool VisitDeclRefExpr(DeclRefExpr *E) override {
       if (frontend::isCudaBuiltinVar(E->getDecl()) && E->getDecl()->getName() != "blockDim")
         Problem = "reads '" + E->getDecl()->getName().str() + "'";
       return Problem.empty();
     }
-    bool VisitCallExpr(CallExpr *C) {
+    bool VisitCallExpr(CallExpr *C) override {
       StringRef N = calleeNameOf(C);
       if (isCollective(N))
         Problem = "calls '" + N.str() + "'";
@@ -218,7 +219,7 @@ std::string calleeProblem(const FunctionDecl *FD, unsigned Depth,
         Problem = "calls '" + N.str() + "', which " + P;
       return Problem.empty();
     }
-    bool VisitGCCAsmStmt(GCCAsmStmt *) {
+    bool VisitGCCAsmStmt(GCCAsmStmt *) override {
       Problem = "has inline asm";
       return false;
     }
@@ -296,10 +297,10 @@ bool within(const Stmt *S, const Stmt *Outer, ParentMap &PM) {
 bool dependsOnGrid(const Expr *E, unsigned Depth) {
   if (!E || Depth > 6)
     return false;
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     unsigned Depth;
     bool Found = false;
-    bool VisitDeclRefExpr(DeclRefExpr *D) {
+    bool VisitDeclRefExpr(DeclRefExpr *D) override {
       const auto *V = dyn_cast<VarDecl>(D->getDecl());
       if (!V)
         return true;
@@ -316,6 +317,12 @@ bool dependsOnGrid(const Expr *E, unsigned Depth) {
 }
 
 /// Checks the statements and conditions run per element.
+///
+/// Stays a RecursiveASTVisitor: its TraverseStmt takes the data-recursion
+/// queue, so the builtin check below runs when a statement is queued (all of a
+/// node's children before any of them is walked). DynamicRecursiveASTVisitor
+/// has no queue; there the check would run only when each child is walked,
+/// which can change the failure reported for a body with two problems.
 class BodyWalk : public RecursiveASTVisitor<BodyWalk> {
 public:
   BodyWalk(ElementwiseKernel &K, ASTContext &Ctx, ParentMap &PM,
@@ -456,9 +463,9 @@ private:
     return false;
   }
   bool mentionsPointerParam(const Expr *E) const {
-    struct Walk : RecursiveASTVisitor<Walk> {
+    struct Walk : DynamicRecursiveASTVisitor {
       bool Found = false;
-      bool VisitDeclRefExpr(DeclRefExpr *D) {
+      bool VisitDeclRefExpr(DeclRefExpr *D) override {
         if (const auto *P = dyn_cast<ParmVarDecl>(D->getDecl()); P && P->getType()->isPointerType())
           Found = true;
         return !Found;
@@ -484,10 +491,10 @@ private:
 
 /// The locals declared in S.
 void collectLocals(const Stmt *S, std::set<const VarDecl *> &Out) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     std::set<const VarDecl *> &Out;
     explicit Walk(std::set<const VarDecl *> &Out) : Out(Out) {}
-    bool VisitVarDecl(VarDecl *V) {
+    bool VisitVarDecl(VarDecl *V) override {
       Out.insert(V);
       return true;
     }

@@ -2,8 +2,8 @@
 #include "FormCode.h"
 #include "RuleUtil.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -271,14 +271,14 @@ bool impureSystemFunction(StringRef N) {
   return false;
 }
 
-class Effects : public RecursiveASTVisitor<Effects> {
+class Effects : public DynamicRecursiveASTVisitor {
 public:
   Effects(ASTContext &Ctx, function_ref<bool(const Expr *)> Allowed, unsigned Depth)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Allowed(Allowed), Depth(Depth) {}
 
   std::string Found;
 
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     if (isa<CXXOperatorCallExpr>(C) &&
         cast<CXXOperatorCallExpr>(C)->isAssignmentOp()) // class-type assignment
       return write(C->getArg(0), C);
@@ -312,16 +312,16 @@ public:
       return found("calls '" + Name + "', which " + Inner.Found, C);
     return true;
   }
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     return B->isAssignmentOp() ? write(B->getLHS(), B) : true;
   }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     return U->isIncrementDecrementOp() ? write(U->getSubExpr(), U) : true;
   }
-  bool VisitGCCAsmStmt(GCCAsmStmt *S) { return found("has inline assembly", S); }
-  bool VisitMSAsmStmt(MSAsmStmt *S) { return found("has inline assembly", S); }
-  bool VisitCXXNewExpr(CXXNewExpr *E) { return found("allocates memory", E); }
-  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) { return found("frees memory", E); }
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) override { return found("has inline assembly", S); }
+  bool VisitMSAsmStmt(MSAsmStmt *S) override { return found("has inline assembly", S); }
+  bool VisitCXXNewExpr(CXXNewExpr *E) override { return found("allocates memory", E); }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) override { return found("frees memory", E); }
 
 private:
   bool found(std::string What, const Stmt *S) {

@@ -34,9 +34,9 @@
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -363,40 +363,40 @@ bool isWarpOrBarrierCall(StringRef N) {
          N == "__barrier_sync" || N.starts_with("__cluster");
 }
 
-class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
+class BodyScanner : public DynamicRecursiveASTVisitor {
 public:
   BodyScanner(BodyFacts &F, bool InCallee, const FunctionDecl *Skip)
-      : F(F), InCallee(InCallee), Skip(Skip) {}
+      : F(F), InCallee(InCallee), Skip(Skip) {
+    ShouldVisitImplicitCode = false;
+  }
 
-  bool shouldVisitImplicitCode() const { return false; }
-
-  bool VisitDeclRefExpr(DeclRefExpr *D) {
+  bool VisitDeclRefExpr(DeclRefExpr *D) override {
     if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
       if (V->hasAttr<CUDASharedAttr>())
         block("it uses the __shared__ variable '" + V->getNameAsString() + "'");
     return true;
   }
-  bool VisitDeclStmt(DeclStmt *S) {
+  bool VisitDeclStmt(DeclStmt *S) override {
     for (const Decl *D : S->decls())
       if (const auto *V = dyn_cast<VarDecl>(D); V && V->hasAttr<CUDASharedAttr>())
         block("it declares the __shared__ variable '" + V->getNameAsString() + "'");
     return true;
   }
-  bool VisitReturnStmt(ReturnStmt *R) {
+  bool VisitReturnStmt(ReturnStmt *R) override {
     if (!InCallee)
       F.Returns.push_back(R);
     return true;
   }
-  bool VisitGotoStmt(GotoStmt *) { return block("it uses 'goto'"); }
-  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return block("it uses 'goto'"); }
-  bool VisitGCCAsmStmt(GCCAsmStmt *) { return block("it contains inline assembly"); }
-  bool VisitMSAsmStmt(MSAsmStmt *) { return block("it contains inline assembly"); }
-  bool VisitCXXThrowExpr(CXXThrowExpr *) { return block("it throws"); }
-  bool TraverseLambdaExpr(LambdaExpr *L) {
+  bool VisitGotoStmt(GotoStmt *) override { return block("it uses 'goto'"); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) override { return block("it uses 'goto'"); }
+  bool VisitGCCAsmStmt(GCCAsmStmt *) override { return block("it contains inline assembly"); }
+  bool VisitMSAsmStmt(MSAsmStmt *) override { return block("it contains inline assembly"); }
+  bool VisitCXXThrowExpr(CXXThrowExpr *) override { return block("it throws"); }
+  bool TraverseLambdaExpr(LambdaExpr *L) override {
     block("it defines a lambda");
     return true;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     if (isa<CXXMemberCallExpr>(C))
       return block("it calls the member function '" + textOfCallee(C) +
                    "' (cooperative groups or an object the rule does not follow)");
@@ -415,12 +415,12 @@ public:
     return true;
   }
 
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     if (InCallee && B->isAssignmentOp() && !isLocal(B->getLHS()))
       return block("it writes memory");
     return true;
   }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     if (InCallee && U->isIncrementDecrementOp() && !isLocal(U->getSubExpr()))
       return block("it writes memory");
     return true;
@@ -977,9 +977,9 @@ void Rewrite::checkGridIndependence() {
                   line(SM.getPresumedLineNumber(U.E->getBeginLoc())) + ")");
   }
   // The body depends on the thread only through the loop variable.
-  struct Refs : RecursiveASTVisitor<Refs> {
+  struct Refs : DynamicRecursiveASTVisitor {
     std::vector<const DeclRefExpr *> Out;
-    bool VisitDeclRefExpr(DeclRefExpr *D) {
+    bool VisitDeclRefExpr(DeclRefExpr *D) override {
       Out.push_back(D);
       return true;
     }
@@ -1039,9 +1039,9 @@ std::string Rewrite::chooseTarget() {
   // virtual block index.
   const Expr *T = A->addressArg();
   bool Closed = true;
-  struct Refs : RecursiveASTVisitor<Refs> {
+  struct Refs : DynamicRecursiveASTVisitor {
     std::vector<const DeclRefExpr *> Out;
-    bool VisitDeclRefExpr(DeclRefExpr *D) {
+    bool VisitDeclRefExpr(DeclRefExpr *D) override {
       Out.push_back(D);
       return true;
     }

@@ -38,8 +38,9 @@
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/StringExtras.h"
@@ -528,9 +529,9 @@ const IfStmt *earlyReturn(const Stmt *S) {
   return R && !R->getRetValue() ? If : nullptr;
 }
 
-struct ReturnFinder : RecursiveASTVisitor<ReturnFinder> {
+struct ReturnFinder : DynamicRecursiveASTVisitor {
   std::vector<const ReturnStmt *> Found;
-  bool VisitReturnStmt(ReturnStmt *R) {
+  bool VisitReturnStmt(ReturnStmt *R) override {
     Found.push_back(R);
     return true;
   }

@@ -38,8 +38,8 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/KernelFacts.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -93,9 +93,9 @@ const Stmt *single(const Stmt *S) {
 /// The variable of Instance (an instantiation of the kernel template)
 /// instantiated from the pattern's local V, found by its location.
 const VarDecl *instantiatedVar(const VarDecl *V, const FunctionDecl &Instance) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     const VarDecl *Want, *Found = nullptr;
-    bool VisitVarDecl(VarDecl *D) {
+    bool VisitVarDecl(VarDecl *D) override {
       if (D->getLocation() == Want->getLocation() && D->getName() == Want->getName())
         Found = D;
       return !Found;
@@ -108,9 +108,9 @@ const VarDecl *instantiatedVar(const VarDecl *V, const FunctionDecl &Instance) {
 
 /// The local variables that E references.
 std::vector<const VarDecl *> localsIn(const Stmt *E) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     std::vector<const VarDecl *> Out;
-    bool VisitDeclRefExpr(DeclRefExpr *R) {
+    bool VisitDeclRefExpr(DeclRefExpr *R) override {
       if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
         if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) && !llvm::is_contained(Out, V))
           Out.push_back(V);
@@ -124,16 +124,16 @@ std::vector<const VarDecl *> localsIn(const Stmt *E) {
 /// Whether S reads memory or calls anything (a load hoisted out of its
 /// guard could fault).
 bool loadsOrCalls(const Stmt *S) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     bool Found = false;
-    bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return !(Found = true); }
-    bool VisitCallExpr(CallExpr *) { return !(Found = true); }
-    bool VisitUnaryOperator(UnaryOperator *U) {
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *) override { return !(Found = true); }
+    bool VisitCallExpr(CallExpr *) override { return !(Found = true); }
+    bool VisitUnaryOperator(UnaryOperator *U) override {
       if (U->getOpcode() == UO_Deref)
         Found = true;
       return !Found;
     }
-    bool VisitMemberExpr(MemberExpr *M) {
+    bool VisitMemberExpr(MemberExpr *M) override {
       if (M->isArrow())
         Found = true;
       return !Found;
@@ -145,10 +145,10 @@ bool loadsOrCalls(const Stmt *S) {
 
 /// Whether E (a subexpression) lies inside S.
 bool contains(const Stmt *S, const Stmt *E) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     const Stmt *E;
     bool Found = false;
-    bool VisitStmt(Stmt *X) { return !(Found |= X == E); }
+    bool VisitStmt(Stmt *X) override { return !(Found |= X == E); }
   } W;
   W.E = E;
   W.TraverseStmt(const_cast<Stmt *>(S));
@@ -158,10 +158,10 @@ bool contains(const Stmt *S, const Stmt *E) {
 /// The DeclRefExprs to V in S, as ranges to replace with Text.
 void renameIn(const Stmt *S, const VarDecl *V, const std::string &Text,
               std::vector<std::pair<SourceRange, std::string>> &Out) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     const VarDecl *V;
     std::vector<SourceRange> Found;
-    bool VisitDeclRefExpr(DeclRefExpr *R) {
+    bool VisitDeclRefExpr(DeclRefExpr *R) override {
       if (R->getDecl() == V)
         Found.push_back(R->getSourceRange());
       return true;
@@ -218,12 +218,12 @@ private:
 };
 
 bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     const Gemm *G;
     const FunctionDecl *Kernel;
     const std::vector<const VarDecl *> *Allowed;
     std::string Why;
-    bool VisitDeclRefExpr(DeclRefExpr *R) {
+    bool VisitDeclRefExpr(DeclRefExpr *R) override {
       const ValueDecl *D = R->getDecl();
       if (frontend::isCudaBuiltinVar(D))
         return fail("it uses '" + D->getNameAsString() + "' directly");
@@ -243,15 +243,15 @@ bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) 
       }
       return true;
     }
-    bool VisitCallExpr(CallExpr *C) {
+    bool VisitCallExpr(CallExpr *C) override {
       if (const FunctionDecl *FD = C->getDirectCallee())
         if (FD->getIdentifier() && (FD->getName().starts_with("__sync") ||
                                     FD->getName().starts_with("__shfl")))
           return fail("it calls '" + FD->getName().str() + "'");
       return true;
     }
-    bool VisitReturnStmt(ReturnStmt *) { return fail("it returns"); }
-    bool VisitGotoStmt(GotoStmt *) { return fail("it has a goto"); }
+    bool VisitReturnStmt(ReturnStmt *) override { return fail("it returns"); }
+    bool VisitGotoStmt(GotoStmt *) override { return fail("it has a goto"); }
     bool fail(std::string W) {
       if (Why.empty())
         Why = std::move(W);

@@ -1,9 +1,9 @@
 //===- passes/optimize/RuleAst.cpp - Index algebra for restructuring rules -===//
 #include "RuleAst.h"
 #include "RuleUtil.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -491,20 +491,20 @@ std::vector<IndexPoly> factsFrom(ArrayRef<Condition> Conds, PolyBuilder &B) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-class NameCollector : public RecursiveASTVisitor<NameCollector> {
+class NameCollector : public DynamicRecursiveASTVisitor {
 public:
   std::set<std::string> Names;
-  bool VisitNamedDecl(NamedDecl *D) {
+  bool VisitNamedDecl(NamedDecl *D) override {
     if (D->getIdentifier())
       Names.insert(D->getName().str());
     return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (E->getDecl()->getIdentifier())
       Names.insert(E->getDecl()->getName().str());
     return true;
   }
-  bool VisitMemberExpr(MemberExpr *E) {
+  bool VisitMemberExpr(MemberExpr *E) override {
     if (E->getMemberDecl()->getIdentifier())
       Names.insert(E->getMemberDecl()->getName().str());
     return true;
@@ -612,21 +612,21 @@ std::string zeroOf(QualType T, ASTContext &Ctx) {
 }
 
 namespace {
-class SyncFinder : public RecursiveASTVisitor<SyncFinder> {
+class SyncFinder : public DynamicRecursiveASTVisitor {
 public:
   bool Found = false;
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     if (const FunctionDecl *FD = C->getDirectCallee())
       if (FD->getIdentifier() && FD->getName().starts_with("__syncthreads"))
         Found = true;
     return !Found;
   }
 };
-class RefFinder : public RecursiveASTVisitor<RefFinder> {
+class RefFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit RefFinder(const ValueDecl *V) : V(V) {}
   bool Found = false;
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     Found |= E->getDecl() == V;
     return !Found;
   }

@@ -6,9 +6,9 @@
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -499,12 +499,12 @@ std::optional<int64_t> evaluateInt(const Expr *E, ASTContext &Ctx) {
 namespace {
 /// Walks an expression and clears Constant at the first part that is not
 /// known at compile time.
-class ConstantWalk : public RecursiveASTVisitor<ConstantWalk> {
+class ConstantWalk : public DynamicRecursiveASTVisitor {
 public:
   explicit ConstantWalk(ASTContext &Ctx) : Ctx(Ctx) {}
   bool Constant = true;
 
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     const ValueDecl *D = E->getDecl();
     if (isa<NonTypeTemplateParmDecl>(D) || isa<EnumConstantDecl>(D) || isa<FunctionDecl>(D))
       return true;
@@ -521,31 +521,31 @@ public:
     return fail();
   }
   // T::value, Traits<T>::size: static members of a dependent type.
-  bool VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *) { return true; }
-  bool VisitCallExpr(CallExpr *E) {
+  bool VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *) override { return true; }
+  bool VisitCallExpr(CallExpr *E) override {
     const FunctionDecl *FD = E->getDirectCallee();
     if (FD && FD->isConstexpr())
       return true;
     return fail();
   }
-  bool VisitMemberExpr(MemberExpr *) { return fail(); }
-  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *) { return fail(); }
-  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *) { return fail(); }
-  bool VisitPseudoObjectExpr(PseudoObjectExpr *) { return fail(); }
-  bool VisitCXXThisExpr(CXXThisExpr *) { return fail(); }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitMemberExpr(MemberExpr *) override { return fail(); }
+  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *) override { return fail(); }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *) override { return fail(); }
+  bool VisitPseudoObjectExpr(PseudoObjectExpr *) override { return fail(); }
+  bool VisitCXXThisExpr(CXXThisExpr *) override { return fail(); }
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     if (U->isIncrementDecrementOp() || U->getOpcode() == UO_Deref)
       return fail();
     return true;
   }
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     if (B->isAssignmentOp())
       return fail();
     return true;
   }
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return fail(); }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) override { return fail(); }
   // sizeof and alignof are constant whatever their operand.
-  bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) { return true; }
+  bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) override { return true; }
 
 private:
   bool fail() {
@@ -585,12 +585,11 @@ std::vector<const FunctionDecl *> instantiationsOf(const FunctionDecl &Kernel) {
 }
 
 namespace {
-class FindBySource : public RecursiveASTVisitor<FindBySource> {
+class FindBySource : public DynamicRecursiveASTVisitor {
 public:
-  FindBySource(const Stmt *Want) : Want(Want) {}
+  FindBySource(const Stmt *Want) : Want(Want) { ShouldVisitImplicitCode = false; }
   const Stmt *Found = nullptr;
-  bool shouldVisitImplicitCode() const { return false; }
-  bool VisitStmt(Stmt *S) {
+  bool VisitStmt(Stmt *S) override {
     if (S->getStmtClass() == Want->getStmtClass() &&
         S->getBeginLoc() == Want->getBeginLoc() && S->getEndLoc() == Want->getEndLoc()) {
       Found = S;
@@ -632,11 +631,11 @@ const ParmVarDecl *asParam(const Expr *E, const FunctionDecl &Kernel) {
 }
 
 namespace {
-class RefCollector : public RecursiveASTVisitor<RefCollector> {
+class RefCollector : public DynamicRecursiveASTVisitor {
 public:
   explicit RefCollector(const VarDecl *V) : V(V) {}
   std::vector<const DeclRefExpr *> Refs;
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (E->getDecl() == V)
       Refs.push_back(E);
     return true;

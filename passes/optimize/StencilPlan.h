@@ -18,7 +18,7 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/AST/Decl.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -203,26 +203,26 @@ llvm::Expected<ElementLoad> elementLoad(FormPrinter &FP, const an::KernelModel &
 
 /// The builtin references of a statement (threadIdx.y, blockIdx.y), each
 /// once, in any form the AST gives them.
-class BuiltinFinder : public clang::RecursiveASTVisitor<BuiltinFinder> {
+class BuiltinFinder : public clang::DynamicRecursiveASTVisitor {
 public:
-  bool TraverseStmt(clang::Stmt *S) {
+  bool TraverseStmt(clang::Stmt *S) override {
     if (const auto *E = llvm::dyn_cast_or_null<clang::Expr>(S))
       if (auto B = frontend::cudaBuiltin(E)) {
         Found.push_back({E, *B});
         return true;
       }
-    return RecursiveASTVisitor::TraverseStmt(S);
+    return clang::DynamicRecursiveASTVisitor::TraverseStmt(S);
   }
-  bool VisitCallExpr(clang::CallExpr *C) {
+  bool VisitCallExpr(clang::CallExpr *C) override {
     Calls.push_back(C);
     return true;
   }
-  bool VisitVarDecl(clang::VarDecl *V) {
+  bool VisitVarDecl(clang::VarDecl *V) override {
     if (V->hasAttr<clang::CUDASharedAttr>())
       Shared = true;
     return true;
   }
-  bool VisitLabelStmt(clang::LabelStmt *) {
+  bool VisitLabelStmt(clang::LabelStmt *) override {
     Labels = true;
     return true;
   }

@@ -27,7 +27,9 @@
 #include "forge/Measure/IntExpr.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -444,10 +446,10 @@ void Writer::rowLoop(std::vector<std::string> &Lines, StringRef Ind, StringRef N
 }
 
 /// The references to the prologue's locals in a body.
-class LocalRefs : public RecursiveASTVisitor<LocalRefs> {
+class LocalRefs : public DynamicRecursiveASTVisitor {
 public:
   explicit LocalRefs(const std::map<const VarDecl *, std::string> &Names) : Names(Names) {}
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (const auto *V = dyn_cast<VarDecl>(E->getDecl()); V && Names.count(V))
       Found.push_back({E, V});
     return true;
@@ -1124,10 +1126,10 @@ Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0, int64
 }
 
 /// The expressions `blockIdx.y * blockDim.y + threadIdx.y` of a body.
-class RowIndexFinder : public RecursiveASTVisitor<RowIndexFinder> {
+class RowIndexFinder : public DynamicRecursiveASTVisitor {
 public:
   explicit RowIndexFinder(char Want = 'y') : Want(Want) {}
-  bool VisitExpr(Expr *E) {
+  bool VisitExpr(Expr *E) override {
     char Dim = 0;
     if (isGlobalIndex(E, &Dim) && Dim == Want)
       Found.push_back(E);
@@ -1247,14 +1249,14 @@ static bool leaves(const Stmt *S, bool InLoop = false, bool ContinueOk = false) 
 }
 
 /// The variables a statement assigns (=, op=, ++, --) or takes the address of.
-class Assigned : public RecursiveASTVisitor<Assigned> {
+class Assigned : public DynamicRecursiveASTVisitor {
 public:
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     if (B->isAssignmentOp())
       note(B->getLHS());
     return true;
   }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
       note(U->getSubExpr());
     return true;
@@ -1272,16 +1274,16 @@ public:
 /// no memory read, call (other than min/max/abs) or side effect; Guarded:
 /// the original evaluates it only under a guard, so an integer division
 /// needs a non-zero constant divisor (it is evaluated for every output).
-class PureInit : public RecursiveASTVisitor<PureInit> {
+class PureInit : public DynamicRecursiveASTVisitor {
 public:
   PureInit(const std::set<const VarDecl *> &Pure, const Stmt *Body, ASTContext &Ctx, bool Guarded)
       : Pure(Pure), Body(Body), Ctx(Ctx), Guarded(Guarded) {}
-  bool TraverseStmt(Stmt *S) {
+  bool TraverseStmt(Stmt *S) override {
     if (const auto *E = dyn_cast_or_null<Expr>(S); E && frontend::cudaBuiltin(E))
       return true;
-    return RecursiveASTVisitor::TraverseStmt(S);
+    return DynamicRecursiveASTVisitor::TraverseStmt(S);
   }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (isa<EnumConstantDecl>(E->getDecl()) || isa<FunctionDecl>(E->getDecl()))
       return true;
     const auto *V = dyn_cast<VarDecl>(E->getDecl());
@@ -1291,7 +1293,7 @@ public:
       return true;
     return Ok = false;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     const FunctionDecl *F = C->getDirectCallee();
     static const std::set<std::string> Allowed = {"min", "max", "umin", "umax", "llmin",
                                                   "llmax", "ullmin", "ullmax", "abs", "llabs"};
@@ -1299,18 +1301,18 @@ public:
       Ok = false;
     return Ok;
   }
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return Ok = false; }
-  bool VisitMemberExpr(MemberExpr *M) {
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) override { return Ok = false; }
+  bool VisitMemberExpr(MemberExpr *M) override {
     if (M->isArrow())
       Ok = false;
     return Ok;
   }
-  bool VisitUnaryOperator(UnaryOperator *U) {
+  bool VisitUnaryOperator(UnaryOperator *U) override {
     if (U->getOpcode() == UO_Deref || U->getOpcode() == UO_AddrOf || U->isIncrementDecrementOp())
       Ok = false;
     return Ok;
   }
-  bool VisitBinaryOperator(BinaryOperator *B) {
+  bool VisitBinaryOperator(BinaryOperator *B) override {
     if (B->isAssignmentOp())
       return Ok = false;
     if ((B->getOpcode() == BO_Div || B->getOpcode() == BO_Rem) && Guarded &&
@@ -1321,7 +1323,7 @@ public:
     }
     return Ok;
   }
-  bool VisitStmt(Stmt *S) {
+  bool VisitStmt(Stmt *S) override {
     if (isa<StmtExpr>(S) || isa<LambdaExpr>(S) || isa<CXXThrowExpr>(S) || isa<GNUNullExpr>(S))
       Ok = false;
     return Ok;

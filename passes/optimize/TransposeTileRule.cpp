@@ -37,9 +37,9 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Measure/IntExpr.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -237,10 +237,10 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   });
   if (!Effect.empty())
     return notApplicable("the kernel " + Effect + ": the tiled kernel would repeat or drop it");
-  struct BuiltinUses : RecursiveASTVisitor<BuiltinUses> {
+  struct BuiltinUses : DynamicRecursiveASTVisitor {
     std::string Bad;
-    bool shouldVisitImplicitCode() const { return true; }
-    bool VisitExpr(Expr *E) {
+    BuiltinUses() { ShouldVisitImplicitCode = true; }
+    bool VisitExpr(Expr *E) override {
       if (auto B = cudaBuiltin(E); B && Bad.empty() &&
                                    ((B->Var == "threadIdx" && B->Dim == 'z') ||
                                     (B->Var == "gridDim" && B->Dim != 'z' && !Flat)))
@@ -604,9 +604,9 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
           KeptNames.insert(ND->getNameAsString());
     }
   {
-    struct Locals : RecursiveASTVisitor<Locals> {
+    struct Locals : DynamicRecursiveASTVisitor {
       std::vector<const VarDecl *> Vars;
-      bool VisitVarDecl(VarDecl *V) { return Vars.push_back(V), true; }
+      bool VisitVarDecl(VarDecl *V) override { return Vars.push_back(V), true; }
     } L;
     L.TraverseStmt(const_cast<CompoundStmt *>(Body));
     auto Free = [&](StringRef N) {

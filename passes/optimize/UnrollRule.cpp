@@ -12,8 +12,8 @@
 #include "Rules.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "forge/Support/Error.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -151,15 +151,15 @@ bool hasLoopHint(const ForStmt *F, ASTContext &Ctx) {
 }
 
 /// The loops of one function body, in source order.
-class LoopCollector : public RecursiveASTVisitor<LoopCollector> {
+class LoopCollector : public DynamicRecursiveASTVisitor {
 public:
   std::vector<const ForStmt *> Loops;
   llvm::SmallPtrSet<const FunctionDecl *, 8> Callees;
-  bool VisitForStmt(ForStmt *F) {
+  bool VisitForStmt(ForStmt *F) override {
     Loops.push_back(F);
     return true;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     if (const FunctionDecl *FD = C->getDirectCallee())
       Callees.insert(FD);
     return true;

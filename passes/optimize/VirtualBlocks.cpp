@@ -5,7 +5,7 @@
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -33,15 +33,15 @@ const DeclRefExpr *BuiltinUses::wholeVariable() const {
 
 namespace {
 
-class BuiltinScanner : public RecursiveASTVisitor<BuiltinScanner> {
+class BuiltinScanner : public DynamicRecursiveASTVisitor {
 public:
   BuiltinScanner(const EditCollector &EC, BuiltinUses &B, bool InCallee,
                  const FunctionDecl *Skip)
-      : EC(EC), B(B), InCallee(InCallee), Skip(Skip) {}
+      : EC(EC), B(B), InCallee(InCallee), Skip(Skip) {
+    ShouldVisitImplicitCode = false;
+  }
 
-  bool shouldVisitImplicitCode() const { return false; }
-
-  bool VisitExpr(Expr *E) {
+  bool VisitExpr(Expr *E) override {
     if (isa<ImplicitCastExpr, ParenExpr>(E))
       return true;
     if (auto R = frontend::cudaBuiltin(E)) {
@@ -55,13 +55,13 @@ public:
     }
     return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *D) {
+  bool VisitDeclRefExpr(DeclRefExpr *D) override {
     if (!InCallee && frontend::isCudaBuiltinVar(D->getDecl()))
       if (auto O = EC.offsetOf(D->getBeginLoc()))
         B.WholeVars.push_back({*O, D});
     return true;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     const FunctionDecl *FD = C->getDirectCallee();
     if (!FD || !FD->hasBody() || FD->isImplicit() ||
         FD->getASTContext().getSourceManager().isInSystemHeader(FD->getLocation()))

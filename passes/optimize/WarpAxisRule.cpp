@@ -31,7 +31,8 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -46,7 +47,7 @@ namespace {
 
 /// What the threads of the kernel do that ties a result to a thread
 /// number, and where it reads threadIdx.x and threadIdx.y.
-struct ThreadUses : RecursiveASTVisitor<ThreadUses> {
+struct ThreadUses : DynamicRecursiveASTVisitor {
   const SourceManager &SM;
   std::string Why;
   std::vector<std::pair<SourceRange, char>> Ids; ///< threadIdx.x / .y
@@ -59,7 +60,7 @@ struct ThreadUses : RecursiveASTVisitor<ThreadUses> {
     if (Why.empty())
       Why = std::move(W);
   }
-  bool VisitVarDecl(VarDecl *V) {
+  bool VisitVarDecl(VarDecl *V) override {
     if (V->hasAttr<CUDASharedAttr>())
       fail("the kernel declares the __shared__ array '" + V->getNameAsString() +
            "': its threads cooperate, and renumbering them would change who shares what");
@@ -67,11 +68,11 @@ struct ThreadUses : RecursiveASTVisitor<ThreadUses> {
       fail("the kernel has a static local '" + V->getNameAsString() + "'");
     return true;
   }
-  bool VisitGCCAsmStmt(GCCAsmStmt *) {
+  bool VisitGCCAsmStmt(GCCAsmStmt *) override {
     fail("the kernel has inline assembly");
     return true;
   }
-  bool VisitCallExpr(CallExpr *C) {
+  bool VisitCallExpr(CallExpr *C) override {
     std::string N = calleeNameOf(C);
     if (isThreadEffect(N)) {
       fail("the kernel calls '" + N +
@@ -95,7 +96,7 @@ struct ThreadUses : RecursiveASTVisitor<ThreadUses> {
     }
     return true;
   }
-  bool VisitExpr(Expr *E) {
+  bool VisitExpr(Expr *E) override {
     if (isa<ParenExpr, ImplicitCastExpr>(E))
       return true;
     auto B = frontend::cudaBuiltin(E);
@@ -114,7 +115,7 @@ struct ThreadUses : RecursiveASTVisitor<ThreadUses> {
     Ids.push_back({R, B->Dim});
     return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *D) {
+  bool VisitDeclRefExpr(DeclRefExpr *D) override {
     if (!Inside && frontend::isCudaBuiltinVar(D->getDecl()) &&
         D->getDecl()->getName() == "threadIdx")
       Whole.push_back(D);

@@ -23,9 +23,9 @@
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -324,10 +324,10 @@ private:
 };
 
 /// The for loops of a body with their enclosing compound statement.
-class LoopFinder : public RecursiveASTVisitor<LoopFinder> {
+class LoopFinder : public DynamicRecursiveASTVisitor {
 public:
   std::vector<std::tuple<const ForStmt *, const CompoundStmt *, unsigned>> Loops;
-  bool VisitCompoundStmt(CompoundStmt *CS) {
+  bool VisitCompoundStmt(CompoundStmt *CS) override {
     unsigned I = 0;
     for (const Stmt *S : CS->body()) {
       if (const auto *F = dyn_cast<ForStmt>(S))
@@ -341,12 +341,12 @@ public:
 /// The references to V in Body that begin after Loc.
 std::vector<const DeclRefExpr *> refsAfter(const Stmt *Body, const VarDecl *V, SourceLocation Loc,
                                            const SourceManager &SM) {
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     const VarDecl *V;
     SourceLocation Loc;
     const SourceManager *SM;
     std::vector<const DeclRefExpr *> Out;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
+    bool VisitDeclRefExpr(DeclRefExpr *E) override {
       if (E->getDecl() == V && SM->isBeforeInTranslationUnit(Loc, E->getBeginLoc()))
         Out.push_back(E);
       return true;
@@ -431,10 +431,10 @@ std::string WarpShuffleReductionRule::checkElementType(const RuleInput &In, cons
     Types.push_back(Decl);
   } else {
     for (const FunctionDecl *Inst : instantiationsOf(In.Kernel)) {
-      struct Find : RecursiveASTVisitor<Find> {
+      struct Find : DynamicRecursiveASTVisitor {
         StringRef Name;
         const VarDecl *Found = nullptr;
-        bool VisitVarDecl(VarDecl *V) {
+        bool VisitVarDecl(VarDecl *V) override {
           if (V->getName() == Name && V->hasAttr<CUDASharedAttr>())
             Found = V;
           return !Found;
@@ -606,11 +606,11 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
   bool NeedsSync = false;
   if (Tail) {
     std::vector<std::pair<SourceRange, std::string>> Repl;
-    struct Zeros : RecursiveASTVisitor<Zeros> {
+    struct Zeros : DynamicRecursiveASTVisitor {
       const VarDecl *SD;
       ASTContext *Ctx;
       std::vector<SourceRange> Out;
-      bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+      bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) override {
         if (asVar(A->getBase()->IgnoreParenImpCasts()) == SD && evaluateInt(A->getIdx(), *Ctx) == 0)
           Out.push_back(A->getSourceRange());
         return true;

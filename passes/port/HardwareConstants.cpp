@@ -4,8 +4,8 @@
 #include "forge/Frontend/CudaParser.h"
 #include "forge/Frontend/Matchers.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -63,11 +63,11 @@ void HardwareConstants::registerMatchers(MatchFinder &Finder) {
 void HardwareConstants::checkGrid(const Expr *Grid, PassContext &C, int Depth) {
   if (!Grid || Depth > 3)
     return;
-  struct Walker : RecursiveASTVisitor<Walker> {
+  struct Walker : DynamicRecursiveASTVisitor {
     HardwareConstants *Self;
     PassContext *C;
     int Depth;
-    bool VisitIntegerLiteral(IntegerLiteral *L) {
+    bool VisitIntegerLiteral(IntegerLiteral *L) override {
       const Constant *K = find(SmCounts, L->getValue().getSExtValue());
       SourceManager &SM = C->Ctx.getSourceManager();
       if (!K || !frontend::isUserLocation(SM, L->getBeginLoc()))
@@ -84,7 +84,7 @@ void HardwareConstants::checkGrid(const Expr *Grid, PassContext &C, int Depth) {
                            ", device); then size the grid from 'sms'"}});
       return true;
     }
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
+    bool VisitDeclRefExpr(DeclRefExpr *E) override {
       if (const auto *VD = dyn_cast<VarDecl>(E->getDecl()))
         if (VD->hasInit() && !isa<ParmVarDecl>(VD))
           Self->checkGrid(VD->getInit(), *C, Depth + 1);

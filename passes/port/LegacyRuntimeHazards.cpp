@@ -4,8 +4,8 @@
 #include "forge/Frontend/CudaBuiltins.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/FoldingSet.h"
 #include <functional>
@@ -268,23 +268,23 @@ void LegacyRuntimeHazards::check(const MatchFinder::MatchResult &R, PassContext 
       !frontend::isUserLocation(*R.SourceManager, Fn->getLocation()))
     return;
   // Every block and every loop of the body.
-  struct Walk : RecursiveASTVisitor<Walk> {
+  struct Walk : DynamicRecursiveASTVisitor {
     std::vector<const CompoundStmt *> Blocks;
     std::vector<const Stmt *> Loops;
     std::vector<const DoStmt *> Dos;
-    bool VisitCompoundStmt(CompoundStmt *S) {
+    bool VisitCompoundStmt(CompoundStmt *S) override {
       Blocks.push_back(S);
       return true;
     }
-    bool VisitForStmt(ForStmt *S) {
+    bool VisitForStmt(ForStmt *S) override {
       Loops.push_back(S);
       return true;
     }
-    bool VisitWhileStmt(WhileStmt *S) {
+    bool VisitWhileStmt(WhileStmt *S) override {
       Loops.push_back(S);
       return true;
     }
-    bool VisitDoStmt(DoStmt *S) {
+    bool VisitDoStmt(DoStmt *S) override {
       Dos.push_back(S);
       Loops.push_back(S);
       return true;
@@ -420,10 +420,10 @@ void LegacyRuntimeHazards::checkTaggedLoop(const DoStmt &Loop, ASTContext &Ctx, 
   const VarDecl *Memory = Read ? warpMemory(Read) : nullptr;
   if (!Memory)
     return;
-  struct Stores : RecursiveASTVisitor<Stores> {
+  struct Stores : DynamicRecursiveASTVisitor {
     const VarDecl *Memory;
     bool Found = false;
-    bool VisitBinaryOperator(BinaryOperator *B) {
+    bool VisitBinaryOperator(BinaryOperator *B) override {
       if (B->isAssignmentOp())
         if (const auto *A = dyn_cast<ArraySubscriptExpr>(strip(B->getLHS())))
           if (const auto *Ref = dyn_cast<DeclRefExpr>(strip(A->getBase())))

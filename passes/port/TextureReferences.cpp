@@ -7,9 +7,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseSet.h"
 #include <functional>
@@ -165,7 +165,7 @@ unsigned lineOf(ASTContext &Ctx, SourceLocation L) {
 }
 
 /// Everything the pass needs from one walk of the user's code.
-struct Collector : RecursiveASTVisitor<Collector> {
+struct Collector : DynamicRecursiveASTVisitor {
   const SourceManager &SM;
   std::vector<const VarDecl *> Refs;
   std::map<const VarDecl *, std::vector<const DeclRefExpr *>> Uses;
@@ -175,14 +175,14 @@ struct Collector : RecursiveASTVisitor<Collector> {
 
   explicit Collector(const SourceManager &SM) : SM(SM) {}
 
-  bool VisitVarDecl(VarDecl *V) {
+  bool VisitVarDecl(VarDecl *V) override {
     // Each texture once, at its first declaration.
     if (!V->getPreviousDecl() && referenceType(V->getType()) &&
         frontend::isUserLocation(SM, V->getLocation()))
       Refs.push_back(V);
     return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
     if (const auto *V = dyn_cast<VarDecl>(E->getDecl())) {
       if (referenceType(V->getType()))
         Uses[V->getCanonicalDecl()].push_back(E);
@@ -191,7 +191,7 @@ struct Collector : RecursiveASTVisitor<Collector> {
     }
     return true;
   }
-  bool VisitCallExpr(CallExpr *E) {
+  bool VisitCallExpr(CallExpr *E) override {
     const Expr *Callee = E->getCallee() ? E->getCallee()->IgnoreParenImpCasts() : nullptr;
     if (Callee)
       Callees.insert(Callee);

@@ -3,9 +3,9 @@
 #include "../PortPass.h"
 #include "forge/Frontend/Divergence.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
@@ -119,7 +119,7 @@ namespace {
 /// A return, break, continue or goto in Branch before the call: some lanes
 /// that took the branch may not reach the call.
 const Stmt *exitBefore(const Stmt *Branch, SourceLocation Call, const SourceManager &SM) {
-  struct Exits : RecursiveASTVisitor<Exits> {
+  struct Exits : DynamicRecursiveASTVisitor {
     const SourceManager &SM;
     SourceLocation Call;
     const Stmt *Found = nullptr;
@@ -129,10 +129,10 @@ const Stmt *exitBefore(const Stmt *Branch, SourceLocation Call, const SourceMana
         Found = S;
       return !Found;
     }
-    bool VisitReturnStmt(ReturnStmt *S) { return see(S); }
-    bool VisitBreakStmt(BreakStmt *S) { return see(S); }
-    bool VisitContinueStmt(ContinueStmt *S) { return see(S); }
-    bool VisitGotoStmt(GotoStmt *S) { return see(S); }
+    bool VisitReturnStmt(ReturnStmt *S) override { return see(S); }
+    bool VisitBreakStmt(BreakStmt *S) override { return see(S); }
+    bool VisitContinueStmt(ContinueStmt *S) override { return see(S); }
+    bool VisitGotoStmt(GotoStmt *S) override { return see(S); }
   } X(SM, Call);
   X.TraverseStmt(const_cast<Stmt *>(Branch));
   return X.Found;

@@ -3,7 +3,7 @@
 #include "forge/Config.h"
 #include "forge/Frontend/CudaParser.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/FileSystem.h"
@@ -13,11 +13,11 @@ using namespace clang;
 namespace forge::analysis::test {
 
 namespace {
-class KernelByName : public RecursiveASTVisitor<KernelByName> {
+class KernelByName : public DynamicRecursiveASTVisitor {
 public:
   explicit KernelByName(llvm::StringRef Name) : Name(Name) {}
   const FunctionDecl *Found = nullptr;
-  bool VisitFunctionDecl(FunctionDecl *FD) {
+  bool VisitFunctionDecl(FunctionDecl *FD) override {
     if (!Found && FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() &&
         !FD->isTemplateInstantiation() && FD->getName() == Name)
       Found = FD;
@@ -28,11 +28,11 @@ private:
   llvm::StringRef Name;
 };
 
-class ExprByText : public RecursiveASTVisitor<ExprByText> {
+class ExprByText : public DynamicRecursiveASTVisitor {
 public:
   ExprByText(ASTContext &Ctx, llvm::StringRef Text, bool Last) : Ctx(Ctx), Text(Text), Last(Last) {}
   const Expr *Found = nullptr;
-  bool VisitExpr(Expr *E) {
+  bool VisitExpr(Expr *E) override {
     if (Found && !Last)
       return false;
     const SourceManager &SM = Ctx.getSourceManager();
