@@ -26,9 +26,9 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Measure/IntExpr.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -84,20 +84,6 @@ std::optional<std::string> render(StringRef Source, unsigned Begin, unsigned End
 // AST helpers
 //===----------------------------------------------------------------------===//
 
-const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*S);
-  while (true) {
-    auto Ps = Ctx.getParents(N);
-    if (Ps.empty())
-      return nullptr;
-    N = Ps[0];
-    if (const Stmt *P = N.get<Stmt>())
-      return P;
-    if (!N.get<Decl>())
-      return nullptr;
-  }
-}
-
 /// The variable an lvalue names (`s`, `(s)`), or null.
 const VarDecl *namedVar(const Expr *E) {
   const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
@@ -112,15 +98,15 @@ struct Writes {
 };
 
 Writes writesIn(const Stmt *S) {
-  struct V : RecursiveASTVisitor<V> {
+  struct V : DynamicRecursiveASTVisitor {
     Writes W;
-    bool VisitBinaryOperator(BinaryOperator *B) {
+    bool VisitBinaryOperator(BinaryOperator *B) override {
       if (B->isAssignmentOp())
         if (const VarDecl *X = namedVar(B->getLHS()))
           W.Vars.push_back({X, B});
       return true;
     }
-    bool VisitUnaryOperator(UnaryOperator *U) {
+    bool VisitUnaryOperator(UnaryOperator *U) override {
       if (U->isIncrementDecrementOp()) {
         if (const VarDecl *X = namedVar(U->getSubExpr()))
           W.Vars.push_back({X, U});
@@ -228,57 +214,9 @@ std::string ColumnSplitRule::checkKernel(const RuleInput &In, const an::KernelMo
       return "the kernel writes through '" + A.Text +
              "', a pointer the analysis cannot trace to a parameter";
   }
-  struct Scan : RecursiveASTVisitor<Scan> {
-    const SourceManager *SM = nullptr;
-    std::string Why;
-    std::set<const FunctionDecl *> Seen;
-    unsigned Depth = 0;
-    bool VisitVarDecl(VarDecl *V) {
-      if (V->hasAttr<CUDASharedAttr>() && Why.empty())
-        Why = "the kernel declares the __shared__ array '" + V->getNameAsString() + "'";
-      if (V->isStaticLocal() && Why.empty())
-        Why = "the kernel has a static local '" + V->getNameAsString() + "'";
-      return true;
-    }
-    bool VisitLabelStmt(LabelStmt *L) {
-      if (Why.empty())
-        Why = "the kernel has the label '" + std::string(L->getName()) +
-              "' (the fallback copy of the body would repeat it)";
-      return true;
-    }
-    bool VisitGCCAsmStmt(GCCAsmStmt *) {
-      if (Why.empty())
-        Why = "the kernel has inline assembly";
-      return true;
-    }
-    bool VisitCallExpr(CallExpr *C) {
-      std::string N = calleeNameOf(C);
-      if (isThreadEffect(N)) {
-        if (Why.empty())
-          Why = "the kernel calls '" + N +
-                "', which synchronises or communicates between threads (barriers are the "
-                "rewrite's own) or has an effect that the slices of a column would repeat";
-        return true;
-      }
-      const FunctionDecl *FD = C->getDirectCallee();
-      if (!FD) {
-        if (!isa<CXXOperatorCallExpr>(C) &&
-            !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()) && Why.empty())
-          Why = "the kernel calls through a function pointer";
-        return true;
-      }
-      if (SM->isInSystemHeader(FD->getLocation()) || !FD->hasBody())
-        return true;
-      const FunctionDecl *Def = FD->getDefinition();
-      if (Def && Seen.insert(Def).second && Depth < 4) {
-        ++Depth;
-        TraverseStmt(Def->getBody());
-        --Depth;
-      }
-      return true;
-    }
-  } S;
-  S.SM = &Ctx.getSourceManager();
+  BodyHazardScan S(Ctx.getSourceManager(), "the kernel",
+                   "which synchronises or communicates between threads (barriers are the "
+                   "rewrite's own) or has an effect that the slices of a column would repeat");
   S.TraverseStmt(const_cast<CompoundStmt *>(P.Body));
   if (!S.Why.empty())
     return S.Why;
@@ -395,12 +333,12 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
     for (const Stmt *X : Body->body())
       if (X != Body->body_back() && isModified(P.IV, X))
         return Where + " assigns '" + L.Var + "' in its body before the step at its end";
-    struct Cont : RecursiveASTVisitor<Cont> {
+    struct Cont : DynamicRecursiveASTVisitor {
       bool Found = false;
-      bool TraverseForStmt(ForStmt *) { return true; }
-      bool TraverseWhileStmt(WhileStmt *) { return true; }
-      bool TraverseDoStmt(DoStmt *) { return true; }
-      bool VisitContinueStmt(ContinueStmt *) { return !(Found = true); }
+      bool TraverseForStmt(ForStmt *) override { return true; }
+      bool TraverseWhileStmt(WhileStmt *) override { return true; }
+      bool TraverseDoStmt(DoStmt *) override { return true; }
+      bool VisitContinueStmt(ContinueStmt *) override { return !(Found = true); }
     } C;
     C.TraverseStmt(const_cast<CompoundStmt *>(Body));
     if (C.Found)
@@ -464,11 +402,11 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
       if (!T->isIntegerType() && !T->isPointerType())
         continue;
       if (S->Amount) {
-        struct Reads : RecursiveASTVisitor<Reads> {
+        struct Reads : DynamicRecursiveASTVisitor {
           bool Found = false;
-          bool VisitArraySubscriptExpr(ArraySubscriptExpr *) { return !(Found = true); }
-          bool VisitCallExpr(CallExpr *) { return !(Found = true); }
-          bool VisitUnaryOperator(UnaryOperator *U) {
+          bool VisitArraySubscriptExpr(ArraySubscriptExpr *) override { return !(Found = true); }
+          bool VisitCallExpr(CallExpr *) override { return !(Found = true); }
+          bool VisitUnaryOperator(UnaryOperator *U) override {
             if (U->getOpcode() == UO_Deref)
               Found = true;
             return !Found;
@@ -554,10 +492,10 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
   }
   // Calls in the loop that may write memory (a device function given a
   // pointer or a reference to non-const).
-  struct Calls : RecursiveASTVisitor<Calls> {
+  struct Calls : DynamicRecursiveASTVisitor {
     const SourceManager *SM;
     std::string Why;
-    bool VisitCallExpr(CallExpr *C) {
+    bool VisitCallExpr(CallExpr *C) override {
       const FunctionDecl *F = C->getDirectCallee();
       if (!F || SM->isInSystemHeader(F->getLocation()))
         return true;
@@ -602,99 +540,6 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
 //===----------------------------------------------------------------------===//
 // The launch
 //===----------------------------------------------------------------------===//
-
-/// The dimensions of a launch argument that is a compile-time constant (an
-/// integer, or a dim3 of constants).
-std::optional<std::array<int64_t, 3>> constantDims(const Expr *E, ASTContext &Ctx) {
-  if (!E)
-    return std::nullopt;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
-    return constantDims(M->getSubExpr(), Ctx);
-  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-    return constantDims(B->getSubExpr(), Ctx);
-  if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
-    return constantDims(F->getSubExpr(), Ctx);
-  if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
-    if (C->getNumArgs() == 1 && C->getArg(0)->getType()->isRecordType())
-      return constantDims(C->getArg(0), Ctx); // a copy
-    std::array<int64_t, 3> D{{1, 1, 1}};
-    for (unsigned I = 0; I < C->getNumArgs() && I < 3; ++I) {
-      if (isa<CXXDefaultArgExpr>(C->getArg(I)))
-        continue;
-      auto V = evaluateInt(C->getArg(I), Ctx);
-      if (!V)
-        return std::nullopt;
-      D[I] = *V;
-    }
-    return D;
-  }
-  if (const VarDecl *V = namedVar(E); V && V->getType()->isRecordType() && V->getInit() &&
-                                      V->getType().isConstQualified())
-    return constantDims(V->getInit(), Ctx);
-  if (E->getType()->isIntegerType())
-    if (auto V = evaluateInt(E, Ctx))
-      return std::array<int64_t, 3>{{*V, 1, 1}};
-  return std::nullopt;
-}
-
-struct LaunchSize {
-  int64_t Threads = 0;
-  std::array<int64_t, 3> Grid{{1, 1, 1}}, Block{{1, 1, 1}};
-  std::string From;
-};
-
-/// The threads of the launch: the spec's geometry at the current values, or
-/// the file's launch of the kernel with a constant grid and block.
-std::optional<LaunchSize> launchSize(const RuleInput &In) {
-  const agent::ProposalRequest &Req = In.Request;
-  if (const measure::LaunchSpec *Spec = Req.Spec) {
-    measure::ValueMap Values(Req.Tunables.begin(), Req.Tunables.end());
-    auto Env = Spec->environment(Values);
-    if (!Env) {
-      consumeError(Env.takeError());
-      return std::nullopt;
-    }
-    LaunchSize S;
-    static const char *const Dims[] = {"x", "y", "z"};
-    for (unsigned I = 0; I < 3; ++I)
-      for (bool Grid : {true, false}) {
-        auto It = Req.Geometry.find(std::string(Grid ? "grid." : "block.") + Dims[I]);
-        if (It == Req.Geometry.end())
-          continue;
-        auto X = measure::IntExpr::parse(It->second);
-        if (!X) {
-          consumeError(X.takeError());
-          return std::nullopt;
-        }
-        auto V = X->evaluate(*Env);
-        if (!V) {
-          consumeError(V.takeError());
-          return std::nullopt;
-        }
-        (Grid ? S.Grid : S.Block)[I] = *V;
-      }
-    S.Threads = S.Grid[0] * S.Grid[1] * S.Grid[2] * S.Block[0] * S.Block[1] * S.Block[2];
-    S.From = "the spec's launch";
-    return S;
-  }
-  for (const CUDAKernelCallExpr *L : launchesOf(In.Kernel, In.Ctx)) {
-    const CallExpr *Cfg = L->getConfig();
-    if (!Cfg || Cfg->getNumArgs() < 2)
-      continue;
-    auto G = constantDims(Cfg->getArg(0), In.Ctx), B = constantDims(Cfg->getArg(1), In.Ctx);
-    if (!G || !B)
-      continue;
-    LaunchSize S;
-    S.Grid = *G;
-    S.Block = *B;
-    S.Threads = (*G)[0] * (*G)[1] * (*G)[2] * (*B)[0] * (*B)[1] * (*B)[2];
-    S.From = "the launch at line " +
-             std::to_string(In.Ctx.getSourceManager().getPresumedLineNumber(L->getBeginLoc()));
-    return S;
-  }
-  return std::nullopt;
-}
 
 //===----------------------------------------------------------------------===//
 // The rewrite

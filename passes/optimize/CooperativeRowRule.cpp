@@ -22,9 +22,9 @@
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Measure/IntExpr.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -103,21 +103,6 @@ struct BuiltinUse {
 // AST helpers
 //===----------------------------------------------------------------------===//
 
-const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*S);
-  while (true) {
-    auto Ps = Ctx.getParents(N);
-    if (Ps.empty())
-      return nullptr;
-    N = Ps[0];
-    if (const Stmt *P = N.get<Stmt>())
-      return P;
-    if (!N.get<Decl>())
-      return nullptr;
-    // A declaration's parent (a VarDecl's DeclStmt).
-  }
-}
-
 bool isInside(const Stmt *S, const Stmt *Outer, ASTContext &Ctx) {
   for (const Stmt *P = S; P; P = parentStmt(P, Ctx))
     if (P == Outer)
@@ -180,7 +165,7 @@ struct Writes {
 };
 
 Writes writesIn(const Stmt *S) {
-  struct W : RecursiveASTVisitor<W> {
+  struct W : DynamicRecursiveASTVisitor {
     Writes Out;
     void lhs(const Expr *L) {
       if (const VarDecl *V = lvalueRoot(L))
@@ -188,12 +173,12 @@ Writes writesIn(const Stmt *S) {
       else
         Out.Memory.push_back(L);
     }
-    bool VisitBinaryOperator(BinaryOperator *B) {
+    bool VisitBinaryOperator(BinaryOperator *B) override {
       if (B->isAssignmentOp())
         lhs(B->getLHS());
       return true;
     }
-    bool VisitUnaryOperator(UnaryOperator *U) {
+    bool VisitUnaryOperator(UnaryOperator *U) override {
       if (U->isIncrementDecrementOp())
         lhs(U->getSubExpr());
       if (U->getOpcode() == UO_AddrOf)
@@ -201,7 +186,7 @@ Writes writesIn(const Stmt *S) {
           Out.AddressTaken.push_back(V);
       return true;
     }
-    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) override {
       if (C->isAssignmentOp() && C->getNumArgs() > 0)
         lhs(C->getArg(0));
       return true;
@@ -574,9 +559,9 @@ static std::optional<std::vector<InlineCall::Seg>> inlineSegments(const CallExpr
   auto Plain = [&](SourceRange R) {
     return R.isValid() && !R.getBegin().isMacroID() && !R.getEnd().isMacroID();
   };
-  struct Reads : RecursiveASTVisitor<Reads> {
+  struct Reads : DynamicRecursiveASTVisitor {
     bool Found = false;
-    bool VisitExpr(Expr *X) { return !(Found |= bool(frontend::cudaBuiltin(X))); }
+    bool VisitExpr(Expr *X) override { return !(Found |= bool(frontend::cudaBuiltin(X))); }
   };
   std::vector<std::string> Args;
   for (const Expr *A : C->arguments()) {
@@ -599,7 +584,7 @@ static std::optional<std::vector<InlineCall::Seg>> inlineSegments(const CallExpr
     std::string Text, Var;
     char Dim;
   };
-  struct Scan : RecursiveASTVisitor<Scan> {
+  struct Scan : DynamicRecursiveASTVisitor {
     const SourceManager *SM;
     const LangOptions *LO;
     const FunctionDecl *Def;
@@ -612,7 +597,7 @@ static std::optional<std::vector<InlineCall::Seg>> inlineSegments(const CallExpr
       SourceLocation End = Lexer::getLocForEndOfToken(R.getEnd(), 0, *SM, *LO);
       return std::make_pair(SM->getFileOffset(R.getBegin()), SM->getFileOffset(End));
     }
-    bool VisitExpr(Expr *X) {
+    bool VisitExpr(Expr *X) override {
       if (auto B = frontend::cudaBuiltin(X)) {
         auto O = offsets(X->getSourceRange());
         if (!O)
@@ -682,106 +667,57 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
       return "the kernel writes through '" + A.Text +
              "', a pointer the analysis cannot trace to a parameter";
   }
-  struct Scan : RecursiveASTVisitor<Scan> {
-    const SourceManager *SM;
-    std::string Why;
+  struct Scan : BodyHazardScan {
+    explicit Scan(ASTContext &Ctx)
+        : BodyHazardScan(Ctx.getSourceManager(), "the kernel",
+                         "which synchronises or communicates between threads or has effects "
+                         "that a warp per row would repeat"),
+          Ctx(Ctx) {}
+    ASTContext &Ctx;
     std::vector<BuiltinUse> Uses;
     std::vector<const DeclRefExpr *> VarRefs;
-    std::set<const FunctionDecl *> Seen;
-    unsigned Depth = 0;
-    bool VisitVarDecl(VarDecl *V) {
-      if (V->hasAttr<CUDASharedAttr>() && Why.empty())
-        Why = "the kernel declares the __shared__ array '" + V->getNameAsString() + "'";
-      if (V->isStaticLocal() && Why.empty())
-        Why = "the kernel has a static local '" + V->getNameAsString() + "'";
+    std::vector<SourceRange> Ranges;
+    std::vector<SourceRange> InlineRanges;
+    std::vector<std::vector<InlineCall::Seg>> InlineSegs;
+    // An index helper called from the body: written in place of its call,
+    // so that its builtins are renamed with the body's.
+    bool takeCall(CallExpr *C, const FunctionDecl *Def) override {
+      if (inside())
+        return false;
+      auto Segs = inlineSegments(C, Def, Ctx);
+      if (!Segs || none_of(*Segs, [](const InlineCall::Seg &G) { return !G.Var.empty(); }))
+        return false;
+      InlineRanges.push_back(C->getSourceRange());
+      InlineSegs.push_back(std::move(*Segs));
       return true;
     }
-    bool VisitLabelStmt(LabelStmt *L) {
-      if (Why.empty() && !Inside)
-        Why = "the kernel has the label '" + std::string(L->getName()) +
-              "' (the fallback copy of the body would repeat it)";
-      return true;
-    }
-    bool VisitGCCAsmStmt(GCCAsmStmt *) {
-      if (Why.empty())
-        Why = "the kernel has inline assembly";
-      return true;
-    }
-    bool VisitCallExpr(CallExpr *C) {
-      std::string N = calleeNameOf(C);
-      if (isThreadEffect(N)) {
-        if (Why.empty())
-          Why = "the kernel calls '" + N +
-                "', which synchronises or communicates between threads or has effects that a "
-                "warp per row would repeat";
-        return true;
-      }
-      const FunctionDecl *FD = C->getDirectCallee();
-      if (!FD) {
-        if (!isa<CXXOperatorCallExpr>(C) &&
-            !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()) && Why.empty())
-          Why = "the kernel calls through a function pointer";
-        return true;
-      }
-      if (SM->isInSystemHeader(FD->getLocation()) || !FD->hasBody())
-        return true;
-      const FunctionDecl *Def = FD->getDefinition();
-      // An index helper called from the body: written in place of its call,
-      // so that its builtins are renamed with the body's.
-      if (!Inside && Def)
-        if (auto Segs = inlineSegments(C, Def, *Ctx)) {
-          if (any_of(*Segs, [](const InlineCall::Seg &G) { return !G.Var.empty(); })) {
-            InlineRanges.push_back(C->getSourceRange());
-            InlineSegs.push_back(std::move(*Segs));
-            return true;
-          }
-        }
-      // A device function of the file: looked into, so that builtins or
-      // effects inside it are seen.
-      if (Def && Seen.insert(Def).second && Depth < 4) {
-        ++Depth;
-        Inside = true;
-        TraverseStmt(Def->getBody());
-        Inside = false;
-        --Depth;
-      }
-      return true;
-    }
-    bool Inside = false;
-    bool VisitExpr(Expr *E) {
+    bool VisitExpr(Expr *E) override {
       if (isa<ParenExpr, ImplicitCastExpr>(E))
         return true;
       auto B = frontend::cudaBuiltin(E);
       if (!B)
         return true;
-      if (Inside) {
-        if (Why.empty())
-          Why = "a device function the kernel calls reads '" + B->Var.str() + "." +
-                std::string(1, B->Dim) + "'";
+      if (inside()) {
+        refuse("a device function the kernel calls reads '" + B->Var.str() + "." +
+               std::string(1, B->Dim) + "'");
         return true;
       }
       SourceRange R = E->getSourceRange();
       if (R.getBegin().isMacroID() || R.getEnd().isMacroID()) {
-        if ((B->Dim == 'x' && B->Var != "blockDim") && Why.empty())
-          Why = "'" + B->Var.str() + ".x' is written inside a macro expansion";
+        if (B->Dim == 'x' && B->Var != "blockDim")
+          refuse("'" + B->Var.str() + ".x' is written inside a macro expansion");
         return true;
       }
       Uses.push_back({0, 0, B->Var.str(), B->Dim});
       Ranges.push_back(R);
       return true;
     }
-    std::vector<SourceRange> Ranges;
-    std::vector<SourceRange> InlineRanges;
-    std::vector<std::vector<InlineCall::Seg>> InlineSegs;
-    ASTContext *Ctx;
-    bool VisitDeclRefExpr(DeclRefExpr *D) {
+    bool VisitDeclRefExpr(DeclRefExpr *D) override {
       if (frontend::isCudaBuiltinVar(D->getDecl()))
         VarRefs.push_back(D);
       return true;
     }
-  } S;
-  S.SM = &SM;
-  S.Ctx = &Ctx;
+  } S(Ctx);
   S.TraverseStmt(const_cast<CompoundStmt *>(P.Body));
   if (!S.Why.empty())
     return S.Why;
@@ -830,13 +766,13 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
 
 /// Body has a `continue` of its own loop (not of a loop nested in it).
 bool hasOwnContinue(const Stmt *Body) {
-  struct Cont : RecursiveASTVisitor<Cont> {
+  struct Cont : DynamicRecursiveASTVisitor {
     bool Found = false;
-    bool TraverseForStmt(ForStmt *) { return true; }
-    bool TraverseWhileStmt(WhileStmt *) { return true; }
-    bool TraverseDoStmt(DoStmt *) { return true; }
-    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
-    bool VisitContinueStmt(ContinueStmt *) {
+    bool TraverseForStmt(ForStmt *) override { return true; }
+    bool TraverseWhileStmt(WhileStmt *) override { return true; }
+    bool TraverseDoStmt(DoStmt *) override { return true; }
+    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) override { return true; }
+    bool VisitContinueStmt(ContinueStmt *) override {
       Found = true;
       return true;
     }
@@ -1595,9 +1531,9 @@ std::string CooperativeRowRule::findGuard(const RuleInput &In, an::KernelModel &
   auto Belongs = [&](const Expr *C) {
     if (isInside(C, F.If->getCond(), Ctx))
       return true;
-    struct Refs : RecursiveASTVisitor<Refs> {
+    struct Refs : DynamicRecursiveASTVisitor {
       std::vector<const VarDecl *> Vs;
-      bool VisitDeclRefExpr(DeclRefExpr *D) {
+      bool VisitDeclRefExpr(DeclRefExpr *D) override {
         if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
           Vs.push_back(V);
         return true;
@@ -1667,79 +1603,44 @@ std::string CooperativeRowRule::checkRegion(const RuleInput &In, const an::Kerne
   auto Line = [&](const Stmt *S) {
     return "line " + std::to_string(SM.getPresumedLineNumber(S->getBeginLoc()));
   };
-  struct Scan : RecursiveASTVisitor<Scan> {
-    const an::KernelModel *M;
-    ASTContext *Ctx;
+  struct Scan : BodyHazardScan {
+    Scan(const an::KernelModel &M, const SourceManager &SM)
+        : BodyHazardScan(SM, "the guarded region",
+                         "which synchronises or communicates between threads or has an effect "
+                         "that every thread of the block would repeat"),
+          M(M) {}
+    const an::KernelModel &M;
     std::function<bool(const VarDecl *)> DeclaredInRegion;
     std::function<std::string(const Stmt *)> Line;
-    std::string Why;
-    std::set<const FunctionDecl *> Seen;
-    unsigned Depth = 0;
-    bool Inside = false;
     std::set<std::string> Declared;
-    bool VisitVarDecl(VarDecl *V) {
-      if (!Inside)
+    bool VisitVarDecl(VarDecl *V) override {
+      if (!inside())
         Declared.insert(V->getNameAsString());
-      if (V->hasAttr<CUDASharedAttr>() && Why.empty())
-        Why = "the guarded region declares the __shared__ '" + V->getNameAsString() + "'";
-      if (V->isStaticLocal() && Why.empty())
-        Why = "the guarded region has a static local '" + V->getNameAsString() + "'";
-      return true;
+      return BodyHazardScan::VisitVarDecl(V);
     }
-    bool VisitGCCAsmStmt(GCCAsmStmt *) {
-      if (Why.empty())
-        Why = "the guarded region has inline assembly";
-      return true;
-    }
-    bool VisitExpr(Expr *E) {
+    bool VisitExpr(Expr *E) override {
       if (isa<ParenExpr, ImplicitCastExpr>(E))
         return true;
       auto B = frontend::cudaBuiltin(E);
-      if (B && B->Var == "threadIdx" && Why.empty())
-        Why = std::string(Inside ? "a device function the guarded region calls" :
-                                   "the guarded region") +
-              " reads 'threadIdx." + std::string(1, B->Dim) + "' (" + Line(E) +
-              "): the block's threads, which all run it now, would compute different values";
+      if (B && B->Var == "threadIdx")
+        refuse(std::string(inside() ? "a device function the guarded region calls"
+                                    : "the guarded region") +
+               " reads 'threadIdx." + std::string(1, B->Dim) + "' (" + Line(E) +
+               "): the block's threads, which all run it now, would compute different values");
       return true;
     }
-    bool VisitDeclRefExpr(DeclRefExpr *D) {
+    bool VisitDeclRefExpr(DeclRefExpr *D) override {
       const auto *V = dyn_cast<VarDecl>(D->getDecl());
-      if (Inside || !V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || DeclaredInRegion(V))
+      if (inside() || !V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || DeclaredInRegion(V))
         return true;
       // A local from before the region: the same in every thread of the block.
-      if (!M->isUniform(D, an::Uniformity::BlockUniform) && Why.empty())
-        Why = "the guarded region reads '" + V->getNameAsString() + "' (" + Line(D) +
-              "), which differs between the threads of a block (" + M->uniformity(D).Reason +
-              "): they would not walk the same row";
+      if (!M.isUniform(D, an::Uniformity::BlockUniform))
+        refuse("the guarded region reads '" + V->getNameAsString() + "' (" + Line(D) +
+               "), which differs between the threads of a block (" + M.uniformity(D).Reason +
+               "): they would not walk the same row");
       return true;
     }
-    bool VisitCallExpr(CallExpr *C) {
-      std::string N = calleeNameOf(C);
-      if (isThreadEffect(N)) {
-        if (Why.empty())
-          Why = "the guarded region calls '" + N +
-                "', which synchronises or communicates between threads or has an effect that "
-                "every thread of the block would repeat";
-        return true;
-      }
-      const FunctionDecl *FD = C->getDirectCallee();
-      if (!FD || FD->getBuiltinID() ||
-          Ctx->getSourceManager().isInSystemHeader(FD->getLocation()))
-        return true;
-      const FunctionDecl *Def = FD->getDefinition();
-      if (Def && Def->hasBody() && Seen.insert(Def).second && Depth < 4) {
-        bool Was = Inside;
-        ++Depth;
-        Inside = true;
-        TraverseStmt(Def->getBody());
-        Inside = Was;
-        --Depth;
-      }
-      return true;
-    }
-  } S;
-  S.M = &M;
-  S.Ctx = &Ctx;
+  } S(M, SM);
   S.DeclaredInRegion = [&](const VarDecl *V) {
     return any_of(P.Region, [&](const Stmt *R) { return declaredIn(V, R, SM); });
   };
@@ -1751,9 +1652,9 @@ std::string CooperativeRowRule::checkRegion(const RuleInput &In, const an::Kerne
   // The writes keep the guard's text: its names must mean the same inside.
   for (const DeclRefExpr *D : [&] {
          std::vector<const DeclRefExpr *> Ds;
-         struct Refs : RecursiveASTVisitor<Refs> {
+         struct Refs : DynamicRecursiveASTVisitor {
            std::vector<const DeclRefExpr *> *Out;
-           bool VisitDeclRefExpr(DeclRefExpr *D) { return Out->push_back(D), true; }
+           bool VisitDeclRefExpr(DeclRefExpr *D) override { return Out->push_back(D), true; }
          } R;
          R.Out = &Ds;
          R.TraverseStmt(const_cast<Expr *>(P.Guard->getCond()));
@@ -1862,9 +1763,9 @@ Expected<Plan> CooperativeRowRule::planSingle(const RuleInput &In, an::KernelMod
   for (const VarDecl *V : MemVars)
     Written.insert(V);
   for (const Stmt *R : P.Region) {
-    struct Refs : RecursiveASTVisitor<Refs> {
+    struct Refs : DynamicRecursiveASTVisitor {
       std::set<const void *> *Read;
-      bool VisitDeclRefExpr(DeclRefExpr *D) {
+      bool VisitDeclRefExpr(DeclRefExpr *D) override {
         if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && !V->hasLocalStorage())
           Read->insert(V);
         return true;

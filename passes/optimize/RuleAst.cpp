@@ -668,4 +668,65 @@ bool isThreadEffect(StringRef N) {
          N.starts_with("__pipeline");
 }
 
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*S);
+  while (true) {
+    auto Ps = Ctx.getParents(N);
+    if (Ps.empty())
+      return nullptr;
+    N = Ps[0];
+    if (const Stmt *P = N.get<Stmt>())
+      return P;
+    if (!N.get<Decl>())
+      return nullptr;
+  }
+}
+
+bool BodyHazardScan::VisitVarDecl(VarDecl *V) {
+  if (V->hasAttr<CUDASharedAttr>())
+    refuse(Subject + " declares the __shared__ array '" + V->getNameAsString() + "'");
+  if (V->isStaticLocal())
+    refuse(Subject + " has a static local '" + V->getNameAsString() + "'");
+  return true;
+}
+
+bool BodyHazardScan::VisitLabelStmt(LabelStmt *L) {
+  if (!inside())
+    refuse(Subject + " has the label '" + std::string(L->getName()) +
+           "' (the fallback copy of the body would repeat it)");
+  return true;
+}
+
+bool BodyHazardScan::VisitGCCAsmStmt(GCCAsmStmt *) {
+  refuse(Subject + " has inline assembly");
+  return true;
+}
+
+bool BodyHazardScan::VisitCallExpr(CallExpr *C) {
+  std::string N = calleeNameOf(C);
+  if (isThreadEffect(N)) {
+    refuse(Subject + " calls '" + N + "', " + Consequence);
+    return true;
+  }
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD) {
+    if (!isa<CXXOperatorCallExpr>(C) &&
+        !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
+      refuse(Subject + " calls through a function pointer");
+    return true;
+  }
+  if (SM.isInSystemHeader(FD->getLocation()) || !FD->hasBody())
+    return true;
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || takeCall(C, Def))
+    return true;
+  // A device function of the file: walked, so that what it does is seen.
+  if (Seen.insert(Def).second && Depth < 4) {
+    ++Depth;
+    TraverseStmt(Def->getBody());
+    --Depth;
+  }
+  return true;
+}
+
 } // namespace forge::passes

@@ -22,6 +22,7 @@
 
 #include "RuleUtil.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -228,6 +229,58 @@ std::string calleeNameOf(const clang::CallExpr *C);
 /// beyond their result: a rewrite that changes which thread runs what
 /// cannot keep them.
 bool isThreadEffect(llvm::StringRef Name);
+
+/// The statement that contains S, through declarations (the initialiser of
+/// a local leads to its DeclStmt); null at the top.
+const clang::Stmt *parentStmt(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// The walk over a body, and over the device functions of the file that it
+/// calls (four deep), for what a rule that changes which threads run the
+/// body cannot keep: a __shared__ variable, a static local, a label of the
+/// body itself (a fallback copy of the body would repeat it), inline
+/// assembly, a call that synchronises or communicates between threads or
+/// has an effect beyond its result (isThreadEffect), a call through a
+/// pointer. Why is the first found, in words that start with the subject
+/// ("the kernel declares the __shared__ array 's'"). Rules subclass it for
+/// checks of their own and take some calls (takeCall) instead of walking
+/// into them.
+class BodyHazardScan : public clang::DynamicRecursiveASTVisitor {
+public:
+  /// Subject names what is walked ("the kernel", "the guarded region");
+  /// Consequence follows the name of a call with a thread effect ("which
+  /// synchronises or communicates between threads").
+  BodyHazardScan(const clang::SourceManager &SM, std::string Subject, std::string Consequence)
+      : SM(SM), Subject(std::move(Subject)), Consequence(std::move(Consequence)) {}
+
+  /// The first hazard found, or "".
+  std::string Why;
+
+  bool VisitVarDecl(clang::VarDecl *V) override;
+  bool VisitLabelStmt(clang::LabelStmt *L) override;
+  bool VisitGCCAsmStmt(clang::GCCAsmStmt *A) override;
+  bool VisitCallExpr(clang::CallExpr *C) override;
+
+protected:
+  /// Whether the walk is inside a device function that the body calls.
+  bool inside() const { return Depth > 0; }
+  /// Records W unless a hazard was found already.
+  void refuse(std::string W) {
+    if (Why.empty())
+      Why = std::move(W);
+  }
+  /// A direct call of a function of the file with a body, before the walk
+  /// goes into it: true when the subclass has taken the call, and the walk
+  /// does not go in.
+  virtual bool takeCall(clang::CallExpr *, const clang::FunctionDecl *) { return false; }
+
+  const clang::SourceManager &SM;
+  const std::string Subject;
+
+private:
+  const std::string Consequence;
+  std::set<const clang::FunctionDecl *> Seen;
+  unsigned Depth = 0;
+};
 
 } // namespace forge::passes
 

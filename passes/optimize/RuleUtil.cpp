@@ -2,6 +2,7 @@
 #include "RuleUtil.h"
 #include "forge/Analysis/Allocations.h"
 #include "forge/Frontend/KernelFacts.h"
+#include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
@@ -712,6 +713,103 @@ bool isModified(const VarDecl *V, const Stmt *Body, const Stmt *Except) {
     return true;
   }
   return false;
+}
+
+std::optional<std::array<int64_t, 3>> constantDims(const Expr *E, ASTContext &Ctx) {
+  if (!E)
+    return std::nullopt;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+    return constantDims(M->getSubExpr(), Ctx);
+  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+    return constantDims(B->getSubExpr(), Ctx);
+  if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
+    return constantDims(F->getSubExpr(), Ctx);
+  if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
+    if (C->getNumArgs() == 1 && C->getArg(0)->getType()->isRecordType())
+      return constantDims(C->getArg(0), Ctx); // a copy
+    std::array<int64_t, 3> D{{1, 1, 1}};
+    for (unsigned I = 0; I < C->getNumArgs() && I < 3; ++I) {
+      if (isa<CXXDefaultArgExpr>(C->getArg(I)))
+        continue;
+      auto V = evaluateInt(C->getArg(I), Ctx);
+      if (!V)
+        return std::nullopt;
+      D[I] = *V;
+    }
+    return D;
+  }
+  if (const VarDecl *V = asVar(E); V && V->getType()->isRecordType() && V->getInit() &&
+                                      V->getType().isConstQualified())
+    return constantDims(V->getInit(), Ctx);
+  if (E->getType()->isIntegerType())
+    if (auto V = evaluateInt(E, Ctx))
+      return std::array<int64_t, 3>{{*V, 1, 1}};
+  return std::nullopt;
+}
+
+std::optional<LaunchSize> launchSize(const RuleInput &In) {
+  const agent::ProposalRequest &Req = In.Request;
+  if (const measure::LaunchSpec *Spec = Req.Spec) {
+    measure::ValueMap Values(Req.Tunables.begin(), Req.Tunables.end());
+    auto Env = Spec->environment(Values);
+    if (!Env) {
+      consumeError(Env.takeError());
+      return std::nullopt;
+    }
+    LaunchSize S;
+    static const char *const Dims[] = {"x", "y", "z"};
+    for (unsigned I = 0; I < 3; ++I)
+      for (bool Grid : {true, false}) {
+        auto It = Req.Geometry.find(std::string(Grid ? "grid." : "block.") + Dims[I]);
+        if (It == Req.Geometry.end())
+          continue;
+        auto X = measure::IntExpr::parse(It->second);
+        if (!X) {
+          consumeError(X.takeError());
+          return std::nullopt;
+        }
+        auto V = X->evaluate(*Env);
+        if (!V) {
+          consumeError(V.takeError());
+          return std::nullopt;
+        }
+        (Grid ? S.Grid : S.Block)[I] = *V;
+      }
+    S.Threads = S.Grid[0] * S.Grid[1] * S.Grid[2] * S.Block[0] * S.Block[1] * S.Block[2];
+    S.From = "the spec's launch";
+    return S;
+  }
+  for (const CUDAKernelCallExpr *L : launchesOf(In.Kernel, In.Ctx)) {
+    const CallExpr *Cfg = L->getConfig();
+    if (!Cfg || Cfg->getNumArgs() < 2)
+      continue;
+    auto G = constantDims(Cfg->getArg(0), In.Ctx), B = constantDims(Cfg->getArg(1), In.Ctx);
+    if (!G || !B)
+      continue;
+    LaunchSize S;
+    S.Grid = *G;
+    S.Block = *B;
+    S.Threads = (*G)[0] * (*G)[1] * (*G)[2] * (*B)[0] * (*B)[1] * (*B)[2];
+    S.From = "the launch at line " +
+             std::to_string(In.Ctx.getSourceManager().getPresumedLineNumber(L->getBeginLoc()));
+    return S;
+  }
+  return std::nullopt;
+}
+
+RuleOutcome proposeLaunch(const RuleInput &In, StringRef Rule, std::string Summary,
+                          std::string Rationale, agent::SpecChange Spec) {
+  if (Spec.empty())
+    return notApplicable("nothing to change");
+  agent::Proposal P;
+  P.Origin = ("expert:" + Rule).str();
+  P.Summary = std::move(Summary);
+  P.Rationale = std::move(Rationale);
+  P.Spec = std::move(Spec);
+  RuleOutcome O;
+  O.Proposals.push_back(std::move(P));
+  return O;
 }
 
 } // namespace forge::passes

@@ -155,6 +155,13 @@ RuleOutcome proposeEdits(const RuleInput &In, llvm::StringRef Rule, std::string 
                          std::string Rationale, llvm::ArrayRef<SourceEdit> Edits,
                          std::optional<agent::SpecChange> Spec = std::nullopt);
 
+/// The outcome of a rule that changes the launch alone (no edit of the
+/// source): one proposal with Origin "expert:<Rule>" and Spec, or
+/// NotApplicable when Spec changes nothing. The optimiser takes such a
+/// proposal from a built-in rule only (agent::Proposal::launchOnly).
+RuleOutcome proposeLaunch(const RuleInput &In, llvm::StringRef Rule, std::string Summary,
+                          std::string Rationale, agent::SpecChange Spec);
+
 /// Where a rule that replaces a kernel's body (the algorithm templates)
 /// writes: the start of the line that declares the kernel (what the body
 /// needs goes before it), the declaration's start and the body's braces,
@@ -187,6 +194,22 @@ struct RetunedLaunch {
   /// only launch, and nothing is written.
   bool SpecOnly = false;
 };
+
+/// The dimensions of a launch argument that is a compile-time constant (an
+/// integer, or a dim3 of constants).
+std::optional<std::array<int64_t, 3>> constantDims(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// The size of the launch a kernel runs with.
+struct LaunchSize {
+  int64_t Threads = 0;
+  std::array<int64_t, 3> Grid{{1, 1, 1}}, Block{{1, 1, 1}};
+  /// Where it comes from ("the spec's launch", "the launch at line 40").
+  std::string From;
+};
+/// The spec's geometry at the current values of its tunables, or the
+/// file's first launch of the kernel with a constant grid and block; none
+/// when neither is known.
+std::optional<LaunchSize> launchSize(const RuleInput &In);
 
 /// The current launch when its block Fits; otherwise the values of the
 /// spec's tunables closest to the current ones (fewest changed, then the
