@@ -72,6 +72,8 @@ Expected<std::vector<SourceEdit>> writeBackValues(const frontend::Toolchain &TC,
 
 /// Whether a proposal's blocks apply to Source (a rule bug otherwise).
 Error checkApplies(const agent::Proposal &P, StringRef File, StringRef Source) {
+  if (P.launchOnly())
+    return Error::success();
   auto Text = agent::applyEditText(P.Edits, File, Source, P.Origin);
   return Text ? Error::success() : Text.takeError();
 }

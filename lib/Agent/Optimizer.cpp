@@ -276,14 +276,17 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
   auto Fail = [&](Stage S, std::string Why) { return stage(Rec, S, false, Why); };
   auto Pass = [&](Stage S, std::string What) { stage(Rec, S, true, What); };
 
-  // New values of tunables alone, no edit (the tuner's best values of
-  // tunables only the spec holds, such as a capped grid's waves): the
-  // source stays, each value must be one the tunable declares, and the
-  // compile, the check and the timing judge the launch it makes.
-  if (StringRef(P.Edits).trim().empty() && P.Spec && !P.Spec->Values.empty() &&
-      P.Spec->Geometry.empty() && P.Spec->NewTunables.empty() &&
-      P.Spec->NewConstraints.empty()) {
-    Pass(Stage::Parse, "no edit: new values of the spec's tunables");
+  // A launch change alone, no edit: the tuner's best values of tunables
+  // only the spec holds (a capped grid's waves), or a built-in rule's new
+  // grid for a kernel correct for any grid (grid-fill). The source stays,
+  // each value must be one the tunable declares, the geometry change must
+  // be one applySpecChange allows, and the compile, the check and the
+  // timing judge the launch it makes. A model's reply must edit.
+  bool Geometry = P.Spec && (!P.Spec->Geometry.empty() || !P.Spec->NewTunables.empty() ||
+                             !P.Spec->NewConstraints.empty());
+  if (P.launchOnly() && (!Geometry || P.Trusted)) {
+    Pass(Stage::Parse, Geometry ? "no edit: a change of the launch"
+                                : "no edit: new values of the spec's tunables");
     Pass(Stage::Apply, "the source stays as it is");
     std::vector<std::string> Parts;
     for (const auto &[Name, Val] : P.Spec->Values) {
@@ -302,8 +305,12 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
     if (!S)
       return Fail(Stage::Contract, "the launch change is not allowed: " + toString(S.takeError()));
     C.Spec = *S;
-    Pass(Stage::Contract, "the source unchanged; the launch's values changed (" +
-                              join(Parts, ", ") + ")");
+    for (const auto &[F, T] : P.Spec->Geometry)
+      Parts.push_back(F + " = " + T);
+    for (const std::string &K : P.Spec->NewConstraints)
+      Parts.push_back("constraint " + K);
+    Pass(Stage::Contract, "the source unchanged; the launch changed (" + join(Parts, ", ") +
+                              ")" + (Geometry ? ": " + P.Spec->Justification : ""));
     C.Patched = Current.Source;
     C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), C.Patched);
     return true;

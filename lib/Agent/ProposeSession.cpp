@@ -152,10 +152,12 @@ Expected<ProposeResult> ProposeSession::run() {
     Step.Skipped = P.skipped();
     if (!Proposals->empty()) {
       Proposal &Pr = Proposals->front();
-      auto Next = applyEditText(Pr.Edits, O.File, R.Source, Pr.Origin);
-      if (!Next)
-        return makeError("{0}: {1}", Pr.Origin, toString(Next.takeError()));
-      R.Source = std::move(*Next);
+      if (!Pr.launchOnly()) {
+        auto Next = applyEditText(Pr.Edits, O.File, R.Source, Pr.Origin);
+        if (!Next)
+          return makeError("{0}: {1}", Pr.Origin, toString(Next.takeError()));
+        R.Source = std::move(*Next);
+      }
       if (Pr.Spec) {
         // Later rules see the spec as this proposal leaves it.
         for (const auto &[Field, Expr] : Pr.Spec->Geometry)

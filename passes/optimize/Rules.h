@@ -16,6 +16,7 @@ std::unique_ptr<ExpertRule> createUnrollRule();
 std::unique_ptr<ExpertRule> createLaunchBoundsRule();
 std::unique_ptr<ExpertRule> createVectorizeRule();
 std::unique_ptr<ExpertRule> createGridStrideRule();
+std::unique_ptr<ExpertRule> createGridFillRule();
 std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
 std::unique_ptr<ExpertRule> createHierarchicalReductionRule();
 std::unique_ptr<ExpertRule> createSmemStencilTilingRule();

@@ -114,6 +114,13 @@ struct Proposal {
   /// counts, the attempt count. Kept in the transcript, never the API key.
   std::string Prompt;
   uint64_t PromptTokens = 0, ReplyTokens = 0;
+
+  /// A change of the launch alone, with no edit of the source: the tuner's
+  /// values of spec-only tunables, or a rule's new grid for a kernel that
+  /// is correct for any grid (grid-fill).
+  bool launchOnly() const {
+    return llvm::StringRef(Edits).trim().empty() && Spec && !Spec->empty();
+  }
 };
 
 /// One earlier attempt and what became of it, for prompts and reports.
