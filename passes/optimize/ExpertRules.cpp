@@ -15,6 +15,8 @@ ArrayRef<RuleInfo> allExpertRules() {
       {"vectorize", "16-byte loads and stores where alignment and contiguity are shown",
        createVectorizeRule},
       {"grid-stride", "a grid-stride loop with a grid capped at a few waves", createGridStrideRule},
+      {"accumulator-promotion", "a memory element updated in every iteration of a loop kept in a register",
+       createAccumulatorPromotionRule},
       {"grid-fill", "a grid of a few waves for a grid-stride kernel launched with too few or too many blocks",
        createGridFillRule},
       {"warp-shuffle-reduction", "a shared-memory tree reduction's last steps as warp shuffles",
