@@ -18,10 +18,15 @@
 /// warp in shared memory (fewer steps still, but a float sum is
 /// re-associated).
 ///
+/// The tree is the kernel model's TreeReduction pattern (any loop spelling
+/// the loop analysis reads, indices compared as forms); the rule checks
+/// only what its rewrite needs beyond it (docs/passes/warp-shuffle-reduction.md).
+///
 //===----------------------------------------------------------------------===//
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
+#include "forge/Analysis/KernelModel.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
@@ -33,17 +38,28 @@
 
 using namespace clang;
 using namespace llvm;
+namespace an = forge::analysis;
 
 namespace forge::passes {
 namespace {
 
 /// The parts of a recognised tree reduction.
 struct Tree {
-  const ForStmt *Loop = nullptr;
+  const Stmt *Loop = nullptr;      ///< a for or while loop
+  const Expr *Cond = nullptr;      ///< its condition
   const VarDecl *Stride = nullptr; ///< s
-  const Expr *Size = nullptr;      ///< N in `s = N / 2`
+  /// The number of elements the tree reduces: N in `s = N / 2` (or `s < N`
+  /// for the interleaved one), when the source spells it; SizeValue when
+  /// only its value is known (`s = 128`: 256).
+  const Expr *Size = nullptr;
+  std::optional<int64_t> SizeValue;
+  /// The declaration of s before a while loop (`int s = blockDim.x / 2;`).
+  const DeclStmt *StrideDecl = nullptr;
   const VarDecl *Shared = nullptr; ///< sdata
-  const VarDecl *TidVar = nullptr; ///< tid, or null for threadIdx.x itself
+  /// threadIdx.x as a form, and how the tree's index spells it ("tid",
+  /// "threadIdx.x").
+  an::IndexForm TidForm;
+  std::string Tid;
   /// `+` and friends, or a call (`fmaxf`).
   BinaryOperatorKind Op = BO_Add;
   std::string Callee;
@@ -80,151 +96,111 @@ bool isAssociativeCall(StringRef Name) {
       .Default(false);
 }
 
+/// A tree reduction from the kernel model's TreeReduction pattern (a loop
+/// whose stride s is halved or doubled, with __syncthreads() in it, in
+/// which the shared element at threadIdx.x combines the one at threadIdx.x
+/// + s, whatever the spelling), and the checks the rewrite needs beyond it:
+/// the body is the guarded step and the barrier, the guard is `tid < s` (or
+/// `tid % (2 * s) == 0`), the operator is associative.
 class TreeMatcher {
 public:
-  TreeMatcher(const RuleInput &In) : In(In), Ctx(In.Ctx) {}
-
-  /// Loop as a tree reduction; otherwise Why says what differs.
-  std::optional<Tree> match(const ForStmt *Loop, std::string &Why) {
-    Tree T;
-    T.Loop = Loop;
-    auto Fail = [&](std::string W) -> std::optional<Tree> {
-      Why = std::move(W);
-      return std::nullopt;
-    };
-    // for (s = N / 2; ...)
-    const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit());
-    if (!DS || !DS->isSingleDecl())
-      return Fail("the loop does not declare its stride");
-    T.Stride = dyn_cast<VarDecl>(DS->getSingleDecl());
-    if (!T.Stride || !T.Stride->getType()->isIntegerType() || !T.Stride->getInit())
-      return Fail("the loop's stride is not an initialised integer");
-    if (evaluateInt(T.Stride->getInit(), Ctx) == 1)
-      return matchInterleaved(T, Why);
-    const auto *Half = dyn_cast<BinaryOperator>(stripCasts(T.Stride->getInit()));
-    if (!Half || !((Half->getOpcode() == BO_Div && evaluateInt(Half->getRHS(), Ctx) == 2) ||
-                   (Half->getOpcode() == BO_Shr && evaluateInt(Half->getRHS(), Ctx) == 1)))
-      return Fail("the stride does not start at half the block ('s = N / 2')");
-    T.Size = Half->getLHS()->IgnoreParens();
-    // s > 0
-    const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-        Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
-    bool CondOk = false;
-    if (Cond) {
-      auto L = asVar(Cond->getLHS()), R = asVar(Cond->getRHS());
-      auto LV = evaluateInt(Cond->getLHS(), Ctx), RV = evaluateInt(Cond->getRHS(), Ctx);
-      BinaryOperatorKind Op = Cond->getOpcode();
-      CondOk = (L == T.Stride && ((Op == BO_GT && RV == 0) || (Op == BO_GE && RV == 1) ||
-                                  (Op == BO_NE && RV == 0))) ||
-               (R == T.Stride && ((Op == BO_LT && LV == 0) || (Op == BO_LE && LV == 1) ||
-                                  (Op == BO_NE && LV == 0)));
-    }
-    if (!CondOk)
-      return Fail("the loop does not run while 's > 0'");
-    // s >>= 1, s /= 2, s = s >> 1, s = s / 2
-    bool Halves = false;
-    if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc())) {
-      Halves = asVar(CA->getLHS()) == T.Stride &&
-               ((CA->getOpcode() == BO_ShrAssign && evaluateInt(CA->getRHS(), Ctx) == 1) ||
-                (CA->getOpcode() == BO_DivAssign && evaluateInt(CA->getRHS(), Ctx) == 2));
-    } else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Loop->getInc())) {
-      const auto *R = dyn_cast<BinaryOperator>(stripCasts(A->getRHS()));
-      Halves = A->getOpcode() == BO_Assign && asVar(A->getLHS()) == T.Stride && R &&
-               asVar(R->getLHS()) == T.Stride &&
-               ((R->getOpcode() == BO_Shr && evaluateInt(R->getRHS(), Ctx) == 1) ||
-                (R->getOpcode() == BO_Div && evaluateInt(R->getRHS(), Ctx) == 2));
-    }
-    if (!Halves)
-      return Fail("the loop does not halve its stride ('s >>= 1' or 's /= 2')");
-    if (isModified(T.Stride, Loop->getBody()))
-      return Fail("the loop body assigns its stride");
-    // { if (tid < s) <update>; __syncthreads(); }
-    const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
-    if (!Body || Body->size() != 2 || !isSyncthreads(Body->body_back()))
-      return Fail("the loop body is not 'if (tid < s) ...; __syncthreads();'");
-    const auto *If = dyn_cast<IfStmt>(Body->body_front());
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-      return Fail("the loop body is not 'if (tid < s) ...; __syncthreads();'");
-    const auto *Lt = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
-    const Expr *Tid = nullptr;
-    if (Lt && Lt->getOpcode() == BO_LT && asVar(Lt->getRHS()) == T.Stride)
-      Tid = Lt->getLHS();
-    else if (Lt && Lt->getOpcode() == BO_GT && asVar(Lt->getLHS()) == T.Stride)
-      Tid = Lt->getRHS();
-    if (!Tid || !setTid(T, Tid))
-      return Fail("the step is not guarded by 'tid < s' with tid = threadIdx.x");
-    return matchUpdate(T, If->getThen(), Why);
+  TreeMatcher(const RuleInput &In, an::KernelModel &M) : In(In), Ctx(In.Ctx), M(M) {
+    TidForm = an::IndexForm::atom(M.atoms().builtin("threadIdx", 'x'));
   }
 
-  /// `for (s = 1; s < N; s *= 2) { if (tid % (2 * s) == 0) <update>;
-  /// __syncthreads(); }`, the guard also `(tid & (2 * s - 1)) == 0` or
-  /// `!(tid % (2 * s))`, 2 * s also `s * 2`, `s << 1`, `s + s`.
-  std::optional<Tree> matchInterleaved(Tree &T, std::string &Why) {
-    const ForStmt *Loop = T.Loop;
+  std::optional<Tree> match(const an::Pattern &P, std::string &Why) {
+    Tree T;
     auto Fail = [&](std::string W) -> std::optional<Tree> {
-      Why = "interleaved addressing: " + W;
+      Why = (T.Interleaved ? "interleaved addressing: " : "") + W;
       return std::nullopt;
     };
-    T.Interleaved = true;
-    const VarDecl *S = T.Stride;
-    const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-        Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
-    if (Cond && Cond->getOpcode() == BO_LT && asVar(Cond->getLHS()) == S)
-      T.Size = Cond->getRHS()->IgnoreParenImpCasts();
-    else if (Cond && Cond->getOpcode() == BO_GT && asVar(Cond->getRHS()) == S)
-      T.Size = Cond->getLHS()->IgnoreParenImpCasts();
-    else
-      return Fail("the loop does not run while 's < N'");
-    auto IsS = [&](const Expr *E) { return asVar(E) == S; };
-    auto IsTwoS = [&](const Expr *E) {
-      const auto *B = dyn_cast<BinaryOperator>(stripCasts(E));
-      if (!B)
-        return false;
-      if (B->getOpcode() == BO_Mul)
-        return (IsS(B->getLHS()) && evaluateInt(B->getRHS(), Ctx) == 2) ||
-               (IsS(B->getRHS()) && evaluateInt(B->getLHS(), Ctx) == 2);
-      if (B->getOpcode() == BO_Shl)
-        return IsS(B->getLHS()) && evaluateInt(B->getRHS(), Ctx) == 1;
-      return B->getOpcode() == BO_Add && IsS(B->getLHS()) && IsS(B->getRHS());
-    };
-    // s *= 2, s <<= 1, s += s, s = 2 * s
-    bool Doubles = false;
-    if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc()))
-      Doubles = IsS(CA->getLHS()) &&
-                ((CA->getOpcode() == BO_MulAssign && evaluateInt(CA->getRHS(), Ctx) == 2) ||
-                 (CA->getOpcode() == BO_ShlAssign && evaluateInt(CA->getRHS(), Ctx) == 1) ||
-                 (CA->getOpcode() == BO_AddAssign && IsS(CA->getRHS())));
-    else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Loop->getInc()))
-      Doubles = A->getOpcode() == BO_Assign && IsS(A->getLHS()) && IsTwoS(A->getRHS());
-    if (!Doubles)
-      return Fail("the loop does not double its stride ('s *= 2' or 's <<= 1')");
-    if (isModified(S, Loop->getBody()))
-      return Fail("the loop body assigns its stride");
-    const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
-    const auto *If = Body && Body->size() == 2 && isSyncthreads(Body->body_back())
-                         ? dyn_cast<IfStmt>(Body->body_front())
-                         : nullptr;
+    const an::Loop &L = M.Loops[P.Loops.front()];
+    const an::Access &W = M.Accesses[P.Accesses[0]];
+    CurStride = L.IV;
+    T.Loop = L.S;
+    T.Stride = L.IV;
+    T.Interleaved = L.Factor > 0;
+    T.TidForm = TidForm;
+    if (!T.Loop || !T.Stride)
+      return Fail("the loop has no statement or no stride variable");
+    if (L.Factor != 2 && L.Factor != -2)
+      return Fail("the stride is not halved or doubled ('s >>= 1', 's /= 2', 's *= 2')");
+    const Stmt *LoopBody = nullptr;
+    if (const auto *F = dyn_cast<ForStmt>(T.Loop)) {
+      T.Cond = F->getCond();
+      LoopBody = F->getBody();
+    } else if (const auto *Wh = dyn_cast<WhileStmt>(T.Loop)) {
+      T.Cond = Wh->getCond();
+      LoopBody = Wh->getBody();
+    } else {
+      return Fail("the loop is not a for or a while loop");
+    }
+    T.Shared = dyn_cast_or_null<VarDecl>(W.Base);
+    if (!T.Shared || !T.Shared->hasAttr<CUDASharedAttr>())
+      return Fail("the step does not assign an element of a __shared__ array");
+    // The element each thread owns: sdata[threadIdx.x], through a local
+    // that keeps its value.
+    if (W.Index != TidForm)
+      return Fail("the step assigns '" + W.Text + "', which is not at threadIdx.x");
+    const auto *WE = dyn_cast_or_null<ArraySubscriptExpr>(W.E);
+    if (!WE)
+      return Fail("the step does not assign 'sdata[tid]'");
+    const Expr *TidE = stripCasts(WE->getIdx());
+    if (const VarDecl *V = asVar(TidE)) {
+      if (!V->hasLocalStorage() || isModified(V, In.Kernel.getBody()))
+        return Fail("'" + V->getNameAsString() + "' is assigned in the kernel");
+      T.Tid = V->getNameAsString();
+    } else if (isCudaBuiltin(TidE, "threadIdx", 'x')) {
+      T.Tid = "threadIdx.x";
+    } else {
+      return Fail("the step's index '" + textOf(WE->getIdx(), Ctx) +
+                  "' is neither threadIdx.x nor a local that holds it");
+    }
+
+    // { if (guard) <update>; __syncthreads(); [the stride's step] }
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(LoopBody);
+    std::vector<const Stmt *> Rest;
+    if (Body)
+      for (const Stmt *X : Body->body())
+        if (!isa<NullStmt>(X) && !(isa<WhileStmt>(T.Loop) && X == Body->body_back() &&
+                                   isModified(T.Stride, X)))
+          Rest.push_back(X);
+    const auto *If = Rest.size() == 2 && isSyncthreads(Rest[1]) ? dyn_cast<IfStmt>(Rest[0]) : nullptr;
+    std::string Shape = T.Interleaved ? "'if (tid % (2 * s) == 0) ...; __syncthreads();'"
+                                      : "'if (tid < s) ...; __syncthreads();'";
     if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-      return Fail("the loop body is not 'if (tid % (2 * s) == 0) ...; __syncthreads();'");
-    // The guard: the thread is a multiple of 2 * s.
-    const Expr *C = If->getCond()->IgnoreParenImpCasts();
-    const Expr *Low = nullptr; // tid % (2 * s), or tid & (2 * s - 1)
-    if (const auto *Eq = dyn_cast<BinaryOperator>(C); Eq && Eq->getOpcode() == BO_EQ)
-      Low = evaluateInt(Eq->getRHS(), Ctx) == 0   ? Eq->getLHS()
-            : evaluateInt(Eq->getLHS(), Ctx) == 0 ? Eq->getRHS()
-                                                  : nullptr;
-    else if (const auto *Not = dyn_cast<UnaryOperator>(C); Not && Not->getOpcode() == UO_LNot)
-      Low = Not->getSubExpr();
-    const auto *M = Low ? dyn_cast<BinaryOperator>(stripCasts(Low)) : nullptr;
-    bool Multiple = false;
-    if (M && M->getOpcode() == BO_Rem && setTid(T, M->getLHS()))
-      Multiple = IsTwoS(M->getRHS());
-    else if (M && M->getOpcode() == BO_And && setTid(T, M->getLHS()))
-      if (const auto *Sub = dyn_cast<BinaryOperator>(stripCasts(M->getRHS())))
-        Multiple = Sub->getOpcode() == BO_Sub && IsTwoS(Sub->getLHS()) &&
-                   evaluateInt(Sub->getRHS(), Ctx) == 1;
-    if (!Multiple)
-      return Fail("the step is not guarded by 'tid % (2 * s) == 0' with tid = threadIdx.x");
+      return Fail("the loop body is not " + Shape);
+    if (isModified(T.Stride, If))
+      return Fail("the loop body assigns its stride");
+
+    if (T.Interleaved) {
+      // for (s = 1; s < N; s *= 2)
+      if (!L.Start || L.Start->constantValue() != 1)
+        return Fail("the stride does not start at 1");
+      T.Size = boundExpr(T.Cond);
+      if (L.Cmp != an::CmpOp::LT || !T.Size)
+        return Fail("the loop does not run while 's < N'");
+      if (!interleavedGuard(If->getCond()))
+        return Fail("the step is not guarded by 'tid % (2 * s) == 0' with tid = threadIdx.x");
+    } else {
+      // while s > 0 (s >= 1, s != 0), from N / 2
+      auto B = L.Bound ? L.Bound->constantValue() : std::nullopt;
+      bool Runs = (B && ((L.Cmp == an::CmpOp::GT && *B == 0) ||
+                         (L.Cmp == an::CmpOp::GE && *B == 1) ||
+                         (L.Cmp == an::CmpOp::NE && *B == 0))) ||
+                  (!L.Bound && T.Cond && asVar(T.Cond) == T.Stride); // `s` itself
+      if (!Runs)
+        return Fail("the loop does not run while 's > 0'");
+      if (std::string W = startSize(T, L); !W.empty())
+        return Fail(W);
+      const auto *Lt = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+      bool Guard = Lt && ((Lt->getOpcode() == BO_LT && isTid(Lt->getLHS()) &&
+                           asVar(Lt->getRHS()) == T.Stride) ||
+                          (Lt->getOpcode() == BO_GT && isTid(Lt->getRHS()) &&
+                           asVar(Lt->getLHS()) == T.Stride));
+      if (!Guard)
+        return Fail("the step is not guarded by 'tid < s' with tid = threadIdx.x");
+    }
     return matchUpdate(T, If->getThen(), Why);
   }
 
@@ -276,66 +252,105 @@ public:
     return T;
   }
 
-  /// tid is threadIdx.x, or a variable initialised from it and never
-  /// assigned.
-  bool setTid(Tree &T, const Expr *E) {
-    if (isCudaBuiltin(stripCasts(E), "threadIdx", 'x')) {
-      T.TidVar = nullptr;
-      return true;
-    }
-    const VarDecl *V = asVar(E);
-    if (!V || !V->hasLocalStorage() || !V->getInit() ||
-        !isCudaBuiltin(stripCasts(V->getInit()), "threadIdx", 'x') ||
-        isModified(V, In.Kernel.getBody()))
-      return false;
-    T.TidVar = V;
-    return true;
-  }
+  /// E's value is threadIdx.x (the model's form of it).
+  bool isTid(const Expr *E) { return E && M.formOf(E) == TidForm; }
 
-  bool isTid(const Tree &T, const Expr *E) const {
-    return T.TidVar ? asVar(E) == T.TidVar : isCudaBuiltin(stripCasts(E), "threadIdx", 'x');
-  }
-
-  /// E is sdata[tid] (Plus false) or sdata[tid + s] / sdata[s + tid].
-  bool isElement(Tree &T, const Expr *E, bool Plus) {
+  /// E is an element of the tree's array at threadIdx.x (Plus false) or at
+  /// threadIdx.x + s, by the model's index forms (any spelling).
+  bool isElement(const Tree &T, const Expr *E, bool Plus) {
     const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
-    if (!AS)
+    const an::Access *A = AS ? M.accessAt(AS) : nullptr;
+    if (!A || A->Base != T.Shared)
       return false;
-    const VarDecl *Arr = asVar(AS->getBase()->IgnoreParenImpCasts());
-    if (!Arr || !Arr->hasAttr<CUDASharedAttr>() || (T.Shared && Arr != T.Shared))
-      return false;
-    const Expr *Idx = AS->getIdx();
-    bool Ok = false;
-    if (!Plus) {
-      Ok = isTid(T, Idx);
-    } else if (const auto *Add = dyn_cast<BinaryOperator>(stripCasts(Idx));
-               Add && Add->getOpcode() == BO_Add) {
-      Ok = (isTid(T, Add->getLHS()) && asVar(Add->getRHS()) == T.Stride) ||
-           (isTid(T, Add->getRHS()) && asVar(Add->getLHS()) == T.Stride);
+    const an::Loop *L = M.loopOf(T.Stride);
+    an::IndexForm Want = TidForm;
+    if (Plus)
+      Want = Want + (L ? an::IndexForm::atom(L->VarAtom) : M.formOf(AS->getIdx()));
+    return A->Index == Want;
+  }
+
+private:
+  /// The other side of `s < N` (or `N > s`).
+  const Expr *boundExpr(const Expr *Cond) {
+    const auto *C = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()) : nullptr;
+    if (C && C->getOpcode() == BO_LT && asVar(C->getLHS()) == Stride())
+      return C->getRHS()->IgnoreParenImpCasts();
+    if (C && C->getOpcode() == BO_GT && asVar(C->getRHS()) == Stride())
+      return C->getLHS()->IgnoreParenImpCasts();
+    return nullptr;
+  }
+  const VarDecl *Stride() const { return CurStride; }
+
+  /// The halving tree's size from the stride's first value: N of `N / 2`
+  /// or `N >> 1`, or twice a constant.
+  std::string startSize(Tree &T, const an::Loop &L) {
+    const Expr *Start = nullptr;
+    if (const auto *F = dyn_cast<ForStmt>(T.Loop)) {
+      if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+          DS && DS->isSingleDecl() && DS->getSingleDecl() == T.Stride)
+        Start = T.Stride->getInit();
+      else if (const auto *A = dyn_cast_or_null<BinaryOperator>(F->getInit());
+               A && A->getOpcode() == BO_Assign && asVar(A->getLHS()) == T.Stride)
+        Start = A->getRHS();
     }
-    if (Ok)
-      T.Shared = Arr;
-    return Ok;
+    if (!Start && T.Stride->getInit() && !isModified(T.Stride, In.Kernel.getBody(), T.Loop)) {
+      Start = T.Stride->getInit();
+      T.StrideDecl = dyn_cast_or_null<DeclStmt>(parentStmt(T.Stride->getInit(), Ctx));
+    }
+    if (Start) {
+      const auto *Half = dyn_cast<BinaryOperator>(stripCasts(Start));
+      if (Half && ((Half->getOpcode() == BO_Div && evaluateInt(Half->getRHS(), Ctx) == 2) ||
+                   (Half->getOpcode() == BO_Shr && evaluateInt(Half->getRHS(), Ctx) == 1))) {
+        T.Size = Half->getLHS()->IgnoreParens();
+        return "";
+      }
+    }
+    if (auto V = L.Start ? L.Start->constantValue() : std::nullopt) {
+      T.SizeValue = 2 * *V;
+      return "";
+    }
+    return "the stride does not start at half the block ('s = N / 2')";
+  }
+
+  /// `tid % (2 * s) == 0`, `(tid & (2 * s - 1)) == 0` or `!(tid % (2 * s))`;
+  /// 2 * s also `s * 2`, `s << 1`, `s + s`.
+  bool interleavedGuard(const Expr *Cond) {
+    auto IsS = [&](const Expr *E) { return asVar(E) == CurStride; };
+    auto IsTwoS = [&](const Expr *E) {
+      const auto *B = dyn_cast<BinaryOperator>(stripCasts(E));
+      if (!B)
+        return false;
+      if (B->getOpcode() == BO_Mul)
+        return (IsS(B->getLHS()) && evaluateInt(B->getRHS(), Ctx) == 2) ||
+               (IsS(B->getRHS()) && evaluateInt(B->getLHS(), Ctx) == 2);
+      if (B->getOpcode() == BO_Shl)
+        return IsS(B->getLHS()) && evaluateInt(B->getRHS(), Ctx) == 1;
+      return B->getOpcode() == BO_Add && IsS(B->getLHS()) && IsS(B->getRHS());
+    };
+    const Expr *C = Cond->IgnoreParenImpCasts();
+    const Expr *Low = nullptr; // tid % (2 * s), or tid & (2 * s - 1)
+    if (const auto *Eq = dyn_cast<BinaryOperator>(C); Eq && Eq->getOpcode() == BO_EQ)
+      Low = evaluateInt(Eq->getRHS(), Ctx) == 0   ? Eq->getLHS()
+            : evaluateInt(Eq->getLHS(), Ctx) == 0 ? Eq->getRHS()
+                                                  : nullptr;
+    else if (const auto *Not = dyn_cast<UnaryOperator>(C); Not && Not->getOpcode() == UO_LNot)
+      Low = Not->getSubExpr();
+    const auto *Mo = Low ? dyn_cast<BinaryOperator>(stripCasts(Low)) : nullptr;
+    if (Mo && Mo->getOpcode() == BO_Rem && isTid(Mo->getLHS()))
+      return IsTwoS(Mo->getRHS());
+    if (Mo && Mo->getOpcode() == BO_And && isTid(Mo->getLHS()))
+      if (const auto *Sub = dyn_cast<BinaryOperator>(stripCasts(Mo->getRHS())))
+        return Sub->getOpcode() == BO_Sub && IsTwoS(Sub->getLHS()) &&
+               evaluateInt(Sub->getRHS(), Ctx) == 1;
+    return false;
   }
 
 private:
   const RuleInput &In;
   ASTContext &Ctx;
-};
-
-/// The for loops of a body with their enclosing compound statement.
-class LoopFinder : public DynamicRecursiveASTVisitor {
-public:
-  std::vector<std::tuple<const ForStmt *, const CompoundStmt *, unsigned>> Loops;
-  bool VisitCompoundStmt(CompoundStmt *CS) override {
-    unsigned I = 0;
-    for (const Stmt *S : CS->body()) {
-      if (const auto *F = dyn_cast<ForStmt>(S))
-        Loops.emplace_back(F, CS, I);
-      ++I;
-    }
-    return true;
-  }
+  an::KernelModel &M;
+  an::IndexForm TidForm;
+  const VarDecl *CurStride = nullptr;
 };
 
 /// The references to V in Body that begin after Loc.
@@ -376,6 +391,8 @@ private:
 Expected<std::vector<int64_t>> WarpShuffleReductionRule::blockSizes(const RuleInput &In,
                                                                    const Tree &T) {
   const agent::ProposalRequest &Req = In.Request;
+  if (T.SizeValue)
+    return std::vector<int64_t>{*T.SizeValue};
   if (isCudaBuiltin(stripCasts(T.Size), "blockDim", 'x')) {
     if (Req.Block && ((*Req.Block)[1] != 1 || (*Req.Block)[2] != 1))
       return createStringError("the block is %lldx%lldx%lld, but the tree runs over threadIdx.x",
@@ -394,24 +411,34 @@ Expected<std::vector<int64_t>> WarpShuffleReductionRule::blockSizes(const RuleIn
     return createStringError("the tree's size '%s' is neither blockDim.x nor a compile-time "
                              "constant",
                              textOf(T.Size, In.Ctx).c_str());
-  // A template parameter: every instantiation's value.
+  // A template parameter: every instantiation's value, read where the
+  // instantiated loop (or the stride's declaration) spells it.
+  auto HalfOf = [&](const Expr *Init) -> std::optional<int64_t> {
+    const auto *Half = Init ? dyn_cast<BinaryOperator>(stripCasts(Init)) : nullptr;
+    return Half ? evaluateInt(Half->getLHS(), In.Ctx) : std::nullopt;
+  };
   std::vector<int64_t> Sizes;
   for (const FunctionDecl *Inst : instantiationsOf(In.Kernel)) {
-    const auto *F = dyn_cast_or_null<ForStmt>(instantiatedStmt(T.Loop, *Inst));
+    const Stmt *Loop = instantiatedStmt(T.Loop, *Inst);
+    const Expr *Cond = nullptr;
+    if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
+      Cond = F->getCond();
+    else if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
+      Cond = W->getCond();
     if (T.Interleaved) {
-      const auto *C = F && F->getCond()
-                          ? dyn_cast<BinaryOperator>(F->getCond()->IgnoreParenImpCasts())
-                          : nullptr;
+      const auto *C = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()) : nullptr;
       if (auto V = C ? evaluateInt(C->getOpcode() == BO_LT ? C->getRHS() : C->getLHS(), In.Ctx)
                      : std::nullopt)
         Sizes.push_back(*V);
       continue;
     }
-    const auto *DS = F ? dyn_cast_or_null<DeclStmt>(F->getInit()) : nullptr;
+    const DeclStmt *DS = nullptr;
+    if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
+      DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+    else if (T.StrideDecl)
+      DS = dyn_cast_or_null<DeclStmt>(instantiatedStmt(T.StrideDecl, *Inst));
     const auto *VD = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
-    const auto *Half = VD && VD->getInit() ? dyn_cast<BinaryOperator>(stripCasts(VD->getInit()))
-                                           : nullptr;
-    if (auto V = Half ? evaluateInt(Half->getLHS(), In.Ctx) : std::nullopt)
+    if (auto V = HalfOf(VD ? VD->getInit() : nullptr))
       Sizes.push_back(*V);
   }
   if (Sizes.empty() && Req.BlockThreads)
@@ -476,33 +503,48 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
   ASTContext &Ctx = In.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
 
-  LoopFinder Finder;
-  Finder.TraverseStmt(const_cast<CompoundStmt *>(Body));
-  TreeMatcher Matcher(In);
+  const agent::ProposalRequest &Req = In.Request;
+  an::AnalysisOptions Opts;
+  if (Req.Block)
+    Opts.Block = *Req.Block;
+  auto MX = an::analyzeKernel(Ctx, In.Kernel, Opts);
+  if (!MX)
+    return notApplicable(toString(MX.takeError()));
+  an::KernelModel &M = *MX;
+
+  // The model's block tree reductions, each checked for the rewrite.
+  TreeMatcher Matcher(In, M);
   std::optional<Tree> Found;
   std::string Why;
-  for (auto [Loop, Parent, Index] : Finder.Loops) {
+  for (const an::Pattern *P : M.patterns(an::PatternKind::TreeReduction)) {
     std::string W;
-    auto T = Matcher.match(Loop, W);
+    auto T = Matcher.match(*P, W);
     if (!T) {
-      // Say why the first loop with a __syncthreads() is not a tree.
-      if (Why.empty() && callsSyncthreads(Loop->getBody()))
-        Why = formatv("the loop at line {0} is not one: {1}",
-                      SM.getPresumedLineNumber(Loop->getBeginLoc()), W)
+      if (Why.empty())
+        Why = formatv("the loop at line {0} is not one: {1}", P->Loc.Line, W).str();
+      continue;
+    }
+    // Where the loop stands in its block (the statements around it).
+    T->Parent = dyn_cast_or_null<CompoundStmt>(parentStmt(T->Loop, Ctx));
+    if (!T->Parent) {
+      if (Why.empty())
+        Why = formatv("the loop at line {0} is not one: it is not a statement of a block",
+                      P->Loc.Line)
                   .str();
       continue;
     }
-    T->Parent = Parent;
-    T->Index = Index;
+    T->Index = unsigned(std::find(T->Parent->body_begin(), T->Parent->body_end(), T->Loop) -
+                        T->Parent->body_begin());
     Found = T;
     break;
   }
   if (!Found)
     return notApplicable(
-        "no shared-memory tree reduction ('for (s = N / 2; s > 0; s >>= 1) { if (tid < s) "
-        "sdata[tid] += sdata[tid + s]; __syncthreads(); }', or interleaved: 'for (s = 1; s < "
-        "N; s *= 2) { if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s]; "
-        "__syncthreads(); }')" +
+        "no shared-memory tree reduction (the kernel model's pattern: a loop over a halving "
+        "stride s, or a doubling one with interleaved addressing, with __syncthreads() in it, "
+        "in which sdata[tid] combines sdata[tid + s]: 'for (s = N / 2; s > 0; s >>= 1) { if "
+        "(tid < s) sdata[tid] += sdata[tid + s]; __syncthreads(); }', 'while (s != 0) { ...; "
+        "s /= 2; }', 'for (s = 1; s < N; s *= 2) { if (tid % (2 * s) == 0) ... }')" +
         (Why.empty() ? std::string(" in the kernel") : "; " + Why));
   Tree &T = *Found;
 
@@ -553,10 +595,10 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
       const Expr *C = If->getCond()->IgnoreParenImpCasts();
       bool IsLane0 = false;
       if (const auto *Eq = dyn_cast<BinaryOperator>(C); Eq && Eq->getOpcode() == BO_EQ)
-        IsLane0 = (Matcher.isTid(T, Eq->getLHS()) && evaluateInt(Eq->getRHS(), Ctx) == 0) ||
-                  (Matcher.isTid(T, Eq->getRHS()) && evaluateInt(Eq->getLHS(), Ctx) == 0);
+        IsLane0 = (Matcher.isTid(Eq->getLHS()) && evaluateInt(Eq->getRHS(), Ctx) == 0) ||
+                  (Matcher.isTid(Eq->getRHS()) && evaluateInt(Eq->getLHS(), Ctx) == 0);
       else if (const auto *Not = dyn_cast<UnaryOperator>(C); Not && Not->getOpcode() == UO_LNot)
-        IsLane0 = Matcher.isTid(T, Not->getSubExpr());
+        IsLane0 = Matcher.isTid(Not->getSubExpr());
       bool LaterUse = llvm::any_of(Later, [&](const DeclRefExpr *R) {
         return SM.isBeforeInTranslationUnit(If->getEndLoc(), R->getBeginLoc());
       });
@@ -569,9 +611,9 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
   std::set<std::string> Taken;
   std::string V = freshName("val", In.Kernel, Taken);
   std::string Off = freshName("offset", In.Kernel, Taken);
-  std::string Tid = T.TidVar ? T.TidVar->getNameAsString() : "threadIdx.x";
+  std::string Tid = T.Tid;
   std::string SD = T.Shared->getNameAsString();
-  std::string SizeText = textOf(T.Size, Ctx);
+  std::string SizeText = T.SizeValue ? std::to_string(*T.SizeValue) : textOf(T.Size, Ctx);
   if (SizeText.empty())
     return notApplicable("the tree's size is written inside a macro");
   auto Combine = [&](const std::string &Self, const std::string &Other) {
@@ -586,7 +628,7 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
     return V + " = " + Combine(V, Other) + ";";
   };
   std::string Shfl = "__shfl_down_sync(0xffffffff, " + V + ", " + Off + ")";
-  bool SizeIsConstant = !isCudaBuiltin(stripCasts(T.Size), "blockDim", 'x');
+  bool SizeIsConstant = T.SizeValue || !isCudaBuiltin(stripCasts(T.Size), "blockDim", 'x');
   std::string Assert =
       SizeIsConstant ? "static_assert((" + SizeText + ") >= 64 && ((" + SizeText + ") & ((" +
                            SizeText +
@@ -644,7 +686,7 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
   // sequential tree only: an interleaved one keeps other pairs).
   if (!T.Interleaved) {
     EditCollector E(In);
-    E.replace(T.Loop->getCond()->getSourceRange(), T.Stride->getNameAsString() + " > 32");
+    E.replace(T.Cond->getSourceRange(), T.Stride->getNameAsString() + " > 32");
     std::string Warp;
     Warp += "if (" + Tid + " < 32) {\n";
     Warp += I1 + "// warp-shuffle-reduction: steps s = 32 .. 1 in the first warp, in registers.\n";
@@ -688,8 +730,15 @@ RuleOutcome WarpShuffleReductionRule::propose(const RuleInput &In) {
   // 2. Warp-first: when the loop is preceded by `sdata[tid] = e;
   // __syncthreads();`, every warp reduces its values with shuffles and
   // shared memory holds one partial per warp.
-  if (T.Index >= 2 && isSyncthreads(T.Parent->body_begin()[T.Index - 1])) {
-    const auto *Store = dyn_cast<BinaryOperator>(T.Parent->body_begin()[T.Index - 2]);
+  // The declaration of a while loop's stride may stand between the barrier
+  // and the loop; the rewrite replaces it too, so nothing after may use it.
+  unsigned Before = T.Index;
+  if (Before >= 1 && T.StrideDecl && T.Parent->body_begin()[Before - 1] == T.StrideDecl &&
+      T.StrideDecl->isSingleDecl() &&
+      refsAfter(Body, T.Stride, T.Loop->getEndLoc(), SM).empty())
+    --Before;
+  if (Before >= 2 && isSyncthreads(T.Parent->body_begin()[Before - 1])) {
+    const auto *Store = dyn_cast<BinaryOperator>(T.Parent->body_begin()[Before - 2]);
     if (Store && Store->getOpcode() == BO_Assign && Matcher.isElement(T, Store->getLHS(), false) &&
         !references(Store->getRHS(), T.Shared)) {
       auto ValueText = textWithReplacements(Store->getRHS(), Ctx, {});

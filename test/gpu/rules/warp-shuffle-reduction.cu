@@ -7,6 +7,8 @@
 // stride doubling from 1, `tid % (2 * s) == 0` and a mask test), whose only
 // rewrite is warp-first: a float sum over an extern array (blocks of 256
 // and 1024, within rounding) and an integer max over 512 threads (exact).
+// And the book's dot product (while loops, the stride declared before the
+// tree), found through the kernel model: both rewrites, 32 and 300 blocks.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/reduce_tree_sum.cu --kernel reduce_tree_sum --block 256 --rules=warp-shuffle-reduction --format=json > %t.d/sum.json
@@ -18,6 +20,9 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/max.json 1 %S/../Inputs/rules/reduce_tree_max.cu > %t.d/reduce_tree_max.v2.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/int.json 0 %S/../Inputs/rules/reduce_tree_int.cu > %t.d/reduce_tree_int.v1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/int.json 1 %S/../Inputs/rules/reduce_tree_int.cu > %t.d/reduce_tree_int.v2.cu
+// RUN: forge-port propose %S/../Inputs/rules/reduce_tree_while.cu --kernel reduce_tree_while --block 256 --rules=warp-shuffle-reduction --format=json > %t.d/while.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/while.json 0 %S/../Inputs/rules/reduce_tree_while.cu > %t.d/reduce_tree_while.v1.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/while.json 1 %S/../Inputs/rules/reduce_tree_while.cu > %t.d/reduce_tree_while.v2.cu
 // RUN: forge-port propose %S/../Inputs/rules/reduce_interleaved.cu --kernel reduce_interleaved --block 256 --rules=warp-shuffle-reduction --apply -o %t.d/ri1.cu
 // RUN: forge-port propose %t.d/ri1.cu --kernel reduce_interleaved_max --block 512 --rules=warp-shuffle-reduction --apply -o %t.d/reduce_interleaved.v2.cu
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
@@ -31,6 +36,10 @@
 // CHECK: interleaved sum block=256, warp first: ok
 // CHECK: interleaved sum block=1024, warp first: ok
 // CHECK: interleaved int max, warp first: ok max_abs_err 0 rel_l2 0
+// CHECK: book dot grid=32, tree stops at one warp: ok max_abs_err 0 rel_l2 0
+// CHECK: book dot grid=32, warp first: ok
+// CHECK: book dot grid=300, tree stops at one warp: ok max_abs_err 0 rel_l2 0
+// CHECK: book dot grid=300, warp first: ok
 // CHECK: PASS
 #include "check.h"
 
@@ -39,17 +48,23 @@ namespace orig {
 #include "reduce_tree_max.cu"
 #include "reduce_tree_int.cu"
 #include "reduce_interleaved.cu"
+#undef THREADS_PER_BLOCK
+#include "reduce_tree_while.cu"
 } // namespace orig
 namespace v1 {
 #include "reduce_tree_sum.v1.cu"
 #include "reduce_tree_max.v1.cu"
 #include "reduce_tree_int.v1.cu"
+#undef THREADS_PER_BLOCK
+#include "reduce_tree_while.v1.cu"
 } // namespace v1
 namespace v2 {
 #include "reduce_tree_sum.v2.cu"
 #include "reduce_tree_max.v2.cu"
 #include "reduce_tree_int.v2.cu"
 #include "reduce_interleaved.v2.cu"
+#undef THREADS_PER_BLOCK
+#include "reduce_tree_while.v2.cu"
 } // namespace v2
 
 int main(int argc, char **argv) {
@@ -148,6 +163,29 @@ int main(int argc, char **argv) {
     };
     ok &= check::compare("interleaved int max, warp first", run(orig::reduce_interleaved_max),
                          run(v2::reduce_interleaved_max), 0, 0);
+  }
+  // The book's dot product: one partial per block, 32 blocks as the book
+  // launches it and 300.
+  for (unsigned grid : {32u, 300u}) {
+    int n = 1000003;
+    auto a = check::random<float>(n, 6), b = check::random<float>(n, 7);
+    float *dA = check::upload(a), *dB = check::upload(b), *dC;
+    CK(cudaMalloc(&dC, grid * sizeof(float)));
+    auto run = [&](auto kernel) {
+      check::poison(dC, grid);
+      kernel<<<grid, 256>>>(dA, dB, dC, n);
+      CK(cudaGetLastError());
+      return check::download(dC, grid);
+    };
+    auto ref = run(orig::reduce_tree_while);
+    char name[96];
+    std::snprintf(name, sizeof name, "book dot grid=%u, tree stops at one warp", grid);
+    ok &= check::compare(name, ref, run(v1::reduce_tree_while), 0, 0);
+    std::snprintf(name, sizeof name, "book dot grid=%u, warp first", grid);
+    ok &= check::compare(name, ref, run(v2::reduce_tree_while), 1e-3, 1e-5);
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dC));
   }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
