@@ -1276,12 +1276,26 @@ std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::Kernel
              "' is written both inside a row loop (by every lane) and outside (by one)";
   // A buffer written outside the row loops is written by lane 0 only; no
   // other statement may read it, since the other lanes would not see it.
+  // A read before every write of the buffer, outside any loop, of the very
+  // element the writes store (`float acc = y[r]; ...; y[r] = acc;`) reads
+  // what every lane of the row reads alike: nothing has written it yet.
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto ReadFirst = [&](const an::Access &R) {
+    if (R.Kind != an::AccessKind::Load || !R.Loops.empty() || !R.IndexKnown)
+      return false;
+    for (const an::Access &W : M.Accesses)
+      if (W.Base == R.Base && W.writes() &&
+          (!W.E || W.Index != R.Index ||
+           !SM.isBeforeInTranslationUnit(R.E->getEndLoc(), W.E->getBeginLoc())))
+        return false;
+    return true;
+  };
   for (const an::Access &A : M.Accesses) {
     if (!A.Base || !WrittenOutside.count(A.Base) || !A.E || (InScope && !InScope(A.E)))
       continue;
     const Stmt *Parent = nullptr;
     const Stmt *St = statementOf(A.E, Ctx, Parent);
-    if (!is_contained(P.Wraps, St))
+    if (!is_contained(P.Wraps, St) && !ReadFirst(A))
       return "'" + A.Buffer +
              "' is written outside the row loops (by one lane of the warp) "
              "and read by '" +
