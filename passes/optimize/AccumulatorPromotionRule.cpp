@@ -105,13 +105,22 @@ public:
   InvariantCheck(const Stmt *Loop, const SourceManager &SM) : Loop(Loop), SM(SM) {}
   std::string Why;
 
+  /// threadIdx.x and its kin are the same in every iteration (in CUDA they
+  /// are calls of a property getter: not walked into).
+  bool TraverseStmt(Stmt *S) override {
+    if (const auto *E = dyn_cast_or_null<Expr>(S); E && frontend::cudaBuiltin(E))
+      return true;
+    return DynamicRecursiveASTVisitor::TraverseStmt(S);
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr *R) override {
     const auto *V = dyn_cast<VarDecl>(R->getDecl());
     if (!V || frontend::isCudaBuiltinVar(V))
       return true;
     if (within(V->getLocation(), Loop, SM))
       return fail("'" + V->getName().str() + "' is declared inside the loop");
-    if (isModified(V, Loop))
+    // An array is never assigned as a whole (its elements are not its value).
+    if (!V->getType()->isArrayType() && isModified(V, Loop))
       return fail("'" + V->getName().str() + "' is assigned in the loop");
     return true;
   }
@@ -284,8 +293,12 @@ public:
       for (unsigned LId : A.Loops) {
         std::string Why;
         auto P = plan(In, M, A, M.Loops[LId], Why);
-        if (P)
-          return emit(In, M, *P);
+        if (P) {
+          RuleOutcome O = emit(In, M, *P);
+          if (O.NotApplicable.empty())
+            return O;
+          Why = O.NotApplicable;
+        }
         InnerWhy = Why;
       }
       if (FirstWhy.empty())
@@ -695,12 +708,12 @@ private:
             .str();
     std::string Rationale = formatv(
         "{0} reads and writes '{1}' in every iteration at an address that does not change in it "
-        "({2} access(es) of it, at index '{3}'): each iteration pays a load and a store to "
+        "('{3}', {2} access(es) in the loop): each iteration pays a load and a store to "
         "memory, and the compiler cannot keep the value in a register across a store it cannot "
         "tell apart from the other buffers' loads. The running value now lives in '{4}'; the "
         "loop computes the same operations in the same order on the same values, so the result "
         "is bitwise identical, floating point included.",
-        LoopName, A.Buffer, P.Group.size(), A.IndexText, Acc).str();
+        LoopName, A.Buffer, P.Group.size(), Element, Acc).str();
     Rationale += "\n" + P.AliasProof;
     if (P.PreStore)
       Rationale += formatv("\nThe statement at line {0} stored the element's first value: '{1}' "

@@ -195,6 +195,53 @@ __global__ void block_partial(const float *x, float *sums, int chunk) {
 // SHARED-NEXT: *mine = acc;
 // SHARED-NEXT: __syncthreads();
 
+// A template with a do-while loop; the element indexed by threadIdx.x
+// itself in shared memory; the loop in an else branch without braces.
+// RUN: forge-port propose %s --kernel tsum --rules=accumulator-promotion --apply -o %t.t.cu
+// RUN: FileCheck %s --check-prefix=TMPL --input-file=%t.t.cu
+// RUN: %nvcc -arch=sm_90 -c %t.t.cu -o /dev/null
+template <typename T>
+__global__ void tsum(const T *a, T *out, int n) {
+  __shared__ T s[256];
+  s[threadIdx.x] = out[blockIdx.x * 256 + threadIdx.x];
+  int k = 0;
+  do {
+    s[threadIdx.x] += a[(size_t)k * n + threadIdx.x];
+    ++k;
+  } while (k < n);
+  __syncthreads();
+  out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
+}
+// TMPL-LABEL: void tsum(
+// TMPL:      T acc = out[blockIdx.x * 256 + threadIdx.x];
+// TMPL-NEXT: int k = 0;
+// TMPL-NEXT: do {
+// TMPL-NEXT:   acc += a[(size_t)k * n + threadIdx.x];
+// TMPL-NEXT:   ++k;
+// TMPL-NEXT: } while (k < n);
+// TMPL-NEXT: s[threadIdx.x] = acc;
+// TMPL-NEXT: __syncthreads();
+
+// RUN: forge-port propose %s --kernel branches --rules=accumulator-promotion --apply -o %t.e.cu
+// RUN: FileCheck %s --check-prefix=ELSE --input-file=%t.e.cu
+// RUN: %nvcc -arch=sm_90 -c %t.e.cu -o /dev/null
+__global__ void branches(const float *a, float *out, int n, int sign) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (sign > 0) out[i] = 1.f;
+  else
+    for (int k = 0; k < n; ++k)
+      out[i] -= a[k];
+}
+// ELSE-LABEL: void branches(
+// ELSE:      if (sign > 0) out[i] = 1.f;
+// ELSE-NEXT: else {
+// ELSE-NEXT:   float acc = out[i];
+// ELSE-NEXT:   for (int k = 0; k < n; ++k)
+// ELSE-NEXT:     acc -= a[k];
+// ELSE-NEXT:   out[i] = acc;
+// ELSE-NEXT: }
+
 void host(int m, int n, int k) {
   float *A, *B, *C, *x, *y, *w, *o, *s;
   double *da, *db, *dout, *dpeak;
@@ -221,4 +268,6 @@ void host(int m, int n, int k) {
   masked<<<n / 256, 256>>>(v, cnt, n, k, 1, -1);
   conv2d<<<dim3(n / 16, m / 16), dim3(16, 16)>>>(x, w, o, n, m);
   block_partial<<<m, 256>>>(A, s, 4);
+  tsum<float><<<m / 256, 256>>>(A, o, n);
+  branches<<<n / 256, 256>>>(x, o, n, -1);
 }
