@@ -11,6 +11,9 @@
 // RUN: forge-port propose %s --kernel matvec --rules=accumulator-promotion -o %t.mv.cu
 // RUN: forge-port propose %t.mv.cu --kernel matvec --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=MV-AFTER
 // RUN: %nvcc -arch=sm_90 -c %t.mv.cu -o /dev/null
+// RUN: forge-port propose %s --kernel matvec_load --rules=accumulator-promotion -o %t.mvl.cu
+// RUN: forge-port propose %t.mvl.cu --kernel matvec_load --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=MVL-AFTER
+// RUN: %nvcc -arch=sm_90 -c %t.mvl.cu -o /dev/null
 // The whole table in one --apply: the promotion comes before the restructurings.
 // RUN: forge-port propose %s --kernel matmul --block 16,16 --apply -o %t.all.cu 2>&1 | FileCheck %s --check-prefix=ALL
 // RUN: %nvcc -arch=sm_90 -c %t.all.cu -o /dev/null
@@ -40,6 +43,16 @@ __global__ void matvec(const float *A, const float *x, float *y, int m, int n) {
 // MV-BEFORE: cooperative-row: not applicable:
 // MV-AFTER: # expert:cooperative-row: one warp per row for the matrix-vector product y = A * x
 
+// y pre-set by the host: the register starts from a load of y[row].
+__global__ void matvec_load(const float *A, const float *x, float *y, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    for (int k = 0; k < n; ++k)
+      y[row] += A[row * n + k] * x[k];
+  }
+}
+// MVL-AFTER: # expert:cooperative-row: one warp per row for the matrix-vector product y = A * x
+
 void host(int m, int n, int k) {
   float *A, *B, *C, *x, *y;
   cudaMalloc(&A, sizeof(float) * m * k);
@@ -49,4 +62,5 @@ void host(int m, int n, int k) {
   cudaMalloc(&y, sizeof(float) * m);
   matmul<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(A, B, C, m, n, k);
   matvec<<<(m + 255) / 256, 256>>>(A, x, y, m, k);
+  matvec_load<<<(m + 255) / 256, 256>>>(A, x, y, m, k);
 }
