@@ -24,8 +24,14 @@ std::string ValueInterval::render() const {
 
 namespace {
 
-/// An end: K, or P + K (P the analysis' parameter).
-using End = SymbolicEnd;
+/// An end: C * P + K (P the analysis' parameter; C = 0: the constant K).
+/// Coefficients other than 0 and 1 stay inside the analysis (`v % nbins`
+/// of a signed v is at least 1 - nbins, and adding nbins to it gives 1);
+/// SymbolicInterval gets them as constants.
+struct End {
+  int64_t C = 0;
+  int64_t K = 0;
+};
 /// Inclusive bounds whose ends may name the parameter.
 struct Interval {
   std::optional<End> Lo, Hi;
@@ -33,13 +39,13 @@ struct Interval {
 using Env = std::map<const VarDecl *, Interval>;
 using Notes = std::set<std::string>;
 
-Interval point(int64_t V) { return {End{false, V}, End{false, V}}; }
+Interval point(int64_t V) { return {End{0, V}, End{0, V}}; }
 Interval constant(std::optional<int64_t> Lo, std::optional<int64_t> Hi) {
   Interval R;
   if (Lo)
-    R.Lo = End{false, *Lo};
+    R.Lo = End{0, *Lo};
   if (Hi)
-    R.Hi = End{false, *Hi};
+    R.Hi = End{0, *Hi};
   return R;
 }
 
@@ -161,7 +167,7 @@ public:
     std::reverse(Path.begin(), Path.end());
     Env State;
     if (Param && typeRange(Param->getType(), Ctx))
-      State[Param] = {End{true, 0}, End{true, 0}};
+      State[Param] = {End{1, 0}, End{1, 0}};
     for (size_t I = 0; I + 1 < Path.size(); ++I)
       if (!descend(Path[I], Path[I + 1], State))
         break;
@@ -173,24 +179,48 @@ public:
   }
 
   /// The constant that bounds an end from below (above).
-  std::optional<int64_t> least(const End &A) const { return A.OfParam ? add(ParamLo, A.K) : A.K; }
-  std::optional<int64_t> most(const End &A) const { return A.OfParam ? add(ParamHi, A.K) : A.K; }
+  std::optional<int64_t> least(const End &A) const {
+    return A.C == 0 ? A.K : add(scaled(A.C, A.C > 0 ? ParamLo : ParamHi), A.K);
+  }
+  std::optional<SymbolicEnd> exported(const std::optional<End> &A, bool Lo) const;
+  std::optional<int64_t> most(const End &A) const {
+    return A.C == 0 ? A.K : add(scaled(A.C, A.C > 0 ? ParamHi : ParamLo), A.K);
+  }
 
 private:
   // The lattice. Two ends compare when they name the same thing or when the
   // parameter's range orders them (nbins - 1 >= 0 for nbins >= 1).
 
+  static std::optional<int64_t> scaled(int64_t C, std::optional<int64_t> P) {
+    int64_t R;
+    if (!P || MulOverflow(C, *P, R))
+      return std::nullopt;
+    return R;
+  }
+  /// A - B, when it fits.
+  static std::optional<End> difference(const End &A, const End &B) {
+    End D;
+    if (SubOverflow(A.C, B.C, D.C) || SubOverflow(A.K, B.K, D.K))
+      return std::nullopt;
+    return D;
+  }
   /// A <= B for every value of the parameter.
   bool le(const End &A, const End &B) const {
-    if (A.OfParam == B.OfParam)
+    if (A.C == B.C)
       return A.K <= B.K;
+    if (auto D = difference(A, B))
+      if (auto M = most(*D))
+        return *M <= 0;
     auto MA = most(A), LB = least(B);
     return MA && LB && *MA <= *LB;
   }
   /// A > B for every value of the parameter.
   bool gt(const End &A, const End &B) const {
-    if (A.OfParam == B.OfParam)
+    if (A.C == B.C)
       return A.K > B.K;
+    if (auto D = difference(A, B))
+      if (auto L = least(*D))
+        return *L > 0;
     auto LA = least(A), MB = most(B);
     return LA && MB && *LA > *MB;
   }
@@ -207,7 +237,7 @@ private:
     auto LA = least(*A), LB = least(*B);
     if (!LA || !LB)
       return std::nullopt;
-    return End{false, std::min(*LA, *LB)};
+    return End{0, std::min(*LA, *LB)};
   }
   std::optional<End> upper(const std::optional<End> &A, const std::optional<End> &B) const {
     if (!A || !B)
@@ -219,7 +249,7 @@ private:
     auto MA = most(*A), MB = most(*B);
     if (!MA || !MB)
       return std::nullopt;
-    return End{false, std::max(*MA, *MB)};
+    return End{0, std::max(*MA, *MB)};
   }
   /// Both ends bound the value: the tighter, or when they do not compare,
   /// the one that names the parameter (what a caller asks about).
@@ -230,7 +260,7 @@ private:
       return B;
     if (le(*B, *A))
       return A;
-    return A->OfParam ? A : B;
+    return A->C == 1 ? A : B;
   }
   std::optional<End> tighterHi(const std::optional<End> &A, const std::optional<End> &B) const {
     if (!A || !B)
@@ -239,7 +269,7 @@ private:
       return A;
     if (le(*B, *A))
       return B;
-    return A->OfParam ? A : B;
+    return A->C == 1 ? A : B;
   }
 
   Interval join(const Interval &A, const Interval &B) const {
@@ -265,33 +295,53 @@ private:
     Interval R;
     if (A.Lo)
       if (auto L = least(*A.Lo))
-        R.Lo = End{false, *L};
+        R.Lo = End{0, *L};
     if (A.Hi)
       if (auto H = most(*A.Hi))
-        R.Hi = End{false, *H};
+        R.Hi = End{0, *H};
     return R;
   }
   static std::optional<int64_t> k(const std::optional<End> &A) {
-    return A && !A->OfParam ? std::optional<int64_t>(A->K) : std::nullopt;
+    return A && A->C == 0 ? std::optional<int64_t>(A->K) : std::nullopt;
   }
   static bool bounded(const Interval &A) { return k(A.Lo) && k(A.Hi); }
 
   std::optional<End> plus(const std::optional<End> &A, const std::optional<End> &B) const {
-    if (!A || !B || (A->OfParam && B->OfParam))
+    End S;
+    if (!A || !B || AddOverflow(A->C, B->C, S.C) || AddOverflow(A->K, B->K, S.K))
       return std::nullopt;
-    auto S = add(A->K, B->K);
-    if (!S)
-      return std::nullopt;
-    return End{A->OfParam || B->OfParam, *S};
+    return S;
   }
   std::optional<End> minus(const std::optional<End> &A) const {
-    if (!A || A->OfParam || A->K == INT64_MIN)
+    if (!A || A->C == INT64_MIN || A->K == INT64_MIN)
       return std::nullopt;
-    return End{false, -A->K};
+    return End{-A->C, -A->K};
+  }
+  /// C times the end A.
+  static std::optional<End> times(int64_t C, const std::optional<End> &A) {
+    End R;
+    if (!A || MulOverflow(C, A->C, R.C) || MulOverflow(C, A->K, R.K))
+      return std::nullopt;
+    return R;
   }
   Interval negate(const Interval &A) const { return {minus(A.Hi), minus(A.Lo)}; }
 
+  /// The constant A is when it is one.
+  static std::optional<int64_t> single(const Interval &A) {
+    auto L = k(A.Lo), H = k(A.Hi);
+    return L && H && *L == *H ? L : std::nullopt;
+  }
   Interval product(const Interval &A0, const Interval &B0) const {
+    // A constant times a range bounded on both sides: its ends scaled
+    // (2 * nbins).
+    for (const auto &[X, Y] : {std::pair(&A0, &B0), std::pair(&B0, &A0)})
+      if (auto C = single(*X)) {
+        if (*C == 0)
+          return point(0);
+        Interval R{times(*C, Y->Lo), times(*C, Y->Hi)};
+        if (R.Lo && R.Hi)
+          return *C > 0 ? R : Interval{R.Hi, R.Lo};
+      }
     Interval A = relax(A0), B = relax(B0);
     if (!bounded(A) || !bounded(B))
       return {};
@@ -305,6 +355,24 @@ private:
         Hi = Hi ? std::max(*Hi, *P) : *P;
       }
     return constant(Lo, Hi);
+  }
+
+  /// |v| for v in A of the signed type T: the type's least value is its
+  /// own absolute value (abs(INT_MIN) wraps to INT_MIN), so A must exclude it.
+  Interval absolute(const Interval &A0, QualType T) const {
+    auto R = typeRange(T, Ctx);
+    if (!R)
+      return {};
+    Interval A = convert(A0, T);
+    auto L = A.Lo ? least(*A.Lo) : std::nullopt;
+    if (L && *L >= 0)
+      return A;
+    if (!L || *L <= R->Lo.value_or(INT64_MIN))
+      return constant(R->Lo, R->Hi);
+    auto H = A.Hi ? most(*A.Hi) : std::nullopt;
+    if (H && *H <= 0)
+      return negate(A);
+    return {End{0, 0}, upper(minus(A.Lo), A.Hi)};
   }
 
   /// A into the type T: itself when it fits, else T's range.
@@ -354,10 +422,10 @@ private:
     if (!T)
       return true;
     // An end that names the parameter bounds the value.
-    if (!R.Hi || (!R.Hi->OfParam && T->Hi && R.Hi->K >= *T->Hi))
+    if (!R.Hi || (R.Hi->C == 0 && T->Hi && R.Hi->K >= *T->Hi))
       return true;
     return V->getType()->isSignedIntegerOrEnumerationType() &&
-           (!R.Lo || (!R.Lo->OfParam && T->Lo && R.Lo->K <= *T->Lo));
+           (!R.Lo || (R.Lo->C == 0 && T->Lo && R.Lo->K <= *T->Lo));
   }
   /// V takes the value Value of From (which may read V; Keep: V's own
   /// notes stay, `v += e`). A value bounded on both sides needs no notes
@@ -633,13 +701,13 @@ private:
     Interval N;
     switch (Op) {
     case BO_LT:
-      N.Hi = plus(Other.Hi, End{false, -1});
+      N.Hi = plus(Other.Hi, End{0, -1});
       break;
     case BO_LE:
       N.Hi = Other.Hi;
       break;
     case BO_GT:
-      N.Lo = plus(Other.Lo, End{false, 1});
+      N.Lo = plus(Other.Lo, End{0, 1});
       break;
     case BO_GE:
       N.Lo = Other.Lo;
@@ -670,23 +738,27 @@ private:
         return constant(*CALo / *CBLo, *CAHi / *CBLo); // truncation is monotonic
       return {};
     case BO_Rem:
-      // v % m: below m, whose least value is positive.
+      // v % m, m at least 1: the sign of v and below m in magnitude
+      // (-5 % 3 is -2), so in [-(m - 1), m - 1] for any v, nbins - 1
+      // and 1 - nbins for a parameter m.
       if (CBLo && *CBLo > 0 && B.Hi) {
-        std::optional<End> M = plus(B.Hi, End{false, -1});
+        std::optional<End> M = plus(B.Hi, End{0, -1});
         if (!M)
           return {};
         if (CALo && *CALo >= 0)
-          return {End{false, 0}, tighterHi(A.Hi, M)};
+          return {End{0, 0}, tighterHi(A.Hi, M)};
+        if (CAHi && *CAHi <= 0)
+          return {tighterLo(A.Lo, minus(M)), End{0, 0}};
         return {minus(M), M};
       }
       return {};
     case BO_And:
       if (CALo && *CALo >= 0 && CBLo && *CBLo >= 0)
-        return {End{false, 0}, tighterHi(A.Hi, B.Hi)};
+        return {End{0, 0}, tighterHi(A.Hi, B.Hi)};
       if (CALo && *CALo >= 0)
-        return {End{false, 0}, A.Hi};
+        return {End{0, 0}, A.Hi};
       if (CBLo && *CBLo >= 0)
-        return {End{false, 0}, B.Hi};
+        return {End{0, 0}, B.Hi};
       return {};
     case BO_Or:
     case BO_Xor:
@@ -773,6 +845,10 @@ private:
           R = {lower(A.Lo, B.Lo), tighterHi(A.Hi, B.Hi)};
         else
           R = {tighterLo(A.Lo, B.Lo), upper(A.Hi, B.Hi)};
+      } else if ((N == "abs" || N == "labs" || N == "llabs" || N == "std::abs") &&
+                 Call->getNumArgs() == 1 &&
+                 Call->getArg(0)->getType()->isIntegralOrEnumerationType()) {
+        R = absolute(eval(Call->getArg(0), State, Depth + 1), Call->getArg(0)->getType());
       } else if (N == "__popc" || N == "__clz" || N == "__ffs") {
         R = constant(0, 32);
       } else if (N == "__popcll" || N == "__clzll" || N == "__ffsll") {
@@ -800,28 +876,54 @@ private:
   std::set<const VarDecl *> Touched;
 };
 
+/// |K| in decimal (INT64_MIN too).
+std::string magnitude(int64_t K) {
+  return std::to_string(K < 0 ? 0 - uint64_t(K) : uint64_t(K));
+}
+
+/// "nbins - 1", "1 - nbins", "2 * nbins + 1", "7".
 std::string renderEnd(const End &A, const ParmVarDecl *P) {
-  if (!A.OfParam || !P)
+  if (A.C == 0 || !P)
     return std::to_string(A.K);
   std::string N = P->getName().str();
-  if (A.K == 0)
-    return N;
-  return N + (A.K > 0 ? " + " : " - ") + std::to_string(A.K > 0 ? A.K : -A.K);
+  std::string T = (A.C == 1 || A.C == -1 ? "" : magnitude(A.C) + " * ") + N;
+  if (A.C < 0)
+    return A.K == 0 ? "-" + T : std::to_string(A.K) + " - " + T;
+  return A.K == 0 ? T : T + (A.K > 0 ? " + " : " - ") + magnitude(A.K);
+}
+
+std::string renderInterval(const std::optional<End> &Lo, const std::optional<End> &Hi,
+                           const ParmVarDecl *P) {
+  return (Lo ? "[" + renderEnd(*Lo, P) : std::string("(-inf")) + ", " +
+         (Hi ? renderEnd(*Hi, P) + "]" : std::string("+inf)"));
 }
 
 std::string RangeAnalyzer::render(const Interval &R) const {
-  SymbolicInterval S;
-  S.Param = Param;
-  S.Lo = R.Lo;
-  S.Hi = R.Hi;
-  return S.render();
+  return renderInterval(R.Lo, R.Hi, Param);
+}
+
+/// An end for SymbolicInterval: K or P + K as it is, another multiple of
+/// P as the constant that bounds it (Lo: from below).
+std::optional<SymbolicEnd> RangeAnalyzer::exported(const std::optional<End> &A, bool Lo) const {
+  if (!A)
+    return std::nullopt;
+  if (A->C == 0 || A->C == 1)
+    return SymbolicEnd{A->C == 1, A->K};
+  auto V = Lo ? least(*A) : most(*A);
+  if (!V)
+    return std::nullopt;
+  return SymbolicEnd{false, *V};
 }
 
 } // namespace
 
 std::string SymbolicInterval::render() const {
-  return (Lo ? "[" + renderEnd(*Lo, Param) : std::string("(-inf")) + ", " +
-         (Hi ? renderEnd(*Hi, Param) + "]" : std::string("+inf)"));
+  auto In = [](const std::optional<SymbolicEnd> &A) -> std::optional<End> {
+    if (!A)
+      return std::nullopt;
+    return End{A->OfParam ? 1 : 0, A->K};
+  };
+  return renderInterval(In(Lo), In(Hi), Param);
 }
 
 SymbolicInterval symbolicRange(const Expr *E, const FunctionDecl &Kernel, ASTContext &Ctx,
@@ -835,8 +937,8 @@ SymbolicInterval symbolicRange(const Expr *E, const FunctionDecl &Kernel, ASTCon
   RangeAnalyzer A(Kernel, Ctx, Param, ParamMin);
   Notes N;
   Interval R = A.at(E, N);
-  Out.Lo = R.Lo;
-  Out.Hi = R.Hi;
+  Out.Lo = A.exported(R.Lo, true);
+  Out.Hi = A.exported(R.Hi, false);
   Out.Notes.assign(N.begin(), N.end());
   return Out;
 }

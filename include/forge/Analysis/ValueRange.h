@@ -7,11 +7,15 @@
 /// index). Sources of bounds:
 ///
 /// - constants and the ranges of integer types (`unsigned char`: [0, 255]);
-/// - arithmetic: + - *, / and % by a positive constant, & | ^ of
-///   non-negative values, shifts by a constant, min/max, `?:` and casts;
+/// - arithmetic: + - *, / by a positive constant, % by a positive value
+///   (`v % m` keeps v's sign: [-(m - 1), m - 1]), & | ^ of non-negative
+///   values, shifts by a constant, min/max, abs (of a value that cannot be
+///   the type's least), `?:` and casts;
 /// - locals followed through their assignments on the way to the
 ///   expression: straight-line code and `if`s (`if (b < 0) b = 0; if (b >
-///   63) b = 63;` gives [0, 63]); a local that a loop, a call or anything
+///   63) b = 63;` gives [0, 63]): each branch narrows the locals its
+///   condition compares, then the branches join, so `b = v % 64; if (b <
+///   0) b += 64;` gives [0, 63]; a local that a loop, a call or anything
 ///   else may change there is the range of its type from that point;
 /// - the conditions that hold where the expression runs: enclosing `if`s,
 ///   `&&`, `?:`, loop conditions and earlier exits (`if (c >= 'a' && c <=
@@ -28,7 +32,11 @@
 /// statements), gives [0, nbins - 1]. P stands for its value at the kernel's
 /// entry; assignments of P are followed like those of any local. The caller
 /// states the least value P may take (a number of bins is at least 1):
-/// comparing a constant with P + k needs it (0 <= nbins - 1).
+/// comparing a constant with P + k needs it (0 <= nbins - 1). Inside, an
+/// end may be any multiple of P plus a constant (`v % nbins` is [1 - nbins,
+/// nbins - 1], and `if (b < 0) b += nbins;` makes it [0, nbins - 1]); the
+/// answer's ends are constants or P + k, another multiple of P given as
+/// the constant that bounds it.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef FORGE_ANALYSIS_VALUERANGE_H

@@ -280,4 +280,103 @@ TEST(ValueRange, SymbolicRangesOfOtherSpellings) {
             "[-2147483648, 2147483647]");
 }
 
+/// A histogram of signed keys: 'b' declared as Init (of keys[i] and
+/// nbins), then Fix, then counted.
+std::string modKernel(const std::string &Init, const std::string &Fix) {
+  return "__global__ void k(const int *keys, const short *s, unsigned *h, int n, int nbins) {\n"
+         "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+         "    int b = " + Init + ";\n    " + Fix +
+         "\n    atomicAdd(&h[b], 1u);\n"
+         "  }\n"
+         "}\n";
+}
+
+TEST(ValueRange, ARemainderOfASignedValueMadeNonNegative) {
+  // The remainder of a signed value by nbins >= 1 is in [1 - nbins,
+  // nbins - 1]; adding nbins where it is negative gives [1, nbins - 1],
+  // joined with the other path [0, nbins - 1]. 1 - nbins is a constant
+  // to the callers (the parameter's largest value).
+  const std::string Mod = "keys[i] % nbins";
+  const SymbolicCase Cases[] = {
+      {"the remainder alone", modKernel(Mod, ""), "[-2147483646, nbins - 1]"},
+      {"if (b < 0) b += nbins;", modKernel(Mod, "if (b < 0) b += nbins;"), "[0, nbins - 1]"},
+      {"in braces, as an assignment", modKernel(Mod, "if (b < 0) { b = b + nbins; }"),
+       "[0, nbins - 1]"},
+      {"a ?: assignment", modKernel(Mod, "b = b < 0 ? b + nbins : b;"), "[0, nbins - 1]"},
+      {"the guard reversed, with an else", modKernel(Mod, "if (0 <= b) {} else b += nbins;"),
+       "[0, nbins - 1]"},
+      {"negated where negative", modKernel(Mod, "if (b < 0) b = -b;"), "[0, nbins - 1]"},
+      {"then a correction above that never runs",
+       modKernel(Mod, "if (b < 0) b += nbins;\n    if (b >= nbins) b -= nbins;"), "[0, nbins - 1]"},
+      {"a clamp by ifs", modKernel(Mod, "if (b < 0) b = 0;\n    if (b > nbins - 1) b = nbins - 1;"),
+       "[0, nbins - 1]"},
+      {"abs of the remainder", modKernel("abs(keys[i] % nbins)", ""), "[0, nbins - 1]"},
+      {"an unsigned dividend", modKernel("(unsigned)keys[i] % nbins", ""), "[0, nbins - 1]"},
+      {"abs of a short, then the remainder", modKernel("abs(s[i]) % nbins", ""), "[0, nbins - 1]"},
+      {"a mask by nbins - 1", modKernel("keys[i] & (nbins - 1)", ""), "[0, nbins - 1]"},
+      // Not bounded.
+      {"the correction without the remainder: b may be nbins or more",
+       modKernel("keys[i]", "if (b < 0) b += nbins;"),
+       "[nbins - 2147483648, 2147483647]; line 3 sets 'b' to 'keys[i]', whose range is "
+       "[-2147483648, 2147483647]"},
+      {"the correction under '<= 0': b may be nbins",
+       modKernel(Mod, "if (b <= 0) b += nbins;"), "[1, nbins]"},
+      // b - nbins may overflow: the type's range.
+      {"the wrong sign", modKernel(Mod, "b = b < 0 ? b - nbins : b;"),
+       "[-2147483648, 2147483647]; line 4 sets 'b' to 'b < 0 ? b - nbins : b', whose range is "
+       "[-2147483648, 2147483647]"},
+      {"another assignment after the correction",
+       modKernel(Mod, "if (b < 0) b += nbins;\n    b -= 1;"), "[-1, nbins - 2]"},
+      {"the correction in a loop",
+       modKernel(Mod, "while (b < 0) b += nbins;"),
+       "[-2147483648, 2147483647]; 'b' is assigned in the loop at line 4"},
+      {"abs of any int: abs(INT_MIN) is INT_MIN", modKernel("abs(keys[i]) % nbins", ""),
+       "[-2147483646, nbins - 1]"},
+      // keys[i] % nbins + nbins overflows an int for nbins above 2^30: the
+      // range does not assume it does not.
+      {"(v % nbins + nbins) % nbins", modKernel("(keys[i] % nbins + nbins) % nbins", ""),
+       "[-2147483646, nbins - 1]"},
+  };
+  for (const SymbolicCase &C : Cases) {
+    SCOPED_TRACE(C.What);
+    EXPECT_EQ(symbolicOf(C.Code, "b", "nbins"), C.Range);
+  }
+  // Without 'nbins >= 1' the remainder is not bounded (nbins may be 0).
+  EXPECT_EQ(symbolicOf(modKernel(Mod, "if (b < 0) b += nbins;"), "b", "nbins", INT32_MIN),
+            "[-2147483648, 2147483647]; line 3 sets 'b' to 'keys[i] % nbins', whose range is "
+            "[-2147483648, 2147483647]");
+}
+
+TEST(ValueRange, ARemainderByAConstantMadeNonNegative) {
+  const SymbolicCase Cases[] = {
+      {"if (b < 0) b += 64;", modKernel("keys[i] % 64", "if (b < 0) b += 64;"),
+       "[0, 63]"},
+      {"(v % 64 + 64) % 64", modKernel("(keys[i] % 64 + 64) % 64", ""), "[0, 63]"},
+      {"((v % 64) + 64) % 64", modKernel("((keys[i] % 64) + 64) % 64", ""),
+       "[0, 63]"},
+      {"abs(v % 64)", modKernel("abs(keys[i] % 64)", ""), "[0, 63]"},
+      {"abs(v) % 64: abs(INT_MIN) is INT_MIN", modKernel("abs(keys[i]) % 64", ""),
+       "[-63, 63]"},
+      {"(unsigned)v % 64", modKernel("(unsigned)keys[i] % 64", ""), "[0, 63]"},
+      {"v & (M - 1), M a constexpr power of two",
+       ("constexpr int M = 64;\n" + modKernel("keys[i] & (M - 1)", "")), "[0, 63]"},
+      {"a subtraction where at least 64", modKernel("keys[i] & 127", "if (b >= 64) b -= 64;"),
+       "[0, 63]"},
+      {"a subtraction where above 64: b may be 64",
+       modKernel("keys[i] & 127", "if (b > 64) b -= 64;"), "[0, 64]"},
+      {"a non-positive dividend", modKernel("-(keys[i] & 1023) % 64", ""), "[-63, 0]"},
+  };
+  for (const SymbolicCase &C : Cases) {
+    SCOPED_TRACE(C.What);
+    EXPECT_EQ(rangeOf(C.Code, "b"), C.Range);
+  }
+  // A long long through abs(int): the conversion may give INT_MIN.
+  const char *Wide = R"(__global__ void k(const long long *v, unsigned *h) {
+  atomicAdd(&h[abs(v[threadIdx.x])], 1u);
+  atomicAdd(&h[abs(v[threadIdx.x] % 64)], 1u);
+})";
+  EXPECT_EQ(rangeOf(Wide, "abs(v[threadIdx.x])"), "[-2147483648, 2147483647]");
+  EXPECT_EQ(rangeOf(Wide, "abs(v[threadIdx.x] % 64)"), "[0, 63]");
+}
+
 } // namespace
