@@ -44,21 +44,6 @@ namespace an = forge::analysis;
 namespace forge::passes {
 namespace {
 
-/// The first parent of S that is a statement (null at the function's body).
-const Stmt *parentOf(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*S);
-  while (true) {
-    auto Ps = Ctx.getParents(N);
-    if (Ps.empty())
-      return nullptr;
-    N = Ps[0];
-    if (const Stmt *P = N.get<Stmt>())
-      return P;
-    if (!N.get<Decl>())
-      return nullptr;
-  }
-}
-
 /// Whether Loc (a file location, or the expansion of a macro) lies inside S.
 bool within(SourceLocation Loc, const Stmt *S, const SourceManager &SM) {
   Loc = SM.getExpansionLoc(Loc);
@@ -259,13 +244,9 @@ public:
 
   RuleOutcome propose(const RuleInput &In) override {
     const FunctionDecl &K = In.Kernel;
-    ASTContext &Ctx = In.Ctx;
     if (!kernelBody(K))
       return notApplicable("the kernel has no body");
-    an::AnalysisOptions Opts;
-    if (In.Request.Block)
-      Opts.Block = *In.Request.Block;
-    auto MX = an::analyzeKernel(Ctx, K, Opts);
+    auto MX = kernelModel(In, &K);
     if (!MX)
       return notApplicable(toString(MX.takeError()));
     an::KernelModel &M = *MX;
@@ -435,10 +416,10 @@ private:
 
     // Where the loop sits: a statement of a block.
     P.Wrapped = L.S;
-    const Stmt *Parent = parentOf(L.S, Ctx);
+    const Stmt *Parent = parentStmt(L.S, Ctx);
     while (Parent && isa<AttributedStmt>(Parent)) {
       P.Wrapped = Parent;
-      Parent = parentOf(Parent, Ctx);
+      Parent = parentStmt(Parent, Ctx);
     }
     if (!Parent)
       return Fail(LoopName + " has no enclosing statement");

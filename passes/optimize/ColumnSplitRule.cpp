@@ -598,10 +598,7 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   ASTContext &Ctx = In.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   const agent::ProposalRequest &Req = In.Request;
-  an::AnalysisOptions Opts;
-  if (Req.Block)
-    Opts.Block = *Req.Block;
-  auto MX = an::analyzeKernel(Ctx, In.Kernel, Opts);
+  auto MX = kernelModel(In);
   if (!MX)
     return notApplicable(toString(MX.takeError()));
   an::KernelModel &M = *MX;

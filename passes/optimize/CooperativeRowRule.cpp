@@ -657,7 +657,6 @@ static std::optional<std::vector<InlineCall::Seg>> inlineSegments(const CallExpr
 std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::KernelModel &M,
                                             Plan &P) {
   ASTContext &Ctx = In.Ctx;
-  const SourceManager &SM = Ctx.getSourceManager();
   for (const an::Access &A : M.Accesses) {
     if (A.Space == an::MemorySpace::Shared)
       return "the kernel uses shared memory ('" + A.Buffer +
@@ -2727,10 +2726,7 @@ RuleOutcome CooperativeRowRule::proposeSingle(const RuleInput &In, const an::Ker
 }
 
 RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
-  an::AnalysisOptions Opts;
-  if (In.Request.Block)
-    Opts.Block = *In.Request.Block;
-  auto M = an::analyzeKernel(In.Ctx, In.Kernel, Opts);
+  auto M = kernelModel(In);
   if (!M)
     return notApplicable(toString(M.takeError()));
   const agent::ProposalRequest &Req = In.Request;

@@ -152,10 +152,7 @@ RuleOutcome GridFillRule::propose(const RuleInput &In) {
   const CompoundStmt *Body = kernelBody(In.Kernel);
   if (!Body)
     return notApplicable("the kernel has no body");
-  an::AnalysisOptions Opts;
-  if (Req.Block)
-    Opts.Block = *Req.Block;
-  auto MX = an::analyzeKernel(Ctx, In.Kernel, Opts);
+  auto MX = kernelModel(In);
   if (!MX)
     return notApplicable(toString(MX.takeError()));
   an::KernelModel &M = *MX;
@@ -163,7 +160,7 @@ RuleOutcome GridFillRule::propose(const RuleInput &In) {
   // The grid-stride loops over x: start blockIdx.x * blockDim.x +
   // threadIdx.x, step blockDim.x * gridDim.x.
   an::AtomTable &T = M.atoms();
-  an::IndexForm BlockX = Opts.Block ? an::IndexForm::constant((*Opts.Block)[0])
+  an::IndexForm BlockX = Req.Block ? an::IndexForm::constant((*Req.Block)[0])
                                     : an::IndexForm::atom(T.builtin("blockDim", 'x'));
   an::IndexForm Global = an::IndexForm::atom(T.builtin("blockIdx", 'x')) * BlockX +
                          an::IndexForm::atom(T.builtin("threadIdx", 'x'));
@@ -196,14 +193,7 @@ RuleOutcome GridFillRule::propose(const RuleInput &In) {
     }
     if (L.IV->getInit())
       Uses.Allowed.push_back(L.IV->getInit());
-    const Stmt *LoopBody = nullptr;
-    if (const auto *F = dyn_cast<ForStmt>(L.S))
-      LoopBody = F->getBody();
-    else if (const auto *W = dyn_cast<WhileStmt>(L.S))
-      LoopBody = W->getBody();
-    else if (const auto *D = dyn_cast<DoStmt>(L.S))
-      LoopBody = D->getBody();
-    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(LoopBody))
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(loopBodyOf(L.S)))
       for (const Stmt *X : CS->body())
         if (isModified(L.IV, X))
           Uses.Allowed.push_back(X);

@@ -4,6 +4,7 @@
 #include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -680,6 +681,18 @@ const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
     if (!N.get<Decl>())
       return nullptr;
   }
+}
+
+const Stmt *loopBodyOf(const Stmt *Loop) {
+  if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
+    return F->getBody();
+  if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
+    return W->getBody();
+  if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
+    return D->getBody();
+  if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(Loop))
+    return R->getBody();
+  return nullptr;
 }
 
 bool BodyHazardScan::VisitVarDecl(VarDecl *V) {

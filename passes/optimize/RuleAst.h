@@ -234,6 +234,9 @@ bool isThreadEffect(llvm::StringRef Name);
 /// a local leads to its DeclStmt); null at the top.
 const clang::Stmt *parentStmt(const clang::Stmt *S, clang::ASTContext &Ctx);
 
+/// The body of a for, while, do or range-for loop; null for another statement.
+const clang::Stmt *loopBodyOf(const clang::Stmt *Loop);
+
 /// The walk over a body, and over the device functions of the file that it
 /// calls (four deep), for what a rule that changes which threads run the
 /// body cannot keep: a __shared__ variable, a static local, a label of the

@@ -798,6 +798,13 @@ std::optional<LaunchSize> launchSize(const RuleInput &In) {
   return std::nullopt;
 }
 
+Expected<analysis::KernelModel> kernelModel(const RuleInput &In, const FunctionDecl *K) {
+  analysis::AnalysisOptions Opts;
+  if (In.Request.Block)
+    Opts.Block = *In.Request.Block;
+  return analysis::analyzeKernel(In.Ctx, K ? *K : In.Kernel, Opts);
+}
+
 RuleOutcome proposeLaunch(const RuleInput &In, StringRef Rule, std::string Summary,
                           std::string Rationale, agent::SpecChange Spec) {
   if (Spec.empty())

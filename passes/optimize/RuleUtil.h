@@ -23,6 +23,7 @@
 
 #include "ExpertRule.h"
 #include "forge/Agent/EditBlocks.h"
+#include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -173,6 +174,11 @@ struct KernelBodySite {
 /// plain text of the file (a macro) or shares its line with other code.
 llvm::Expected<KernelBodySite> kernelBodySite(const RuleInput &In, const clang::FunctionDecl &K,
                                               const clang::CompoundStmt &Body);
+
+/// The kernel model of K (the rule's kernel unless given) with the block
+/// the request knows (blockDim becomes constants), or the analysis's error.
+llvm::Expected<analysis::KernelModel> kernelModel(const RuleInput &In,
+                                                  const clang::FunctionDecl *K = nullptr);
 
 /// A RuleOutcome that does not apply, with the reason.
 inline RuleOutcome notApplicable(std::string Reason) {

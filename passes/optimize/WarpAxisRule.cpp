@@ -141,10 +141,7 @@ public:
 
   RuleOutcome propose(const RuleInput &In) override {
     ASTContext &Ctx = In.Ctx;
-    an::AnalysisOptions Opts;
-    if (In.Request.Block)
-      Opts.Block = *In.Request.Block;
-    auto M = an::analyzeKernel(Ctx, In.Kernel, Opts);
+    auto M = kernelModel(In);
     if (!M)
       return notApplicable(toString(M.takeError()));
     const CompoundStmt *Body = kernelBody(In.Kernel);
