@@ -19,6 +19,7 @@
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "forge/Analysis/KernelModel.h"
+#include "forge/Frontend/KernelFacts.h"
 #include "forge/Measure/IntExpr.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DynamicRecursiveASTVisitor.h"
@@ -121,25 +122,6 @@ private:
   unsigned Depth = 0;
 };
 
-/// The bytes of the kernel's static __shared__ arrays (they limit the
-/// blocks an SM holds).
-int64_t staticSharedBytes(const CompoundStmt *Body, ASTContext &Ctx) {
-  struct Walk : DynamicRecursiveASTVisitor {
-    ASTContext *Ctx;
-    int64_t Bytes = 0;
-    bool VisitVarDecl(VarDecl *V) override {
-      QualType T = V->getType();
-      if (V->hasAttr<CUDASharedAttr>() && !T->isDependentType() && !T->isIncompleteType() &&
-          !V->hasExternalStorage())
-        Bytes += Ctx->getTypeSizeInChars(T).getQuantity();
-      return true;
-    }
-  } W;
-  W.Ctx = &Ctx;
-  W.TraverseStmt(const_cast<CompoundStmt *>(Body));
-  return W.Bytes;
-}
-
 class GridFillRule : public ExpertRule {
 public:
   StringRef name() const override { return "grid-fill"; }
@@ -215,7 +197,8 @@ RuleOutcome GridFillRule::propose(const RuleInput &In) {
     return notApplicable(formatv("the grid is {0} x {1} x {2}: the rule changes a 1D grid",
                                  Size->Grid[0], Size->Grid[1], Size->Grid[2])
                              .str());
-  int64_t Shared = staticSharedBytes(Body, Ctx);
+  // The kernel's static shared memory limits the blocks an SM holds.
+  int64_t Shared = int64_t(frontend::totalBytes(frontend::staticSharedVariables(In.Kernel, Ctx)));
   auto Cap = gridWavesCap(In, Shared);
   if (!Cap)
     return notApplicable("the block size is not known");

@@ -273,13 +273,12 @@ private:
   /// The other side of `s < N` (or `N > s`).
   const Expr *boundExpr(const Expr *Cond) {
     const auto *C = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()) : nullptr;
-    if (C && C->getOpcode() == BO_LT && asVar(C->getLHS()) == Stride())
+    if (C && C->getOpcode() == BO_LT && asVar(C->getLHS()) == CurStride)
       return C->getRHS()->IgnoreParenImpCasts();
-    if (C && C->getOpcode() == BO_GT && asVar(C->getRHS()) == Stride())
+    if (C && C->getOpcode() == BO_GT && asVar(C->getRHS()) == CurStride)
       return C->getLHS()->IgnoreParenImpCasts();
     return nullptr;
   }
-  const VarDecl *Stride() const { return CurStride; }
 
   /// The halving tree's size from the stride's first value: N of `N / 2`
   /// or `N >> 1`, or twice a constant.
@@ -350,6 +349,7 @@ private:
   ASTContext &Ctx;
   an::KernelModel &M;
   an::IndexForm TidForm;
+  /// The stride of the loop being matched (the guard helpers compare with it).
   const VarDecl *CurStride = nullptr;
 };
 
