@@ -270,6 +270,18 @@ ProposalRequest Loop::request(unsigned Round, const KernelSnapshot &Snap) const 
   return Q;
 }
 
+/// A launch change in words: "grid.x = ..., BLOCK = 256, constraint ...".
+static std::string launchChangeText(const SpecChange &S) {
+  std::vector<std::string> Parts;
+  for (const auto &[F, T] : S.Geometry)
+    Parts.push_back(F + " = " + T);
+  for (const auto &[F, V] : S.Values)
+    Parts.push_back(F + " = " + std::to_string(V));
+  for (const std::string &K : S.NewConstraints)
+    Parts.push_back("constraint " + K);
+  return join(Parts, ", ");
+}
+
 bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned Index) {
   ProposalRecord &Rec = C.Rec;
   // A stage records one verdict: its first failure, or its success.
@@ -288,7 +300,6 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
     Pass(Stage::Parse, Geometry ? "no edit: a change of the launch"
                                 : "no edit: new values of the spec's tunables");
     Pass(Stage::Apply, "the source stays as it is");
-    std::vector<std::string> Parts;
     for (const auto &[Name, Val] : P.Spec->Values) {
       const measure::Tunable *T = Current.Spec->findTunable(Name);
       if (!T)
@@ -298,19 +309,15 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
                                              "declares for it",
                                              Name, Val)
                                          .str());
-      Parts.push_back(Name + " = " + std::to_string(Val));
     }
     C.Values = Current.Values;
     auto S = applySpecChange(*Current.Spec, *P.Spec, Specs, C.Values);
     if (!S)
       return Fail(Stage::Contract, "the launch change is not allowed: " + toString(S.takeError()));
     C.Spec = *S;
-    for (const auto &[F, T] : P.Spec->Geometry)
-      Parts.push_back(F + " = " + T);
-    for (const std::string &K : P.Spec->NewConstraints)
-      Parts.push_back("constraint " + K);
-    Pass(Stage::Contract, "the source unchanged; the launch changed (" + join(Parts, ", ") +
-                              ")" + (Geometry ? ": " + P.Spec->Justification : ""));
+    Pass(Stage::Contract, "the source unchanged; the launch changed (" +
+                              launchChangeText(*P.Spec) + ")" +
+                              (Geometry ? ": " + P.Spec->Justification : ""));
     C.Patched = Current.Source;
     C.Rec.SourcePath = writeVersion(formatv("round-{0}/p{1}", Round, Index).str(), C.Patched);
     return true;
@@ -383,14 +390,7 @@ bool Loop::validate(Candidate &C, const Proposal &P, unsigned Round, unsigned In
     if (!S)
       return Fail(Stage::Contract, "the launch change is not allowed: " + toString(S.takeError()));
     C.Spec = *S;
-    std::vector<std::string> Parts;
-    for (const auto &[F, T] : P.Spec->Geometry)
-      Parts.push_back(F + " = " + T);
-    for (const auto &[F, V] : P.Spec->Values)
-      Parts.push_back(F + " = " + std::to_string(V));
-    for (const std::string &K : P.Spec->NewConstraints)
-      Parts.push_back("constraint " + K);
-    Contract += "; launch changed (" + join(Parts, ", ") + "): " + P.Spec->Justification;
+    Contract += "; launch changed (" + launchChangeText(*P.Spec) + "): " + P.Spec->Justification;
   }
   Pass(Stage::Contract, Contract);
 
