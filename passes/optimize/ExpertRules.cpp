@@ -27,6 +27,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createSmemStencilTilingRule},
       {"stencil-register-rows", "several rows per thread from a register window of a 2D stencil",
        createStencilRegisterRowsRule},
+      {"stencil-z-march", "a register queue along z and shared x-y planes for a 3D stencil whose threads walk z",
+       createStencilZMarchRule},
       {"register-tiling", "several outputs per thread for a naive matrix product",
        createRegisterTilingRule},
       {"cooperative-row", "a warp (or a block) per row for per-thread row loops",

@@ -21,6 +21,7 @@ std::unique_ptr<ExpertRule> createWarpShuffleReductionRule();
 std::unique_ptr<ExpertRule> createHierarchicalReductionRule();
 std::unique_ptr<ExpertRule> createSmemStencilTilingRule();
 std::unique_ptr<ExpertRule> createStencilRegisterRowsRule();
+std::unique_ptr<ExpertRule> createStencilZMarchRule();
 std::unique_ptr<ExpertRule> createRegisterTilingRule();
 std::unique_ptr<ExpertRule> createCooperativeRowRule();
 std::unique_ptr<ExpertRule> createTransposeTileRule();

@@ -236,6 +236,24 @@ Error Planner::position(TilePlan &P, unsigned D) {
   const an::Access &First = *P.Reads.front();
   std::string Where = "the position of the reads of '" + P.Buffer + "' along dimension " +
                       std::to_string(D) + " (stride " + P.Dims[D].StrideText + ")";
+  if (March && T.dependsOn(Dim.Position, M.Loops[*March].VarAtom)) {
+    const an::Loop &L = M.Loops[*March];
+    IndexForm Rest = Dim.Position.withoutAtom(L.VarAtom);
+    auto C = Dim.Position.coefficientOf(L.VarAtom);
+    if (!C || C->constantValue() != 1 || T.dependsOn(Rest, L.VarAtom) ||
+        findKind(T, Rest,
+                 {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx, AtomKind::Unknown}) ||
+        !T.uniformity(Rest).atLeast(an::Uniformity::BlockUniform))
+      return makeError("{0} is not the variable '{1}' of the loop at line {2} plus a "
+                       "block-uniform offset ('{3}')",
+                       Where, L.Var, L.Loc.Line, T.render(Dim.Position));
+    Dim.Moving = L.VarAtom;
+    Dim.Origin = Rest;
+    for (unsigned O = 0; O < P.Dims.size(); ++O)
+      if (O != D && T.dependsOn(P.Dims[O].Position, L.VarAtom))
+        return makeError("'{0}' moves the reads of '{1}' along two dimensions", L.Var, P.Buffer);
+    return Error::success();
+  }
   // A loop or an unknown in the position: the footprint moves.
   if (auto X = findKind(T, Dim.Position, {AtomKind::LoopVar, AtomKind::LoopIter})) {
     const an::Atom &At = T[*X];
@@ -555,7 +573,9 @@ Error Planner::reads(TilePlan &P) {
         bool Builtin = any_of(Mono, [&](AtomId X) {
           return T[X].Kind == AtomKind::ThreadIdx || T[X].Kind == AtomKind::BlockIdx;
         });
-        if (!Builtin) {
+        if (March && is_contained(Mono, M.Loops[*March].VarAtom)) {
+          OK = false; // the loop's range bounds it, not the thread's position
+        } else if (!Builtin) {
           IndexForm Tm = IndexForm::constant(C);
           for (AtomId X : Mono)
             Tm = Tm * IndexForm::atom(X);
@@ -608,6 +628,8 @@ Error Planner::reads(TilePlan &P) {
         continue;
       }
       auto H = hull(S.Bounds, Lower);
+      if (!H && March && P.Dims[D].Moving == M.Loops[*March].VarAtom)
+        continue;
       if (!H) {
         for (size_t K = 0; K < P.Reads.size(); ++K)
           if (S.Bounds[K].empty())

@@ -150,6 +150,12 @@ public:
 
   /// The plan for one stencil's footprint, or why it cannot be staged.
   llvm::Expected<TilePlan> plan(const an::Footprint &F);
+  /// Lets a dimension's position be loop L's variable plus a block-uniform
+  /// offset (a z-marching stencil): that dimension's Moving is the
+  /// variable, and a side no guard or clamp bounds is left unbounded (the
+  /// loop's range bounds it; stencil-z-march loads only the planes of the
+  /// iterations that run).
+  void marchAlong(unsigned L) { March = L; }
   /// A's guard bounds the coordinate along Dim from above (so that threads
   /// past the end of the data do not reach A).
   bool boundedAbove(const an::Access &A, const TileDim &Dim);
@@ -183,6 +189,7 @@ private:
   an::KernelModel &M;
   an::AtomTable &T;
   std::array<int64_t, 3> Block;
+  std::optional<unsigned> March;
 };
 
 /// The value of the element at coordinates E (locals the caller declared,
