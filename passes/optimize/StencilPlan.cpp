@@ -628,8 +628,16 @@ Error Planner::reads(TilePlan &P) {
         continue;
       }
       auto H = hull(S.Bounds, Lower);
-      if (!H && March && P.Dims[D].Moving == M.Loops[*March].VarAtom)
+      if (!H && March && P.Dims[D].Moving == M.Loops[*March].VarAtom) {
+        // Unguarded reads take every plane the loop reaches; reads guarded
+        // in part would make a plane read by some iterations only.
+        if (any_of(S.Bounds, [](const std::vector<IndexForm> &B) { return !B.empty(); }))
+          return makeError("the reads of '{0}' are bounded {1} along the loop's dimension by "
+                           "guards only in part: a plane is read in some iterations and not in "
+                           "others",
+                           P.Buffer, Side);
         continue;
+      }
       if (!H) {
         for (size_t K = 0; K < P.Reads.size(); ++K)
           if (S.Bounds[K].empty())

@@ -520,14 +520,20 @@ Expected<std::string> Writer::write() {
   std::string Orig = StringRef(In.Source.slice(Begin, End)).trim("\n").rtrim().str();
 
   std::vector<std::string> Lines;
-  Lines.push_back(formatv("{0}// stencil-z-march: each thread keeps planes {1} + {2} .. {1} + {3} "
-                          "of its column of '{4}' in registers ({5}),",
-                          Ind, L.Var, lo(Ax.Z), hi(Ax.Z), P.Buffer, Q)
+  auto Planes = [&](int64_t A, int64_t B) {
+    auto At = [&](int64_t D) {
+      return D ? L.Var + (D < 0 ? " - " : " + ") + std::to_string(D < 0 ? -D : D) : L.Var;
+    };
+    return A == B ? "plane " + At(A) : "planes " + At(A) + " .. " + At(B);
+  };
+  Lines.push_back(formatv("{0}// stencil-z-march: each thread keeps {1} of its column of '{2}' in "
+                          "registers ({3}),",
+                          Ind, Planes(lo(Ax.Z), hi(Ax.Z)), P.Buffer, Q)
                       .str());
   if (ring() > 0)
-    Lines.push_back(formatv("{0}// and the block stages the x-y neighbourhood of planes {1} + {2} .. "
-                            "{1} + {3} in shared memory ({4}), one plane per iteration.",
-                            Ind, L.Var, HLo, HHi, Tile)
+    Lines.push_back(formatv("{0}// and the block stages the x-y neighbourhood of {1} in shared "
+                            "memory ({2}), one plane per iteration.",
+                            Ind, Planes(HLo, HHi), Tile)
                         .str());
   Lines.push_back(Ind + formatv("// Another block shape runs the original code.").str());
   Lines.push_back(Ind + formatv("if (blockDim.x != {0} || blockDim.y != {1} || blockDim.z != 1) {{",
@@ -658,12 +664,12 @@ RuleOutcome StencilZMarchRule::propose(const RuleInput &In) {
   if (L.Kind != an::LoopKind::For || L.StepK != an::StepKind::Constant || !L.Step ||
       L.Step->constantValue() != 1)
     return notApplicable(LoopAt + " does not step by one plane up ('++" + L.Var + "')");
-  if (!L.TripUniform.atLeast(an::Uniformity::BlockUniform))
-    return notApplicable(LoopAt + " runs a number of iterations that differs within the block ('" +
-                         L.CondText + "'): the block's barriers need every thread in each");
   if (L.HasEarlyExit)
     return notApplicable(LoopAt + " may be left early (break, return): every thread must reach "
                                   "each iteration's barriers");
+  if (!L.TripUniform.atLeast(an::Uniformity::BlockUniform))
+    return notApplicable(LoopAt + " runs a number of iterations that differs within the block ('" +
+                         L.CondText + "'): the block's barriers need every thread in each");
   if (L.HasSync)
     return notApplicable(LoopAt + " synchronises already");
   for (const an::Access *A : P.Reads)
