@@ -30,6 +30,7 @@
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "VirtualBlocks.h"
+#include "forge/Analysis/Allocations.h"
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Measure/IntExpr.h"
 #include "forge/Measure/LaunchSpec.h"
@@ -37,6 +38,7 @@
 #include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -365,7 +367,7 @@ bool isWarpOrBarrierCall(StringRef N) {
 
 class BodyScanner : public DynamicRecursiveASTVisitor {
 public:
-  BodyScanner(BodyFacts &F, bool InCallee, const FunctionDecl *Skip)
+  BodyScanner(BodyFacts &F, bool InCallee, ArrayRef<const FunctionDecl *> Skip)
       : F(F), InCallee(InCallee), Skip(Skip) {
     ShouldVisitImplicitCode = false;
   }
@@ -406,7 +408,7 @@ public:
       return block("it calls '" + N + "'");
     if (InCallee && StringRef(N).starts_with("atomic"))
       return block("it calls '" + N + "'");
-    if (FD && FD->getDefinition() == Skip)
+    if (FD && FD->getDefinition() && is_contained(Skip, FD->getDefinition()))
       return true;
     if (FD && FD->hasBody() && !FD->isImplicit() &&
         !FD->getASTContext().getSourceManager().isInSystemHeader(FD->getLocation()) &&
@@ -448,12 +450,13 @@ private:
   }
   BodyFacts &F;
   bool InCallee;
-  const FunctionDecl *Skip;
+  ArrayRef<const FunctionDecl *> Skip;
 };
 
 /// Scans the body and, transitively (a few levels), the device functions it
-/// calls, except Skip (the reduction's own atomic function).
-BodyFacts scanBody(const Stmt *Body, const EditCollector &EC, const FunctionDecl *Skip) {
+/// calls, except those of Skip (the reduction's own atomic functions).
+BodyFacts scanBody(const Stmt *Body, const EditCollector &EC,
+                   ArrayRef<const FunctionDecl *> Skip) {
   BodyFacts F;
   BodyScanner S(F, false, Skip);
   S.TraverseStmt(const_cast<Stmt *>(Body));
@@ -469,7 +472,9 @@ BodyFacts scanBody(const Stmt *Body, const EditCollector &EC, const FunctionDecl
       if (!is_contained(F.Callees, C))
         F.Callees.push_back(C);
   }
-  F.Builtins = collectBuiltinUses(Body, EC, Skip);
+  // The atomic functions read no builtin (they are atomics on their
+  // parameters); the first is skipped as before.
+  F.Builtins = collectBuiltinUses(Body, EC, Skip.empty() ? nullptr : Skip.front());
   return F;
 }
 
@@ -616,6 +621,36 @@ std::optional<std::string> inSpecTerms(const an::IndexForm &F, const an::AtomTab
   return Terms.empty() ? std::string("0") : join(Terms, " + ");
 }
 
+/// One atomic of the reduction.
+struct Site {
+  const an::Access *A = nullptr;
+  const CallExpr *Call = nullptr;
+  Combiner Comb;
+  std::optional<Range> CallR, ValueR, TargetR;
+  /// The loop its contributions come from, and the accumulator of that loop
+  /// its value is (null: the atomic is in the loop, or in none).
+  const an::Loop *Hot = nullptr;
+  const VarDecl *AccVar = nullptr;
+  unsigned Slot = 0;
+  std::string at() const { return "'" + A->Callee + "' at line " + std::to_string(A->Loc.Line); }
+};
+
+/// One target: the atomics into one address with one operator share a
+/// partial, and the block issues one atomic into it.
+struct Slot {
+  std::vector<unsigned> Sites; ///< in source order
+  Combiner Comb;
+  std::string Callee; ///< the atomic the block issues
+  std::string Target; ///< its address, as the combine writes it
+  std::string Part, Warps;
+};
+
+/// The operators of two targets give the same result in either order
+/// whatever the targets are (the same operator on the same values).
+bool commute(const Combiner &X, const Combiner &Y) {
+  return X.Op == Y.Op && X.K == Y.K && X.Type == Y.Type;
+}
+
 /// One proposal's worth of analysis and text.
 class Rewrite {
 public:
@@ -627,23 +662,33 @@ public:
 
 private:
   // Analysis, in order; each returns "" or why the rule does not apply.
-  std::string findReduction();
+  std::string findReductions();
+  std::string analyzeAtomic(const an::Access &X, Site &S);
+  std::string groupTargets();
+  std::string checkTargets();
+  std::string distinctWhy(const Slot &X, const Slot &Y, bool &Distinct) const;
   std::string checkBody();
+  void findVirtual();
   void findHotLoop();
   void checkGridIndependence();
-  std::string chooseTarget();
+  std::string chooseTarget(Slot &S);
 
   // Text.
   std::optional<StridedLoop> stridedLoop(const an::Loop &L, std::string &Why) const;
-  void atomicEdit();
+  void atomicEdit(const Site &S);
   void loopEdit();
   std::string kernelText();
   std::string combineText(const std::string &Ind);
   std::optional<agent::SpecChange> specChange(std::string &Note);
   std::string rationale(const std::string &GridNote) const;
+  std::string atomicsWords() const;
+  std::string opWords() const;
 
   std::string line(unsigned L) const { return std::to_string(L); }
   std::string fresh(StringRef Base) { return freshName(Base, In.Kernel, Taken); }
+  bool inAnyValue(unsigned Off) const {
+    return any_of(Sites, [&](const Site &S) { return inside(Off, S.ValueR); });
+  }
 
   const RuleInput &In;
   ASTContext &Ctx;
@@ -653,11 +698,12 @@ private:
   EditCollector EC;
   const CompoundStmt *Body = nullptr;
 
-  // The reduction.
-  const an::Access *A = nullptr;
-  const CallExpr *Call = nullptr;
-  Combiner Comb;
-  std::optional<Range> CallR, ValueR, TargetR;
+  // The reduction: its atomics in source order, and their targets.
+  std::vector<Site> Sites;
+  std::vector<Slot> Slots;
+  /// Targets not shown to be distinct, taken on the argument that each
+  /// thread issues each atomic once (for the rationale).
+  std::string OrderNote;
   unsigned BodyBegin = 0, BodyEnd = 0;
   BodyFacts Facts;
 
@@ -666,22 +712,20 @@ private:
   std::string VirtualWhy;
   // The loop the contributions come from, and whether it is grid-free.
   const an::Loop *Hot = nullptr;
-  const VarDecl *AccVar = nullptr;
   std::optional<StridedLoop> Strided;
   std::string StridedWhy;
   bool GridFree = false;
   std::string GridWhy;
-  std::string Target;
 
   // Text.
   std::set<std::string> Taken;
-  std::string Part, Fn;
+  std::string Fn;
   std::map<char, std::string> VName;
   std::vector<SourceEdit> Edits; ///< inside the body, composed by splice()
   std::string LoopWords;         ///< what became of the loop, for the rationale
 };
 
-std::string Rewrite::findReduction() {
+std::string Rewrite::findReductions() {
   std::vector<const an::Access *> Atomics;
   for (const an::Access &X : M.Accesses)
     if (X.Kind == an::AccessKind::Atomic)
@@ -691,25 +735,33 @@ std::string Rewrite::findReduction() {
     if (!M.patterns(an::PatternKind::TreeReduction).empty())
       Why += " (its shared-memory tree reduction is warp-shuffle-reduction's)";
     // Atomics inside a device function the model does not see as one.
-    BodyFacts F = scanBody(kernelBody(In.Kernel), EC, nullptr);
+    BodyFacts F = scanBody(kernelBody(In.Kernel), EC, {});
     if (StringRef(F.Blocker).contains("calls 'atomic"))
       Why += " the model knows (" + F.Blocker + ")";
     return Why;
   }
-  if (Atomics.size() > 1) {
-    std::vector<std::string> Lines;
-    for (const an::Access *X : Atomics)
-      Lines.push_back(line(X->Loc.Line));
-    return formatv("the kernel has {0} atomics (lines {1}); the rule rewrites a kernel whose "
-                   "only atomic is its reduction",
-                   Atomics.size(), join(Lines, ", "));
+  llvm::stable_sort(Atomics, [](const an::Access *X, const an::Access *Y) {
+    return std::pair(X->Loc.Line, X->Loc.Column) < std::pair(Y->Loc.Line, Y->Loc.Column);
+  });
+  for (const an::Access *X : Atomics) {
+    Site S;
+    if (std::string Why = analyzeAtomic(*X, S); !Why.empty())
+      return Why;
+    Sites.push_back(std::move(S));
   }
-  A = Atomics.front();
+  if (std::string Why = groupTargets(); !Why.empty())
+    return Why;
+  return checkTargets();
+}
+
+std::string Rewrite::analyzeAtomic(const an::Access &X, Site &S) {
+  const an::Access *A = &X;
+  S.A = A;
   const an::Reduction *Red = nullptr;
   for (const an::Reduction &R : M.Reductions)
     if (R.Kind == an::ReductionKind::Atomic && R.Access == int(A->Id))
       Red = &R;
-  std::string At = "'" + A->Callee + "' at line " + line(A->Loc.Line);
+  std::string At = S.at();
   // A device function that combines a float by its order through integer
   // atomics (floatOrderWrapper), into an address the threads of a block
   // share.
@@ -743,7 +795,7 @@ std::string Rewrite::findReduction() {
     return At + " goes to an address that differs between the threads of a block ('" + A->Text +
            "'); only one address per block or per grid is combined";
   }
-  Call = dyn_cast_or_null<CallExpr>(A->E);
+  const CallExpr *Call = S.Call = dyn_cast_or_null<CallExpr>(A->E);
   if (!Call || (A->Wrapper.empty() && Call->getNumArgs() != 2))
     return At + " does not take (address, value); only those atomics are combined";
   if (!A->valueArg())
@@ -792,6 +844,7 @@ std::string Rewrite::findReduction() {
                                                                        : combinedOp(A->Atomic);
   if (!Op || (Red && Red->Op == an::ReductionOp::Mul))
     return At + " is not an associative reduction the rule combines";
+  Combiner &Comb = S.Comb;
   Comb.Op = *Op;
   Comb.Sub = A->Atomic == an::AtomicOp::Sub;
   QualType VT;
@@ -816,37 +869,237 @@ std::string Rewrite::findReduction() {
   return "";
 }
 
+/// The atomics into one address with one operator share a slot. The same
+/// address is the same buffer and the same index form in elements of one
+/// size; two operators into it would need the order of the original.
+std::string Rewrite::groupTargets() {
+  auto SameTarget = [](const an::Access &X, const an::Access &Y) {
+    return X.Base && X.Base == Y.Base && X.IndexKnown && Y.IndexKnown &&
+           !X.Index.overflowed() && X.Index == Y.Index && X.ElementBytes == Y.ElementBytes;
+  };
+  for (unsigned I = 0; I < Sites.size(); ++I) {
+    Site &S = Sites[I];
+    auto It = find_if(Slots, [&](const Slot &T) { return SameTarget(*Sites[T.Sites[0]].A, *S.A); });
+    if (It == Slots.end()) {
+      Slot T;
+      T.Sites.push_back(I);
+      T.Comb = S.Comb;
+      T.Callee = S.A->Callee;
+      S.Slot = unsigned(Slots.size());
+      Slots.push_back(std::move(T));
+      continue;
+    }
+    const Site &First = Sites[It->Sites[0]];
+    if (!commute(First.Comb, S.Comb) || First.Comb.Sub != S.Comb.Sub ||
+        First.A->Callee != S.A->Callee)
+      return formatv("{0} ({1}) and {2} ({3}) update the same address '{4}' with different "
+                     "operators; the result depends on the order in which they arrive, so "
+                     "they are not combined",
+                     First.at(), First.Comb.opWords(), S.at(), S.Comb.opWords(),
+                     S.A->Buffer + "[" + S.A->IndexText + "]")
+          .str();
+    S.Slot = unsigned(It - Slots.begin());
+    It->Sites.push_back(I);
+  }
+  return "";
+}
+
+/// Whether the targets of X and Y are shown to be different memory, and
+/// how (or why not), in words.
+std::string Rewrite::distinctWhy(const Slot &X, const Slot &Y, bool &Distinct) const {
+  const an::Access &AX = *Sites[X.Sites[0]].A, &AY = *Sites[Y.Sites[0]].A;
+  std::string NX = AX.Buffer + "[" + AX.IndexText + "]", NY = AY.Buffer + "[" + AY.IndexText + "]";
+  Distinct = false;
+  if (AX.Base == AY.Base) {
+    std::optional<int64_t> Diff;
+    if (AX.IndexKnown && AY.IndexKnown && AX.ElementBytes && AX.ElementBytes == AY.ElementBytes)
+      Diff = (AX.Index - AY.Index).constantValue();
+    Distinct = Diff && *Diff != 0;
+    return Distinct ? "'" + NX + "' and '" + NY + "' are different elements of '" + AX.Buffer + "'"
+                    : "'" + NX + "' and '" + NY + "' may be the same element of '" + AX.Buffer +
+                          "'";
+  }
+  const auto *PX = dyn_cast_or_null<ParmVarDecl>(AX.Base), *PY = dyn_cast_or_null<ParmVarDecl>(AY.Base);
+  const auto *VX = dyn_cast_or_null<VarDecl>(AX.Base), *VY = dyn_cast_or_null<VarDecl>(AY.Base);
+  if (VX && VY && !PX && !PY && !VX->hasLocalStorage() && !VY->hasLocalStorage() &&
+      !VX->getType()->isPointerType() && !VY->getType()->isPointerType()) {
+    Distinct = true;
+    return "'" + AX.Buffer + "' and '" + AY.Buffer + "' are different variables";
+  }
+  if (!PX || !PY)
+    return "'" + AX.Buffer + "' and '" + AY.Buffer + "' are not both kernel parameters";
+  std::string Pair = "'" + AX.Buffer + "' and '" + AY.Buffer + "'";
+  if (PX->getType().isRestrictQualified() && PY->getType().isRestrictQualified()) {
+    Distinct = true;
+    return Pair + " are __restrict__";
+  }
+  // The launches in the file, traced to their allocations.
+  std::vector<const CUDAKernelCallExpr *> Launches = launchesOf(In.Kernel, Ctx);
+  std::string Unknown;
+  for (const CUDAKernelCallExpr *L : Launches) {
+    unsigned IX = PX->getFunctionScopeIndex(), IY = PY->getFunctionScopeIndex();
+    unsigned Line = SM.getPresumedLineNumber(L->getBeginLoc());
+    if (IX >= L->getNumArgs() || IY >= L->getNumArgs())
+      return formatv("the launch at line {0} passes no argument for {1}", Line, Pair).str();
+    an::AllocationOrigin OX = an::traceAllocation(L->getArg(IX), Ctx),
+                         OY = an::traceAllocation(L->getArg(IY), Ctx);
+    switch (an::compareOrigins(OX, OY)) {
+    case an::AliasVerdict::Distinct:
+      continue;
+    case an::AliasVerdict::Same:
+      return formatv("the launch at line {0} passes one allocation for {1}", Line, Pair).str();
+    case an::AliasVerdict::Unknown:
+      if (Unknown.empty())
+        Unknown = formatv("the launch at line {0} is not shown to pass distinct allocations for "
+                          "{1}: {2}",
+                          Line, Pair,
+                          !OX.known() ? OX.Why : !OY.known() ? OY.Why : "they may be one")
+                      .str();
+      continue;
+    }
+  }
+  if (!Launches.empty() && Unknown.empty()) {
+    Distinct = true;
+    return formatv("the {0} launch(es) in this file pass distinct allocations for {1}",
+                   Launches.size(), Pair)
+        .str();
+  }
+  if (Launches.empty())
+    if (const measure::LaunchSpec *Spec = In.Request.Spec) {
+      auto BufferAt = [&](const ParmVarDecl *P) -> std::string {
+        unsigned I = P->getFunctionScopeIndex();
+        return I < Spec->Args.size() && Spec->findBuffer(Spec->Args[I]) ? Spec->Args[I] : "";
+      };
+      std::string BX = BufferAt(PX), BY = BufferAt(PY);
+      if (!BX.empty() && !BY.empty() && BX != BY) {
+        Distinct = true;
+        return "the launch spec passes its own buffer for each of " + Pair;
+      }
+    }
+  if (In.Request.AssumeNoAlias) {
+    Distinct = true;
+    return "that " + Pair + " do not overlap is the user's promise (--assume-no-alias)";
+  }
+  if (!Unknown.empty())
+    return Unknown;
+  return formatv("no launch of '{0}' in this file shows that {1} point into distinct "
+                 "allocations, and they are not both __restrict__",
+                 In.Kernel.getName(), Pair)
+      .str();
+}
+
+/// Targets with operators that do not commute (a minimum and a maximum, an
+/// int sum and a float sum) must be different memory, or else every thread
+/// must issue each of their atomics at most once, in the order the block
+/// issues its own: the block's atomics are then one order in which the
+/// original's could arrive (every minimum of the block, then every maximum).
+std::string Rewrite::checkTargets() {
+  // "(minimum)", or "(sum of int)" where the operators match but the types do not.
+  auto What = [](const Combiner &C, const Combiner &Other) {
+    std::string W = C.opWords().str();
+    return C.Op == Other.Op ? W + " of " + C.Type : W;
+  };
+  for (unsigned I = 0; I < Slots.size(); ++I)
+    for (unsigned J = I + 1; J < Slots.size(); ++J) {
+      const Slot &X = Slots[I], &Y = Slots[J];
+      if (commute(X.Comb, Y.Comb))
+        continue;
+      bool Distinct = false;
+      std::string Why = distinctWhy(X, Y, Distinct);
+      if (Distinct)
+        continue;
+      const Site &SX = Sites[X.Sites[0]], &SY = Sites[Y.Sites[0]];
+      std::string WX = What(X.Comb, Y.Comb), WY = What(Y.Comb, X.Comb);
+      std::string Pair = formatv("{0} ({1}) and {2} ({3})", SX.at(), WX, SY.at(), WY).str();
+      // Two pointers can be promised apart; two elements of one buffer
+      // at an unknown distance cannot.
+      std::string Remedy = SX.A->Base == SY.A->Base
+                               ? ""
+                               : "; mark both pointers __restrict__ or pass --assume-no-alias "
+                                 "to promise they differ";
+      for (const Slot *T : {&X, &Y})
+        for (unsigned K : T->Sites)
+          if (!Sites[K].A->Loops.empty())
+            return Pair + " may update the same memory (" + Why + "), and " + Sites[K].at() +
+                   " runs in a loop: each thread would alternate between the two operators, an "
+                   "order that one atomic per block and target cannot keep" +
+                   Remedy;
+      if (X.Sites.back() > Y.Sites.front())
+        return Pair + " may update the same memory (" + Why + "), and the kernel's atomics into " +
+               "them alternate in the source, an order that one atomic per block and target "
+               "cannot keep" +
+               Remedy;
+      if (OrderNote.empty())
+        OrderNote = formatv(" The targets of {0} are not shown to be different memory ({1}); "
+                            "were they the same, the block's {2} and then its {3} is one order in "
+                            "which the original's atomics could arrive, since every thread issues "
+                            "each of them at most once, in this order.",
+                            Pair, Why, WX, WY)
+                        .str();
+    }
+  return "";
+}
+
 std::string Rewrite::checkBody() {
   Body = kernelBody(In.Kernel);
-  const FunctionDecl *Own = Call->getDirectCallee();
-  Facts = scanBody(Body, EC, Own && Own->getDefinition() ? Own->getDefinition() : nullptr);
+  std::vector<const FunctionDecl *> Own;
+  for (const Site &S : Sites)
+    if (const FunctionDecl *F = S.Call->getDirectCallee(); F && F->getDefinition() &&
+                                                           !is_contained(Own, F->getDefinition()))
+      Own.push_back(F->getDefinition());
+  Facts = scanBody(Body, EC, Own);
   if (!Facts.Blocker.empty())
     return "the kernel cannot be restructured: " + Facts.Blocker;
   for (const an::Access &O : M.Accesses) {
-    if (O.Id == A->Id)
+    if (any_of(Sites, [&](const Site &S) { return S.A->Id == O.Id; }))
       continue;
     if (O.writes())
       return "the kernel also writes '" + O.Buffer + "' (line " + line(O.Loc.Line) + ": " +
              O.Text + "); only a kernel whose one effect is the reduction is rewritten";
-    if (O.Base && O.Base == A->Base)
-      return "the kernel reads '" + O.Buffer + "' (line " + line(O.Loc.Line) +
-             "), which its atomic updates";
+    for (const Site &S : Sites)
+      if (O.Base && O.Base == S.A->Base)
+        return "the kernel reads '" + O.Buffer + "' (line " + line(O.Loc.Line) + "), which " +
+               (Sites.size() == 1 ? std::string("its atomic updates") : S.at() + " updates");
   }
   // Every use of the builtin variables is a component (blockIdx.x).
   if (const DeclRefExpr *Ref = Facts.Builtins.wholeVariable())
     return "'" + Ref->getDecl()->getNameAsString() + "' is used as a whole (line " +
            line(SM.getPresumedLineNumber(Ref->getBeginLoc())) + ")";
-  CallR = EC.rangeOf(Call->getSourceRange());
-  ValueR = EC.rangeOf(A->valueArg()->getSourceRange());
-  TargetR = EC.rangeOf(A->addressArg()->getSourceRange());
-  if (!CallR || !ValueR || !TargetR)
-    return "the atomic is written inside a macro";
+  for (Site &S : Sites) {
+    S.CallR = EC.rangeOf(S.Call->getSourceRange());
+    S.ValueR = EC.rangeOf(S.A->valueArg()->getSourceRange());
+    S.TargetR = EC.rangeOf(S.A->addressArg()->getSourceRange());
+    if (!S.CallR || !S.ValueR || !S.TargetR)
+      return Sites.size() == 1 ? "the atomic is written inside a macro"
+                               : S.at() + " is written inside a macro";
+  }
   auto B = EC.offsetOf(Body->getLBracLoc()), E = EC.offsetOf(Body->getRBracLoc());
   if (!B || !E)
     return "the kernel body is written inside a macro";
   BodyBegin = *B;
   BodyEnd = *E;
   return "";
+}
+
+/// The dimensions whose blocks become a loop: bounded by a guard term of
+/// the first atomic that every other atomic is under too, and on which no
+/// atomic's address depends.
+void Rewrite::findVirtual() {
+  std::vector<const an::Guard *> Others;
+  for (const Site &S : drop_begin(Sites))
+    Others.push_back(&S.A->G);
+  VirtualBlocks VB = findVirtualBlocks(Facts.Builtins, Sites[0].A->G, Tab, &Sites[0].A->Index, Others);
+  Virtual = std::move(VB.Dims);
+  VirtualWhy = std::move(VB.Why);
+  for (const Site &S : drop_begin(Sites))
+    llvm::erase_if(Virtual, [&](const BlockBound &B) {
+      auto Bi = Tab.findBuiltin("blockIdx", B.Dim);
+      if (!Bi || !Tab.dependsOn(S.A->Index, *Bi))
+        return false;
+      VirtualWhy = "the address of " + S.at() + " depends on 'blockIdx." + std::string(1, B.Dim) +
+                   "'";
+      return true;
+    });
 }
 
 std::optional<StridedLoop> Rewrite::stridedLoop(const an::Loop &L, std::string &Why) const {
@@ -892,20 +1145,33 @@ std::optional<StridedLoop> Rewrite::stridedLoop(const an::Loop &L, std::string &
 void Rewrite::findHotLoop() {
   if (!Virtual.empty())
     return; // the loop over virtual blocks is the strided loop
-  if (!A->Loops.empty()) {
-    Hot = &M.Loops[A->Loops.front()];
-  } else if (const VarDecl *V = asVar(A->valueArg())) {
-    const an::Reduction *R = M.reductionOf(V);
-    if (R && R->Kind == an::ReductionKind::LoopCarried && !R->Loops.empty()) {
-      an::ReductionOp Base = R->Op == an::ReductionOp::ArgMax   ? an::ReductionOp::Max
-                             : R->Op == an::ReductionOp::ArgMin ? an::ReductionOp::Min
-                                                                : R->Op;
-      if (Base == Comb.Op) {
-        Hot = &M.Loops[R->Loops.front()];
-        AccVar = V;
+  for (Site &S : Sites) {
+    const an::Access *A = S.A;
+    if (!A->Loops.empty()) {
+      S.Hot = &M.Loops[A->Loops.front()];
+    } else if (const VarDecl *V = asVar(A->valueArg())) {
+      const an::Reduction *R = M.reductionOf(V);
+      if (R && R->Kind == an::ReductionKind::LoopCarried && !R->Loops.empty()) {
+        an::ReductionOp Base = R->Op == an::ReductionOp::ArgMax   ? an::ReductionOp::Max
+                               : R->Op == an::ReductionOp::ArgMin ? an::ReductionOp::Min
+                                                                  : R->Op;
+        if (Base == S.Comb.Op) {
+          S.Hot = &M.Loops[R->Loops.front()];
+          S.AccVar = V;
+        }
       }
     }
   }
+  // One loop feeds every atomic.
+  Hot = Sites[0].Hot;
+  for (const Site &S : drop_begin(Sites))
+    if (S.Hot != Hot) {
+      const Site &W = Hot ? S : Sites[0];
+      GridWhy = "the atomics take their values from different loops (" + W.at() +
+                (W.Hot ? " from the loop at line " + line(W.Hot->Loc.Line) : " from none") + ")";
+      Hot = nullptr;
+      return;
+    }
   if (!Hot)
     return;
   if (Hot->Parent >= 0) {
@@ -986,9 +1252,12 @@ void Rewrite::checkGridIndependence() {
   } R;
   R.TraverseStmt(const_cast<Stmt *>(F->getBody()));
   auto BodyR = EC.rangeOf(F->getBody()->getSourceRange());
+  auto IsAcc = [&](const VarDecl *V) {
+    return any_of(Sites, [&](const Site &S) { return S.AccVar == V; });
+  };
   for (const DeclRefExpr *D : R.Out) {
     const auto *V = dyn_cast<VarDecl>(D->getDecl());
-    if (!V || V == Strided->IV || V == AccVar || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    if (!V || V == Strided->IV || IsAcc(V) || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
       continue;
     if (auto O = EC.offsetOf(V->getLocation()); O && inside(*O, BodyR))
       continue; // declared in the body
@@ -996,45 +1265,50 @@ void Rewrite::checkGridIndependence() {
       return Fail("the loop body reads '" + V->getNameAsString() +
                   "', which differs between threads");
   }
-  // The atomic runs in the loop, or once per thread after it.
-  for (const an::GuardTerm &T : A->G.Terms) {
-    bool InBody = T.Cond && EC.rangeOf(T.Cond->getSourceRange()) &&
-                  inside(EC.rangeOf(T.Cond->getSourceRange())->first, BodyR);
-    if (!InBody && !T.Uniform.atLeast(an::Uniformity::GridUniform))
-      return Fail("the atomic runs under '" + T.Text + "', which differs between threads");
-  }
-  if (!AccVar) {
-    if (A->Loops.empty())
-      return Fail("the atomic is neither in the loop nor fed by an accumulator of it");
-    GridFree = true;
-    return;
-  }
-  // The accumulator: updated only in the loop, combined only by the atomic,
-  // and starting at the identity unless the operator is idempotent (threads
-  // with no element add its start).
   auto LoopR = EC.rangeOf(F->getSourceRange());
-  for (const DeclRefExpr *D : referencesTo(AccVar, Body)) {
-    auto O = EC.offsetOf(D->getBeginLoc());
-    if (!O || (!inside(*O, LoopR) && !inside(*O, ValueR)))
-      return Fail("'" + AccVar->getNameAsString() + "' is used outside the loop and the atomic");
-  }
-  bool Idempotent = Comb.Op == an::ReductionOp::Max || Comb.Op == an::ReductionOp::Min ||
-                    Comb.Op == an::ReductionOp::And || Comb.Op == an::ReductionOp::Or;
-  if (!Idempotent) {
-    bool Zero = false;
-    Expr::EvalResult ER;
-    if (const Expr *Init = AccVar->getInit();
-        Init && !Init->isValueDependent() && Init->EvaluateAsRValue(ER, Ctx))
-      Zero = (ER.Val.isInt() && ER.Val.getInt() == 0) ||
-             (ER.Val.isFloat() && ER.Val.getFloat().isZero());
-    if (!Zero)
-      return Fail("'" + AccVar->getNameAsString() +
-                  "' does not start at 0, so the number of threads would change the result");
+  for (const Site &S : Sites) {
+    // The atomic runs in the loop, or once per thread after it.
+    for (const an::GuardTerm &T : S.A->G.Terms) {
+      bool InBody = T.Cond && EC.rangeOf(T.Cond->getSourceRange()) &&
+                    inside(EC.rangeOf(T.Cond->getSourceRange())->first, BodyR);
+      if (!InBody && !T.Uniform.atLeast(an::Uniformity::GridUniform))
+        return Fail("the atomic runs under '" + T.Text + "', which differs between threads");
+    }
+    if (!S.AccVar) {
+      if (S.A->Loops.empty())
+        return Fail("the atomic is neither in the loop nor fed by an accumulator of it");
+      continue;
+    }
+    // The accumulator: updated only in the loop, combined only by the
+    // atomics, and starting at the identity unless the operator is
+    // idempotent (threads with no element add its start).
+    for (const DeclRefExpr *D : referencesTo(S.AccVar, Body)) {
+      auto O = EC.offsetOf(D->getBeginLoc());
+      if (!O || (!inside(*O, LoopR) && !inAnyValue(*O)))
+        return Fail("'" + S.AccVar->getNameAsString() +
+                    "' is used outside the loop and the atomic");
+    }
+    const Combiner &Comb = S.Comb;
+    bool Idempotent = Comb.Op == an::ReductionOp::Max || Comb.Op == an::ReductionOp::Min ||
+                      Comb.Op == an::ReductionOp::And || Comb.Op == an::ReductionOp::Or;
+    if (!Idempotent) {
+      bool Zero = false;
+      Expr::EvalResult ER;
+      if (const Expr *Init = S.AccVar->getInit();
+          Init && !Init->isValueDependent() && Init->EvaluateAsRValue(ER, Ctx))
+        Zero = (ER.Val.isInt() && ER.Val.getInt() == 0) ||
+               (ER.Val.isFloat() && ER.Val.getFloat().isZero());
+      if (!Zero)
+        return Fail("'" + S.AccVar->getNameAsString() +
+                    "' does not start at 0, so the number of threads would change the result");
+    }
   }
   GridFree = true;
 }
 
-std::string Rewrite::chooseTarget() {
+std::string Rewrite::chooseTarget(Slot &Sl) {
+  const Site &S = Sites[Sl.Sites[0]];
+  const an::Access *A = S.A;
   // The first argument as written, when it names nothing local and no
   // virtual block index.
   const Expr *T = A->addressArg();
@@ -1054,10 +1328,10 @@ std::string Rewrite::chooseTarget() {
               isa<EnumConstantDecl, NonTypeTemplateParmDecl>(VD) || (V && !V->hasLocalStorage());
   }
   for (const BuiltinUse &U : Facts.Builtins.Uses)
-    if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range && inside(U.Range->first, TargetR))
+    if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range && inside(U.Range->first, S.TargetR))
       Closed = false;
   if (Closed) {
-    Target = In.Source.slice(TargetR->first, TargetR->second).str();
+    Sl.Target = In.Source.slice(S.TargetR->first, S.TargetR->second).str();
     return "";
   }
   // Else the buffer and the index form: &out[blockIdx.y].
@@ -1072,22 +1346,25 @@ std::string Rewrite::chooseTarget() {
   auto Idx = renderForm(A->Index, Tab, false);
   if (!Idx)
     return Why;
-  Target = A->Index.isZero() ? P->getNameAsString() : "&" + P->getNameAsString() + "[" + *Idx + "]";
+  Sl.Target =
+      A->Index.isZero() ? P->getNameAsString() : "&" + P->getNameAsString() + "[" + *Idx + "]";
   return "";
 }
 
-void Rewrite::atomicEdit() {
-  std::string V = splice(In.Source, ValueR->first, ValueR->second, Edits);
-  QualType VT = A->valueArg()->IgnoreParenImpCasts()->getType();
+void Rewrite::atomicEdit(const Site &S) {
+  const Combiner &Comb = S.Comb;
+  std::string V = splice(In.Source, S.ValueR->first, S.ValueR->second, Edits);
+  QualType VT = S.A->valueArg()->IgnoreParenImpCasts()->getType();
   bool SameType = Comb.K != ValueKind::Dependent && !VT->isDependentType() &&
                   valueKindOf(VT, Ctx) == std::optional<ValueKind>(Comb.K);
-  const Expr *VE = A->valueArg()->IgnoreParenImpCasts();
+  const Expr *VE = S.A->valueArg()->IgnoreParenImpCasts();
   bool Simple = isa<DeclRefExpr, ArraySubscriptExpr, CallExpr, IntegerLiteral, FloatingLiteral,
                     MemberExpr, ParenExpr>(VE);
   bool Comma = isa<BinaryOperator>(VE) && cast<BinaryOperator>(VE)->isCommaOp();
   std::string Value = SameType ? (Comma ? "(" + V + ")" : V)
                                : "(" + Comb.Type + ")" + (Simple ? V : "(" + V + ")");
-  Edits.push_back({CallR->first, CallR->second - CallR->first, Comb.update(Part, Value)});
+  Edits.push_back({S.CallR->first, S.CallR->second - S.CallR->first,
+                   Comb.update(Slots[S.Slot].Part, Value)});
 }
 
 void Rewrite::loopEdit() {
@@ -1152,35 +1429,54 @@ void Rewrite::loopEdit() {
 }
 
 std::string Rewrite::combineText(const std::string &Ind) {
-  std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ", Out;
+  std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", Out;
   auto Line = [&](const std::string &Indent, const std::string &L) { Out += Indent + L + "\n"; };
-  std::string Threads = fresh("threads"), Tid = fresh("t"), Off = fresh("offset"),
-              Warps = fresh("warp_partials");
-  std::string Final = A->Callee + "(" + Target + ", " + Part + ");";
-  std::string Shfl = "__shfl_down_sync(0xffffffffu, " + Part + ", " + Off + ")";
-  std::string Ident = *Comb.identity();
+  // Head, then its statements: one on the next line, several in braces.
+  auto Group = [&](const std::string &Indent, const std::string &Head,
+                   const std::vector<std::string> &Stmts) {
+    if (Stmts.size() == 1) {
+      Line(Indent, Head);
+      Line(Indent + "  ", Stmts.front());
+      return;
+    }
+    Line(Indent, Head + " {");
+    for (const std::string &S : Stmts)
+      Line(Indent + "  ", S);
+    Line(Indent, "}");
+  };
+  std::string Threads = fresh("threads"), Tid = fresh("t"), Off = fresh("offset");
+  std::vector<std::string> Finals, Shuffles, Stores, Loads, Shared;
+  for (Slot &S : Slots) {
+    Finals.push_back(S.Callee + "(" + S.Target + ", " + S.Part + ");");
+    Shuffles.push_back(
+        S.Comb.update(S.Part, "__shfl_down_sync(0xffffffffu, " + S.Part + ", " + Off + ")") + ";");
+    Stores.push_back(S.Warps + "[" + Tid + " / 32u] = " + S.Part + ";");
+    Loads.push_back(S.Part + " = " + Tid + " < " + Threads + " / 32u ? " + S.Warps + "[" + Tid +
+                    "] : " + *S.Comb.identity() + ";");
+    Shared.push_back("__shared__ " + S.Comb.Type + " " + S.Warps + "[32];");
+  }
+  std::string Offsets = "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)";
   Line(Ind, "// The block's partials: lanes by shuffles, warps through shared memory.");
   Line(Ind, "{");
   Line(I1, "const unsigned " + Threads + " = blockDim.x * blockDim.y * blockDim.z;");
   Line(I1, "if (" + Threads + " % 32u != 0u) {");
-  Line(I2, "// A partial warp cannot shuffle with a full mask: one atomic per thread.");
-  Line(I2, Final);
+  Line(I2, std::string("// A partial warp cannot shuffle with a full mask: one atomic per thread") +
+               (Slots.size() > 1 ? " and target." : "."));
+  for (const std::string &F : Finals)
+    Line(I2, F);
   Line(I1, "} else {");
-  Line(I2, "__shared__ " + Comb.Type + " " + Warps + "[32];");
+  for (const std::string &S : Shared)
+    Line(I2, S);
   Line(I2, "const unsigned " + Tid +
                " = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
-  Line(I2, "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)");
-  Line(I3, Comb.update(Part, Shfl) + ";");
-  Line(I2, "if (" + Tid + " % 32u == 0u)");
-  Line(I3, Warps + "[" + Tid + " / 32u] = " + Part + ";");
+  Group(I2, Offsets, Shuffles);
+  Group(I2, "if (" + Tid + " % 32u == 0u)", Stores);
   Line(I2, "__syncthreads();");
   Line(I2, "if (" + Tid + " < 32u) {");
-  Line(I3, Part + " = " + Tid + " < " + Threads + " / 32u ? " + Warps + "[" + Tid + "] : " + Ident +
-               ";");
-  Line(I3, "for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)");
-  Line(I4, Comb.update(Part, Shfl) + ";");
-  Line(I3, "if (" + Tid + " == 0u)");
-  Line(I4, Final);
+  for (const std::string &L : Loads)
+    Line(I3, L);
+  Group(I3, Offsets, Shuffles);
+  Group(I3, "if (" + Tid + " == 0u)", Finals);
   Line(I2, "}");
   Line(I1, "}");
   Line(Ind, "}");
@@ -1210,10 +1506,17 @@ std::string Rewrite::kernelText() {
   bool Function = !Virtual.empty() || !Facts.Returns.empty();
   std::string Out = "\n";
   auto Line = [&](const std::string &L) { Out += Ind + L + "\n"; };
-  Line("// " + std::string(RuleName) + ": one " + A->Callee +
-       " per block. Every thread keeps a partial in a register;");
-  Line("// the warps, then the block, combine the partials.");
-  Line(Comb.Type + " " + Part + " = " + *Comb.identity() + ";");
+  if (Slots.size() == 1) {
+    Line("// " + std::string(RuleName) + ": " + atomicsWords() +
+         ". Every thread keeps a partial in a register;");
+    Line("// the warps, then the block, combine the partials.");
+  } else {
+    Line("// " + std::string(RuleName) + ": " + atomicsWords() + ".");
+    Line("// Every thread keeps a partial per target in registers; the warps, then the");
+    Line("// block, combine the partials.");
+  }
+  for (const Slot &S : Slots)
+    Line(S.Comb.Type + " " + S.Part + " = " + *S.Comb.identity() + ";");
   if (Function) {
     std::vector<std::string> Params;
     for (const BlockBound &B : Virtual)
@@ -1239,6 +1542,48 @@ std::string Rewrite::kernelText() {
   if (lineStart(In.Source, BodyEnd) + Close.size() == BodyEnd)
     Out += Close;
   return Out;
+}
+
+/// "one atomicAdd per block", "one atomicMin and one atomicMax per block",
+/// "one atomicAdd per block into each of 2 targets", "one atomicAdd into
+/// each of 2 targets and one atomicMax per block".
+std::string Rewrite::atomicsWords() const {
+  // Each atomic once, in the order of its first target, with its count.
+  std::vector<std::pair<std::string, unsigned>> Counts;
+  for (const Slot &S : Slots) {
+    auto It = find_if(Counts, [&](const auto &C) { return C.first == S.Callee; });
+    if (It == Counts.end())
+      Counts.push_back({S.Callee, 1});
+    else
+      ++It->second;
+  }
+  auto Each = [](const std::pair<std::string, unsigned> &C) {
+    return "one " + C.first +
+           (C.second > 1 ? " into each of " + std::to_string(C.second) + " targets" : "");
+  };
+  if (Counts.size() == 1)
+    return "one " + Counts[0].first + " per block" +
+           (Counts[0].second > 1 ? " into each of " + std::to_string(Counts[0].second) + " targets"
+                                 : "");
+  std::vector<std::string> W;
+  for (const auto &C : Counts)
+    W.push_back(Each(C));
+  std::string Last = W.back();
+  W.pop_back();
+  return join(W, ", ") + " and " + Last + " per block";
+}
+
+/// "sum", "minimum and maximum", "sum of each of the 2 targets".
+std::string Rewrite::opWords() const {
+  std::vector<std::string> W;
+  for (const Slot &S : Slots)
+    W.push_back(S.Comb.opWords().str());
+  if (all_equal(W))
+    return W.front() + (W.size() > 1 ? " of each of the " + std::to_string(W.size()) + " targets"
+                                     : std::string());
+  std::string Last = W.back();
+  W.pop_back();
+  return join(W, ", ") + " and " + Last;
 }
 
 std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
@@ -1289,7 +1634,7 @@ std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
                 "(as long as the original grid covers the guard's range, as a "
                 "one-element-per-thread launch does); grid.{2} is capped at FORGE_WAVES waves of "
                 "{3} SMs x {4} blocks",
-                boundTerms(Virtual), Comb.opWords(), Virtual.front().Dim, SMs, PerSM)
+                boundTerms(Virtual), opWords(), Virtual.front().Dim, SMs, PerSM)
             .str();
   } else {
     // Enough blocks to fill the GPU, and no more than the elements need.
@@ -1306,7 +1651,7 @@ std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
                 "for any grid, and an element's contribution depends only on the loop variable "
                 "and grid-uniform values, so any grid computes the same {1}; grid.x is "
                 "FORGE_WAVES waves of {2} SMs x {3} blocks",
-                Hot->Loc.Line, Comb.opWords(), SMs, PerSM)
+                Hot->Loc.Line, opWords(), SMs, PerSM)
             .str();
   }
   for (const auto &[Field, Expr] : S.Geometry) {
@@ -1324,14 +1669,30 @@ std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
 }
 
 std::string Rewrite::rationale(const std::string &GridNote) const {
-  std::string R = formatv("Every thread issued its own {0} into {1}, all into one address, which "
-                          "the L2 serialises. Now each thread keeps its partial {2} in a "
-                          "register, the 32 lanes of a warp combine theirs with five "
-                          "__shfl_down_sync steps, the warps of a block through 32 slots of "
-                          "shared memory, and one {0} per block goes to {1}: atomics per block "
-                          "blockDim -> 1.",
-                          A->Callee, Target, Comb.opWords())
-                      .str();
+  std::string R;
+  if (Slots.size() == 1) {
+    const Slot &S = Slots.front();
+    R = formatv("Every thread issued its own {0} into {1}, all into one address, which the L2 "
+                "serialises. Now each thread keeps its partial {2} in a register, the 32 lanes of "
+                "a warp combine theirs with five __shfl_down_sync steps, the warps of a block "
+                "through 32 slots of shared memory, and one {0} per block goes to {1}: atomics "
+                "per block blockDim -> 1.",
+                S.Callee, S.Target, S.Comb.opWords())
+            .str();
+  } else {
+    std::vector<std::string> Each, Ops;
+    for (const Slot &S : Slots) {
+      Each.push_back(S.Callee + " into " + S.Target);
+      Ops.push_back(S.Comb.opWords().str());
+    }
+    R = formatv("Every thread issued its own {0}, each all into one address, which the L2 "
+                "serialises. Now each thread keeps one partial per target ({1}) in registers, the "
+                "32 lanes of a warp combine theirs with five __shfl_down_sync steps, the warps of "
+                "a block through 32 slots of shared memory per target, and the block issues one "
+                "atomic per target: atomics per block {2} x blockDim -> {2}.",
+                join(Each, ", "), join(Ops, ", "), Slots.size())
+            .str();
+  }
   if (!Virtual.empty())
     R += " Each thread runs the original body for the blocks blockIdx, blockIdx + gridDim, ... "
          "of the original grid that the guard admits, " +
@@ -1340,12 +1701,16 @@ std::string Rewrite::rationale(const std::string &GridNote) const {
          "instead of one block per blockDim elements.";
   if (!LoopWords.empty())
     R += " In each thread, " + LoopWords + ".";
-  if (Comb.isFloat() && Comb.Op == an::ReductionOp::Add)
+  bool FloatSum = any_of(Slots, [](const Slot &S) {
+    return S.Comb.isFloat() && S.Comb.Op == an::ReductionOp::Add;
+  });
+  if (FloatSum)
     R += " The floating-point sum is re-associated (per thread, per warp, per block), so it "
          "differs from the original's in the last bits, within the default fp32 tolerance of a "
          "sum; the original's atomics already added in arrival order.";
   else
     R += " The result is exact: the operator is associative and commutative on these values.";
+  R += OrderNote;
   R += " A block whose size is not a multiple of 32 falls back to one atomic per thread.";
   if (!GridNote.empty())
     R += "\n" + GridNote;
@@ -1355,28 +1720,45 @@ std::string Rewrite::rationale(const std::string &GridNote) const {
 RuleOutcome Rewrite::run() {
   if (!kernelBody(In.Kernel))
     return notApplicable("the kernel has no body");
-  if (std::string Why = findReduction(); !Why.empty())
+  if (std::string Why = findReductions(); !Why.empty())
     return notApplicable(Why);
   if (std::string Why = checkBody(); !Why.empty())
     return notApplicable(Why);
-  VirtualBlocks VB = findVirtualBlocks(Facts.Builtins, A->G, Tab, &A->Index);
-  Virtual = std::move(VB.Dims);
-  VirtualWhy = std::move(VB.Why);
+  findVirtual();
   if (std::string Why = checkBlockCoverage(In, Tab, Virtual); !Why.empty())
     return notApplicable(Why);
   findHotLoop();
   checkGridIndependence();
 
-  Part = fresh("partial");
+  // One partial per target: "partial" alone, or named after the targets.
+  for (Slot &S : Slots) {
+    std::string Suffix;
+    if (Slots.size() > 1) {
+      const an::Access &A = *Sites[S.Sites[0]].A;
+      Suffix = "_" + A.Buffer;
+      bool Shared = count_if(Slots, [&](const Slot &T) {
+                      return Sites[T.Sites[0]].A->Buffer == A.Buffer;
+                    }) > 1;
+      auto C = A.IndexKnown ? A.Index.constantValue() : std::nullopt;
+      if (Shared && C && *C >= 0)
+        Suffix += std::to_string(*C);
+      if (!isValidAsciiIdentifier("partial" + Suffix))
+        Suffix.clear();
+    }
+    S.Part = fresh("partial" + Suffix);
+    S.Warps = fresh("warp_partials" + Suffix);
+  }
   Fn = fresh("contribute");
   for (const BlockBound &B : Virtual)
     VName[B.Dim] = fresh(std::string("b") + B.Dim);
-  if (std::string Why = chooseTarget(); !Why.empty())
-    return notApplicable(Why);
+  for (Slot &S : Slots)
+    if (std::string Why = chooseTarget(S); !Why.empty())
+      return notApplicable(Why);
   for (const BuiltinUse &U : Facts.Builtins.Uses)
     if (U.Var == "blockIdx" && VName.count(U.Dim) && U.Range)
       Edits.push_back({U.Range->first, U.Range->second - U.Range->first, VName[U.Dim]});
-  atomicEdit();
+  for (const Site &S : Sites)
+    atomicEdit(S);
   if (Strided)
     loopEdit();
   std::string Text = kernelText();
@@ -1384,9 +1766,8 @@ RuleOutcome Rewrite::run() {
   std::string Note;
   auto Spec = specChange(Note);
   std::string Summary =
-      formatv("one {0} per block: partials in registers, combined by warp shuffles and shared "
-              "memory{1}",
-              A->Callee,
+      formatv("{0}: partials in registers, combined by warp shuffles and shared memory{1}",
+              atomicsWords(),
               !Virtual.empty()  ? ", the guard's blocks strided over a capped grid"
               : !LoopWords.empty() ? ", the loop " + std::to_string(Unroll) + " iterations at a time"
                                    : "")

@@ -7,7 +7,6 @@
 // RUN: not forge-port propose %s --kernel also_stores --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=STORE
 // RUN: not forge-port propose %s --kernel cas_max --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=CAS
 // RUN: not forge-port propose %s --kernel wrapped_cas --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=WRAP
-// RUN: not forge-port propose %s --kernel pair_argmax --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=PAIR
 // RUN: not forge-port propose %s --kernel tree_then_atomic --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=SYNC
 // RUN: not forge-port propose %s --kernel wraps --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=INC
 // RUN: not forge-port propose %s --kernel no_atomic --block 256 --rules=hierarchical-reduction 2>&1 | FileCheck %s --check-prefix=NONE
@@ -20,7 +19,6 @@
 // STORE: forge-port: note: hierarchical-reduction: not applicable: the kernel also writes 'y' (line {{[0-9]+}}: y[i]); only a kernel whose one effect is the reduction is rewritten
 // CAS: forge-port: note: hierarchical-reduction: not applicable: 'atomicCAS' at line {{[0-9]+}} is not a reduction the rule combines (a lock, or a compare-and-swap loop written in the kernel; an argmax packed into such a loop is not rewritten)
 // WRAP: forge-port: note: hierarchical-reduction: not applicable: 'atomicMaxFloat' at line {{[0-9]+}} is a function the analysis does not know as an atomic reduction
-// PAIR: forge-port: note: hierarchical-reduction: not applicable: the kernel has 2 atomics (lines {{[0-9]+}}, {{[0-9]+}}); the rule rewrites a kernel whose only atomic is its reduction
 // SYNC: forge-port: note: hierarchical-reduction: not applicable: the kernel cannot be restructured: {{.*}}
 // INC: forge-port: note: hierarchical-reduction: not applicable: 'atomicInc' at line {{[0-9]+}} {{.*}}
 // NONE: forge-port: note: hierarchical-reduction: not applicable: no atomic reduction: the kernel has no atomic
@@ -85,16 +83,6 @@ __device__ float atomicMaxFloat(float *a, float v) {
 __global__ void wrapped_cas(const float *x, float *m, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) atomicMaxFloat(m, x[i]);
-}
-
-// A value and its index reduced separately: not an argmax the rule can keep.
-__global__ void pair_argmax(const float *x, float *best, int *where, int n) {
-  float bv = -1e30f;
-  int bi = -1;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-    if (x[i] > bv) { bv = x[i]; bi = i; }
-  atomicMax((int *)best, __float_as_int(bv));
-  atomicMax(where, bi);
 }
 
 __global__ void tree_then_atomic(const float *x, float *sum, int n) {
