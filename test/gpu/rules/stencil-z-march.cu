@@ -3,7 +3,7 @@
 // with an early-exit guard and a size_t plane, the (k * ny + j) * nx + i
 // spelling under an enclosing if, an index macro with two early returns, a
 // 3x3x3 box with clamps on all three axes written with loops, a radius-2
-// star zero-padded along z by guards) is rewritten for 32 x 8 blocks
+// star with a long long plane stride) is rewritten for 32 x 8 blocks
 // (zm32.cu) and for 16 x 16 blocks (zm16.cu). Each runs on volumes whose
 // sides are multiples of no block side (67 x 37 x 19, 5 x 3 x 4, and 40 x 9
 // x 1, where the loop runs at most once or never), at offset pointers (the
