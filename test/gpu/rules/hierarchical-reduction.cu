@@ -32,6 +32,7 @@
 // CHECK: float max, mixed signs, block 1024, grid 1: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 #include "check.h"
+#include "reduction_grids.h"
 #include <climits>
 #include <cmath>
 
@@ -57,16 +58,6 @@ namespace v1 {
 } // namespace v1
 
 namespace {
-
-/// The launches to try with each block: the original grid, then grids
-/// below it (what the SpecChange's cap may give), down to one block.
-std::vector<unsigned> gridsFor(unsigned original) {
-  std::vector<unsigned> g{original};
-  for (unsigned c : {2112u, 264u, 7u, 1u})
-    if (c < original)
-      g.push_back(c);
-  return g;
-}
 
 template <typename T> T *scalar(T init) {
   return check::upload(std::vector<T>{init});
