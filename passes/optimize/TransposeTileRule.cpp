@@ -110,6 +110,144 @@ bool tileableType(QualType T, ASTContext &Ctx) {
   return false;
 }
 
+/// A loop over the rows of the block's tile, the naive transpose of NVIDIA's
+/// blog: `y = blockIdx.y * TILE + threadIdx.y; for (j = 0; j < TILE; j +=
+/// ROWS) out[x * w + y + j] = in[(y + j) * w + x]`. In the model's terms
+/// (loop variables expanded to Start + Step * it), the row position is
+/// `blockIdx.y * Tile + threadIdx.y + Rows * it`, and a block with
+/// blockDim.y == Rows covers the rows [0, Tile) of its tile, each once.
+struct RowLoop {
+  const an::Loop *L = nullptr;
+  /// The rows between two iterations (a constant or blockDim.y) and the
+  /// block's stride along y, which is the number of rows the loop walks.
+  an::IndexForm Rows, Tile;
+  /// A further condition on the block for that coverage (a step of
+  /// blockDim.y from a constant: `32 % blockDim.y != 0` runs the original
+  /// body), and the assumption it checks, in words.
+  std::string Check, Assumed;
+};
+
+/// The kernel's only loop as a loop over the rows of the block's tile, or
+/// why it is not one. R and W are the transpose's load and store.
+std::optional<RowLoop> readRowLoop(const an::KernelModel &M, an::AtomTable &T,
+                                   const an::Access &R, const an::Access &W, std::string &Why) {
+  auto Fail = [&](std::string S) -> std::optional<RowLoop> {
+    Why = std::move(S);
+    return std::nullopt;
+  };
+  if (M.Loops.size() != 1) {
+    std::vector<std::string> Lines;
+    for (const an::Loop &L : M.Loops)
+      Lines.push_back(std::to_string(L.Loc.Line));
+    return Fail(formatv("the kernel has {0} loops (lines {1}); a loop is tiled only where it is "
+                        "the kernel's one loop and walks the rows of each block's tile",
+                        M.Loops.size(), join(Lines, ", "))
+                    .str());
+  }
+  const an::Loop &L = M.Loops.front();
+  std::string Name = L.Var.empty() ? formatv("the loop (line {0})", L.Loc.Line).str()
+                                   : formatv("the loop over '{0}' (line {1})", L.Var, L.Loc.Line).str();
+  if (!L.hasInductionVariable() || !L.Start || !L.Step)
+    return Fail(Name + " has no induction variable the model follows" +
+                (L.Why.empty() ? std::string() : " (" + L.Why + ")"));
+  if (R.Loops != std::vector<unsigned>{L.Id} || W.Loops != std::vector<unsigned>{L.Id})
+    return Fail("the transpose is not the body of " + Name);
+  if (L.HasSync)
+    return Fail(Name + " synchronises the block; the kernel is already tiled");
+  if (L.HasEarlyExit)
+    return Fail(Name + " may be left early (break, return); its rows are not known");
+  if (!L.ExtraCondText.empty())
+    return Fail(Name + " also tests '" + L.ExtraCondText +
+                "' in its condition; only a bound on its variable is read (test it in the body)");
+  an::AtomId Ty = T.builtin("threadIdx", 'y'), By = T.builtin("blockIdx", 'y'),
+             Dy = T.builtin("blockDim", 'y');
+  an::IndexForm DimY = an::IndexForm::atom(Dy);
+  an::IndexForm Start = T.expandLoops(*L.Start), Step = T.expandLoops(*L.Step);
+  auto StepC = Step.constantValue();
+  if (!(StepC && *StepC > 0) && Step != DimY)
+    return Fail(Name + " steps by '" + T.render(Step) +
+                "', neither a positive constant nor blockDim.y");
+  // The row position's parts, relative to threadIdx.y's coefficient (the
+  // row length, or 1 where the access runs along y).
+  an::IndexForm RIdx = T.expandLoops(R.Index);
+  auto CT = RIdx.coefficientOf(Ty), CB = RIdx.coefficientOf(By),
+       CI = RIdx.coefficientOf(L.IterAtom);
+  std::optional<an::IndexForm> Rows, Tile;
+  if (CT && !CT->isZero() && CB && CI) {
+    Rows = CI->dividedExactly(*CT);
+    Tile = CB->dividedExactly(*CT);
+  }
+  if (!Rows || !Tile || Rows->isZero())
+    return Fail(Name + " does not move '" + R.Text +
+                "' along the row position (blockIdx.y * TILE + threadIdx.y): its variable is "
+                "not added to the row");
+  auto RowsC = Rows->constantValue();
+  if (!(RowsC && *RowsC > 0) && *Rows != DimY)
+    return Fail(Name + " moves the row by '" + T.render(*Rows) +
+                "' per iteration, neither a positive constant nor blockDim.y");
+  // The rows a block covers: [0, Extent) of its tile, each once (with
+  // blockDim.y == Rows).
+  RowLoop Out;
+  auto A0 = Start.constantValue();
+  auto FromThread = (Start - an::IndexForm::atom(Ty)).constantValue();
+  an::IndexForm Extent;
+  // The trip count, also where the bound is the start plus a constant
+  // (`for (r = y; r < y + 32; r += 8)`).
+  std::optional<int64_t> Trips = L.TripCount;
+  if (!Trips && StepC && L.Bound)
+    if (auto D = (T.expandLoops(*L.Bound) - Start).constantValue()) {
+      if (L.Cmp == an::CmpOp::LT)
+        Trips = *D > 0 ? (*D + *StepC - 1) / *StepC : 0;
+      else if (L.Cmp == an::CmpOp::LE)
+        Trips = *D >= 0 ? *D / *StepC + 1 : 0;
+    }
+  if (StepC && (A0 || Trips)) {
+    // `for (j = 0; j < 32; j += 8)`, `for (k = 0; k < 4; ++k) ... y + 8 * k`,
+    // `for (r = y; r < y + 32; r += 8)`: the same iterations in every thread.
+    if (!Trips || *Trips <= 0)
+      return Fail(Name + " has no constant trip count ('" + L.CondText + "')");
+    Extent = Rows->scaled(*Trips);
+  } else if (A0 || FromThread) {
+    // `for (j = 0; j < 32; j += blockDim.y)`, `for (r = threadIdx.y; r < 32;
+    // r += 8)`: the variable runs over [start, end) and is the row.
+    if (*Rows != Step)
+      return Fail(Name + " moves the row by '" + T.render(*Rows) + "' per iteration, not by its "
+                  "step '" + T.render(Step) + "'");
+    std::optional<int64_t> End;
+    if (L.Bound)
+      if (auto B = T.expandLoops(*L.Bound).constantValue()) {
+        if (L.Cmp == an::CmpOp::LT)
+          End = *B;
+        else if (L.Cmp == an::CmpOp::LE)
+          End = *B + 1;
+      }
+    if (!End)
+      return Fail(Name + " does not run below a constant bound ('" + L.CondText + "')");
+    int64_t E = *End - (A0 ? *A0 : *FromThread);
+    if (E <= 0)
+      return Fail(Name + " runs no iteration");
+    Extent = an::IndexForm::constant(E);
+    // From a constant by blockDim.y: the last iteration stops at the tile's
+    // end only when blockDim.y divides it.
+    if (A0) {
+      Out.Check = formatv("{0} % blockDim.y != 0", E).str();
+      Out.Assumed = formatv("blockDim.y divides {0}", E).str();
+    }
+  } else {
+    return Fail(Name + " starts at '" + T.render(Start) +
+                "', neither a constant nor threadIdx.y plus a constant, and its trip count "
+                "is not constant");
+  }
+  if (*Tile != Extent)
+    return Fail("the blocks' stride along y, '" + T.render(*Tile) + "', is not the '" +
+                T.render(Extent) + "' rows that " + Name +
+                " walks: the blocks' rows would overlap or leave gaps");
+  Out.L = &L;
+  Out.Rows = *Rows;
+  Out.Tile = *Tile;
+  return Out;
+}
+
 /// The kernel's locals that a piece of code reads, with the statement that
 /// declares each (top-level declarations of the body only).
 struct UniformLocals {
@@ -203,11 +341,19 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       FlatLoop = &L;
     }
   }
-  if (!M.Loops.empty() && !FlatLoop)
-    return notApplicable(formatv("the kernel has a loop (line {0}); only a transpose without "
-                                 "loops is tiled",
+  // A loop over the rows of each block's tile (NVIDIA's naive transpose).
+  std::optional<RowLoop> Rows;
+  if (Flat && !M.Loops.empty() && !FlatLoop)
+    return notApplicable(formatv("the kernel has a loop (line {0}) that is not the grid-stride "
+                                 "loop of its flat index",
                                  M.Loops.front().Loc.Line)
                              .str());
+  if (!M.Loops.empty() && !Flat) {
+    std::string Why;
+    Rows = readRowLoop(M, T, R, W, Why);
+    if (!Rows)
+      return notApplicable(Why);
+  }
   // The buffers: parameters indexed in their own element type.
   auto ParamOf = [&](const an::Access &A) -> const ParmVarDecl * {
     if (A.ParamIndex < 0)
@@ -243,15 +389,17 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     bool VisitExpr(Expr *E) override {
       if (auto B = cudaBuiltin(E); B && Bad.empty() &&
                                    ((B->Var == "threadIdx" && B->Dim == 'z') ||
-                                    (B->Var == "gridDim" && B->Dim != 'z' && !Flat)))
+                                    (B->Var == "gridDim" && B->Dim != 'z' && !KeepsGrid)))
         Bad = (B->Var + "." + std::string(1, B->Dim)).str();
       return true;
     }
     // A flat transpose keeps its grid (no spec change), so the grid's size
     // may be read (a grid-stride loop's step); the forms may not read it.
-    bool Flat = false;
+    // A loop over tile rows keeps it too (its blocks' tiles are the work),
+    // and its forms may read it (`width = gridDim.x * TILE`).
+    bool KeepsGrid = false;
   } Uses;
-  Uses.Flat = Flat;
+  Uses.KeepsGrid = Flat || Rows;
   Uses.TraverseStmt(const_cast<CompoundStmt *>(Body));
   if (!Uses.Bad.empty())
     return notApplicable("the kernel reads '" + Uses.Bad + "'; the tiled kernel gives threads " +
@@ -282,6 +430,13 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     return Dim;
   };
   an::IndexForm SX = BlockStride(Bx, Tx, Dx), SY = BlockStride(By, Ty, Dy);
+  // Over tile rows, y = blockIdx.y * Tile + threadIdx.y + Rows * it: the
+  // block's stride is the tile's height, the loop adds Rows per iteration.
+  an::IndexForm RowsIt;
+  if (Rows) {
+    SY = Rows->Tile;
+    RowsIt = Rows->Rows * an::IndexForm::atom(Rows->L->IterAtom);
+  }
   if (Flat && FlatLoop) {
     SX = an::IndexForm::atom(Dx);
   } else if (Flat) {
@@ -314,21 +469,30 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       if (A == Tx)
         return X - an::IndexForm::atom(Bx) * SX;
       if (A == Ty)
-        return Y - an::IndexForm::atom(By) * SY;
+        return Y - an::IndexForm::atom(By) * SY - RowsIt;
       return std::nullopt;
     });
   };
-  // The block dimensions the kernel's positions assume ("blockDim.x != 16").
+  // The block dimensions the kernel's positions assume ("blockDim.x != 16"):
+  // blockDim.y is the block's stride along y, or over tile rows the rows
+  // between two iterations.
   std::vector<std::string> FixedDims, Assumed;
-  for (auto [S, Name] : {std::pair(&SX, "blockDim.x"), std::pair(&SY, "blockDim.y")})
-    if (auto C = S->constantValue(); C && !(Flat && S == &SY)) {
+  an::IndexForm DimY = Rows ? Rows->Rows : SY;
+  for (auto [S, Name] : {std::pair(&SX, "blockDim.x"), std::pair(&DimY, "blockDim.y")})
+    if (auto C = S->constantValue(); C && !(Flat && S == &DimY)) {
       FixedDims.push_back(formatv("{0} != {1}", Name, *C).str());
       Assumed.push_back(formatv("{0} == {1}", Name, *C).str());
     }
+  if (Rows && !Rows->Check.empty()) {
+    FixedDims.push_back(Rows->Check);
+    Assumed.push_back(Rows->Assumed);
+  }
   auto ThreadFree = [&](const an::IndexForm &F) {
     if (Flat && (T.dependsOn(F, Gx) || T.dependsOn(F, Gy) ||
                  (FlatLoop && (T.dependsOn(F, FlatLoop->VarAtom) ||
                                T.dependsOn(F, FlatLoop->IterAtom)))))
+      return false;
+    if (Rows && (T.dependsOn(F, Rows->L->VarAtom) || T.dependsOn(F, Rows->L->IterAtom)))
       return false;
     return !T.dependsOn(F, Tx) && !T.dependsOn(F, Ty) && !T.dependsOn(F, Bx) &&
            !T.dependsOn(F, By);
@@ -340,8 +504,12 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
           "the index of '" + A->Text + "' depends on the thread other than through its " +
           (Flat ? "flat index's row " + T.render(an::IndexForm::atom(*SplitQ)) + " and column " +
                       T.render(an::IndexForm::atom(RemA))
-                : std::string("position (blockIdx * blockDim + threadIdx, or blockIdx * C + "
-                              "threadIdx, along x and y)")));
+           : Rows ? "position (x = blockIdx.x * blockDim.x + threadIdx.x or blockIdx.x * C + "
+                    "threadIdx.x, and y = blockIdx.y * " + T.render(SY) + " + threadIdx.y + " +
+                    T.render(RowsIt) + " with the loop's iteration " +
+                    T.render(an::IndexForm::atom(Rows->L->IterAtom)) + ")"
+                  : std::string("position (blockIdx * blockDim + threadIdx, or blockIdx * C + "
+                                "threadIdx, along x and y)")));
   // Which position the load runs along: x (out[x][y] = in[y][x]) or y.
   auto Coef = [&](const an::IndexForm &F, an::AtomId A) -> std::optional<int64_t> {
     auto C = F.coefficientOf(A);
@@ -374,7 +542,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
 
   // The guard: comparisons of forms, the same for the load and the store,
   // with an upper bound on each position.
-  if (W.G.empty() && !FlatLoop)
+  if (W.G.empty() && !FlatLoop && !Rows)
     return notApplicable("the store '" + W.Text + "' is not guarded: the tiles at the edges need " +
                          (Flat ? "a bound on the flat index (t < rows * cols)"
                                : "bounds on both positions (x < cols && y < rows)"));
@@ -398,6 +566,12 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     an::IndexForm Rt;
   };
   std::vector<GuardCmp> Cmps;
+  // Over tile rows the grid is the kernel's extent: its blocks cover
+  // x < SX * gridDim.x and y < Tile * gridDim.y (and the guard, if any).
+  if (Rows) {
+    Cmps.push_back({X, an::CmpOp::LT, SX * an::IndexForm::atom(Gx)});
+    Cmps.push_back({Y, an::CmpOp::LT, SY * an::IndexForm::atom(Gy)});
+  }
   for (const an::GuardTerm &Tm : W.G.Terms) {
     if (!Tm.Cmp)
       return notApplicable("the guard '" + Tm.Text + "' is not a comparison of integers" +
@@ -627,10 +801,17 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
         if (Found[D].empty() && F == (D == 0 ? X : Y) && Free(V->getName()))
           Found[D] = V->getNameAsString();
     }
-    std::string XName0 = !Found[0].empty() ? Found[0] : (Free("x") ? "x" : "forge_x");
+    // Over tile rows the kernel's `y` is the row without the loop's part:
+    // a position is not named after a local that holds something else.
+    auto FreshName = [&](StringRef N) {
+      return Free(N) && !(Rows && any_of(L.Vars, [&](const VarDecl *V) {
+                            return V->getName() == N;
+                          }));
+    };
+    std::string XName0 = !Found[0].empty() ? Found[0] : (FreshName("x") ? "x" : "forge_x");
     XName = XName0;
     YName = !Found[1].empty() && Found[1] != XName ? Found[1]
-            : Free("y") && XName != "y"           ? "y"
+            : FreshName("y") && XName != "y"      ? "y"
                                                   : "forge_y";
   }
   FormRenderer Rd(T);
@@ -789,7 +970,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       // fast path only where that block is one.
       if (auto CX = SX.constantValue(); CX && *CX != 32)
         UseFast = false;
-      if (auto CY = SY.constantValue()) {
+      if (auto CY = DimY.constantValue()) {
         if (RowsOk(*CY))
           RowsB = int(*CY);
         else
@@ -830,6 +1011,14 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       Add(0, "// any grid works (blocks beyond the last tile have none).");
     } else {
       Add(0, "// bank conflicts. Blocks stride over the tiles, so any grid works.");
+    }
+    if (Rows) {
+      Add(0, formatv("// The kernel's blocks each covered {0} x {1} elements (its loop over '{2}' "
+                     "walked the",
+                     T.render(SX), T.render(SY), Rows->L->Var)
+                 .str());
+      Add(0, "// rows), so its grid is its extent: " +
+                 join(ArrayRef(GuardText).take_front(2), " && ") + ".");
     }
     if (UseFast && Flat) {
       Add(0, formatv("// A block of {0} threads (32 x {1}) moves {2} elements per thread and "
@@ -1014,7 +1203,16 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
     std::optional<agent::SpecChange> Spec;
     std::string GridNote;
     auto GX = Req.Geometry.find("grid.x"), GY = Req.Geometry.find("grid.y");
-    if (!FixedDims.empty()) {
+    if (Rows) {
+      GridNote = " Each block of the kernel covered the " + T.render(SX) + " x " +
+                 T.render(SY) + " elements its loop over '" + Rows->L->Var +
+                 "' walked, so the grid is the kernel's extent (" +
+                 join(ArrayRef(GuardText).take_front(2), ", ") +
+                 ") and stays as it is; blocks beyond the tiles find no work.";
+      if (!FixedDims.empty())
+        GridNote += " The kernel assumes " + join(Assumed, " and ") +
+                    ", so other blocks run the original body (checked on the device).";
+    } else if (!FixedDims.empty()) {
       GridNote = " The kernel's positions assume " + join(Assumed, " and ") +
                  ", so other blocks run the original body (checked on the device), and the "
                  "grid stays as it is, which that body needs.";
@@ -1102,7 +1300,10 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                 W.Warp.constantStride() == 1 ? std::string("coalesced")
                                              : "strided by " + W.Warp.StrideText,
                 Bytes ? formatv(" ({0} bytes)", Bytes).str() : std::string(), InName, OutName,
-                Flat ? Cond + ", over the flat index's row and column" : W.G.render(), GridNote,
+                Flat   ? Cond + ", over the flat index's row and column"
+                : Rows ? Cond + ", the grid's extent first"
+                       : W.G.render(),
+                GridNote,
                 S, S + 1, FastNote)
             .str();
     return proposeEdits(In, name(),

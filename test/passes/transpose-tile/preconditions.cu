@@ -74,15 +74,16 @@ __global__ void t_two_out(const float *in, float *out, float *out2, int rows, in
 }
 // TWO: forge-port: note: transpose-tile: not applicable: the kernel also writes 'out2[y * cols + x]' (line [[@LINE-3]]); only a kernel that is one transpose is tiled
 
-// Already tiled by hand along y (32 x 8 threads, 4 rows each).
-__global__ void t_loop(const float *in, float *out, int rows, int cols) {
+// A loop over tile rows is tiled (tile-row-loop.cu), but not one whose
+// trip count is a parameter's: what a block covers is not known.
+__global__ void t_loop(const float *in, float *out, int rows, int cols, int tile) {
   int x = blockIdx.x * 32 + threadIdx.x;
   int y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8)
+  for (int j = 0; j < tile; j += 8)
     if (x < cols && y + j < rows)
       out[x * rows + y + j] = in[(y + j) * cols + x];
 }
-// LOOP: forge-port: note: transpose-tile: not applicable: the kernel has a loop (line [[@LINE-4]]); only a transpose without loops is tiled
+// LOOP: forge-port: note: transpose-tile: not applicable: the loop over 'j' (line [[@LINE-4]]) has no constant trip count ('j < tile')
 
 // One-dimensional transposes through / and % (flat-index.cu) are tiled;
 // their refusals are there.
