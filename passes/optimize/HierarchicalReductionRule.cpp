@@ -701,8 +701,9 @@ private:
   // The reduction: its atomics in source order, and their targets.
   std::vector<Site> Sites;
   std::vector<Slot> Slots;
-  /// Targets not shown to be distinct, taken on the argument that each
-  /// thread issues each atomic once (for the rationale).
+  /// For the rationale: how targets whose operators do not commute were
+  /// shown to be different memory, or that they were not and each thread
+  /// issues each of their atomics once.
   std::string OrderNote;
   unsigned BodyBegin = 0, BodyEnd = 0;
   BodyFacts Facts;
@@ -1006,11 +1007,15 @@ std::string Rewrite::checkTargets() {
         continue;
       bool Distinct = false;
       std::string Why = distinctWhy(X, Y, Distinct);
-      if (Distinct)
-        continue;
       const Site &SX = Sites[X.Sites[0]], &SY = Sites[Y.Sites[0]];
       std::string WX = What(X.Comb, Y.Comb), WY = What(Y.Comb, X.Comb);
       std::string Pair = formatv("{0} ({1}) and {2} ({3})", SX.at(), WX, SY.at(), WY).str();
+      if (Distinct) {
+        // How two pointers were shown apart (a launch, the spec, a promise).
+        if (SX.A->Base != SY.A->Base)
+          OrderNote += " The targets of " + Pair + " are different memory: " + Why + ".";
+        continue;
+      }
       // Two pointers can be promised apart; two elements of one buffer
       // at an unknown distance cannot.
       std::string Remedy = SX.A->Base == SY.A->Base
@@ -1029,8 +1034,7 @@ std::string Rewrite::checkTargets() {
                "them alternate in the source, an order that one atomic per block and target "
                "cannot keep" +
                Remedy;
-      if (OrderNote.empty())
-        OrderNote = formatv(" The targets of {0} are not shown to be different memory ({1}); "
+      OrderNote += formatv(" The targets of {0} are not shown to be different memory ({1}); "
                             "were they the same, the block's {2} and then its {3} is one order in "
                             "which the original's atomics could arrive, since every thread issues "
                             "each of them at most once, in this order.",
