@@ -880,7 +880,8 @@ std::string Rewrite::groupTargets() {
   };
   for (unsigned I = 0; I < Sites.size(); ++I) {
     Site &S = Sites[I];
-    auto It = find_if(Slots, [&](const Slot &T) { return SameTarget(*Sites[T.Sites[0]].A, *S.A); });
+    auto It = find_if(Slots,
+                      [&](const Slot &T) { return SameTarget(*Sites[T.Sites[0]].A, *S.A); });
     if (It == Slots.end()) {
       Slot T;
       T.Sites.push_back(I);
@@ -920,7 +921,8 @@ std::string Rewrite::distinctWhy(const Slot &X, const Slot &Y, bool &Distinct) c
                     : "'" + NX + "' and '" + NY + "' may be the same element of '" + AX.Buffer +
                           "'";
   }
-  const auto *PX = dyn_cast_or_null<ParmVarDecl>(AX.Base), *PY = dyn_cast_or_null<ParmVarDecl>(AY.Base);
+  const auto *PX = dyn_cast_or_null<ParmVarDecl>(AX.Base),
+             *PY = dyn_cast_or_null<ParmVarDecl>(AY.Base);
   const auto *VX = dyn_cast_or_null<VarDecl>(AX.Base), *VY = dyn_cast_or_null<VarDecl>(AY.Base);
   if (VX && VY && !PX && !PY && !VX->hasLocalStorage() && !VY->hasLocalStorage() &&
       !VX->getType()->isPointerType() && !VY->getType()->isPointerType()) {
@@ -1035,11 +1037,11 @@ std::string Rewrite::checkTargets() {
                "cannot keep" +
                Remedy;
       OrderNote += formatv(" The targets of {0} are not shown to be different memory ({1}); "
-                            "were they the same, the block's {2} and then its {3} is one order in "
-                            "which the original's atomics could arrive, since every thread issues "
-                            "each of them at most once, in this order.",
-                            Pair, Why, WX, WY)
-                        .str();
+                           "were they the same, the block's {2} and then its {3} is one order in "
+                           "which the original's atomics could arrive, since every thread issues "
+                           "each of them at most once, in this order.",
+                           Pair, Why, WX, WY)
+                       .str();
     }
   return "";
 }
@@ -1092,7 +1094,8 @@ void Rewrite::findVirtual() {
   std::vector<const an::Guard *> Others;
   for (const Site &S : drop_begin(Sites))
     Others.push_back(&S.A->G);
-  VirtualBlocks VB = findVirtualBlocks(Facts.Builtins, Sites[0].A->G, Tab, &Sites[0].A->Index, Others);
+  VirtualBlocks VB =
+      findVirtualBlocks(Facts.Builtins, Sites[0].A->G, Tab, &Sites[0].A->Index, Others);
   Virtual = std::move(VB.Dims);
   VirtualWhy = std::move(VB.Why);
   for (const Site &S : drop_begin(Sites))
