@@ -27,7 +27,14 @@
 /// the column t % d) gives the positions: x is the column, y the row, and
 /// the same tiles are written, numbered along the rows and taken in turn by
 /// the blocks of the original 1D launch, with the 1D block seen as 32 x
-/// (blockDim.x / 32) threads. See docs/passes/transpose-tile.md.
+/// (blockDim.x / 32) threads.
+///
+/// A kernel whose blocks walk the rows of their tile in a loop (NVIDIA's
+/// transposeNaive: `for (j = 0; j < TILE; j += ROWS) out[x * w + y + j] =
+/// in[(y + j) * w + x]`) has the row position `blockIdx.y * TILE +
+/// threadIdx.y + ROWS * it` in the model; its blocks cover their tiles, so
+/// its grid is its extent, which joins the guard, and the grid stays. See
+/// docs/passes/transpose-tile.md.
 ///
 //===----------------------------------------------------------------------===//
 #include "FormCode.h"
@@ -1301,7 +1308,8 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                                              : "strided by " + W.Warp.StrideText,
                 Bytes ? formatv(" ({0} bytes)", Bytes).str() : std::string(), InName, OutName,
                 Flat   ? Cond + ", over the flat index's row and column"
-                : Rows ? Cond + ", the grid's extent first"
+                : Rows ? Cond + (W.G.empty() ? ": the grid's extent"
+                                             : ": the grid's extent, then the kernel's own")
                        : W.G.render(),
                 GridNote,
                 S, S + 1, FastNote)
