@@ -19,7 +19,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
 #include "clang/AST/StmtCXX.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Lexer.h"
@@ -388,89 +387,12 @@ private:
 
   // --- values ---------------------------------------------------------------
   const FunctionDecl *CurrentFn = nullptr;
-  std::map<const FunctionDecl *, std::unique_ptr<ExprMutationAnalyzer>> Mutation;
 
-  bool isMutated(const VarDecl *VD) {
-    if (!CurrentFn || !CurrentFn->hasBody() || !VD->isLocalVarDecl())
-      return false;
-    auto &A = Mutation[CurrentFn];
-    if (!A)
-      A = std::make_unique<ExprMutationAnalyzer>(*CurrentFn->getBody(), Ctx);
-    return A->isMutated(VD);
-  }
-
-  /// The initializer of a local or global variable whose value at the use
-  /// is its initializer (const, or never modified in the function).
-  const Expr *stableInit(const Expr *E) {
-    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    if (!DRE)
-      return nullptr;
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!VD || !VD->hasInit() || isa<ParmVarDecl>(VD))
-      return nullptr;
-    if (!VD->getType().isConstQualified() && !VD->isConstexpr()) {
-      if (!VD->isLocalVarDecl() || isMutated(VD))
-        return nullptr;
-    }
-    return VD->getInit();
-  }
-
-  std::optional<int64_t> intValue(const Expr *E, int Depth = 0) {
-    if (!E || E->isValueDependent() || E->isTypeDependent() || Depth > 4)
-      return std::nullopt;
-    Expr::EvalResult R;
-    if (E->EvaluateAsInt(R, Ctx))
-      return R.Val.getInt().getExtValue();
-    if (const Expr *Init = stableInit(E))
-      return intValue(Init, Depth + 1);
-    // n / threads where threads is a stable local: fold simple arithmetic.
-    if (const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts())) {
-      auto L = intValue(BO->getLHS(), Depth + 1), Rv = intValue(BO->getRHS(), Depth + 1);
-      if (!L || !Rv)
-        return std::nullopt;
-      switch (BO->getOpcode()) {
-      case BO_Add: return *L + *Rv;
-      case BO_Sub: return *L - *Rv;
-      case BO_Mul: return *L * *Rv;
-      case BO_Div: return *Rv ? std::optional<int64_t>(*L / *Rv) : std::nullopt;
-      case BO_Shl: return *L << *Rv;
-      default: return std::nullopt;
-      }
-    }
-    return std::nullopt;
-  }
-
-  static bool isDim3(QualType T) {
-    T = T.getNonReferenceType().getUnqualifiedType();
-    if (const auto *RD = T->getAsCXXRecordDecl())
-      return RD->getName() == "dim3" || RD->getName() == "uint3";
-    return false;
-  }
-
-  /// The three components of a dim3-valued expression, as expressions.
-  std::optional<std::array<const Expr *, 3>> dim3Parts(const Expr *E, int Depth = 0) {
-    if (!E || Depth > 4)
-      return std::nullopt;
-    E = E->IgnoreImplicit();
-    if (const auto *Tmp = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Tmp->getSubExpr()->IgnoreImplicit();
-    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
-      E = FC->getSubExpr()->IgnoreImplicit();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-      if (CE->getNumArgs() == 3)
-        return std::array<const Expr *, 3>{CE->getArg(0), CE->getArg(1), CE->getArg(2)};
-      if (CE->getNumArgs() == 1) // copy of another dim3
-        return dim3Parts(CE->getArg(0), Depth + 1);
-      return std::nullopt;
-    }
-    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
-      if (IL->getNumInits() == 3)
-        return std::array<const Expr *, 3>{IL->getInit(0), IL->getInit(1), IL->getInit(2)};
-      return std::nullopt;
-    }
-    if (const Expr *Init = stableInit(E))
-      return dim3Parts(Init, Depth + 1);
-    return std::nullopt;
+  bool isMutated(const VarDecl *VD) { return Values.isMutated(VD); }
+  std::optional<int64_t> intValue(const Expr *E) { return Values.intValue(E); }
+  static bool isDim3(QualType T) { return HostValues::isDim3(T); }
+  std::optional<std::array<const Expr *, 3>> dim3Parts(const Expr *E) {
+    return Values.dim3Parts(E);
   }
 
   ValueText valueOf(const Expr *E) {
@@ -1400,6 +1322,7 @@ private:
 
   // --- state ------------------------------------------------------------------
   ASTContext &Ctx;
+  HostValues Values{Ctx};
   const SourceManager &SM;
   Preprocessor &PP;
   const LangOptions &LO;

@@ -715,39 +715,6 @@ bool isModified(const VarDecl *V, const Stmt *Body, const Stmt *Except) {
   return false;
 }
 
-std::optional<std::array<int64_t, 3>> constantDims(const Expr *E, ASTContext &Ctx) {
-  if (!E)
-    return std::nullopt;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
-    return constantDims(M->getSubExpr(), Ctx);
-  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-    return constantDims(B->getSubExpr(), Ctx);
-  if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
-    return constantDims(F->getSubExpr(), Ctx);
-  if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
-    if (C->getNumArgs() == 1 && C->getArg(0)->getType()->isRecordType())
-      return constantDims(C->getArg(0), Ctx); // a copy
-    std::array<int64_t, 3> D{{1, 1, 1}};
-    for (unsigned I = 0; I < C->getNumArgs() && I < 3; ++I) {
-      if (isa<CXXDefaultArgExpr>(C->getArg(I)))
-        continue;
-      auto V = evaluateInt(C->getArg(I), Ctx);
-      if (!V)
-        return std::nullopt;
-      D[I] = *V;
-    }
-    return D;
-  }
-  if (const VarDecl *V = asVar(E); V && V->getType()->isRecordType() && V->getInit() &&
-                                      V->getType().isConstQualified())
-    return constantDims(V->getInit(), Ctx);
-  if (E->getType()->isIntegerType())
-    if (auto V = evaluateInt(E, Ctx))
-      return std::array<int64_t, 3>{{*V, 1, 1}};
-  return std::nullopt;
-}
-
 std::optional<LaunchSize> launchSize(const RuleInput &In) {
   const agent::ProposalRequest &Req = In.Request;
   if (const measure::LaunchSpec *Spec = Req.Spec) {
@@ -784,7 +751,7 @@ std::optional<LaunchSize> launchSize(const RuleInput &In) {
     const CallExpr *Cfg = L->getConfig();
     if (!Cfg || Cfg->getNumArgs() < 2)
       continue;
-    auto G = constantDims(Cfg->getArg(0), In.Ctx), B = constantDims(Cfg->getArg(1), In.Ctx);
+    auto G = frontend::constantDims(Cfg->getArg(0), In.Ctx), B = frontend::constantDims(Cfg->getArg(1), In.Ctx);
     if (!G || !B)
       continue;
     LaunchSize S;

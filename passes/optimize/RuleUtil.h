@@ -201,10 +201,6 @@ struct RetunedLaunch {
   bool SpecOnly = false;
 };
 
-/// The dimensions of a launch argument that is a compile-time constant (an
-/// integer, or a dim3 of constants).
-std::optional<std::array<int64_t, 3>> constantDims(const clang::Expr *E, clang::ASTContext &Ctx);
-
 /// The size of the launch a kernel runs with.
 struct LaunchSize {
   int64_t Threads = 0;
