@@ -54,7 +54,15 @@ fi
 
 if [ ! -f "$build/build.ninja" ]; then
   say "configuring $build"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFORGE_CUDA_PATH="$cuda" >/dev/null
+  # clang++-22 (installed above) builds Kernel Forge in about half the time
+  # g++ 12 takes, with the precompiled Clang headers (FORGE_PCH): the first
+  # build is most of the set-up. $CXX, when set, is used instead.
+  compiler=()
+  if [ -z "${CXX:-}" ] && command -v clang++-22 >/dev/null; then
+    compiler=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
+  fi
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFORGE_CUDA_PATH="$cuda" \
+    "${compiler[@]}" >/dev/null
 fi
 say "building (this takes several minutes the first time on 2 cores)"
 ninja -C "$build" ${NINJA_JOBS:+-j "$NINJA_JOBS"}

@@ -1,0 +1,1 @@
+// The translation unit that precompiles cmake/Precompiled.h (FORGE_PCH).
