@@ -40,7 +40,7 @@
 // CHECK-COUNT-28: transposeRowsScaled {{.*}}: ok max_abs_err 0 rel_l2 0
 // CHECK: PASS
 
-#include "check.h"
+#include "transpose_buffers.h"
 
 namespace orig {
 #include "transpose_rows.cu"
@@ -57,26 +57,6 @@ namespace {
 struct Shape {
   const char *Name;
   dim3 Grid, Block;
-};
-
-// Pointers Off elements past an allocation's start (not 16-byte aligned for
-// Off = 1, 3); the whole allocation is compared, so a write outside the
-// matrix shows.
-const unsigned Pad = 8;
-
-template <typename T> struct Buffers {
-  std::vector<T> Host;
-  T *In = nullptr, *Out = nullptr;
-  size_t N;
-  Buffers(size_t elems, unsigned seed) : N(elems + Pad) {
-    Host = check::random<T>(N, seed);
-    In = check::upload(Host);
-    CK(cudaMalloc(&Out, N * sizeof(T)));
-  }
-  ~Buffers() {
-    CK(cudaFree(In));
-    CK(cudaFree(Out));
-  }
 };
 
 bool ok = true;
@@ -149,18 +129,18 @@ std::vector<Shape> boundedShapes(unsigned w, unsigned h, bool constantStep, bool
   return S;
 }
 
-template <typename K>
-void checkWH(const char *variant, K cand, unsigned h, unsigned w, unsigned offIn,
-             unsigned offOut) {
-  Buffers<float> B(size_t(h) * w, h + w);
+// A float kernel (out, in, w, h): an h x w matrix into w x h.
+template <typename Orig, typename K>
+void checkFloat(const char *name, Orig orig, const char *variant, K cand, unsigned h, unsigned w,
+                unsigned offIn, unsigned offOut, bool freeWidth) {
+  Buffers<float> B(size_t(h) * w, h + w + offIn);
   char what0[120];
-  std::snprintf(what0, sizeof what0, "transposeRowsWH %s %ux%u +%u/+%u", variant, h, w, offIn,
-                offOut);
-  compareShapes(what0, B, orig::transposeRowsWH, cand,
+  std::snprintf(what0, sizeof what0, "%s %s %ux%u +%u/+%u", name, variant, h, w, offIn, offOut);
+  compareShapes(what0, B, orig, cand,
                 [&](auto kernel, dim3 grid, dim3 block) {
                   kernel<<<grid, block>>>(B.Out + offOut, B.In + offIn, int(w), int(h));
                 },
-                boundedShapes(w, h, false, false));
+                boundedShapes(w, h, false, freeWidth));
 }
 
 // a: n x m read along m (strided across the warp), b: m x n.
@@ -175,18 +155,6 @@ void checkScaled(const char *variant, K cand, unsigned n, unsigned m, unsigned o
                   kernel<<<grid, block>>>(B.In + off, B.Out + off, 0.75, int(n), int(m));
                 },
                 boundedShapes(n, m, true, false));
-}
-
-template <typename K>
-void checkWhile(const char *variant, K cand, unsigned h, unsigned w, unsigned off) {
-  Buffers<float> B(size_t(h) * w, 11 + off);
-  char what0[120];
-  std::snprintf(what0, sizeof what0, "transposeRowsWhile %s %ux%u +%u", variant, h, w, off);
-  compareShapes(what0, B, orig::transposeRowsWhile, cand,
-                [&](auto kernel, dim3 grid, dim3 block) {
-                  kernel<<<grid, block>>>(B.Out + off, B.In + off, int(w), int(h));
-                },
-                boundedShapes(w, h, false, true));
 }
 
 void bench() {
@@ -216,16 +184,24 @@ int main(int argc, char **argv) {
   // smaller than a tile; pointers offset by 1 and 3 elements.
   const unsigned Sizes[][2] = {{1031, 777}, {256, 192}, {5, 3}};
   for (auto [h, w] : Sizes) {
-    checkWH("32", c32::transposeRowsWH, h, w, 0, 0);
-    checkWH("64", c64::transposeRowsWH, h, w, 0, 0);
+    checkFloat("transposeRowsWH", orig::transposeRowsWH, "32", c32::transposeRowsWH, h, w, 0, 0,
+               false);
+    checkFloat("transposeRowsWH", orig::transposeRowsWH, "64", c64::transposeRowsWH, h, w, 0, 0,
+               false);
   }
-  checkWH("32", c32::transposeRowsWH, 1031, 777, 1, 3);
-  checkWH("64", c64::transposeRowsWH, 1031, 777, 1, 3);
+  checkFloat("transposeRowsWH", orig::transposeRowsWH, "32", c32::transposeRowsWH, 1031, 777, 1,
+             3, false);
+  checkFloat("transposeRowsWH", orig::transposeRowsWH, "64", c64::transposeRowsWH, 1031, 777, 1,
+             3, false);
   for (auto [h, w] : Sizes)
-    checkWhile("32", c32::transposeRowsWhile, h, w, 0);
-  checkWhile("32", c32::transposeRowsWhile, 1031, 777, 3);
-  checkWhile("64", c64::transposeRowsWhile, 1031, 777, 1);
-  checkWhile("64", c64::transposeRowsWhile, 256, 192, 0);
+    checkFloat("transposeRowsWhile", orig::transposeRowsWhile, "32", c32::transposeRowsWhile, h, w,
+               0, 0, true);
+  checkFloat("transposeRowsWhile", orig::transposeRowsWhile, "32", c32::transposeRowsWhile, 1031,
+             777, 3, 3, true);
+  checkFloat("transposeRowsWhile", orig::transposeRowsWhile, "64", c64::transposeRowsWhile, 1031,
+             777, 1, 1, true);
+  checkFloat("transposeRowsWhile", orig::transposeRowsWhile, "64", c64::transposeRowsWhile, 256,
+             192, 0, 0, true);
   for (unsigned off : {0u, 1u}) {
     checkScaled("32", c32::transposeRowsScaled, 1031, 777, off);
     checkScaled("64", c64::transposeRowsScaled, 1031, 777, off);

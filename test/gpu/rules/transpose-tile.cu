@@ -209,7 +209,7 @@
 // CHECK-NEXT: transpose16 64 16x16 (tiled): ok max_abs_err 0 rel_l2 0
 // CHECK-NEXT: transpose16 64 32x8 (original body): ok max_abs_err 0 rel_l2 0
 // CHECK-NEXT: PASS
-#include "check.h"
+#include "transpose_buffers.h"
 
 namespace orig {
 #include "transpose.cu"
@@ -250,26 +250,6 @@ std::vector<Shape> shapes(unsigned rows, unsigned cols, unsigned T) {
           {"128x1", tiles, dim3(128, 1)},
           {"8x8", dim3(ceilDiv(cols, 8), ceilDiv(rows, 8)), dim3(8, 8)}};
 }
-
-// Pointers Off elements past an allocation's start (not 16-byte aligned for
-// Off = 1, 3); the whole allocation is compared, so a write outside the
-// matrix shows.
-const unsigned Pad = 8;
-
-template <typename T> struct Buffers {
-  std::vector<T> Host;
-  T *In = nullptr, *Out = nullptr;
-  size_t N;
-  Buffers(size_t elems, unsigned seed) : N(elems + Pad) {
-    Host = check::random<T>(N, seed);
-    In = check::upload(Host);
-    CK(cudaMalloc(&Out, N * sizeof(T)));
-  }
-  ~Buffers() {
-    CK(cudaFree(In));
-    CK(cudaFree(Out));
-  }
-};
 
 bool ok = true;
 

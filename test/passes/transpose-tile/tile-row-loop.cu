@@ -9,12 +9,14 @@
 // gridDim.y; the grid stays), the original body for blocks the kernel was
 // not written for, and each result compiles. Then the loops that are not
 // such a walk, each with its reason.
-// RUN: forge-port propose %s --kernel transposeNaive --block 32,8 --rules=transpose-tile > %t.props
+// The blog's kernel and one with a bound check are those of the GPU test
+// (test/gpu/Inputs/rules/transpose_rows.cu).
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/transpose_rows.cu --kernel transposeNaive --block 32,8 --rules=transpose-tile > %t.props
 // RUN: FileCheck %s --check-prefix=WHY --input-file=%t.props
-// RUN: forge-port propose %s --kernel transposeNaive --block 32,8 --rules=transpose-tile --apply -o %t.1.cu
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/transpose_rows.cu --kernel transposeNaive --block 32,8 --rules=transpose-tile --apply -o %t.1.cu
 // RUN: FileCheck %s --check-prefix=NAIVE --match-full-lines --input-file=%t.1.cu
 // RUN: %nvcc -arch=sm_90 -c %t.1.cu -o %t.1.o
-// RUN: forge-port propose %s --kernel t_wh --block 32,8 --rules=transpose-tile --apply -o %t.2.cu
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/transpose_rows.cu --kernel transposeRowsWH --block 32,8 --rules=transpose-tile --apply -o %t.2.cu
 // RUN: FileCheck %s --check-prefix=WH --match-full-lines --input-file=%t.2.cu
 // RUN: %nvcc -arch=sm_90 -c %t.2.cu -o %t.2.o
 // RUN: forge-port propose %s --kernel t_from_ty --block 32,8 --rules=transpose-tile --apply -o %t.3.cu
@@ -47,15 +49,8 @@
 #define TILE_DIM 32
 #define BLOCK_ROWS 8
 
-// The blog's kernel: launched with grid (n / 32, n / 32) and block (32, 8),
-// no bound check, the width read off the grid.
-__global__ void transposeNaive(float *odata, const float *idata) {
-  int x = blockIdx.x * TILE_DIM + threadIdx.x;
-  int y = blockIdx.y * TILE_DIM + threadIdx.y;
-  int width = gridDim.x * TILE_DIM;
-  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-    odata[x*width + (y+j)] = idata[(y+j)*width + x];
-}
+// transposeNaive: grid (n / 32, n / 32), block (32, 8), no bound check, the
+// width read off the grid.
 // Two proposals (32 x 32 and 64 x 64 tiles), no spec change: the grid is
 // what the kernel covers.
 // WHY: # expert:transpose-tile: transpose 'idata' into 'odata' through a 32 x 32 shared-memory tile
@@ -71,7 +66,7 @@ __global__ void transposeNaive(float *odata, const float *idata) {
 // NAIVE-NEXT:     int y = blockIdx.y * TILE_DIM + threadIdx.y;
 // NAIVE-NEXT:     int width = gridDim.x * TILE_DIM;
 // NAIVE-NEXT:     for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-// NAIVE-NEXT:       odata[x*width + (y+j)] = idata[(y+j)*width + x];
+// NAIVE-NEXT:       odata[x * width + (y + j)] = idata[(y + j) * width + x];
 // NAIVE-NEXT:     return;
 // NAIVE-NEXT:   }
 // NAIVE-NEXT:   __shared__ float forge_tile[32][32 + 1];
@@ -96,16 +91,9 @@ __global__ void transposeNaive(float *odata, const float *idata) {
 // NAIVE:                    odata[forge_at + 8 * forge_r * forge_step] = forge_tile[threadIdx.x][threadIdx.y + 8 * forge_r];
 // NAIVE:                    odata[32 * x * gridDim.x + forge_y] = forge_tile[forge_e % 32][forge_e / 32];
 
-// Separate sizes, a bound check in the loop and a step of blockDim.y: the
-// tiled body for blocks whose rows divide 32.
-__global__ void t_wh(float *out, const float *in, int w, int h) {
-  int x = blockIdx.x * TILE_DIM + threadIdx.x;
-  int y = blockIdx.y * TILE_DIM + threadIdx.y;
-  for (int j = 0; j < TILE_DIM; j += blockDim.y)
-    if (x < w && y + j < h)
-      out[x * h + (y + j)] = in[(y + j) * w + x];
-}
-// WH:      __global__ void t_wh(float *out, const float *in, int w, int h) {
+// transposeRowsWH: separate sizes, a bound check in the loop and a step of
+// blockDim.y: the tiled body for blocks whose rows divide 32.
+// WH:      __global__ void transposeRowsWH(float *out, const float *in, int w, int h) {
 // WH:        // The kernel's positions assume blockDim.x == 32 and blockDim.y divides 32; with another block it runs as written.
 // WH-NEXT:   if (blockDim.x != 32 || 32 % blockDim.y != 0) {
 // WH:        const bool forge_fast = blockDim.x == 32 && blockDim.y == 8 && blockDim.z == 1;
