@@ -388,32 +388,25 @@ private:
   // --- values ---------------------------------------------------------------
   const FunctionDecl *CurrentFn = nullptr;
 
-  bool isMutated(const VarDecl *VD) { return Values.isMutated(VD); }
-  std::optional<int64_t> intValue(const Expr *E) { return Values.intValue(E); }
-  static bool isDim3(QualType T) { return HostValues::isDim3(T); }
-  std::optional<std::array<const Expr *, 3>> dim3Parts(const Expr *E) {
-    return Values.dim3Parts(E);
-  }
-
   ValueText valueOf(const Expr *E) {
     ValueText V;
     if (!E)
       return V;
     if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E)) {
       V.Text = "";
-      V.Value = intValue(DA->getExpr());
-      if (!V.Value && isDim3(DA->getType()))
+      V.Value = Values.intValue(DA->getExpr());
+      if (!V.Value && HostValues::isDim3(DA->getType()))
         V.Dim3 = std::array<int64_t, 3>{1, 1, 1};
       return V;
     }
     V.Text = text(E->getSourceRange());
     if (E->isValueDependent() || E->isTypeDependent())
       return V;
-    if (isDim3(E->getType())) {
-      if (auto Parts = dim3Parts(E)) {
+    if (HostValues::isDim3(E->getType())) {
+      if (auto Parts = Values.dim3Parts(E)) {
         std::array<int64_t, 3> D;
         for (int I = 0; I < 3; ++I) {
-          auto X = intValue((*Parts)[I]);
+          auto X = Values.intValue((*Parts)[I]);
           if (!X)
             return V;
           D[I] = *X;
@@ -423,7 +416,7 @@ private:
       return V;
     }
     if (E->getType()->isIntegralOrEnumerationType() || E->getType()->isPointerType())
-      V.Value = intValue(E);
+      V.Value = Values.intValue(E);
     return V;
   }
 
@@ -529,7 +522,7 @@ private:
       return std::nullopt;
     ValueText V = valueOf(E);
     if (!V.Value && !E->isValueDependent())
-      V.Value = intValue(E);
+      V.Value = Values.intValue(E);
     return V;
   }
 
@@ -747,7 +740,7 @@ private:
       const TemplateArgument &TA = Written[I].getArgument();
       if (TA.getKind() == TemplateArgument::Expression) {
         if (!A.IntValue)
-          A.IntValue = intValue(TA.getAsExpr());
+          A.IntValue = Values.intValue(TA.getAsExpr());
         if (ArgExprs)
           ArgExprs->push_back(TA.getAsExpr());
       } else if (ArgExprs) {
@@ -1054,7 +1047,7 @@ private:
         bool WrittenAsLiteral = isa<IntegerLiteral>(Lit) && Self->writtenHere(Lit->getBeginLoc());
         if (WrittenAsLiteral && VD->getType()->isIntegralOrEnumerationType()) {
           StringRef Origin = IsConst ? "constexpr" : "launch";
-          if (IsConst || (VD->isLocalVarDecl() && !Self->isMutated(VD))) {
+          if (IsConst || (VD->isLocalVarDecl() && !Self->Values.isMutated(VD))) {
             TunableInfo &T = Self->tunable(Origin, variableTunableName(VD));
             T.Current = cast<IntegerLiteral>(Lit)->getValue().getSExtValue();
             T.CurrentText = std::to_string(*T.Current);
@@ -1067,7 +1060,7 @@ private:
           }
           return true;
         }
-        if (IsConst || (VD->isLocalVarDecl() && !Self->isMutated(VD)))
+        if (IsConst || (VD->isLocalVarDecl() && !Self->Values.isMutated(VD)))
           Self->traceExpr(Init, Role, Kernel, *At, Depth + 1);
         return true;
       }
@@ -1084,11 +1077,11 @@ private:
     if (!Block || isa<CXXDefaultArgExpr>(Block))
       return;
     const Expr *Stripped = Block->IgnoreImplicit();
-    auto Parts = dim3Parts(Block);
+    auto Parts = Values.dim3Parts(Block);
     // dim3 block(BX, BY): each component is a block dimension.
     const auto *CE = dyn_cast<CXXConstructExpr>(Stripped);
     bool MultiDim = false;
-    if (Parts && isDim3(Block->getType())) {
+    if (Parts && HostValues::isDim3(Block->getType())) {
       for (int I = 1; I < 3; ++I) {
         const Expr *P = (*Parts)[I];
         if (P && !isa<CXXDefaultArgExpr>(P))
