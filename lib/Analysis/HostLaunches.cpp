@@ -4,13 +4,13 @@
 #include "ValueTracker.h"
 #include "forge/Analysis/Allocations.h"
 #include "forge/Frontend/Divergence.h"
+#include "forge/Frontend/KernelFacts.h"
 #include "forge/Frontend/KernelLookup.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 using namespace llvm;
@@ -20,37 +20,9 @@ namespace {
 
 class Translator {
 public:
-  Translator(ASTContext &Ctx, const DenseSet<const VarDecl *> &Changed,
+  Translator(ASTContext &Ctx, frontend::HostValues &Values,
              const DenseMap<const VarDecl *, std::string> &Params)
-      : Ctx(Ctx), Changed(Changed), Params(Params) {}
-
-  /// E's value when the host code fixes it.
-  std::optional<int64_t> value(const Expr *E, unsigned Depth = 0) {
-    if (!E || Depth > 8)
-      return std::nullopt;
-    E = E->IgnoreParenImpCasts();
-    if (E->isValueDependent() || E->isTypeDependent())
-      return std::nullopt;
-    if (auto V = constantInt(E, Ctx))
-      return V;
-    if (const VarDecl *V = stableLocal(E))
-      return value(V->getInit(), Depth + 1);
-    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-      auto L = value(B->getLHS(), Depth + 1), R = value(B->getRHS(), Depth + 1);
-      if (!L || !R)
-        return std::nullopt;
-      switch (B->getOpcode()) {
-      case BO_Add: return *L + *R;
-      case BO_Sub: return *L - *R;
-      case BO_Mul: return *L * *R;
-      case BO_Div: return *R ? std::optional<int64_t>(*L / *R) : std::nullopt;
-      case BO_Rem: return *R ? std::optional<int64_t>(*L % *R) : std::nullopt;
-      case BO_Shl: return *R >= 0 && *R < 63 ? std::optional<int64_t>(*L << *R) : std::nullopt;
-      default: return std::nullopt;
-      }
-    }
-    return std::nullopt;
-  }
+      : Ctx(Ctx), Values(Values), Params(Params) {}
 
   /// E over the kernel's parameter names, with whether it names any.
   std::optional<std::string> form(const Expr *E, bool &NamesParam, unsigned Depth = 0) {
@@ -97,11 +69,11 @@ public:
         return Wrap(B->getLHS(), *L, false) + " " + Op + " " + Wrap(B->getRHS(), *R, true);
       }
     }
-    if (auto V = value(E, Depth + 1))
+    if (auto V = Values.intValue(E))
       return std::to_string(*V);
     // A local defined once from an expression (`size_t bytes = n * 4;`).
-    if (const VarDecl *V = stableLocal(E))
-      return form(V->getInit(), NamesParam, Depth + 1);
+    if (const Expr *Init = Values.stableInit(E))
+      return form(Init, NamesParam, Depth + 1);
     return std::nullopt;
   }
 
@@ -114,8 +86,8 @@ public:
     const Expr *E = Bytes->IgnoreParenImpCasts();
     if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
       return elements(C->getSubExpr(), ElemBytes, NamesParam, Depth + 1);
-    if (const VarDecl *V = stableLocal(E))
-      return elements(V->getInit(), ElemBytes, NamesParam, Depth + 1);
+    if (const Expr *Init = Values.stableInit(E))
+      return elements(Init, ElemBytes, NamesParam, Depth + 1);
     if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Mul) {
       auto IsElem = [&](const Expr *S) {
         const auto *T = dyn_cast<UnaryExprOrTypeTraitExpr>(S->IgnoreParenImpCasts());
@@ -143,18 +115,8 @@ private:
   static std::string paren(const std::string &T) {
     return T.find_first_of("+-*/% ") == std::string::npos ? T : "(" + T + ")";
   }
-  /// A local variable defined with an initialiser and never changed.
-  const VarDecl *stableLocal(const Expr *E) {
-    const auto *D = dyn_cast<DeclRefExpr>(E);
-    const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit() ||
-        Changed.contains(V->getCanonicalDecl()) || V->getType()->isReferenceType())
-      return nullptr;
-    return V;
-  }
-
   ASTContext &Ctx;
-  const DenseSet<const VarDecl *> &Changed;
+  frontend::HostValues &Values;
   const DenseMap<const VarDecl *, std::string> &Params;
 };
 
@@ -162,6 +124,9 @@ private:
 
 std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Kernel) {
   std::vector<HostLaunch> Out;
+  // Host values: a local the enclosing function never changes after its
+  // definition stands for its initialiser (clang's ExprMutationAnalyzer).
+  frontend::HostValues Values(Ctx);
   const FunctionDecl *Def = Kernel.getDefinition() ? Kernel.getDefinition() : &Kernel;
   for (const CallExpr *C : callsOf(Kernel, Ctx)) {
     if (!isa<CUDAKernelCallExpr>(C) || !Ctx.getSourceManager().isInMainFile(C->getBeginLoc()))
@@ -170,11 +135,6 @@ std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Ke
     if (!F || !F->hasBody() || F->hasAttr<CUDAGlobalAttr>() ||
         (F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>()))
       continue;
-    // Variables the function may change after their definition: assigned,
-    // incremented, or with their address taken.
-    DenseSet<const VarDecl *> Changed;
-    for (const VarDecl *V : assignedVars(F->getBody()))
-      Changed.insert(V->getCanonicalDecl());
     HostLaunch L;
     L.Line = lineOf(Ctx, C->getBeginLoc());
     L.Function = F->getQualifiedNameAsString();
@@ -189,7 +149,7 @@ std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Ke
       if (V && P->getIdentifier() && !Params.count(V->getCanonicalDecl()))
         Params[V->getCanonicalDecl()] = P->getName().str();
     }
-    Translator T(Ctx, Changed, Params);
+    Translator T(Ctx, Values, Params);
     for (unsigned I = 0; I < N; ++I) {
       const Expr *A = C->getArg(I);
       const ParmVarDecl *P = Def->getParamDecl(I);
@@ -213,7 +173,7 @@ std::vector<HostLaunch> findHostLaunches(ASTContext &Ctx, const FunctionDecl &Ke
           }
         }
       } else if (isIntegerLike(P->getType())) {
-        H.Value = T.value(A);
+        H.Value = Values.intValue(A);
         const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
         bool Names = false;
         if (!D)

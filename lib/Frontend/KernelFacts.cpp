@@ -89,6 +89,7 @@ std::optional<int64_t> HostValues::intValue(const Expr *E, int Depth) {
     case BO_Sub: return *L - *R;
     case BO_Mul: return *L * *R;
     case BO_Div: return *R ? std::optional<int64_t>(*L / *R) : std::nullopt;
+    case BO_Rem: return *R ? std::optional<int64_t>(*L % *R) : std::nullopt;
     case BO_Shl: return *R >= 0 && *R < 63 ? std::optional<int64_t>(*L << *R) : std::nullopt;
     default: return std::nullopt;
     }
