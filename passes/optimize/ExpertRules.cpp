@@ -23,6 +23,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createWarpShuffleReductionRule},
       {"hierarchical-reduction", "one atomic per block for a reduction into one address",
        createHierarchicalReductionRule},
+      {"segment-reduction", "a warp per block segment for a shared-memory tree's one output per block",
+       createSegmentReductionRule},
       {"smem-stencil-tiling", "stage a reused input tile (with halo) in shared memory",
        createSmemStencilTilingRule},
       {"stencil-register-rows", "several rows per thread from a register window of a 2D stencil",
