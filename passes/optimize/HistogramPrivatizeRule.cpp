@@ -32,6 +32,7 @@
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
+#include "SharedBins.h"
 #include "VirtualBlocks.h"
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Analysis/ValueRange.h"
@@ -1173,6 +1174,25 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
   return P;
 }
 
+/// Why the counting into bins already in shared memory is rewritten, and
+/// its preconditions in the model's terms.
+std::string sharedRationale(const SharedBins &S, const an::Access &A, StringRef Idx,
+                            StringRef Bins, StringRef How, StringRef TS) {
+  std::string Name = S.Array->getName().str();
+  return formatv("The kernel counts into its own shared bins '{0}', one shared {1} per element. "
+                 "The lanes of a warp whose keys meet in one bin are serialised, and keys that "
+                 "differ by a multiple of 32 bins meet in one bank, so the counting, not the "
+                 "memory, bounds the kernel.\nPreconditions (kernel model): '{0}' is a __shared__ "
+                 "array of {2} '{3}' set to 0 before the barrier at line {4} and read after the "
+                 "barrier at line {5} by the flush '{6}', which reaches every bin once; between "
+                 "the barriers only '{7}' (line {8}) touches it, an integer add whose value is "
+                 "unused, at the index '{9}', in [0, {10}) by {11}; no 'return' skips the "
+                 "barriers.\nThe result is exact: integer adds are associative and commutative.",
+                 Name, A.Callee, S.Size, TS, S.OpenLine, S.CloseLine, S.Flush, A.Text,
+                 A.Loc.Line, Idx, Bins, How)
+      .str();
+}
+
 class HistogramPrivatizeRule : public ExpertRule {
 public:
   StringRef name() const override { return "histogram-privatize"; }
@@ -1218,9 +1238,21 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
          ReadsLoad(A.addressArg(), 0)))
       Hist.push_back(&A);
   }
-  if (Hist.empty())
-    return notApplicable("the model finds no histogram (no global atomic at a data-dependent "
-                         "address)");
+  // Or bins the kernel already keeps in a __shared__ array (SharedBins.h):
+  // only the counting between its barriers is rewritten.
+  std::optional<SharedBins> Shared;
+  if (Hist.empty()) {
+    SharedBins SB = findSharedBins(In, M, Body);
+    if (!SB.Found)
+      return notApplicable("the model finds no histogram (no global atomic at a data-dependent "
+                           "address, and no __shared__ array counted by atomics at "
+                           "data-dependent addresses)");
+    if (!SB.Why.empty())
+      return notApplicable("the bins are in shared memory already ('" + SB.Count->Buffer +
+                           "'), but " + SB.Why);
+    Hist.push_back(SB.Count);
+    Shared = std::move(SB);
+  }
   if (Hist.size() > 1)
     return notApplicable(formatv("the kernel makes {0} atomics at data-dependent addresses "
                                  "('{1}', '{2}'); only a kernel with one histogram is privatised",
@@ -1233,9 +1265,12 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                          ") has no identity to start a private copy from; only add, sub, min, "
                          "max, and, or and xor are privatised");
   const auto *Call = dyn_cast_or_null<CallExpr>(A.E);
-  if (!Call || (A.Wrapper.empty() && Call->getNumArgs() != 2) || A.ParamIndex < 0)
+  if (!Call || (A.Wrapper.empty() && Call->getNumArgs() != 2) || (A.ParamIndex < 0 && !Shared))
     return notApplicable("'" + A.Text + "' is not an atomic on an element of a pointer parameter");
-  const ParmVarDecl *BinsP = In.Kernel.getParamDecl(unsigned(A.ParamIndex));
+  // The bins: a pointer parameter, or the shared array.
+  const ParmVarDecl *BinsP = Shared ? nullptr : In.Kernel.getParamDecl(unsigned(A.ParamIndex));
+  const VarDecl *BinsD = Shared ? Shared->Array : BinsP;
+  std::string BinsName = BinsD->getName().str();
 
   // &bins[idx] or bins + idx, on the parameter itself.
   const Expr *Addr = A.addressArg()->IgnoreParenImpCasts();
@@ -1251,13 +1286,13 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   }
   const DeclRefExpr *BaseRef =
       Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
-  if (!BaseRef || BaseRef->getDecl() != BinsP)
-    return notApplicable("the address of '" + A.Text + "' is not '&" + BinsP->getName().str() +
-                         "[index]' on the parameter itself");
-  if (isModified(BinsP, Body))
-    return notApplicable("the kernel assigns the pointer '" + BinsP->getName().str() + "'");
+  if (!BaseRef || BaseRef->getDecl() != BinsD)
+    return notApplicable("the address of '" + A.Text + "' is not '&" + BinsName +
+                         "[index]' on the " + (Shared ? "array" : "parameter") + " itself");
+  if (BinsP && isModified(BinsP, Body))
+    return notApplicable("the kernel assigns the pointer '" + BinsName + "'");
   for (const an::Access &O : M.Accesses)
-    if (O.Id != A.Id && O.Buffer == A.Buffer)
+    if (!Shared && O.Id != A.Id && O.Buffer == A.Buffer)
       return notApplicable(formatv("the kernel also {0} '{1}' (line {2}); the bins are only "
                                    "final after every block has flushed",
                                    O.writes() ? "writes" : "reads", O.Text, O.Loc.Line)
@@ -1287,6 +1322,9 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     return notApplicable("'" + A.Text + "' works on '" + TS + "'; only integer bins and "
                          "floating-point additions are privatised");
   int64_t Bytes = int64_t(Ctx.getTypeSizeInChars(T).getQuantity());
+  if (Shared && !T->isIntegerType())
+    return notApplicable("'" + A.Text + "' counts '" + TS + "'; only integer counts are summed "
+                         "from lane copies");
 
   // The bins index is in [0, B).
   IndexBounds IB(Ctx, In.Kernel, Body, Call);
@@ -1297,6 +1335,15 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                          "' is not bounded (no unsigned narrow type, '% B', '& (B-1)', 'min(v, "
                          "B - 1)' or guard 'v < B' shows it is in [0, B))" +
                          IB.unbounded(Idx));
+  if (Shared && !B->Const)
+    return notApplicable("the bins index '" + IdxText + "' of '" + A.Text + "' is bounded by '" +
+                         B->text() + "' (from " + B->How + "), a kernel parameter; lane copies "
+                         "of '" + BinsName + "' need a constant number of bins");
+  if (Shared && *B->Const > Shared->Size)
+    return notApplicable(formatv("the bins index '{0}' of '{1}' is bounded by {2} ({3} bins), "
+                                 "more than the {4} of '{5}'",
+                                 IdxText, A.Text, B->How, *B->Const, Shared->Size, BinsName)
+                             .str());
   std::string BText = B->text();
   std::optional<std::string> SharedBytes; // the spec expression, for a parameter B
   if (B->Const) {
@@ -1365,6 +1412,11 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       Exits.push_back(If);
   ReturnFinder RF;
   RF.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  if (Shared && !RF.Found.empty())
+    return notApplicable(formatv("the 'return' at line {0} would skip the barriers around the "
+                                 "counting into '{1}'",
+                                 lineOf(Ctx, RF.Found.front()->getBeginLoc()), BinsName)
+                             .str());
   for (const ReturnStmt *R : RF.Found)
     if (none_of(Exits, [&](const IfStmt *If) { return within(R, If); }))
       return notApplicable(formatv("the 'return' at line {0} would skip the block's barriers "
@@ -1425,7 +1477,13 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   std::string BLoop = B->Const ? BText : "(int)" + BText;
 
   EditCollector PC(In);
-  VecPlan Vec = planVector(In, M, A, Body, PC, Exits);
+  // A histogram per block depends on which block counts which element:
+  // the 16-byte loop hands the elements out anew.
+  VecPlan Vec = Shared && !Shared->PerBlock.empty()
+                    ? noVector("the flush '" + Shared->PerBlock + "' writes a histogram per "
+                               "block, which depends on the elements each block counts, and "
+                               "the 16-byte loop gives each block other elements")
+                    : planVector(In, M, A, Body, PC, Exits);
   std::string KName = freshName("forge_k", In.Kernel, Taken);
   std::string EName = freshName("forge_e", In.Kernel, Taken);
   std::string VName = freshName("forge_v", In.Kernel, Taken);
@@ -1454,6 +1512,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     auto BR = PC.rangeOf(Base->getSourceRange());
     if (!BR)
       return std::nullopt;
+    if (Shared && Copies == 1) // the kernel's own bins
+      return Repls{};
     if (Copies == 1 || AddrSub) {
       Repls R{{BR->first, BR->second - BR->first, SName}};
       if (Copies > 1) {
@@ -1685,9 +1745,9 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   BuiltinUses Builtins = collectBuiltinUses(Body, PC);
   std::string FnName = freshName("forge_block", In.Kernel, Taken);
 
-  auto Make = [&](int64_t Copies, bool Vector) -> std::optional<std::vector<SourceEdit>> {
-    bool Virt = !Vector && !Virtual.empty();
-    EditCollector C(In);
+  // The private copy: its declaration, zeroing and the lane's copy, up to
+  // the barrier.
+  auto Prologue = [&](int64_t Copies) {
     std::vector<std::string> Pro;
     if (SharedBytes)
       Pro.push_back("extern __shared__ " + TS + " " + SName + "[];");
@@ -1706,6 +1766,82 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     if (Copies > 1) // the lane's copy (Copies divides 32)
       Pro.push_back(formatv("const int {0} = {1} % {2};", WName, TName, Copies).str());
     Pro.push_back("__syncthreads();");
+    return Pro;
+  };
+  // After the barrier, each thread combines the copies of its strided share
+  // of the bins and hands each total on: one global atomic per bin that is
+  // not the identity, or, for bins already in shared memory, an addition to
+  // the kernel's own bin, which its flush then reads.
+  auto FlushLines = [&](int64_t Copies) {
+    std::vector<std::string> Epi;
+    Epi.push_back("__syncthreads();");
+    Epi.push_back(formatv("for (int {0} = {1}; {0} < {2}; {0} += {3}) {{", JName, TName, BLoop,
+                          NName)
+                      .str());
+    if (Copies > 1) {
+      // Lane copies rotated by the bin, so that a warp's reads of one round
+      // fall in distinct banks.
+      Epi.push_back(formatv("  {0} @C = {1}[{2}][{2} % {3}];", TS, SName, JName, Copies).str());
+      Epi.push_back(formatv("  for (int @R = 1; @R < {0}; ++@R)", Copies).str());
+      std::string Other = formatv("{0}[{1}][({1} + @R) % {2}]", SName, JName, Copies).str();
+      Epi.push_back(Op->Infix ? formatv("    @C = @C {0} {1};", Op->Combine, Other).str()
+                              : formatv("    @C = {0}(@C, {1});", Op->Combine, Other)
+                                    .str());
+    } else {
+      Epi.push_back(formatv("  {0} @C = {1}[{2}];", TS, SName, JName).str());
+    }
+    if (Shared) {
+      Epi.push_back(formatv("  {0}[{1}] += @C;", BinsName, JName).str());
+    } else {
+      Epi.push_back(formatv("  if (@C != {0})", Ident).str());
+      Epi.push_back(formatv("    {0}(&{1}[{2}], @C);", Flush, BinsName, JName).str());
+    }
+    Epi.push_back("}");
+    for (std::string &L : Epi) {
+      for (size_t P; (P = L.find("@C")) != std::string::npos;)
+        L.replace(P, 2, CName);
+      for (size_t P; (P = L.find("@R")) != std::string::npos;)
+        L.replace(P, 2, RName);
+    }
+    return Epi;
+  };
+  // Bins already in shared memory: only the counting statement changes. The
+  // lane copies are zeroed before it and summed into the kernel's bins after
+  // it, each between barriers of their own, so the kernel's zeroing, its
+  // barriers and its flush stay as written; with one copy the counting goes
+  // on into the kernel's bins, in 16-byte loads.
+  auto MakeShared = [&](int64_t Copies, bool Vector) -> std::optional<std::vector<SourceEdit>> {
+    EditCollector C(In);
+    auto CR = C.rangeOfStatement(Shared->CountStmt);
+    std::optional<Repls> Address = AddressEdits(Copies);
+    if (!CR || !Address)
+      return std::nullopt;
+    Repls Inner = *Address;
+    if (Vector) {
+      if (Vec.RB < CR->first || Vec.RE > CR->second)
+        return std::nullopt;
+      Inner = {{Vec.RB, Vec.RE - Vec.RB, VectorText(*Address)}};
+      for (const auto &[EB, EE] : Vec.Erase)
+        C.add(eraseWithLine(In.Source, EB, EE));
+    }
+    std::string Text = spliced(In.Source, CR->first, CR->second, Inner);
+    if (Copies > 1) {
+      StringRef Pad = lineIndent(In.Source, CR->first);
+      Text = indentLines(Prologue(Copies), Pad) + "\n" + Pad.str() + Text + "\n" + Pad.str() +
+             indentLines(FlushLines(Copies), Pad);
+    }
+    C.add({CR->first, CR->second - CR->first, Text});
+    if (C.failed())
+      return std::nullopt;
+    return C.edits();
+  };
+
+  auto Make = [&](int64_t Copies, bool Vector) -> std::optional<std::vector<SourceEdit>> {
+    if (Shared)
+      return MakeShared(Copies, Vector);
+    bool Virt = !Vector && !Virtual.empty();
+    EditCollector C(In);
+    std::vector<std::string> Pro = Prologue(Copies);
     auto LB = C.offsetOf(Body->getLBracLoc());
     auto RB = C.offsetOf(Body->getRBracLoc());
     if (!LB || !RB)
@@ -1763,31 +1899,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       Close += "}";
     if (!Close.empty())
       Epi.push_back(Close);
-    Epi.push_back("__syncthreads();");
-    Epi.push_back(formatv("for (int {0} = {1}; {0} < {2}; {0} += {3}) {{", JName, TName, BLoop,
-                          NName)
-                      .str());
-    if (Copies > 1) {
-      // Lane copies rotated by the bin, so that a warp's reads of one round
-      // fall in distinct banks.
-      Epi.push_back(formatv("  {0} @C = {1}[{2}][{2} % {3}];", TS, SName, JName, Copies).str());
-      Epi.push_back(formatv("  for (int @R = 1; @R < {0}; ++@R)", Copies).str());
-      std::string Other = formatv("{0}[{1}][({1} + @R) % {2}]", SName, JName, Copies).str();
-      Epi.push_back(Op->Infix ? formatv("    @C = @C {0} {1};", Op->Combine, Other).str()
-                              : formatv("    @C = {0}(@C, {1});", Op->Combine, Other)
-                                    .str());
-    } else {
-      Epi.push_back(formatv("  {0} @C = {1}[{2}];", TS, SName, JName).str());
-    }
-    Epi.push_back(formatv("  if (@C != {0})", Ident).str());
-    Epi.push_back(formatv("    {0}(&{1}[{2}], @C);", Flush, BinsP->getName(), JName).str());
-    Epi.push_back("}");
-    for (std::string &L : Epi) {
-      for (size_t P; (P = L.find("@C")) != std::string::npos;)
-        L.replace(P, 2, CName);
-      for (size_t P; (P = L.find("@R")) != std::string::npos;)
-        L.replace(P, 2, RName);
-    }
+    for (std::string &L : FlushLines(Copies))
+      Epi.push_back(std::move(L));
     if (Virt) {
       // The body as a function of the virtual block, run for the blocks the
       // guard admits; a 'return' in it ends that block's part.
@@ -1842,16 +1955,26 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   bool GridFree = GS && GS->StepK == an::StepKind::GridStride && GS->Start && Bx && Dx && Tx &&
                   *GS->Start == an::IndexForm::atom(*Bx) * an::IndexForm::atom(*Dx) +
                                     an::IndexForm::atom(*Tx);
+  // Outside the loop, the bins' own zeroing and flush may be: a flush that
+  // adds into one global histogram does not care which block counted.
+  auto OwnBins = [&](const an::Access &O) {
+    return Shared && Shared->PerBlock.empty() &&
+           (O.Base == Shared->Array ||
+            (O.Space == an::MemorySpace::Global && O.Kind == an::AccessKind::Atomic &&
+             O.Atomic == an::AtomicOp::Add));
+  };
   if (GridFree)
     for (const an::Access &O : M.Accesses)
-      if (O.Loops.empty() || O.Loops.front() != A.Loops.front())
+      if ((O.Loops.empty() || O.Loops.front() != A.Loops.front()) && !OwnBins(O))
         GridFree = false;
   for (const char *D : {"grid.y", "grid.z"}) {
     auto It = In.Request.Geometry.find(D);
     if (It != In.Request.Geometry.end() && It->second != "1")
       GridFree = false;
   }
-  if (!GridFree) {
+  if (Shared && !GridFree) {
+    VirtualWhy = "the kernel zeroes and flushes its own bins '" + BinsName + "' per block";
+  } else if (!GridFree) {
     std::vector<const an::Guard *> Writes;
     for (const an::Access &O : M.Accesses)
       if (O.Id != A.Id && O.writes())
@@ -1877,7 +2000,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     VFree = true;
     for (const an::Access &O : M.Accesses) {
       auto Off = O.E ? PC.offsetOf(O.E->getBeginLoc()) : std::nullopt;
-      VFree &= Off && *Off >= Vec.RB && *Off < Vec.RE;
+      VFree &= (Off && *Off >= Vec.RB && *Off < Vec.RE) || OwnBins(O);
     }
   }
   // The spec change of a variant: the capped grid, whose blocks per SM count
@@ -1885,6 +2008,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   auto SpecFor = [&](int64_t Copies, bool Vector) -> std::optional<agent::SpecChange> {
     std::optional<agent::SpecChange> S;
     int64_t Smem = B->Const ? Copies * *B->Const * Bytes : 0;
+    if (Shared) // the kernel's own shared memory, and no copy of one
+      Smem = (Copies > 1 ? Smem : 0) + Shared->StaticBytes;
     if (Vector && Vec.Rows) {
       // The rows' loop visits the guard's elements for any grid: one
       // dimension of blocks, capped.
@@ -1955,7 +2080,10 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   };
   std::optional<agent::SpecChange> Spec = SpecFor(1, false), VSpec = SpecFor(1, true);
   if (!Spec || (!Spec->Geometry.count("grid.x") && !Spec->Geometry.count("grid.y"))) {
-    if (GS && GS->StepK == an::StepKind::GridStride)
+    if (Shared && !Shared->PerBlock.empty())
+      GridNote = "The grid stays as it is: the flush '" + Shared->PerBlock + "' writes a "
+                 "histogram per block.";
+    else if (GS && GS->StepK == an::StepKind::GridStride)
       GridNote = "The grid stays as it is (the spec's grid or block is not known, or some access "
                  "lies outside the grid-stride loop).";
     else if (!Virtual.empty())
@@ -1968,7 +2096,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                  ", so each block flushes once for its own elements.";
   }
 
-  std::string What = formatv("{0}(&{1}[{2}], ...)", A.Callee, BinsP->getName(), IdxText).str();
+  std::string What = formatv("{0}(&{1}[{2}], ...)", A.Callee, BinsName, IdxText).str();
   std::string Rationale =
       formatv("Every element made one {0} in global memory, and the atomics that meet in one "
               "bin are serialised in the L2, so the kernel is bound by atomic latency. Now each "
@@ -1983,7 +2111,9 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                A.Buffer + "' and its return value unused; every 'return' is an 'if (c) "
                "return;' at the top of the body, rewritten into a guard so that every thread "
                "reaches the barriers.";
-  if (Float)
+  if (Shared)
+    Rationale = sharedRationale(*Shared, A, IdxText, BText, B->How, TS);
+  else if (Float)
     Rationale += "\nThe floating-point additions are re-associated (per block, then across "
                  "blocks), which changes rounding within the spec's tolerance; the original's "
                  "atomics already added in arrival order.";
@@ -2059,7 +2189,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   // static shared memory.
   int64_t Copies = 1;
   if (B->Const && *B->Const <= LaneCopiesMaxBins)
-    while (Copies < MaxLaneCopies && 2 * Copies * *B->Const * Bytes <= StaticSharedLimit)
+    while (Copies < MaxLaneCopies &&
+           2 * Copies * *B->Const * Bytes + (Shared ? Shared->StaticBytes : 0) <= StaticSharedLimit)
       Copies *= 2;
   auto Summary = [&](int64_t R, bool V) {
     std::string S =
@@ -2067,7 +2198,8 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                         "l counts into copy l % {0}) for {2}",
                         R, BText, What)
                     .str()
-              : "a private shared-memory copy of the " + BText + " bins per block for " + What;
+          : Shared ? "the counting into '" + BinsName + "' (" + BText + " bins) for " + What
+                   : "a private shared-memory copy of the " + BText + " bins per block for " + What;
     if (!V && !Virtual.empty())
       S += ", the guard's blocks strided over a capped grid";
     return V ? S + VecWhat : S;
@@ -2082,6 +2214,10 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                     "conflict in a bank, whatever the data (a hot bin included)."
                   : "lanes that share a copy are the only ones whose atomics can meet in a bank.")
           .str();
+  if (Shared)
+    LaneNote += "\nThe copies are zeroed before the counting and summed into '" + BinsName +
+                "' after it, each behind a barrier of its own, so the kernel's own flush ('" +
+                Shared->Flush + "') reads the same totals.";
   // Fastest first: lane copies with 16-byte loads, 16-byte loads with one
   // copy, then the scalar copy; without the vector path lane copies, then
   // the scalar copy.
@@ -2090,7 +2226,21 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     Variants.push_back({Copies, Vec.Why.empty()});
   if (Vec.Why.empty())
     Variants.push_back({1, true});
-  Variants.push_back({1, false});
+  if (!Shared) // bins already in shared memory: one copy is the kernel itself
+    Variants.push_back({1, false});
+  else if (!Vec.Why.empty() && A.Loops.empty())
+    return notApplicable(formatv("the bins are in shared memory already ('{0}'), each thread "
+                                 "counts one element, and 16-byte loads do not apply ({1}): "
+                                 "zeroing and summing {2} copies of the {3} bins would cost "
+                                 "more than the block's own atomics",
+                                 BinsName, Vec.Why, Copies, BText)
+                             .str());
+  else if (Variants.empty())
+    return notApplicable("the bins are in shared memory already ('" + BinsName + "'), and "
+                         "neither lane copies (" + BText + " bins of " + std::to_string(Bytes) +
+                         " B beside the kernel's " + std::to_string(Shared->StaticBytes) +
+                         " B leave no room for two in " + std::to_string(StaticSharedLimit) +
+                         " B) nor 16-byte loads (" + Vec.Why + ") apply");
   RuleOutcome Out;
   for (const auto &[R, V] : Variants) {
     auto Edits = Make(R, V);
@@ -2105,9 +2255,13 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
                      SpecFor(R, V));
     if (One.Proposals.empty() && Out.Proposals.empty() && R == 1 && !V)
       return One;
+    if (Shared && One.Proposals.empty() && Out.Proposals.empty() && &R == &Variants.back().first)
+      return One;
     for (agent::Proposal &P : One.Proposals)
       Out.Proposals.push_back(std::move(P));
   }
+  if (Out.Proposals.empty())
+    return notApplicable("the counting statement or its atomic is written through a macro");
   return Out;
 }
 
