@@ -930,13 +930,15 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
     if (auto Parsed = measure::IntExpr::parse(Expr)) {
       agent::SpecChange SC;
       SC.Geometry["grid.x"] = Expr;
-      if (!all_of(BlockX, [](char Ch) { return isDigit(Ch); }))
+      bool Tunable = !all_of(BlockX, [](char Ch) { return isDigit(Ch); });
+      if (Tunable)
         SC.NewConstraints.push_back("(" + BlockX + ") % 32 == 0");
       SC.Justification =
           "each warp of the rewritten kernel reduces the segment of one block of the original "
           "launch, so a block of blockDim.x threads covers blockDim.x / 32 of them and grid.x "
-          "shrinks by that factor (the segments past the guard's are skipped on the device); "
-          "blockDim.x must be a multiple of 32 (a constraint)";
+          "shrinks by that factor (the segments past the guard's are skipped on the device)";
+      if (Tunable)
+        SC.Justification += "; blockDim.x must be a multiple of 32 (a constraint)";
       Spec = std::move(SC);
     } else {
       consumeError(Parsed.takeError());
