@@ -782,7 +782,11 @@ TEST(HistogramPrivatize, ARewrittenKernelIsNotRewrittenAgain) {
   for (const std::string &A : R.Applied) {
     auto Again = run(A, "k");
     EXPECT_TRUE(Again.Proposals.empty()) << A;
-    EXPECT_TRUE(has(Again.Skip, "the model finds no histogram")) << Again.Skip;
+    // The private copy is a shared histogram now, which the shared-bins
+    // path declines (its zeroing starts at the flat thread index).
+    EXPECT_TRUE(has(Again.Skip, "the model finds no histogram") ||
+                has(Again.Skip, "the bins are in shared memory already ('forge_hist')"))
+        << Again.Skip;
   }
 }
 
