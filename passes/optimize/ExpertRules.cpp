@@ -43,6 +43,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createCoalescedRemapRule},
       {"transpose-tile", "a naive transpose through a padded 32 x 32 shared-memory tile",
        createTransposeTileRule},
+      {"shared-padding", "a shared-memory array's rows padded where a warp's accesses conflict in its banks",
+       createSharedPaddingRule},
       {"histogram-privatize", "a per-block shared-memory copy of a bounded histogram's bins",
        createHistogramPrivatizeRule},
       {"scan-template", "a recognised prefix scan replaced by the one-pass look-back scan template",

@@ -32,6 +32,7 @@ std::unique_ptr<ExpertRule> createSortTemplateRule();
 std::unique_ptr<ExpertRule> createWarpAxisRule();
 std::unique_ptr<ExpertRule> createColumnSplitRule();
 std::unique_ptr<ExpertRule> createSegmentReductionRule();
+std::unique_ptr<ExpertRule> createSharedPaddingRule();
 std::unique_ptr<ExpertRule> createAccumulatorPromotionRule();
 } // namespace forge::passes
 
