@@ -428,7 +428,7 @@ void KernelAnalyzer::findReductions(KernelModel &M) {
         });
         if (!Part) {
           OtherRead = true;
-          if (!Running && Base(HereOp) != ReductionOp::Mul)
+          if (!Running)
             Running = runningStore(M, V, Use, Loops[L], Here.size(), HereOp,
                                    all_of(Here, [&](const Update &U) {
                                      return before(U.Whole, Use);

@@ -14,6 +14,10 @@
 /// 0; a row loop's per-element writes by every lane. The grid grows by 32
 /// (by the block size) through a SpecChange; a block whose blockDim.x is
 /// not a multiple of 32 runs the original code (docs/passes/cooperative-row.md).
+/// A running value stored at each element (the model's serial scan over the
+/// row loop) is a row scan: per step the lanes scan their elements'
+/// operands with __shfl_up_sync, start from the carry, and pass the last
+/// lane's value on (a warp per row only).
 ///
 //===----------------------------------------------------------------------===//
 #include "RuleAst.h"
@@ -298,6 +302,17 @@ struct Split {
     bool LowerFirst = true; ///< the loop counts up: earlier is lower
   };
   std::vector<ArgPair> Args;
+  /// A scan over the row: a running value stored as it goes (the model's
+  /// serial Scan pattern over this loop). Its one update is a statement of
+  /// the body; the lanes' warp scan goes before First, the first statement
+  /// of the body that reads the value (the update, or an exclusive store).
+  struct ScanInfo {
+    const VarDecl *V = nullptr;
+    an::ReductionOp Op = an::ReductionOp::Add;
+    const Stmt *Update = nullptr, *First = nullptr;
+    std::string Order; ///< "inclusive" or "exclusive", as the model saw it
+  };
+  std::optional<ScanInfo> Scan;
   /// Vectorisation: elements per vector (0: none) and the groups.
   unsigned V = 0;
   std::vector<VecGroup> Vec;
@@ -390,7 +405,10 @@ private:
   Expected<Plan> plan(const RuleInput &In, an::KernelModel &M);
   std::string checkKernel(const RuleInput &In, const an::KernelModel &M, Plan &P);
   std::string checkSplit(const RuleInput &In, const an::KernelModel &M, Split &S,
-                         std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs);
+                         std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs,
+                         bool Scans = false);
+  std::optional<std::string> checkScan(const RuleInput &In, const an::KernelModel &M, Split &S,
+                                       const VarDecl *V);
   std::string checkArgUpdate(const RuleInput &In, Split &S, const VarDecl *V,
                              const an::Reduction &R, const Writes &W);
   void planVectors(const RuleInput &In, const an::KernelModel &M, Split &S);
@@ -884,7 +902,7 @@ std::string CooperativeRowRule::checkArgUpdate(const RuleInput &In, Split &S, co
 
 std::string CooperativeRowRule::checkSplit(
     const RuleInput &In, const an::KernelModel &M, Split &S,
-    std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs) {
+    std::vector<std::pair<const VarDecl *, const an::Reduction *>> &Accs, bool Scans) {
   ASTContext &Ctx = In.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   const an::Loop &L = *S.L;
@@ -1032,10 +1050,23 @@ std::string CooperativeRowRule::checkSplit(
     if (any_of(S.Args, [&, V = V](const Split::ArgPair &A) { return A.Index == V; }))
       continue;
     const an::Reduction *R = OverThis(V);
+    if (!R && Scans && !S.Scan)
+      if (std::optional<std::string> Why = checkScan(In, M, S, V)) {
+        if (!Why->empty())
+          return *Why;
+        continue;
+      }
+    if (!R && S.Scan && S.Scan->V == V)
+      continue;
     if (!R)
       return Where + " carries '" + V->getNameAsString() +
              "' from one iteration to the next, and it is not a reduction over this loop with "
-             "an associative operator (+, *, min, max, &, |, ^)";
+             "an associative operator (+, *, min, max, &, |, ^)" +
+             (Scans ? ", nor a running value stored at each element (a scan)" +
+                          std::string(S.Scan ? " other than '" +
+                                                   S.Scan->V->getNameAsString() + "'"
+                                             : "")
+                    : std::string());
     QualType T = V->getType();
     if (!T->isDependentType() && !T->isArithmeticType())
       return Where + " reduces into '" + V->getNameAsString() + "' of type '" + T.getAsString() +
@@ -1069,6 +1100,191 @@ std::string CooperativeRowRule::checkSplit(
   // A `continue` of this loop (not of a nested one) ends one element.
   S.HasContinue = hasOwnContinue(S.Body);
   return "";
+}
+
+/// The element types a warp scan carries: float, double and 4- or 8-byte
+/// integers (their identities are spelled below).
+bool scanType(QualType T) {
+  if (T->isDependentType())
+    return false;
+  const auto *B = T.getCanonicalType()->getAs<BuiltinType>();
+  if (!B)
+    return false;
+  switch (B->getKind()) {
+  case BuiltinType::Float:
+  case BuiltinType::Double:
+  case BuiltinType::Int:
+  case BuiltinType::UInt:
+  case BuiltinType::Long:
+  case BuiltinType::ULong:
+  case BuiltinType::LongLong:
+  case BuiltinType::ULongLong:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The variables S refers to, each once.
+std::vector<const VarDecl *> varsIn(const Stmt *S) {
+  struct Refs : DynamicRecursiveASTVisitor {
+    std::vector<const VarDecl *> Vars;
+    bool VisitDeclRefExpr(DeclRefExpr *D) override {
+      if (const auto *X = dyn_cast<VarDecl>(D->getDecl()); X && !is_contained(Vars, X))
+        Vars.push_back(X);
+      return true;
+    }
+  } R;
+  R.TraverseStmt(const_cast<Stmt *>(S));
+  return R.Vars;
+}
+
+/// The body's statement (a direct child of Body) that contains S.
+const Stmt *childOf(const Stmt *S, const Stmt *Body, ASTContext &Ctx) {
+  for (const Stmt *P = S; P; P = parentStmt(P, Ctx)) {
+    const Stmt *Up = parentStmt(P, Ctx);
+    if (Up == Body)
+      return P;
+  }
+  return nullptr;
+}
+
+/// A running value of the row loop that the model recognises as a serial
+/// scan (PatternKind::Scan over this loop): none when it is not one (the
+/// caller then says the value is carried), "" when the rewrite takes it
+/// (S.Scan set), otherwise why not.
+std::optional<std::string> CooperativeRowRule::checkScan(const RuleInput &In,
+                                                         const an::KernelModel &M, Split &S,
+                                                         const VarDecl *V) {
+  ASTContext &Ctx = In.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const an::Loop &L = *S.L;
+  const an::Pattern *Pat = nullptr;
+  for (const an::Pattern *P : M.patterns(an::PatternKind::Scan))
+    if (P->role("acc") == V->getName() && P->Loops.size() == 1 && P->Loops.front() == L.Id &&
+        P->Accesses.size() == 1)
+      Pat = P;
+  if (!Pat)
+    return std::nullopt;
+  // A value stored at one place of the row (a debug write of the partial)
+  // is not a scan of the row: the caller says it is carried.
+  const an::Access &St = M.Accesses[Pat->Accesses.front()];
+  auto StPerIt = M.slopeAlongLoop(St, L).constant();
+  if (!St.IndexKnown || !StPerIt || *StPerIt == 0)
+    return std::nullopt;
+  std::string N = "'" + V->getNameAsString() + "'";
+  std::string What = "the scan of " + N + " over the row loop '" + L.Var + "' at " + lineOf(L);
+  auto Line = [&](const Stmt *X) {
+    return "line " + std::to_string(SM.getPresumedLineNumber(X->getBeginLoc()));
+  };
+  std::optional<an::ReductionOp> Op;
+  for (an::ReductionOp O : {an::ReductionOp::Add, an::ReductionOp::Mul, an::ReductionOp::Min,
+                            an::ReductionOp::Max, an::ReductionOp::And, an::ReductionOp::Or,
+                            an::ReductionOp::Xor})
+    if (Pat->role("op") == an::reductionOpName(O))
+      Op = O;
+  if (!Op)
+    return What + " combines with '" + Pat->role("op").str() +
+           "'; the warp scan takes +, *, min, max, &, |, ^";
+  QualType T = V->getType();
+  if (!scanType(T))
+    return What + " runs in type '" + T.getAsString() +
+           "'; the warp scan carries float, double and 4- or 8-byte integers";
+  if ((*Op == an::ReductionOp::And || *Op == an::ReductionOp::Or ||
+       *Op == an::ReductionOp::Xor) &&
+      !T->isIntegerType())
+    return What + " combines a floating-point value with '" +
+           an::reductionOpSymbol(*Op).str() + "'";
+  if (S.Step != 1 || !S.Bound)
+    return What + ": the lanes of a warp walk a scanned row together, 32 consecutive "
+                  "elements a step, so the loop must count up by one to a '<' bound; it runs "
+                  "while '" +
+           L.CondText + "' stepping by " + std::to_string(S.Step);
+  const auto *Body = dyn_cast<CompoundStmt>(S.Body);
+  if (!Body)
+    return What + ": the loop's body is not a block";
+  if (hasOwnContinue(Body))
+    return What + ": the loop's body has 'continue', which would skip the lanes' scan";
+  // The one statement of the body that updates the value.
+  Writes W = writesIn(Body);
+  const Stmt *U = nullptr;
+  for (const auto &[X, E] : W.Vars) {
+    if (X != V)
+      continue;
+    const Stmt *C = childOf(E, Body, Ctx);
+    if (!C)
+      return What + ": an update is not part of a statement of the loop's body";
+    if (U && U != C)
+      return What + ": " + N + " is updated by more than one statement of the loop (" +
+             Line(U) + ", " + Line(C) + "); the rewrite scans one update per element";
+    U = C;
+  }
+  if (!U)
+    return What + ": no update of " + N + " in the loop's body";
+  Writes UW = writesIn(U);
+  for (const auto &[X, E] : UW.Vars)
+    if (X != V)
+      return What + ": the statement that updates " + N + " (" + Line(U) + ") also writes '" +
+             X->getNameAsString() + "'";
+  if (!UW.Memory.empty())
+    return What + ": the statement that updates " + N + " (" + Line(U) + ") also writes '" +
+           textOf(UW.Memory.front(), Ctx) + "'";
+  // Every store of the loop is at the element of the step that the running
+  // value is stored at (the model's store of the scan), one element a step.
+  for (const an::Access *A : M.accessesIn(L)) {
+    if (!A->writes())
+      continue;
+    auto PerIt = M.slopeAlongLoop(*A, L).constant();
+    if (A->Kind == an::AccessKind::Atomic || !A->IndexKnown || !PerIt ||
+        *PerIt != 1 || !(A->Index == St.Index))
+      return What + " writes '" + A->Text + "', which is not the element '" + St.Text +
+             "' where the running value is stored at that step; each lane stores only at "
+             "its own element of the row";
+  }
+  // The lanes' operands are computed where the value is first read (an
+  // exclusive store reads it before the update): what the update reads may
+  // not change between there and the update.
+  const Stmt *First = nullptr;
+  for (const Stmt *X : Body->body()) {
+    if (X == U || references(X, V)) {
+      First = X;
+      break;
+    }
+  }
+  std::vector<const VarDecl *> UReads = varsIn(U);
+  bool Between = false;
+  for (const Stmt *X : Body->body()) {
+    if (X == First)
+      Between = true;
+    if (X == U)
+      break;
+    if (!Between)
+      continue;
+    Writes XW = writesIn(X);
+    for (const VarDecl *UV : UReads) {
+      if (UV == V)
+        continue;
+      bool Changed = any_of(XW.Vars, [&](const auto &P) { return P.first == UV; });
+      if (Changed || declaredIn(UV, X, SM))
+        return What + ": its update (" + Line(U) + ") reads '" + UV->getNameAsString() +
+               "', which " + Line(X) + " before it " + (Changed ? "changes" : "declares") +
+               ", after " + N + " is first read; the lanes' scan needs the operands there";
+    }
+    for (const an::Access *A : M.accessesIn(L))
+      if (A->E && isInside(A->E, U, Ctx) && !A->writes())
+        for (const an::Access *B : M.accessesIn(L))
+          if (B->writes() && B->E && isInside(B->E, X, Ctx) && B->Base == A->Base)
+            return What + ": its update (" + Line(U) + ") reads '" + A->Text + "', which " +
+                   Line(X) + " before it writes";
+  }
+  Split::ScanInfo SI;
+  SI.V = V;
+  SI.Op = *Op;
+  SI.Update = U;
+  SI.First = First;
+  SI.Order = Pat->role("order").str();
+  S.Scan = SI;
+  return std::string();
 }
 
 /// The CUDA vector type of 16 bytes for an element type, and its width.
@@ -1228,6 +1444,35 @@ void CooperativeRowRule::planVectors(const RuleInput &In, const an::KernelModel 
   bool AnyLoad = any_of(S.Vec, [](const VecGroup &G) { return G.Load || G.Store; });
   if (!AnyLoad)
     return No("nothing to move");
+  if (S.Scan) {
+    // The operands of a step's elements are computed before its copies of
+    // the body: the update may read only what is the same throughout the
+    // step, the loop variable, and elements moved as vectors (or of buffers
+    // that the loop does not write).
+    const SourceManager &SM = Ctx.getSourceManager();
+    const Stmt *U = S.Scan->Update;
+    Writes BW = writesIn(S.Body);
+    for (const VarDecl *X : varsIn(U)) {
+      if (X == S.Scan->V || X == S.IV)
+        continue;
+      if (declaredIn(X, S.Body, SM) ||
+          any_of(BW.Vars, [&](const auto &P) { return P.first == X; }))
+        return No("the scan's update reads '" + X->getNameAsString() +
+                  "', which the loop's body sets; the operands of a step are computed before "
+                  "its elements' copies of the body");
+    }
+    for (const an::Access *A : M.accessesIn(L)) {
+      if (!A->E || !isInside(A->E, U, Ctx))
+        continue;
+      bool Moved = any_of(S.Vec, [&](const VecGroup &G) { return is_contained(G.Exprs, A->E); });
+      bool Written = any_of(M.accessesIn(L), [&](const an::Access *B) {
+        return B->writes() && B->Base == A->Base;
+      });
+      if (!Moved && Written)
+        return No("the scan's update reads '" + A->Text +
+                  "', which the loop writes, and not as a vector");
+    }
+  }
 }
 
 std::string CooperativeRowRule::planWrites(const RuleInput &In, const an::KernelModel &M, Plan &P,
@@ -1875,7 +2120,7 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
   for (const an::Loop *L : C.Rows) {
     Split S;
     S.L = L;
-    if (std::string Why = checkSplit(In, M, S, Accs); !Why.empty())
+    if (std::string Why = checkSplit(In, M, S, Accs, /*Scans=*/true); !Why.empty())
       return createStringError(Why);
     planVectors(In, M, S);
     P.Splits.push_back(std::move(S));
@@ -1899,8 +2144,16 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
       return any_of(P.Splits, [&](const Split &S) { return S.L->Id == L; });
     });
   };
+  for (const Split &S : P.Splits)
+    if (S.Scan && P.What.empty()) {
+      P.What = "row scan (" + S.Scan->Order + ", " + an::reductionOpSymbol(S.Scan->Op).str() +
+               ") of '" + S.Scan->V->getNameAsString() + "'";
+      for (const an::Pattern *Pt : M.patterns(an::PatternKind::Scan))
+        if (Covers(Pt) && Pt->role("acc") == S.Scan->V->getName())
+          P.Facts.push_back(Pt->Summary);
+    }
   for (const an::Pattern *Pt : M.patterns(an::PatternKind::MultiPassRow))
-    if (Covers(Pt)) {
+    if (Covers(Pt) && P.What.empty()) {
       P.What =
           formatv("multi-pass row ({0} passes over a row of '{1}')", Pt->Passes, Pt->role("buffer"))
               .str();
@@ -1940,6 +2193,94 @@ Expected<Plan> CooperativeRowRule::plan(const RuleInput &In, an::KernelModel &M)
 //===----------------------------------------------------------------------===//
 // Emission
 //===----------------------------------------------------------------------===//
+
+/// A op B for a scan's operator in type T, as an expression.
+std::string scanOpExpr(an::ReductionOp Op, QualType T, const std::string &A,
+                       const std::string &B) {
+  T = T.getCanonicalType();
+  bool F = T->isSpecificBuiltinType(BuiltinType::Float);
+  bool D = T->isSpecificBuiltinType(BuiltinType::Double);
+  switch (Op) {
+  case an::ReductionOp::Add:
+    return A + " + " + B;
+  case an::ReductionOp::Mul:
+    return A + " * " + B;
+  case an::ReductionOp::And:
+    return A + " & " + B;
+  case an::ReductionOp::Or:
+    return A + " | " + B;
+  case an::ReductionOp::Xor:
+    return A + " ^ " + B;
+  case an::ReductionOp::Max:
+  case an::ReductionOp::ArgMax:
+    if (F || D)
+      return std::string(F ? "fmaxf(" : "fmax(") + A + ", " + B + ")";
+    return "(" + A + " < " + B + " ? " + B + " : " + A + ")";
+  case an::ReductionOp::Min:
+  case an::ReductionOp::ArgMin:
+    if (F || D)
+      return std::string(F ? "fminf(" : "fmin(") + A + ", " + B + ")";
+    return "(" + B + " < " + A + " ? " + B + " : " + A + ")";
+  }
+  return A + " + " + B;
+}
+
+/// `A = A op B;` for a scan's operator.
+std::string scanAssign(an::ReductionOp Op, QualType T, const std::string &A,
+                       const std::string &B) {
+  switch (Op) {
+  case an::ReductionOp::Add:
+    return A + " += " + B + ";";
+  case an::ReductionOp::Mul:
+    return A + " *= " + B + ";";
+  case an::ReductionOp::And:
+    return A + " &= " + B + ";";
+  case an::ReductionOp::Or:
+    return A + " |= " + B + ";";
+  case an::ReductionOp::Xor:
+    return A + " ^= " + B + ";";
+  default:
+    return A + " = " + scanOpExpr(Op, T, A, B) + ";";
+  }
+}
+
+/// The identity of a scan's operator in type T (scanType): the value a
+/// lane's operand starts from, so that the update applied to it yields the
+/// operand alone (`x = fmaxf(x, e)` from -inf is e).
+std::string scanIdentity(an::ReductionOp Op, QualType T, ASTContext &Ctx) {
+  T = T.getCanonicalType();
+  std::string TS = typeSpelling(T, Ctx);
+  bool F = T->isSpecificBuiltinType(BuiltinType::Float);
+  bool D = T->isSpecificBuiltinType(BuiltinType::Double);
+  bool Signed = T->isSignedIntegerType();
+  bool Wide = Ctx.getTypeSize(T) == 64;
+  switch (Op) {
+  case an::ReductionOp::Mul:
+    return "1";
+  case an::ReductionOp::And:
+    return "~(" + TS + ")0";
+  case an::ReductionOp::Max:
+  case an::ReductionOp::ArgMax:
+    if (F)
+      return "__int_as_float(0xff800000)";
+    if (D)
+      return "__longlong_as_double(0xfff0000000000000ll)";
+    if (!Signed)
+      return "0";
+    return Wide ? "(" + TS + ")(-9223372036854775807ll - 1)" : "(-2147483647 - 1)";
+  case an::ReductionOp::Min:
+  case an::ReductionOp::ArgMin:
+    if (F)
+      return "__int_as_float(0x7f800000)";
+    if (D)
+      return "__longlong_as_double(0x7ff0000000000000ll)";
+    if (!Signed)
+      return "~(" + TS + ")0";
+    return Wide ? "(" + TS + ")9223372036854775807ll" : "2147483647";
+  default:
+    return "0";
+  }
+}
 
 /// The names and texts of one variant: a warp per row, or a block.
 struct Variant {
@@ -2213,6 +2554,98 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
   std::string StepText = V.Block ? Mul(Lanes, Abs) : std::to_string(32 * Abs);
   std::string IncText = K + (S.Step < 0 ? " -= " : " += ") + StepText;
 
+  // A row scan: the lanes' operands (the update applied to the operator's
+  // identity), their inclusive scan across the warp with __shfl_up_sync,
+  // and the value before each lane's first element (the carry, then the
+  // lanes below). Names are fresh per loop.
+  struct ScanText {
+    std::string R, T, Count, Mask, X, Sum, Other, Prev;
+  } ST;
+  std::optional<std::pair<unsigned, unsigned>> UR, FR, LR;
+  if (S.Scan) {
+    const Split::ScanInfo &SC = *S.Scan;
+    ST.R = SC.V->getNameAsString();
+    ST.T = typeSpelling(SC.V->getType(), Ctx);
+    ST.Count = freshName(ST.R + "_lanes", In.Kernel, Taken);
+    ST.Mask = freshName(ST.R + "_mask", In.Kernel, Taken);
+    ST.X = freshName(ST.R + "_x", In.Kernel, Taken);
+    ST.Sum = freshName(ST.R + "_scan", In.Kernel, Taken);
+    ST.Other = freshName(ST.R + "_up", In.Kernel, Taken);
+    ST.Prev = freshName(ST.R + "_before", In.Kernel, Taken);
+    UR = stmtRange(SC.Update);
+    FR = stmtRange(SC.First);
+    LR = stmtRange(cast<CompoundStmt>(S.Body)->body_back());
+    if (!UR || !FR || !LR)
+      return createStringError("the scan's statements are written inside a macro");
+  }
+  // The update with the lane's operand X in place of the running value;
+  // Extra: the body's pieces of this copy (those inside the update apply).
+  auto UpdateText = [&](const std::string &X,
+                        ArrayRef<Piece> Extra) -> Expected<std::string> {
+    std::vector<Piece> UX;
+    for (const Piece &P : Extra)
+      if (P.Begin >= UR->first && P.End <= UR->second)
+        UX.push_back(P);
+    for (const DeclRefExpr *D : referencesTo(S.Scan->V, S.Scan->Update)) {
+      auto DR = range(D);
+      if (!DR)
+        return createStringError("the running value is written inside a macro");
+      UX.push_back({DR->first, DR->second, X});
+    }
+    return text(UR->first, UR->second, UX);
+  };
+  // The warp scan of Sum (every lane of Mask holds one), then the value
+  // before the lane's elements.
+  auto ScanLines = [&](const std::string &Mask) {
+    const Split::ScanInfo &SC = *S.Scan;
+    QualType VT = SC.V->getType();
+    std::string Off = V.Offset;
+    return std::vector<std::string>{
+        "#pragma unroll",
+        "for (int " + Off + " = 1; " + Off + " < 32; " + Off + " *= 2) {",
+        "  const " + ST.T + " " + ST.Other + " = __shfl_up_sync(" + Mask + ", " + ST.Sum + ", " +
+            Off + ");",
+        "  if (" + Lane + " >= " + Off + ")",
+        "    " + ST.Sum + " = " + scanOpExpr(SC.Op, VT, ST.Other, ST.Sum) + ";",
+        "}",
+        "const " + ST.T + " " + ST.Prev + " = __shfl_up_sync(" + Mask + ", " + ST.Sum + ", 1);",
+        "if (" + Lane + " != 0)",
+        "  " + scanAssign(SC.Op, VT, ST.R, ST.Prev)};
+  };
+  // The scalar loop's body: the scan before the first read of the value,
+  // over the lanes that still have an element (a prefix of the warp), the
+  // update replaced, and the carry from the last of them at the end.
+  auto ScalarScan = [&](std::vector<Piece> &X) -> Error {
+    const Split::ScanInfo &SC = *S.Scan;
+    QualType VT = SC.V->getType();
+    auto BoundText = exprText(S.Bound);
+    if (!BoundText)
+      return BoundText.takeError();
+    std::string N = isPrimary(S.Bound) ? *BoundText : "(" + *BoundText + ")";
+    std::string Left = N + " - (" + K + " - " + Lane + ")";
+    auto UT = UpdateText(ST.X, {});
+    if (!UT)
+      return UT.takeError();
+    std::vector<std::string> L = {
+        "// cooperative-row: the running '" + ST.R + "' of this step's elements: the lanes' "
+        "operands",
+        "// scanned across the warp, after the value before the step.",
+        "const int " + ST.Count + " = " + Left + " < 32 ? (int)(" + Left + ") : 32;",
+        "const unsigned int " + ST.Mask + " = " + ST.Count + " == 32 ? 0xffffffffu : (1u << " +
+            ST.Count + ") - 1u;",
+        ST.T + " " + ST.X + " = " + scanIdentity(SC.Op, VT, Ctx) + ";",
+        *UT,
+        ST.T + " " + ST.Sum + " = " + ST.X + ";"};
+    append_range(L, ScanLines(ST.Mask));
+    std::string FInd = indentAt(FR->first);
+    X.push_back({FR->first, FR->first, indentLines(L, FInd) + "\n" + FInd});
+    X.push_back({UR->first, UR->second, scanAssign(SC.Op, VT, ST.R, ST.X)});
+    X.push_back({LR->second, LR->second,
+                 "\n" + indentAt(LR->first) + ST.R + " = __shfl_sync(" + ST.Mask + ", " + ST.R +
+                     ", " + ST.Count + " - 1); // the carry: the last lane's value"});
+    return Error::success();
+  };
+
   auto ScalarLoop = [&](std::optional<std::string> From) -> Expected<std::string> {
     std::vector<Piece> X;
     if (From)
@@ -2231,6 +2664,9 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
       X.clear();
     }
     X.push_back({IR->first, IR->second, IncText});
+    if (S.Scan)
+      if (Error E = ScalarScan(X))
+        return std::move(E);
     return text(Begin, End, X);
   };
 
@@ -2312,6 +2748,10 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
     }
     static const char *Comp[] = {"x", "y", "z", "w"};
     std::vector<std::string> Copies;
+    // A row scan: each copy's operand first (the update with the copy's
+    // elements), their total scanned across the warp; each copy then applies
+    // its operand to the running value.
+    std::vector<std::string> ScanPre;
     for (unsigned J = 0; J < W; ++J) {
       std::vector<Piece> X;
       std::vector<std::pair<unsigned, unsigned>> Replaced;
@@ -2333,6 +2773,20 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
             continue;
           X.push_back({R->first, R->second, "(" + K + " + " + std::to_string(J) + ")"});
         }
+      if (S.Scan) {
+        const Split::ScanInfo &SC = *S.Scan;
+        QualType VT = SC.V->getType();
+        std::string XJ = ST.X + std::to_string(J);
+        auto UT = UpdateText(XJ, X);
+        if (!UT)
+          return UT.takeError();
+        ScanPre.push_back(ST.T + " " + XJ + " = " + scanIdentity(SC.Op, VT, Ctx) + ";");
+        ScanPre.push_back(*UT);
+        llvm::erase_if(X, [&](const Piece &P) {
+          return P.Begin >= UR->first && P.End <= UR->second;
+        });
+        X.push_back({UR->first, UR->second, scanAssign(SC.Op, VT, ST.R, XJ)});
+      }
       auto C = text(BodyR->first, BodyR->second, X);
       if (!C)
         return C.takeError();
@@ -2348,11 +2802,30 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
     Out.push_back(I1 + "if (((" + join(Addrs, " | ") + ") & 15) == 0) {");
     Out.push_back(I2 + "#pragma unroll 4");
     std::string VStep = V.Block ? std::to_string(W) + " * " + Lanes : std::to_string(32 * W);
+    // A scan's lanes step together: whole steps of 32 vectors only.
+    std::string Last = S.Scan ? std::to_string(W - 1) + " + " + std::to_string(W) + " * (31 - " +
+                                    Lane + ")"
+                              : std::to_string(W - 1);
     Out.push_back(I2 + "for (" + T + " " + K + " = " + (Zero ? "" : S0 + " + ") +
-                  std::to_string(W) + " * " + Lane + "; " + K + " + " + std::to_string(W - 1) +
-                  " < " + N + "; " + K + " += " + VStep + ") {");
+                  std::to_string(W) + " * " + Lane + "; " + K + " + " + Last + " < " + N + "; " +
+                  K + " += " + VStep + ") {");
     for (const std::string &H : Hoist)
       Out.push_back(I2 + "  " + H);
+    if (S.Scan) {
+      const Split::ScanInfo &SC = *S.Scan;
+      QualType VT = SC.V->getType();
+      std::vector<std::string> L = {
+          "// cooperative-row: the running '" + ST.R + "' of this step's " +
+              std::to_string(32 * W) + " elements: each lane's",
+          "// operands, their total scanned across the warp, after the value before the step."};
+      append_range(L, ScanPre);
+      L.push_back(ST.T + " " + ST.Sum + " = " + ST.X + "0;");
+      for (unsigned J = 1; J < W; ++J)
+        L.push_back(scanAssign(SC.Op, VT, ST.Sum, ST.X + std::to_string(J)));
+      append_range(L, ScanLines("0xffffffff"));
+      for (const std::string &X : L)
+        Out.push_back(I2 + "  " + X);
+    }
     // The body's own lines keep their indentation relative to the loop.
     // The copies' first lines go to Ind + 6; their other lines move by as
     // much as the body's first line does.
@@ -2362,11 +2835,15 @@ Expected<std::string> Emitter::splitLoop(const Split &S, unsigned Begin, unsigne
       Out.push_back(I2 + "  " + indentFollowingLines(C, Shift));
     for (const std::string &St : Stores)
       Out.push_back(I2 + "  " + St);
+    if (S.Scan)
+      Out.push_back(I2 + "  " + ST.R + " = __shfl_sync(0xffffffff, " + ST.R +
+                    ", 31); // the carry: lane 31's value");
     Out.push_back(I2 + "}");
+    std::string Chunk = std::to_string(S.Scan ? 32 * W : W);
     std::string Whole =
-        Zero ? N + " > 0 ? " + N + " / " + std::to_string(W) + " * " + std::to_string(W) + " : 0"
-             : S0 + " + (" + N + " > " + S0 + " ? (" + N + " - " + S0 + ") / " + std::to_string(W) +
-                   " * " + std::to_string(W) + " : 0)";
+        Zero ? N + " > 0 ? " + N + " / " + Chunk + " * " + Chunk + " : 0"
+             : S0 + " + (" + N + " > " + S0 + " ? (" + N + " - " + S0 + ") / " + Chunk + " * " +
+                   Chunk + " : 0)";
     Out.push_back(I2 + Rest + " = " + Whole + ";");
     Out.push_back(I1 + "}");
     auto L = ScalarLoop(Rest);
@@ -2398,6 +2875,11 @@ Error Emitter::mainPieces(std::vector<Piece> &Main) {
       return T.takeError();
     Main.insert(Main.end(), Outside.begin(), Outside.end());
     std::string Text = *T;
+    // A scan's lanes left the loop at different steps; lane 0 made the
+    // last one, so its value is the carry after the row.
+    if (S.Scan)
+      Text += "\n" + LInd + S.Scan->V->getNameAsString() + " = __shfl_sync(0xffffffff, " +
+              S.Scan->V->getNameAsString() + ", 0); // the value after the row, in every lane";
     bool Compound = isa_and_nonnull<CompoundStmt>(parentStmt(S.F, Ctx));
     if (!Compound)
       Text = "{\n" + LInd + "  " + indentFollowingLines(Text, "  ") + "\n" + LInd + "}";
@@ -2781,10 +3263,25 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
       NoVec.push_back("line " + std::to_string(S.L->Loc.Line) + ": " + S.NoVecWhy);
   }
 
+  // Row scans: the lanes' scan is a warp's (a block per row would need a
+  // block scan through shared memory at every step; not proposed).
+  std::vector<std::string> Scans;
+  bool FloatScan = false;
+  for (const Split &S : P->Splits)
+    if (S.Scan) {
+      QualType T = S.Scan->V->getType();
+      FloatScan |= T->isRealFloatingType() && (S.Scan->Op == an::ReductionOp::Add ||
+                                               S.Scan->Op == an::ReductionOp::Mul);
+      Scans.push_back("'" + S.Scan->V->getNameAsString() + "' (" + S.Scan->Order + ", " +
+                      an::reductionOpSymbol(S.Scan->Op).str() + ")");
+    }
+
   std::vector<agent::Proposal> Out;
   std::string First;
   for (bool Block : {false, true}) {
     if (Block && Req.Block && ((*Req.Block)[1] != 1 || (*Req.Block)[2] != 1))
+      continue;
+    if (Block && !Scans.empty())
       continue;
     std::set<std::string> Taken;
     Variant V;
@@ -2825,24 +3322,43 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
             "A per-thread {0}: each thread walks its own row, so the 32 lanes of a warp read 32 "
             "rows at once{1} and every load instruction touches 32 separate cache lines. Now one "
             "{2} runs what one original thread ran: its {3} take consecutive elements of the row "
-            "(one 128-byte line per warp instruction{4}), and the loop-carried reductions {5} are "
-            "combined with an __shfl_xor_sync butterfly{6}, so every lane holds the result for "
-            "later passes. Writes outside the row loops are made by {7} only; a row loop's "
-            "per-element writes by every {8}.",
+            "(one 128-byte line per warp instruction{4}){5}. Writes outside the row loops are "
+            "made by {7} only; a row loop's per-element writes by every {8}.",
             P->What, Strided.empty() ? "" : " (" + join(Strided, ", ") + ")", Unit,
             Block ? "threads" : "32 lanes",
             Vectorised ? ", 16 bytes per lane while the row is 16-byte aligned, checked per row "
                          "at run time; otherwise one element at a time"
                        : "",
-            Ops.empty() ? std::string("(none)") : join(Ops, ", "),
-            Block ? " per warp and then through shared memory across the block's warps" : "",
-            Block ? "thread 0 of the block" : "lane 0", Block ? "thread" : "lane")
+            Ops.empty() && !Scans.empty()
+                ? std::string()
+                : ", and the loop-carried reductions " +
+                      (Ops.empty() ? std::string("(none)") : join(Ops, ", ")) +
+                      " are combined with an __shfl_xor_sync butterfly" +
+                      (Block ? " per warp and then through shared memory across the block's "
+                               "warps"
+                             : "") +
+                      ", so every lane holds the result for later passes",
+            "", Block ? "thread 0 of the block" : "lane 0", Block ? "thread" : "lane")
             .str();
     if (Float)
       Rationale += " The floating-point sums are re-associated (each lane sums a strided part "
                    "of the row, then the lanes are combined): results differ from the "
                    "sequential order in the last bits, within the default fp32 tolerance for "
                    "rows of moderate length; max and min are exact.";
+    if (!Scans.empty()) {
+      Rationale += " The running values " + join(Scans, ", ") +
+                   " are scans of the row: at each step the 32 lanes take 32 consecutive "
+                   "elements (4 each as one 16-byte vector while the row is aligned), "
+                   "scan their operands across the warp with __shfl_up_sync, start from the "
+                   "value before the step, store their own elements' results, and the last "
+                   "lane's value (__shfl_sync) is carried to the next step; after the loop every "
+                   "lane holds the value after the row.";
+      if (FloatScan)
+        Rationale += " The floating-point scan is re-associated (the lanes' operands are "
+                     "combined in a tree, then added to the carry): each output differs from "
+                     "the sequential running value in the last bits, and the error grows with "
+                     "the row's length; the spec's tolerance judges it.";
+    }
     Rationale += formatv(" The launch needs {0} times the blocks along x (one {1} per original "
                          "thread); blockDim.x must be a multiple of 32{2}, else the original "
                          "code runs (checked on the device).",
@@ -2881,8 +3397,10 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
                        .str();
     std::string Summary = Block ? "one block per row for the " + P->What + " (a block reduction)"
                                 : "one warp per row for the " + P->What +
-                                      " (lanes stride over the row, shuffle "
-                                      "reductions)";
+                                      (Scans.empty() ? " (lanes stride over the row, shuffle "
+                                                       "reductions)"
+                                                     : " (lanes take consecutive elements, "
+                                                       "warp scans with shuffles)");
     RuleOutcome O = proposeEdits(In, name(), Summary, Rationale, Edits, std::move(Spec));
     if (!O.NotApplicable.empty()) {
       if (First.empty())

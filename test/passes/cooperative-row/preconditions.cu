@@ -3,7 +3,6 @@
 // RUN: not forge-port propose %s --kernel matvec_col --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=COL
 // RUN: not forge-port propose %s --kernel colnorm --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=COLNORM
 // RUN: not forge-port propose %s --kernel side --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=SIDE
-// RUN: not forge-port propose %s --kernel prefix --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=PREFIX
 // RUN: not forge-port propose %s --kernel early --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=EARLY
 // RUN: not forge-port propose %s --kernel argmax_row --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=ARGMAX
 // RUN: not forge-port propose %s --kernel scale --block 256 --rules=cooperative-row 2>&1 | FileCheck %s --check-prefix=ELEM
@@ -52,18 +51,8 @@ __global__ void side(const float *A, float *y, float *dbg, int m, int n) {
 }
 // SIDE: not applicable: the row loop over 'k' at line {{[0-9]+}} carries 's' from one iteration to the next, and it is not a reduction over this loop with an associative operator (+, *, min, max, &, |, ^)
 
-// A running sum written per element is a scan, not a reduction.
-__global__ void prefix(const float *A, float *B, int m, int n) {
-  int row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row < m) {
-    float s = 0;
-    for (int k = 0; k < n; ++k) {
-      s += A[row * n + k];
-      B[row * n + k] = s;
-    }
-  }
-}
-// PREFIX: not applicable: the row loop over 'k' at line {{[0-9]+}} carries 's'
+// A running sum written per element is a row scan: rewritten (scan.cu);
+// its refusals are in scan-refusals.cu.
 
 __global__ void early(const float *A, float *y, int m, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;

@@ -533,6 +533,10 @@ TEST(Pattern, RunningValueStoredAsItGoesIsASerialScan) {
   unsigned m = 0;
   for (int i = 0; i < n; ++i) { m = max(m, x[i]); y[i] = (float)m; }
 })", "m", "y", "max", "inclusive"},
+      {"running product", R"(__global__ void k(const double *x, double *y, int n) {
+  double p = 1;
+  for (int i = 0; i < n; ++i) { p *= x[i]; y[i] = p; }
+})", "p", "y", "mul", "inclusive"},
   };
   for (const Case &C : Cases) {
     SCOPED_TRACE(C.Name);

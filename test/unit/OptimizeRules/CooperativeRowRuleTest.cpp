@@ -244,6 +244,32 @@ TEST(CooperativeRow, SharesRowLoopsWrittenInManyWays) {
   }
 }
 
+// A running value stored at each element (the model's serial scan) is
+// scanned by the warp: one proposal (no block per row), the lanes' operands
+// scanned with __shfl_up_sync, the carry broadcast from the last lane.
+TEST(CooperativeRow, ScansARowWithAWarp) {
+  Outcome O = run(R"(__global__ void k(const float *A, float *B, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m) {
+    float s = 0;
+    for (int c = 0; c < n; ++c) {
+      B[row * n + c] = s;
+      s += A[row * n + c];
+    }
+  }
+})",
+                  "k");
+  ASSERT_EQ(O.Proposals.size(), 1u) << O.Skip;
+  EXPECT_TRUE(has(O.Proposals[0].Summary, "row scan (exclusive, +) of 's'"))
+      << O.Proposals[0].Summary;
+  EXPECT_TRUE(has(O.Proposals[0].Rationale, "re-associated")) << O.Proposals[0].Rationale;
+  for (const char *L : {"const float s_up = __shfl_up_sync(s_mask, s_scan, offset);",
+                        "s = __shfl_sync(s_mask, s, s_lanes - 1); // the carry: the last lane's "
+                        "value",
+                        "s = __shfl_sync(0xffffffff, s, 31); // the carry: lane 31's value"})
+    EXPECT_TRUE(has(O.Applied, L)) << "missing: " << L << "\n" << O.Applied;
+}
+
 TEST(CooperativeRow, SpecChangeGrowsTheGridByAWarpOrABlock) {
   Outcome O = run(Positives[0].Code, "k", std::array<int64_t, 3>{128, 1, 1},
                   {{"grid.x", "ceil_div(M, BLOCK)"}, {"block.x", "BLOCK"}});
@@ -303,13 +329,13 @@ const Refusal Refusals[] = {
   }
 })",
      "down a column (coalesced now)"},
-    {"a scan written per element",
+    {"a running value that is not a scan (a decayed sum written per element)",
      R"(__global__ void k(const float *A, float *B, int m, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < m) {
     float s = 0;
     for (int c = 0; c < n; ++c) {
-      s += A[row * n + c];
+      s = s * 0.5f + A[row * n + c];
       B[row * n + c] = s;
     }
   }
