@@ -50,17 +50,6 @@ unsigned lineOf(ASTContext &Ctx, const Stmt *S) {
   return SM.getPresumedLineNumber(SM.getExpansionLoc(S->getBeginLoc()));
 }
 
-bool within(const Stmt *Inner, const Stmt *Outer) {
-  if (!Inner || !Outer)
-    return false;
-  if (Inner == Outer)
-    return true;
-  for (const Stmt *C : Outer->children())
-    if (C && within(Inner, C))
-      return true;
-  return false;
-}
-
 /// The conjuncts of a condition (`a && (b && c)`).
 void conjunctsOf(const Expr *E, std::vector<const Expr *> &Out) {
   E = E->IgnoreParens();
@@ -262,7 +251,7 @@ RuleOutcome CoalescedRemapRule::propose(const RuleInput &In) {
   // What is left must not vary between threads, nor be carried between
   // iterations, nor name the loop's position other than through F.
   auto IsReplaced = [&](const Stmt *S) {
-    return any_of(Replaced, [&](const Expr *R) { return within(S, R); });
+    return any_of(Replaced, [&](const Expr *R) { return isWithin(S, R); });
   };
   std::string Why;
   std::function<void(const Stmt *)> Check = [&](const Stmt *S) {
@@ -332,7 +321,7 @@ RuleOutcome CoalescedRemapRule::propose(const RuleInput &In) {
     LoopBounds.push_back(*U);
     std::vector<std::pair<SourceRange, std::string>> Repl;
     for (const Expr *R : Replaced)
-      if (within(R, E))
+      if (isWithin(R, E))
         Repl.push_back({R->getSourceRange(), "forge_i"});
     auto Text = textWithReplacements(E, Ctx, Repl);
     if (!Text)
@@ -375,7 +364,7 @@ RuleOutcome CoalescedRemapRule::propose(const RuleInput &In) {
     bool ByGuards = Outer && all_of(P.Accesses, [&](unsigned Id) {
                       const an::Access &A = M.Accesses[Id];
                       return any_of(A.G.Terms, [&](const an::GuardTerm &G) {
-                        if (!G.Cmp || !within(G.Cond, LoopBody))
+                        if (!G.Cmp || !isWithin(G.Cond, LoopBody))
                           return false;
                         auto U = upperBound(T, FE, G.Cmp->Lhs, G.Cmp->Op, G.Cmp->Rhs);
                         return U && Implied(*U);
@@ -447,7 +436,7 @@ RuleOutcome CoalescedRemapRule::propose(const RuleInput &In) {
   }
   // (The loop's condition is rewritten whole above.)
   for (const Expr *R : Replaced)
-    if (!within(R, For->getCond()))
+    if (!isWithin(R, For->getCond()))
       C.replace(R->getSourceRange(), "forge_i");
   // Before the loop and any pragma that heads it.
   unsigned Head = lineStart(In.Source, *ForStart);
@@ -475,9 +464,9 @@ RuleOutcome CoalescedRemapRule::propose(const RuleInput &In) {
   auto Alive = [&](const DeclRefExpr *Ref) {
     if (IsReplaced(Ref) || any_of(Erased, [&](const Stmt *S) { return Inside(Ref, S); }))
       return false;
-    bool InHeader = within(Ref, For->getInit()) || within(Ref, For->getCond()) ||
-                    within(Ref, For->getInc());
-    return !InHeader || any_of(Extra, [&](const Expr *E) { return within(Ref, E); });
+    bool InHeader = isWithin(Ref, For->getInit()) || isWithin(Ref, For->getCond()) ||
+                    isWithin(Ref, For->getInc());
+    return !InHeader || any_of(Extra, [&](const Expr *E) { return isWithin(Ref, E); });
   };
   for (bool Changed = true; Changed;) {
     Changed = false;

@@ -146,10 +146,6 @@ std::vector<int64_t> gridWavesCandidates() { return {4, 1, 2, 8, 16, 32}; }
 
 namespace {
 
-unsigned lineOf(ASTContext &Ctx, SourceLocation Loc) {
-  return Ctx.getSourceManager().getPresumedLineNumber(Ctx.getSourceManager().getFileLoc(Loc));
-}
-
 /// The operands of a chain of Op (through parentheses): `a && (b && c)` is
 /// a, b, c.
 void flatten(const Expr *E, BinaryOperatorKind Op, std::vector<const Expr *> &Out) {
@@ -476,7 +472,7 @@ private:
   }
   bool fail(SourceLocation Loc, std::string Why) {
     if (Failure.empty())
-      Failure = Why + " (line " + std::to_string(lineOf(Ctx, Loc)) + ")";
+      Failure = Why + " (line " + std::to_string(fileLineOf(Ctx, Loc)) + ")";
     return false;
   }
   bool fail(const Stmt *S, std::string Why) { return fail(S->getBeginLoc(), std::move(Why)); }
@@ -702,7 +698,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
           break;
         if (If->getCond()->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
           return makeError("the condition '{0}' (line {1}) has side effects",
-                           textOf(If->getCond(), Ctx), lineOf(Ctx, If->getBeginLoc()));
+                           textOf(If->getCond(), Ctx), fileLineOf(Ctx, If->getBeginLoc()));
         K.Rest.push_back(If->getCond());
       }
       if (First == CS->size())
@@ -777,7 +773,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
     K.Bound = (IdxSide == Cmp->getLHS() ? Cmp->getRHS() : Cmp->getLHS())->IgnoreParenImpCasts();
     const Stmt *Top = topLevel(Cond, KBody, PM);
     const auto *If = dyn_cast_or_null<IfStmt>(Top);
-    unsigned Line = lineOf(Ctx, Cond->getBeginLoc());
+    unsigned Line = fileLineOf(Ctx, Cond->getBeginLoc());
     if (!If || !within(Cond, If->getCond(), PM))
       return makeError("the guard '{0}' (line {1}) is not the condition of an if statement at "
                        "the top level of the kernel",
@@ -824,7 +820,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
     for (const Expr *R : K.Rest)
       if (R->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
         return makeError("the condition '{0}' (line {1}) has side effects", textOf(R, Ctx),
-                         lineOf(Ctx, R->getBeginLoc()));
+                         fileLineOf(Ctx, R->getBeginLoc()));
     K.LoopCond = holdingText(Cmp, Term->Holds, Ctx);
     K.Form = Early ? ElementGuard::EarlyReturn : ElementGuard::If;
     K.RestExits = Early;
@@ -837,7 +833,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
         if (!isa<NullStmt>(S) && !isBareReturn(S))
           return makeError("the guard 'if ({0})' is not the kernel's last statement (line {1} "
                            "follows it)",
-                           textOf(If->getCond(), Ctx), lineOf(Ctx, S->getBeginLoc()));
+                           textOf(If->getCond(), Ctx), fileLineOf(Ctx, S->getBeginLoc()));
       }
     } else {
       for (unsigned I = *GuardPos + 1; I < KBody->size(); ++I)
@@ -864,7 +860,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
                        K.indexName());
     if (!K.IndexDecl->isSingleDecl())
       return makeError("the index '{0}' is declared together with other variables (line {1})",
-                       K.indexName(), lineOf(Ctx, K.IndexDecl->getBeginLoc()));
+                       K.indexName(), fileLineOf(Ctx, K.IndexDecl->getBeginLoc()));
     if (!K.Index->getInit() || M.formOf(K.Index->getInit()) != G)
       return makeError("the index '{0}' is not initialised to blockIdx.x * blockDim.x + "
                        "threadIdx.x",
@@ -894,12 +890,12 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
           references(Cond, K.Index))
         return makeError("the early exit 'if ({0})' (line {1}) before the guard is not the same "
                          "for every thread",
-                         textOf(Cond, Ctx), lineOf(Ctx, If->getBeginLoc()));
+                         textOf(Cond, Ctx), fileLineOf(Ctx, If->getBeginLoc()));
       continue;
     }
     return makeError("the statement at line {0} before the guard is neither a declaration nor "
                      "an early exit every thread takes alike",
-                     lineOf(Ctx, S->getBeginLoc()));
+                     fileLineOf(Ctx, S->getBeginLoc()));
   }
 
   // Every access is inside the body or the guard's other conditions.
@@ -942,7 +938,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
   for (const Expr *R : K.Rest)
     if (textOf(R, Ctx).empty())
       return makeError("the condition at line {0} is written through a macro",
-                       lineOf(Ctx, R->getBeginLoc()));
+                       fileLineOf(Ctx, R->getBeginLoc()));
   if (K.IndexDecl && !C.rangeOfStatement(K.IndexDecl))
     return makeError("the index's declaration is written through a macro");
   K.BodyRange = {BodyFirst->first, BodyLast->second};
@@ -971,7 +967,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
       auto R = C.rangeOf(U->getSourceRange());
       if (!R)
         return makeError("the index '{0}' is used through a macro (line {1})", K.indexName(),
-                         lineOf(Ctx, U->getBeginLoc()));
+                         fileLineOf(Ctx, U->getBeginLoc()));
       K.NarrowRanges.push_back(*R);
     }
     llvm::sort(K.NarrowRanges);

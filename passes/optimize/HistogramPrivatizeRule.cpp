@@ -70,22 +70,6 @@ constexpr int64_t FlushHeavyCounters = 4096;
 /// fit in shared memory anyway, and the refusal names the bound).
 constexpr int64_t MaxRangeBins = int64_t(1) << 24;
 
-unsigned lineOf(ASTContext &Ctx, SourceLocation Loc) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  return SM.getPresumedLineNumber(SM.getFileLoc(Loc));
-}
-
-bool within(const Stmt *Inner, const Stmt *Outer) {
-  if (!Inner || !Outer)
-    return false;
-  if (Inner == Outer)
-    return true;
-  for (const Stmt *C : Outer->children())
-    if (C && within(Inner, C))
-      return true;
-  return false;
-}
-
 /// A bound B: a constant, or a kernel parameter plus a constant.
 struct Bound {
   std::optional<int64_t> Const;
@@ -565,7 +549,7 @@ struct RowPlan {
   std::vector<const VarDecl *> Hoisted;
   /// S lies in the initialiser of one of them.
   bool hoisted(const Stmt *S) const {
-    return llvm::any_of(Hoisted, [&](const VarDecl *V) { return within(S, V->getInit()); });
+    return llvm::any_of(Hoisted, [&](const VarDecl *V) { return isWithin(S, V->getInit()); });
   }
 };
 
@@ -760,7 +744,7 @@ std::string collectRowLoads(const RuleInput &In, an::KernelModel &M, const Compo
     std::vector<std::tuple<unsigned, unsigned, std::string>> Repl;
     for (const VarDecl *V : Pos)
       for (const DeclRefExpr *D : referencesTo(V, Body))
-        if (within(D, IndexE))
+        if (isWithin(D, IndexE))
           if (auto O = C.offsetOf(D->getLocation()))
             Repl.push_back({*O, unsigned(V->getName().size()), V == R.Col ? "0" : "(@ROW)"});
     size_t Known = P.Loads.size();
@@ -786,7 +770,7 @@ std::string collectRowLoads(const RuleInput &In, an::KernelModel &M, const Compo
       if (Ps.empty())
         break;
       if (const auto *X = Ps[0].get<ArraySubscriptExpr>())
-        return {within(E, X->getIdx()) ? X : nullptr, nullptr};
+        return {isWithin(E, X->getIdx()) ? X : nullptr, nullptr};
       if (const auto *V = Ps[0].get<VarDecl>())
         return {nullptr, V};
       if (!(Cur = Ps[0].get<Expr>()))
@@ -920,7 +904,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     // `if (i < n) S` or `if (i >= n) return;` at the top of the body.
     const Stmt *First = nullptr, *Last = nullptr;
     for (const Stmt *S : Body->body()) {
-      if (!within(A.E, S))
+      if (!isWithin(A.E, S))
         continue;
       const auto *If = dyn_cast<IfStmt>(S);
       if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable()) {
@@ -986,7 +970,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
     for (const VarDecl *V : {IV, Row})
       for (const DeclRefExpr *D : V ? referencesTo(V, Body) : std::vector<const DeclRefExpr *>())
         if (auto O = C.offsetOf(D->getLocation()); (!O || *O < P.BB || *O >= P.BE) &&
-                                                   !within(D, Guard) && !Rows.hoisted(D))
+                                                   !isWithin(D, Guard) && !Rows.hoisted(D))
           return noVector("'" + V->getName().str() + "' is read outside the element's code");
     Region = First;
     // Threads or blocks beyond the guard's dimensions repeat its elements in
@@ -1007,7 +991,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       P.Rows->Col = IV, P.Rows->Row = Row;
     }
     P.Form = "the guard '" + textOf(Guard, Ctx) +
-             "' at line " + std::to_string(lineOf(Ctx, First->getBeginLoc()));
+             "' at line " + std::to_string(fileLineOf(Ctx, First->getBeginLoc()));
     // The loop visits every element the guard admits: the original grid
     // must have held them all (checked against the spec when there is one).
     std::vector<BlockBound> Dims;
@@ -1076,7 +1060,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
   // Every read of the index is the index of a load of a pointer parameter.
   for (const DeclRefExpr *D : Row ? std::vector<const DeclRefExpr *>() : referencesTo(IV, Body)) {
     auto O = C.offsetOf(D->getLocation());
-    if (!O || *O < P.BB || *O >= P.BE || (Drop && within(D, Drop)))
+    if (!O || *O < P.BB || *O >= P.BE || (Drop && isWithin(D, Drop)))
       continue;
     const ArraySubscriptExpr *ASE = nullptr;
     const Stmt *Cur = D;
@@ -1134,7 +1118,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
       continue;
     std::function<std::string(const Stmt *)> Scan = [&](const Stmt *X) -> std::string {
       auto O = C.offsetOf(X->getBeginLoc());
-      if (O && *O >= P.BB && *O < P.BE && !(Drop && within(X, Drop)))
+      if (O && *O >= P.BB && *O < P.BE && !(Drop && isWithin(X, Drop)))
         return threadVarying(X, Body, IVs, Region->getBeginLoc(), Ctx);
       for (const Stmt *Ch : X->children())
         if (Ch)
@@ -1156,7 +1140,7 @@ VecPlan planVector(const RuleInput &In, an::KernelModel &M, const an::Access &A,
           auto Refs = referencesTo(V, Body);
           auto R = Range(D);
           if (R && R->second <= P.RB && !Refs.empty() &&
-              all_of(Refs, [&](const DeclRefExpr *X) { return within(X, Drop); }))
+              all_of(Refs, [&](const DeclRefExpr *X) { return isWithin(X, Drop); }))
             P.Erase.push_back(*R);
         }
   if (Drop)
@@ -1415,14 +1399,14 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
   if (Shared && !RF.Found.empty())
     return notApplicable(formatv("the 'return' at line {0} would skip the barriers around the "
                                  "counting into '{1}'",
-                                 lineOf(Ctx, RF.Found.front()->getBeginLoc()), BinsName)
+                                 fileLineOf(Ctx, RF.Found.front()->getBeginLoc()), BinsName)
                              .str());
   for (const ReturnStmt *R : RF.Found)
-    if (none_of(Exits, [&](const IfStmt *If) { return within(R, If); }))
+    if (none_of(Exits, [&](const IfStmt *If) { return isWithin(R, If); }))
       return notApplicable(formatv("the 'return' at line {0} would skip the block's barriers "
                                    "(only 'if (c) return;' at the top of the kernel's body is "
                                    "rewritten into a guard)",
-                                   lineOf(Ctx, R->getBeginLoc()))
+                                   fileLineOf(Ctx, R->getBeginLoc()))
                                .str());
   for (const Stmt *S : Body->body())
     if (const auto *D = dyn_cast<DeclStmt>(S))
@@ -1443,7 +1427,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
       if (!Shm || (!isa<CXXDefaultArgExpr>(Shm) && Zero != 0))
         return notApplicable(formatv("the launch at line {0} already passes dynamic shared "
                                      "memory",
-                                     lineOf(Ctx, L->getBeginLoc()))
+                                     fileLineOf(Ctx, L->getBeginLoc()))
                                  .str());
       Launches.push_back(L);
     }
@@ -1985,7 +1969,7 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     VirtualWhy = VB.Why;
     if (const DeclRefExpr *W = Builtins.wholeVariable())
       VirtualWhy = "'" + W->getDecl()->getNameAsString() + "' is used as a whole (line " +
-                   std::to_string(lineOf(Ctx, W->getBeginLoc())) + ")";
+                   std::to_string(fileLineOf(Ctx, W->getBeginLoc())) + ")";
     else if (std::string Why = checkBlockCoverage(In, Tab, VB.Dims); !Why.empty())
       VirtualWhy = Why;
     else

@@ -435,6 +435,22 @@ std::string textOf(const Stmt *S, ASTContext &Ctx) {
   return sourceText(Ctx.getSourceManager(), Ctx.getLangOpts(), S->getSourceRange()).str();
 }
 
+bool isWithin(const Stmt *Inner, const Stmt *Outer) {
+  if (!Inner || !Outer)
+    return false;
+  if (Inner == Outer)
+    return true;
+  for (const Stmt *C : Outer->children())
+    if (C && isWithin(Inner, C))
+      return true;
+  return false;
+}
+
+unsigned fileLineOf(ASTContext &Ctx, SourceLocation Loc) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return SM.getPresumedLineNumber(SM.getFileLoc(Loc));
+}
+
 const CompoundStmt *kernelBody(const FunctionDecl &Kernel) {
   return dyn_cast_or_null<CompoundStmt>(Kernel.getBody());
 }

@@ -238,6 +238,13 @@ std::string textOf(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// The kernel's body, or null for a declaration.
 const clang::CompoundStmt *kernelBody(const clang::FunctionDecl &Kernel);
 
+/// Inner is Outer or a node below it (a walk of Outer's children; null for
+/// either is false).
+bool isWithin(const clang::Stmt *Inner, const clang::Stmt *Outer);
+/// The line a message names for Loc: its presumed line in the file, a
+/// macro's expansion at the place of the macro or its argument.
+unsigned fileLineOf(clang::ASTContext &Ctx, clang::SourceLocation Loc);
+
 /// E without parentheses, implicit casts and no-op casts written in the
 /// source (static_cast, C casts) between integer types.
 const clang::Expr *stripCasts(const clang::Expr *E);

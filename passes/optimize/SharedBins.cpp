@@ -25,22 +25,6 @@ namespace an = forge::analysis;
 
 namespace {
 
-unsigned lineOf(ASTContext &Ctx, SourceLocation Loc) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  return SM.getPresumedLineNumber(SM.getFileLoc(Loc));
-}
-
-bool within(const Stmt *Inner, const Stmt *Outer) {
-  if (!Inner || !Outer)
-    return false;
-  if (Inner == Outer)
-    return true;
-  for (const Stmt *C : Outer->children())
-    if (C && within(Inner, C))
-      return true;
-  return false;
-}
-
 /// `__syncthreads();` as a statement of its own.
 bool isBarrier(const Stmt *S) {
   const auto *C = dyn_cast<CallExpr>(S);
@@ -71,7 +55,7 @@ bool readsBlock(const an::IndexForm &F, const an::AtomTable &Tab, unsigned Depth
 std::optional<size_t> topLevelOf(const Stmt *S, const CompoundStmt *Body) {
   size_t I = 0;
   for (const Stmt *X : Body->body()) {
-    if (within(S, X))
+    if (isWithin(S, X))
       return I;
     ++I;
   }
@@ -182,13 +166,13 @@ const an::Access *flushTarget(const an::Access &X, const an::KernelModel &M, AST
     if (const auto *C = Ps[0].get<CallExpr>()) {
       const an::Access *W = M.accessAt(C);
       if (W && W->Kind == an::AccessKind::Atomic && W->Space == an::MemorySpace::Global &&
-          W->valueArg() && within(X.E, W->valueArg()))
+          W->valueArg() && isWithin(X.E, W->valueArg()))
         return W;
       return nullptr;
     }
     if (const auto *BO = Ps[0].get<BinaryOperator>()) {
       if ((BO->getOpcode() != BO_Assign && BO->getOpcode() != BO_AddAssign) ||
-          !within(X.E, BO->getRHS()))
+          !isWithin(X.E, BO->getRHS()))
         return nullptr;
       const an::Access *W = M.accessAt(BO->getLHS()->IgnoreParenImpCasts());
       return W && W->Space == an::MemorySpace::Global ? W : nullptr;
@@ -272,10 +256,10 @@ SharedBins findSharedBins(const RuleInput &In, const an::KernelModel &M,
 
   // Every use of the array is an access the model knows.
   for (const DeclRefExpr *D : referencesTo(S.Array, Body))
-    if (none_of(M.Accesses, [&](const an::Access &O) { return O.Base == S.Array && within(D, O.E); }))
+    if (none_of(M.Accesses, [&](const an::Access &O) { return O.Base == S.Array && isWithin(D, O.E); }))
       return refuse(S, formatv("'{0}' is used other than as '{0}[i]' (line {1}): the bins must "
                                "only be zeroed, counted and flushed",
-                               Name, lineOf(Ctx, D->getBeginLoc()))
+                               Name, fileLineOf(Ctx, D->getBeginLoc()))
                            .str());
 
   // The counting statement between two barriers of the body.
@@ -286,7 +270,7 @@ SharedBins findSharedBins(const RuleInput &In, const an::KernelModel &M,
   S.CountStmt = Top[*At];
   if (callsSyncthreads(S.CountStmt))
     return refuse(S, formatv("the counting statement at line {0} has a barrier in it",
-                             lineOf(Ctx, S.CountStmt->getBeginLoc()))
+                             fileLineOf(Ctx, S.CountStmt->getBeginLoc()))
                          .str());
   std::optional<size_t> Open, Close;
   for (size_t I = 0; I < Top.size(); ++I)
@@ -302,8 +286,8 @@ SharedBins findSharedBins(const RuleInput &In, const an::KernelModel &M,
                              "before its flush)",
                              Name, A.Loc.Line)
                          .str());
-  S.OpenLine = lineOf(Ctx, Top[*Open]->getBeginLoc());
-  S.CloseLine = lineOf(Ctx, Top[*Close]->getBeginLoc());
+  S.OpenLine = fileLineOf(Ctx, Top[*Open]->getBeginLoc());
+  S.CloseLine = fileLineOf(Ctx, Top[*Close]->getBeginLoc());
 
   // Zeroed before the first barrier, read after the second, untouched in
   // between; the zeroing and the flush reach every bin once.

@@ -70,15 +70,6 @@ unsigned lineOf(ASTContext &Ctx, SourceLocation L) {
 }
 
 /// Whether Inner is Outer or inside it.
-bool within(const Stmt *Inner, const Stmt *Outer) {
-  if (Inner == Outer)
-    return true;
-  for (const Stmt *C : Outer->children())
-    if (C && within(Inner, C))
-      return true;
-  return false;
-}
-
 /// The parent of S, past parentheses and implicit casts; a VarDecl when S
 /// initialises one.
 DynTypedNode parentPastCasts(ASTContext &Ctx, const Stmt *S) {
@@ -676,14 +667,14 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   if (!RHS)
     return notApplicable("'" + W.Text + "' is not assigned a value");
   const VarDecl *Held = nullptr; // float v = in[...]; out[...] = v * s;
-  if (!within(R.E, RHS)) {
+  if (!isWithin(R.E, RHS)) {
     Held = parentPastCasts(Ctx, R.E).get<VarDecl>();
     if (!Held || !Held->hasLocalStorage() || isModified(Held, Body) ||
         Held->getInit()->IgnoreParenImpCasts() != R.E)
       return notApplicable("the loaded value reaches the store '" + W.Text +
                            "' in a way the rule does not follow");
     for (const DeclRefExpr *Ref : referencesTo(Held, Body))
-      if (!within(Ref, RHS))
+      if (!isWithin(Ref, RHS))
         return notApplicable("the loaded value '" + Held->getNameAsString() +
                              "' is also used outside the store (line " +
                              std::to_string(lineOf(Ctx, Ref->getBeginLoc())) + ")");
