@@ -22,6 +22,7 @@
 /// size is a form in it.
 ///
 //===----------------------------------------------------------------------===//
+#include "BlockTree.h"
 #include "FormCode.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
@@ -47,64 +48,6 @@ namespace an = forge::analysis;
 namespace forge::passes {
 namespace {
 
-bool isSync(const Stmt *S) {
-  const auto *C = dyn_cast_or_null<CallExpr>(S);
-  return C && calleeNameOf(C) == "__syncthreads";
-}
-
-/// How the tree combines two elements, written for any two operands.
-struct Combiner {
-  enum Kind { Binary, Call, Select } K = Binary;
-  std::string Op;       ///< "+", or the callee ("fmaxf")
-  bool Swapped = false; ///< the far element (sdata[tid + s]) is written first
-  /// Select: `X cmp Y ? P : Q`; each flag says whether it is the near
-  /// element (sdata[tid]).
-  bool XNear = true, PNear = true;
-  std::string Cmp;
-  bool Idempotent = false; ///< min, max, &, |
-
-  std::string text(StringRef Near, StringRef Far) const {
-    auto Pick = [&](bool IsNear) { return (IsNear ? Near : Far).str(); };
-    switch (K) {
-    case Binary:
-      return Pick(!Swapped) + " " + Op + " " + Pick(Swapped);
-    case Call:
-      return Op + "(" + Pick(!Swapped) + ", " + Pick(Swapped) + ")";
-    case Select:
-      return "(" + Pick(XNear) + " " + Cmp + " " + Pick(!XNear) + " ? " + Pick(PNear) + " : " +
-             Pick(!PNear) + ")";
-    }
-    return "";
-  }
-  std::string words() const {
-    if (K == Select)
-      return "a select '" + text("a", "b") + "'";
-    return "'" + Op + "'";
-  }
-};
-
-/// a < b as a comparison of forms, in any normalisation.
-bool isLess(const an::Comparison &C, const an::IndexForm &A, const an::IndexForm &B) {
-  an::IndexForm D = A - B, One = an::IndexForm::constant(1);
-  switch (C.Op) {
-  case an::CmpOp::LT:
-    return C.Lhs - C.Rhs == D;
-  case an::CmpOp::GT:
-    return C.Rhs - C.Lhs == D;
-  case an::CmpOp::LE:
-    return C.Lhs - C.Rhs == D + One;
-  case an::CmpOp::GE:
-    return C.Rhs - C.Lhs == D + One;
-  default:
-    return false;
-  }
-}
-
-/// f == 0 as a comparison of forms.
-bool isZeroTest(const an::Comparison &C, const an::IndexForm &F) {
-  return C.Op == an::CmpOp::EQ && (C.Lhs - C.Rhs == F || C.Rhs - C.Lhs == F);
-}
-
 class SegmentReductionRule : public ExpertRule {
 public:
   StringRef name() const override { return "segment-reduction"; }
@@ -113,108 +56,13 @@ public:
 
 /// What the rule found, for the text.
 struct Match {
-  const VarDecl *Shared = nullptr;
-  const Stmt *Loop = nullptr;
-  unsigned LoopIndex = 0; ///< in the kernel's body
   const IfStmt *Tail = nullptr;
-  Combiner Comb;
-  /// The tree's size: "blockDim.x" or a compile-time constant's text.
-  std::string Size;
-  bool SizeIsBlockDim = false;
   int64_t Block = 0; ///< the launch's block.x
   int64_t E = 1;     ///< elements per thread
   BlockBound Bound;
   QualType Elem;
   bool Float = false;
 };
-
-/// The step `sdata[w] op= sdata[w + s]`, `sdata[w] = op(sdata[w], sdata[w
-/// + s])` (either order) or `sdata[w] = a cmp b ? a : b`, the accesses
-/// compared as the model's (W and R of the pattern); "" or why not.
-std::string matchStep(const Stmt *Step, const an::KernelModel &M, const an::Access &W,
-                      const an::Access &R, Combiner &C) {
-  while (const auto *CS = dyn_cast_or_null<CompoundStmt>(Step)) {
-    if (CS->size() != 1)
-      return "the guarded step is not one statement";
-    Step = CS->body_front();
-  }
-  const auto *Assign = dyn_cast_or_null<BinaryOperator>(
-      dyn_cast_or_null<Expr>(Step) ? cast<Expr>(Step)->IgnoreParens() : nullptr);
-  if (!Assign || !Assign->isAssignmentOp())
-    return "the step is not an assignment";
-  auto Is = [&](const Expr *E, const an::Access &A) {
-    const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
-    const an::Access *X = AS ? M.accessAt(AS) : nullptr;
-    return X && X->Base == A.Base && X->Index == A.Index;
-  };
-  if (!Is(Assign->getLHS(), W))
-    return "the step does not assign '" + W.Text + "'";
-  auto Assoc = [](BinaryOperatorKind K) {
-    return K == BO_Add || K == BO_Mul || K == BO_And || K == BO_Or || K == BO_Xor;
-  };
-  if (const auto *CA = dyn_cast<CompoundAssignOperator>(Assign)) {
-    BinaryOperatorKind K = BinaryOperator::getOpForCompoundAssignment(CA->getOpcode());
-    C.K = Combiner::Binary;
-    C.Op = BinaryOperator::getOpcodeStr(K).str();
-    if (!Is(CA->getRHS(), R))
-      return "the step does not combine '" + W.Text + "' with '" + R.Text + "'";
-    if (!Assoc(K))
-      return "the step's operator '" + C.Op + "=' is not associative";
-    C.Idempotent = K == BO_And || K == BO_Or;
-    return "";
-  }
-  const Expr *RHS = Assign->getRHS()->IgnoreParenImpCasts();
-  auto Pair = [&](const Expr *A, const Expr *B, bool &Swapped) {
-    if (Is(A, W) && Is(B, R)) {
-      Swapped = false;
-      return true;
-    }
-    if (Is(A, R) && Is(B, W)) {
-      Swapped = true;
-      return true;
-    }
-    return false;
-  };
-  if (const auto *BO = dyn_cast<BinaryOperator>(RHS)) {
-    C.K = Combiner::Binary;
-    C.Op = BO->getOpcodeStr().str();
-    if (!Pair(BO->getLHS(), BO->getRHS(), C.Swapped))
-      return "the step does not combine '" + W.Text + "' with '" + R.Text + "'";
-    if (!Assoc(BO->getOpcode()))
-      return "the step's operator '" + C.Op + "' is not associative";
-    C.Idempotent = BO->getOpcode() == BO_And || BO->getOpcode() == BO_Or;
-    return "";
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(RHS); Call && Call->getNumArgs() == 2) {
-    C.K = Combiner::Call;
-    C.Op = calleeNameOf(Call);
-    if (!Pair(Call->getArg(0), Call->getArg(1), C.Swapped))
-      return "the step does not combine '" + W.Text + "' with '" + R.Text + "'";
-    if (!StringSwitch<bool>(C.Op)
-             .Cases({"fmaxf", "fminf", "fmax", "fmin", "max", "min"}, true)
-             .Default(false))
-      return "the step's function '" + C.Op + "' is not one the rule knows as associative "
-                                               "(fmaxf, fminf, fmax, fmin, max, min)";
-    C.Idempotent = true;
-    return "";
-  }
-  if (const auto *Sel = dyn_cast<ConditionalOperator>(RHS)) {
-    const auto *Cmp = dyn_cast<BinaryOperator>(Sel->getCond()->IgnoreParenImpCasts());
-    bool XSw = false, PSw = false;
-    if (!Cmp || !Cmp->isRelationalOp() || !Pair(Cmp->getLHS(), Cmp->getRHS(), XSw) ||
-        !Pair(Sel->getTrueExpr(), Sel->getFalseExpr(), PSw))
-      return "the step's select is not a maximum or minimum of '" + W.Text + "' and '" + R.Text +
-             "' ('a > b ? a : b')";
-    C.K = Combiner::Select;
-    C.Cmp = Cmp->getOpcodeStr().str();
-    C.XNear = !XSw;
-    C.PNear = !PSw;
-    C.Idempotent = true;
-    return "";
-  }
-  return "the step is not 'sdata[tid] op= sdata[tid + s]' or 'sdata[tid] = op(sdata[tid], "
-         "sdata[tid + s])'";
-}
 
 /// Collects the subscripts of one array.
 struct Subscripts : DynamicRecursiveASTVisitor {
@@ -245,194 +93,22 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   const an::AtomId TidA = Tab.builtin("threadIdx", 'x'), BidA = Tab.builtin("blockIdx", 'x');
   const an::IndexForm Tid = an::IndexForm::atom(TidA);
   const an::IndexForm Bid = an::IndexForm::atom(BidA);
-  const an::IndexForm BD = an::IndexForm::atom(Tab.builtin("blockDim", 'x'));
 
-  auto Trees = M.patterns(an::PatternKind::TreeReduction);
-  if (Trees.empty())
-    return notApplicable(
-        "no shared-memory tree reduction in the kernel model (a loop over a halving or "
-        "doubling stride s with __syncthreads() in which sdata[w] combines sdata[w + s])");
-  if (Trees.size() > 1)
-    return notApplicable("the kernel has several tree reductions; the rule rewrites a kernel "
-                         "with one");
-  const an::Pattern &P = *Trees.front();
-  const an::Loop &L = M.Loops[P.Loops.front()];
-  const an::Access &W = M.Accesses[P.Accesses[0]];
-  const an::Access &R = M.Accesses[P.Accesses[1]];
-  std::string At = formatv("the tree at line {0}", P.Loc.Line).str();
+  BlockTree Tree;
+  if (std::string Why = matchBlockTree(In, M, Body, Tree); !Why.empty())
+    return notApplicable(Why);
+  const an::Pattern &P = *Tree.P;
+  const an::IndexForm &N = Tree.N;
+  const Stmt *const Loop = Tree.Loop;
+  auto LoopAt = Body->body_begin() + Tree.LoopIndex;
+  std::string SD = Tree.Shared->getNameAsString();
   Match Mt;
-  Mt.Shared = dyn_cast_or_null<VarDecl>(W.Base);
-  Mt.Loop = L.S;
-  if (!Mt.Shared || !Mt.Loop || !L.IV)
-    return notApplicable(At + " has no loop statement, stride or shared array the rule can "
-                              "follow");
-  std::string SD = Mt.Shared->getNameAsString();
-  auto LoopAt = llvm::find(Body->body(), Mt.Loop);
-  if (LoopAt == Body->body_end())
-    return notApplicable(At + " is not a statement of the kernel's body (it is inside a loop "
-                              "or a branch)");
-  Mt.LoopIndex = unsigned(LoopAt - Body->body_begin());
-
-  // The tree reduces the whole block into sdata[0]: its stride runs over
-  // N / 2 .. 1 (halving, `tid < s`) or 1 .. N / 2 (doubling, `tid % (2 * s)
-  // == 0` or `2 * s * tid < N`), N the block.
-  const an::IndexForm S = an::IndexForm::atom(L.VarAtom);
-  const an::IndexForm Two = an::IndexForm::constant(2);
-  an::IndexForm N;
-  std::string Shape;
-  if (L.Factor == -2) {
-    auto B = L.Bound ? L.Bound->constantValue() : std::nullopt;
-    bool Runs = (B && ((L.Cmp == an::CmpOp::GT && *B == 0) ||
-                       (L.Cmp == an::CmpOp::GE && *B == 1) ||
-                       (L.Cmp == an::CmpOp::NE && *B == 0)));
-    if (!Runs && !L.Bound) {
-      const Expr *Cond = nullptr;
-      if (const auto *F = dyn_cast<ForStmt>(Mt.Loop))
-        Cond = F->getCond();
-      else if (const auto *Wh = dyn_cast<WhileStmt>(Mt.Loop))
-        Cond = Wh->getCond();
-      Runs = Cond && asVar(Cond) == L.IV;
-    }
-    if (!Runs) {
-      if (B && *B == 32 && L.Cmp == an::CmpOp::GT)
-        return notApplicable(
-            At + " stops at s = 64 and leaves the last warp to code after the loop (reduce4 / "
-                 "reduce5's unrolled volatile warp), which the kernel model does not recognise as "
-                 "part of the tree: the rewrite cannot show that it reduces the block");
-      return notApplicable(At + " does not run while 's > 0' (" + L.CondText +
-                           "): it would not reduce the whole block into '" + SD + "[0]'");
-    }
-    if (!L.Start)
-      return notApplicable(At + ": its stride's first value is not known");
-    if (*L.Start == Tab.div(BD, Two)) {
-      N = BD;
-    } else if (auto C = L.Start->constantValue()) {
-      N = an::IndexForm::constant(2 * *C);
-    } else {
-      return notApplicable(At + ": the stride does not start at half the block ('s = "
-                                "blockDim.x / 2' or a constant)");
-    }
-    if (W.Index != Tid)
-      return notApplicable(At + ": the step writes '" + W.Text + "', not the element at "
-                                "threadIdx.x");
-    bool Guarded = any_of(W.G.Terms, [&](const an::GuardTerm &T) {
-      return T.Cmp && isLess(*T.Cmp, Tid, S);
-    });
-    if (!Guarded)
-      return notApplicable(At + ": the step is not guarded by 'tid < s' (" + W.G.render() + ")");
-    Shape = "sequential addressing";
-  } else if (L.Factor == 2) {
-    if (!L.Start || L.Start->constantValue() != 1)
-      return notApplicable(At + ": the doubling stride does not start at 1");
-    if (!L.Bound || L.Cmp != an::CmpOp::LT)
-      return notApplicable(At + ": the doubling loop does not run while 's < N'");
-    if (*L.Bound == BD)
-      N = BD;
-    else if (auto C = L.Bound->constantValue())
-      N = an::IndexForm::constant(*C);
-    else
-      return notApplicable(At + ": the doubling loop's bound '" + M.render(*L.Bound) +
-                           "' is neither blockDim.x nor a constant");
-    an::IndexForm TwoS = S.scaled(2);
-    if (W.Index == Tid) {
-      an::IndexForm Mod = Tab.mod(Tid, TwoS);
-      bool Guarded = any_of(W.G.Terms, [&](const an::GuardTerm &T) {
-        return T.Cmp && isZeroTest(*T.Cmp, Mod);
-      });
-      if (!Guarded)
-        return notApplicable(At + ": the step at threadIdx.x is not guarded by 'tid % (2 * s) "
-                                  "== 0' (" +
-                             W.G.render() + ")");
-      Shape = "interleaved addressing";
-    } else if (W.Index == TwoS * Tid) {
-      bool Guarded = any_of(W.G.Terms, [&](const an::GuardTerm &T) {
-        return T.Cmp && isLess(*T.Cmp, W.Index, N);
-      });
-      if (!Guarded)
-        return notApplicable(At + ": the step at '" + W.IndexText +
-                             "' is not guarded by 'index < N' (" + W.G.render() + ")");
-      Shape = "interleaved addressing with a strided index";
-    } else {
-      return notApplicable(At + ": the step writes '" + W.Text +
-                           "', neither at threadIdx.x nor at 2 * s * threadIdx.x");
-    }
-  } else {
-    return notApplicable(At + ": the stride is not halved or doubled");
-  }
-  Mt.SizeIsBlockDim = N == BD;
-  if (Mt.SizeIsBlockDim)
-    Mt.Size = "blockDim.x";
-  else
-    Mt.Size = std::to_string(*N.constantValue());
-
-  // The block: known, 1D, whole warps, a power of two, the tree's size.
-  if (Req.Block && ((*Req.Block)[1] != 1 || (*Req.Block)[2] != 1))
-    return notApplicable(formatv("the block is {0}x{1}x{2}; the tree runs over threadIdx.x of "
-                                 "a 1D block",
-                                 (*Req.Block)[0], (*Req.Block)[1], (*Req.Block)[2])
-                             .str());
-  if (Req.Block)
-    Mt.Block = (*Req.Block)[0];
-  else if (Req.BlockThreads)
-    Mt.Block = *Req.BlockThreads;
-  else if (!Mt.SizeIsBlockDim)
-    Mt.Block = *N.constantValue();
-  else
-    return notApplicable("the block size is not known (the tree runs over blockDim.x): give a "
-                         "spec, a --block or a launch with a constant block, so that it is "
-                         "known to be a multiple of 32");
-  if (Mt.Block % 32 != 0 || !isPowerOf2_64(uint64_t(Mt.Block)))
-    return notApplicable(formatv("the block has {0} threads; the rewrite needs a power of two "
-                                 "that is a multiple of 32 (whole warps, and a tree that "
-                                 "reduces every element)",
-                                 Mt.Block)
-                             .str());
-  if (!Mt.SizeIsBlockDim && *N.constantValue() != Mt.Block)
-    return notApplicable(formatv("the tree covers {0} elements, but the block has {1} threads",
-                                 *N.constantValue(), Mt.Block)
-                             .str());
-
-  // The loop body: the guarded step and the barrier (and locals).
-  const Stmt *LoopBody = loopBodyOf(Mt.Loop);
-  const auto *LB = dyn_cast_or_null<CompoundStmt>(LoopBody);
-  if (!LB)
-    return notApplicable(At + ": its body is not a block");
-  const IfStmt *Step = nullptr;
-  bool Synced = false;
-  for (const Stmt *X : LB->body()) {
-    if (isa<NullStmt>(X))
-      continue;
-    if (isa<WhileStmt>(Mt.Loop) && X == LB->body_back() && isModified(L.IV, X))
-      continue;
-    if (const auto *DS = dyn_cast<DeclStmt>(X)) {
-      bool Pure = all_of(DS->decls(), [&](const Decl *D) {
-        const auto *V = dyn_cast<VarDecl>(D);
-        return V && V->hasLocalStorage() && (!V->getInit() || !V->getInit()->HasSideEffects(Ctx));
-      });
-      if (Pure)
-        continue;
-    }
-    if (isSync(X) && !Synced && Step) {
-      Synced = true;
-      continue;
-    }
-    const auto *If = dyn_cast<IfStmt>(X);
-    if (If && !Step && !If->getElse() && !If->getInit() && !If->getConditionVariable()) {
-      Step = If;
-      continue;
-    }
-    return notApplicable(formatv("{0}: its body does more than the guarded step and the "
-                                 "barrier (line {1}), which the rewrite would drop",
-                                 At, SM.getPresumedLineNumber(X->getBeginLoc()))
-                             .str());
-  }
-  if (!Step || !Synced)
-    return notApplicable(At + ": its body is not 'if (guard) step; __syncthreads();'");
-  if (std::string Why = matchStep(Step->getThen(), M, W, R, Mt.Comb); !Why.empty())
-    return notApplicable(At + ": " + Why);
+  if (std::string Why = treeBlockSize(In, Tree, /*WholeWarps=*/true, Mt.Block); !Why.empty())
+    return notApplicable(Why);
+  const TreeStep &C = Tree.Step;
 
   // The element type: 4- or 8-byte arithmetic (what the shuffles move).
-  QualType Decl = Mt.Shared->getType();
+  QualType Decl = Tree.Shared->getType();
   if (Decl->isDependentType())
     return notApplicable("the element type of '" + SD + "' depends on a template parameter");
   Mt.Elem = QualType(Decl->getPointeeOrArrayElementType(), 0);
@@ -461,7 +137,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   // The model's global writes: one store at blockIdx.x, in the tail, by
   // thread 0; reads of the shared array: sdata[tid] before the tree,
   // sdata[0] in the tail.
-  SourceLocation LoopBegin = Mt.Loop->getBeginLoc(), LoopEnd = Mt.Loop->getEndLoc();
+  SourceLocation LoopBegin = Loop->getBeginLoc(), LoopEnd = Loop->getEndLoc();
   auto Before = [&](const an::Access &A) {
     return A.E && SM.isBeforeInTranslationUnit(A.E->getBeginLoc(), LoopBegin);
   };
@@ -472,7 +148,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   std::vector<const an::Access *> Loads;
   for (const an::Access &A : M.Accesses) {
     if (A.Space == an::MemorySpace::Shared) {
-      if (A.Base != Mt.Shared)
+      if (A.Base != Tree.Shared)
         return notApplicable("the kernel uses another shared array ('" + A.Buffer + "', line " +
                              std::to_string(A.Loc.Line) + ")");
       if (Before(A) && A.Index != Tid)
@@ -548,7 +224,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
       return notApplicable(formatv("the load '{0}' does not move by a multiple of the block's "
                                    "{1} elements from one block to the next (index '{2}'): "
                                    "the blocks do not read contiguous segments",
-                                   A->Text, Mt.Size, M.render(A->Index))
+                                   A->Text, Tree.Size, M.render(A->Index))
                                .str());
     if (E && *PerC != E)
       return notApplicable("the loads before the tree move by different amounts from one block "
@@ -591,7 +267,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   if (int64_t(Offsets.size()) != E)
     return notApplicable(formatv("the block's segment of {0} x {1} elements is not read whole "
                                  "(loads at {2} of its {0} parts): it is not contiguous",
-                                 E, Mt.Size, Offsets.size())
+                                 E, Tree.Size, Offsets.size())
                              .str());
   Mt.E = E;
 
@@ -609,7 +285,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   if (!Bounded)
     return notApplicable("no guard of the load '" + First->Text +
                          "' bounds the blocks ('i < n' with i = blockIdx.x * " +
-                         (E > 1 ? std::to_string(E) + " * " : std::string()) + Mt.Size +
+                         (E > 1 ? std::to_string(E) + " * " : std::string()) + Tree.Size +
                          " + threadIdx.x): once the grid shrinks, the rewrite would not know "
                          "how many segments the original grid had");
   if (std::string Why = checkBlockCoverage(In, Tab, {Mt.Bound}); !Why.empty())
@@ -653,21 +329,21 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
     if (isa<NullStmt>(X))
       continue;
     if (const auto *DS = dyn_cast<DeclStmt>(X);
-        DS && DS->isSingleDecl() && DS->getSingleDecl() == Mt.Shared) {
+        DS && DS->isSingleDecl() && DS->getSingleDecl() == Tree.Shared) {
       SharedDecl = X;
       continue;
     }
-    if (isSync(X))
+    if (isSyncStmt(X))
       continue;
     if (callsSyncthreads(X))
       return notApplicable(formatv("the statement at line {0} synchronises inside a branch",
                                    SM.getPresumedLineNumber(X->getBeginLoc()))
                                .str());
-    if (!Stored && references(X, Mt.Shared)) {
+    if (!Stored && references(X, Tree.Shared)) {
       const auto *St = dyn_cast<BinaryOperator>(X);
       if (!St || St->getOpcode() != BO_Assign ||
           !isa<ArraySubscriptExpr>(St->getLHS()->IgnoreParenImpCasts()) ||
-          references(St->getRHS(), Mt.Shared))
+          references(St->getRHS(), Tree.Shared))
         return notApplicable(formatv("the first use of '{0}' (line {1}) is not a store of every "
                                      "thread's value ('{0}[tid] = e;')",
                                      SD, SM.getPresumedLineNumber(X->getBeginLoc()))
@@ -688,7 +364,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
                                .str());
     std::string Eff = effectsOf(X, In.Kernel, Ctx, [&](const Expr *LV) {
       const auto *AS = dyn_cast<ArraySubscriptExpr>(LV->IgnoreParenImpCasts());
-      return AS && asVar(AS->getBase()->IgnoreParenImpCasts()) == Mt.Shared;
+      return AS && asVar(AS->getBase()->IgnoreParenImpCasts()) == Tree.Shared;
     });
     if (!Eff.empty())
       return notApplicable("before the tree the kernel " + Eff);
@@ -728,7 +404,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
     BuiltinUses BU = collectBuiltinUses(X, EC, &In.Kernel);
     std::vector<std::pair<SourceRange, std::string>> Repl;
     Subscripts Sub;
-    Sub.V = Mt.Shared;
+    Sub.V = Tree.Shared;
     Sub.TraverseStmt(const_cast<Stmt *>(X));
     for (const ArraySubscriptExpr *A : Sub.Out)
       Repl.push_back({A->getSourceRange(), V});
@@ -768,7 +444,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   std::vector<std::pair<SourceRange, std::string>> TailRepl;
   {
     Subscripts Sub;
-    Sub.V = Mt.Shared;
+    Sub.V = Tree.Shared;
     Sub.TraverseStmt(const_cast<Stmt *>(Mt.Tail->getThen()));
     for (const ArraySubscriptExpr *A : Sub.Out)
       TailRepl.push_back({A->getSourceRange(), Acc});
@@ -834,15 +510,14 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   std::string Ind = lineIndent(In.Source, *EC.offsetOf(Body->body_front()->getBeginLoc())).str();
   if (Ind.empty())
     Ind = "  ";
-  std::string SegSize = E > 1 ? std::to_string(E) + " * " + Mt.Size : Mt.Size;
-  std::string SegSizeLL = "(long long)" + (E > 1 ? "(" + SegSize + ")" : Mt.Size);
+  std::string SegSize = E > 1 ? std::to_string(E) + " * " + Tree.Size : Tree.Size;
+  std::string SegSizeLL = "(long long)" + (E > 1 ? "(" + SegSize + ")" : Tree.Size);
   std::string Accept = "blockDim.x % 32 != 0 || (blockDim.x & (blockDim.x - 1)) != 0 || "
                        "blockDim.y != 1 || blockDim.z != 1";
-  if (!Mt.SizeIsBlockDim)
-    Accept += " || blockDim.x != " + Mt.Size;
-  const Combiner &C = Mt.Comb;
+  if (!Tree.SizeIsBlockDim)
+    Accept += " || blockDim.x != " + Tree.Size;
   auto Combine = [&](const std::string &Other) {
-    if (C.K == Combiner::Binary && !C.Swapped)
+    if (C.K == TreeStep::Binary && !C.Swapped)
       return Acc + " " + C.Op + "= " + Other + ";";
     return Acc + " = " + C.text(Acc, Other) + ";";
   };
@@ -885,7 +560,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   H.push_back("  return " + V + ";");
   H.push_back("};");
   H.push_back("const unsigned int " + PerLane + " = " +
-              (Mt.SizeIsBlockDim ? std::string("blockDim.x") : Mt.Size) + " / 32;");
+              (Tree.SizeIsBlockDim ? std::string("blockDim.x") : Tree.Size) + " / 32;");
   H.push_back(Type + " " + Acc + " = " + Fn + "(" + Lane + ");");
   H.push_back("for (unsigned int " + K0 + " = 1; " + K0 + " < " + PerLane + "; " + K0 +
               " += 8) {");
@@ -902,8 +577,8 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
   H.push_back("}");
   std::string Shfl = "__shfl_down_sync(0xffffffffu, " + Acc + ", " + Off + ")";
   H.push_back("for (int " + Off + " = 16; " + Off + " > 0; " + Off + " >>= 1)" +
-              (C.K == Combiner::Select ? " {" : ""));
-  if (C.K == Combiner::Select) {
+              (C.K == TreeStep::Select ? " {" : ""));
+  if (C.K == TreeStep::Select) {
     std::string O = freshName("other", In.Kernel, Taken);
     H.push_back("  const " + Type + " " + O + " = " + Shfl + ";");
     H.push_back("  " + Combine(O));
@@ -954,7 +629,7 @@ RuleOutcome SegmentReductionRule::propose(const RuleInput &In) {
       "with blocks of {6}, {7} loads, several issued before they are combined, coalesced), the "
       "lanes combine with __shfl_down_sync, and lane 0 writes the segment's output; no shared "
       "memory and no __syncthreads() remain. A block of {6} threads covers {8} segments.",
-      Shape, SD, P.Loc.Line, SegSize, E, Per, Mt.Block, Per * E, Per)
+      Tree.Shape, SD, P.Loc.Line, SegSize, E, Per, Mt.Block, Per * E, Per)
                               .str();
   if (Mt.Float && !C.Idempotent)
     Rationale += " The floating-point operations are re-associated (each lane combines its "
