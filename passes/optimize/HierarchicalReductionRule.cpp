@@ -25,6 +25,7 @@
 /// thread (a device-side check). docs/passes/hierarchical-reduction.md.
 ///
 //===----------------------------------------------------------------------===//
+#include "BlockTree.h"
 #include "FormCode.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
@@ -43,6 +44,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <functional>
 
 using namespace clang;
 using namespace llvm;
@@ -367,9 +369,16 @@ bool isWarpOrBarrierCall(StringRef N) {
 
 class BodyScanner : public DynamicRecursiveASTVisitor {
 public:
-  BodyScanner(BodyFacts &F, bool InCallee, ArrayRef<const FunctionDecl *> Skip)
-      : F(F), InCallee(InCallee), Skip(Skip) {
+  BodyScanner(BodyFacts &F, bool InCallee, ArrayRef<const FunctionDecl *> Skip,
+              ArrayRef<const Stmt *> Removed = {})
+      : F(F), InCallee(InCallee), Skip(Skip), Removed(Removed) {
     ShouldVisitImplicitCode = false;
+  }
+
+  bool TraverseStmt(Stmt *S) override {
+    if (S && is_contained(Removed, S))
+      return true;
+    return DynamicRecursiveASTVisitor::TraverseStmt(S);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *D) override {
@@ -451,14 +460,16 @@ private:
   BodyFacts &F;
   bool InCallee;
   ArrayRef<const FunctionDecl *> Skip;
+  ArrayRef<const Stmt *> Removed;
 };
 
 /// Scans the body and, transitively (a few levels), the device functions it
-/// calls, except those of Skip (the reduction's own atomic functions).
+/// calls, except those of Skip (the reduction's own atomic functions) and
+/// the statements of Removed (those the rewrite removes).
 BodyFacts scanBody(const Stmt *Body, const EditCollector &EC,
-                   ArrayRef<const FunctionDecl *> Skip) {
+                   ArrayRef<const FunctionDecl *> Skip, ArrayRef<const Stmt *> Removed = {}) {
   BodyFacts F;
-  BodyScanner S(F, false, Skip);
+  BodyScanner S(F, false, Skip, Removed);
   S.TraverseStmt(const_cast<Stmt *>(Body));
   for (size_t I = 0; I < F.Callees.size() && I < 16; ++I) {
     const FunctionDecl *FD = F.Callees[I];
@@ -626,6 +637,15 @@ struct Site {
   const an::Access *A = nullptr;
   const CallExpr *Call = nullptr;
   Combiner Comb;
+  /// What the partial takes, the expression replaced by its update and the
+  /// guards: the atomic's value, the atomic, and its guard; for the atomic
+  /// of a block tree's result, the value each thread stores into the tree
+  /// (`sdata[tid] = v`), that store, the store's guard, and (ValueG) the
+  /// guard under which the stored value is more than the identity.
+  const Expr *Value = nullptr;
+  const Expr *Update = nullptr;
+  const an::Guard *UpdateG = nullptr;
+  const an::Guard *ValueG = nullptr;
   std::optional<Range> CallR, ValueR, TargetR;
   /// The loop its contributions come from, and the accumulator of that loop
   /// its value is (null: the atomic is in the loop, or in none).
@@ -666,6 +686,9 @@ private:
   std::string analyzeAtomic(const an::Access &X, Site &S);
   std::string groupTargets();
   std::string checkTargets();
+  std::string findTree();
+  std::string treeValueGuard(Site &S);
+  bool isIdentity(const Expr *E, const Combiner &C, QualType Elem) const;
   std::string distinctWhy(const Slot &X, const Slot &Y, bool &Distinct) const;
   std::string checkBody();
   void findVirtual();
@@ -700,6 +723,17 @@ private:
 
   // The reduction: its atomics in source order, and their targets.
   std::vector<Site> Sites;
+  // A block tree in shared memory whose result sdata[0] is the one
+  // atomic's value: the tree, the store of each thread's value into it,
+  // the statements the rewrite removes (the shared array's declaration, the
+  // barriers before the tree, the tree, the atomic's `if (tid == 0)`), the
+  // store's guard and the guard under which the stored value is more than
+  // the identity, and why that guard bounds no blocks.
+  std::optional<BlockTree> Tree;
+  const BinaryOperator *TreeStore = nullptr;
+  std::vector<const Stmt *> TreeStmts;
+  an::Guard TreeStoreG, TreeValueG;
+  std::string TreeGridWhy;
   std::vector<Slot> Slots;
   /// For the rationale: how targets whose operators do not commute were
   /// shown to be different memory, or that they were not and each thread
@@ -750,9 +784,315 @@ std::string Rewrite::findReductions() {
       return Why;
     Sites.push_back(std::move(S));
   }
+  if (!M.patterns(an::PatternKind::TreeReduction).empty())
+    return findTree();
   if (std::string Why = groupTargets(); !Why.empty())
     return Why;
   return checkTargets();
+}
+
+/// The per-block tree followed by one atomic of its result,
+///
+///   sdata[tid] = v;  __syncthreads();  <tree over sdata>;
+///   if (tid == 0) atomicAdd(result, sdata[0]);
+///
+/// is `*result op= v` of every thread, as the kernel with `atomicAdd(result,
+/// v)` in each thread computes: the tree's operator is the atomic's and it
+/// reduces every thread's value once. The rule then rewrites that kernel:
+/// the store becomes the partial's update, and the shared array, the
+/// barriers, the tree and the tail are removed.
+std::string Rewrite::findTree() {
+  Body = kernelBody(In.Kernel);
+  BlockTree T;
+  if (std::string Why = matchBlockTree(In, M, Body, T); !Why.empty())
+    return "the kernel's shared-memory tree is not a reduction of the whole block the rule "
+           "follows: " +
+           Why;
+  std::string SD = T.Shared->getNameAsString();
+  if (Sites.size() != 1)
+    return formatv("the kernel has a tree over '{0}' and {1} atomics; the rule rewrites a tree "
+                   "whose result is the operand of the kernel's one atomic",
+                   SD, Sites.size())
+        .str();
+  Site &S = Sites[0];
+  const auto *Operand = dyn_cast<ArraySubscriptExpr>(S.Value->IgnoreParenImpCasts());
+  const an::Access *OpA = Operand ? M.accessAt(Operand) : nullptr;
+  if (OpA && (OpA->Base != T.Shared || OpA->Index.constantValue() != 0))
+    OpA = nullptr;
+  auto Line = [&](const Stmt *X) { return line(SM.getPresumedLineNumber(X->getBeginLoc())); };
+  // No other global write (a per-block output next to the atomic is
+  // segment-reduction's); the shared array is the tree's alone.
+  SourceLocation LoopB = T.Loop->getBeginLoc(), LoopE = T.Loop->getEndLoc();
+  const an::IndexForm Tid = an::IndexForm::atom(*Tab.findBuiltin("threadIdx", 'x'));
+  for (const an::Access &X : M.Accesses) {
+    if (X.Id == S.A->Id)
+      continue;
+    if (X.Space != an::MemorySpace::Shared) {
+      if (X.writes())
+        return formatv("the kernel writes '{0}' at line {1} besides {2} of the block's result "
+                       "'{3}[0]'; only a kernel whose one effect is the reduction is rewritten",
+                       X.Text, X.Loc.Line, S.at(), SD)
+            .str();
+      continue;
+    }
+    if (X.Base != T.Shared)
+      return formatv("the kernel uses the shared array '{0}' (line {1}) besides the tree's '{2}'",
+                     X.Buffer, X.Loc.Line, SD)
+          .str();
+    if (!X.E)
+      continue;
+    if (SM.isBeforeInTranslationUnit(X.E->getBeginLoc(), LoopB) && X.Index != Tid)
+      return formatv("'{0}' at line {1} reads or writes '{2}' before the tree at another element "
+                     "than threadIdx.x: each thread's value is not one element",
+                     X.Text, X.Loc.Line, SD)
+          .str();
+    if (SM.isBeforeInTranslationUnit(LoopE, X.E->getBeginLoc()) &&
+        (X.writes() || X.Index.constantValue() != 0))
+      return formatv("'{0}' at line {1} uses '{2}' after the tree other than by reading its "
+                     "result '{2}[0]'; the rewrite keeps no partial results in shared memory",
+                     X.Text, X.Loc.Line, SD)
+          .str();
+  }
+  if (!OpA)
+    return S.at() + " combines '" + S.A->ValueText + "', not the tree's result '" + SD +
+           "[0]' alone";
+  for (const an::Access &X : M.Accesses)
+    if (X.Base == T.Shared && X.Id != OpA->Id && X.E &&
+        SM.isBeforeInTranslationUnit(LoopE, X.E->getBeginLoc()))
+      return formatv("'{0}' at line {1} reads the tree's result besides {2}",
+                     X.Text, X.Loc.Line, S.at())
+          .str();
+  // After the tree: `if (tid == 0) atomic(address, sdata[0]);` only.
+  const IfStmt *Tail = nullptr;
+  for (auto It = Body->body_begin() + T.LoopIndex + 1; It != Body->body_end(); ++It) {
+    if (isa<NullStmt>(*It))
+      continue;
+    const auto *If = dyn_cast<IfStmt>(*It);
+    const auto *Then = If ? dyn_cast_or_null<Expr>(single(If->getThen())) : nullptr;
+    if (Tail || !If || If->getElse() || If->getInit() || If->getConditionVariable() || !Then ||
+        Then->IgnoreParenCasts() != S.Call)
+      return formatv("the statement at line {0} after the tree is not 'if (tid == 0) {1}(..., "
+                     "{2}[0]);' (the rewrite issues the block's atomic itself)",
+                     Line(*It), S.A->Callee, SD)
+          .str();
+    Tail = If;
+  }
+  if (!Tail)
+    return S.at() + " is not the statement after the tree";
+  bool Thread0 = S.A->G.Terms.size() == 1 && S.A->G.Terms[0].Cmp &&
+                 isZeroTest(*S.A->G.Terms[0].Cmp, Tid);
+  if (!Thread0)
+    return S.at() + " is not issued by thread 0 alone (guard '" + S.A->G.render() + "')";
+  // The tree's operator is the atomic's, on the atomic's values.
+  std::optional<an::ReductionOp> TreeOp = T.Step.op();
+  if (!TreeOp || *TreeOp != S.Comb.Op)
+    return formatv("{0} combines with {1}, but {2} takes the {3}: the block's result is not "
+                   "what one atomic per thread would compute",
+                   T.At, T.Step.words(), S.at(), S.Comb.opWords())
+        .str();
+  QualType Elem = QualType(T.Shared->getType()->getPointeeOrArrayElementType(), 0);
+  auto EK = valueKindOf(Elem, Ctx);
+  if (!EK || *EK == ValueKind::Dependent || *EK != S.Comb.K)
+    return formatv("the tree combines '{0}' values and {1} '{2}' ones; the rule rewrites a tree "
+                   "over the atomic's own type",
+                   typeSpelling(Elem, Ctx), S.at(), S.Comb.Type)
+        .str();
+  int64_t Block = 0;
+  if (std::string Why = treeBlockSize(In, T, /*WholeWarps=*/false, Block); !Why.empty())
+    return Why;
+  // Before the tree: the declaration, barriers, and one unconditional store
+  // of every thread's value into sdata[tid] (the first use of the array).
+  for (auto It = Body->body_begin(); It != Body->body_begin() + T.LoopIndex; ++It) {
+    const Stmt *X = *It;
+    if (const auto *DS = dyn_cast<DeclStmt>(X);
+        DS && DS->isSingleDecl() && DS->getSingleDecl() == T.Shared) {
+      TreeStmts.push_back(X);
+      continue;
+    }
+    if (isSyncStmt(X)) {
+      TreeStmts.push_back(X);
+      continue;
+    }
+    // The stride of a while loop, declared before it and used only there.
+    if (const auto *DS = dyn_cast<DeclStmt>(X);
+        DS && DS->isSingleDecl() && DS->getSingleDecl() == T.L->IV &&
+        all_of(referencesTo(T.L->IV, Body),
+               [&](const DeclRefExpr *R) { return isWithin(R, T.Loop); })) {
+      TreeStmts.push_back(X);
+      continue;
+    }
+    if (callsSyncthreads(X))
+      return "the statement at line " + Line(X) + " synchronises inside a branch";
+    struct Returns : DynamicRecursiveASTVisitor {
+      bool Found = false;
+      bool VisitReturnStmt(ReturnStmt *) override {
+        Found = true;
+        return false;
+      }
+    } Ret;
+    Ret.TraverseStmt(const_cast<Stmt *>(X));
+    if (Ret.Found)
+      return "the kernel returns before the tree (line " + Line(X) +
+             "): the threads that return store no value into '" + SD + "'";
+    if (!references(X, T.Shared))
+      continue;
+    const auto *St = dyn_cast<BinaryOperator>(X);
+    if (TreeStore || !St || St->getOpcode() != BO_Assign ||
+        !isa<ArraySubscriptExpr>(St->getLHS()->IgnoreParenImpCasts()) ||
+        references(St->getRHS(), T.Shared))
+      return formatv("{0} at line {1}: the rule takes each thread's value from one unconditional "
+                     "store '{2}[tid] = v;' before the tree, and '{2}' is not used otherwise "
+                     "before it",
+                     TreeStore ? "'" + SD + "' is used again" : "the first use of '" + SD + "'",
+                     Line(X), SD)
+          .str();
+    TreeStore = St;
+  }
+  if (!TreeStore)
+    return "nothing stores every thread's value into '" + SD + "' before the tree";
+  TreeStmts.push_back(T.Loop);
+  TreeStmts.push_back(Tail);
+  TreeStmts.push_back(TreeStore->getLHS());
+  TreeStoreG = M.guardOf(TreeStore);
+  S.Value = TreeStore->getRHS();
+  S.Update = TreeStore;
+  S.UpdateG = &TreeStoreG;
+  Tree = std::move(T);
+  TreeGridWhy = treeValueGuard(S);
+  S.ValueG = &TreeValueG;
+  if (std::string Why = groupTargets(); !Why.empty())
+    return Why;
+  return checkTargets();
+}
+
+/// V is the identity of C for elements of type Elem (0, -1 for and,
+/// INT_MIN, -INFINITY for a maximum, ...).
+bool Rewrite::isIdentity(const Expr *V, const Combiner &C, QualType Elem) const {
+  Expr::EvalResult ER;
+  if (V->isValueDependent() || !V->EvaluateAsRValue(ER, Ctx))
+    return false;
+  using an::ReductionOp;
+  if (ER.Val.isFloat()) {
+    const APFloat &F = ER.Val.getFloat();
+    switch (C.Op) {
+    case ReductionOp::Add:
+      return F.isZero();
+    case ReductionOp::Max:
+      return F.isInfinity() && F.isNegative();
+    case ReductionOp::Min:
+      return F.isInfinity() && !F.isNegative();
+    default:
+      return false;
+    }
+  }
+  if (!ER.Val.isInt() || C.isFloat()) // an integer into a float: only a sum's 0
+    return ER.Val.isInt() && C.Op == ReductionOp::Add && ER.Val.getInt().isZero();
+  APInt X = ER.Val.getInt().extOrTrunc(unsigned(Ctx.getTypeSize(Elem)));
+  bool Signed = Elem->isSignedIntegerType();
+  switch (C.Op) {
+  case ReductionOp::Add:
+  case ReductionOp::Or:
+  case ReductionOp::Xor:
+    return X.isZero();
+  case ReductionOp::And:
+    return X.isAllOnes();
+  case ReductionOp::Max:
+    return Signed ? X.isMinSignedValue() : X.isZero();
+  case ReductionOp::Min:
+    return Signed ? X.isMaxSignedValue() : X.isAllOnes();
+  default:
+    return false;
+  }
+}
+
+/// The guard under which the value each thread stores into the tree is more
+/// than the identity, so that the blocks past it contribute nothing and the
+/// rewrite may skip them (the virtual blocks): the value is `c ? v :
+/// identity` (or `c ? identity : v`), or the tree's operator over such
+/// selects (`(i < n ? in[i] : 0) + (i + blockDim.x < n ? in[i +
+/// blockDim.x] : 0)`), whose guards bound the blocks alike (`A * blockIdx.x
+/// + ... < 0` with one A) and one of which admits every block the others
+/// do. "" when found (TreeValueG), else why not (the grid then stays).
+std::string Rewrite::treeValueGuard(Site &S) {
+  const Combiner &C = S.Comb;
+  QualType Elem = QualType(Tree->Shared->getType()->getPointeeOrArrayElementType(), 0);
+  // The operands the tree's operator combines in the value.
+  std::vector<const Expr *> Leaves;
+  std::function<void(const Expr *)> Split = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      BinaryOperatorKind K = B->getOpcode();
+      if ((C.Op == an::ReductionOp::Add && K == BO_Add) ||
+          (C.Op == an::ReductionOp::And && K == BO_And) ||
+          (C.Op == an::ReductionOp::Or && K == BO_Or) ||
+          (C.Op == an::ReductionOp::Xor && K == BO_Xor)) {
+        Split(B->getLHS());
+        Split(B->getRHS());
+        return;
+      }
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->getNumArgs() == 2) {
+      std::string F = calleeNameOf(Call);
+      bool Max = F == "fmaxf" || F == "fmax" || F == "max";
+      bool Min = F == "fminf" || F == "fmin" || F == "min";
+      if ((Max && C.Op == an::ReductionOp::Max) || (Min && C.Op == an::ReductionOp::Min)) {
+        Split(Call->getArg(0));
+        Split(Call->getArg(1));
+        return;
+      }
+    }
+    Leaves.push_back(E);
+  };
+  Split(S.Value);
+  std::string V = "the value stored into '" + Tree->Shared->getNameAsString() + "[tid]'";
+  struct Bounded {
+    an::Guard G;
+    BlockBound B;
+  };
+  std::vector<Bounded> Bs;
+  for (const Expr *L : Leaves) {
+    const auto *Sel = dyn_cast<ConditionalOperator>(L);
+    const Expr *Other = nullptr;
+    if (Sel && isIdentity(Sel->getFalseExpr(), C, Elem))
+      Other = Sel->getTrueExpr();
+    else if (Sel && isIdentity(Sel->getTrueExpr(), C, Elem))
+      Other = Sel->getFalseExpr();
+    if (!Other)
+      return V + " is not 'c ? v : identity' (the " + C.opWords().str() +
+             "'s identity for the threads a guard rejects), so every block of the original "
+             "grid contributes";
+    an::Guard G = M.guardOf(Other);
+    std::optional<BlockBound> B;
+    for (const an::GuardTerm &T : G.Terms)
+      if ((B = blockBoundOf(T, 'x', Tab)))
+        break;
+    if (!B)
+      return V + " is the identity outside a condition that does not bound blockIdx.x (such as "
+                 "'i < n' with i = blockIdx.x * blockDim.x + threadIdx.x)";
+    Bs.push_back({std::move(G), std::move(*B)});
+  }
+  // -U of one bound is at least every other's (a non-negative difference:
+  // a constant, or blockDim.x with a positive coefficient).
+  auto AtLeast = [&](const an::IndexForm &X, const an::IndexForm &Y) {
+    an::IndexForm D = X - Y;
+    if (D.overflowed())
+      return false;
+    for (const auto &[Mono, Coef] : D.terms())
+      if (Coef < 0 ||
+          any_of(Mono, [&](an::AtomId A) { return Tab[A].Kind != an::AtomKind::BlockDim; }))
+        return false;
+    return true;
+  };
+  for (const Bounded &X : Bs) {
+    bool Widest = all_of(Bs, [&](const Bounded &Y) {
+      return X.B.A == Y.B.A && AtLeast(X.B.NegU, Y.B.NegU);
+    });
+    if (Widest) {
+      TreeValueG = X.G;
+      return "";
+    }
+  }
+  return V + " combines selects whose guards bound the blocks differently";
 }
 
 std::string Rewrite::analyzeAtomic(const an::Access &X, Site &S) {
@@ -799,6 +1139,9 @@ std::string Rewrite::analyzeAtomic(const an::Access &X, Site &S) {
   const CallExpr *Call = S.Call = dyn_cast_or_null<CallExpr>(A->E);
   if (!Call || (A->Wrapper.empty() && Call->getNumArgs() != 2))
     return At + " does not take (address, value); only those atomics are combined";
+  S.Value = A->valueArg();
+  S.Update = Call;
+  S.UpdateG = S.ValueG = &A->G;
   if (!A->valueArg())
     return At + (A->Wrapper.empty() ? " adds " + A->ValueText + " without a value argument"
                                     : " is made by '" + A->Wrapper + "' with the constant value " +
@@ -1053,12 +1396,15 @@ std::string Rewrite::checkBody() {
     if (const FunctionDecl *F = S.Call->getDirectCallee(); F && F->getDefinition() &&
                                                            !is_contained(Own, F->getDefinition()))
       Own.push_back(F->getDefinition());
-  Facts = scanBody(Body, EC, Own);
+  Facts = scanBody(Body, EC, Own, TreeStmts);
   if (!Facts.Blocker.empty())
     return "the kernel cannot be restructured: " + Facts.Blocker;
   for (const an::Access &O : M.Accesses) {
     if (any_of(Sites, [&](const Site &S) { return S.A->Id == O.Id; }))
       continue;
+    if (Tree && O.Base == Tree->Shared)
+      continue; // the tree's, checked by findTree
+
     if (O.writes())
       return "the kernel also writes '" + O.Buffer + "' (line " + line(O.Loc.Line) + ": " +
              O.Text + "); only a kernel whose one effect is the reduction is rewritten";
@@ -1072,12 +1418,22 @@ std::string Rewrite::checkBody() {
     return "'" + Ref->getDecl()->getNameAsString() + "' is used as a whole (line " +
            line(SM.getPresumedLineNumber(Ref->getBeginLoc())) + ")";
   for (Site &S : Sites) {
-    S.CallR = EC.rangeOf(S.Call->getSourceRange());
-    S.ValueR = EC.rangeOf(S.A->valueArg()->getSourceRange());
+    S.CallR = EC.rangeOf(S.Update->getSourceRange());
+    S.ValueR = EC.rangeOf(S.Value->getSourceRange());
     S.TargetR = EC.rangeOf(S.A->addressArg()->getSourceRange());
     if (!S.CallR || !S.ValueR || !S.TargetR)
       return Sites.size() == 1 ? "the atomic is written inside a macro"
                                : S.at() + " is written inside a macro";
+  }
+  // The tree's statements go (the store becomes the partial's update).
+  for (const Stmt *X : TreeStmts) {
+    if (X == TreeStore->getLHS())
+      continue;
+    auto R = EC.rangeOfStatement(X);
+    if (!R)
+      return "the statement at line " + line(SM.getPresumedLineNumber(X->getBeginLoc())) +
+             " of the tree is written inside a macro";
+    Edits.push_back(eraseWithLine(In.Source, R->first, R->second));
   }
   auto B = EC.offsetOf(Body->getLBracLoc()), E = EC.offsetOf(Body->getRBracLoc());
   if (!B || !E)
@@ -1093,11 +1449,13 @@ std::string Rewrite::checkBody() {
 void Rewrite::findVirtual() {
   std::vector<const an::Guard *> Others;
   for (const Site &S : drop_begin(Sites))
-    Others.push_back(&S.A->G);
+    Others.push_back(S.ValueG);
   VirtualBlocks VB =
-      findVirtualBlocks(Facts.Builtins, Sites[0].A->G, Tab, &Sites[0].A->Index, Others);
+      findVirtualBlocks(Facts.Builtins, *Sites[0].ValueG, Tab, &Sites[0].A->Index, Others);
   Virtual = std::move(VB.Dims);
   VirtualWhy = std::move(VB.Why);
+  if (Virtual.empty() && !TreeGridWhy.empty())
+    VirtualWhy = TreeGridWhy;
   for (const Site &S : drop_begin(Sites))
     llvm::erase_if(Virtual, [&](const BlockBound &B) {
       auto Bi = Tab.findBuiltin("blockIdx", B.Dim);
@@ -1156,7 +1514,7 @@ void Rewrite::findHotLoop() {
     const an::Access *A = S.A;
     if (!A->Loops.empty()) {
       S.Hot = &M.Loops[A->Loops.front()];
-    } else if (const VarDecl *V = asVar(A->valueArg())) {
+    } else if (const VarDecl *V = asVar(S.Value)) {
       const an::Reduction *R = M.reductionOf(V);
       if (R && R->Kind == an::ReductionKind::LoopCarried && !R->Loops.empty()) {
         an::ReductionOp Base = R->Op == an::ReductionOp::ArgMax   ? an::ReductionOp::Max
@@ -1275,7 +1633,7 @@ void Rewrite::checkGridIndependence() {
   auto LoopR = EC.rangeOf(F->getSourceRange());
   for (const Site &S : Sites) {
     // The atomic runs in the loop, or once per thread after it.
-    for (const an::GuardTerm &T : S.A->G.Terms) {
+    for (const an::GuardTerm &T : S.UpdateG->Terms) {
       bool InBody = T.Cond && EC.rangeOf(T.Cond->getSourceRange()) &&
                     inside(EC.rangeOf(T.Cond->getSourceRange())->first, BodyR);
       if (!InBody && !T.Uniform.atLeast(an::Uniformity::GridUniform))
@@ -1361,10 +1719,10 @@ std::string Rewrite::chooseTarget(Slot &Sl) {
 void Rewrite::atomicEdit(const Site &S) {
   const Combiner &Comb = S.Comb;
   std::string V = splice(In.Source, S.ValueR->first, S.ValueR->second, Edits);
-  QualType VT = S.A->valueArg()->IgnoreParenImpCasts()->getType();
+  QualType VT = S.Value->IgnoreParenImpCasts()->getType();
   bool SameType = Comb.K != ValueKind::Dependent && !VT->isDependentType() &&
                   valueKindOf(VT, Ctx) == std::optional<ValueKind>(Comb.K);
-  const Expr *VE = S.A->valueArg()->IgnoreParenImpCasts();
+  const Expr *VE = S.Value->IgnoreParenImpCasts();
   bool Simple = isa<DeclRefExpr, ArraySubscriptExpr, CallExpr, IntegerLiteral, FloatingLiteral,
                     MemberExpr, ParenExpr>(VE);
   bool Comma = isa<BinaryOperator>(VE) && cast<BinaryOperator>(VE)->isCommaOp();
@@ -1677,7 +2035,21 @@ std::optional<agent::SpecChange> Rewrite::specChange(std::string &Note) {
 
 std::string Rewrite::rationale(const std::string &GridNote) const {
   std::string R;
-  if (Slots.size() == 1) {
+  if (Tree) {
+    const Slot &S = Slots.front();
+    R = formatv("Each block stored one value per thread into the __shared__ array '{0}', reduced "
+                "them with a tree ({1}, {2}) with a __syncthreads() per round, and thread 0 "
+                "issued one {3} of '{0}[0]' into {4}: the kernel computes the {5} of every "
+                "thread's value into {4}, as one {3} per thread would. So it is rewritten as that "
+                "kernel is: each thread keeps its partial {5} in a register (the store into "
+                "'{0}[tid]' becomes its update), the 32 lanes of a warp combine theirs with five "
+                "__shfl_down_sync steps, the warps of a block through 32 slots of shared memory, "
+                "and one {3} per block goes to {4}; the array, the barriers and the tree are "
+                "gone.",
+                Tree->Shared->getName(), Tree->Shape, Tree->Step.words(), S.Callee, S.Target,
+                S.Comb.opWords())
+            .str();
+  } else if (Slots.size() == 1) {
     const Slot &S = Slots.front();
     R = formatv("Every thread issued its own {0} into {1}, all into one address, which the L2 "
                 "serialises. Now each thread keeps its partial {2} in a register, the 32 lanes of "
@@ -1711,13 +2083,21 @@ std::string Rewrite::rationale(const std::string &GridNote) const {
   bool FloatSum = any_of(Slots, [](const Slot &S) {
     return S.Comb.isFloat() && S.Comb.Op == an::ReductionOp::Add;
   });
-  if (FloatSum)
+  if (FloatSum && Tree)
+    R += " The floating-point sum is re-associated (per thread, per warp, per block, instead of "
+         "the tree's pairs), so it differs from the original's in the last bits, within the "
+         "default fp32 tolerance of a sum; the original's per-block atomics already added in "
+         "arrival order.";
+  else if (FloatSum)
     R += " The floating-point sum is re-associated (per thread, per warp, per block), so it "
          "differs from the original's in the last bits, within the default fp32 tolerance of a "
          "sum; the original's atomics already added in arrival order.";
   else
     R += " The result is exact: the operator is associative and commutative on these values.";
   R += OrderNote;
+  if (Tree)
+    R += " The tree reduces every thread's value only for a power-of-two block (the launch's "
+         "is one); the rewrite combines every thread's value for any block.";
   R += " A block whose size is not a multiple of 32 falls back to one atomic per thread.";
   if (!GridNote.empty())
     R += "\n" + GridNote;
@@ -1773,8 +2153,10 @@ RuleOutcome Rewrite::run() {
   std::string Note;
   auto Spec = specChange(Note);
   std::string Summary =
-      formatv("{0}: partials in registers, combined by warp shuffles and shared memory{1}",
+      formatv("{0}{1}: partials in registers, combined by warp shuffles and shared memory{2}",
               atomicsWords(),
+              Tree ? " instead of the tree over '" + Tree->Shared->getNameAsString() + "'"
+                   : std::string(),
               !Virtual.empty()  ? ", the guard's blocks strided over a capped grid"
               : !LoopWords.empty() ? ", the loop " + std::to_string(Unroll) + " iterations at a time"
                                    : "")
