@@ -23,14 +23,15 @@
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: dot n=1000003 block=256 grid 3907: ok max_abs_err 0 rel_l2 0
+// CHECK: first add n=1000003 block=256 grid 1954: ok max_abs_err 0 rel_l2 0
 // CHECK: dot n=1000003 block=16 grid 1: ok max_abs_err 0 rel_l2 0
 // CHECK: interleaved n=1000003 block=1024 grid 7: ok max_abs_err 0 rel_l2 0
 // CHECK: count n=1000003 block=64 grid 264: ok max_abs_err 0 rel_l2 0
 // CHECK: max int n=1000003 block=128 grid 1: ok max_abs_err 0 rel_l2 0
-// CHECK: sumsq while n=4097 block=512 grid 7: ok
-// CHECK: first add n=1000003 block=256 grid 1954: ok max_abs_err 0 rel_l2 0
+// CHECK: loop n=1000003 block=512 grid 1: ok max_abs_err 0 rel_l2 0
+// CHECK: dot in+1 n=1000003 block=256 grid 7: ok max_abs_err 0 rel_l2 0
 // CHECK: first add n=1 block=16 grid 1: ok max_abs_err 0 rel_l2 0
-// CHECK: loop n=1000003 block=1024 grid 1: ok max_abs_err 0 rel_l2 0
+// CHECK: sumsq while n=4097 block=512 grid 7: ok
 // CHECK: PASS
 #include "check.h"
 #include "reduction_grids.h"
