@@ -404,6 +404,22 @@ Json toJson(const KernelModel &M) {
       J["transposed_b"] = P.TransposedB;
       J["loop_order"] = P.LoopOrder;
       J["tiled"] = P.Tiled;
+      if (P.Staged) {
+        Json St = {{"phase_loop", P.Staged->PhaseLoop},
+                   {"tile", P.Staged->Tile},
+                   {"k_range", P.Staged->KRangeText},
+                   {"truncated", P.Staged->Truncated},
+                   {"block", {P.Staged->Block[0], P.Staged->Block[1], P.Staged->Block[2]}}};
+        for (const auto &[Key, O] : {std::pair<const char *, const StagedOperand *>{"a", &P.Staged->A},
+                                     {"b", &P.Staged->B}})
+          St[Key] = {{"tile", O->Tile},
+                     {"source", M.Accesses[O->Source].Buffer},
+                     {"index", M.render(O->Global)},
+                     {"condition", O->Cond}};
+        J["staged"] = St;
+      } else if (!P.NotStagedWhy.empty()) {
+        J["not_staged"] = P.NotStagedWhy;
+      }
     }
     if (P.Kind == PatternKind::MultiPassRow)
       J["passes"] = P.Passes;

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "AstUtil.h"
 #include "KernelAnalyzer.h"
+#include "StagedTiles.h"
 #include "forge/Analysis/ModelRender.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/AST/ExprCXX.h"
@@ -343,8 +344,177 @@ private:
         break;
       }
     }
-    for (const Acc &X : Accs)
+    for (const Acc &X : Accs) {
+      if (X.A->Space != MemorySpace::Shared && X.B->Space != MemorySpace::Shared) {
+        recordProduct(X.A, X.B, X.Out, X.Loop, X.Red, X.At);
+        continue;
+      }
+      std::string Why;
+      if (stagedProduct(X.A, X.B, X.Out, X.Loop, X.Red, X.At, Why))
+        continue;
+      size_t Before = M.Patterns.size();
       recordProduct(X.A, X.B, X.Out, X.Loop, X.Red, X.At);
+      if (M.Patterns.size() > Before) {
+        M.Patterns.back().NotStagedWhy = Why;
+        M.Patterns.back().Details.push_back("the tiles do not stand for global operands: " + Why);
+      }
+    }
+  }
+
+  /// A product over shared-memory tiles that the block fills from global
+  /// memory per phase (StagedTiles.h): recorded as the product of the
+  /// global operands over kk = phase * tile + k, when both tiles resolve
+  /// and the global indices move with the phase exactly as with kk.
+  bool stagedProduct(const Access *A, const Access *B, const Access *C, unsigned KLoop, int Red,
+                     const Stmt *At, std::string &Why) {
+    if (Red < 0 || A->Space != MemorySpace::Shared || B->Space != MemorySpace::Shared) {
+      Why = Red < 0 ? "the product accumulates in memory"
+                    : "only one operand is read from a shared-memory tile";
+      return false;
+    }
+    TileStaging St(K, M);
+    auto SA = St.resolve(*A, KLoop, Why);
+    if (!SA)
+      return false;
+    auto SB = St.resolve(*B, KLoop, Why);
+    if (!SB)
+      return false;
+    std::map<char, int64_t> Block = SA->Block;
+    for (const auto &[D, E] : SB->Block)
+      if (!Block.insert({D, E}).second && Block[D] != E) {
+        Why = "the tiles assume different blocks (blockDim." + std::string(1, D) + ")";
+        return false;
+      }
+    const Loop &KL = M.Loops[KLoop], &PL = *SA->Phase;
+    int64_t Tile = SA->Tile;
+    if (SB->Tile != Tile) {
+      Why = "the tiles are not equally deep along k";
+      return false;
+    }
+    // Each global index moves with the phase as with Tile steps of k: it
+    // is a function of kk = phase * Tile + k.
+    for (const StagedRead *S : {&*SA, &*SB}) {
+      Slope SK = T.slope(S->Global, KL.IterAtom), SP = T.slope(S->Global, PL.IterAtom);
+      if (!SK.Step || !SP.Step || SK.Lanes != 1 || SP.Lanes != 1 || SK.Step->isZero() ||
+          *SP.Step != SK.Step->scaled(Tile)) {
+        Why = "the global index " + T.render(S->Global) + " that '" + S->Read->Text +
+              "' stands for does not move with the phase as with " + std::to_string(Tile) +
+              " steps of k";
+        return false;
+      }
+    }
+    // The fills' conditions: a bound on kk (the same for both), or a term
+    // of the store's bounds check.
+    IndexForm KK = IndexForm::atom(PL.VarAtom).scaled(Tile) + IndexForm::atom(KL.VarAtom);
+    std::vector<std::optional<IndexForm>> KBounds;
+    const Guard &CG = C->G;
+    for (const StagedRead *S : {&*SA, &*SB}) {
+      std::optional<IndexForm> KB;
+      for (const Comparison &Cmp : S->Conds) {
+        if (Cmp.Op == CmpOp::LT && T.expandLoops(Cmp.Lhs) == T.expandLoops(KK) && !KB &&
+            T.uniformity(Cmp.Rhs).atLeast(Uniformity::BlockUniform)) {
+          KB = Cmp.Rhs;
+          continue;
+        }
+        bool InStore = any_of(CG.Terms, [&](const GuardTerm &G) {
+          if (!G.Cmp)
+            return false;
+          Comparison N = {St.assumeBlock(G.Cmp->Lhs, Block), G.Cmp->Op,
+                          St.assumeBlock(G.Cmp->Rhs, Block)};
+          return N == Cmp || N.swapped() == Cmp;
+        });
+        if (!InStore) {
+          Why = "the fill's condition '" + T.render(Cmp) + "' (line " +
+                std::to_string(S->Fill->Loc.Line) +
+                ") is neither a bound on kk nor a term of the store's bounds check";
+          return false;
+        }
+      }
+      KBounds.push_back(KB);
+    }
+    if (KBounds[0].has_value() != KBounds[1].has_value() ||
+        (KBounds[0] && *KBounds[0] != *KBounds[1])) {
+      Why = "the fills bound kk differently";
+      return false;
+    }
+    Staging S;
+    S.PhaseLoop = PL.Id;
+    S.Tile = Tile;
+    S.Block = {Block.count('x') ? Block['x'] : 1, Block.count('y') ? Block['y'] : 1,
+               Block.count('z') ? Block['z'] : 1};
+    IndexForm Phases = St.assumeBlock(*PL.Bound, Block);
+    if (!KBounds[0]) {
+      S.KRange = Phases.scaled(Tile);
+    } else if (Phases == T.div(*KBounds[0] + IndexForm::constant(Tile - 1),
+                               IndexForm::constant(Tile))) {
+      S.KRange = *KBounds[0];
+      S.Truncated = false;
+    } else if (Phases == T.div(*KBounds[0], IndexForm::constant(Tile))) {
+      S.KRange = Phases.scaled(Tile);
+    } else {
+      Why = "the phases (" + T.render(Phases) + ") neither cover the fills' bound on kk (" +
+            T.render(*KBounds[0]) + ") in tiles of " + std::to_string(Tile) + " nor stop below it";
+      return false;
+    }
+    if (!T.uniformity(S.KRange).atLeast(Uniformity::BlockUniform)) {
+      Why = "the number of phases varies with the thread";
+      return false;
+    }
+    // As C text: a quotient times the tile keeps its parentheses.
+    S.KRangeText = S.Truncated ? "(" + T.render(Phases) + ") * " + std::to_string(Tile)
+                               : T.render(S.KRange);
+    // The product of the global operands, at phase 0 (kk = k).
+    auto Virtual = [&](const StagedRead &R) {
+      Access V = *R.Source;
+      V.Footprint = -1;
+      V.Index = T.substitute(R.Global, [&](AtomId X) -> std::optional<IndexForm> {
+        return X == PL.VarAtom ? std::optional(IndexForm()) : std::nullopt;
+      });
+      return V;
+    };
+    Access VA = Virtual(*SA), VB = Virtual(*SB);
+    size_t Before = M.Patterns.size();
+    recordProduct(&VA, &VB, C, KLoop, Red, At);
+    if (M.Patterns.size() == Before || M.Patterns.back().Kind != PatternKind::MatrixProduct) {
+      if (M.Patterns.size() > Before)
+        M.Patterns.pop_back();
+      Why = "the global elements the tiles stand for do not form a matrix product";
+      return false;
+    }
+    Pattern &P = M.Patterns.back();
+    auto Operand = [&](const StagedRead &R) {
+      StagedOperand O;
+      O.Tile = R.Read->Buffer;
+      O.Read = R.Read->Id;
+      O.Fill = R.Fill->Id;
+      O.Source = R.Source->Id;
+      O.KDim = R.KDim;
+      O.Global = R.Global;
+      O.Cond = R.Cond ? K.text(R.Cond) : "";
+      return O;
+    };
+    S.A = Operand(*SA);
+    S.B = Operand(*SB);
+    P.Summary = "staged " + P.Summary.substr(P.Summary.find("matrix product"));
+    P.Roles.push_back({"phase", PL.Var});
+    P.Roles.push_back({"A.tile", S.A.Tile});
+    P.Roles.push_back({"B.tile", S.B.Tile});
+    for (const StagedOperand *O : {&S.A, &S.B})
+      P.Details.push_back("staged: " + M.Accesses[O->Read].Text + " holds " +
+                          M.Accesses[O->Source].Buffer + "[" + T.render(O->Global) +
+                          "], filled at line " + std::to_string(M.Accesses[O->Fill].Loc.Line) +
+                          (O->Cond.empty() ? "" : " under '" + O->Cond + "'"));
+    P.Details.push_back("kk = " + PL.Var + " * " + std::to_string(Tile) + " + " + KL.Var +
+                        " < " + S.KRangeText +
+                        (S.Truncated ? " (the phases' tiles; a partial last tile is not summed)"
+                                     : " (the fills zero the elements past it)"));
+    P.Details.push_back("assumes blockDim = (" + std::to_string(S.Block[0]) + ", " +
+                        std::to_string(S.Block[1]) + ", " + std::to_string(S.Block[2]) +
+                        "): one thread per tile element");
+    P.Tiled = false;
+    P.Staged = std::move(S);
+    ExplainedLoops.insert(PL.Id);
+    return true;
   }
 
   void recordProduct(const Access *A, const Access *B, const Access *C, unsigned KLoop, int Red,

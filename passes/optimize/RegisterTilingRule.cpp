@@ -41,7 +41,11 @@
 #include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "forge/Frontend/CudaBuiltins.h"
+#include "forge/Measure/IntExpr.h"
+#include "forge/Measure/LaunchSpec.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <functional>
 
 using namespace clang;
 using namespace llvm;
@@ -79,7 +83,42 @@ struct Gemm {
   QualType Elem, ElemA, ElemB;
   bool Dependent = false; ///< the types depend on template parameters
   const FunctionDecl *Instance = nullptr; ///< the instantiation, when Dependent
+  /// How to spell A's element (row @I, counter @P) and B's (counter @P,
+  /// column @I): an expression and the replacements of its pieces, with
+  /// @I and @P standing for the names.
+  struct Spelling {
+    const Expr *E = nullptr;
+    std::vector<std::pair<SourceRange, std::string>> Pieces;
+  };
+  Spelling SpellA, SpellB;
+  /// A staged product's operands in the order of A and B.
+  const an::StagedOperand *StA = nullptr, *StB = nullptr;
+  /// A staged product (the model's Staging): the loop over phases, which
+  /// the rewrite replaces, and the __shared__ tiles it no longer needs.
+  const an::Staging *Staged = nullptr;
+  const ForStmt *Outer = nullptr;
+  std::vector<const VarDecl *> Tiles;
+  /// Bounds the kernel does not check but its launches keep to (a staged
+  /// product without a bounds check: the rows and columns the spec's grid
+  /// covers), as kernel expressions.
+  std::optional<std::string> CoverRows, CoverCols;
 };
+
+/// The expression S spells with @I and @P replaced by I and P ("" when it
+/// is not plain text).
+std::string spell(const Gemm::Spelling &S, ASTContext &Ctx, const std::string &I,
+                  const std::string &P) {
+  std::vector<std::pair<SourceRange, std::string>> R;
+  for (auto [Rg, Text] : S.Pieces) {
+    for (auto [From, To] : {std::pair<StringRef, const std::string *>{"@I", &I}, {"@P", &P}})
+      for (size_t At = Text.find(From.str()); At != std::string::npos;
+           At = Text.find(From.str(), At + To->size()))
+        Text.replace(At, From.size(), *To);
+    R.push_back({Rg, Text});
+  }
+  auto T = textWithReplacements(S.E, Ctx, R);
+  return T ? *T : "";
+}
 
 const Stmt *single(const Stmt *S) {
   while (const auto *CS = dyn_cast_or_null<CompoundStmt>(S)) {
@@ -209,12 +248,27 @@ private:
   /// uniform locals and constants; otherwise Why names what else.
   bool selfContained(const Stmt *S, const Gemm &G, std::string &Why);
   bool classify(const Stmt *S, Gemm &G, std::string &Why);
+  /// The staged product's loops: the loop over phases is the fills, the
+  /// barriers and the loop over k, at the top level of the kernel.
+  bool stagedLoops(const an::Pattern &P, Gemm &G, std::string &Why);
+  /// The naive product's loop: `for (p = 0; p < K; ++p)` at the top level,
+  /// K built from kernel parameters.
+  bool naiveLoop(const an::Reduction &R, const an::Loop &KL, Gemm &G, std::string &Why);
+  /// How to spell the global element a staged tile read stands for at
+  /// (@I, @P): its fill's load with the row or column, the phase (@P /
+  /// tile) and the thread index k replaced (@P % tile).
+  bool stagedSpelling(const an::StagedOperand &O, const VarDecl *RowOrCol, Gemm::Spelling &Out,
+                      std::string &Why);
+  /// The rows and columns the spec's launches cover, for a staged product
+  /// without a bounds check.
+  bool coverage(Gemm &G, std::string &Why);
 
   const RuleInput &In;
   ASTContext &Ctx;
   const CompoundStmt *Body;
   an::KernelModel &M;
   std::vector<const VarDecl *> Allowed; ///< the uniform locals the product may read
+  std::vector<const Stmt *> Skip;       ///< subtrees selfContained does not look into
 };
 
 bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) {
@@ -222,7 +276,11 @@ bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) 
     const Gemm *G;
     const FunctionDecl *Kernel;
     const std::vector<const VarDecl *> *Allowed;
+    const std::vector<const Stmt *> *Skip;
     std::string Why;
+    bool TraverseStmt(Stmt *S) override {
+      return is_contained(*Skip, S) || DynamicRecursiveASTVisitor::TraverseStmt(S);
+    }
     bool VisitDeclRefExpr(DeclRefExpr *R) override {
       const ValueDecl *D = R->getDecl();
       if (frontend::isCudaBuiltinVar(D))
@@ -261,6 +319,7 @@ bool GemmMatcher::selfContained(const Stmt *S, const Gemm &G, std::string &Why) 
   W.G = &G;
   W.Kernel = &In.Kernel;
   W.Allowed = &Allowed;
+  W.Skip = &Skip;
   W.TraverseStmt(const_cast<Stmt *>(S));
   Why = W.Why;
   return Why.empty();
@@ -291,7 +350,7 @@ bool GemmMatcher::classify(const Stmt *S, Gemm &G, std::string &Why) {
       return true;
     return classify(If->getThen(), G, Why);
   }
-  if (S == G.Loop)
+  if (S == G.Loop || (G.Outer && S == G.Outer))
     return true;
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
     if (DS->isSingleDecl() && DS->getSingleDecl() == G.Acc) {
@@ -328,6 +387,237 @@ bool GemmMatcher::classify(const Stmt *S, Gemm &G, std::string &Why) {
   return false;
 }
 
+bool GemmMatcher::naiveLoop(const an::Reduction &R, const an::Loop &KL, Gemm &G,
+                            std::string &Why) {
+  if (R.Loops.size() != 1 || KL.Parent >= 0) {
+    Why = "the product's loop over k is nested in another loop";
+    return false;
+  }
+  // for (int p = 0; p < K; ++p), K built from kernel parameters.
+  const auto *Cmp = G.Loop && G.Loop->getCond()
+                        ? dyn_cast<BinaryOperator>(G.Loop->getCond()->IgnoreParenImpCasts())
+                        : nullptr;
+  auto Const = [](const std::optional<an::IndexForm> &F, int64_t V) {
+    return F && F->constantValue() == V;
+  };
+  if (!G.Loop || !G.P || !Const(KL.Start, 0) || KL.StepK != an::StepKind::Constant ||
+      !Const(KL.Step, 1) || KL.Cmp != an::CmpOp::LT || !KL.ExtraCondText.empty() ||
+      KL.HasEarlyExit || KL.HasSync || !Cmp || Cmp->getOpcode() != BO_LT ||
+      asVar(Cmp->getLHS()) != G.P || isModified(G.P, G.Loop->getBody())) {
+    Why = "the accumulation loop is not 'for (int p = 0; p < k; ++p)'";
+    return false;
+  }
+  {
+    PolyBuilder B(Ctx, In.Kernel);
+    auto K = B.build(Cmp->getRHS());
+    if (!K || !llvm::all_of(K->atoms(), [&](unsigned X) {
+          return B.atom(X).Kind == PolyAtom::Param || B.atom(X).Kind == PolyAtom::TemplateParam;
+        })) {
+      Why = "the loop bound '" + textOf(Cmp->getRHS(), Ctx) + "' is not built from kernel parameters";
+      return false;
+    }
+    G.K = B.render(*K);
+  }
+  return true;
+}
+
+bool GemmMatcher::stagedLoops(const an::Pattern &P, Gemm &G, std::string &Why) {
+  const an::Staging &St = *P.Staged;
+  const an::Loop &PL = M.Loops[St.PhaseLoop];
+  const an::Reduction &R = M.Reductions[unsigned(P.Reduction)];
+  G.Outer = dyn_cast_or_null<ForStmt>(PL.S);
+  if (!G.Outer || !G.Loop || !G.P || PL.Parent >= 0 || R.Loops.size() != 2 ||
+      R.Loops[0] != PL.Id || R.Loops[1] != P.Loops.front()) {
+    Why = "the loop over phases is nested in another loop";
+    return false;
+  }
+  if (!is_contained(Body->body(), G.Outer)) {
+    Why = "the loop over phases is not at the top level of the kernel";
+    return false;
+  }
+  // Its body: the fills, barriers and the loop over k, nothing else.
+  std::vector<const Stmt *> Fills;
+  for (const an::StagedOperand *O : {&St.A, &St.B})
+    Fills.push_back(parentStmt(M.Accesses[O->Fill].E, Ctx));
+  const auto *PB = dyn_cast<CompoundStmt>(G.Outer->getBody());
+  for (const Stmt *S : PB ? PB->body() : CompoundStmt::body_const_range(nullptr, nullptr)) {
+    const auto *C = dyn_cast<CallExpr>(S);
+    if (S == G.Loop || is_contained(Fills, S) || isa<NullStmt>(S) ||
+        (C && calleeNameOf(C).rfind("__syncthreads", 0) == 0 && C->getNumArgs() == 0))
+      continue;
+    Why = "the loop over phases computes more than the fills of the tiles and the product: '" +
+          textOf(S, Ctx) + "'";
+    return false;
+  }
+  if (isModified(G.P, G.Loop->getBody()) || isModified(PL.IV, G.Outer->getBody())) {
+    Why = "the loops' counters are assigned in their bodies";
+    return false;
+  }
+  G.K = "(" + St.KRangeText + ")";
+  for (const an::StagedOperand *O : {&St.A, &St.B})
+    if (const auto *V = dyn_cast_or_null<VarDecl>(M.Accesses[O->Read].Base))
+      G.Tiles.push_back(V);
+  return true;
+}
+
+bool GemmMatcher::stagedSpelling(const an::StagedOperand &O, const VarDecl *RowOrCol,
+                                 Gemm::Spelling &Out, std::string &Why) {
+  const an::Staging &St = *M.patterns(an::PatternKind::MatrixProduct).front()->Staged;
+  const an::Access &Src = M.Accesses[O.Source];
+  const VarDecl *Phase = M.Loops[St.PhaseLoop].IV;
+  std::string Tile = std::to_string(St.Tile);
+  Out.E = Src.E;
+  Out.Pieces.clear();
+  // The thread index the read replaces by k, through a local or as written;
+  // blockDim as the block the fills assume.
+  auto Builtin = [&](const Expr *E) -> std::optional<std::string> {
+    auto B = frontend::cudaBuiltin(E);
+    if (!B)
+      return std::nullopt;
+    if (B->Var == "threadIdx" && B->Dim == O.KDim)
+      return "((@P) % " + Tile + ")";
+    if (B->Var == "blockDim" && B->Dim >= 'x' && B->Dim <= 'z')
+      return std::to_string(St.Block[unsigned(B->Dim - 'x')]);
+    return std::string();
+  };
+  struct Walk : DynamicRecursiveASTVisitor {
+    std::function<bool(Expr *)> Visit;
+    bool TraverseStmt(Stmt *S) override {
+      if (auto *E = dyn_cast_or_null<Expr>(S); E && !Visit(E))
+        return true; // replaced as a whole
+      return DynamicRecursiveASTVisitor::TraverseStmt(S);
+    }
+  } W;
+  W.Visit = [&](Expr *E) {
+    if (!Why.empty())
+      return false;
+    if (auto B = Builtin(E)) {
+      if (B->empty())
+        Why = "the fill of '" + O.Tile + "' uses '" + textOf(E, Ctx) +
+              "' besides the row or column: an index the substitution cannot express";
+      else
+        Out.Pieces.push_back({E->getSourceRange(), *B});
+      return false;
+    }
+    const auto *R = dyn_cast<DeclRefExpr>(E);
+    const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+      return true;
+    if (V == RowOrCol)
+      Out.Pieces.push_back({R->getSourceRange(), "@I"});
+    else if (V == Phase)
+      Out.Pieces.push_back({R->getSourceRange(), "((@P) / " + Tile + ")"});
+    else if (V->getInit() && !isModified(V, Body) &&
+             Builtin(V->getInit()->IgnoreParenImpCasts()).value_or("").find("@P") !=
+                 std::string::npos)
+      Out.Pieces.push_back({R->getSourceRange(), "((@P) % " + Tile + ")"});
+    else if (!uniformLocal(V))
+      Why = "the fill of '" + O.Tile + "' uses '" + V->getNameAsString() +
+            "' besides the row or column: an index the substitution cannot express";
+    return false;
+  };
+  W.TraverseStmt(const_cast<Expr *>(Src.E));
+  if (!Why.empty())
+    return false;
+  if (!Src.E->isLValue()) {
+    Why = "the fill of '" + O.Tile + "' does not read its global operand as an array element";
+    return false;
+  }
+  return true;
+}
+
+bool GemmMatcher::coverage(Gemm &G, std::string &Why) {
+  const an::Staging &St = *G.Staged;
+  const measure::LaunchSpec *Spec = In.Request.Spec;
+  Why = "the product checks no bounds, and the spec does not say which rows and columns its "
+        "grid covers";
+  if (!Spec)
+    return false;
+  // The kernel parameters' values in the spec, by sample sizes.
+  auto Params = [&](const measure::ValueMap &Env) -> std::optional<measure::ValueMap> {
+    measure::ValueMap Out;
+    for (unsigned I = 0; I < In.Kernel.getNumParams() && I < Spec->Args.size(); ++I) {
+      const measure::Scalar *S = Spec->findScalar(Spec->Args[I]);
+      if (!S)
+        continue;
+      if (const auto *V = std::get_if<int64_t>(&S->Value))
+        Out[In.Kernel.getParamDecl(I)->getNameAsString()] = *V;
+      else if (const auto *X = std::get_if<measure::IntExpr>(&S->Value)) {
+        auto V2 = X->evaluate(Env);
+        if (!V2) {
+          consumeError(V2.takeError());
+          return std::nullopt;
+        }
+        Out[In.Kernel.getParamDecl(I)->getNameAsString()] = *V2;
+      }
+    }
+    return Out;
+  };
+  // Candidates: the range of kk, each integer parameter p, and p rounded
+  // down to whole tiles.
+  std::vector<std::string> Cands = {St.KRangeText};
+  for (const ParmVarDecl *PD : In.Kernel.parameters())
+    if (PD->getType()->isIntegerType()) {
+      Cands.push_back(PD->getNameAsString());
+      Cands.push_back(formatv("{0} / {1} * {1}", PD->getName(), St.Tile).str());
+    }
+  std::vector<std::array<int64_t, 2>> Covered; // rows, columns per sample
+  std::vector<measure::ValueMap> Values;
+  for (int64_t Base : {int64_t(0), int64_t(16), int64_t(17), int64_t(100), int64_t(129),
+                       int64_t(1000), int64_t(4100)}) {
+    measure::ValueMap Over;
+    if (Base)
+      for (size_t I = 0; I < Spec->Sizes.size(); ++I)
+        Over[Spec->Sizes[I].first] = Base + 5 * int64_t(I);
+    auto Env = Spec->environment(Over);
+    if (!Env) {
+      consumeError(Env.takeError());
+      continue;
+    }
+    auto Geo = Spec->geometry(*Env);
+    auto P = Params(*Env);
+    if (!Geo || !P) {
+      if (!Geo)
+        consumeError(Geo.takeError());
+      continue;
+    }
+    Covered.push_back({Geo->Grid[1] * Geo->Block[1], Geo->Grid[0] * Geo->Block[0]});
+    Values.push_back(*P);
+  }
+  if (Covered.size() < 3)
+    return false;
+  auto Match = [&](int Dim) -> std::optional<std::string> {
+    for (const std::string &C : Cands) {
+      auto E = measure::IntExpr::parse(C);
+      if (!E) {
+        consumeError(E.takeError());
+        continue;
+      }
+      bool All = true;
+      for (size_t I = 0; I < Covered.size() && All; ++I) {
+        auto V = E->evaluate(Values[I]);
+        All = V && *V == Covered[I][unsigned(Dim)];
+        if (!V)
+          consumeError(V.takeError());
+      }
+      if (All)
+        return "(" + C + ")";
+    }
+    return std::nullopt;
+  };
+  G.CoverRows = Match(0);
+  G.CoverCols = Match(1);
+  if (!G.CoverRows || !G.CoverCols) {
+    Why = "the product checks no bounds, and the rows and columns the spec's grid covers are "
+          "not " + join(Cands, ", ") + " (tried at several sizes)";
+    return false;
+  }
+  G.M = G.CoverRows;
+  G.N = G.CoverCols;
+  Why.clear();
+  return true;
+}
+
 std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   std::vector<const an::Pattern *> Ps = M.patterns(an::PatternKind::MatrixProduct);
   if (Ps.empty()) {
@@ -344,7 +634,10 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   if (P.Tiled) {
     Why = "the product is already tiled: " +
           (A0.Space == an::MemorySpace::Shared ? A0.Buffer : B0.Buffer) +
-          " is read from shared memory";
+          " is read from shared memory" +
+          (P.NotStagedWhy.empty() ? ""
+                                  : " (its tiles do not stand for global operands: " +
+                                        P.NotStagedWhy + ")");
     return std::nullopt;
   }
   if (P.Reduction < 0) {
@@ -358,6 +651,7 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   G.Acc = R.Acc;
   G.Batch = P.role("batch").str();
   G.Loop = dyn_cast_or_null<ForStmt>(KL.S);
+  G.Staged = P.Staged ? &*P.Staged : nullptr;
   G.P = KL.IV;
   if (!G.Acc) {
     Why = "the accumulator is not a local float or double";
@@ -399,41 +693,20 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
                       : "the accumulator is not a local float or double";
     return std::nullopt;
   }
-  if (R.Loops.size() != 1 || KL.Parent >= 0) {
-    Why = "the product's loop over k is nested in another loop";
-    return std::nullopt;
-  }
-  // for (int p = 0; p < K; ++p), K built from kernel parameters.
-  const auto *Cmp = G.Loop && G.Loop->getCond()
-                        ? dyn_cast<BinaryOperator>(G.Loop->getCond()->IgnoreParenImpCasts())
-                        : nullptr;
-  auto Const = [](const std::optional<an::IndexForm> &F, int64_t V) {
-    return F && F->constantValue() == V;
-  };
-  if (!G.Loop || !G.P || !Const(KL.Start, 0) || KL.StepK != an::StepKind::Constant ||
-      !Const(KL.Step, 1) || KL.Cmp != an::CmpOp::LT || !KL.ExtraCondText.empty() ||
-      KL.HasEarlyExit || KL.HasSync || !Cmp || Cmp->getOpcode() != BO_LT ||
-      asVar(Cmp->getLHS()) != G.P || isModified(G.P, G.Loop->getBody())) {
-    Why = "the accumulation loop is not 'for (int p = 0; p < k; ++p)'";
-    return std::nullopt;
-  }
-  {
-    PolyBuilder B(Ctx, In.Kernel);
-    auto K = B.build(Cmp->getRHS());
-    if (!K || !llvm::all_of(K->atoms(), [&](unsigned X) {
-          return B.atom(X).Kind == PolyAtom::Param || B.atom(X).Kind == PolyAtom::TemplateParam;
-        })) {
-      Why = "the loop bound '" + textOf(Cmp->getRHS(), Ctx) + "' is not built from kernel parameters";
+  if (P.Staged) {
+    if (!stagedLoops(P, G, Why))
       return std::nullopt;
-    }
-    G.K = B.render(*K);
+  } else if (!naiveLoop(R, KL, G, Why)) {
+    return std::nullopt;
   }
   // The loop body is the update of the accumulator, and it multiplies the
   // two operands.
   const auto *U = dyn_cast_or_null<Expr>(single(G.Loop->getBody()));
   const auto *UA = U ? dyn_cast<BinaryOperator>(U->IgnoreParens()) : nullptr;
-  if (!UA || !UA->isAssignmentOp() || asVar(UA->getLHS()) != G.Acc || !A0.E || !B0.E ||
-      !contains(UA->getRHS(), A0.E) || !contains(UA->getRHS(), B0.E)) {
+  const Expr *RA = P.Staged ? M.Accesses[P.Staged->A.Read].E : A0.E;
+  const Expr *RB = P.Staged ? M.Accesses[P.Staged->B.Read].E : B0.E;
+  if (!UA || !UA->isAssignmentOp() || asVar(UA->getLHS()) != G.Acc || !RA || !RB ||
+      !contains(UA->getRHS(), RA) || !contains(UA->getRHS(), RB)) {
     Why = "the loop's body is not the one update 'acc += A[...] * B[...]'";
     return std::nullopt;
   }
@@ -455,9 +728,21 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   }
   // Row and column: the one non-uniform local besides the counter in each
   // operand's index.
+  // A staged operand's fill also uses the phase and the thread index the
+  // read replaces by k.
+  auto StagedLocal = [&](const VarDecl *V) {
+    if (!G.Staged || !V->getInit() || isModified(V, Body))
+      return G.Staged && V == M.Loops[G.Staged->PhaseLoop].IV;
+    an::IndexForm F = M.formOf(V->getInit());
+    const auto &Ts = F.terms();
+    return Ts.size() == 1 && Ts.begin()->second == 1 && Ts.begin()->first.size() == 1 &&
+           M.atoms()[Ts.begin()->first.front()].Kind == an::AtomKind::ThreadIdx;
+  };
   auto IndexLocal = [&](const an::Access &X) -> const VarDecl * {
     std::vector<const VarDecl *> L = localsIn(X.E);
-    llvm::erase_if(L, [&](const VarDecl *V) { return V == G.P || uniformLocal(V); });
+    llvm::erase_if(L, [&](const VarDecl *V) {
+      return V == G.P || uniformLocal(V) || StagedLocal(V);
+    });
     return L.size() == 1 ? L[0] : nullptr;
   };
   const VarDecl *LA = IndexLocal(A0), *LB = IndexLocal(B0);
@@ -483,8 +768,23 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   bool Swap = LA != G.Row;
   G.AAccess = Swap ? &B0 : &A0;
   G.BAccess = Swap ? &A0 : &B0;
-  G.ARead = G.AAccess->E;
-  G.BRead = G.BAccess->E;
+  G.ARead = Swap ? RB : RA;
+  G.BRead = Swap ? RA : RB;
+  if (G.Staged) {
+    if (!stagedSpelling(Swap ? G.Staged->B : G.Staged->A, G.Row, G.SpellA, Why) ||
+        !stagedSpelling(Swap ? G.Staged->A : G.Staged->B, G.Col, G.SpellB, Why))
+      return std::nullopt;
+    Skip = {G.ARead, G.BRead};
+    G.StA = Swap ? &G.Staged->B : &G.Staged->A;
+    G.StB = Swap ? &G.Staged->A : &G.Staged->B;
+  } else {
+    G.SpellA.E = G.ARead;
+    renameIn(G.ARead, G.Row, "@I", G.SpellA.Pieces);
+    renameIn(G.ARead, G.P, "@P", G.SpellA.Pieces);
+    G.SpellB.E = G.BRead;
+    renameIn(G.BRead, G.Col, "@I", G.SpellB.Pieces);
+    renameIn(G.BRead, G.P, "@P", G.SpellB.Pieces);
+  }
   // Only declarations not using row or col come before the product.
   bool RowSeen = false, ColSeen = false;
   for (size_t I = 0; I < FirstIdx; ++I)
@@ -540,14 +840,15 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
     return std::nullopt;
   }
   const SourceManager &SM = Ctx.getSourceManager();
-  if (!SM.isBeforeInTranslationUnit(G.AccDecl->getBeginLoc(), G.Loop->getBeginLoc()) ||
-      !SM.isBeforeInTranslationUnit(G.Loop->getEndLoc(), G.Store->getBeginLoc())) {
+  const ForStmt *Top1 = G.Outer ? G.Outer : G.Loop;
+  if (!SM.isBeforeInTranslationUnit(G.AccDecl->getBeginLoc(), Top1->getBeginLoc()) ||
+      !SM.isBeforeInTranslationUnit(Top1->getEndLoc(), G.Store->getBeginLoc())) {
     Why = "the accumulator's declaration, the loop and the store are not in this order";
     return std::nullopt;
   }
   // The guards: the store's must imply the loop's (the loop ran wherever
   // the result is stored); PMPP's two identical checks qualify.
-  an::Guard GL = M.guardOf(G.Loop), GS = M.guardOf(G.Store);
+  an::Guard GL = M.guardOf(Top1), GS = M.guardOf(G.Store);
   for (const an::GuardTerm &T : GL.Terms)
     if (none_of(GS.Terms, [&](const an::GuardTerm &S) { return S.Text == T.Text; })) {
       Why = "the loop runs under '" + T.Text + "', which the store does not check";
@@ -604,6 +905,11 @@ std::optional<Gemm> GemmMatcher::match(std::string &Why) {
   };
   G.M = Bound(G.Row);
   G.N = Bound(G.Col);
+  if (G.Bounds.empty() && G.Staged) {
+    if (!coverage(G, Why))
+      return std::nullopt;
+    return G;
+  }
   if (G.Bounds.empty()) {
     Why = "the product has no bounds check ('if (row < m && col < n)' around it or "
           "'if (row >= m || col >= n) return;' before it)";
@@ -675,8 +981,12 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
   std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ", I4 = I3 + "  ";
   // The region: from the product's first statement to the kernel's last.
   unsigned RegionEnd = pastSemicolon(In.Source, LastRange->second);
-  std::string Header = In.Source.slice(*LoopBegin, *LoopBody).rtrim().str();
-  std::string ARead = textOf(G.ARead, Ctx), BRead = textOf(G.BRead, Ctx);
+  std::string Header =
+      G.Staged ? formatv("for ({0} {1} = 0; {1} < {2}; ++{1})", typeSpelling(G.P->getType(), Ctx),
+                         G.P->getName(), G.K).str()
+               : In.Source.slice(*LoopBegin, *LoopBody).rtrim().str();
+  std::string ARead = spell(G.SpellA, Ctx, G.Row->getNameAsString(), G.P->getNameAsString()),
+              BRead = spell(G.SpellB, Ctx, G.Col->getNameAsString(), G.P->getNameAsString());
   if (ARead.empty() || BRead.empty() || Init.empty())
     return notApplicable("the product is written inside a macro");
   // The store's bounds check for one output, with row and column renamed
@@ -692,7 +1002,22 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
         return "";
       Out += (Out.empty() ? "" : " && ") + (B.Holds ? "(" + X + ")" : "!(" + X + ")");
     }
+    // The rows and columns the launches cover, for a staged product
+    // without a bounds check.
+    if (G.CoverRows && G.CoverCols)
+      Out += (Out.empty() ? "" : " && ") + RowName + " < " + *G.CoverRows + " && " + ColName +
+             " < " + *G.CoverCols;
     return Out;
+  };
+  // The staged product's tiles are no longer used: their declarations go.
+  auto EraseTiles = [&](EditCollector &E) {
+    for (const VarDecl *V : G.Tiles) {
+      auto Ps = Ctx.getParents(*V);
+      const auto *DS = Ps.empty() ? nullptr : Ps[0].get<DeclStmt>();
+      if (DS && DS->isSingleDecl())
+        if (auto Rg = E.rangeOfStatement(DS))
+          E.add(eraseWithLine(In.Source, Rg->first, Rg->second));
+    }
   };
   // What every variant begins with: the hoisted block-uniform declarations
   // and the block-uniform part of the check, as an early return of the
@@ -809,29 +1134,29 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     if (Bytes + Existing > uint64_t(In.Target.limits().StaticSharedMemPerBlock))
       return formatv("the tiles need {0} bytes of shared memory ({1} already used)", Bytes,
                      Existing).str();
-    if (!G.ARead->isLValue() || !G.BRead->isLValue())
+    if (!G.SpellA.E->isLValue() || !G.SpellB.E->isLValue())
       return "an operand is not read as an array element";
     // The unit-stride dimension of each operand, from the model: A along k
     // or along its rows, B along its columns or along k.
     const an::Loop &KL = *Matcher.model().loopOf(G.P);
     auto Unit = [&](const an::Slope &S) { return S.constant() == int64_t(1); };
-    bool AK = Unit(Matcher.model().slopeAlongLoop(*G.AAccess, KL));
-    bool AR = !AK && Unit(Matcher.model().slopeAlong(*G.AAccess, "threadIdx", 'y'));
-    bool BC = Unit(Matcher.model().slopeAlong(*G.BAccess, "threadIdx", 'x'));
-    bool BK1 = !BC && Unit(Matcher.model().slopeAlongLoop(*G.BAccess, KL));
+    // A staged operand's index: the global element the tile stands for.
+    an::Access XA = *G.AAccess, XB = *G.BAccess;
+    if (G.StA) {
+      XA.Index = G.StA->Global;
+      XB.Index = G.StB->Global;
+    }
+    bool AK = Unit(Matcher.model().slopeAlongLoop(XA, KL));
+    bool AR = !AK && Unit(Matcher.model().slopeAlong(XA, "threadIdx", 'y'));
+    bool BC = Unit(Matcher.model().slopeAlong(XB, "threadIdx", 'x'));
+    bool BK1 = !BC && Unit(Matcher.model().slopeAlongLoop(XB, KL));
     bool AVec = G.AAccess->Affine && (AK || AR), BVec = G.BAccess->Affine && (BC || BK1);
     // An operand read at (r, p).
     auto ReadA = [&](const std::string &Rn, const std::string &Pn) {
-      std::vector<std::pair<SourceRange, std::string>> Re;
-      renameIn(G.ARead, G.Row, Rn, Re);
-      renameIn(G.ARead, G.P, Pn, Re);
-      return rewritten(G.ARead, Ctx, Re);
+      return spell(G.SpellA, Ctx, Rn, Pn);
     };
     auto ReadB = [&](const std::string &Pn, const std::string &Cn) {
-      std::vector<std::pair<SourceRange, std::string>> Re;
-      renameIn(G.BRead, G.Col, Cn, Re);
-      renameIn(G.BRead, G.P, Pn, Re);
-      return rewritten(G.BRead, Ctx, Re);
+      return spell(G.SpellB, Ctx, Cn, Pn);
     };
     std::string Mt = *G.M, Nt = *G.N, Kt = G.K;
     // Names of this variant only: each proposal is applied on its own.
@@ -1036,6 +1361,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     C += I1 + "}";
     EditCollector Ed(In);
     Ed.add({*FirstOff, RegionEnd - *FirstOff, C});
+    EraseTiles(Ed);
     // The original row and column are no longer used: their declarations
     // go when they declare nothing else.
     for (const VarDecl *V : {G.Row, G.Col}) {
@@ -1107,18 +1433,14 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     uint64_t Existing = frontend::totalBytes(frontend::staticSharedVariables(In.Kernel, Ctx));
     uint64_t Limit = uint64_t(In.Target.limits().StaticSharedMemPerBlock);
     std::string Mt = *G.M, Nt = *G.N, Kt = G.K;
-    std::vector<std::pair<SourceRange, std::string>> LA, LB, Up, St, Cd;
-    renameIn(G.ARead, G.Row, Row, LA);
-    renameIn(G.ARead, G.P, Pp, LA);
-    renameIn(G.BRead, G.Col, Col, LB);
-    renameIn(G.BRead, G.P, Pp, LB);
+    std::vector<std::pair<SourceRange, std::string>> Up, St, Cd;
     renameIn(G.Update, G.Acc, Acc + "[" + Ii + "][" + Jj + "]", Up);
     Up.push_back({G.ARead->getSourceRange(), Av + "[" + Ii + "]"});
     Up.push_back({G.BRead->getSourceRange(), Bv + "[" + Jj + "]"});
     renameIn(G.Store, G.Acc, Acc + "[" + Ii + "][" + Jj + "]", St);
     renameIn(G.Store, G.Row, Row, St);
     renameIn(G.Store, G.Col, Col, St);
-    std::string LoadA = rewritten(G.ARead, Ctx, LA), LoadB = rewritten(G.BRead, Ctx, LB),
+    std::string LoadA = spell(G.SpellA, Ctx, Row, Pp), LoadB = spell(G.SpellB, Ctx, Col, Pp),
                 Update = rewritten(G.Update, Ctx, Up), Store = rewritten(G.Store, Ctx, St),
                 Cond = BoundsAt(Row, Col);
     if (Bytes + Existing > Limit) {
@@ -1189,6 +1511,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
       E.replace(G.Col->getInit()->getSourceRange(),
                 formatv("blockIdx.x * {0} + threadIdx.x", BN).str());
       E.add({*FirstOff, RegionEnd - *FirstOff, C});
+      EraseTiles(E);
       if (E.failed()) {
         FirstNotApplicable = "two-level tiling: " + E.failure();
       } else {
@@ -1223,13 +1546,14 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     const unsigned TM = 4;
     std::vector<std::pair<SourceRange, std::string>> Up, St, Cd;
     renameIn(G.Update, G.Acc, Acc + "[" + R + "]", Up);
-    renameIn(G.ARead, G.Row, Row, Up);
+    std::string ARow = spell(G.SpellA, Ctx, Row, G.P->getNameAsString());
+    Up.push_back({G.ARead->getSourceRange(), ARow});
     Up.push_back({G.BRead->getSourceRange(), Bv});
     renameIn(G.Store, G.Acc, Acc + "[" + R + "]", St);
     renameIn(G.Store, G.Row, Row, St);
     std::string Update = rewritten(G.Update, Ctx, Up), Store = rewritten(G.Store, Ctx, St),
                 Cond = BoundsAt(Row, G.Col->getNameAsString());
-    if (Update.empty() || Store.empty() || Cond.empty())
+    if (Update.empty() || Store.empty() || Cond.empty() || ARow.empty())
       return Proposals.empty() ? notApplicable("the product is written inside a macro")
                                : RuleOutcome{std::move(Proposals), ""};
     std::string U = "#pragma unroll\n";
@@ -1268,6 +1592,7 @@ RuleOutcome RegisterTilingRule::propose(const RuleInput &In) {
     E.replace(G.Row->getInit()->getSourceRange(),
               formatv("blockIdx.y * blockDim.y * {0} + threadIdx.y", TM).str());
     E.add({*FirstOff, RegionEnd - *FirstOff, C});
+    EraseTiles(E);
     if (E.failed())
       return Proposals.empty() ? notApplicable(E.failure()) : RuleOutcome{std::move(Proposals), ""};
     auto S = Spec(TM, 1);

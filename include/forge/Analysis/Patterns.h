@@ -23,6 +23,7 @@
 #include "forge/Analysis/SourceSpan.h"
 #include "forge/Analysis/Uniformity.h"
 #include "llvm/ADT/StringRef.h"
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,6 +105,41 @@ struct ValueUse {
   std::string Why;
 };
 
+/// One operand of a staged matrix product: a __shared__ tile the block
+/// fills, one element per thread, with `S[threadIdx.a][threadIdx.b] =
+/// G[f(phase, ...)]` (or `c ? G[...] : 0`) before a barrier, and reads after
+/// it in the loop over k.
+struct StagedOperand {
+  std::string Tile;                      ///< "Mds"
+  unsigned Read = 0, Fill = 0, Source = 0; ///< the tile's load, its store, the global load
+  /// The thread dimension the fill writes the tile's k coordinate with
+  /// ('x' for `Mds[ty][tx]` read as `Mds[ty][k]`); the read puts k there and
+  /// every other coordinate back as the fill wrote it.
+  char KDim = 'x';
+  /// The global index the element read holds, over the phase and k loops'
+  /// variables (`(by * 16 + ty) * Width + ph * 16 + k`).
+  IndexForm Global;
+  /// The fill's condition (`c ? G[...] : 0`) as written; "" when none.
+  std::string Cond;
+};
+
+/// MatrixProduct: the operands are shared-memory tiles that stand for
+/// global elements (PMPP's tiled product): the product is over kk = phase *
+/// Tile + k, kk < KRange, of the global operands.
+struct Staging {
+  unsigned PhaseLoop = 0;
+  int64_t Tile = 0; ///< k elements per phase (the k loop's trip count)
+  /// The range of kk: phases * Tile, or the fills' bound on kk when they
+  /// zero the elements past it and the phases cover it.
+  IndexForm KRange;
+  std::string KRangeText;
+  /// KRange is the phases times the tile (the fills check no bound on kk).
+  bool Truncated = true;
+  /// The block the fills assume: one thread per element of each tile.
+  std::array<int64_t, 3> Block{{1, 1, 1}};
+  StagedOperand A, B;
+};
+
 struct Pattern {
   unsigned Id = 0;
   PatternKind Kind = PatternKind::Elementwise;
@@ -130,6 +166,10 @@ struct Pattern {
   /// MatrixProduct: an operand is read from shared memory (the kernel is
   /// already tiled; the product is over its tiles).
   bool Tiled = false;
+  /// MatrixProduct: the shared-memory tiles stand for global operands
+  /// (Tiled is false then); why not, when Tiled.
+  std::optional<Staging> Staged;
+  std::string NotStagedWhy;
   /// MatrixProduct: the loop order over (i, j, k) from outer to inner, with
   /// thread dimensions first ("ijk", "ikj").
   std::string LoopOrder;
