@@ -37,7 +37,7 @@ TEST(SelectExpertRules, GlobsKeepTableOrder) {
 
   auto Some = selectExpertRules(
       "*,-register-*,-smem-*,-stencil-*,-warp-*,-cooperative-*,-hierarchical-*,-transpose-*,"
-      "-coalesced-*,-histogram-*,-scan-*,-sort-*,-column-*");
+      "-coalesced-*,-histogram-*,-scan-*,-sort-*,-column-*,-segment-*,-shared-*");
   ASSERT_TRUE(bool(Some)) << err(Some.takeError());
   // The cheap rules, in table order, once every restructuring rule is excluded.
   EXPECT_EQ(names(*Some), (std::vector<std::string>{"restrict", "unroll", "launch-bounds",
