@@ -1132,10 +1132,13 @@ std::string AtomTable::render(const IndexForm &F) const {
   };
   for (const auto &[M, C] : Terms) {
     std::vector<std::pair<int, std::string>> Parts;
+    int64_t Abs = C < 0 ? -C : C;
     for (AtomId A : M) {
       std::string S = renderAtom(A);
+      // `16 * (w / 16)` is not `16 * w / 16`: a quotient or remainder in a
+      // product, or under a coefficient, keeps its parentheses.
       if (Atoms[A].Kind == AtomKind::Div || Atoms[A].Kind == AtomKind::Mod)
-        if (M.size() > 1)
+        if (M.size() > 1 || Abs != 1)
           S = "(" + S + ")";
       Parts.push_back({AtomRank(A), S});
     }
@@ -1143,7 +1146,6 @@ std::string AtomTable::render(const IndexForm &F) const {
     std::string Mono;
     for (const auto &P : Parts)
       Mono += (Mono.empty() ? "" : " * ") + P.second;
-    int64_t Abs = C < 0 ? -C : C;
     std::string Term = M.empty()  ? std::to_string(Abs)
                        : Abs == 1 ? Mono
                                   : std::to_string(Abs) + " * " + Mono;
