@@ -83,11 +83,6 @@ bool isZeroTest(const an::Comparison &C, const an::IndexForm &F) {
   return C.Op == an::CmpOp::EQ && (C.Lhs - C.Rhs == F || C.Rhs - C.Lhs == F);
 }
 
-bool isSyncStmt(const Stmt *S) {
-  const auto *C = dyn_cast_or_null<CallExpr>(S);
-  return C && calleeNameOf(C) == "__syncthreads";
-}
-
 namespace {
 
 /// The step `sdata[w] op= sdata[w + s]`, `sdata[w] = op(sdata[w], sdata[w

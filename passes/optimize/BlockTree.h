@@ -94,8 +94,6 @@ bool isLess(const analysis::Comparison &C, const analysis::IndexForm &A,
             const analysis::IndexForm &B);
 /// f == 0 as a comparison of forms.
 bool isZeroTest(const analysis::Comparison &C, const analysis::IndexForm &F);
-/// S is a call of __syncthreads().
-bool isSyncStmt(const clang::Stmt *S);
 
 } // namespace forge::passes
 

@@ -1667,14 +1667,6 @@ static std::string holdsText(const Expr *C, bool Negate, ASTContext &Ctx) {
   return "!(" + textOf(C, Ctx) + ")";
 }
 
-/// A statement that is a call of __syncthreads (a barrier of the block).
-static bool isBarrier(const Stmt *S) {
-  if (const auto *E = dyn_cast_or_null<Expr>(S))
-    if (const auto *C = dyn_cast<CallExpr>(E->IgnoreImplicit()))
-      return calleeNameOf(C) == "__syncthreads";
-  return false;
-}
-
 /// The truth of C in thread 0 of a block (threadIdx = 0 in every
 /// dimension), from the model's index forms; none when it depends on more
 /// than the thread (`threadIdx.x == blockDim.x - 1`) or is not a form.
@@ -2052,7 +2044,7 @@ Expected<Plan> CooperativeRowRule::planSingle(const RuleInput &In, an::KernelMod
         Between = true;
         continue;
       }
-      if (Between && isBarrier(Y))
+      if (Between && isSyncStmt(Y))
         Sync = true;
     }
     return Sync;

@@ -184,12 +184,58 @@ std::optional<std::string> renderForm(const analysis::IndexForm &F, const analys
   return Form(F);
 }
 
-std::optional<int64_t> evaluateForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
-                                    const agent::RuleInput &In, const measure::ValueMap &Env) {
-  const measure::LaunchSpec *Spec = In.Request.Spec;
+std::optional<int64_t>
+evaluateForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+             function_ref<std::optional<int64_t>(const analysis::Atom &)> Leaf) {
   std::function<std::optional<int64_t>(const analysis::IndexForm &)> Form;
   auto Atom = [&](analysis::AtomId Id) -> std::optional<int64_t> {
     const analysis::Atom &A = T[Id];
+    switch (A.Kind) {
+    case analysis::AtomKind::Div:
+    case analysis::AtomKind::Mod:
+    case analysis::AtomKind::Min:
+    case analysis::AtomKind::Max: {
+      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
+      if (!L || !R || ((A.Kind == analysis::AtomKind::Div || A.Kind == analysis::AtomKind::Mod) && *R == 0))
+        return std::nullopt;
+      switch (A.Kind) {
+      case analysis::AtomKind::Div:
+        return *L / *R;
+      case analysis::AtomKind::Mod:
+        return *L % *R;
+      case analysis::AtomKind::Min:
+        return std::min(*L, *R);
+      default:
+        return std::max(*L, *R);
+      }
+    }
+    default:
+      return Leaf(A);
+    }
+  };
+  Form = [&](const analysis::IndexForm &G) -> std::optional<int64_t> {
+    if (G.overflowed())
+      return std::nullopt;
+    int64_t Sum = 0;
+    for (const auto &[M, C] : G.terms()) {
+      int64_t Term = C;
+      for (analysis::AtomId X : M) {
+        auto V = Atom(X);
+        if (!V || MulOverflow(Term, *V, Term))
+          return std::nullopt;
+      }
+      if (AddOverflow(Sum, Term, Sum))
+        return std::nullopt;
+    }
+    return Sum;
+  };
+  return Form(F);
+}
+
+std::optional<int64_t> evaluateForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+                                    const agent::RuleInput &In, const measure::ValueMap &Env) {
+  const measure::LaunchSpec *Spec = In.Request.Spec;
+  return evaluateForm(F, T, [&](const analysis::Atom &A) -> std::optional<int64_t> {
     switch (A.Kind) {
     case analysis::AtomKind::BlockDim:
       if (!In.Request.Block)
@@ -212,45 +258,10 @@ std::optional<int64_t> evaluateForm(const analysis::IndexForm &F, const analysis
         return *I;
       return std::nullopt;
     }
-    case analysis::AtomKind::Div:
-    case analysis::AtomKind::Mod:
-    case analysis::AtomKind::Min:
-    case analysis::AtomKind::Max: {
-      auto L = Form(A.Operands[0]), R = Form(A.Operands[1]);
-      if (!L || !R || ((A.Kind == analysis::AtomKind::Div || A.Kind == analysis::AtomKind::Mod) && *R == 0))
-        return std::nullopt;
-      switch (A.Kind) {
-      case analysis::AtomKind::Div:
-        return *L / *R;
-      case analysis::AtomKind::Mod:
-        return *L % *R;
-      case analysis::AtomKind::Min:
-        return std::min(*L, *R);
-      default:
-        return std::max(*L, *R);
-      }
-    }
     default:
       return std::nullopt;
     }
-  };
-  Form = [&](const analysis::IndexForm &G) -> std::optional<int64_t> {
-    if (G.overflowed())
-      return std::nullopt;
-    int64_t Sum = 0;
-    for (const auto &[M, C] : G.terms()) {
-      int64_t Term = C;
-      for (analysis::AtomId X : M) {
-        auto V = Atom(X);
-        if (!V || MulOverflow(Term, *V, Term))
-          return std::nullopt;
-      }
-      if (AddOverflow(Sum, Term, Sum))
-        return std::nullopt;
-    }
-    return Sum;
-  };
-  return Form(F);
+  });
 }
 
 namespace {

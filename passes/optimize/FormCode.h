@@ -72,6 +72,14 @@ private:
 std::optional<std::string> renderForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
                                       bool Wide);
 
+/// The value of a form whose leaf atoms (builtins, parameters, loop
+/// variables, unknowns) Leaf evaluates; quotients, remainders, min and max
+/// are evaluated from their operands. None when Leaf has no value for an
+/// atom, a divisor is 0, or the arithmetic overflows.
+std::optional<int64_t>
+evaluateForm(const analysis::IndexForm &F, const analysis::AtomTable &T,
+             llvm::function_ref<std::optional<int64_t>(const analysis::Atom &)> Leaf);
+
 /// The value of a form, with parameters bound to the spec's scalars (Env:
 /// the spec's environment) and blockDim to the spec's block; none when an
 /// atom has no value there.

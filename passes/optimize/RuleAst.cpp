@@ -657,6 +657,13 @@ std::string calleeNameOf(const CallExpr *C) {
   return "";
 }
 
+bool isSyncStmt(const Stmt *S) {
+  if (const auto *E = dyn_cast_or_null<Expr>(S))
+    if (const auto *C = dyn_cast<CallExpr>(E->IgnoreImplicit()))
+      return calleeNameOf(C) == "__syncthreads";
+  return false;
+}
+
 bool isThreadEffect(StringRef N) {
   return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") || N.starts_with("__shfl") ||
          N.starts_with("__ballot") || N.starts_with("__any") || N.starts_with("__all") ||

@@ -224,6 +224,8 @@ bool references(const clang::Stmt *S, const clang::ValueDecl *V);
 
 /// The callee's name of a direct or unresolved call ("atomicAdd"), or "".
 std::string calleeNameOf(const clang::CallExpr *C);
+/// S is a call of __syncthreads() (a barrier of the block).
+bool isSyncStmt(const clang::Stmt *S);
 
 /// Calls that synchronise or communicate between threads, or have effects
 /// beyond their result: a rewrite that changes which thread runs what

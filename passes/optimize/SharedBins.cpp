@@ -25,12 +25,6 @@ namespace an = forge::analysis;
 
 namespace {
 
-/// `__syncthreads();` as a statement of its own.
-bool isBarrier(const Stmt *S) {
-  const auto *C = dyn_cast<CallExpr>(S);
-  return C && calleeNameOf(C) == "__syncthreads";
-}
-
 /// F reads blockIdx or gridDim, directly, inside a composite atom, or
 /// through a loop variable's expansion.
 bool readsBlock(const an::IndexForm &F, const an::AtomTable &Tab, unsigned Depth = 0) {
@@ -274,7 +268,7 @@ SharedBins findSharedBins(const RuleInput &In, const an::KernelModel &M,
                          .str());
   std::optional<size_t> Open, Close;
   for (size_t I = 0; I < Top.size(); ++I)
-    if (isBarrier(Top[I])) {
+    if (isSyncStmt(Top[I])) {
       if (I < *At)
         Open = I;
       else if (!Close)

@@ -17,6 +17,7 @@
 /// accesses (docs/passes/shared-padding.md).
 ///
 //===----------------------------------------------------------------------===//
+#include "FormCode.h"
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "forge/Analysis/KernelModel.h"
@@ -75,40 +76,6 @@ bool varies(AtomId A, const AtomTable &T) {
   return !At.Uniform.atLeast(analysis::Uniformity::WarpUniform);
 }
 
-/// The exact value of F in the thread Tid: every atom a thread index or a
-/// quotient, remainder, min or max of such forms.
-std::optional<int64_t> exactValue(const IndexForm &F, const AtomTable &T,
-                                  const std::array<int64_t, 3> &Tid, unsigned Depth = 0) {
-  if (F.overflowed() || Depth > 6)
-    return std::nullopt;
-  int64_t Sum = 0;
-  for (const auto &[Mono, Coef] : F.terms()) {
-    int64_t Prod = Coef;
-    for (AtomId A : Mono) {
-      const analysis::Atom &At = T[A];
-      if (At.Kind == AtomKind::ThreadIdx) {
-        Prod *= Tid[At.Dim - 'x'];
-        continue;
-      }
-      if (At.Kind != AtomKind::Div && At.Kind != AtomKind::Mod && At.Kind != AtomKind::Min &&
-          At.Kind != AtomKind::Max)
-        return std::nullopt;
-      auto L = exactValue(At.Operands[0], T, Tid, Depth + 1);
-      auto R = exactValue(At.Operands[1], T, Tid, Depth + 1);
-      if (!L || !R || ((At.Kind == AtomKind::Div || At.Kind == AtomKind::Mod) && *R == 0))
-        return std::nullopt;
-      switch (At.Kind) {
-      case AtomKind::Div: Prod *= *L / *R; break;
-      case AtomKind::Mod: Prod *= *L % *R; break;
-      case AtomKind::Min: Prod *= std::min(*L, *R); break;
-      default: Prod *= std::max(*L, *R); break;
-      }
-    }
-    Sum += Prod;
-  }
-  return Sum;
-}
-
 /// F in the thread Tid up to a shift common to the warp: the terms that
 /// do not vary between lanes (loop counters, blockIdx, parameters) are
 /// dropped, the others evaluated exactly; none when a varying term has a
@@ -125,7 +92,13 @@ std::optional<int64_t> laneValue(const IndexForm &F, const AtomTable &T,
         Term = Term * IndexForm::atom(A);
       Varying = Varying + Term;
     }
-  return exactValue(Varying, T, Tid);
+  // What varies is exact: thread indices, and quotients, remainders, min
+  // and max of them (evaluateForm evaluates those from their operands).
+  return evaluateForm(Varying, T, [&](const analysis::Atom &A) -> std::optional<int64_t> {
+    if (A.Kind == AtomKind::ThreadIdx)
+      return Tid[A.Dim - 'x'];
+    return std::nullopt;
+  });
 }
 
 /// The worst number of distinct words that the lanes of one phase put in
