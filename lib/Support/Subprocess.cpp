@@ -2,6 +2,7 @@
 #include "forge/Support/Subprocess.h"
 #include "forge/Support/Error.h"
 #include "forge/Support/Secrets.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -14,12 +15,11 @@ using namespace llvm;
 
 namespace forge {
 
-static std::string slurpAndRemove(StringRef Path) {
+static std::string slurp(StringRef Path) {
   std::string Out;
   if (auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                        /*RequiresNullTerminator=*/false))
     Out = (*Buf)->getBuffer().str();
-  sys::fs::remove(Path);
   return Out;
 }
 
@@ -42,6 +42,12 @@ bool networkIsolationAvailable() { return unshareProgram().has_value(); }
 Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> Args,
                                       const SubprocessOptions &Opts) {
   SmallString<128> OutPath, ErrPath, InPath;
+  // Every return, early ones included, leaves no temporary file behind.
+  auto RemoveTemporaries = make_scope_exit([&] {
+    for (const auto &P : {OutPath, ErrPath, InPath})
+      if (!P.empty())
+        sys::fs::remove(P);
+  });
   if (auto EC = sys::fs::createTemporaryFile("forge-out", "txt", OutPath))
     return makeError("cannot create a temporary file: {0}", EC.message());
   if (auto EC = sys::fs::createTemporaryFile("forge-err", "txt", ErrPath))
@@ -108,10 +114,8 @@ Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> A
   R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                             Start)
                   .count();
-  R.Stdout = slurpAndRemove(OutPath);
-  R.Stderr = slurpAndRemove(ErrPath);
-  if (!InPath.empty())
-    sys::fs::remove(InPath);
+  R.Stdout = slurp(OutPath);
+  R.Stderr = slurp(ErrPath);
   if (ExecFailed)
     return makeError("cannot run '{0}': {1}", Program, ErrMsg);
   if (RC == -2) {

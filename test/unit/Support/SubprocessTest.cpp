@@ -1,6 +1,7 @@
 #include "forge/Support/Secrets.h"
 #include "forge/Support/Subprocess.h"
 #include "gtest/gtest.h"
+#include "llvm/Support/FileSystem.h"
 #include <cstdlib>
 
 using namespace forge;
@@ -117,4 +118,33 @@ TEST(Subprocess, NoNetworkRunsInAnotherNetworkNamespace) {
     GTEST_SKIP() << "unshare cannot make a network namespace here";
   EXPECT_NE(Inside->Stdout, Outside->Stdout);
   EXPECT_NE(Inside->Stdout.find("net:["), std::string::npos);
+}
+
+TEST(Subprocess, LeavesNoTemporaryFileOnAnyPath) {
+  // The captured output, error and input go through temporary files; every
+  // return (a normal exit, a timeout, a program that cannot run, with or
+  // without the network namespace) removes them.
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("subprocess-tmp", Dir));
+  const char *Old = std::getenv("TMPDIR");
+  std::string Saved = Old ? Old : "";
+  setenv("TMPDIR", Dir.c_str(), 1);
+  SubprocessOptions O;
+  O.Stdin = "x";
+  (void)runProgram("/bin/sh", {"sh", "-c", "cat"}, O);
+  O.TimeoutSeconds = 1;
+  (void)runProgram("/bin/sh", {"sh", "-c", "sleep 20"}, O);
+  llvm::consumeError(runProgram("/nonexistent/prog", {"prog"}, O).takeError());
+  O.NoNetwork = true;
+  llvm::consumeError(runProgram("/nonexistent/prog", {"prog"}, O).takeError());
+  if (Old)
+    setenv("TMPDIR", Saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  std::error_code EC;
+  std::vector<std::string> Left;
+  for (llvm::sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC))
+    Left.push_back(I->path());
+  EXPECT_TRUE(Left.empty()) << Left.size() << " left, first " << Left.front();
+  llvm::sys::fs::remove_directories(Dir);
 }

@@ -529,6 +529,10 @@ TEST(WriteBackBind, ImpossibleBindingsGiveTheirFixIt) {
 struct Tree {
   std::string Dir, Main;
   frontend::FileIndex Index;
+  ~Tree() {
+    if (!Dir.empty())
+      llvm::sys::fs::remove_directories(Dir);
+  }
   std::string path(llvm::StringRef Name) const { return Dir + "/" + Name.str(); }
   std::string read(llvm::StringRef Name) const {
     auto B = llvm::MemoryBuffer::getFile(path(Name));
