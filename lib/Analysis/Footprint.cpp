@@ -13,6 +13,7 @@
 #include "KernelAnalyzer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <functional>
 #include <map>
 #include <set>
 
@@ -32,20 +33,52 @@ bool isOffsetLoop(const Loop &L) {
   return S && (*S == 1 || *S == -1);
 }
 
-/// A loop over a compile-time range symmetric around 0 whose bound is
-/// symbolic in the template pattern (`for (k = -R; k <= R; ++k)`): its
-/// radius, R.
-std::optional<IndexForm> symbolicRadius(const Loop &L, const AtomTable &T) {
+/// Whether F is built only from values fixed for the whole launch: template
+/// parameters and scalar kernel parameters, through + - * / % min max.
+/// Runtime is set when a kernel parameter is among them.
+bool launchConstant(const IndexForm &F, const AtomTable &T, bool &Runtime) {
+  for (AtomId X : F.atoms()) {
+    const Atom &A = T[X];
+    switch (A.Kind) {
+    case AtomKind::TemplateParam:
+      break;
+    case AtomKind::Param:
+      Runtime = true;
+      break;
+    case AtomKind::Div:
+    case AtomKind::Mod:
+    case AtomKind::Min:
+    case AtomKind::Max:
+      for (const IndexForm &O : A.Operands)
+        if (!launchConstant(O, T, Runtime))
+          return false;
+      break;
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A loop over consecutive values whose bounds are symbolic: over template
+/// parameters (`for (k = -R; k <= R; ++k)`), or over scalar kernel
+/// parameters (`for (i = 0; i < mask_width; ++i)`, Runtime). Its first and
+/// last values.
+struct SymbolicRange {
+  IndexForm First, Last;
+  bool Runtime = false;
+};
+std::optional<SymbolicRange> symbolicRange(const Loop &L, const AtomTable &T) {
   if (!L.hasInductionVariable() || L.StepK != StepKind::Constant || !L.Start || !L.Step ||
       L.Step->constantValue() != 1 || L.TripCount)
     return std::nullopt;
   auto Last = L.lastValue();
-  if (!Last || !(*L.Start + *Last).isZero() || Last->isConstant())
+  if (!Last || (Last->isConstant() && L.Start->isConstant()))
     return std::nullopt;
-  for (AtomId X : Last->atoms())
-    if (T[X].Kind != AtomKind::TemplateParam)
-      return std::nullopt;
-  return *Last;
+  SymbolicRange R{*L.Start, *Last};
+  if (!launchConstant(R.First, T, R.Runtime) || !launchConstant(R.Last, T, R.Runtime))
+    return std::nullopt;
+  return R;
 }
 
 /// The values an offset loop's variable takes.
@@ -82,15 +115,65 @@ struct OffsetTerm {
 } // namespace
 
 void KernelAnalyzer::findFootprints(KernelModel &M) {
+  // A loop over a symbolic range (a template radius -R..R, or a range a
+  // kernel parameter gives) is a radius when it moves each per-thread read
+  // as a neighbouring thread does, and its bounds are not the data's row
+  // lengths: for in[(y + i) * w + x + j], i and j in [0, mask_width), step
+  // along w and 1 as threadIdx.y and threadIdx.x do. A[row * n + k] for k in
+  // [0, n) walks the thread's row (threads step along n),
+  // u[k * nx * ny + c] marches along z, and in[y * w + x + j] for j in
+  // [-1, w] runs the width of the image.
+  auto offsetsNeighbours = [&](const Loop &L, const SymbolicRange &R) {
+    // The parameters the bounds are made of (mw of mw / 2 too).
+    std::vector<AtomId> Bounds;
+    std::function<void(const IndexForm &)> Leaves = [&](const IndexForm &F) {
+      for (AtomId X : F.atoms()) {
+        if ((*Table)[X].Kind == AtomKind::Param || (*Table)[X].Kind == AtomKind::TemplateParam)
+          Bounds.push_back(X);
+        for (const IndexForm &O : (*Table)[X].Operands)
+          Leaves(O);
+      }
+    };
+    Leaves(R.First);
+    Leaves(R.Last);
+    bool Any = false;
+    for (const Access &A : M.Accesses) {
+      if (A.Kind != AccessKind::Load || !A.IndexKnown || !Table->dependsOn(A.Index, L.VarAtom) ||
+          !Table->dependsOnKind(A.Index, AtomKind::ThreadIdx))
+        continue;
+      IndexForm U = Table->unclamped(A.Index);
+      auto C = U.coefficientOf(L.VarAtom);
+      if (!C)
+        return false;
+      bool Steps = false;
+      for (AtomId X : U.atoms()) {
+        if (!Table->isVarying(X))
+          continue;
+        auto TC = U.coefficientOf(X);
+        if (!TC)
+          continue;
+        if ((*Table)[X].Kind == AtomKind::ThreadIdx && *TC == *C)
+          Steps = true;
+        for (AtomId B : Bounds)
+          if (Table->dependsOn(*TC, B))
+            return false; // a bound is a row length of the data
+      }
+      if (!Steps)
+        return false;
+      Any = true;
+    }
+    return Any;
+  };
   // Atoms of offset loops.
   std::map<AtomId, unsigned> OffsetVar;
-  std::map<unsigned, IndexForm> SymbolicRadius;
+  std::map<unsigned, SymbolicRange> Symbolic;
   for (const Loop &L : M.Loops) {
     if (isOffsetLoop(L)) {
       OffsetVar[L.VarAtom] = L.Id;
-    } else if (auto R = symbolicRadius(L, *Table)) {
+    } else if (auto R = symbolicRange(L, *Table);
+               R && ((!R->Runtime && (R->First + R->Last).isZero()) || offsetsNeighbours(L, *R))) {
       OffsetVar[L.VarAtom] = L.Id;
-      SymbolicRadius[L.Id] = *R;
+      Symbolic[L.Id] = *R;
     }
   }
   auto IsPosition = [&](AtomId A) {
@@ -219,7 +302,7 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
       // dimension offset by at most one such loop, kept as forms.
       bool UsesSymbolic = any_of(Terms, [&](const std::vector<OffsetTerm> &Ts) {
         return any_of(Ts, [&](const OffsetTerm &T) {
-          return T.Loop >= 0 && SymbolicRadius.count(unsigned(T.Loop));
+          return T.Loop >= 0 && Symbolic.count(unsigned(T.Loop));
         });
       });
       Footprint F;
@@ -245,16 +328,24 @@ void KernelAnalyzer::findFootprints(KernelModel &M) {
             OK = false;
             break;
           }
-          IndexForm R = SymbolicRadius.count(unsigned(T.Loop))
-                            ? SymbolicRadius[unsigned(T.Loop)]
-                            : IndexForm::constant(*M.Loops[T.Loop].TripCount / 2);
-          if (!SymbolicRadius.count(unsigned(T.Loop)) &&
-              !(*M.Loops[T.Loop].Start + *M.Loops[T.Loop].lastValue()).isZero()) {
+          // The loop's first and last values (a constant offset loop's too).
+          const Loop &OL = M.Loops[T.Loop];
+          auto It = Symbolic.find(unsigned(T.Loop));
+          IndexForm First = It != Symbolic.end() ? It->second.First : *OL.Start;
+          auto LastV = It != Symbolic.end() ? std::optional<IndexForm>(It->second.Last)
+                                            : OL.lastValue();
+          if (!LastV) {
             OK = false;
             break;
           }
-          Lo[D] = Lo[D] - R;
-          Hi[D] = Hi[D] + R;
+          if (It != Symbolic.end()) {
+            F.Runtime |= It->second.Runtime;
+          } else if (First.constantValue() && LastV->constantValue() &&
+                     *First.constantValue() > *LastV->constantValue()) {
+            std::swap(First, *LastV); // a loop counting down
+          }
+          Lo[D] = Lo[D] + (T.Coef == 1 ? First : IndexForm::constant(0) - *LastV);
+          Hi[D] = Hi[D] + (T.Coef == 1 ? *LastV : IndexForm::constant(0) - First);
         }
         if (!OK || Dims.size() > 3)
           continue;

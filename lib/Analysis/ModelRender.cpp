@@ -344,6 +344,7 @@ Json toJson(const KernelModel &M) {
                           {"reuse", F.Symbolic ? Json(F.PointsText) : Json(F.Reuse)},
                           {"radius", F.Symbolic ? Json(F.RadiusText) : Json(F.Radius)},
                           {"symbolic", F.Symbolic},
+                          {"runtime", F.Runtime},
                           {"border", borderModeName(F.Border)},
                           {"from_loops", F.FromLoops},
                           {"output", F.Output}});

@@ -20,6 +20,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "CoefficientStaging.h"
+#include "FormCode.h"
 #include "RuleAst.h"
 #include "StencilPlan.h"
 #include "RuleUtil.h"
@@ -28,6 +29,7 @@
 #include "forge/Frontend/CudaBuiltins.h"
 #include "forge/Frontend/KernelFacts.h"
 #include "forge/Measure/IntExpr.h"
+#include "forge/Measure/LaunchSpec.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -94,7 +96,44 @@ struct TileShape {
   /// Dimension 0's declared length (padded against bank conflicts).
   std::string RowText;
   IndexForm Row;
+  /// The declared extents, dimension 0 first: Extent, or for an extent that
+  /// depends on a kernel parameter (a mask width passed at run time) the
+  /// extent at the largest halo the tile holds, MaxHalo.
+  std::vector<IndexForm> Declared;
+  std::vector<std::string> DeclaredText;
+  /// Per dimension, the halo (Hi - Lo) when it is a run-time value: the
+  /// tiled path runs only while 0 <= halo <= MaxHalo.
+  std::vector<std::optional<IndexForm>> RuntimeHalo;
+  bool runtime() const {
+    return llvm::any_of(RuntimeHalo, [](const auto &H) { return H.has_value(); });
+  }
+  /// The elements the declared tile holds.
+  IndexForm declaredTotal() const {
+    IndexForm F = Row;
+    for (size_t D = 1; D < Declared.size(); ++D)
+      F = F * Declared[D];
+    return F;
+  }
 };
+
+/// The largest halo (the footprint's extent less one) a tile holds along a
+/// dimension whose extent is a kernel parameter: masks up to 17 wide (or
+/// the spec's value, when larger) take the tiled path, wider ones run the
+/// original code.
+constexpr int64_t DefaultMaxHalo = 16;
+
+/// Whether F depends on a scalar kernel parameter (through quotients,
+/// remainders, min and max too).
+bool dependsOnParam(const IndexForm &F, const an::AtomTable &T) {
+  for (AtomId X : F.atoms()) {
+    if (T[X].Kind == AtomKind::Param)
+      return true;
+    for (const IndexForm &O : T[X].Operands)
+      if (dependsOnParam(O, T))
+        return true;
+  }
+  return false;
+}
 
 /// Writes one proposal: the fallback, the tiles and their loader, and the
 /// body reading from the tiles; K > 1 runs the body K times per thread
@@ -112,6 +151,8 @@ public:
   }
   /// Coefficient buffers to stage as well (the tiled path only).
   void stageCoefficients(CoefficientPlan C) { Coefs = std::move(C); }
+  /// The largest run-time halo the tiles hold.
+  void maxHalo(int64_t H) { MaxHalo = H; }
   const CoefficientPlan &coefficients() const { return Coefs; }
   /// The new body text (between the braces) or why not.
   Expected<std::string> write(uint64_t &SharedBytes);
@@ -156,6 +197,7 @@ private:
   std::set<std::string> Taken;
   int64_t K = 1;
   char KDim = 0;
+  int64_t MaxHalo = DefaultMaxHalo;
   std::string KVar;
   CoefficientPlan Coefs;
   std::vector<SourceEdit> CoefEdits;
@@ -166,22 +208,34 @@ Expected<TileShape> Writer::shape(const TilePlan &P) {
   S.Total = IndexForm::constant(1);
   for (const TileDim &D : P.Dims) {
     int64_t Threads = D.Threads * (D.ThreadDim && D.ThreadDim == KDim ? K : 1);
-    IndexForm X = IndexForm::constant(Threads) + D.Hi - D.Lo;
+    IndexForm Halo = D.Hi - D.Lo;
+    IndexForm X = IndexForm::constant(Threads) + Halo;
     S.Extent.push_back(X);
     S.Total = S.Total * X;
     auto Text = print(X, false);
     if (!Text)
       return Text.takeError();
     S.ExtentText.push_back(X.isConstant() ? *Text : "(" + *Text + ")");
+    if (dependsOnParam(Halo, M.atoms())) {
+      S.RuntimeHalo.push_back(Halo);
+      S.Declared.push_back(IndexForm::constant(Threads + MaxHalo));
+    } else {
+      S.RuntimeHalo.push_back(std::nullopt);
+      S.Declared.push_back(X);
+    }
+    auto DT = print(S.Declared.back(), false);
+    if (!DT)
+      return DT.takeError();
+    S.DeclaredText.push_back(S.Declared.back().isConstant() ? *DT : "(" + *DT + ")");
   }
   auto TT = print(S.Total, false);
   if (!TT)
     return TT.takeError();
   S.TotalText = S.Total.isConstant() ? *TT : "(" + *TT + ")";
-  S.RowText = S.ExtentText[0];
-  S.Row = S.Extent[0];
-  if (auto W = S.Extent[0].constantValue(); W && P.Dims.size() > 1) {
-    auto Rows = S.Extent[1].constantValue();
+  S.RowText = S.DeclaredText[0];
+  S.Row = S.Declared[0];
+  if (auto W = S.Declared[0].constantValue(); W && P.Dims.size() > 1) {
+    auto Rows = S.Declared[1].constantValue();
     int64_t Padded = paddedRow(*W, elemBytes(P), Block, 1, Rows ? *Rows : 1);
     S.RowText = std::to_string(Padded);
     S.Row = IndexForm::constant(Padded);
@@ -240,6 +294,19 @@ Expected<std::string> Writer::loader(std::vector<std::string> &Lines, const std:
     L.Exact = Total && *Total % NT == 0;
     L.Iters = Total ? std::to_string((*Total + NT - 1) / NT)
                     : formatv("({0} + {1}) / {2}", S.TotalText, NT - 1, NT).str();
+    // A run-time extent: as many iterations as the largest tile needs, each
+    // tested against the actual total.
+    if (S.runtime()) {
+      IndexForm Most = IndexForm::constant(1);
+      for (const IndexForm &X : S.Declared)
+        Most = Most * X;
+      auto N = Most.constantValue();
+      if (!N)
+        return makeError("the tile of '{0}' has a run-time extent and one that is not a "
+                         "compile-time constant",
+                         P.Buffer);
+      L.Iters = std::to_string((*N + NT - 1) / NT);
+    }
     std::string Type = typeSpelling(P.Elem, In.Ctx);
     // zeroOf spells a dependent type by its canonical name.
     std::string Zero = zeroOf(P.Elem, In.Ctx);
@@ -427,6 +494,24 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
   std::string Check = formatv("blockDim.x != {0} || blockDim.y != {1} || blockDim.z != {2}",
                               Block[0], Block[1], Block[2])
                           .str();
+  // A halo given at run time: the tiled path holds up to MaxHalo.
+  std::set<std::string> HaloTests;
+  for (const TileShape &S : Shapes)
+    for (const std::optional<IndexForm> &H : S.RuntimeHalo)
+      if (H) {
+        auto HT = print(*H, false);
+        if (!HT)
+          return HT.takeError();
+        std::string T = HT->find(' ') == std::string::npos ? *HT : "(" + *HT + ")";
+        HaloTests.insert(formatv("{0} < 0 || {0} > {1}", T, MaxHalo).str());
+      }
+  for (const std::string &T : HaloTests)
+    Check += " || " + T;
+  if (!HaloTests.empty())
+    Add(Ind, formatv("// The tile holds a halo of up to {0} elements: a wider mask runs the "
+                     "original code too.",
+                     MaxHalo)
+                 .str());
   Add(Ind, "if (" + Check + ") {");
   auto Rows = [&](const std::string &Text, const std::string &Indent) {
     Add(Ind + "#pragma unroll", "");
@@ -447,8 +532,8 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
   for (size_t PI = 0; PI < Plans.size(); ++PI) {
     const TileShape &S = Shapes[PI];
     std::string Decl = "__shared__ " + typeSpelling(Plans[PI].Elem, In.Ctx) + " " + Tiles[PI];
-    for (size_t D = S.ExtentText.size(); D-- > 1;)
-      Decl += "[" + S.ExtentText[D] + "]";
+    for (size_t D = S.DeclaredText.size(); D-- > 1;)
+      Decl += "[" + S.DeclaredText[D] + "]";
     Decl += "[" + S.RowText + "];";
     Add(Ind, Decl);
   }
@@ -467,9 +552,7 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
     Lines.push_back(Ind + StringRef(New).ltrim(" \t").str());
   // The tiles' bytes, for the shared-memory check (constant shapes).
   for (size_t PI = 0; PI < Plans.size(); ++PI) {
-    IndexForm Bytes = Shapes[PI].Row;
-    for (size_t D = 1; D < Shapes[PI].Extent.size(); ++D)
-      Bytes = Bytes * Shapes[PI].Extent[D];
+    IndexForm Bytes = Shapes[PI].declaredTotal();
     if (auto B = Bytes.constantValue())
       SharedBytes += uint64_t(*B) * elemBytes(Plans[PI]);
   }
@@ -582,9 +665,7 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
   auto Bytes = [&](const Writer &W, uint64_t Constant) -> Expected<uint64_t> {
     uint64_t Most = Constant;
     for (size_t PI = 0; PI < Plans.size(); ++PI) {
-      IndexForm F = W.Shapes[PI].Row;
-      for (size_t D = 1; D < W.Shapes[PI].Extent.size(); ++D)
-        F = F * W.Shapes[PI].Extent[D];
+      IndexForm F = W.Shapes[PI].declaredTotal();
       if (F.isConstant() && !Plans[PI].Elem->isDependentType())
         continue;
       if (Known.empty())
@@ -663,8 +744,29 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
                        "once per {2} instead, each element the one of the same index.",
                        Coefs.reads(M), Coefs.describe(), Coefs.anyShared() ? "block" : "thread")
                    .str();
+  // A halo given at run time (a mask width parameter): the tiles hold up
+  // to DefaultMaxHalo, or the spec's value when larger.
+  int64_t MaxHalo = DefaultMaxHalo;
+  bool RuntimeHalo = false;
+  for (const TilePlan &P : Plans)
+    for (const TileDim &D : P.Dims) {
+      IndexForm Halo = D.Hi - D.Lo;
+      if (!dependsOnParam(Halo, M.atoms()))
+        continue;
+      RuntimeHalo = true;
+      if (!Req.Spec)
+        continue;
+      auto Env = Req.Spec->environment();
+      if (!Env) {
+        consumeError(Env.takeError());
+        continue;
+      }
+      if (auto V = evaluateForm(Halo, M.atoms(), In, *Env))
+        MaxHalo = std::max(MaxHalo, *V);
+    }
   Writer W(In, M, Plans, Block, Body);
   W.stageCoefficients(Coefs);
+  W.maxHalo(MaxHalo);
   uint64_t Constant = 0;
   auto Text = W.write(Constant);
   if (!Text)
@@ -694,7 +796,14 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
       "holds the same value: the arithmetic and its order are unchanged, so the results are "
       "bitwise identical. The tile is sized for blocks of " + Shape +
       " threads (the spec's); a device-side check of blockDim runs the original code for any "
-      "other block." + CoefText + Notes;
+      "other block." +
+      (RuntimeHalo ? formatv(" The halo is a kernel parameter: the tile is declared for halos "
+                             "up to {0} elements along each dimension (a mask of up to {1}), and "
+                             "the same check runs the original code for a wider one.",
+                             MaxHalo, MaxHalo + 1)
+                         .str()
+                   : std::string()) +
+      CoefText + Notes;
   auto One = proposeEdits(In, name(), Summary, Rationale,
                           {SourceEdit{*LB + 1, *RB - *LB - 1, *Text}});
   if (One.Proposals.empty())
@@ -752,6 +861,7 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
     for (int64_t Rows : {4, 2}) {
       Writer W2(In, M, Plans, Block, Body);
       W2.stageCoefficients(Coefs);
+      W2.maxHalo(MaxHalo);
       W2.coarsen(Rows, Dim);
       uint64_t C2 = 0;
       auto T2 = W2.write(C2);

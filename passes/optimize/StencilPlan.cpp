@@ -504,7 +504,8 @@ Error Planner::reads(TilePlan &P) {
     IndexForm Rebuilt;
     std::vector<bool> Clamped(ND, false);
     for (AtomId X0 : A.Index.atoms()) {
-      if (!T[X0].isComposite())
+      // A quotient of parameters (mask_width / 2) is part of an offset.
+      if (!T[X0].isComposite() || !T.isVarying(X0))
         continue;
       std::optional<an::Clamp> C;
       if (auto C0 = T.clampOf(X0)) {

@@ -1175,7 +1175,7 @@ Expected<RowsPlan> rowsPlan(const RuleInput &In, an::KernelModel &M, TilePlan P)
     auto L = P.Dims[D].Lo.constantValue(), H = P.Dims[D].Hi.constantValue();
     if (!L || !H)
       return makeError("the footprint of '{0}' along dimension {1} ('{2}'..'{3}') is not a "
-                       "compile-time constant: the register window's size must be",
+                       "compile-time constant: the register window's size must be one",
                        P.Buffer, D, M.render(P.Dims[D].Lo), M.render(P.Dims[D].Hi));
     Lo = *L;
     Hi = *H;

@@ -219,10 +219,12 @@ struct Footprint {
   /// variables and constants. The load's index with its clamps removed is
   /// the sum over D of (Position + offset) * StrideForm.
   std::vector<std::vector<IndexForm>> Offsets;
-  /// The offsets come from loops over a compile-time radius not known in
-  /// the template pattern (`for (k = -R; k <= R; ++k)`): Lo, Hi, Points,
-  /// Reuse and Radius are 0, and the Text fields hold them as forms.
+  /// The offsets come from loops over a radius not known in the pattern:
+  /// a template parameter (`for (k = -R; k <= R; ++k)`) or, Runtime, a
+  /// scalar kernel parameter (`for (i = 0; i < mask_width; ++i)`): Lo, Hi,
+  /// Points, Reuse and Radius are 0, and the Text fields hold them as forms.
   bool Symbolic = false;
+  bool Runtime = false;
   std::string RadiusText, PointsText;
 
   /// "3x3", "5", "3x3x3".

@@ -4,7 +4,7 @@
 // RUN: not forge-port propose %s --kernel unguarded --block 16,16 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=GUARD
 // RUN: not forge-port propose %s --kernel blur2 --block 32,32 --rules=smem-stencil-tiling -- -DRAD=16 -DREAL=double 2>&1 | FileCheck %s --check-prefix=SIZE
 // RUN: not forge-port propose %s --kernel pointwise --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=POINT
-// RUN: not forge-port propose %s --kernel runtime_radius --block 16,16 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=LOOP
+// RUN: not forge-port propose %s --kernel row_walk --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=LOOP
 // RUN: not forge-port propose %s --kernel strided --block 16,16 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not forge-port propose %s --kernel off_centre --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=CENTRE
 // RUN: not forge-port propose %s --kernel in_place --block 256 --rules=smem-stencil-tiling 2>&1 | FileCheck %s --check-prefix=INPLACE
@@ -18,7 +18,9 @@
 // GUARD: forge-port: note: smem-stencil-tiling: not applicable: 'in[(y + i) * w + x + j]' (line {{[0-9]+}}) is not bounded above along dimension 0 (stride 1) by a guard or a clamp: the tile could read elements that do not exist
 // SIZE: forge-port: note: smem-stencil-tiling: not applicable: the tile needs 65536 bytes of shared memory (0 already used), more than the 49152 bytes of static shared memory a block may have on sm_90
 // POINT: forge-port: note: smem-stencil-tiling: not applicable: each thread reads 'in' at one position only; there is no neighbourhood to share
-// LOOP: forge-port: note: smem-stencil-tiling: not applicable: the reads of 'in' ('in[(y + i) * w + x + j]' (line {{[0-9]+}})) move with the loop over 'i' (line {{[0-9]+}}), whose bounds are not compile-time constants ('i <= r' from '-r'): the footprint is not bounded
+// A loop over a run-time range that walks the thread's row (threads step
+// along w, the loop along 1) is not a radius.
+// LOOP: forge-port: note: smem-stencil-tiling: not applicable: the reads of 'in' ('in[y * w + k]', line {{[0-9]+}}) move with the loop over 'k' (line {{[0-9]+}}), whose bounds are not compile-time constants: the footprint is not bounded
 // SHAPE: forge-port: note: smem-stencil-tiling: not applicable: no stencil: no array is read at small constant offsets around each thread's position (the kernel model finds no footprint)
 // CENTRE: forge-port: note: smem-stencil-tiling: not applicable: the stencil on 'in' has no store of one output per thread at its position: its results are not stored where its reads are centred
 // INPLACE: forge-port: note: smem-stencil-tiling: not applicable: the kernel writes 'a' ('a[i]' (line {{[0-9]+}})) as well as reading it around each thread: an in-place update, whose reads a tile would take before the writes
@@ -80,15 +82,14 @@ __global__ void pointwise(const float *in, float *out, int n) {
     out[i] = 2.0f * in[i];
 }
 
-__global__ void runtime_radius(const float *in, float *out, int h, int w, int r) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+__global__ void row_walk(const float *in, float *out, int h, int w) {
+  int y = blockIdx.x * blockDim.x + threadIdx.x;
+  if (y >= h)
+    return;
   float acc = 0.0f;
-  for (int i = -r; i <= r; ++i)
-    for (int j = -1; j <= 1; ++j)
-      if (y + i >= 0 && y + i < h && x + j >= 0 && x + j < w)
-        acc += in[(y + i) * w + x + j];
-  out[y * w + x] = acc;
+  for (int k = 0; k < w; ++k)
+    acc += in[y * w + k];
+  out[y] = acc;
 }
 
 __global__ void strided(const float *in, float *out, int h, int w) {

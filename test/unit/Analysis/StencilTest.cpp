@@ -336,6 +336,68 @@ __global__ void blurR(const float *in, float *out, int w, int h) {
   EXPECT_EQ(F.Reuse, 0);
 }
 
+TEST(Stencil, MaskWidthParameterIsARuntimeFootprint) {
+  // PMPP's basic 2D convolution: the offsets run over [0, mw) around
+  // (row - mw / 2, col - mw / 2).
+  KernelModel M = analyze(R"(
+__global__ void conv(const float *img, const float *mask, float *out, int w, int h, int mw) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col < w && row < h) {
+    int r = mw / 2;
+    float acc = 0.0f;
+    for (int i = 0; i < mw; i++)
+      for (int j = 0; j < mw; j++) {
+        int y = row - r + i, x = col - r + j;
+        if (y >= 0 && y < h && x >= 0 && x < w) acc += img[y * w + x] * mask[i * mw + j];
+      }
+    out[row * w + col] = acc;
+  }
+})",
+                          "conv");
+  const Footprint &F = onlyFootprint(M);
+  EXPECT_TRUE(F.Symbolic);
+  EXPECT_TRUE(F.Runtime);
+  EXPECT_EQ(F.Buffer, "img");
+  ASSERT_EQ(F.Dims.size(), 2u);
+  EXPECT_EQ(F.Dims[0].LoText, "0");
+  EXPECT_EQ(F.Dims[0].HiText, "mw - 1");
+  EXPECT_EQ(F.Dims[1].Stride, "w");
+  EXPECT_EQ(F.Dims[1].ExtentText, "mw");
+  EXPECT_EQ(F.PointsText, "mw * mw");
+  // The mask's reads do not move with a thread: no footprint of their own.
+  EXPECT_EQ(M.Accesses[F.Accesses.front()].Text, "img[y * w + x]");
+}
+
+TEST(Stencil, RunTimeLoopsThatWalkOrMarchAreNotRadii) {
+  // A row per thread (threads step along n, the loop along 1) and a march
+  // along z (the loop steps along nx * ny, which no thread index does).
+  KernelModel Row = analyze(R"(
+__global__ void mv(const float *A, const float *x, float *y, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n) return;
+  float s = 0.f;
+  for (int k = 0; k < n; ++k) s += A[row * n + k] * x[k];
+  y[row] = s;
+})",
+                            "mv");
+  EXPECT_TRUE(Row.Footprints.empty());
+  KernelModel March = analyze(R"(
+__global__ void lap(const float *in, float *out, int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < 1 || j < 1 || i >= nx - 1 || j >= ny - 1) return;
+  for (int k = 1; k < nz - 1; ++k) {
+    int c = (k * ny + j) * nx + i;
+    out[c] = in[c - 1] + in[c + 1] + in[c - nx] + in[c + nx] + in[c - nx * ny] + in[c + nx * ny];
+  }
+})",
+                              "lap");
+  const Footprint &F = onlyFootprint(March);
+  EXPECT_FALSE(F.Symbolic);
+  EXPECT_EQ(F.Points, 6);
+}
+
 // The position each footprint dimension is relative to, and each read's
 // offsets from it (what a tiling rule substitutes).
 TEST(Stencil, PositionAndOffsetsPerDimension) {
