@@ -1,24 +1,25 @@
 // REQUIRES: cuda
 // Stencils whose radius or mask width is a kernel parameter (PMPP's basic
 // 2D convolution with 'r = mask_width / 2', a symmetric '-r..r' loop, the
-// 1D convolution): the footprint is a form over the parameter, the tile is
+// 1D convolution; the kernels of test/gpu/Inputs/rules/stencil_runtime.cu,
+// which the GPU test runs): the footprint is a form over the parameter, the tile is
 // declared for halos up to 16 (or the spec's value when larger) and a
 // wider one runs the original code, as another block shape does.
-// RUN: forge-port propose %s --kernel conv2d_basic --block 16,16 --rules=smem-stencil-tiling --apply -o %t.2d.cu 2>&1 | FileCheck %s --check-prefix=NOTE2D
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/stencil_runtime.cu --kernel conv2d_basic --block 16,16 --rules=smem-stencil-tiling --apply -o %t.2d.cu 2>&1 | FileCheck %s --check-prefix=NOTE2D
 // RUN: FileCheck %s --check-prefix=CONV2D --input-file=%t.2d.cu
 // RUN: forge-port propose %t.2d.cu --kernel box_r --block 32,8 --rules=smem-stencil-tiling --apply -o %t.box.cu
 // RUN: FileCheck %s --check-prefix=BOX --input-file=%t.box.cu
 // RUN: forge-port propose %t.box.cu --kernel conv1d --block 256 --rules=smem-stencil-tiling --apply -o %t.1d.cu
 // RUN: FileCheck %s --check-prefix=CONV1D --input-file=%t.1d.cu
 // A spec that gives a wider mask: the tile is declared for it.
-// RUN: forge-port propose %s --spec %S/Inputs/conv1d-wide.json --rules=smem-stencil-tiling --apply -o %t.wide.cu 2>&1 | FileCheck %s --check-prefix=NOTEWIDE
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/stencil_runtime.cu --spec %S/Inputs/conv1d-wide.json --rules=smem-stencil-tiling --apply -o %t.wide.cu 2>&1 | FileCheck %s --check-prefix=NOTEWIDE
 // RUN: FileCheck %s --check-prefix=WIDE --input-file=%t.wide.cu
 // RUN: %nvcc -arch=sm_90 -c %t.1d.cu -o %t.o
 // RUN: %nvcc -arch=sm_90 -c %t.wide.cu -o %t.wide.o
 // The analysis: a footprint over the parameter.
-// RUN: forge-port analyze %s --kernel conv2d_basic | FileCheck %s --check-prefix=MODEL
+// RUN: forge-port analyze %S/../../gpu/Inputs/rules/stencil_runtime.cu --kernel conv2d_basic | FileCheck %s --check-prefix=MODEL
 // A run-time loop that walks the thread's row is not a radius.
-// RUN: forge-port analyze %s --kernel row_walk | FileCheck %s --check-prefix=WALK
+// RUN: forge-port analyze %S/preconditions.cu --kernel row_walk | FileCheck %s --check-prefix=WALK
 
 // NOTE2D: applied expert:smem-stencil-tiling: stage 'img' in a (mw + 15) x (mw + 15) shared-memory tile (the 16 x 16 block's outputs and their halo)
 // CONV2D-LABEL: void conv2d_basic(
@@ -43,58 +44,3 @@
 // WIDE: __shared__ float N_tile[296];
 // MODEL: load img[y * w + x] (float): coalesced; footprint mwxmw (radius ?), reuse mw * mw
 // WALK: load in[y * w + k] (float): strided by w; guarded by
-
-// PMPP's basic 2D convolution, the mask in global memory.
-__global__ void conv2d_basic(const float *img, const float *mask, float *out, int w, int h, int mw) {
-  int col = blockIdx.x * blockDim.x + threadIdx.x;
-  int row = blockIdx.y * blockDim.y + threadIdx.y;
-  if (col < w && row < h) {
-    int r = mw / 2;
-    float acc = 0.0f;
-    for (int i = 0; i < mw; i++)
-      for (int j = 0; j < mw; j++) {
-        int y = row - r + i, x = col - r + j;
-        if (y >= 0 && y < h && x >= 0 && x < w)
-          acc += img[y * w + x] * mask[i * mw + j];
-      }
-    out[row * w + col] = acc;
-  }
-}
-
-// A box filter of radius r, clamped reads.
-__global__ void box_r(const float *in, float *out, int nx, int ny, int r) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= nx || y >= ny)
-    return;
-  float s = 0.0f;
-  for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx) {
-      int yy = min(max(y + dy, 0), ny - 1);
-      int xx = min(max(x + dx, 0), nx - 1);
-      s += in[yy * nx + xx];
-    }
-  out[y * nx + x] = s;
-}
-
-// PMPP's 1D convolution: zero outside the array.
-__global__ void conv1d(const float *N, const float *M, float *P, int mask_width, int width) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  float Pvalue = 0;
-  int start = i - mask_width / 2;
-  for (int j = 0; j < mask_width; j++)
-    if (start + j >= 0 && start + j < width)
-      Pvalue += N[start + j] * M[j];
-  if (i < width)
-    P[i] = Pvalue;
-}
-
-__global__ void row_walk(const float *in, float *out, int h, int w) {
-  int y = blockIdx.x * blockDim.x + threadIdx.x;
-  if (y >= h)
-    return;
-  float acc = 0.0f;
-  for (int k = 0; k < w; ++k)
-    acc += in[y * w + k];
-  out[y] = acc;
-}
