@@ -16,6 +16,13 @@
 // RUN: FileCheck %s --check-prefix=WIDE --input-file=%t.wide.cu
 // RUN: %nvcc -arch=sm_90 -c %t.1d.cu -o %t.o
 // RUN: %nvcc -arch=sm_90 -c %t.wide.cu -o %t.wide.o
+// With the spec's grid, the second proposal: 4 rows of outputs per thread,
+// the tile 4 times as tall, grid.y divided by 4.
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/stencil_runtime.cu --spec %S/Inputs/conv2d-basic.json --rules=smem-stencil-tiling --format=json > %t.rows.json
+// RUN: %python %S/../../gpu/Inputs/rules/apply_proposal.py %t.rows.json 1 %S/../../gpu/Inputs/rules/stencil_runtime.cu %t.rows.cu
+// RUN: FileCheck %s --check-prefix=ROWS --input-file=%t.rows.cu
+// RUN: FileCheck %s --check-prefix=ROWSPEC --input-file=%t.rows.json
+// RUN: %nvcc -arch=sm_90 -c %t.rows.cu -o %t.rows.o
 // The analysis: a footprint over the parameter.
 // RUN: forge-port analyze %S/../../gpu/Inputs/rules/stencil_runtime.cu --kernel conv2d_basic | FileCheck %s --check-prefix=MODEL
 // A run-time loop that walks the thread's row is not a radius.
@@ -42,5 +49,10 @@
 // WIDE-LABEL: void conv1d(
 // WIDE: (mask_width - 1) < 0 || (mask_width - 1) > 40) {
 // WIDE: __shared__ float N_tile[296];
+// ROWS-LABEL: void conv2d_basic(
+// ROWS: if (blockDim.x != 16 || blockDim.y != 16 || blockDim.z != 1 || (mw - 1) < 0 || (mw - 1) > 16) {
+// ROWS: __shared__ float img_tile[80][{{[0-9]+}}];
+// ROWS: for (int ky = 0; ky < 4; ++ky)
+// ROWSPEC: "grid.y": "ceil_div(ceil_div(H, 16), 4)"
 // MODEL: load img[y * w + x] (float): coalesced; footprint mwxmw (radius ?), reuse mw * mw
 // WALK: load in[y * w + k] (float): strided by w; guarded by
