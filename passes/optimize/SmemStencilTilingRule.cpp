@@ -281,11 +281,89 @@ Expected<std::string> Writer::loader(std::vector<std::string> &Lines, const std:
   struct Loop {
     std::string K, T, V, Iters;
     bool Exact;
+    bool Direct = false; ///< stored as loaded (a run-time extent)
   };
   std::vector<Loop> Loops;
+  // The element's coordinate along dimension D: the block's origin, the
+  // halo's start and the tile position Pos.
+  auto Coordinate = [&](const TileDim &Dim, const std::string &Pos) -> Expected<std::string> {
+    auto O = print(Dim.Origin + Dim.Lo, true);
+    if (!O)
+      return O.takeError();
+    std::string Rhs = *O == "0" ? Pos : *O + " + " + Pos;
+    // "x + t % 20 + -2" reads better as "x + t % 20 - 2".
+    if (auto Lo = Dim.Lo.constantValue(); Lo && !(Dim.Origin).isZero()) {
+      auto Or = print(Dim.Origin, true);
+      if (!Or)
+        return Or.takeError();
+      Rhs = *Or + " + " + Pos;
+      if (*Lo)
+        Rhs += (*Lo < 0 ? " - " : " + ") + std::to_string(*Lo < 0 ? -*Lo : *Lo);
+    }
+    return Rhs;
+  };
   for (size_t PI = 0; PI < Plans.size(); ++PI) {
     const TilePlan &P = Plans[PI];
     const TileShape &S = Shapes[PI];
+    if (S.runtime()) {
+      // A run-time extent: a loop per dimension, the block's threads along
+      // each (no division by the run-time row length), each element stored
+      // as it is loaded.
+      size_t ND = P.Dims.size();
+      if (ND > 3)
+        return makeError("the tile of '{0}' has more than three dimensions", P.Buffer);
+      // The threads along each dimension: all of them along a 1D tile; x
+      // along the rows and the rest of the block across them in 2D; x, y, z
+      // in 3D. Every element is stored by one thread.
+      std::vector<std::pair<std::string, int64_t>> Along(ND);
+      if (ND == 1) {
+        Along[0] = {Tid, NT};
+      } else if (ND == 2) {
+        Along[0] = {"threadIdx.x", Block[0]};
+        Along[1] = {Block[2] > 1 ? formatv("threadIdx.z * {0} + threadIdx.y", Block[1]).str()
+                                 : std::string("threadIdx.y"),
+                    Block[1] * Block[2]};
+      } else {
+        for (size_t D = 0; D < 3; ++D)
+          Along[D] = {std::string("threadIdx.") + char('x' + D), Block[D]};
+      }
+      std::vector<std::string> C(ND), E(ND);
+      std::string Indent = I1, Ix;
+      for (size_t D = ND; D-- > 0;) {
+        C[D] = fresh("c" + std::to_string(D));
+        Add(Indent, formatv("for (int {0} = {1}; {0} < {2}; {0} += {3}) {{", C[D],
+                            Along[D].first, S.ExtentText[D], Along[D].second)
+                        .str());
+        Indent += "  ";
+        Ix += "[" + C[D] + "]";
+      }
+      for (size_t D = ND; D-- > 0;) {
+        E[D] = fresh("e" + std::to_string(D));
+        auto Rhs = Coordinate(P.Dims[D], C[D]);
+        if (!Rhs)
+          return Rhs.takeError();
+        Add(Indent, formatv("long long {0} = {1};", E[D], *Rhs).str());
+      }
+      auto EL = elementLoad(FP, M, P, E, [&](StringRef B) { return fresh(B); });
+      if (!EL)
+        return EL.takeError();
+      for (const std::string &Decl : EL->Decls)
+        Add(Indent, Decl);
+      std::string Value = EL->Conds.empty()
+                              ? EL->Load
+                              : formatv("{0} ? {1} : {2}", join(EL->Conds, " && "), EL->Load,
+                                        zeroOf(P.Elem, In.Ctx))
+                                    .str();
+      Add(Indent, Tiles[PI] + Ix + " = " + Value + ";");
+      for (size_t D = 0; D < ND; ++D) {
+        Indent.resize(Indent.size() - 2);
+        Add(Indent, "}");
+      }
+      Loop L;
+      L.Direct = true;
+      Loops.push_back(L);
+      continue;
+    }
     Loop L;
     L.K = fresh("k");
     L.T = fresh("t");
@@ -294,19 +372,6 @@ Expected<std::string> Writer::loader(std::vector<std::string> &Lines, const std:
     L.Exact = Total && *Total % NT == 0;
     L.Iters = Total ? std::to_string((*Total + NT - 1) / NT)
                     : formatv("({0} + {1}) / {2}", S.TotalText, NT - 1, NT).str();
-    // A run-time extent: as many iterations as the largest tile needs, each
-    // tested against the actual total.
-    if (S.runtime()) {
-      IndexForm Most = IndexForm::constant(1);
-      for (const IndexForm &X : S.Declared)
-        Most = Most * X;
-      auto N = Most.constantValue();
-      if (!N)
-        return makeError("the tile of '{0}' has a run-time extent and one that is not a "
-                         "compile-time constant",
-                         P.Buffer);
-      L.Iters = std::to_string((*N + NT - 1) / NT);
-    }
     std::string Type = typeSpelling(P.Elem, In.Ctx);
     // zeroOf spells a dependent type by its canonical name.
     std::string Zero = zeroOf(P.Elem, In.Ctx);
@@ -333,20 +398,10 @@ Expected<std::string> Writer::loader(std::vector<std::string> &Lines, const std:
         C = L.T + " / " + (D == 1 ? S.ExtentText[0] : S.ExtentText[0] + " / " + S.ExtentText[1]);
       else
         C = L.T + " / " + S.ExtentText[0] + " % " + S.ExtentText[1];
-      auto O = print(Dim.Origin + Dim.Lo, true);
-      if (!O)
-        return O.takeError();
-      std::string Rhs = *O == "0" ? C : *O + " + " + C;
-      // "x + t % 20 + -2" reads better as "x + t % 20 - 2".
-      if (auto Lo = Dim.Lo.constantValue(); Lo && !(Dim.Origin).isZero()) {
-        auto Or = print(Dim.Origin, true);
-        if (!Or)
-          return Or.takeError();
-        Rhs = *Or + " + " + C;
-        if (*Lo)
-          Rhs += (*Lo < 0 ? " - " : " + ") + std::to_string(*Lo < 0 ? -*Lo : *Lo);
-      }
-      Add(I2, formatv("long long {0} = {1};", E[D], Rhs).str());
+      auto Rhs = Coordinate(Dim, C);
+      if (!Rhs)
+        return Rhs.takeError();
+      Add(I2, formatv("long long {0} = {1};", E[D], *Rhs).str());
     }
     auto EL = elementLoad(FP, M, P, E, [&](StringRef B) { return fresh(B); });
     if (!EL)
@@ -366,6 +421,8 @@ Expected<std::string> Writer::loader(std::vector<std::string> &Lines, const std:
   // Then every store, so that a thread's loads are all in flight at once.
   for (size_t PI = 0; PI < Plans.size(); ++PI) {
     const Loop &L = Loops[PI];
+    if (L.Direct)
+      continue;
     const TileShape &S = Shapes[PI];
     size_t ND = Plans[PI].Dims.size();
     std::string Ix;

@@ -33,17 +33,24 @@
 // CONV2D: // The tile holds a halo of up to 16 elements: a wider mask runs the original code too.
 // CONV2D-NEXT: if (blockDim.x != 16 || blockDim.y != 16 || blockDim.z != 1 || (mw - 1) < 0 || (mw - 1) > 16) {
 // CONV2D: __shared__ float img_tile[32][{{[0-9]+}}];
-// CONV2D: long long e1 = 16 * (long long)blockIdx.y - (((long long)mw) / (2)) + t / (mw + 15);
-// CONV2D: img_v[k] = t < (30 * mw + mw * mw + 225) && e1 >= 0 && e1 < (long long)h && e0 >= 0 && e0 < (long long)w ? img[e1 * w + e0] : 0.0f;
-// CONV2D: img_tile[t / (mw + 15)][t % (mw + 15)] = img_v[k];
+// The loader walks the run-time extents with the block's threads: no
+// division by a run-time row length.
+// CONV2D: for (int c1 = threadIdx.y; c1 < (mw + 15); c1 += 16) {
+// CONV2D-NEXT: for (int c0 = threadIdx.x; c0 < (mw + 15); c0 += 16) {
+// CONV2D-NEXT: long long e1 = 16 * (long long)blockIdx.y - (((long long)mw) / (2)) + c1;
+// CONV2D-NEXT: long long e0 = 16 * (long long)blockIdx.x - (((long long)mw) / (2)) + c0;
+// CONV2D-NEXT: img_tile[c1][c0] = e1 >= 0 && e1 < (long long)h && e0 >= 0 && e0 < (long long)w ? img[e1 * w + e0] : 0.0f;
 // CONV2D: acc += img_tile[threadIdx.y + i][threadIdx.x + j] * mask[i * mw + j];
 // BOX-LABEL: void box_r(
 // BOX: if (blockDim.x != 32 || blockDim.y != 8 || blockDim.z != 1 || (2 * r) < 0 || (2 * r) > 16) {
 // BOX: __shared__ float in_tile[24][{{[0-9]+}}];
+// BOX: for (int c1 = threadIdx.y; c1 < (2 * r + 8); c1 += 8) {
+// BOX-NEXT: for (int c0 = threadIdx.x; c0 < (2 * r + 32); c0 += 32) {
 // BOX: s += in_tile[threadIdx.y + dy + r][threadIdx.x + r + dx];
 // CONV1D-LABEL: void conv1d(
 // CONV1D: if (blockDim.x != 256 || blockDim.y != 1 || blockDim.z != 1 || (mask_width - 1) < 0 || (mask_width - 1) > 16) {
 // CONV1D: __shared__ float N_tile[272];
+// CONV1D: for (int c0 = threadIdx.x; c0 < (mask_width + 255); c0 += 256) {
 // CONV1D: Pvalue += N_tile[threadIdx.x + j] * M[j];
 // NOTEWIDE: applied expert:smem-stencil-tiling
 // WIDE-LABEL: void conv1d(
@@ -52,6 +59,7 @@
 // ROWS-LABEL: void conv2d_basic(
 // ROWS: if (blockDim.x != 16 || blockDim.y != 16 || blockDim.z != 1 || (mw - 1) < 0 || (mw - 1) > 16) {
 // ROWS: __shared__ float img_tile[80][{{[0-9]+}}];
+// ROWS: for (int c1 = threadIdx.y; c1 < (mw + 63); c1 += 16) {
 // ROWS: for (int ky = 0; ky < 4; ++ky)
 // ROWSPEC: "grid.y": "ceil_div(ceil_div(H, 16), 4)"
 // MODEL: load img[y * w + x] (float): coalesced; footprint mwxmw (radius ?), reuse mw * mw
