@@ -35,23 +35,19 @@ bool isOffsetLoop(const Loop &L) {
 
 /// Whether F is built only from values fixed for the whole launch: template
 /// parameters and scalar kernel parameters, through + - * / % min max.
-/// Runtime is set when a kernel parameter is among them.
-bool launchConstant(const IndexForm &F, const AtomTable &T, bool &Runtime) {
+bool launchConstant(const IndexForm &F, const AtomTable &T) {
   for (AtomId X : F.atoms()) {
     const Atom &A = T[X];
     switch (A.Kind) {
     case AtomKind::TemplateParam:
-      break;
     case AtomKind::Param:
-      Runtime = true;
       break;
     case AtomKind::Div:
     case AtomKind::Mod:
     case AtomKind::Min:
     case AtomKind::Max:
-      for (const IndexForm &O : A.Operands)
-        if (!launchConstant(O, T, Runtime))
-          return false;
+      if (!all_of(A.Operands, [&](const IndexForm &O) { return launchConstant(O, T); }))
+        return false;
       break;
     default:
       return false;
@@ -75,10 +71,11 @@ std::optional<SymbolicRange> symbolicRange(const Loop &L, const AtomTable &T) {
   auto Last = L.lastValue();
   if (!Last || (Last->isConstant() && L.Start->isConstant()))
     return std::nullopt;
-  SymbolicRange R{*L.Start, *Last};
-  if (!launchConstant(R.First, T, R.Runtime) || !launchConstant(R.Last, T, R.Runtime))
+  if (!launchConstant(*L.Start, T) || !launchConstant(*Last, T))
     return std::nullopt;
-  return R;
+  return SymbolicRange{*L.Start, *Last,
+                       T.dependsOnKind(*L.Start, AtomKind::Param) ||
+                           T.dependsOnKind(*Last, AtomKind::Param)};
 }
 
 /// The values an offset loop's variable takes.

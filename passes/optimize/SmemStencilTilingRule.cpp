@@ -122,19 +122,6 @@ struct TileShape {
 /// original code.
 constexpr int64_t DefaultMaxHalo = 16;
 
-/// Whether F depends on a scalar kernel parameter (through quotients,
-/// remainders, min and max too).
-bool dependsOnParam(const IndexForm &F, const an::AtomTable &T) {
-  for (AtomId X : F.atoms()) {
-    if (T[X].Kind == AtomKind::Param)
-      return true;
-    for (const IndexForm &O : T[X].Operands)
-      if (dependsOnParam(O, T))
-        return true;
-  }
-  return false;
-}
-
 /// Writes one proposal: the fallback, the tiles and their loader, and the
 /// body reading from the tiles; K > 1 runs the body K times per thread
 /// along KDim.
@@ -216,7 +203,7 @@ Expected<TileShape> Writer::shape(const TilePlan &P) {
     if (!Text)
       return Text.takeError();
     S.ExtentText.push_back(X.isConstant() ? *Text : "(" + *Text + ")");
-    if (dependsOnParam(Halo, M.atoms())) {
+    if (M.atoms().dependsOnKind(Halo, AtomKind::Param)) {
       S.RuntimeHalo.push_back(Halo);
       S.Declared.push_back(IndexForm::constant(Threads + MaxHalo));
     } else {
@@ -805,21 +792,22 @@ RuleOutcome StencilTilingRule::propose(const RuleInput &In) {
   // to DefaultMaxHalo, or the spec's value when larger.
   int64_t MaxHalo = DefaultMaxHalo;
   bool RuntimeHalo = false;
+  std::optional<measure::ValueMap> Env;
+  if (Req.Spec) {
+    if (auto E = Req.Spec->environment())
+      Env = std::move(*E);
+    else
+      consumeError(E.takeError());
+  }
   for (const TilePlan &P : Plans)
     for (const TileDim &D : P.Dims) {
       IndexForm Halo = D.Hi - D.Lo;
-      if (!dependsOnParam(Halo, M.atoms()))
+      if (!M.atoms().dependsOnKind(Halo, AtomKind::Param))
         continue;
       RuntimeHalo = true;
-      if (!Req.Spec)
-        continue;
-      auto Env = Req.Spec->environment();
-      if (!Env) {
-        consumeError(Env.takeError());
-        continue;
-      }
-      if (auto V = evaluateForm(Halo, M.atoms(), In, *Env))
-        MaxHalo = std::max(MaxHalo, *V);
+      if (Env)
+        if (auto V = evaluateForm(Halo, M.atoms(), In, *Env))
+          MaxHalo = std::max(MaxHalo, *V);
     }
   Writer W(In, M, Plans, Block, Body);
   W.stageCoefficients(Coefs);
