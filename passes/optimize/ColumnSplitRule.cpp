@@ -163,7 +163,8 @@ bool idempotent(an::ReductionOp Op) {
 struct Acc {
   const VarDecl *V = nullptr;
   an::ReductionOp Op = an::ReductionOp::Add;
-  std::string Part; ///< its __shared__ partials
+  std::string Part;   ///< its __shared__ partials
+  std::string Global; ///< its __device__ partials of the blocks (across blocks)
 };
 
 /// A variable besides the induction variable that the loop steps by a
@@ -547,7 +548,32 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
 
 struct Names {
   std::string Lane, Slice, Slices, Thread, Tid, Bid, Grid, Arrived, K;
+  /// Across blocks: the shares of a column (gridDim.y), this slice's place
+  /// among all of the column's (part of parts), and the __device__ arrays.
+  std::string Shares, Part, Parts, Slot, BlockArrived;
 };
+
+/// Blocks along y that share a column, when a block's slices leave the GPU
+/// short of threads: their number is the spec's grid.y (a tunable).
+struct CrossBlock {
+  std::string Tunable;
+  std::vector<int64_t> Values;
+};
+
+/// The __device__ arrays of the blocks' partials (entries per accumulator)
+/// and of the per-column arrival counters: a launch whose columns or
+/// partials do not fit runs with one share (blocks along y beyond the first
+/// return).
+constexpr int64_t CrossPartials = int64_t(1) << 20;
+constexpr int64_t CrossColumns = int64_t(1) << 18;
+
+/// A file-scope name from Base that the source does not spell.
+std::string freshFileName(StringRef Source, const std::string &Base) {
+  std::string N = Base;
+  for (int I = 2; Source.contains(N); ++I)
+    N = Base + "_" + std::to_string(I);
+  return N;
+}
 
 std::string combineText(const Acc &A, const std::string &Other, ASTContext &Ctx) {
   std::string N = A.V->getNameAsString();
@@ -576,6 +602,13 @@ std::string combineText(const Acc &A, const std::string &Other, ASTContext &Ctx)
   default:
     return "";
   }
+}
+
+/// A read of A's __device__ partial at Index that the compiler may not take
+/// from a cache or an earlier load: another block wrote it.
+std::string volatileAt(const Acc &A, const std::string &Index, ASTContext &Ctx) {
+  return "*(volatile " + typeSpelling(A.V->getType(), Ctx) + " *)&" + A.Global + "[" + Index +
+         "]";
 }
 
 /// "(e)" unless e is one token.
@@ -731,6 +764,48 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   }
   int64_t Slices = Block[0] / 32;
 
+  // Across blocks: when the block's slices still leave the GPU short of
+  // threads, FORGE_COLUMN_BLOCKS blocks along y share each column too. The
+  // kernel reads their number from gridDim.y, so the grid must be 1D, the
+  // body must not read the y and z of blockIdx and gridDim, and the
+  // partials must have a type a __device__ array at file scope can hold.
+  std::optional<CrossBlock> Cross;
+  std::string CrossWhy;
+  {
+    auto GeomIs1 = [&](const char *F) {
+      auto It = Req.Geometry.find(F);
+      return It == Req.Geometry.end() || It->second.empty() || StringRef(It->second).trim() == "1";
+    };
+    auto GX = Req.Geometry.find("grid.x");
+    int64_t After = Size->Threads * Slices;
+    int64_t G = 1;
+    while (After * G < Fill && G < 64)
+      G *= 2;
+    if (G < 2)
+      CrossWhy = "";
+    else if (!Req.Spec || GX == Req.Geometry.end() || GX->second.empty())
+      CrossWhy = "no spec geometry to give the blocks along y";
+    else if (!GeomIs1("grid.y") || !GeomIs1("grid.z"))
+      CrossWhy = "the spec's grid is not 1D";
+    else if (P.Builtins.reads("blockIdx", 'y') || P.Builtins.reads("blockIdx", 'z') ||
+             P.Builtins.reads("gridDim", 'y') || P.Builtins.reads("gridDim", 'z'))
+      CrossWhy = "the kernel reads the y or z of blockIdx or gridDim";
+    else if (any_of(P.Accs, [](const Acc &A) { return A.V->getType()->isDependentType(); }))
+      CrossWhy = "a partial's type depends on a template parameter";
+    else if (In.Kernel.getDescribedFunctionTemplate() || In.Kernel.getPrimaryTemplate())
+      CrossWhy = "the kernel is a template (its arrays would go between the template's head "
+                 "and the kernel)";
+    else if (Req.Tunables.count("FORGE_COLUMN_BLOCKS"))
+      CrossWhy = "the spec has a tunable FORGE_COLUMN_BLOCKS already";
+    else {
+      Cross.emplace();
+      Cross->Tunable = "FORGE_COLUMN_BLOCKS";
+      for (int64_t V : {G, G / 2, G * 2, int64_t(1)})
+        if (V >= 1 && !is_contained(Cross->Values, V))
+          Cross->Values.push_back(V);
+    }
+  }
+
   // Names.
   std::set<std::string> Taken;
   Names N;
@@ -743,6 +818,18 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   N.Grid = freshName("orig_grid", In.Kernel, Taken);
   N.Arrived = freshName("arrived", In.Kernel, Taken);
   N.K = freshName("k", In.Kernel, Taken);
+  N.Part = N.Slice;
+  N.Parts = N.Slices;
+  if (Cross) {
+    N.Shares = freshName("shares", In.Kernel, Taken);
+    N.Part = freshName("part", In.Kernel, Taken);
+    N.Parts = freshName("parts", In.Kernel, Taken);
+    std::string K = In.Kernel.getNameAsString();
+    N.Slot = freshName("slot", In.Kernel, Taken);
+    N.BlockArrived = freshFileName(In.Source, K + "_column_arrivals");
+    for (Acc &A : P.Accs)
+      A.Global = freshFileName(In.Source, K + "_" + A.V->getNameAsString() + "_blocks");
+  }
   for (Acc &A : P.Accs)
     A.Part = freshName(A.V->getNameAsString() + "_part", In.Kernel, Taken);
 
@@ -776,7 +863,7 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   unsigned WB = WrapR->first, WE = pastSemicolon(Src, WrapR->second);
   // The start moves by slice steps; the step by slices steps.
   std::string StartText = Src.slice(StartR->first, StartR->second).str();
-  std::string Off = times(N.Slice, P.Step.Amount, Ctx);
+  std::string Off = times(N.Part, P.Step.Amount, Ctx);
   std::string NewStart = StringRef(StartText).trim() == "0" && !P.Step.Minus && !P.IV->getType()->isPointerType()
                              ? Off
                              : paren(StartText) + (P.Step.Minus ? " - " : " + ") + Off;
@@ -787,13 +874,13 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
       auto R = EC.rangeOf(S.E->getSourceRange());
       if (!R)
         return false;
-      Into.push_back({R->first, R->second, V + (S.Minus ? " -= " : " += ") + N.Slices});
+      Into.push_back({R->first, R->second, V + (S.Minus ? " -= " : " += ") + N.Parts});
       return true;
     }
     auto R = EC.rangeOf(S.Amount->getSourceRange());
     if (!R)
       return false;
-    Into.push_back({R->first, R->second, times(N.Slices, S.Amount, Ctx)});
+    Into.push_back({R->first, R->second, times(N.Parts, S.Amount, Ctx)});
     return true;
   };
   if (!StepEdit(P.Step, Pieces))
@@ -804,7 +891,7 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
       return notApplicable("the step of '" + W.S.V->getNameAsString() +
                            "' is written inside a macro");
     Pre.push_back(W.S.V->getNameAsString() + (W.S.Minus ? " -= " : " += ") +
-                  times(N.Slice, W.S.Amount, Ctx) + ";");
+                  times(N.Part, W.S.Amount, Ctx) + ";");
   }
   // Slices other than 0 start a non-idempotent reduction from its identity,
   // unless the accumulator was just declared with it.
@@ -833,7 +920,7 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   };
   for (const Acc &A : P.Accs)
     if (!idempotent(A.Op) && !JustDeclaredWithIdentity(A))
-      Pre.push_back("if (" + N.Slice + " != 0) " + A.V->getNameAsString() + " = " +
+      Pre.push_back("if (" + N.Part + " != 0) " + A.V->getNameAsString() + " = " +
                     (A.Op == an::ReductionOp::Mul ? "1" : "0") + "; // the value before the "
                     "loop counts once");
   // After the loop: partials out, the last slice of the column combines.
@@ -854,6 +941,33 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
     Post.push_back("  " + combineText(A, A.Part + "[" + N.K + " * 32 + " + N.Lane + "]", Ctx));
   if (P.Accs.size() > 1)
     Post.push_back("}");
+  if (Cross) {
+    Post.push_back("if (" + N.Shares + " > 1u) {");
+    Post.push_back("  // column-split across blocks: this block's partial to its slot; the last "
+                   "block of the");
+    Post.push_back("  // column to arrive combines the slots in block order and resets the "
+                   "counter.");
+    Post.push_back("  const unsigned long long " + N.Slot + " = (unsigned long long)" + N.Thread +
+                   " * " + N.Shares + ";");
+    for (const Acc &A : P.Accs)
+      Post.push_back("  " + A.Global + "[" + N.Slot + " + blockIdx.y] = " +
+                     A.V->getNameAsString() + ";");
+    Post.push_back("  __threadfence();");
+    Post.push_back("  if (atomicAdd(&" + N.BlockArrived + "[" + N.Thread + "], 1u) != " +
+                   N.Shares + " - 1u)");
+    Post.push_back("    return;");
+    Post.push_back("  __threadfence();");
+    for (const Acc &A : P.Accs)
+      Post.push_back("  " + A.V->getNameAsString() + " = " + volatileAt(A, N.Slot, Ctx) + ";");
+    Post.push_back("  for (unsigned int " + N.K + " = 1; " + N.K + " < " + N.Shares + "; ++" +
+                   N.K + ")" + (P.Accs.size() > 1 ? " {" : ""));
+    for (const Acc &A : P.Accs)
+      Post.push_back("    " + combineText(A, volatileAt(A, N.Slot + " + " + N.K, Ctx), Ctx));
+    if (P.Accs.size() > 1)
+      Post.push_back("  }");
+    Post.push_back("  " + N.BlockArrived + "[" + N.Thread + "] = 0u;");
+    Post.push_back("}");
+  }
   std::string LInd = lineIndent(Src, WB).str();
   auto LoopText = render(Src, WB, WE, Pieces);
   if (!LoopText)
@@ -882,7 +996,8 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   H.push_back("if (blockDim.x % 32 != 0 || blockDim.y != 1 || blockDim.z != 1) {");
   H.push_back("  // Not whole warps or not a 1D block: the original code, one thread per");
   H.push_back("  // column, on the original share of the grid.");
-  H.push_back("  if (blockIdx.x >= gridDim.x / (blockDim.x >= 32 ? blockDim.x / 32 : 1))");
+  H.push_back(std::string("  if (blockIdx.x >= gridDim.x / (blockDim.x >= 32 ? blockDim.x / 32 : 1)") +
+              (Cross ? " || blockIdx.y != 0)" : ")"));
   H.push_back("    return;");
   H.push_back("  " + indentFollowingLines(OrigTrim, "  "));
   H.push_back("  return;");
@@ -896,6 +1011,22 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   H.push_back("const unsigned int " + N.Tid + " = " + N.Thread + " % blockDim.x;");
   H.push_back("const unsigned int " + N.Bid + " = " + N.Thread + " / blockDim.x;");
   H.push_back("const unsigned int " + N.Grid + " = gridDim.x / " + N.Slices + ";");
+  if (Cross) {
+    H.push_back("// The gridDim.y blocks along y share each column as well (one share when the");
+    H.push_back("// columns or their partials would not fit the __device__ arrays).");
+    H.push_back(formatv("const unsigned int {0} =", N.Shares).str());
+    H.push_back(formatv("    (unsigned long long){0} * blockDim.x <= {1}ull &&", N.Grid,
+                        CrossColumns)
+                    .str());
+    H.push_back(formatv("    (unsigned long long){0} * blockDim.x * gridDim.y <= {1}ull ? "
+                        "gridDim.y : 1u;",
+                        N.Grid, CrossPartials)
+                    .str());
+    H.push_back("if (blockIdx.y >= " + N.Shares + ")");
+    H.push_back("  return;");
+    H.push_back("const int " + N.Part + " = blockIdx.y * " + N.Slices + " + " + N.Slice + ";");
+    H.push_back("const int " + N.Parts + " = " + N.Shares + " * " + N.Slices + ";");
+  }
   for (const Acc &A : P.Accs)
     H.push_back("__shared__ " + typeSpelling(A.V->getType(), Ctx) + " " + A.Part + "[1024];");
   H.push_back("__shared__ unsigned int " + N.Arrived + "[32];");
@@ -908,6 +1039,22 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   MT = MT.ltrim(" \t\n");
   std::string Body = "\n" + Ind + indentLines(H, Ind) + "\n" + Ind + MT.str();
   std::vector<SourceEdit> Edits = {{Begin, End - Begin, Body}};
+  if (Cross) {
+    auto Site = kernelBodySite(In, In.Kernel, *P.Body);
+    if (!Site)
+      return notApplicable(toString(Site.takeError()));
+    std::string Decls = formatv("// column-split across blocks of {0}: the partials of the blocks "
+                                "along y that share\n// a column, and a counter per column (the "
+                                "block that combines resets it for the next launch).\n",
+                                In.Kernel.getNameAsString())
+                            .str();
+    for (const Acc &A : P.Accs)
+      Decls += "__device__ " + typeSpelling(A.V->getType(), Ctx) + " " + A.Global + "[" +
+               std::to_string(CrossPartials) + "];\n";
+    Decls += "__device__ unsigned int " + N.BlockArrived + "[" + std::to_string(CrossColumns) +
+             "];\n\n";
+    Edits.insert(Edits.begin(), {Site->DeclLine, 0, Decls});
+  }
   for (const SourceEdit &E : WriteBack)
     Edits.push_back(E);
 
@@ -941,6 +1088,18 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
                  "order in the last bits, within the default fp32 tolerance for columns of "
                  "moderate length; max and min are exact.";
   Rationale += BlockNote;
+  if (Cross)
+    Rationale += formatv(" {0} threads are still fewer than the GPU holds, so {1} blocks along y "
+                         "(the new tunable {2}, the spec's grid.y) share each column as well: "
+                         "{3} threads. Each block's combining slice writes its partial to a "
+                         "__device__ array, and the last block of the column to arrive "
+                         "(a __device__ counter per column, reset by that block) combines the "
+                         "partials in block order and runs what followed the loop.",
+                         Size->Threads * Slices, Cross->Values.front(), Cross->Tunable,
+                         Size->Threads * Slices * Cross->Values.front())
+                     .str();
+  else if (!CrossWhy.empty())
+    Rationale += " The split stays within blocks (" + CrossWhy + ").";
   Rationale += " The launch needs blockDim.x / 32 times the blocks along x; a block that is not "
                "whole warps or not 1D runs the original code (checked on the device).";
   std::optional<agent::SpecChange> Spec;
@@ -960,6 +1119,13 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
           "of the original (their threadIdx.x, blockIdx.x and gridDim.x are recomputed from "
           "the block and the lane), so grid.x grows by blockDim.x / 32; blockDim.x must be a "
           "multiple of 32 (a constraint)";
+      if (Cross) {
+        S.Geometry["grid.y"] = Cross->Tunable;
+        S.NewTunables[Cross->Tunable] = Cross->Values;
+        S.Justification += "; grid.y is the number of blocks that share each column (" +
+                           Cross->Tunable + "), which the kernel reads from gridDim.y: any "
+                           "value is correct, one being the split within a block alone";
+      }
       Spec = std::move(S);
     } else {
       consumeError(Parsed.takeError());
