@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <climits>
+#include <cmath>
 
 using namespace llvm;
 
@@ -341,6 +342,25 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB) {4}(
   return S;
 }
 
+/// The refusals both kernels share; the kernel's name.
+Expected<std::string> checkGemmRequest(const Request &R) {
+  using namespace detail;
+  if (R.Kind != OpKind::Gemm)
+    return makeError("the gemm template computes a gemm, not a {0}", opKindName(R.Kind));
+  if (Error Err = checkShape(R, 3, "a gemm"))
+    return std::move(Err);
+  if (R.Type != Scalar::F32 && R.Type != Scalar::F64)
+    return makeError("the gemm template takes f32 or f64 elements, not {0}",
+                     scalarInfo(R.Type).Dtype);
+  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
+    return makeError("the gemm template takes extents up to {0} (int), not {1} x {2} x {3}", INT_MAX,
+                     M, N, K);
+  if (R.Batch < 1 || R.Batch > INT_MAX)
+    return makeError("the gemm template takes 1 to {0} products, not {1}", INT_MAX, R.Batch);
+  return kernelName(R, "gemm");
+}
+
 } // namespace
 
 GemmConfig defaultGemmConfig(Scalar T) {
@@ -390,28 +410,18 @@ Error checkGemmConfig(const GemmConfig &C, Scalar T) {
 }
 
 Expected<Instance> instantiateGemm(const Request &R) {
+  if (R.AllowLowerPrecision && R.Type == Scalar::F32)
+    return instantiateGemmTf32(R, defaultGemmTf32Config());
   return instantiateGemm(R, defaultGemmConfig(R.Type));
 }
 
 Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
   using namespace detail;
-  if (R.Kind != OpKind::Gemm)
-    return makeError("the gemm template computes a gemm, not a {0}", opKindName(R.Kind));
-  if (Error Err = checkShape(R, 3, "a gemm"))
-    return std::move(Err);
-  if (R.Type != Scalar::F32 && R.Type != Scalar::F64)
-    return makeError("the gemm template takes f32 or f64 elements, not {0}",
-                     scalarInfo(R.Type).Dtype);
-  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
-  if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
-    return makeError("the gemm template takes extents up to {0} (int), not {1} x {2} x {3}", INT_MAX,
-                     M, N, K);
-  if (R.Batch < 1 || R.Batch > INT_MAX)
-    return makeError("the gemm template takes 1 to {0} products, not {1}", INT_MAX, R.Batch);
-  Expected<std::string> NameOr = kernelName(R, "gemm");
+  Expected<std::string> NameOr = checkGemmRequest(R);
   if (!NameOr)
     return NameOr.takeError();
   const std::string Name = *NameOr;
+  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
   if (Error Err = checkGemmConfig(Cfg, R.Type))
     return std::move(Err);
   const Elem E = elemFor(R.Type);
@@ -525,17 +535,520 @@ inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, i
                             Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Cfg.threads(),
                             Cfg.MinBlocks)
                         .str());
-  if (R.AllowLowerPrecision)
-    I.Notes.push_back("lower precision was allowed, but the template has no tf32 variant yet: it "
-                      "computes in full " +
-                      E.Dtype.str());
+  if (R.AllowLowerPrecision && R.Type == Scalar::F64)
+    I.Notes.push_back("lower precision was allowed, but there is no tf32 for doubles: the kernel "
+                      "computes in full f64 on the FMA units");
+  else if (R.AllowLowerPrecision)
+    I.Notes.push_back("lower precision was allowed, but an FMA configuration was asked for: the "
+                      "kernel computes in full f32 (the template's own choice is the tf32 "
+                      "tensor-core kernel)");
+  return I;
+}
+
+//===----------------------------------------------------------------------===//
+// The tf32 tensor-core kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// How one operand of the tf32 kernel is staged. Its slab is stored in
+/// shared memory as it lies in global memory (rows of the global matrix
+/// stay rows), so the stores are whole 16-byte vectors and no operand is
+/// transposed on the way in; the fragment reads index it by (k, m) or
+/// (k, n) accordingly. The row pad keeps those reads conflict-free: a
+/// fragment read has the mma's groupID (8 values) along one axis and its
+/// threadID_in_group (4 values) along the other. With k along the rows
+/// (KRows: A^T, B) the 4 k are 4 rows apart, and a row of Cols + 8 words
+/// (Cols a multiple of 16: 8 mod 16 words) puts them 8 or 24 banks apart;
+/// with k along the columns (A, B^T) the 8 m (n) are 8 rows apart, and a
+/// row of Cols + 4 words (Cols a multiple of 8: 4 mod 8) puts them on
+/// distinct groups of 4 banks.
+struct Tf32Operand {
+  StringRef Name;   ///< "A" or "B"
+  StringRef Lower;  ///< "a" or "b"
+  bool KRows;       ///< k runs along the global rows (A^T, or B)
+  StringRef Outer;  ///< "BM" or "BN": the tile's other extent
+  StringRef OuterN; ///< "M" or "N"
+  StringRef Origin; ///< "fg_m0" or "fg_n0"
+  /// The slab's rows and columns, the global row and column extents and
+  /// origins, and the leading dimension.
+  std::string Rows() const { return KRows ? "BK" : Outer.str(); }
+  std::string Cols() const { return KRows ? Outer.str() : "BK"; }
+  std::string Pad() const { return KRows ? "8" : "4"; }
+  std::string RowExt() const { return KRows ? "K" : OuterN.str(); }
+  std::string ColExt() const { return KRows ? OuterN.str() : "K"; }
+  std::string RowOrg() const { return KRows ? "fg_k0" : Origin.str(); }
+  std::string ColOrg() const { return KRows ? Origin.str() : "fg_k0"; }
+  /// The shared element at k-index K and outer index O of buffer fg_buf.
+  std::string at(StringRef K, StringRef O) const {
+    return KRows ? formatv("fg_{0}s[fg_buf][{1}][{2}]", Lower, K, O).str()
+                 : formatv("fg_{0}s[fg_buf][{1}][{2}]", Lower, O, K).str();
+  }
+};
+
+std::string tf32LoadText(const Tf32Operand &O) {
+  std::string T = R"(#pragma unroll
+        for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
+          // Vector fg_c of the slab: row fg_r, columns fg_cc .. fg_cc + 3.
+          const int fg_c = fg_tid + fg_i * THREADS;
+          const int fg_r = fg_c / (@X_COLS / 4), fg_cc = (fg_c % (@X_COLS / 4)) * 4;
+          const int fg_gr = @ROWORG + fg_r, fg_gc = @COLORG + fg_cc;
+          const float *fg_p = fg_@X + (long long)fg_gr * @COLEXT + fg_gc;
+          if (fg_@xvec && fg_gr < @ROWEXT && fg_gc + 4 <= @COLEXT) {
+            const float4 fg_q = *reinterpret_cast<const float4 *>(fg_p);
+            fg_r@x[fg_i][0] = fg_q.x;
+            fg_r@x[fg_i][1] = fg_q.y;
+            fg_r@x[fg_i][2] = fg_q.z;
+            fg_r@x[fg_i][3] = fg_q.w;
+          } else {
+#pragma unroll
+            for (int fg_e = 0; fg_e < 4; ++fg_e)
+              fg_r@x[fg_i][fg_e] = fg_gr < @ROWEXT && fg_gc + fg_e < @COLEXT ? fg_p[fg_e] : 0.0f;
+          }
+        }
+)";
+  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
+  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
+  T = detail::replaceAll(T, "@ROWORG", O.RowOrg());
+  T = detail::replaceAll(T, "@COLORG", O.ColOrg());
+  T = detail::replaceAll(T, "@ROWEXT", O.RowExt());
+  T = detail::replaceAll(T, "@COLEXT", O.ColExt());
+  T = detail::replaceAll(T, "@X", O.Name);
+  T = detail::replaceAll(T, "@x", O.Lower);
+  return T;
+}
+
+std::string tf32StoreText(const Tf32Operand &O) {
+  std::string T = R"(#pragma unroll
+          for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
+            const int fg_c = fg_tid + fg_i * THREADS;
+            const int fg_r = fg_c / (@X_COLS / 4), fg_cc = (fg_c % (@X_COLS / 4)) * 4;
+            *reinterpret_cast<uint4 *>(&fg_@xs[fg_buf][fg_r][fg_cc]) =
+                make_uint4(fg_tf32(fg_r@x[fg_i][0]), fg_tf32(fg_r@x[fg_i][1]),
+                           fg_tf32(fg_r@x[fg_i][2]), fg_tf32(fg_r@x[fg_i][3]));
+          }
+)";
+  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
+  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
+  T = detail::replaceAll(T, "@x", O.Lower);
+  return T;
+}
+
+std::string tf32KernelText(const Request &R, StringRef Name) {
+  Tf32Operand A{"A", "a", R.TransA, "BM", "M", "fg_m0"};
+  Tf32Operand B{"B", "b", !R.TransB, "BN", "N", "fg_n0"};
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << formatv(R"(// C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products, on
+// the tensor cores in tf32: op(A) = {0} (A is {1}), op(B) = {2} (B is {3}),
+// C is M x N; product b reads A + b * M * K, B + b * K * N and writes
+// C + b * M * N. C is not read when beta == 0. The inputs are rounded to
+// tf32 (cvt.rna: 10 explicit mantissa bits, round to nearest, ties away)
+// and multiplied by mma.sync.m16n8k8; the products are summed in f32.
+// Needs sm_80 or newer: compiled for an older target the kernel traps.
+// The tile sizes are template parameters (see the spec's tunables): a block
+// computes BM x BN of C with (BM / WM) * (BN / WN) warps, a warp WM x WN as
+// (WM / 16) x (WN / 8) mma tiles; MINB blocks of an SM at least share its
+// registers (__launch_bounds__). Launch it with (BM / WM) * (BN / WN) * 32
+// threads; any grid is correct (blocks loop over the tiles and products
+// their grid does not cover).
+template <int BM, int BN, int BK, int WM, int WN, int MINB>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
+    const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int N,
+    int K, int batch, float alpha, float beta) {{
+)",
+                R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
+                R.TransB ? "N x K" : "K x N", Name);
+  OS << "  constexpr int THREADS = (BM / WM) * (BN / WN) * 32;\n";
+  OS << "  // The mma tiles of a warp: MT along m (16 rows each), NT along n (8).\n";
+  OS << "  constexpr int MT = WM / 16, NT = WN / 8, WARPS_N = BN / WN;\n";
+  OS << "  // The shared slabs keep the global layout: op(A)'s is " << A.Rows() << " x "
+     << A.Cols() << " (" << (A.KRows ? "k" : "m") << " along the rows),\n  // op(B)'s "
+     << B.Rows() << " x " << B.Cols() << " (" << (B.KRows ? "k" : "n")
+     << " along the rows); rows padded against bank conflicts.\n";
+  OS << "  constexpr int A_ROWS = " << A.Rows() << ", A_COLS = " << A.Cols()
+     << ", A_PAD = " << A.Pad() << ";\n";
+  OS << "  constexpr int B_ROWS = " << B.Rows() << ", B_COLS = " << B.Cols()
+     << ", B_PAD = " << B.Pad() << ";\n";
+  OS << R"(  // 16-byte vectors of each operand's slab a thread loads.
+  constexpr int A_VECS = BM * BK / (4 * THREADS);
+  constexpr int B_VECS = BN * BK / (4 * THREADS);
+  static_assert(BM % WM == 0 && BN % WN == 0, "the warps must tile the block");
+  static_assert(WM % 16 == 0 && WN % 16 == 0,
+                "a warp tile is made of m16n8k8 tiles; WM and WN are multiples of 16");
+  static_assert(MT >= 1 && NT >= 2 && WARPS_N >= 1, "a warp tile is at least 16 x 16");
+  static_assert(BK % 8 == 0, "the slab is a multiple of the mma's k, 8");
+  static_assert(THREADS <= 1024, "at most 1024 threads");
+  static_assert(A_VECS * 4 * THREADS == BM * BK && B_VECS * 4 * THREADS == BN * BK,
+                "every thread loads the same number of vectors of a slab");
+  static_assert(2 * (A_ROWS * (A_COLS + A_PAD) + B_ROWS * (B_COLS + B_PAD)) * 4 <= 49152,
+                "the two slabs must fit in 48 KiB of static shared memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap(); // mma.sync with tf32 needs sm_80 or newer
+#else
+  // Two slabs of each operand, already rounded to tf32 (the bits of a float
+  // whose low 13 mantissa bits are zero).
+  __shared__ __align__(16) unsigned fg_as[2][A_ROWS][A_COLS + A_PAD];
+  __shared__ __align__(16) unsigned fg_bs[2][B_ROWS][B_COLS + B_PAD];
+  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)
+    __trap(); // launched with a block other than the template's
+  auto fg_tf32 = [](float fg_x) {
+    unsigned fg_u;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(fg_u) : "f"(fg_x));
+    return fg_u;
+  };
+
+  const int fg_tid = threadIdx.x;
+  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;
+  // The mma's fragment coordinates: groupID and threadID_in_group.
+  const int fg_g = fg_lane / 4, fg_t = fg_lane % 4;
+  // This warp's part of the tile.
+  const int fg_wm = (fg_warp / WARPS_N) * WM, fg_wn = (fg_warp % WARPS_N) * WN;
+  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;
+  const int fg_slabs = (K + BK - 1) / BK;
+  // 16-byte loads need 16-byte aligned rows: an aligned pointer and a
+  // leading dimension that is a multiple of 4; C's pairs need 8 bytes.
+)";
+  auto Aligned = [](StringRef P, int Bytes) {
+    return ("(((unsigned long long)" + P + ") & " + std::to_string(Bytes - 1) + "ull) == 0").str();
+  };
+  OS << "  const bool fg_avec = " << (R.TransA ? "M" : "K") << " % 4 == 0 && " << Aligned("A", 16)
+     << ";\n";
+  OS << "  const bool fg_bvec = " << (R.TransB ? "K" : "N") << " % 4 == 0 && " << Aligned("B", 16)
+     << ";\n";
+  OS << "  const bool fg_cvec = N % 2 == 0 && " << Aligned("C", 8) << ";\n";
+  OS << R"(  const bool fg_beta0 = beta == 0.0f;
+  // Slabs this block has multiplied over all its tiles: the buffer parity
+  // runs on across tiles, so a new tile's first stores never hit the
+  // buffer a slower warp may still be reading.
+  unsigned fg_phase = 0;
+
+  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {
+    const float *fg_A = A + (long long)fg_b * M * K;
+    const float *fg_B = B + (long long)fg_b * K * N;
+    float *fg_C = C + (long long)fg_b * M * N;
+    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
+      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
+        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
+        // The warp's accumulators: mma tile (i, j) holds rows fg_g and
+        // fg_g + 8, columns 2 fg_t and 2 fg_t + 1 of its 16 x 8.
+        float fg_acc[MT][NT][4];
+#pragma unroll
+        for (int fg_i = 0; fg_i < MT; ++fg_i)
+#pragma unroll
+          for (int fg_j = 0; fg_j < NT; ++fg_j)
+#pragma unroll
+            for (int fg_e = 0; fg_e < 4; ++fg_e)
+              fg_acc[fg_i][fg_j][fg_e] = 0.0f;
+        // The slab in flight: global loads land here while the previous
+        // slab is multiplied.
+        float fg_ra[A_VECS][4], fg_rb[B_VECS][4];
+        int fg_k0 = 0;
+        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
+        // vector is whole and aligned, guarded elements (zero outside) else.
+        auto fg_load = [&]() {
+)";
+  OS << indented(tf32LoadText(A)) << indented(tf32LoadText(B));
+  OS << R"(        };
+        fg_load();
+        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
+          const int fg_buf = fg_phase & 1;
+          // Rounded to tf32 once, on the way into shared memory.
+)";
+  OS << tf32StoreText(A) << tf32StoreText(B);
+  OS << R"(          // The only barrier of a slab: the stores above are seen by all,
+          // and every warp has finished the slab before last, whose buffer
+          // the next iteration overwrites.
+          __syncthreads();
+          if (fg_s + 1 < fg_slabs) {
+            fg_k0 += BK;
+            fg_load(); // in flight during the multiplication below
+          }
+#pragma unroll
+          for (int fg_kk = 0; fg_kk < BK; fg_kk += 8) {
+            // Fragments (PTX ISA, mma.m16n8k8 .tf32): b0 (t, g), b1 (t + 4, g)
+            // of the 8 x 8 of op(B), every n tile's first; then per m tile
+            // a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4) of
+            // its 16 x 8 of op(A), used by NT mmas (one m tile's fragment
+            // live at a time: 12 registers fewer than all of them).
+            unsigned fg_b[NT][2];
+#pragma unroll
+            for (int fg_j = 0; fg_j < NT; ++fg_j) {
+              const int fg_n = fg_wn + fg_j * 8 + fg_g, fg_k = fg_kk + fg_t;
+)";
+  OS << "              fg_b[fg_j][0] = " << B.at("fg_k", "fg_n") << ";\n";
+  OS << "              fg_b[fg_j][1] = " << B.at("fg_k + 4", "fg_n") << ";\n";
+  OS << R"(            }
+#pragma unroll
+            for (int fg_i = 0; fg_i < MT; ++fg_i) {
+              const int fg_m = fg_wm + fg_i * 16 + fg_g, fg_k = fg_kk + fg_t;
+              unsigned fg_a[4];
+)";
+  OS << "              fg_a[0] = " << A.at("fg_k", "fg_m") << ";\n";
+  OS << "              fg_a[1] = " << A.at("fg_k", "fg_m + 8") << ";\n";
+  OS << "              fg_a[2] = " << A.at("fg_k + 4", "fg_m") << ";\n";
+  OS << "              fg_a[3] = " << A.at("fg_k + 4", "fg_m + 8") << ";\n";
+  OS << R"(#pragma unroll
+              for (int fg_j = 0; fg_j < NT; ++fg_j)
+                asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                    : "+f"(fg_acc[fg_i][fg_j][0]), "+f"(fg_acc[fg_i][fg_j][1]),
+                      "+f"(fg_acc[fg_i][fg_j][2]), "+f"(fg_acc[fg_i][fg_j][3])
+                    : "r"(fg_a[0]), "r"(fg_a[1]), "r"(fg_a[2]), "r"(fg_a[3]),
+                      "r"(fg_b[fg_j][0]), "r"(fg_b[fg_j][1]));
+            }
+          }
+        }
+
+        // C = alpha * acc + beta * C: the accumulators come in pairs of
+        // adjacent columns, one 8-byte access per pair where it is whole and
+        // aligned, guarded elements else.
+#pragma unroll
+        for (int fg_i = 0; fg_i < MT; ++fg_i)
+#pragma unroll
+          for (int fg_h = 0; fg_h < 2; ++fg_h) {
+            const int fg_m = fg_m0 + fg_wm + fg_i * 16 + fg_g + fg_h * 8;
+            if (fg_m >= M)
+              continue;
+            float *fg_row = fg_C + (long long)fg_m * N;
+#pragma unroll
+            for (int fg_j = 0; fg_j < NT; ++fg_j) {
+              const int fg_n = fg_n0 + fg_wn + fg_j * 8 + 2 * fg_t;
+              float *fg_p = fg_row + fg_n;
+              float fg_v0 = alpha * fg_acc[fg_i][fg_j][2 * fg_h];
+              float fg_v1 = alpha * fg_acc[fg_i][fg_j][2 * fg_h + 1];
+              if (fg_cvec && fg_n + 2 <= N) {
+                if (!fg_beta0) {
+                  const float2 fg_o = *reinterpret_cast<const float2 *>(fg_p);
+                  fg_v0 = fmaf(beta, fg_o.x, fg_v0);
+                  fg_v1 = fmaf(beta, fg_o.y, fg_v1);
+                }
+                *reinterpret_cast<float2 *>(fg_p) = make_float2(fg_v0, fg_v1);
+              } else {
+                if (fg_n < N)
+                  fg_p[0] = fg_beta0 ? fg_v0 : fmaf(beta, fg_p[0], fg_v0);
+                if (fg_n + 1 < N)
+                  fg_p[1] = fg_beta0 ? fg_v1 : fmaf(beta, fg_p[1], fg_v1);
+              }
+            }
+          }
+      }
+  }
+#endif
+}
+)";
+  return S;
+}
+
+/// The slabs' shared bytes for C (both buffers), as checkGemmTf32Config
+/// and the spec's constraint count them.
+int64_t tf32SharedBytes(const GemmTf32Config &C, bool TransA, bool TransB) {
+  int64_t A = TransA ? int64_t(C.BK) * (C.BM + 8) : int64_t(C.BM) * (C.BK + 4);
+  int64_t B = TransB ? int64_t(C.BN) * (C.BK + 4) : int64_t(C.BK) * (C.BN + 8);
+  return 2 * (A + B) * 4;
+}
+
+/// Registers a thread of C needs, roughly: the accumulators, one k step's
+/// B fragments and one A fragment, the slab in flight and 24 more
+/// (addresses, loop counters).
+int64_t tf32RegisterEstimate(const GemmTf32Config &C) {
+  const int64_t T = C.threads();
+  return int64_t(C.WM) * C.WN / 32 + C.WN / 4 + 4 +
+         (int64_t(C.BM) * C.BK + int64_t(C.BN) * C.BK) / T + 24;
+}
+
+} // namespace
+
+GemmTf32Config defaultGemmTf32Config() { return GemmTf32Config(); }
+
+Error checkGemmTf32Config(const GemmTf32Config &C, bool TransA, bool TransB) {
+  for (int V : {C.BM, C.BN, C.BK, C.WM, C.WN})
+    if (V <= 0)
+      return makeError("the tf32 gemm's tile sizes must be positive");
+  if (C.WM % 16 || C.WN % 16)
+    return makeError("the tf32 gemm's warp tile {0} x {1} is made of m16n8k8 tiles: WM and WN "
+                     "must be multiples of 16",
+                     C.WM, C.WN);
+  if (C.BM % C.WM || C.BN % C.WN)
+    return makeError("the tf32 gemm's warp tile {0} x {1} must divide the block tile {2} x {3}",
+                     C.WM, C.WN, C.BM, C.BN);
+  if (C.BK % 8)
+    return makeError("the tf32 gemm's slab BK = {0} must be a multiple of the mma's k (8)", C.BK);
+  if (C.threads() > 1024)
+    return makeError("the tf32 gemm's block would have {0} threads, more than 1024", C.threads());
+  if ((C.BM * C.BK) % (4 * C.threads()) || (C.BN * C.BK) % (4 * C.threads()))
+    return makeError("the tf32 gemm's {0} threads cannot share the loads of a {1} x {2} and a "
+                     "{2} x {3} slab evenly (16-byte vectors)",
+                     C.threads(), C.BM, C.BK, C.BN);
+  if (C.WM * C.WN / 32 > 128)
+    return makeError("the tf32 gemm's warp tile {0} x {1} needs {2} accumulators a thread, more "
+                     "than 128",
+                     C.WM, C.WN, C.WM * C.WN / 32);
+  if (C.MinBlocks < 1 || C.threads() * C.MinBlocks > 2048)
+    return makeError("the tf32 gemm's {0} blocks of {1} threads cannot be resident on one SM "
+                     "(2048 threads)",
+                     C.MinBlocks, C.threads());
+  if (int64_t(C.threads()) * C.MinBlocks * tf32RegisterEstimate(C) > 65536)
+    return makeError("the tf32 gemm's {0} blocks of {1} threads need about {2} registers a "
+                     "thread, more than 65536 an SM",
+                     C.MinBlocks, C.threads(), tf32RegisterEstimate(C));
+  int64_t Shared = tf32SharedBytes(C, TransA, TransB);
+  if (Shared > 49152)
+    return makeError("the tf32 gemm's two slabs need {0} bytes of shared memory, more than 49152",
+                     Shared);
+  return Error::success();
+}
+
+Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &Cfg) {
+  using namespace detail;
+  Expected<std::string> NameOr = checkGemmRequest(R);
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
+  if (R.Type != Scalar::F32)
+    return makeError("the tf32 gemm takes f32 elements, not {0}", scalarInfo(R.Type).Dtype);
+  if (Error Err = checkGemmTf32Config(Cfg, R.TransA, R.TransB))
+    return std::move(Err);
+  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  const bool Batched = R.Batch > 1;
+
+  Instance I = startInstance("gemm", Name);
+  std::string S = fileComment(
+      R, "gemm",
+      {"Tensor cores in tf32 (lower precision was allowed): the inputs are rounded to tf32 "
+       "(10 explicit mantissa bits) and multiplied by mma.sync.m16n8k8, the products summed in "
+       "f32, so an element's error is about 2^-11 * sqrt(K) times its terms' size, where the "
+       "FMA kernel's is about 2^-24 * sqrt(K). Needs sm_80 or newer.",
+       "A block computes a BM x BN tile of C with (BM / WM) * (BN / WN) warps, a warp a WM x WN "
+       "part as 16 x 8 mma tiles, its accumulators in registers. op(A) and op(B) pass through "
+       "shared memory in slabs of BK along K, stored as they lie in global memory (rounded to "
+       "tf32 on the way in, rows padded so that the fragment reads are conflict-free); two "
+       "buffers, the next slab's global loads in flight during the current slab's "
+       "multiplication, one barrier per slab.",
+       "Edges: 16-byte global loads where the leading dimension and the pointer allow and the "
+       "vector is inside the matrix, guarded element loads (zeros) elsewhere; C in 8-byte pairs "
+       "or guarded elements, so any M, N, K and any pointer work. Blocks loop over the tiles "
+       "and products the grid does not cover (65535 at most along y and z)."});
+  S += "#include <cuda_runtime.h>\n\n";
+  S += tf32KernelText(R, Name);
+  const std::string Batch = Batched ? "int batch, " : "";
+  S += formatv(R"(
+// C = alpha * op(A) * op(B) + beta * C{6} on the current
+// device in tf32 on the tensor cores (sm_80 or newer), op(A) = {1},
+// op(B) = {2} (row-major; A is {3}, B is {4}, C is M x N{7}). C is not
+// read when beta == 0. Any pointers (16-byte aligned ones with a multiple
+// of 4 as leading dimension take the vector path). The configuration below
+// is the spec's default; forge-port tune writes tuned values there.
+inline cudaError_t forge_{0}(const float *A, const float *B, float *C, int M, int N, int K,
+{8}{5}float alpha, float beta, cudaStream_t stream = 0) {{
+)",
+               Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
+               R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", Batch,
+               Batched ? " for each of the `batch`\n// products" : "",
+               Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N" : "",
+               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
+           .str();
+  if (!Batched)
+    S += "  const int batch = 1;\n";
+  S += formatv(R"(  if (M < 0 || N < 0 || K < 0 || batch < 0)
+    return cudaErrorInvalidValue;
+  if (M == 0 || N == 0 || batch == 0)
+    return cudaSuccess;
+  constexpr int BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5};
+  // One block per BM x BN tile of C and one z-slice per product, at most
+  // 65535 along y and z (the blocks loop over the rest). The grid is
+  // written in the launch so that tuned tile sizes reach it too.
+  {6}<BM, BN, BK, WM, WN, MINB><<<
+      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM : 65535,
+           batch < 65535 ? batch : 65535),
+      (BM / WM) * (BN / WN) * 32, 0, stream>>>(A, B, C, M, N, K, batch, alpha, beta);
+  return cudaGetLastError();
+}
+)",
+               Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks, Name)
+           .str();
+  I.Source = std::move(S);
+
+  // The tolerance. A product's inputs are rounded to tf32 (relative error
+  // at most u = 2^-11 each, round to nearest), so a term a_k b_k is off by
+  // about a_k b_k (d_a + d_b), the d uniform in [-u, u]: the error of an
+  // element is a sum of K such terms, whose standard deviation is
+  // sqrt(2/3) u sqrt(sum_k (a_k b_k)^2); the f32 sums add little (2^-24
+  // per step). The spec's inputs are uniform in [-1, 1] (E[(a b)^2] =
+  // 1/9), so sigma = 0.27 u sqrt(K), and the result's own size is
+  // sqrt(sum_k (a_k b_k)^2) (plus beta C): the relative L2 error is about
+  // sqrt(2/3) u = 4.0e-4 whatever K. rel_l2 2e-3 (5 times that) still
+  // catches one missing term up to K ~ 250000 (its relative error is about
+  // 1/sqrt(K)); max_abs 3 u sqrt(K) = 1.46e-3 sqrt(K) is 11 sigma, for
+  // these inputs at this K.
+  const double Tf32U = 1.0 / 2048;
+  const double MaxAbs = 3 * Tf32U * std::sqrt(double(K));
+  Json CBuf = inoutBuffer("C", Scalar::F32, "BATCH * M * N");
+  CBuf["tolerance"] = {{"rel_l2", 2e-3}, {"max_abs", MaxAbs}};
+  const std::string ASh = R.TransA ? "BK * (BM + 8)" : "BM * (BK + 4)";
+  const std::string BSh = R.TransB ? "BN * (BK + 4)" : "BK * (BN + 8)";
+  const std::string Threads = "(BM / WM) * (BN / WN) * 32";
+  I.Spec = {
+      {"kernel", Name},
+      {"template_args", {"BM", "BN", "BK", "WM", "WN", "MINB"}},
+      {"sizes", {{"M", M}, {"N", N}, {"K", K}, {"BATCH", R.Batch}}},
+      {"buffers",
+       {inBuffer("A", Scalar::F32, "BATCH * M * K"), inBuffer("B", Scalar::F32, "BATCH * K * N"),
+        CBuf}},
+      {"scalars",
+       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
+        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
+        scalarArg("alpha", Scalar::F32, 1.0), scalarArg("beta", Scalar::F32, 0.5)}},
+      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
+      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
+      {"block", Threads},
+      {"tunables",
+       {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
+        tunable("BK", {8, 16, 32}, Cfg.BK), tunable("WM", {16, 32, 64, 128}, Cfg.WM),
+        tunable("WN", {16, 32, 64, 128}, Cfg.WN), tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)}},
+      {"constraints",
+       {"WM % 16 == 0", "WN % 16 == 0", "BM % WM == 0", "BN % WN == 0", "BK % 8 == 0",
+        Threads + " <= 1024", "BM * BK % (4 * " + Threads + ") == 0",
+        "BN * BK % (4 * " + Threads + ") == 0",
+        // Accumulators: at most 128 registers' worth.
+        "WM * WN / 32 <= 128", Threads + " * MINB <= 2048",
+        // MINB blocks' registers (tf32RegisterEstimate).
+        Threads + " * MINB * (WM * WN / 32 + WN / 4 + 4 + (BM + BN) * BK / (" + Threads +
+            ") + 24) <= 65536",
+        "2 * (" + ASh + " + " + BSh + ") * 4 <= 49152"}},
+      {"bytes", "4 * BATCH * (M * K + K * N + 2 * M * N)"},
+      {"flops", "2 * BATCH * M * N * K"},
+      {"allow_lower_precision", true},
+      {"notes",
+       {"forge-port new: the gemm template's tf32 tensor-core kernel (mma.sync.m16n8k8, "
+        "sm_80 or newer), chosen because the request allows lower precision; the grid is one "
+        "block per BM x BN tile of C and one z-slice per product, at most 65535 along y and z "
+        "(blocks loop over the rest)",
+        formatv("C's tolerance is tf32's: rel_l2 2e-3 (the expected error is about 4e-4 for "
+                "these inputs) and max_abs {0} (3 * 2^-11 * sqrt(K), K = {1}); a larger K or "
+                "inputs larger than [-1, 1] need a larger max_abs",
+                MaxAbs, K)
+            .str(),
+        "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read"}}};
+  I.Notes.push_back(formatv("tf32 tensor cores (lower precision allowed): block tile {0} x {1} x "
+                            "{2}, warp tile {3} x {4} ({5} x {6} mma.sync.m16n8k8 tiles), {7} "
+                            "threads, at least {8} block(s) an SM; sm_80 or newer",
+                            Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.WM / 16, Cfg.WN / 8,
+                            Cfg.threads(), Cfg.MinBlocks)
+                        .str());
+  I.Notes.push_back(formatv("tf32 rounds the inputs to 10 mantissa bits: expect relative errors "
+                            "near 4e-4 where full f32 gives about 1e-7; the spec's tolerance is "
+                            "rel_l2 2e-3, max_abs {0}",
+                            MaxAbs)
+                        .str());
   return I;
 }
 
 std::vector<Request> gemmSamples() {
   auto Make = [](StringRef Name, Scalar T, int64_t M, int64_t N, int64_t K, int64_t Batch = 1,
-                 bool TransA = false, bool TransB = false) {
+                 bool TransA = false, bool TransB = false, bool LowP = false) {
     Request R;
+    R.AllowLowerPrecision = LowP;
     R.Kind = OpKind::Gemm;
     R.Name = Name.str();
     R.Type = T;
@@ -560,6 +1073,20 @@ std::vector<Request> gemmSamples() {
       Make("gemm_f64", Scalar::F64, 300, 200, 100),
       // 17 products of 64 x 48 x 80.
       Make("gemm_f32_batched", Scalar::F32, 64, 48, 80, 17),
+      // The tf32 tensor-core kernel (lower precision allowed). Odd
+      // everywhere: one partial tile, a partial last slab, no 16-byte path
+      // for A and no 8-byte path for C.
+      Make("gemm_tf32_odd", Scalar::F32, 67, 45, 130, 1, false, false, true),
+      // Whole tiles and slabs, 16-byte loads everywhere (64 blocks).
+      Make("gemm_tf32_1024", Scalar::F32, 1024, 1024, 1024, 1, false, false, true),
+      // A^T (M a multiple of 4: its 16-byte path), N odd.
+      Make("gemm_tf32_ta", Scalar::F32, 260, 333, 200, 1, true, false, true),
+      // B^T (K a multiple of 4), M odd.
+      Make("gemm_tf32_tb", Scalar::F32, 129, 200, 260, 1, false, true, true),
+      // Both transposed, nothing a multiple of 4.
+      Make("gemm_tf32_tatb", Scalar::F32, 101, 70, 51, 1, true, true, true),
+      // 17 products of 67 x 45 x 130.
+      Make("gemm_tf32_batched", Scalar::F32, 67, 45, 130, 17, false, false, true),
   };
 }
 

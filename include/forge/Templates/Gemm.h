@@ -1,11 +1,20 @@
-//===- Templates/Gemm.h - A tiled SIMT GEMM (f32, f64), optionally batched -*- C++ -*-===//
+//===- Templates/Gemm.h - A tiled GEMM (f32, f64; tf32 tensor cores) -*- C++ -*-===//
 ///
 /// \file
 /// The template "gemm": C = alpha * op(A) * op(B) + beta * C over row-major
 /// matrices (A is M x K, K x M when transposed; B is K x N, N x K when
 /// transposed; C is M x N), for `batch` independent products strided by
-/// each matrix's size, in one launch of one kernel. Plain FMA units, no
-/// tensor cores:
+/// each matrix's size, in one launch of one kernel. Two kernels:
+///
+/// - the default, on the FMA units (f32 and f64), below;
+/// - for f32 when the request allows lower precision
+///   (Request::AllowLowerPrecision), a tf32 tensor-core kernel
+///   (instantiateGemmTf32, sm_80 and newer): the same signature, wrapper
+///   and launch contract, inputs rounded to tf32 (10-bit mantissa) and
+///   products accumulated in f32 by `mma.sync.m16n8k8`; its spec carries a
+///   tf32 tolerance. f64 requests ignore the flag (a note says so).
+///
+/// The FMA kernel:
 ///
 /// - a block computes a BM x BN tile of C, a warp a WM x WN part of it,
 ///   a thread TM x TN elements in registers, in groups of VW columns and
@@ -58,11 +67,41 @@ GemmConfig defaultGemmConfig(Scalar T);
 /// constraints, also static_asserts of the kernel), or success.
 llvm::Error checkGemmConfig(const GemmConfig &C, Scalar T);
 
+/// The tf32 tensor-core kernel's template parameters: a block computes a
+/// BM x BN tile of C with (BM / WM) * (BN / WN) warps, a warp a WM x WN part
+/// of it as (WM / 16) x (WN / 8) tiles of `mma.sync.m16n8k8`, its
+/// accumulators in registers; op(A) and op(B) pass through shared memory in
+/// slabs of BK (a multiple of the mma's k of 8).
+struct GemmTf32Config {
+  int BM = 128, BN = 128, BK = 8; ///< the block's tile of C and the K slab
+  int WM = 64, WN = 32;            ///< a warp's part of the tile
+  int MinBlocks = 2;               ///< __launch_bounds__'s second argument
+  /// Threads of a block: 32 per warp.
+  int threads() const { return (BM / WM) * (BN / WN) * 32; }
+};
+
+/// 128 x 128 x 8, warps 64 x 32 (8 warps, 64 accumulators a thread), 2
+/// blocks an SM (128 registers; with BK = 16 ptxas spilled 8 bytes for B^T).
+GemmTf32Config defaultGemmTf32Config();
+
+/// What is wrong with C for the tf32 kernel, in words (the spec's
+/// constraints, also static_asserts of the kernel), or success. The shared
+/// slabs' layout follows A's and B's (TransA, TransB), and so does their size.
+llvm::Error checkGemmTf32Config(const GemmTf32Config &C, bool TransA, bool TransB);
+
 /// The GEMM of R (kind gemm, Shape {M, N, K}, Batch, TransA, TransB; f32
-/// or f64): kernel R.Name (default "gemm") with its host wrapper
-/// forge_<Name> launching Config, and its spec.
+/// or f64) on the FMA units: kernel R.Name (default "gemm") with its host
+/// wrapper forge_<Name> launching Config, and its spec. With
+/// R.AllowLowerPrecision it still computes in full precision (a note says
+/// so): the explicit FMA configuration wins.
 llvm::Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Config);
-/// The same at defaultGemmConfig(R.Type).
+/// The tf32 tensor-core GEMM of R (f32 only; sm_80 and newer, the kernel
+/// traps when compiled for older targets), launching Config. Whether or not
+/// R.AllowLowerPrecision is set: calling it is the permission.
+llvm::Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &Config);
+/// The template's choice: the tf32 kernel at defaultGemmTf32Config() for an
+/// f32 request that allows lower precision, else the FMA kernel at
+/// defaultGemmConfig(R.Type).
 llvm::Expected<Instance> instantiateGemm(const Request &R);
 std::vector<Request> gemmSamples();
 

@@ -4,7 +4,10 @@
 // geometry, bytes and flops), the structure of its text (16-byte loads, the
 // transposed staging of op(A), one barrier per slab, the wrapper's
 // configuration), and, with a CUDA toolkit, that several configurations
-// compile for sm_90 without spilling.
+// compile for sm_90 without spilling. The tf32 tensor-core kernel: when the
+// template picks it, what it refuses, its spec (tunables, constraints, the
+// tf32 tolerance), its text (cvt.rna, mma.sync, the fragment reads per
+// transpose), and one nvcc run for sm_80 and sm_90 whose PTX holds the mmas.
 //
 //===----------------------------------------------------------------------===//
 #include "CompileCheck.h"
@@ -13,6 +16,8 @@
 #include "forge/Templates/Gemm.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <cmath>
 #include <gtest/gtest.h>
 
 using namespace forge;
@@ -274,10 +279,21 @@ TEST(GemmTemplate, TransposesBatchesAndDoubles) {
   ASSERT_TRUE(bool(Ok));
   EXPECT_TRUE(*Ok);
 
+  // Lower precision with an explicit FMA configuration: still the FMA
+  // kernel, with a note; f64 ignores the flag (no tf32 for doubles).
+  R.AllowLowerPrecision = true;
+  I = instantiateGemm(R, C);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_EQ(I->Source.find("mma.sync"), std::string::npos);
+  EXPECT_NE(join(I->Notes, "\n").find("an FMA configuration was asked for"), std::string::npos);
+  R = gemm(300, 200, 100, Scalar::F64);
   R.AllowLowerPrecision = true;
   I = instantiateGemm(R);
-  ASSERT_TRUE(bool(I));
-  EXPECT_NE(join(I->Notes, "\n").find("no tf32 variant yet"), std::string::npos);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_EQ(I->Source.find("mma.sync"), std::string::npos);
+  EXPECT_NE(I->Source.find("typedef double2 fg_V;"), std::string::npos);
+  EXPECT_NE(join(I->Notes, "\n").find("no tf32 for doubles"), std::string::npos);
+  EXPECT_FALSE(I->Spec.contains("allow_lower_precision"));
 }
 
 /// The default configurations (and a few others, explicitly instantiated)
@@ -316,6 +332,339 @@ TEST(GemmTemplate, ConfigurationsCompileWithoutSpills) {
   ASSERT_TRUE(bool(P)) << err(P.takeError());
   ASSERT_TRUE(P->Ok) << P->Stderr;
   EXPECT_EQ(test::expectNoSpills(*P), 8u) << P->Stderr;
+}
+
+// ---- The tf32 tensor-core kernel -----------------------------------------
+
+TEST(GemmTf32, TheFlagPicksIt) {
+  // Without the flag: the FMA kernel.
+  Request R = gemm(4096, 4096, 4096);
+  Expected<Instance> I = instantiate(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_EQ(I->Source.find("mma.sync"), std::string::npos);
+  EXPECT_EQ(I->Spec["template_args"].size(), 8u);
+  EXPECT_FALSE(I->Spec.contains("allow_lower_precision"));
+  // With it (through the catalog, as forge-port new does): tf32.
+  R.AllowLowerPrecision = true;
+  R.Name = "tgemm";
+  I = instantiate(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_EQ(I->Template, "gemm");
+  EXPECT_EQ(I->Kernel, "tgemm");
+  EXPECT_EQ(I->Wrapper, "forge_tgemm");
+  StringRef T = I->Source;
+  EXPECT_EQ(occurrences(T, "asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \""), 1u);
+  EXPECT_EQ(occurrences(T, "asm(\"cvt.rna.tf32.f32 %0, %1;\""), 1u);
+  EXPECT_EQ(T.find("fmaf(fg_a[fg_i]"), StringRef::npos);
+  EXPECT_NE(join(I->Notes, "\n").find("tf32 tensor cores (lower precision allowed): block tile "
+                                      "128 x 128 x 8, warp tile 64 x 32 (4 x 4 "
+                                      "mma.sync.m16n8k8 tiles), 256 threads"),
+            std::string::npos);
+  // The spec says it computes in lower precision, with tf32's tolerance.
+  const Json &S = I->Spec;
+  EXPECT_EQ(S["allow_lower_precision"], true);
+  EXPECT_EQ(S["buffers"][2]["name"], "C");
+  EXPECT_EQ(S["buffers"][2]["role"], "inout");
+  EXPECT_DOUBLE_EQ(S["buffers"][2]["tolerance"]["rel_l2"].get<double>(), 2e-3);
+  EXPECT_DOUBLE_EQ(S["buffers"][2]["tolerance"]["max_abs"].get<double>(),
+                   3.0 / 2048 * std::sqrt(4096.0));
+  Expected<measure::LaunchSpec> L = measure::parseLaunchSpec(S, "tgemm.json");
+  ASSERT_TRUE(bool(L)) << err(L.takeError());
+  EXPECT_TRUE(L->AllowLowerPrecision);
+  measure::Tolerance Tol = L->toleranceFor(L->Buffers[2]);
+  ASSERT_TRUE(Tol.RelL2.has_value() && Tol.MaxAbs.has_value());
+  EXPECT_DOUBLE_EQ(*Tol.RelL2, 2e-3);
+  EXPECT_NEAR(*Tol.MaxAbs, 0.09375, 1e-12);
+
+  // instantiateGemmTf32 takes f32 only; the catalog's f64 choice is above.
+  R.Type = Scalar::F64;
+  EXPECT_EQ(err(instantiateGemmTf32(R, defaultGemmTf32Config()).takeError()),
+            "the tf32 gemm takes f32 elements, not f64");
+  R.Type = Scalar::F32;
+  R.Shape = {64, 64};
+  EXPECT_EQ(err(instantiateGemmTf32(R, defaultGemmTf32Config()).takeError()),
+            "a gemm takes 3 extents, not 2");
+}
+
+TEST(GemmTf32, ConfigurationsItRefuses) {
+  GemmTf32Config C;
+  EXPECT_TRUE(ok(checkGemmTf32Config(C, false, false)));
+  EXPECT_TRUE(ok(checkGemmTf32Config(C, true, true)));
+  C.WM = 24;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's warp tile 24 x 32 is made of m16n8k8 tiles: WM and WN must be "
+            "multiples of 16");
+  C = GemmTf32Config();
+  C.WM = 48;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's warp tile 48 x 32 must divide the block tile 128 x 128");
+  C = GemmTf32Config();
+  C.BK = 12;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's slab BK = 12 must be a multiple of the mma's k (8)");
+  C = GemmTf32Config();
+  C.WM = C.WN = 16;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's block would have 2048 threads, more than 1024");
+  C = GemmTf32Config();
+  C.BM = 64, C.BN = 64, C.WM = C.WN = 16; // 512 threads, a 64 x 8 slab: 128 vectors
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's 512 threads cannot share the loads of a 64 x 8 and a 8 x 64 slab "
+            "evenly (16-byte vectors)");
+  C = GemmTf32Config();
+  C.WM = 128, C.WN = 64, C.BM = 128, C.BN = 128;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's warp tile 128 x 64 needs 256 accumulators a thread, more than 128");
+  C = GemmTf32Config();
+  C.MinBlocks = 9;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's 9 blocks of 256 threads cannot be resident on one SM (2048 "
+            "threads)");
+  C = GemmTf32Config();
+  C.MinBlocks = 3;
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's 3 blocks of 256 threads need about 108 registers a thread, more "
+            "than 65536 an SM");
+  // Shared memory: 2 * (64 * (32 + 4) + 32 * (256 + 8)) * 4 bytes.
+  C = {64, 256, 32, 32, 64, 1};
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's two slabs need 86016 bytes of shared memory, more than 49152");
+  C = {64, 64, 32, 32, 32, 2};
+  EXPECT_TRUE(ok(checkGemmTf32Config(C, false, false))); // 2 * (64*36 + 32*72) * 4 = 36864
+  C = {128, 64, 32, 32, 32, 1};
+  // A as it is: 128 x 36; A^T: 32 x 136 (4352 words against 4608).
+  EXPECT_EQ(err(checkGemmTf32Config(C, false, false)),
+            "the tf32 gemm's two slabs need 55296 bytes of shared memory, more than 49152");
+  EXPECT_EQ(err(checkGemmTf32Config(C, true, false)),
+            "the tf32 gemm's two slabs need 53248 bytes of shared memory, more than 49152");
+  // instantiateGemmTf32 refuses what the check refuses.
+  C = GemmTf32Config();
+  C.BK = 12;
+  Request R = gemm(100, 100, 100);
+  EXPECT_EQ(err(instantiateGemmTf32(R, C).takeError()),
+            "the tf32 gemm's slab BK = 12 must be a multiple of the mma's k (8)");
+}
+
+TEST(GemmTf32, SpecTunablesAndConstraints) {
+  Request R = gemm(1000, 700, 300);
+  R.AllowLowerPrecision = true;
+  R.TransB = true;
+  R.Batch = 3;
+  Expected<Instance> I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  const Json &S = I->Spec;
+  EXPECT_EQ(S["template_args"], Json({"BM", "BN", "BK", "WM", "WN", "MINB"}));
+  std::map<std::string, int64_t> Defaults;
+  for (const Json &T : S["tunables"])
+    Defaults[T["name"]] = T["default"];
+  EXPECT_EQ(Defaults, (std::map<std::string, int64_t>{
+                          {"BM", 128}, {"BN", 128}, {"BK", 8}, {"WM", 64}, {"WN", 32},
+                          {"MINB", 2}}));
+  EXPECT_EQ(S["block"], "(BM / WM) * (BN / WN) * 32");
+  EXPECT_EQ(S["flops"], "2 * BATCH * M * N * K");
+  EXPECT_EQ(S["bytes"], "4 * BATCH * (M * K + K * N + 2 * M * N)");
+  Expected<measure::LaunchSpec> L = measure::parseLaunchSpec(S, "t.json");
+  ASSERT_TRUE(bool(L)) << err(L.takeError());
+  auto G = L->geometry({});
+  ASSERT_TRUE(bool(G)) << err(G.takeError());
+  EXPECT_EQ(G->Grid[0], 6);
+  EXPECT_EQ(G->Grid[1], 8);
+  EXPECT_EQ(G->Grid[2], 3);
+  EXPECT_EQ(G->Block[0], 256);
+  // The constraints agree with checkGemmTf32Config (B^T's layout).
+  std::vector<measure::ValueMap> Configs = {
+      {},
+      {{"BK", 16}},
+      {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"BK", 32}},
+      {{"WN", 64}, {"WM", 32}},
+      {{"WM", 16}},                       // 32 warps of 16 x 32: 1024 threads
+      {{"BK", 32}},                       // two 128 x 36 slabs of each: 73728 bytes
+      {{"MINB", 3}},                      // registers
+      {{"WM", 128}, {"WN", 64}},          // 256 accumulators
+      {{"BM", 64}, {"BN", 64}, {"WM", 16}, {"WN", 16}},  // 512 threads, 128 vectors
+  };
+  for (const measure::ValueMap &V : Configs) {
+    auto Get = [&](const char *N, int D) {
+      auto It = V.find(N);
+      return It == V.end() ? D : int(It->second);
+    };
+    GemmTf32Config C{Get("BM", 128), Get("BN", 128), Get("BK", 8),
+                     Get("WM", 64),  Get("WN", 32),  Get("MINB", 2)};
+    auto Sat = L->satisfiesConstraints(V);
+    ASSERT_TRUE(bool(Sat)) << err(Sat.takeError());
+    EXPECT_EQ(*Sat, ok(checkGemmTf32Config(C, false, true)))
+        << C.BM << " " << C.BN << " " << C.BK << " " << C.WM << " " << C.WN << " "
+        << C.MinBlocks;
+  }
+}
+
+TEST(GemmTf32, TheTextHasTheStructureItClaims) {
+  // A and B as they are: A's slab m x k (pad 4), B's k x n (pad 8).
+  Request R = gemm(67, 45, 130);
+  R.AllowLowerPrecision = true;
+  R.Name = "t";
+  Expected<Instance> I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  StringRef T = I->Source;
+  EXPECT_NE(T.find("template <int BM, int BN, int BK, int WM, int WN, int MINB>\n"
+                   "__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) t(\n"
+                   "    const float *__restrict__ A, const float *__restrict__ B, float "
+                   "*__restrict__ C, int M, int N,\n    int K, int batch, float alpha, float "
+                   "beta)"),
+            StringRef::npos);
+  EXPECT_NE(T.find("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n  __trap();"),
+            StringRef::npos);
+  EXPECT_NE(T.find("constexpr int A_ROWS = BM, A_COLS = BK, A_PAD = 4;"), StringRef::npos);
+  EXPECT_NE(T.find("constexpr int B_ROWS = BK, B_COLS = BN, B_PAD = 8;"), StringRef::npos);
+  EXPECT_NE(T.find("__shared__ __align__(16) unsigned fg_as[2][A_ROWS][A_COLS + A_PAD];"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_a[0] = fg_as[fg_buf][fg_m][fg_k];"), StringRef::npos);
+  EXPECT_NE(T.find("fg_a[3] = fg_as[fg_buf][fg_m + 8][fg_k + 4];"), StringRef::npos);
+  EXPECT_NE(T.find("fg_b[fg_j][1] = fg_bs[fg_buf][fg_k + 4][fg_n];"), StringRef::npos);
+  // Rounded once on the way into shared memory, as whole 16-byte vectors.
+  EXPECT_EQ(occurrences(T, "make_uint4(fg_tf32("), 2u);
+  EXPECT_EQ(occurrences(T, "*reinterpret_cast<const float4 *>(fg_p)"), 2u);
+  EXPECT_NE(T.find("const bool fg_avec = K % 4 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_bvec = N % 4 == 0"), StringRef::npos);
+  // Guarded, zero-filled edge loads; one barrier per slab, the next slab
+  // in flight; the grid-stride over products and tiles; C in pairs.
+  EXPECT_NE(T.find("fg_ra[fg_i][fg_e] = fg_gr < M && fg_gc + fg_e < K ? fg_p[fg_e] : 0.0f;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_rb[fg_i][fg_e] = fg_gr < K && fg_gc + fg_e < N ? fg_p[fg_e] : 0.0f;"),
+            StringRef::npos);
+  EXPECT_EQ(occurrences(T, "__syncthreads()"), 1u);
+  EXPECT_NE(T.find("fg_load(); // in flight during the multiplication below"), StringRef::npos);
+  EXPECT_NE(T.find("for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z)"),
+            StringRef::npos);
+  EXPECT_NE(T.find("for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x)"),
+            StringRef::npos);
+  EXPECT_NE(T.find("*reinterpret_cast<float2 *>(fg_p) = make_float2(fg_v0, fg_v1);"),
+            StringRef::npos);
+  // The wrapper: the same signature as the FMA kernel's, its constants.
+  EXPECT_NE(T.find("inline cudaError_t forge_t(const float *A, const float *B, float *C, int M, "
+                   "int N, int K,\n                           float alpha, float beta, "
+                   "cudaStream_t stream = 0)"),
+            StringRef::npos);
+  EXPECT_NE(T.find("constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, MINB = 2;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("t<BM, BN, BK, WM, WN, MINB><<<\n"
+                   "      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM "
+                   ": 65535,\n"
+                   "           batch < 65535 ? batch : 65535),\n"
+                   "      (BM / WM) * (BN / WN) * 32, 0, stream>>>(A, B, C, M, N, K, batch, "
+                   "alpha, beta);"),
+            StringRef::npos);
+
+  // Both transposed and batched: A's slab k x m (pad 8), B's n x k (pad 4),
+  // the fragments read across; the batched wrapper.
+  R.TransA = R.TransB = true;
+  R.Batch = 5;
+  I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  T = I->Source;
+  EXPECT_NE(T.find("constexpr int A_ROWS = BK, A_COLS = BM, A_PAD = 8;"), StringRef::npos);
+  EXPECT_NE(T.find("constexpr int B_ROWS = BN, B_COLS = BK, B_PAD = 4;"), StringRef::npos);
+  EXPECT_NE(T.find("fg_a[1] = fg_as[fg_buf][fg_k][fg_m + 8];"), StringRef::npos);
+  EXPECT_NE(T.find("fg_a[2] = fg_as[fg_buf][fg_k + 4][fg_m];"), StringRef::npos);
+  EXPECT_NE(T.find("fg_b[fg_j][0] = fg_bs[fg_buf][fg_n][fg_k];"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_avec = M % 4 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_bvec = K % 4 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("forge_t(const float *A, const float *B, float *C, int M, int N, int K,\n"
+                   "                           int batch, float alpha, float beta,"),
+            StringRef::npos);
+  EXPECT_EQ(T.find("const int batch = 1;"), StringRef::npos);
+}
+
+/// One nvcc run for sm_80 and sm_90 (-Werror all-warnings, -Xptxas -v,
+/// the PTX kept): every tf32 kernel compiles for both without spills, and
+/// the PTX of both holds the mma.sync and cvt.rna instructions.
+TEST(GemmTf32, CompilesForSm80AndSm90WithoutSpills) {
+  Expected<build::CudaToolkit> TK = build::CudaToolkit::find();
+  if (!TK)
+    GTEST_SKIP() << "no CUDA toolkit: " << err(TK.takeError());
+  std::string All;
+  unsigned Kernels = 0;
+  auto Add = [&](Request R, std::vector<GemmTf32Config> More) {
+    R.AllowLowerPrecision = true;
+    Expected<Instance> I = instantiateGemm(R);
+    ASSERT_TRUE(bool(I)) << err(I.takeError());
+    ASSERT_NE(I->Source.find("mma.sync"), std::string::npos);
+    All += I->Source;
+    ++Kernels;
+    for (const GemmTf32Config &C : More) {
+      ASSERT_TRUE(ok(checkGemmTf32Config(C, R.TransA, R.TransB)));
+      All += formatv("template __global__ void {0}<{1}, {2}, {3}, {4}, {5}, {6}>(const float *, "
+                     "const float *, float *, int, int, int, int, float, float);\n",
+                     R.Name, C.BM, C.BN, C.BK, C.WM, C.WN, C.MinBlocks)
+                 .str();
+      ++Kernels;
+    }
+  };
+  Request R = gemm(67, 45, 130);
+  R.Name = "tf_plain";
+  Add(R, {{64, 64, 32, 32, 32, 2}, {128, 64, 16, 32, 32, 2}});
+  R.Name = "tf_ta";
+  R.TransA = true;
+  Add(R, {});
+  R.Name = "tf_tb";
+  R.TransA = false, R.TransB = true;
+  Add(R, {{128, 128, 16, 64, 32, 1}});
+  R.Name = "tf_tatb_batched";
+  R.TransA = true;
+  R.Batch = 17;
+  Add(R, {});
+
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-gemm-tf32", Dir));
+  SmallString<128> Unit(Dir), Object(Dir);
+  sys::path::append(Unit, "tf32.cu");
+  sys::path::append(Object, "tf32.o");
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Unit, EC);
+    ASSERT_FALSE(EC) << EC.message();
+    OS << All;
+  }
+  Expected<SubprocessResult> P = runProgram(
+      TK->NvccPath,
+      {TK->NvccPath, "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+       "arch=compute_90,code=sm_90", "-std=c++17", "-Werror", "all-warnings", "-Xptxas", "-v",
+       "-keep", "-keep-dir", Dir.str().str(), "-c", Unit.str().str(), "-o", Object.str().str()},
+      {600});
+  ASSERT_TRUE(bool(P)) << err(P.takeError());
+  ASSERT_TRUE(P->ok()) << Unit.str().str() << ":\n" << P->Stderr;
+  // ptxas: every kernel once per target, no spills.
+  Regex Entry("Compiling entry function '[^']*' for '(sm_[0-9]+)'");
+  Regex Spill("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  std::map<std::string, unsigned> PerTarget;
+  SmallVector<StringRef, 128> Lines;
+  StringRef(P->Stderr).split(Lines, '\n');
+  std::string Current;
+  for (StringRef Line : Lines) {
+    SmallVector<StringRef, 3> M;
+    if (Entry.match(Line, &M)) {
+      Current = Line.trim().str();
+      ++PerTarget[M[1].str()];
+    } else if (Spill.match(Line, &M)) {
+      EXPECT_EQ(M[1].str(), "0") << Current;
+      EXPECT_EQ(M[2].str(), "0") << Current;
+    }
+  }
+  EXPECT_EQ(PerTarget["sm_80"], Kernels) << P->Stderr;
+  EXPECT_EQ(PerTarget["sm_90"], Kernels) << P->Stderr;
+  // The PTX of each target: one mma.sync per (m tile, n tile, k step) of
+  // every kernel, and the tf32 rounding.
+  for (std::string Arch : {"compute_80", "compute_90"}) {
+    SmallString<128> Ptx(Dir);
+    sys::path::append(Ptx, "tf32." + Arch + ".ptx");
+    ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Ptx);
+    ASSERT_TRUE(bool(B)) << Ptx.str().str() << ": " << B.getError().message();
+    StringRef Text = (*B)->getBuffer();
+    EXPECT_GE(occurrences(Text, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), 16u * Kernels)
+        << Arch;
+    EXPECT_GE(occurrences(Text, "cvt.rna.tf32.f32"), 8u * Kernels) << Arch;
+  }
+  sys::fs::remove_directories(Dir);
 }
 
 } // namespace
