@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
       ok &= checkAll(what, C.cols, [&](bool v, dim3 g, unsigned b) {
         if (v) v1::col_sum<<<g, b>>>(a, dout, C.rows, C.cols, 0.5f);
         else orig::col_sum<<<g, b>>>(a, dout, C.rows, C.cols, 0.5f);
-      }, {out("", dout, C.cols, 1e-3, 1e-5)});
+      }, {out("", dout, C.cols, 1e-5 * C.rows + 1e-4, 1e-5)}); // sums of up to |0.5 * rows|
       std::snprintf(what, sizeof what, "col_max_ptr %s", tag);
       ok &= checkAll(what, C.cols, [&](bool v, dim3 g, unsigned b) {
         if (v) v1::col_max_ptr<<<g, b>>>(a, dout, C.rows, C.cols);
@@ -224,6 +224,8 @@ int main(int argc, char **argv) {
         char what[96];
         std::snprintf(what, sizeof what, "col_sum 16384x4096 block=%u gy=%u", block, gy);
         check::report(what, t0, t1);
+        if (size_t(cols) * gy * (block / 32) > (size_t(1) << 20))
+          continue; // beyond the hand-written kernel's arrays
         double t2 = check::time([&] {
           col_sum_blocks_only<<<dim3(grid, gy * (block / 32)), block>>>(da, dout, rows, cols, 1.f);
         });
