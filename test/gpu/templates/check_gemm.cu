@@ -30,8 +30,12 @@
 // a missing term (|a b| ~ 0.25) still fails most elements; a wrong
 // fragment layout or a missing k step fails nearly all of them. The f32
 // part of the bound stays for the sums in f32. And some element must be
-// outside the f32 bound alone (tf32 rounding shows on thousands of them):
-// else the sample did not run the tf32 kernel.
+// off by more than 64 * eps * sqrt(K) * |alpha| * sqrt(sum_k (a_k b_k)^2)
+// (+ 8 eps |beta c|), far beyond what sums in f32 give, else the sample
+// did not run the tf32 kernel. On a CPU model of both (inputs in [-1, 1],
+// alpha -0.75, beta 0.5): f32 sums put no element there at K = 51 to 4096;
+// tf32 puts 74 % (K = 130), 35 % (K = 1024) and 6 % (K = 4096) there,
+// and its largest error was 0.29 of the bound.
 #include FORGE_SAMPLE_FILE
 #include "check_common.h"
 #include <cstring>
@@ -115,7 +119,7 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
   const double u = std::ldexp(1.0, -11);
   const T *A = a.data() + offset, *B = b.data() + offset;
   const T *C0 = c0.data() + offset, *C = c.data() + offset;
-  size_t bad = 0, checked = 0, beyondF32 = 0;
+  size_t bad = 0, checked = 0, showsTf32 = 0;
   double worst = 0; // the largest error relative to its bound
   for (const Element &e : elementsToCheck()) {
     long double dot = 0, mag = 0, sq = 0;
@@ -136,8 +140,9 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
         f32bound + (tf32 ? 8 * u * std::fabs((double)alpha) * std::sqrt((double)sq) : 0.0);
     const double got = (double)C[i];
     const double err = std::fabs(got - want);
-    if (err > f32bound)
-      ++beyondF32;
+    if (err > 64 * eps * std::sqrt((double)K) * std::fabs((double)alpha) * std::sqrt((double)sq) +
+                  8 * eps * std::fabs((double)beta * old))
+      ++showsTf32;
     ++checked;
     if (!(err <= bound)) { // NaN fails too
       if (bad++ < 5)
@@ -157,8 +162,8 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
         std::printf("  %s: the element %s C was written\n", what, j == 0 ? "before" : "after");
     }
   }
-  if (tf32 && beyondF32 == 0 && alpha != (T)0 && K > 1) {
-    std::printf("  %s: every element is within the f32 bound: not the tf32 kernel?\n", what);
+  if (tf32 && showsTf32 == 0 && alpha != (T)0 && K > 1) {
+    std::printf("  %s: no element shows tf32's rounding: not the tf32 kernel?\n", what);
     ++bad;
   }
   if (bad) {
@@ -169,7 +174,7 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
   std::printf("  %s: %zu elements within the bound (the largest error %.3f of it)", what,
               checked, worst);
   if (tf32)
-    std::printf("; tf32: %zu beyond the f32 bound", beyondF32);
+    std::printf("; %zu show tf32's rounding", showsTf32);
   std::printf("\n");
   return true;
 }
