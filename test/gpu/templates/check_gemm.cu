@@ -21,10 +21,10 @@
 //
 // tf32 (FORGE_LOWP with float: the tensor-core kernel) adds the rounding of
 // the inputs to tf32 (cvt.rna, relative error at most u = 2^-11 each): term
-// k is off by a_k b_k (d_a + d_b), the d independent and uniform in
-// [-u, u], so the error of an element is a sum of K such terms with
-// standard deviation sqrt(2/3) u sqrt(sum_k (a_k b_k)^2). The bound adds
-// 8 u |alpha| sqrt(sum_k (a_k b_k)^2): about 10 standard deviations, and
+// k is off by a_k b_k (d_a + d_b), the d independent, |d| <= u, mean
+// square at most u^2 / 3, so the error of an element is a sum of K such
+// terms with standard deviation at most sqrt(2/3) u sqrt(sum_k (a_k b_k)^2).
+// The bound adds 8 u |alpha| sqrt(sum_k (a_k b_k)^2): 10 such deviations, and
 // for K <= 16 above the worst case 2 u sum_k |a_k b_k| too. It grows like
 // sqrt(K) (0.015 at K = 130, 0.043 at K = 1024 for inputs in [-1, 1]), so
 // a missing term (|a b| ~ 0.25) still fails most elements; a wrong

@@ -660,7 +660,8 @@ TEST(GemmTf32, CompilesForSm80AndSm90WithoutSpills) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Ptx);
     ASSERT_TRUE(bool(B)) << Ptx.str().str() << ": " << B.getError().message();
     StringRef Text = (*B)->getBuffer();
-    EXPECT_GE(occurrences(Text, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), 16u * Kernels)
+    EXPECT_GE(occurrences(Text, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),
+              16u * Kernels)
         << Arch;
     EXPECT_GE(occurrences(Text, "cvt.rna.tf32.f32"), 8u * Kernels) << Arch;
   }
