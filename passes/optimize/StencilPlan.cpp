@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "StencilPlan.h"
+#include <set>
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -368,32 +369,33 @@ std::optional<IndexForm> Planner::overElement(const TilePlan &P, size_t K, AtomI
   return std::nullopt;
 }
 
-std::optional<CoordinateBound> Planner::termBound(const TilePlan &P, size_t K,
-                                                  const an::GuardTerm &G) const {
+/// G as a form that is not negative where it holds (`a < b`: b - a - 1), in
+/// terms of the element P's read K reads; none for a term that is not a
+/// comparison.
+std::optional<IndexForm> Planner::guardDiff(const TilePlan &P, size_t K,
+                                            const an::GuardTerm &G) const {
   if (!G.Cmp)
     return std::nullopt;
   auto Sigma = [&](AtomId X) { return overElement(P, K, X); };
   IndexForm L = T.substitute(G.Cmp->Lhs, Sigma), R = T.substitute(G.Cmp->Rhs, Sigma);
-  IndexForm Diff; // Diff >= 0 holds
   switch (G.Cmp->Op) {
   case an::CmpOp::LT:
-    Diff = R - L - IndexForm::constant(1);
-    break;
+    return R - L - IndexForm::constant(1);
   case an::CmpOp::LE:
-    Diff = R - L;
-    break;
+    return R - L;
   case an::CmpOp::GT:
-    Diff = L - R - IndexForm::constant(1);
-    break;
+    return L - R - IndexForm::constant(1);
   case an::CmpOp::GE:
-    Diff = L - R;
-    break;
+    return L - R;
   default:
     return std::nullopt;
   }
-  if (findKind(T, Diff,
-               {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx, AtomKind::Unknown}))
-    return std::nullopt;
+}
+
+/// The one coordinate of P that Diff moves with a coefficient of +1 or -1,
+/// with that sign; none when it moves none or several, or another way.
+static std::optional<std::pair<unsigned, int64_t>>
+boundCoordinate(const an::AtomTable &T, const TilePlan &P, const IndexForm &Diff) {
   std::optional<unsigned> Dim;
   int64_t Sign = 0;
   for (unsigned D = 0; D < P.Dims.size(); ++D) {
@@ -408,12 +410,82 @@ std::optional<CoordinateBound> Planner::termBound(const TilePlan &P, size_t K,
   }
   if (!Dim)
     return std::nullopt;
-  IndexForm Rest = Diff - IndexForm::atom(P.Dims[*Dim].E).scaled(Sign);
-  if (T.dependsOn(Rest, P.Dims[*Dim].E) ||
+  return std::make_pair(*Dim, Sign);
+}
+
+std::optional<CoordinateBound> Planner::termBound(const TilePlan &P, size_t K,
+                                                  const an::GuardTerm &G) const {
+  auto Diff = guardDiff(P, K, G);
+  if (!Diff || findKind(T, *Diff,
+                        {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx,
+                         AtomKind::Unknown}))
+    return std::nullopt;
+  auto DS = boundCoordinate(T, P, *Diff);
+  if (!DS)
+    return std::nullopt;
+  auto [Dim, Sign] = *DS;
+  IndexForm Rest = *Diff - IndexForm::atom(P.Dims[Dim].E).scaled(Sign);
+  if (T.dependsOn(Rest, P.Dims[Dim].E) ||
       !T.uniformity(Rest).atLeast(an::Uniformity::BlockUniform))
     return std::nullopt;
   // Sign > 0: e >= -Rest; otherwise e <= Rest.
-  return CoordinateBound{*Dim, Sign > 0, Sign > 0 ? -Rest : Rest};
+  return CoordinateBound{Dim, Sign > 0, Sign > 0 ? -Rest : Rest};
+}
+
+std::optional<IndexForm> Planner::maxOverLoops(const IndexForm &F) const {
+  IndexForm Out;
+  for (const auto &[Mono, C] : F.terms()) {
+    bool Loop = any_of(Mono, [&](AtomId X) { return T[X].Kind == AtomKind::LoopVar; });
+    if (!Loop) {
+      IndexForm Tm = IndexForm::constant(C);
+      for (AtomId X : Mono)
+        Tm = Tm * IndexForm::atom(X);
+      Out = Out + Tm;
+      continue;
+    }
+    if (Mono.size() != 1 || T[Mono[0]].Loop < 0)
+      return std::nullopt;
+    const an::Loop &L = M.Loops[T[Mono[0]].Loop];
+    auto Last = L.lastValue();
+    auto Step = L.Step ? L.Step->constantValue() : std::nullopt;
+    if (!L.Start || !Last || !Step || *Step == 0)
+      return std::nullopt;
+    const IndexForm &Least = *Step > 0 ? *L.Start : *Last;
+    const IndexForm &Most = *Step > 0 ? *Last : *L.Start;
+    Out = Out + (C > 0 ? Most : Least).scaled(C);
+  }
+  return Out;
+}
+
+std::optional<CoordinateBound> Planner::hullBound(const TilePlan &P, size_t K,
+                                                  const an::GuardTerm &G) const {
+  if (auto B = termBound(P, K, G))
+    return B;
+  // A guard on the thread's position alone (`if (i >= 1 && i < nx - 1)`
+  // around loops over the offsets): read K's element is the position plus
+  // an offset its loops generate, so the bound holds for every iteration
+  // with the offset at its extreme: pos >= 1 and dx >= -1 give e >= 0.
+  if (!G.Cmp)
+    return std::nullopt;
+  for (const IndexForm *Side : {&G.Cmp->Lhs, &G.Cmp->Rhs})
+    if (findKind(T, *Side, {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::Unknown}))
+      return std::nullopt;
+  auto Diff = guardDiff(P, K, G);
+  if (!Diff)
+    return std::nullopt;
+  auto DS = boundCoordinate(T, P, *Diff);
+  if (!DS)
+    return std::nullopt;
+  auto [Dim, Sign] = *DS;
+  // Diff = Sign * e + Rest(offsets) >= 0 for the iteration's offsets, so
+  // Sign * e >= -max(Rest) over all of them.
+  auto Rest = maxOverLoops(*Diff - IndexForm::atom(P.Dims[Dim].E).scaled(Sign));
+  if (!Rest || T.dependsOn(*Rest, P.Dims[Dim].E) ||
+      findKind(T, *Rest,
+               {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx, AtomKind::Unknown}) ||
+      !T.uniformity(*Rest).atLeast(an::Uniformity::BlockUniform))
+    return std::nullopt;
+  return CoordinateBound{Dim, Sign > 0, Sign > 0 ? -*Rest : *Rest};
 }
 
 /// Whether Cond is (part of) the condition of an if or ?:, reached through
@@ -561,9 +633,25 @@ Error Planner::reads(TilePlan &P) {
                        at(A), T.render(A.Index));
 
     // What the read's guard says about the element: bounds on one coordinate.
+    // A bound with the offsets at their extremes only where the read has no
+    // exact one on that side (`p < n` inside the loop is tighter than
+    // `i < n` around it plus the largest offset).
+    std::vector<CoordinateBound> Loose;
     for (const an::GuardTerm &G : A.G.Terms)
       if (auto B = termBound(P, K, G))
         (B->Lower ? Lo : Hi)[B->Dim].Bounds[K].push_back(B->Bound);
+      else if (auto H = hullBound(P, K, G))
+        Loose.push_back(*H);
+    std::set<std::pair<unsigned, bool>> Exact;
+    for (unsigned D = 0; D < ND; ++D) {
+      if (!Lo[D].Bounds[K].empty())
+        Exact.insert({D, true});
+      if (!Hi[D].Bounds[K].empty())
+        Exact.insert({D, false});
+    }
+    for (const CoordinateBound &B : Loose)
+      if (!Exact.count({B.Dim, B.Lower}))
+        (B.Lower ? Lo : Hi)[B.Dim].Bounds[K].push_back(B.Bound);
     // Thread and block indices are not negative: e >= (the position's
     // least value) + (the least offset).
     for (unsigned D = 0; D < ND; ++D) {

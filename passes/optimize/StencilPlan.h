@@ -164,6 +164,12 @@ public:
   /// flag). The term holds exactly when the element's coordinate is within it.
   std::optional<CoordinateBound> termBound(const TilePlan &P, size_t K,
                                            const an::GuardTerm &G) const;
+  /// A bound on every element P's read K may read that the guard term G
+  /// implies: termBound's, or, for a term on the thread's position alone
+  /// around loops that generate the offsets, the bound with each offset at
+  /// its extreme (the hull of the elements read, not an exact test).
+  std::optional<CoordinateBound> hullBound(const TilePlan &P, size_t K,
+                                           const an::GuardTerm &G) const;
   /// The border tests of P's reads that an interior copy of the body may
   /// replace by their value: each a comparison of signed integers without
   /// side effects, written in the condition of an `if` or `?:` (through
@@ -178,6 +184,12 @@ private:
   }
   /// The smallest value of an offset over its loops, when the form says.
   std::optional<IndexForm> minOffset(const IndexForm &O) const;
+  /// F with each loop variable at the end of its range that makes F
+  /// largest; none when a loop's range or step is not known or a loop
+  /// variable is multiplied by another atom.
+  std::optional<IndexForm> maxOverLoops(const IndexForm &F) const;
+  /// G as a form that is not negative where it holds, over read K's element.
+  std::optional<IndexForm> guardDiff(const TilePlan &P, size_t K, const an::GuardTerm &G) const;
   /// A moving atom of P's read K in terms of the coordinates of the element
   /// it reads.
   std::optional<IndexForm> overElement(const TilePlan &P, size_t K, AtomId X) const;
