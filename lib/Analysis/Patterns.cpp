@@ -96,6 +96,7 @@ public:
     chunksAndRows();
     histograms();
     treesAndScans();
+    triangularScans();
     reductions();
     llvm::stable_sort(M.Patterns,
                       [](const Pattern &A, const Pattern &B) { return A.Loc.Line < B.Loc.Line; });
@@ -1165,6 +1166,80 @@ private:
       }
     NextLoop:;
     }
+  }
+
+  /// A scan written as one reduction per thread over the prefix up to its
+  /// own element (the naive O(n^2) prefix sum): `for (j = 0; j <= i; ++j) s
+  /// += in[j]; out[i] = s;` with the store coalesced over i. `j < i` is the
+  /// exclusive scan. The sum starts from 0 and reads nothing but in[j].
+  void triangularScans() {
+    for (const Reduction &R : M.Reductions) {
+      if (R.Kind != ReductionKind::LoopCarried || R.Op != ReductionOp::Add || !R.Acc ||
+          R.Loops.size() != 1 || !zeroLiteral(R.Init))
+        continue;
+      const Loop &L = M.Loops[R.Loops.front()];
+      auto Start = L.Start ? L.Start->constantValue() : std::nullopt;
+      auto Step = L.Step ? L.Step->constantValue() : std::nullopt;
+      if (L.Parent >= 0 || L.StepK != StepKind::Constant || !Start || *Start != 0 || !Step ||
+          *Step != 1 || !L.Bound || (L.Cmp != CmpOp::LT && L.Cmp != CmpOp::LE) ||
+          L.HasEarlyExit || L.HasSync || !L.ExtraCondText.empty())
+        continue;
+      // The loop reads in[j] and nothing else.
+      auto In = M.accessesIn(L);
+      if (In.size() != 1 || In.front()->Kind != AccessKind::Load ||
+          In.front()->Space != MemorySpace::Global ||
+          In.front()->Index != IndexForm::atom(L.VarAtom))
+        continue;
+      const Access &Src = *In.front();
+      // The store of the sum after the loop, at the element the bound names.
+      for (const Access &W : M.Accesses) {
+        if (W.Kind != AccessKind::Store || W.Space != MemorySpace::Global ||
+            is_contained(W.Loops, L.Id) || W.Base == Src.Base ||
+            W.Warp.Class != AccessClass::Coalesced)
+          continue;
+        const Expr *V = storedValue(W);
+        const auto *Ref = V ? dyn_cast<DeclRefExpr>(V->IgnoreParenImpCasts()) : nullptr;
+        if (!Ref || Ref->getDecl() != R.Acc)
+          continue;
+        std::string Order;
+        if ((L.Cmp == CmpOp::LE && *L.Bound == W.Index) ||
+            (L.Cmp == CmpOp::LT && *L.Bound == W.Index + IndexForm::constant(1)))
+          Order = "inclusive";
+        else if (L.Cmp == CmpOp::LT && *L.Bound == W.Index)
+          Order = "exclusive";
+        else
+          continue;
+        Pattern P;
+        P.Kind = PatternKind::Scan;
+        P.Loc = L.Loc;
+        P.Loops = {L.Id};
+        P.Accesses = {W.Id};
+        P.Summary = "per-thread " + Order + " prefix (+) of " + Src.Buffer + " into " + W.Buffer +
+                    ": each thread sums " + Src.Buffer + "[0.." +
+                    (Order == "inclusive" ? "i]" : "i)") + " for its own element i (O(n^2) work)";
+        P.Details.push_back(W.Text + " stores '" + R.Target + "', the sum of " + Src.Text +
+                            " over " + L.Var + " from 0 while " + L.CondText);
+        P.Roles = {{"acc", R.Target},      {"out", W.Buffer}, {"in", Src.Buffer},
+                   {"op", "add"},          {"order", Order},  {"form", "triangle"}};
+        M.Patterns.push_back(std::move(P));
+        break;
+      }
+    }
+  }
+
+  /// "0", "0.0f", "0.", "0u", "0.0": the additive identity as written.
+  static bool zeroLiteral(llvm::StringRef S) {
+    S = S.trim().rtrim("fFuUlL");
+    if (S.empty())
+      return false;
+    bool Digit = false;
+    for (char C : S) {
+      if (C == '0')
+        Digit = true;
+      else if (C != '.')
+        return false;
+    }
+    return Digit;
   }
 
   //===--------------------------------------------------------------------===//

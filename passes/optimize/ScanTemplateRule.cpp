@@ -77,7 +77,8 @@ public:
     const an::Pattern *Serial = nullptr, *Shared = nullptr;
     for (const an::Pattern *P : Scans)
       (P->role("acc").str().empty() ? Shared : Serial) = P;
-    if (Serial && !Shared) {
+    bool Triangle = Serial && Serial->role("form") == "triangle";
+    if (Serial && !Shared && !Triangle) {
       const an::Access &St = M->Accesses[Serial->Accesses.front()];
       if (St.Warp.Class != an::AccessClass::Broadcast)
         return notApplicable("the running value '" + Serial->role("acc").str() +

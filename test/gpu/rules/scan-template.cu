@@ -1,8 +1,9 @@
 // The scan-template rule's replacements compute the scans the originals
-// compute, on the GPU: five naive scans written in different styles
+// compute, on the GPU: seven naive scans written in different styles
 // (test/gpu/Inputs/rules/scan.cu: serial inclusive float, exclusive int with
-// a size_t count, a running max of unsigned keys, in place, and a one-block
-// Hillis-Steele scan in shared memory) and the suite's chained scan
+// a size_t count, a running max of unsigned keys, in place, a one-block
+// Hillis-Steele scan in shared memory, and the O(n^2) per-thread prefix sum,
+// inclusive float and exclusive int) and the suite's chained scan
 // (utils/bench/kernels/scan_inclusive.cu), each replaced with 16 (the first
 // proposal) and 8 elements per thread. Every replacement runs on sizes that are not multiples of a tile, of the block or of 4, with
 // pointers offset by 0 (16-byte loads), 1 and 3 elements (scalar path), for
@@ -19,7 +20,9 @@
 // RUN: forge-port propose %t.d/a1.cu --kernel scan_exclusive_int --rules=scan-template --apply -o %t.d/a2.cu
 // RUN: forge-port propose %t.d/a2.cu --kernel running_max --rules=scan-template --apply -o %t.d/a3.cu
 // RUN: forge-port propose %t.d/a3.cu --kernel scan_in_place --rules=scan-template --apply -o %t.d/a4.cu
-// RUN: forge-port propose %t.d/a4.cu --kernel scan_block --rules=scan-template --apply -o %t.d/c16.cu
+// RUN: forge-port propose %t.d/a4.cu --kernel scan_block --rules=scan-template --apply -o %t.d/a5.cu
+// RUN: forge-port propose %t.d/a5.cu --kernel scan_triangle --rules=scan-template --apply -o %t.d/a6.cu
+// RUN: forge-port propose %t.d/a6.cu --kernel scan_triangle_excl --rules=scan-template --apply -o %t.d/c16.cu
 // RUN: forge-port propose %t.d/b0.cu --kernel scan_serial --rules=scan-template --format=json > %t.d/b1.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/b1.json 1 %t.d/b0.cu > %t.d/b1.cu
 // RUN: forge-port propose %t.d/b1.cu --kernel scan_exclusive_int --rules=scan-template --format=json > %t.d/b2.json
@@ -29,7 +32,11 @@
 // RUN: forge-port propose %t.d/b3.cu --kernel scan_in_place --rules=scan-template --format=json > %t.d/b4.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/b4.json 1 %t.d/b3.cu > %t.d/b4.cu
 // RUN: forge-port propose %t.d/b4.cu --kernel scan_block --rules=scan-template --format=json > %t.d/b5.json
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/b5.json 1 %t.d/b4.cu > %t.d/c8.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/b5.json 1 %t.d/b4.cu > %t.d/b5.cu
+// RUN: forge-port propose %t.d/b5.cu --kernel scan_triangle --rules=scan-template --format=json > %t.d/b6.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/b6.json 1 %t.d/b5.cu > %t.d/b6.cu
+// RUN: forge-port propose %t.d/b6.cu --kernel scan_triangle_excl --rules=scan-template --format=json > %t.d/b7.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/b7.json 1 %t.d/b6.cu > %t.d/c8.cu
 // RUN: cp %S/../../../utils/bench/kernels/scan_inclusive.cu %t.d/suite.cu
 // RUN: forge-port propose %t.d/suite.cu --kernel scan_inclusive --rules=scan-template --apply -o %t.d/suite16.cu
 // RUN: forge-port propose %t.d/suite.cu --kernel scan_inclusive --rules=scan-template --format=json > %t.d/s8.json
@@ -52,6 +59,12 @@
 // CHECK: scan_block original: {{[0-9]+}} cases ok
 // CHECK: scan_block 8 items: {{[0-9]+}} cases ok
 // CHECK: scan_block 16 items: {{[0-9]+}} cases ok
+// CHECK: scan_triangle original: {{[0-9]+}} cases ok
+// CHECK: scan_triangle 8 items: {{[0-9]+}} cases ok
+// CHECK: scan_triangle 16 items: {{[0-9]+}} cases ok
+// CHECK: scan_triangle_excl original: {{[0-9]+}} cases ok
+// CHECK: scan_triangle_excl 8 items: {{[0-9]+}} cases ok
+// CHECK: scan_triangle_excl 16 items: {{[0-9]+}} cases ok
 // CHECK: scan_inclusive original: {{[0-9]+}} cases ok
 // CHECK: scan_inclusive 8 items: {{[0-9]+}} cases ok
 // CHECK: scan_inclusive 16 items: {{[0-9]+}} cases ok
@@ -245,6 +258,19 @@ void runAll() {
   }, true, false, 0.0, addD, 0, 1, OrigTol, false, 1024);
 #define OPTS true, false, 0.0, addD, 0, 1, FloatTol, true
   BOTH("scan_block", scan_block, (I, O, int(N)), float)
+#undef OPTS
+  // The naive O(n^2) prefix sums: one thread per element.
+  checkScan<float>("scan_triangle original", [](const float *I, float *O, size_t N, dim3, dim3) {
+    orig::scan_triangle<<<unsigned((N + 255) / 256), 256>>>(I, O, int(N));
+  }, true, false, 0.0, addD, 0, 1, OrigTol, false, 100003);
+#define OPTS true, false, 0.0, addD, 0, 1, FloatTol, true
+  BOTH("scan_triangle", scan_triangle, (I, O, int(N)), float)
+#undef OPTS
+  checkScan<int>("scan_triangle_excl original", [](const int *I, int *O, size_t N, dim3, dim3) {
+    orig::scan_triangle_excl<<<unsigned((N + 127) / 128), 128>>>(I, O, int(N));
+  }, false, false, int64_t(0), addI, -1000, 1000, 0, false, 100003);
+#define OPTS false, false, int64_t(0), addI, -1000, 1000, 0, true
+  BOTH("scan_triangle_excl", scan_triangle_excl, (I, O, int(N)), int)
 #undef OPTS
   // The suite's chained scan needs zeroed scratch for its ticket and flags;
   // its replacements ignore them.

@@ -568,6 +568,69 @@ TEST(Pattern, RunningValueStoredAsItGoesIsASerialScan) {
   EXPECT_EQ(pattern(B, PatternKind::Scan), nullptr);
 }
 
+TEST(Pattern, PerThreadPrefixIsATriangularScan) {
+  struct Case {
+    const char *Name, *Code, *In, *Out, *Order;
+  } Cases[] = {
+      {"j <= i", R"(__global__ void k(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float s = 0.0f; for (int j = 0; j <= i; ++j) s += a[j]; b[i] = s; }
+})", "a", "b", "inclusive"},
+      {"k < t + 1, unsigned, early return", R"(__global__ void k(const unsigned *a, unsigned *b, unsigned n) {
+  unsigned t = threadIdx.x + blockIdx.x * blockDim.x;
+  if (t >= n) return;
+  unsigned acc = 0u;
+  for (unsigned q = 0; q < t + 1; q++) acc += a[q];
+  b[t] = acc;
+})", "a", "b", "inclusive"},
+      {"j < i", R"(__global__ void k(const int *a, int *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int s = 0;
+  for (int j = 0; j < i; j++) s += a[j];
+  b[i] = s;
+})", "a", "b", "exclusive"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Name);
+    KernelModel M = analyze(C.Code, "k");
+    const Pattern *P = pattern(M, PatternKind::Scan);
+    ASSERT_NE(P, nullptr);
+    EXPECT_EQ(P->role("form"), "triangle");
+    EXPECT_EQ(P->role("in"), C.In);
+    EXPECT_EQ(P->role("out"), C.Out);
+    EXPECT_EQ(P->role("op"), "add");
+    EXPECT_EQ(P->role("order"), C.Order);
+  }
+  // Not prefixes: a second buffer in the loop, a start of 1, a bias, the
+  // store one element on, a bound of 2 * i.
+  for (const char *Code : {
+           R"(__global__ void k(const float *a, const float *w, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float s = 0.0f; for (int j = 0; j <= i; ++j) s += a[j] * w[j]; b[i] = s; }
+})",
+           R"(__global__ void k(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float s = 0.0f; for (int j = 1; j <= i; ++j) s += a[j]; b[i] = s; }
+})",
+           R"(__global__ void k(const float *a, float *b, int n, float c) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float s = c; for (int j = 0; j <= i; ++j) s += a[j]; b[i] = s; }
+})",
+           R"(__global__ void k(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n) { float s = 0.0f; for (int j = 0; j <= i; ++j) s += a[j]; b[i + 1] = s; }
+})",
+           R"(__global__ void k(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float s = 0.0f; for (int j = 0; j <= 2 * i; ++j) s += a[j]; b[i] = s; }
+})"}) {
+    SCOPED_TRACE(Code);
+    KernelModel M = analyze(Code, "k");
+    EXPECT_EQ(pattern(M, PatternKind::Scan), nullptr);
+  }
+}
+
 TEST(Pattern, TiledGemmTemplateIsAProductOverSharedTiles) {
   KernelModel M = analyze(R"(
 template <int BLOCK_SIZE>

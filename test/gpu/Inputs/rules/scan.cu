@@ -59,3 +59,26 @@ __global__ void scan_block(const float *in, float *out, int n) {
   if (tid < n)
     out[tid] = temp[tid];
 }
+
+// The naive O(n^2) prefix sum: each thread sums the input up to its own
+// element.
+__global__ void scan_triangle(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = 0; j <= i; ++j)
+      s += in[j];
+    out[i] = s;
+  }
+}
+
+// The same, exclusive, over ints, with an early return.
+__global__ void scan_triangle_excl(const int *x, int *y, int len) {
+  const int t = threadIdx.x + blockIdx.x * blockDim.x;
+  if (t >= len)
+    return;
+  int acc = 0;
+  for (int k = 0; k < t; k++)
+    acc += x[k];
+  y[t] = acc;
+}
