@@ -234,7 +234,8 @@ ArrayRef<TemplateInfo> templateCatalog() {
        "single-pass prefix scan with a decoupled look-back (+, max, min; 4-byte elements)",
        instantiateScan, scanSamples},
       {"gemm", OpKind::Gemm,
-       "tiled SIMT GEMM, optionally batched and transposed (f32, f64; no tensor cores)",
+       "tiled GEMM, optionally batched and transposed (f32, f64 on the FMA units; f32 on the "
+       "TF32 tensor cores where the request allows lower precision)",
        instantiateGemm, gemmSamples},
       {"stencil", OpKind::Stencil,
        "1D/2D/3D stencil or convolution, shared-memory tiles, separable 2D in one pass (f32, f64)",
