@@ -85,6 +85,14 @@ std::vector<std::string> underHead(StringRef Head, const std::vector<std::string
   return Out;
 }
 
+/// The bound's text: the expression's own, or, for a bound that is a whole
+/// macro expansion (`#define N (1 << 20)` ... `i < N`, where the parentheses
+/// stripped from Bound are the macro's), the operand's as written ("N").
+static std::string boundText(const Expr *Bound, const Expr *Operand, ASTContext &Ctx) {
+  std::string T = textOf(Bound, Ctx);
+  return T.empty() ? textOf(Operand, Ctx) : T;
+}
+
 SourceEdit eraseIndexDecl(const RuleInput &In, const ElementwiseKernel &K) {
   EditCollector C(In);
   auto R = C.rangeOfStatement(K.IndexDecl);
@@ -635,18 +643,55 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
   if (P.GridStride) {
     const analysis::Loop &L = M.Loops[P.Loops.front()];
     const auto *For = dyn_cast_or_null<ForStmt>(L.S);
-    if (!For || !Pos(For))
-      return makeError("the grid-stride loop (line {0}) is not a 'for' statement at the top "
-                       "level of the kernel",
+    const auto *While = dyn_cast_or_null<WhileStmt>(L.S);
+    if ((!For && !While) || !Pos(L.S))
+      return makeError("the grid-stride loop (line {0}) is not a 'for' or 'while' statement at "
+                       "the top level of the kernel",
                        L.Loc.Line);
     if (!L.IV || !L.Start || !L.Step || !L.Bound)
       return makeError("the grid-stride loop (line {0}) has no induction variable the model "
                        "follows: {1}",
                        L.Loc.Line, L.Why);
-    const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
-    if (!Init || !Init->isSingleDecl() || Init->getSingleDecl() != L.IV)
-      return makeError("the grid-stride loop (line {0}) does not declare '{1}' in its init",
-                       L.Loc.Line, L.Var);
+    const Stmt *LoopBody = For ? For->getBody() : While->getBody();
+    const Expr *LoopCond = For ? For->getCond() : While->getCond();
+    if (For) {
+      const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+      if (!Init || !Init->isSingleDecl() || Init->getSingleDecl() != L.IV)
+        return makeError("the grid-stride loop (line {0}) does not declare '{1}' in its init",
+                         L.Loc.Line, L.Var);
+    } else {
+      // `int i = <index>; while (i < n) { ...; i += blockDim.x * gridDim.x; }`
+      // (CUDA by Example's spelling): the index's declaration at the top
+      // level before the loop, its step the body's last statement.
+      for (unsigned I = 0; I < *Pos(While); ++I)
+        if (const auto *DS = dyn_cast<DeclStmt>(KBody->body_begin()[I]))
+          for (const Decl *D : DS->decls())
+            if (D == L.IV)
+              K.IndexDecl = DS;
+      if (!K.IndexDecl || !K.IndexDecl->isSingleDecl())
+        return makeError("the while loop's index '{0}' is not declared alone at the top level "
+                         "before the loop (line {1})",
+                         L.Var, L.Loc.Line);
+      const auto *CS = dyn_cast<CompoundStmt>(While->getBody());
+      if (!CS || CS->size() < 2 || !isModified(L.IV, CS->body_back()))
+        return makeError("the while loop (line {0}) does not end its body by stepping '{1}'",
+                         L.Loc.Line, L.Var);
+      struct Cont : DynamicRecursiveASTVisitor {
+        bool Found = false;
+        bool TraverseForStmt(ForStmt *) override { return true; }
+        bool TraverseWhileStmt(WhileStmt *) override { return true; }
+        bool TraverseDoStmt(DoStmt *) override { return true; }
+        bool VisitContinueStmt(ContinueStmt *) override { return !(Found = true); }
+      } CV;
+      CV.TraverseStmt(const_cast<CompoundStmt *>(CS));
+      if (CV.Found)
+        return makeError("the while loop (line {0}) has a 'continue', which skips its step",
+                         L.Loc.Line);
+      for (unsigned I = *Pos(While) + 1; I < KBody->size(); ++I)
+        if (references(KBody->body_begin()[I], L.IV))
+          return makeError("'{0}' is read after the while loop (line {1})", L.Var,
+                           fileLineOf(Ctx, KBody->body_begin()[I]->getBeginLoc()));
+    }
     if (*L.Start != G)
       return makeError("the grid-stride loop (line {0}) starts at '{1}', not at blockIdx.x * "
                        "blockDim.x + threadIdx.x",
@@ -667,7 +712,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
                        "with the grid",
                        M.render(*L.Bound));
     const auto *Cmp = dyn_cast_or_null<BinaryOperator>(
-        For->getCond() ? For->getCond()->IgnoreParenImpCasts() : nullptr);
+        LoopCond ? LoopCond->IgnoreParenImpCasts() : nullptr);
     if (!Cmp || !Cmp->isComparisonOp())
       return makeError("the grid-stride loop's condition (line {0}) is not a comparison",
                        L.Loc.Line);
@@ -677,16 +722,22 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
                        textOf(Cmp, Ctx), L.Var);
     K.Form = ElementGuard::GridStrideLoop;
     K.Index = L.IV;
-    K.Guard = For;
+    K.Guard = L.S;
     K.Compare = Cmp;
     K.Bound = (IVLeft ? Cmp->getRHS() : Cmp->getLHS())->IgnoreParenImpCasts();
+    K.BoundText = boundText(K.Bound, IVLeft ? Cmp->getRHS() : Cmp->getLHS(), Ctx);
     K.Inclusive = L.Cmp == CmpOp::LE;
     K.LoopCond = textOf(Cmp, Ctx);
-    K.Body = {For->getBody()};
+    K.Body = {LoopBody};
+    if (While) {
+      // The body without its step.
+      const auto *CS = cast<CompoundStmt>(LoopBody);
+      K.Body.assign(CS->body_begin(), CS->body_end() - 1);
+    }
     // `if (c) continue;` opening the body ends the element early (what
     // grid-stride writes for an early exit's other conditions): c joins
     // Rest as an exit.
-    if (const auto *CS = dyn_cast<CompoundStmt>(For->getBody())) {
+    if (const auto *CS = dyn_cast<CompoundStmt>(LoopBody); CS && For) {
       unsigned First = 0;
       for (; First < CS->size(); ++First) {
         const auto *If = dyn_cast<IfStmt>(CS->body_begin()[First]);
@@ -709,7 +760,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
         K.Body.assign(CS->body_begin() + First, CS->body_end());
       }
     }
-    GuardPos = Pos(For);
+    GuardPos = Pos(L.S);
   } else {
     // The guard term `index < bound` that every store runs under.
     const analysis::GuardTerm *Term = nullptr;
@@ -771,6 +822,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
     K.Index = V;
     K.Compare = Cmp;
     K.Bound = (IdxSide == Cmp->getLHS() ? Cmp->getRHS() : Cmp->getLHS())->IgnoreParenImpCasts();
+    K.BoundText = boundText(K.Bound, IdxSide == Cmp->getLHS() ? Cmp->getRHS() : Cmp->getLHS(), Ctx);
     const Stmt *Top = topLevel(Cond, KBody, PM);
     const auto *If = dyn_cast_or_null<IfStmt>(Top);
     unsigned Line = fileLineOf(Ctx, Cond->getBeginLoc());
@@ -867,7 +919,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
                        K.indexName());
     if (isModified(K.Index, KBody, K.IndexDecl))
       return makeError("the index '{0}' is assigned after its declaration", K.indexName());
-  } else if (isModified(K.Index, cast<ForStmt>(K.Guard)->getBody())) {
+  } else if (any_of(K.Body, [&](const Stmt *S) { return isModified(K.Index, S); })) {
     return makeError("the loop's index '{0}' is assigned in its body", K.indexName());
   }
 
@@ -933,7 +985,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
   auto BodyFirst = C.rangeOfStatement(K.Body.front());
   auto BodyLast = C.rangeOfStatement(K.Body.back());
   auto Guard = C.rangeOfStatement(K.Guard);
-  if (!BodyFirst || !BodyLast || !Guard || textOf(K.Bound, Ctx).empty() || K.LoopCond.empty())
+  if (!BodyFirst || !BodyLast || !Guard || K.BoundText.empty() || K.LoopCond.empty())
     return makeError("the guard or the body is written through a macro");
   for (const Expr *R : K.Rest)
     if (textOf(R, Ctx).empty())

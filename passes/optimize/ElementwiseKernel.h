@@ -70,6 +70,9 @@ struct ElementwiseKernel {
   /// bound side; Inclusive for `<=`.
   const clang::Expr *Compare = nullptr;
   const clang::Expr *Bound = nullptr;
+  /// The bound as the rewrite writes it: Bound's text, or the comparison's
+  /// operand as written when Bound is a macro's body ("N").
+  std::string BoundText;
   bool Inclusive = false;
   /// The comparison as it holds ("i < n", "n > i"), for a loop condition.
   std::string LoopCond;

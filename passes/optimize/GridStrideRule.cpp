@@ -106,7 +106,7 @@ public:
     std::optional<agent::SpecChange> Spec = wavesCappedGrid(In, [&](const WavesCap &Cap) {
       return formatv("the grid-stride loop covers all {0} elements for any grid, so grid.x may "
                      "be capped at FORGE_GRID_WAVES waves of {1} SMs x {2} blocks of {3} threads",
-                     textOf(K->Bound, Ctx), Cap.SMs, Cap.BlocksPerSM, Cap.BlockThreads)
+                     K->BoundText, Cap.SMs, Cap.BlocksPerSM, Cap.BlockThreads)
           .str();
     });
     if (!Spec)

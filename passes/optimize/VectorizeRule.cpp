@@ -302,7 +302,7 @@ public:
     };
 
     std::string I = K.indexName(), T = K.IndexType;
-    std::string Bound = textOf(K.Bound, Ctx);
+    std::string Bound = K.BoundText;
     std::vector<std::string> Ptrs, Loads, Stores;
     for (const Buffer &B : Buffers) {
       std::string P = B.Param->getName().str();
