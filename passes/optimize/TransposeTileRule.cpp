@@ -53,6 +53,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <functional>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 using namespace llvm;
@@ -515,11 +516,21 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       return std::nullopt;
     return C->constantValue() ? C->constantValue() : std::optional<int64_t>(0);
   };
-  bool LoadAlongX = Coef(RF, XA) == 1 && Coef(WF, YA) == 1;
-  bool LoadAlongY = Coef(RF, YA) == 1 && Coef(WF, XA) == 1;
+  // Either way round, each index may run backwards along its position
+  // (coefficient -1: a rotation, a flipped transpose): the lanes then touch
+  // consecutive elements in descending order, still one segment per warp.
+  auto Unit = [&](const an::IndexForm &F, an::AtomId A) {
+    auto C = Coef(F, A);
+    return C == 1 || C == -1;
+  };
+  bool LoadAlongX = Unit(RF, XA) && Unit(WF, YA);
+  bool LoadAlongY = Unit(RF, YA) && Unit(WF, XA);
   if (LoadAlongX == LoadAlongY)
     return notApplicable("the load '" + R.Text + "' and the store '" + W.Text +
-                         "' are not unit-stride along swapped positions");
+                         "' are not unit-stride (+1 or -1) along swapped positions");
+  // The sign of each index along its fast position: -1 where it runs
+  // backwards (out[x * h + (h - 1 - y)]).
+  int64_t RSign = *Coef(RF, LoadAlongX ? XA : YA), WSign = *Coef(WF, LoadAlongX ? YA : XA);
   // The flat index is the element's index in the matrix read (or written)
   // along the column: its rows are d elements long.
   if (Flat) {
@@ -843,7 +854,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   // The fast path's indices: an index affine in the positions is its value
   // at the thread's first element of the tile plus a step per row of
   // threads (its coefficient along the position that is not the lanes'
-  // one; the lanes' one is 1).
+  // one; the lanes' one is 1, or -1 where the index runs backwards).
   FormRenderer First(T);
   First.name(XA, "forge_px");
   First.name(YA, "forge_py");
@@ -930,6 +941,14 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   std::string InName = InP->getNameAsString(), OutName = OutP->getNameAsString();
   std::string Cond = join(GuardText, " && ");
   const agent::ProposalRequest &Req = In.Request;
+  // The accesses whose index runs backwards along its lanes' position (the
+  // same tile; the lanes' addresses descend): the buffer, the position and
+  // whether it is the load.
+  std::vector<std::tuple<std::string, std::string, bool>> Backwards;
+  if (RSign < 0)
+    Backwards.emplace_back(InName, Fast, true);
+  if (WSign < 0)
+    Backwards.emplace_back(OutName, Slow, false);
 
   // One proposal per tile side S: the body, the grid and the words.
   auto Variant = [&](int S) -> RuleOutcome {
@@ -1009,6 +1028,13 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       Add(0, "// any grid works (blocks beyond the last tile have none).");
     } else {
       Add(0, "// bank conflicts. Blocks stride over the tiles, so any grid works.");
+    }
+    for (const auto &[Name, Along, IsLoad] : Backwards) {
+      Add(0, formatv("// '{0}' runs backwards along {1}: its lanes {2} consecutive elements "
+                     "downwards, still",
+                     Name, Along, IsLoad ? "read" : "write")
+                 .str());
+      Add(0, "// one segment per warp.");
     }
     if (Rows) {
       Add(0, formatv("// The kernel's blocks each covered {0} x {1} elements (its loop over '{2}' "
@@ -1131,8 +1157,12 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
       bool LanesAlongX = LoadAlongX == IsLoad;
       std::string Lane = PerLane > 1 ? LaneV + " + 32 * forge_c" : LaneV;
       std::string Row = formatv("{1} + {0} * forge_r", RowsB, RowV).str();
+      // The lanes' 32 c further along the position are 32 c elements on in
+      // the index, or back where it runs backwards.
       std::string Idx = formatv("forge_at + {0} * forge_r * forge_step", RowsB).str() +
-                        (PerLane > 1 ? " + 32 * forge_c" : "");
+                        (PerLane == 1 ? ""
+                         : (IsLoad ? RSign : WSign) < 0 ? " - 32 * forge_c"
+                                                        : " + 32 * forge_c");
       std::string Elem = IsLoad ? "forge_tile[" + Row + "][" + Lane + "] = " + LoadOf(Idx) + ";"
                                 : StoreOf(Idx, "forge_tile[" + Lane + "][" + Row + "]");
       Add(D, formatv("const long long forge_px = forge_x0 + {0}, forge_py = forge_y0 + {1};",
@@ -1281,29 +1311,39 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
                        .str()
                  : std::string(" The indices are not affine in the positions, so every block "
                                "takes the generic loop.");
+    std::string BackwardsNote;
+    for (const auto &[Name, Along, IsLoad] : Backwards)
+      BackwardsNote += formatv(" The index of '{0}' runs backwards along {1} (coefficient -1): "
+                               "the tile is {2} with the lanes' addresses descending, still one "
+                               "segment per warp.",
+                               Name, Along, IsLoad ? "read" : "written")
+                           .str();
+    auto WarpWords = [](const an::Access &A) {
+      auto St = A.Warp.constantStride();
+      return St == 1    ? std::string("coalesced")
+             : St == -1 ? std::string("coalesced, descending")
+                        : "strided by " + A.Warp.StrideText;
+    };
     std::string Rationale =
         formatv("The naive transpose {0} = {1} makes one of its two accesses with the lanes of "
                 "a warp a row apart (load {2}, store {3}): a memory transaction per lane. "
                 "Through a {9} x {10} tile in shared memory{4}, the block reads {9} x {9} "
                 "elements of '{5}' along their rows and writes them to '{6}' along its rows, "
                 "so both sides move whole lines; the padding column makes the column reads of "
-                "the tile conflict-free. The threads of a block stride over the tile's "
+                "the tile conflict-free.{12} The threads of a block stride over the tile's "
                 "elements and the blocks over the tiles, so the rewrite is correct for any "
                 "block shape and any grid.{11} Each element is loaded and stored under the "
                 "original guard ({7}) and the stored value is the original expression of the "
                 "loaded element, so the results are bitwise identical.{8}",
                 W.Text, R.Text,
-                R.Warp.constantStride() == 1 ? std::string("coalesced")
-                                             : "strided by " + R.Warp.StrideText,
-                W.Warp.constantStride() == 1 ? std::string("coalesced")
-                                             : "strided by " + W.Warp.StrideText,
+                WarpWords(R), WarpWords(W),
                 Bytes ? formatv(" ({0} bytes)", Bytes).str() : std::string(), InName, OutName,
                 Flat   ? Cond + ", over the flat index's row and column"
                 : Rows ? Cond + (W.G.empty() ? ": the grid's extent"
                                              : ": the grid's extent, then the kernel's own")
                        : W.G.render(),
                 GridNote,
-                S, S + 1, FastNote)
+                S, S + 1, FastNote, BackwardsNote)
             .str();
     return proposeEdits(In, name(),
                         formatv("transpose '{0}' into '{1}' through a {2} x {2} shared-memory "
