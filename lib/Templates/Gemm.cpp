@@ -361,6 +361,56 @@ Expected<std::string> checkGemmRequest(const Request &R) {
   return kernelName(R, "gemm");
 }
 
+/// The host wrapper forge_<Name> of both kernels: argument checks, then one
+/// launch of Name<Args> on a grid of BM x BN tiles (at most 65535 along y
+/// and z) with Threads threads a block. How is a comment line on the
+/// arithmetic ("" for the FMA units); Constants defines the tile sizes the
+/// launch names (the spec's defaults, which tune rewrites).
+std::string wrapperText(const Request &R, const std::string &Name, StringRef T, int VW,
+                        StringRef How, StringRef Constants, StringRef Args, StringRef Threads) {
+  const bool Batched = R.Batch > 1;
+  const std::string Batch = Batched ? "int batch, " : "";
+  std::string S = formatv(R"(
+// C = alpha * op(A) * op(B) + beta * C{8} on the current
+// device, op(A) = {2}, op(B) = {3} (row-major; A is {4}, B is {5}, C is
+// M x N{9}). C is not read when beta == 0. Any pointers (16-byte
+// aligned ones with a multiple of {6} as leading dimension take the vector
+// path). The configuration below is the spec's default; forge-port tune
+// writes tuned values there.{11}
+inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, int K,
+{10}{7}{0} alpha, {0} beta, cudaStream_t stream = 0) {{
+)",
+                          T, Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
+                          R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", VW, Batch,
+                          Batched ? " for each of the `batch`\n// products" : "",
+                          Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N"
+                                  : "",
+                          // The continuation line under the first parameter.
+                          std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '),
+                          How)
+                      .str();
+  if (!Batched)
+    S += "  const int batch = 1;\n";
+  S += formatv(R"(  if (M < 0 || N < 0 || K < 0 || batch < 0)
+    return cudaErrorInvalidValue;
+  if (M == 0 || N == 0 || batch == 0)
+    return cudaSuccess;
+  constexpr int {0};
+  // One block per BM x BN tile of C and one z-slice per product, at most
+  // 65535 along y and z (the blocks loop over the rest). The grid is
+  // written in the launch so that tuned tile sizes reach it too.
+  {1}<{2}><<<
+      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM : 65535,
+           batch < 65535 ? batch : 65535),
+      {3}, 0, stream>>>(A, B, C, M, N, K, batch, alpha, beta);
+  return cudaGetLastError();
+}
+)",
+               Constants, Name, Args, Threads)
+           .str();
+  return S;
+}
+
 } // namespace
 
 GemmConfig defaultGemmConfig(Scalar T) {
@@ -425,7 +475,6 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
   if (Error Err = checkGemmConfig(Cfg, R.Type))
     return std::move(Err);
   const Elem E = elemFor(R.Type);
-  const bool Batched = R.Batch > 1;
 
   Instance I = startInstance("gemm", Name);
   std::string S = fileComment(
@@ -444,43 +493,12 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
        "products the grid does not cover (65535 at most along y and z)."});
   S += "#include <cuda_runtime.h>\n\n";
   S += kernelText(R, Name, E);
-  const std::string Batch = Batched ? "int batch, " : "";
-  S += formatv(R"(
-// C = alpha * op(A) * op(B) + beta * C{8} on the current
-// device, op(A) = {2}, op(B) = {3} (row-major; A is {4}, B is {5}, C is
-// M x N{9}). C is not read when beta == 0. Any pointers (16-byte
-// aligned ones with a multiple of {6} as leading dimension take the vector
-// path). The configuration below is the spec's default; forge-port tune
-// writes tuned values there.
-inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, int K,
-{10}{7}{0} alpha, {0} beta, cudaStream_t stream = 0) {{
-)",
-               E.T, Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
-               R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", E.VW, Batch,
-               Batched ? " for each of the `batch`\n// products" : "",
-               Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N" : "",
-               // The continuation line under the first parameter.
-               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
-           .str();
-  if (!Batched)
-    S += "  const int batch = 1;\n";
-  S += formatv(R"(  if (M < 0 || N < 0 || K < 0 || batch < 0)
-    return cudaErrorInvalidValue;
-  if (M == 0 || N == 0 || batch == 0)
-    return cudaSuccess;
-  constexpr int BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, TM = {5}, TN = {6}, MINB = {8};
-  // One block per BM x BN tile of C and one z-slice per product, at most
-  // 65535 along y and z (the blocks loop over the rest). The grid is
-  // written in the launch so that tuned tile sizes reach it too.
-  {7}<BM, BN, BK, WM, WN, TM, TN, MINB><<<
-      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM : 65535,
-           batch < 65535 ? batch : 65535),
-      (BM / TM) * (BN / TN), 0, stream>>>(A, B, C, M, N, K, batch, alpha, beta);
-  return cudaGetLastError();
-}
-)",
-               Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Name, Cfg.MinBlocks)
-           .str();
+  S += wrapperText(R, Name, E.T, E.VW, "",
+                   formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, TM = {5}, TN = {6}, "
+                           "MINB = {7}",
+                           Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Cfg.MinBlocks)
+                       .str(),
+                   "BM, BN, BK, WM, WN, TM, TN, MINB", "(BM / TM) * (BN / TN)");
   I.Source = std::move(S);
 
   // The spec at the request's sizes; the tunables are the template
@@ -910,7 +928,6 @@ Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &C
   if (Error Err = checkGemmTf32Config(Cfg, R.TransA, R.TransB))
     return std::move(Err);
   const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
-  const bool Batched = R.Batch > 1;
 
   Instance I = startInstance("gemm", Name);
   std::string S = fileComment(
@@ -931,42 +948,12 @@ Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &C
        "and products the grid does not cover (65535 at most along y and z)."});
   S += "#include <cuda_runtime.h>\n\n";
   S += tf32KernelText(R, Name);
-  const std::string Batch = Batched ? "int batch, " : "";
-  S += formatv(R"(
-// C = alpha * op(A) * op(B) + beta * C{6} on the current
-// device in tf32 on the tensor cores (sm_80 or newer), op(A) = {1},
-// op(B) = {2} (row-major; A is {3}, B is {4}, C is M x N{7}). C is not
-// read when beta == 0. Any pointers (16-byte aligned ones with a multiple
-// of 4 as leading dimension take the vector path). The configuration below
-// is the spec's default; forge-port tune writes tuned values there.
-inline cudaError_t forge_{0}(const float *A, const float *B, float *C, int M, int N, int K,
-{8}{5}float alpha, float beta, cudaStream_t stream = 0) {{
-)",
-               Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
-               R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", Batch,
-               Batched ? " for each of the `batch`\n// products" : "",
-               Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N" : "",
-               std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '))
-           .str();
-  if (!Batched)
-    S += "  const int batch = 1;\n";
-  S += formatv(R"(  if (M < 0 || N < 0 || K < 0 || batch < 0)
-    return cudaErrorInvalidValue;
-  if (M == 0 || N == 0 || batch == 0)
-    return cudaSuccess;
-  constexpr int BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5};
-  // One block per BM x BN tile of C and one z-slice per product, at most
-  // 65535 along y and z (the blocks loop over the rest). The grid is
-  // written in the launch so that tuned tile sizes reach it too.
-  {6}<BM, BN, BK, WM, WN, MINB><<<
-      dim3((N + BN - 1) / BN, (M + BM - 1) / BM < 65535 ? (M + BM - 1) / BM : 65535,
-           batch < 65535 ? batch : 65535),
-      (BM / WM) * (BN / WN) * 32, 0, stream>>>(A, B, C, M, N, K, batch, alpha, beta);
-  return cudaGetLastError();
-}
-)",
-               Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks, Name)
-           .str();
+  S += wrapperText(R, Name, "float", 4,
+                   "\n// The products run in tf32 on the tensor cores (sm_80 or newer).",
+                   formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5}", Cfg.BM,
+                           Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks)
+                       .str(),
+                   "BM, BN, BK, WM, WN, MINB", "(BM / WM) * (BN / WN) * 32");
   I.Source = std::move(S);
 
   // The tolerance. A product's inputs are rounded to tf32 (relative error
