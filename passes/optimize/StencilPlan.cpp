@@ -162,23 +162,33 @@ std::optional<AtomId> findKind(const an::AtomTable &T, const IndexForm &F,
   return std::nullopt;
 }
 
+std::optional<std::pair<IndexForm, IndexForm>> Planner::loopRange(AtomId X) const {
+  if (T[X].Kind != AtomKind::LoopVar || T[X].Loop < 0)
+    return std::nullopt;
+  const an::Loop &L = M.Loops[T[X].Loop];
+  auto Last = L.lastValue();
+  int64_t Step = 0;
+  if (L.Step)
+    if (auto S = L.Step->constantValue())
+      Step = *S;
+  if (!L.Start || !Last || Step == 0)
+    return std::nullopt;
+  // The loop's least value is its start when it counts up, its last value
+  // when it counts down (`for (d = 1; d >= -1; --d)`).
+  if (Step > 0)
+    return std::make_pair(*L.Start, *Last);
+  return std::make_pair(*Last, *L.Start);
+}
+
 std::optional<IndexForm> Planner::minOffset(const IndexForm &O) const {
   IndexForm Out = IndexForm::constant(O.constantTerm());
   for (const auto &[Mono, C] : O.terms()) {
     if (Mono.empty())
       continue;
-    if (Mono.size() != 1 || T[Mono[0]].Kind != AtomKind::LoopVar || T[Mono[0]].Loop < 0)
+    auto R = Mono.size() == 1 ? loopRange(Mono[0]) : std::nullopt;
+    if (!R)
       return std::nullopt;
-    const an::Loop &L = M.Loops[T[Mono[0]].Loop];
-    auto Last = L.lastValue();
-    auto Step = L.Step ? L.Step->constantValue() : std::nullopt;
-    if (!L.Start || !Last || !Step || *Step == 0)
-      return std::nullopt;
-    // The loop's least value is its start when it counts up, its last
-    // value when it counts down (`for (d = 1; d >= -1; --d)`).
-    const IndexForm &Least = *Step > 0 ? *L.Start : *Last;
-    const IndexForm &Most = *Step > 0 ? *Last : *L.Start;
-    Out = Out + (C > 0 ? Least : Most).scaled(C);
+    Out = Out + (C > 0 ? R->first : R->second).scaled(C);
   }
   return Out;
 }
@@ -435,24 +445,17 @@ std::optional<CoordinateBound> Planner::termBound(const TilePlan &P, size_t K,
 std::optional<IndexForm> Planner::maxOverLoops(const IndexForm &F) const {
   IndexForm Out;
   for (const auto &[Mono, C] : F.terms()) {
-    bool Loop = any_of(Mono, [&](AtomId X) { return T[X].Kind == AtomKind::LoopVar; });
-    if (!Loop) {
-      IndexForm Tm = IndexForm::constant(C);
+    IndexForm Tm = IndexForm::constant(C);
+    if (none_of(Mono, [&](AtomId X) { return T[X].Kind == AtomKind::LoopVar; })) {
       for (AtomId X : Mono)
         Tm = Tm * IndexForm::atom(X);
       Out = Out + Tm;
       continue;
     }
-    if (Mono.size() != 1 || T[Mono[0]].Loop < 0)
+    auto R = Mono.size() == 1 ? loopRange(Mono[0]) : std::nullopt;
+    if (!R)
       return std::nullopt;
-    const an::Loop &L = M.Loops[T[Mono[0]].Loop];
-    auto Last = L.lastValue();
-    auto Step = L.Step ? L.Step->constantValue() : std::nullopt;
-    if (!L.Start || !Last || !Step || *Step == 0)
-      return std::nullopt;
-    const IndexForm &Least = *Step > 0 ? *L.Start : *Last;
-    const IndexForm &Most = *Step > 0 ? *Last : *L.Start;
-    Out = Out + (C > 0 ? Most : Least).scaled(C);
+    Out = Out + (C > 0 ? R->second : R->first).scaled(C);
   }
   return Out;
 }

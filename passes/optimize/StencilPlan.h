@@ -182,6 +182,9 @@ private:
   std::string at(const an::Access &A) const {
     return "'" + A.Text + "' (line " + lineOf(A.Loc) + ")";
   }
+  /// The least and the largest value of loop variable X, when its loop's
+  /// start, last value and step are known.
+  std::optional<std::pair<IndexForm, IndexForm>> loopRange(AtomId X) const;
   /// The smallest value of an offset over its loops, when the form says.
   std::optional<IndexForm> minOffset(const IndexForm &O) const;
   /// F with each loop variable at the end of its range that makes F
