@@ -488,7 +488,23 @@ std::optional<CoordinateBound> Planner::hullBound(const TilePlan &P, size_t K,
                {AtomKind::LoopVar, AtomKind::LoopIter, AtomKind::ThreadIdx, AtomKind::Unknown}) ||
       !T.uniformity(*Rest).atLeast(an::Uniformity::BlockUniform))
     return std::nullopt;
-  return CoordinateBound{Dim, Sign > 0, Sign > 0 ? -*Rest : *Rest};
+  CoordinateBound B{Dim, Sign > 0, Sign > 0 ? -*Rest : *Rest};
+  // Only a guard that keeps the reads inside the data: a lower bound of 0 or
+  // more, and an upper bound inside the row (e < w where the next
+  // dimension's stride is w). `x < w` around offsets up to +1 reaches e = w,
+  // the next row's first element, as an unguarded read does: declined.
+  if (B.Lower) {
+    auto V = B.Bound.constantValue();
+    if (!V || *V < 0)
+      return std::nullopt;
+  } else if (Dim + 1 < P.Dims.size()) {
+    IndexForm Room = P.Dims[Dim + 1].Stride -
+                     P.Dims[Dim].Stride * (B.Bound + IndexForm::constant(1));
+    auto V = Room.constantValue();
+    if (!V || *V < 0)
+      return std::nullopt;
+  }
+  return B;
 }
 
 /// Whether Cond is (part of) the condition of an if or ?:, reached through
