@@ -421,8 +421,16 @@ public:
     bool Waves = In.Request.Tunables.count("FORGE_GRID_WAVES") &&
                  Grid != In.Request.Geometry.end() &&
                  StringRef(Grid->second).contains("FORGE_GRID_WAVES");
+    // A grid-stride loop on a grid of a fixed number of blocks (CUDA by
+    // Example's <<<128, 128>>>) is not sized to the data: fewer blocks would
+    // only leave more of the GPU idle.
+    bool Fixed = K.Form == ElementGuard::GridStrideLoop && Grid != In.Request.Geometry.end() &&
+                 none_of(Grid->second, [](char Ch) { return isAlpha(Ch) || Ch == '_'; });
     if (Waves) {
       Rationale += "\nThe grid is already capped at FORGE_GRID_WAVES waves; it stays.";
+    } else if (Fixed) {
+      Rationale += "\nThe grid-stride loop runs on a fixed grid of " + Grid->second +
+                   " blocks, not one sized to the data; it stays.";
     } else if (Grid != In.Request.Geometry.end()) {
       std::string Expr = formatv("ceil_div({0}, {1})", Grid->second, VEC).str();
       if (auto Parsed = measure::IntExpr::parse(Expr)) {

@@ -9,6 +9,12 @@
 // RUN: forge-port propose %s --kernel add_while --block 128 --rules=vectorize --apply -o %t.while.cu 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: FileCheck %s --check-prefix=WHILE --input-file=%t.while.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.while.cu -o - | FileCheck %s --check-prefix=PTX
+// A spec with the book's fixed grid of 128 blocks: the grid stays (a
+// quarter of it would leave the GPU emptier), where a one-element-per-thread
+// launch's grid is divided by 4.
+// RUN: forge-port propose %s --spec %S/Inputs/add_while.json --rules=vectorize 2>&1 | FileCheck %s --check-prefix=FIXED
+// FIXED: The grid-stride loop runs on a fixed grid of 128 blocks, not one sized to the data; it stays.
+// FIXED-NOT: spec: grid.x
 // RUN: forge-port propose %s --kernel scale_if --block 256 --rules=vectorize --apply -o %t.if.cu 2>&1 | FileCheck %s --check-prefix=NOTE-IF
 // RUN: FileCheck %s --check-prefix=IF --input-file=%t.if.cu
 // RUN: %nvcc -arch=sm_90 -c %t.if.cu -o %t.if.o
