@@ -334,15 +334,7 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
     for (const Stmt *X : Body->body())
       if (X != Body->body_back() && isModified(P.IV, X))
         return Where + " assigns '" + L.Var + "' in its body before the step at its end";
-    struct Cont : DynamicRecursiveASTVisitor {
-      bool Found = false;
-      bool TraverseForStmt(ForStmt *) override { return true; }
-      bool TraverseWhileStmt(WhileStmt *) override { return true; }
-      bool TraverseDoStmt(DoStmt *) override { return true; }
-      bool VisitContinueStmt(ContinueStmt *) override { return !(Found = true); }
-    } C;
-    C.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    if (C.Found)
+    if (hasOwnContinue(Body))
       return Where + " is a while loop with 'continue', which skips the step at the end of its "
                      "body";
     Incs.push_back(Last);

@@ -781,23 +781,6 @@ std::string CooperativeRowRule::checkKernel(const RuleInput &In, const an::Kerne
   return "";
 }
 
-/// Body has a `continue` of its own loop (not of a loop nested in it).
-bool hasOwnContinue(const Stmt *Body) {
-  struct Cont : DynamicRecursiveASTVisitor {
-    bool Found = false;
-    bool TraverseForStmt(ForStmt *) override { return true; }
-    bool TraverseWhileStmt(WhileStmt *) override { return true; }
-    bool TraverseDoStmt(DoStmt *) override { return true; }
-    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) override { return true; }
-    bool VisitContinueStmt(ContinueStmt *) override {
-      Found = true;
-      return true;
-    }
-  } CF;
-  CF.TraverseStmt(const_cast<Stmt *>(Body));
-  return CF.Found;
-}
-
 /// An argmax or argmin over the loop, `if (e > best) { best = e; at = k; }`:
 /// each lane keeps the first best of its own elements (the loop counts
 /// one way, the comparison is strict), so the lanes' candidates combine

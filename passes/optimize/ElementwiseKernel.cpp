@@ -676,15 +676,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
       if (!CS || CS->size() < 2 || !isModified(L.IV, CS->body_back()))
         return makeError("the while loop (line {0}) does not end its body by stepping '{1}'",
                          L.Loc.Line, L.Var);
-      struct Cont : DynamicRecursiveASTVisitor {
-        bool Found = false;
-        bool TraverseForStmt(ForStmt *) override { return true; }
-        bool TraverseWhileStmt(WhileStmt *) override { return true; }
-        bool TraverseDoStmt(DoStmt *) override { return true; }
-        bool VisitContinueStmt(ContinueStmt *) override { return !(Found = true); }
-      } CV;
-      CV.TraverseStmt(const_cast<CompoundStmt *>(CS));
-      if (CV.Found)
+      if (hasOwnContinue(CS))
         return makeError("the while loop (line {0}) has a 'continue', which skips its step",
                          L.Loc.Line);
       for (unsigned I = *Pos(While) + 1; I < KBody->size(); ++I)

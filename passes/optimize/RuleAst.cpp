@@ -649,6 +649,19 @@ bool references(const Stmt *S, const ValueDecl *V) {
   return F.Found;
 }
 
+bool hasOwnContinue(const Stmt *Body) {
+  struct Cont : DynamicRecursiveASTVisitor {
+    bool Found = false;
+    bool TraverseForStmt(ForStmt *) override { return true; }
+    bool TraverseWhileStmt(WhileStmt *) override { return true; }
+    bool TraverseDoStmt(DoStmt *) override { return true; }
+    bool TraverseCXXForRangeStmt(CXXForRangeStmt *) override { return true; }
+    bool VisitContinueStmt(ContinueStmt *) override { return !(Found = true); }
+  } CF;
+  CF.TraverseStmt(const_cast<Stmt *>(Body));
+  return CF.Found;
+}
+
 std::string calleeNameOf(const CallExpr *C) {
   if (const FunctionDecl *FD = C->getDirectCallee())
     return FD->getIdentifier() ? FD->getName().str() : FD->getNameAsString();

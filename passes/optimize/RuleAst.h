@@ -222,6 +222,9 @@ bool callsSyncthreads(const clang::Stmt *S);
 /// Whether S references V.
 bool references(const clang::Stmt *S, const clang::ValueDecl *V);
 
+/// Body has a `continue` of its own loop (not of a loop nested in it).
+bool hasOwnContinue(const clang::Stmt *Body);
+
 /// The callee's name of a direct or unresolved call ("atomicAdd"), or "".
 std::string calleeNameOf(const clang::CallExpr *C);
 /// S is a call of __syncthreads() (a barrier of the block).
