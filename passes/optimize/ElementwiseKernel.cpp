@@ -114,6 +114,15 @@ wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesC
   if (Grid == In.Request.Geometry.end() || !Cap)
     return std::nullopt;
   std::string Expr = llvm::formatv("min({0}, {1})", Grid->second, Cap->Expr).str();
+  std::string Raised;
+  if (auto Size = launchSize(In);
+      Size && Size->Grid[1] == 1 && Size->Grid[2] == 1 && underfillsGpu(In, *Cap, *Size)) {
+    Expr = Cap->Expr;
+    Raised = llvm::formatv("; {0} has {1} blocks of {2} threads, less than half of what the "
+                           "GPU runs at once, so grid.x is raised to the waves, not capped",
+                           Size->From, Size->Grid[0], Cap->BlockThreads)
+                 .str();
+  }
   // The spec language must read it, or the change is worthless.
   if (auto Parsed = measure::IntExpr::parse(Expr); !Parsed) {
     llvm::consumeError(Parsed.takeError());
@@ -123,8 +132,14 @@ wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesC
   S.Geometry["grid.x"] = Expr;
   if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
     S.NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
-  S.Justification = Justify(*Cap);
+  S.Justification = Justify(*Cap) + Raised;
   return S;
+}
+
+bool underfillsGpu(const RuleInput &In, const WavesCap &Cap, const LaunchSize &Size) {
+  int64_t Fill = int64_t(Cap.SMs) * In.Target.limits().MaxThreadsPerSM;
+  int64_t Resident = int64_t(Cap.SMs) * Cap.BlocksPerSM;
+  return 2 * Size.Threads < std::min(Fill, Resident * Cap.BlockThreads);
 }
 
 std::optional<WavesCap> gridWavesCap(const RuleInput &In, int64_t SharedBytes) {

@@ -134,6 +134,7 @@ llvm::Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In,
 /// 8"), with the SM count and blocks per SM it uses; none when the block
 /// size is not known. SharedBytes, the static shared memory a block of the
 /// rewrite takes, limits the blocks per SM too (the occupancy calculator).
+struct LaunchSize;
 struct WavesCap {
   std::string Expr;
   unsigned SMs = 0;
@@ -141,13 +142,20 @@ struct WavesCap {
 };
 std::optional<WavesCap> gridWavesCap(const RuleInput &In, int64_t SharedBytes = 0);
 
+/// Whether a launch of Size runs fewer than half the threads the GPU holds
+/// at once (Cap's SMs x blocks per SM, and the SM's thread limit): most SMs
+/// idle, so a grid-stride loop wants more blocks, not a cap.
+bool underfillsGpu(const RuleInput &In, const WavesCap &Cap, const LaunchSize &Size);
+
 /// The candidate numbers of waves for FORGE_GRID_WAVES (the first is the
 /// default).
 std::vector<int64_t> gridWavesCandidates();
 
 /// grid.x capped at FORGE_GRID_WAVES waves: `min(<grid.x>, <cap>)`, with the
 /// tunable added when the spec lacks it; Justify words the change from the
-/// cap. None when the spec's grid.x or the block size is not known.
+/// cap. A 1D grid that underfills the GPU (a fixed `<<<2 * SMs, 256>>>`
+/// under a grid-stride loop) becomes the cap itself, said after Justify's
+/// words. None when the spec's grid.x or the block size is not known.
 std::optional<agent::SpecChange>
 wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify,
                 int64_t SharedBytes = 0);

@@ -202,14 +202,12 @@ RuleOutcome GridFillRule::propose(const RuleInput &In) {
   auto Cap = gridWavesCap(In, Shared);
   if (!Cap)
     return notApplicable("the block size is not known");
-  const arch::SmLimits &Lim = In.Target.limits();
   int64_t Resident = int64_t(Cap->SMs) * Cap->BlocksPerSM;
-  int64_t Fill = int64_t(Cap->SMs) * Lim.MaxThreadsPerSM;
   int64_t Waves4 = 4 * Resident;
   std::string GridText = Grid->second;
   agent::SpecChange S;
   std::string Summary, Change;
-  if (2 * Size->Threads < std::min(Fill, Resident * Cap->BlockThreads)) {
+  if (underfillsGpu(In, *Cap, *Size)) {
     S.Geometry["grid.x"] = Cap->Expr;
     Summary = formatv("grid.x {0} -> {1} (FORGE_GRID_WAVES waves of the GPU): the grid-stride "
                       "loop is correct for any grid",

@@ -66,6 +66,9 @@
 #   templates-bench utils/gpu/templates-bench.sh on bundle/template-bench
 #                   (utils/gpu/templates-bench-prepare.sh, run here): the
 #                   templates at the suite's sizes against bench-refs
+#   gemm-sweep      utils/gpu/gemm-sweep.sh: the FP32 GEMM template at 4096^3,
+#                   its large tiles tuned exhaustively, the fastest three
+#                   measured again beside the defaults, against cuBLAS
 #   new-e2e:F:N     utils/gpu/new-e2e.sh: forge-port new --tune --optimize on
 #                   descriptions F..F+N-1 of its list, measured with the
 #                   library's references
@@ -393,6 +396,12 @@ PY
         > "$out/templates-bench.log" 2>&1
       result templates-bench $?
       cat "$out/template-bench/table.txt"
+      ;;
+    gemm-sweep)
+      # The FP32 GEMM template at 4096^3 over its large tiles, against cuBLAS.
+      bash utils/gpu/gemm-sweep.sh "$fp" "$out/gemm-sweep" > "$out/gemm-sweep.log" 2>&1
+      result gemm-sweep $?
+      cat "$out/gemm-sweep.log"
       ;;
     new-e2e:*)
       # forge-port new end to end on descriptions FIRST..FIRST+COUNT-1 of

@@ -15,6 +15,10 @@
 // RUN: %nvcc -arch=sm_90 -ptx %t.cu -o - | FileCheck %s --check-prefix=PTX
 // RUN: forge-port propose %s --kernel histogram256 --spec %S/Inputs/histogram256.json \
 // RUN:   --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=LIST
+// A fixed grid of 264 blocks (CUDA by Example's 2 x SMs) fills less than half
+// of the GPU: every proposal raises grid.x to the waves instead of capping it.
+// RUN: forge-port propose %s --kernel histogram256 --spec %S/Inputs/histogram256-fixed-grid.json \
+// RUN:   --rules=histogram-privatize 2>&1 | FileCheck %s --check-prefix=FIXED
 
 __global__ void histogram256(const unsigned char *data, unsigned int *bins, long long count) {
   long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -100,3 +104,8 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
 // LIST:   __shared__ unsigned int forge_hist[256];
 // LIST:     atomicAdd(&forge_hist[data[idx]], 1u);
 // LIST-NOT: # expert:
+
+// FIXED: # spec: grid.x -> 132 * FORGE_GRID_WAVES * 6
+// FIXED: # spec: why: the grid-stride loop at line {{[0-9]+}} visits every element for any grid, {{.*}}; the spec's launch has 264 blocks of 256 threads, less than half of what the GPU runs at once, so grid.x is raised to the waves, not capped
+// FIXED: # spec: grid.x -> 132 * FORGE_GRID_WAVES * 8
+// FIXED-NOT: min(264
