@@ -11,6 +11,8 @@ ArrayRef<RuleInfo> allExpertRules() {
   static const RuleInfo Rules[] = {
       {"restrict", "const __restrict__ on read-only pointer parameters", createRestrictRule},
       {"unroll", "#pragma unroll on loops with a constant trip count", createUnrollRule},
+      {"specialize-scalar", "a copy of the body for the spec's values of parameters that set loop trip counts",
+       createSpecializeScalarRule},
       {"launch-bounds", "__launch_bounds__ from the tuned block size", createLaunchBoundsRule},
       {"vectorize", "16-byte loads and stores where alignment and contiguity are shown",
        createVectorizeRule},

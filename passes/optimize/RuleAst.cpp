@@ -662,6 +662,71 @@ bool hasOwnContinue(const Stmt *Body) {
   return CF.Found;
 }
 
+std::vector<const Stmt *> leadingUniformExits(const CompoundStmt *Body,
+                                              const FunctionDecl &Kernel) {
+  // C reads nothing a thread of the block may see differently.
+  struct Uniform : DynamicRecursiveASTVisitor {
+    const FunctionDecl &K;
+    bool Ok = true;
+    explicit Uniform(const FunctionDecl &K) : K(K) {}
+    bool TraverseMemberExpr(MemberExpr *E) override {
+      if (auto B = frontend::cudaBuiltin(E)) {
+        Ok &= B->Var != "threadIdx";
+        return Ok;
+      }
+      return DynamicRecursiveASTVisitor::TraverseMemberExpr(E);
+    }
+    bool TraversePseudoObjectExpr(PseudoObjectExpr *E) override {
+      if (auto B = frontend::cudaBuiltin(E)) {
+        Ok &= B->Var != "threadIdx";
+        return Ok;
+      }
+      return !(Ok = false);
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *E) override {
+      const ValueDecl *D = E->getDecl();
+      if (isa<EnumConstantDecl>(D))
+        return true;
+      if (const auto *P = dyn_cast<ParmVarDecl>(D);
+          P && P->getDeclContext() == &K && P->getType()->isScalarType() &&
+          !P->getType()->isPointerType() && !isModified(P, K.getBody()))
+        return true;
+      if (const auto *V = dyn_cast<VarDecl>(D); V && V->isConstexpr())
+        return true;
+      return !(Ok = false);
+    }
+    bool VisitCallExpr(CallExpr *) override { return !(Ok = false); }
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *) override { return !(Ok = false); }
+    bool VisitUnaryOperator(UnaryOperator *U) override {
+      Ok &= U->getOpcode() != UO_Deref && !U->isIncrementDecrementOp();
+      return Ok;
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) override {
+      Ok &= !B->isAssignmentOp();
+      return Ok;
+    }
+  };
+  std::vector<const Stmt *> Out;
+  if (!Body)
+    return Out;
+  for (const Stmt *S : Body->body()) {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+      break;
+    const Stmt *Last = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Last))
+      Last = CS->body_empty() ? nullptr : CS->body_back();
+    if (!isa_and_nonnull<ReturnStmt>(Last))
+      break;
+    Uniform U(Kernel);
+    U.TraverseStmt(const_cast<Expr *>(If->getCond()));
+    if (!U.Ok)
+      break;
+    Out.push_back(S);
+  }
+  return Out;
+}
+
 std::string calleeNameOf(const CallExpr *C) {
   if (const FunctionDecl *FD = C->getDirectCallee())
     return FD->getIdentifier() ? FD->getName().str() : FD->getNameAsString();

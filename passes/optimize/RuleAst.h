@@ -225,6 +225,16 @@ bool references(const clang::Stmt *S, const clang::ValueDecl *V);
 /// Body has a `continue` of its own loop (not of a loop nested in it).
 bool hasOwnContinue(const clang::Stmt *Body);
 
+/// The statements at the start of Body that leave the kernel on a
+/// condition every thread of a block shares: `if (C) { ...; return; }`
+/// without an else, C reading only Kernel's scalar parameters, constants
+/// and blockIdx, blockDim, gridDim (specialize-scalar's test of the spec's
+/// values). Code a rule puts in front of the body (tile loads, hoisted
+/// coefficients, barriers) goes after them, so that it runs only where the
+/// original body goes on.
+std::vector<const clang::Stmt *> leadingUniformExits(const clang::CompoundStmt *Body,
+                                                     const clang::FunctionDecl &Kernel);
+
 /// The callee's name of a direct or unresolved call ("atomicAdd"), or "".
 std::string calleeNameOf(const clang::CallExpr *C);
 /// S is a call of __syncthreads() (a barrier of the block).

@@ -520,6 +520,20 @@ Expected<std::string> Writer::write(uint64_t &SharedBytes) {
   std::string Orig = StringRef(*Original).trim("\n").rtrim().str();
   std::string New = StringRef(*Tiled).trim("\n").rtrim().str();
 
+  // Statements that leave the kernel on a block-uniform condition before
+  // anything else (specialize-scalar's test of the spec's values) stay
+  // first: the tiles and the hoisted coefficients are loaded only where the
+  // original body goes on.
+  for (const Stmt *S : leadingUniformExits(Body, In.Kernel)) {
+    bool Reads = llvm::any_of(Plans, [&](const TilePlan &P) {
+      return llvm::any_of(P.Reads, [&](const an::Access *A) { return A->E && isWithin(A->E, S); });
+    });
+    auto R = C.rangeOfStatement(S);
+    if (Reads || !R)
+      break;
+    Lines.push_back(Ind + In.Source.slice(R->first, R->second).str());
+  }
+
   // What the comment says.
   std::vector<std::string> Parts;
   for (size_t PI = 0; PI < Plans.size(); ++PI) {
