@@ -1,4 +1,4 @@
-//===- Templates/Gemm.cpp - A tiled SIMT GEMM (f32, f64), optionally batched ===//
+//===- Templates/Gemm.cpp - A tiled GEMM (FMA units; tf32, f16, bf16 mma) ===//
 ///
 /// \file
 /// The generated text is ordinary CUDA with comments. Every local is named
@@ -342,15 +342,16 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB) {4}(
   return S;
 }
 
-/// The refusals both kernels share; the kernel's name.
+/// The refusals all kernels share; the kernel's name.
 Expected<std::string> checkGemmRequest(const Request &R) {
   using namespace detail;
   if (R.Kind != OpKind::Gemm)
     return makeError("the gemm template computes a gemm, not a {0}", opKindName(R.Kind));
   if (Error Err = checkShape(R, 3, "a gemm"))
     return std::move(Err);
-  if (R.Type != Scalar::F32 && R.Type != Scalar::F64)
-    return makeError("the gemm template takes f32 or f64 elements, not {0}",
+  if (R.Type != Scalar::F32 && R.Type != Scalar::F64 && R.Type != Scalar::F16 &&
+      R.Type != Scalar::BF16)
+    return makeError("the gemm template takes f32, f64, f16 or bf16 elements, not {0}",
                      scalarInfo(R.Type).Dtype);
   const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
   if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
@@ -361,13 +362,15 @@ Expected<std::string> checkGemmRequest(const Request &R) {
   return kernelName(R, "gemm");
 }
 
-/// The host wrapper forge_<Name> of both kernels: argument checks, then one
+/// The host wrapper forge_<Name> of all kernels: argument checks, then one
 /// launch of Name<Args> on a grid of BM x BN tiles (at most 65535 along y
-/// and z) with Threads threads a block. How is a comment line on the
-/// arithmetic ("" for the FMA units); Constants defines the tile sizes the
-/// launch names (the spec's defaults, which tune rewrites).
-std::string wrapperText(const Request &R, const std::string &Name, StringRef T, int VW,
-                        StringRef How, StringRef Constants, StringRef Args, StringRef Threads) {
+/// and z) with Threads threads a block. T is the matrices' element, ST
+/// alpha's and beta's; How is a comment line on the arithmetic ("" for the
+/// FMA units); Constants defines the tile sizes the launch names (the
+/// spec's defaults, which tune rewrites).
+std::string wrapperText(const Request &R, const std::string &Name, StringRef T, StringRef ST,
+                        int VW, StringRef How, StringRef Constants, StringRef Args,
+                        StringRef Threads) {
   const bool Batched = R.Batch > 1;
   const std::string Batch = Batched ? "int batch, " : "";
   std::string S = formatv(R"(
@@ -378,7 +381,7 @@ std::string wrapperText(const Request &R, const std::string &Name, StringRef T, 
 // path). The configuration below is the spec's default; forge-port tune
 // writes tuned values there.{11}
 inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, int K,
-{10}{7}{0} alpha, {0} beta, cudaStream_t stream = 0) {{
+{10}{7}{12} alpha, {12} beta, cudaStream_t stream = 0) {{
 )",
                           T, Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
                           R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", VW, Batch,
@@ -387,7 +390,7 @@ inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, i
                                   : "",
                           // The continuation line under the first parameter.
                           std::string(("inline cudaError_t forge_" + Name + "(").size(), ' '),
-                          How)
+                          How, ST)
                       .str();
   if (!Batched)
     S += "  const int batch = 1;\n";
@@ -460,6 +463,8 @@ Error checkGemmConfig(const GemmConfig &C, Scalar T) {
 }
 
 Expected<Instance> instantiateGemm(const Request &R) {
+  if (R.Type == Scalar::F16 || R.Type == Scalar::BF16)
+    return instantiateGemmHalf(R, defaultGemmHalfConfig());
   if (R.AllowLowerPrecision && R.Type == Scalar::F32)
     return instantiateGemmTf32(R, defaultGemmTf32Config());
   return instantiateGemm(R, defaultGemmConfig(R.Type));
@@ -472,6 +477,10 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
     return NameOr.takeError();
   const std::string Name = *NameOr;
   const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  if (R.Type != Scalar::F32 && R.Type != Scalar::F64)
+    return makeError("the gemm template's FMA kernel takes f32 or f64 elements, not {0} (f16 and "
+                     "bf16 run on the tensor cores)",
+                     scalarInfo(R.Type).Dtype);
   if (Error Err = checkGemmConfig(Cfg, R.Type))
     return std::move(Err);
   const Elem E = elemFor(R.Type);
@@ -493,7 +502,7 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
        "products the grid does not cover (65535 at most along y and z)."});
   S += "#include <cuda_runtime.h>\n\n";
   S += kernelText(R, Name, E);
-  S += wrapperText(R, Name, E.T, E.VW, "",
+  S += wrapperText(R, Name, E.T, E.T, E.VW, "",
                    formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, TM = {5}, TN = {6}, "
                            "MINB = {7}",
                            Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Cfg.MinBlocks)
@@ -948,7 +957,7 @@ Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &C
        "and products the grid does not cover (65535 at most along y and z)."});
   S += "#include <cuda_runtime.h>\n\n";
   S += tf32KernelText(R, Name);
-  S += wrapperText(R, Name, "float", 4,
+  S += wrapperText(R, Name, "float", "float", 4,
                    "\n// The products run in tf32 on the tensor cores (sm_80 or newer).",
                    formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5}", Cfg.BM,
                            Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks)
@@ -1034,6 +1043,538 @@ Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &C
   return I;
 }
 
+//===----------------------------------------------------------------------===//
+// The f16 / bf16 tensor-core kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The 16-bit element type's spellings in the generated text.
+struct HalfElem {
+  StringRef T;      ///< "__half"
+  StringRef T2;     ///< the pair, "__half2"
+  StringRef Ptx;    ///< the mma's input type, "f16"
+  StringRef ToF;    ///< one element to float, "__half2float"
+  StringRef FromF;  ///< float to one element, round to nearest even
+  StringRef ToF2;   ///< a pair to float2
+  StringRef FromF2; ///< two floats to a pair
+  StringRef Header; ///< "cuda_fp16.h"
+  /// The unit roundoff of the type: 2^-11 (f16, 11 significant bits),
+  /// 2^-8 (bf16, 8).
+  double U;
+};
+
+HalfElem halfElemFor(Scalar S) {
+  if (S == Scalar::BF16)
+    return {"__nv_bfloat16",         "__nv_bfloat162",       "bf16",
+            "__bfloat162float",      "__float2bfloat16_rn",  "__bfloat1622float2",
+            "__floats2bfloat162_rn", "cuda_bf16.h",          1.0 / 256};
+  return {"__half",           "__half2",           "f16",         "__half2float", "__float2half_rn",
+          "__half22float2",   "__floats2half2_rn", "cuda_fp16.h", 1.0 / 2048};
+}
+
+/// One operand's slab loads for the f16/bf16 kernel: as the tf32 kernel's
+/// (the slab keeps the global layout, Tf32Operand says how), in 16-byte
+/// vectors of 8 elements kept as their bits.
+std::string halfLoadText(const Tf32Operand &O) {
+  std::string T = R"(#pragma unroll
+        for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
+          // Vector fg_c of the slab: row fg_r, columns fg_cc .. fg_cc + 7.
+          const int fg_c = fg_tid + fg_i * THREADS;
+          const int fg_r = fg_c / (@X_COLS / 8), fg_cc = (fg_c % (@X_COLS / 8)) * 8;
+          const int fg_gr = @ROWORG + fg_r, fg_gc = @COLORG + fg_cc;
+          const unsigned short *fg_p = fg_@X + (long long)fg_gr * @COLEXT + fg_gc;
+          if (fg_@xvec && fg_gr < @ROWEXT && fg_gc + 8 <= @COLEXT) {
+            fg_r@x[fg_i] = *reinterpret_cast<const uint4 *>(fg_p);
+          } else {
+            // Element by element, zeros (the bits of +0) outside.
+            unsigned fg_h[8];
+#pragma unroll
+            for (int fg_e = 0; fg_e < 8; ++fg_e)
+              fg_h[fg_e] = fg_gr < @ROWEXT && fg_gc + fg_e < @COLEXT ? fg_p[fg_e] : 0u;
+            fg_r@x[fg_i] = make_uint4(fg_h[0] | fg_h[1] << 16, fg_h[2] | fg_h[3] << 16,
+                                     fg_h[4] | fg_h[5] << 16, fg_h[6] | fg_h[7] << 16);
+          }
+        }
+)";
+  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
+  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
+  T = detail::replaceAll(T, "@ROWORG", O.RowOrg());
+  T = detail::replaceAll(T, "@COLORG", O.ColOrg());
+  T = detail::replaceAll(T, "@ROWEXT", O.RowExt());
+  T = detail::replaceAll(T, "@COLEXT", O.ColExt());
+  T = detail::replaceAll(T, "@X", O.Name);
+  T = detail::replaceAll(T, "@x", O.Lower);
+  return T;
+}
+
+std::string halfStoreText(const Tf32Operand &O) {
+  std::string T = R"(#pragma unroll
+          for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
+            const int fg_c = fg_tid + fg_i * THREADS;
+            const int fg_r = fg_c / (@X_COLS / 8), fg_cc = (fg_c % (@X_COLS / 8)) * 8;
+            *reinterpret_cast<uint4 *>(&fg_@xs[fg_buf][fg_r][fg_cc]) = fg_r@x[fg_i];
+          }
+)";
+  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
+  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
+  T = detail::replaceAll(T, "@x", O.Lower);
+  return T;
+}
+
+std::string halfKernelText(const Request &R, StringRef Name, const HalfElem &E) {
+  // k along the global rows: A^T and B (as in the tf32 kernel).
+  Tf32Operand A{"A", "a", R.TransA, "BM", "M", "fg_m0"};
+  Tf32Operand B{"B", "b", !R.TransB, "BN", "N", "fg_n0"};
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << formatv(R"(// C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products, on
+// the tensor cores: A, B and C are {5}, alpha and beta float. op(A) = {0}
+// (A is {1}), op(B) = {2} (B is {3}), C is M x N; product b reads
+// A + b * M * K, B + b * K * N and writes C + b * M * N. C is not read when
+// beta == 0. mma.sync.m16n8k16 multiplies the {6} inputs (exactly) and sums
+// the products in f32; the epilogue computes alpha * acc + beta * C in f32
+// and rounds once to {6} (to nearest even).
+// Needs sm_80 or newer: compiled for an older target the kernel traps.
+// The tile sizes are template parameters (see the spec's tunables): a block
+// computes BM x BN of C with (BM / WM) * (BN / WN) warps, a warp WM x WN as
+// (WM / 16) x (WN / 8) mma tiles; MINB blocks of an SM at least share its
+// registers (__launch_bounds__). Launch it with (BM / WM) * (BN / WN) * 32
+// threads; any grid is correct (blocks loop over the tiles and products
+// their grid does not cover).
+template <int BM, int BN, int BK, int WM, int WN, int MINB>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
+    const {5} *__restrict__ A, const {5} *__restrict__ B, {5} *__restrict__ C, int M, int N,
+    int K, int batch, float alpha, float beta) {{
+)",
+                R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
+                R.TransB ? "N x K" : "K x N", Name, E.T, E.Ptx);
+  OS << "  typedef " << E.T << " fg_T;\n";
+  OS << "  typedef " << E.T2 << " fg_T2;\n";
+  OS << "  constexpr int THREADS = (BM / WM) * (BN / WN) * 32;\n";
+  OS << "  // The mma tiles of a warp: MT along m (16 rows each), NT along n (8).\n";
+  OS << "  constexpr int MT = WM / 16, NT = WN / 8, WARPS_N = BN / WN;\n";
+  OS << "  // The shared slabs keep the global layout: op(A)'s is " << A.Rows() << " x "
+     << A.Cols() << " (" << (A.KRows ? "k" : "m") << " along the rows),\n  // op(B)'s "
+     << B.Rows() << " x " << B.Cols() << " (" << (B.KRows ? "k" : "n")
+     << " along the rows); every row padded by 8 elements (16 bytes).\n";
+  OS << "  constexpr int A_ROWS = " << A.Rows() << ", A_COLS = " << A.Cols() << ";\n";
+  OS << "  constexpr int B_ROWS = " << B.Rows() << ", B_COLS = " << B.Cols() << ";\n";
+  OS << R"(  constexpr int PAD = 8;
+  // 16-byte vectors (8 elements) of each operand's slab a thread loads.
+  constexpr int A_VECS = BM * BK / (8 * THREADS);
+  constexpr int B_VECS = BN * BK / (8 * THREADS);
+  static_assert(BM % WM == 0 && BN % WN == 0, "the warps must tile the block");
+  static_assert(WM % 16 == 0 && WN % 16 == 0,
+                "a warp tile is made of m16n8k16 tiles, read in 16 x 16 pieces; WM and WN "
+                "are multiples of 16");
+  static_assert(BK % 16 == 0, "the slab is a multiple of the mma's k, 16");
+  static_assert(THREADS <= 1024, "at most 1024 threads");
+  static_assert(A_VECS * 8 * THREADS == BM * BK && B_VECS * 8 * THREADS == BN * BK,
+                "every thread loads the same number of vectors of a slab");
+  static_assert(2 * (A_ROWS * (A_COLS + PAD) + B_ROWS * (B_COLS + PAD)) * 2 <= 49152,
+                "the two slabs must fit in 48 KiB of static shared memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap(); // mma.sync.m16n8k16 with f32 accumulators needs sm_80 or newer
+#else
+  // Two slabs of each operand, the elements' bits. A row of COLS + 8
+  // elements is 16 bytes more than a multiple of 32 bytes (COLS is a
+  // multiple of 16), so the 8 rows an ldmatrix phase reads (16 bytes each,
+  // same column) fall on distinct groups of 4 banks.
+  __shared__ __align__(16) unsigned short fg_as[2][A_ROWS][A_COLS + PAD];
+  __shared__ __align__(16) unsigned short fg_bs[2][B_ROWS][B_COLS + PAD];
+  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)
+    __trap(); // launched with a block other than the template's
+  // ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lane l gives the
+  // address of row l % 8 of matrix l / 8 (16 bytes, 16-byte aligned), and
+  // fg_r[q] receives the lane's pair of matrix q: row l / 4, columns
+  // 2 (l % 4) and 2 (l % 4) + 1 of it (with .trans, of its transpose).
+  auto fg_ldsm = [](const unsigned short *fg_p, unsigned *fg_r) {
+    const unsigned fg_s = (unsigned)__cvta_generic_to_shared(fg_p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(fg_r[0]), "=r"(fg_r[1]), "=r"(fg_r[2]), "=r"(fg_r[3])
+                 : "r"(fg_s));
+  };
+  auto fg_ldsm_t = [](const unsigned short *fg_p, unsigned *fg_r) {
+    const unsigned fg_s = (unsigned)__cvta_generic_to_shared(fg_p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(fg_r[0]), "=r"(fg_r[1]), "=r"(fg_r[2]), "=r"(fg_r[3])
+                 : "r"(fg_s));
+  };
+
+  const int fg_tid = threadIdx.x;
+  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;
+  // The mma's fragment coordinates: groupID and threadID_in_group.
+  const int fg_g = fg_lane / 4, fg_t = fg_lane % 4;
+  // The row this lane addresses for ldmatrix: row fg_lr of matrix fg_lq.
+  const int fg_lq = fg_lane / 8, fg_lr = fg_lane % 8;
+)";
+  // The A fragment (16 x 16 of op(A)): its registers are (m 0-7, k 0-7),
+  // (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15), each a lane's
+  // (m g, k 2t and 2t + 1): matrix q at m + (q & 1) * 8, k + (q >> 1) * 8.
+  // With k along the columns the matrices are read as they lie (rows m),
+  // with k along the rows (A^T) transposed (rows k).
+  OS << "  // op(A)'s 16 x 16 fragment: matrix q is (m + (q & 1) * 8, k + (q >> 1) * 8),\n"
+     << "  // read " << (A.KRows ? "transposed (its rows are k)" : "as it lies (its rows are m)")
+     << "; the lane's row and column offsets.\n";
+  if (A.KRows)
+    OS << "  const int fg_am = (fg_lq & 1) * 8, fg_ak = (fg_lq >> 1) * 8 + fg_lr;\n";
+  else
+    OS << "  const int fg_am = (fg_lq & 1) * 8 + fg_lr, fg_ak = (fg_lq >> 1) * 8;\n";
+  // Two B fragments (16 x 8 of op(B) each: (k 0-7, n g) and (k 8-15, n g)
+  // pairs): matrix q at k + (q & 1) * 8, n + (q >> 1) * 8.
+  OS << "  // Two n tiles of op(B) (16 x 8 each): matrix q is (k + (q & 1) * 8, n + (q >> 1) * 8),\n"
+     << "  // read " << (B.KRows ? "transposed (its rows are k)" : "as it lies (its rows are n)")
+     << ".\n";
+  if (B.KRows)
+    OS << "  const int fg_bn = (fg_lq >> 1) * 8, fg_bk = (fg_lq & 1) * 8 + fg_lr;\n";
+  else
+    OS << "  const int fg_bn = (fg_lq >> 1) * 8 + fg_lr, fg_bk = (fg_lq & 1) * 8;\n";
+  OS << R"(  // This warp's part of the tile.
+  const int fg_wm = (fg_warp / WARPS_N) * WM, fg_wn = (fg_warp % WARPS_N) * WN;
+  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;
+  const int fg_slabs = (K + BK - 1) / BK;
+  // 16-byte loads need 16-byte aligned rows: an aligned pointer and a
+  // leading dimension that is a multiple of 8; C's pairs need 4 bytes.
+)";
+  auto Aligned = [](StringRef P, int Bytes) {
+    return ("(((unsigned long long)" + P + ") & " + std::to_string(Bytes - 1) + "ull) == 0").str();
+  };
+  OS << "  const bool fg_avec = " << (R.TransA ? "M" : "K") << " % 8 == 0 && " << Aligned("A", 16)
+     << ";\n";
+  OS << "  const bool fg_bvec = " << (R.TransB ? "K" : "N") << " % 8 == 0 && " << Aligned("B", 16)
+     << ";\n";
+  OS << "  const bool fg_cvec = N % 2 == 0 && " << Aligned("C", 4) << ";\n";
+  OS << R"(  const bool fg_beta0 = beta == 0.0f;
+  // Slabs this block has multiplied over all its tiles: the buffer parity
+  // runs on across tiles, so a new tile's first stores never hit the
+  // buffer a slower warp may still be reading.
+  unsigned fg_phase = 0;
+
+  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {
+    // A and B as the bits of their elements (loaded and staged, never
+    // computed with).
+    const unsigned short *fg_A = reinterpret_cast<const unsigned short *>(A) + (long long)fg_b * M * K;
+    const unsigned short *fg_B = reinterpret_cast<const unsigned short *>(B) + (long long)fg_b * K * N;
+    fg_T *fg_C = C + (long long)fg_b * M * N;
+    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
+      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
+        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
+        // The warp's accumulators: mma tile (i, j) holds rows fg_g and
+        // fg_g + 8, columns 2 fg_t and 2 fg_t + 1 of its 16 x 8.
+        float fg_acc[MT][NT][4];
+#pragma unroll
+        for (int fg_i = 0; fg_i < MT; ++fg_i)
+#pragma unroll
+          for (int fg_j = 0; fg_j < NT; ++fg_j)
+#pragma unroll
+            for (int fg_e = 0; fg_e < 4; ++fg_e)
+              fg_acc[fg_i][fg_j][fg_e] = 0.0f;
+        // The slab in flight: global loads land here while the previous
+        // slab is multiplied.
+        uint4 fg_ra[A_VECS], fg_rb[B_VECS];
+        int fg_k0 = 0;
+        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
+        // vector is whole and aligned, guarded elements (zero outside) else.
+        auto fg_load = [&]() {
+)";
+  OS << indented(halfLoadText(A)) << indented(halfLoadText(B));
+  OS << R"(        };
+        fg_load();
+        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
+          const int fg_buf = fg_phase & 1;
+          // Whole 16-byte vectors, as they were loaded.
+)";
+  OS << halfStoreText(A) << halfStoreText(B);
+  OS << R"(          // The only barrier of a slab: the stores above are seen by all,
+          // and every warp has finished the slab before last, whose buffer
+          // the next iteration overwrites.
+          __syncthreads();
+          if (fg_s + 1 < fg_slabs) {
+            fg_k0 += BK;
+            fg_load(); // in flight during the multiplication below
+          }
+#pragma unroll
+          for (int fg_kk = 0; fg_kk < BK; fg_kk += 16) {
+            // Fragments (PTX ISA, mma.m16n8k16 .f16/.bf16): B's b0 (k 2t,
+            // 2t + 1; n g) and b1 (k 2t + 8, 2t + 9; n g) of every n tile,
+            // two tiles an ldmatrix.x4; then per m tile A's a0 (m g; k 2t,
+            // 2t + 1), a1 (m g + 8), a2 (m g; k 2t + 8, 2t + 9), a3 (m g + 8),
+            // one ldmatrix.x4, used by NT mmas (one m tile's fragment live at
+            // a time).
+            unsigned fg_b[NT][2];
+#pragma unroll
+            for (int fg_j = 0; fg_j < NT; fg_j += 2) {
+              unsigned fg_q[4];
+)";
+  OS << "              " << (B.KRows ? "fg_ldsm_t" : "fg_ldsm") << "(&"
+     << B.at("fg_kk + fg_bk", "fg_wn + fg_j * 8 + fg_bn") << ", fg_q);\n";
+  OS << R"(              fg_b[fg_j][0] = fg_q[0];
+              fg_b[fg_j][1] = fg_q[1];
+              fg_b[fg_j + 1][0] = fg_q[2];
+              fg_b[fg_j + 1][1] = fg_q[3];
+            }
+#pragma unroll
+            for (int fg_i = 0; fg_i < MT; ++fg_i) {
+              unsigned fg_a[4];
+)";
+  OS << "              " << (A.KRows ? "fg_ldsm_t" : "fg_ldsm") << "(&"
+     << A.at("fg_kk + fg_ak", "fg_wm + fg_i * 16 + fg_am") << ", fg_a);\n";
+  OS << "#pragma unroll\n";
+  OS << "              for (int fg_j = 0; fg_j < NT; ++fg_j)\n";
+  OS << "                asm(\"mma.sync.aligned.m16n8k16.row.col.f32." << E.Ptx << "." << E.Ptx
+     << ".f32 \"\n";
+  OS << R"(                    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                    : "+f"(fg_acc[fg_i][fg_j][0]), "+f"(fg_acc[fg_i][fg_j][1]),
+                      "+f"(fg_acc[fg_i][fg_j][2]), "+f"(fg_acc[fg_i][fg_j][3])
+                    : "r"(fg_a[0]), "r"(fg_a[1]), "r"(fg_a[2]), "r"(fg_a[3]),
+                      "r"(fg_b[fg_j][0]), "r"(fg_b[fg_j][1]));
+            }
+          }
+        }
+
+        // C = alpha * acc + beta * C in f32, rounded once: the accumulators
+        // come in pairs of adjacent columns, one 4-byte access per pair
+        // where it is whole and aligned, guarded elements else.
+#pragma unroll
+        for (int fg_i = 0; fg_i < MT; ++fg_i)
+#pragma unroll
+          for (int fg_h = 0; fg_h < 2; ++fg_h) {
+            const int fg_m = fg_m0 + fg_wm + fg_i * 16 + fg_g + fg_h * 8;
+            if (fg_m >= M)
+              continue;
+            fg_T *fg_row = fg_C + (long long)fg_m * N;
+#pragma unroll
+            for (int fg_j = 0; fg_j < NT; ++fg_j) {
+              const int fg_n = fg_n0 + fg_wn + fg_j * 8 + 2 * fg_t;
+              fg_T *fg_p = fg_row + fg_n;
+              float fg_v0 = alpha * fg_acc[fg_i][fg_j][2 * fg_h];
+              float fg_v1 = alpha * fg_acc[fg_i][fg_j][2 * fg_h + 1];
+              if (fg_cvec && fg_n + 2 <= N) {
+                if (!fg_beta0) {
+                  const float2 fg_o = @TOF2(*reinterpret_cast<const fg_T2 *>(fg_p));
+                  fg_v0 = fmaf(beta, fg_o.x, fg_v0);
+                  fg_v1 = fmaf(beta, fg_o.y, fg_v1);
+                }
+                *reinterpret_cast<fg_T2 *>(fg_p) = @FROMF2(fg_v0, fg_v1);
+              } else {
+                if (fg_n < N)
+                  fg_p[0] = @FROMF(fg_beta0 ? fg_v0 : fmaf(beta, @TOF(fg_p[0]), fg_v0));
+                if (fg_n + 1 < N)
+                  fg_p[1] = @FROMF(fg_beta0 ? fg_v1 : fmaf(beta, @TOF(fg_p[1]), fg_v1));
+              }
+            }
+          }
+      }
+  }
+#endif
+}
+)";
+  S = detail::replaceAll(S, "@TOF2", E.ToF2);
+  S = detail::replaceAll(S, "@FROMF2", E.FromF2);
+  S = detail::replaceAll(S, "@TOF", E.ToF);
+  S = detail::replaceAll(S, "@FROMF", E.FromF);
+  return S;
+}
+
+/// The slabs' shared bytes for C (both buffers), as checkGemmHalfConfig
+/// and the spec's constraint count them.
+int64_t halfSharedBytes(const GemmHalfConfig &C, bool TransA, bool TransB) {
+  int64_t A = TransA ? int64_t(C.BK) * (C.BM + 8) : int64_t(C.BM) * (C.BK + 8);
+  int64_t B = TransB ? int64_t(C.BN) * (C.BK + 8) : int64_t(C.BK) * (C.BN + 8);
+  return 2 * (A + B) * 2;
+}
+
+/// Registers a thread needs, roughly: the accumulators, one k step's B
+/// fragments and one A fragment, the slab in flight (two elements a
+/// register) and 24 more (addresses, loop counters).
+int64_t halfRegisterEstimate(const GemmHalfConfig &C) {
+  const int64_t T = C.threads();
+  return int64_t(C.WM) * C.WN / 32 + C.WN / 4 + 4 +
+         (int64_t(C.BM) * C.BK + int64_t(C.BN) * C.BK) / (2 * T) + 24;
+}
+
+} // namespace
+
+GemmHalfConfig defaultGemmHalfConfig() { return GemmHalfConfig(); }
+
+Error checkGemmHalfConfig(const GemmHalfConfig &C, bool TransA, bool TransB) {
+  for (int V : {C.BM, C.BN, C.BK, C.WM, C.WN})
+    if (V <= 0)
+      return makeError("the f16/bf16 gemm's tile sizes must be positive");
+  if (C.WM % 16 || C.WN % 16)
+    return makeError("the f16/bf16 gemm's warp tile {0} x {1} is read in 16 x 16 fragments: WM "
+                     "and WN must be multiples of 16",
+                     C.WM, C.WN);
+  if (C.BM % C.WM || C.BN % C.WN)
+    return makeError("the f16/bf16 gemm's warp tile {0} x {1} must divide the block tile {2} x "
+                     "{3}",
+                     C.WM, C.WN, C.BM, C.BN);
+  if (C.BK % 16)
+    return makeError("the f16/bf16 gemm's slab BK = {0} must be a multiple of the mma's k (16)",
+                     C.BK);
+  if (C.threads() > 1024)
+    return makeError("the f16/bf16 gemm's block would have {0} threads, more than 1024",
+                     C.threads());
+  if ((C.BM * C.BK) % (8 * C.threads()) || (C.BN * C.BK) % (8 * C.threads()))
+    return makeError("the f16/bf16 gemm's {0} threads cannot share the loads of a {1} x {2} and a "
+                     "{2} x {3} slab evenly (16-byte vectors)",
+                     C.threads(), C.BM, C.BK, C.BN);
+  if (C.WM * C.WN / 32 > 128)
+    return makeError("the f16/bf16 gemm's warp tile {0} x {1} needs {2} accumulators a thread, "
+                     "more than 128",
+                     C.WM, C.WN, C.WM * C.WN / 32);
+  if (C.MinBlocks < 1 || C.threads() * C.MinBlocks > 2048)
+    return makeError("the f16/bf16 gemm's {0} blocks of {1} threads cannot be resident on one SM "
+                     "(2048 threads)",
+                     C.MinBlocks, C.threads());
+  if (int64_t(C.threads()) * C.MinBlocks * halfRegisterEstimate(C) > 65536)
+    return makeError("the f16/bf16 gemm's {0} blocks of {1} threads need about {2} registers a "
+                     "thread, more than 65536 an SM",
+                     C.MinBlocks, C.threads(), halfRegisterEstimate(C));
+  int64_t Shared = halfSharedBytes(C, TransA, TransB);
+  if (Shared > 49152)
+    return makeError("the f16/bf16 gemm's two slabs need {0} bytes of shared memory, more than "
+                     "49152",
+                     Shared);
+  return Error::success();
+}
+
+Expected<Instance> instantiateGemmHalf(const Request &R, const GemmHalfConfig &Cfg) {
+  using namespace detail;
+  Expected<std::string> NameOr = checkGemmRequest(R);
+  if (!NameOr)
+    return NameOr.takeError();
+  const std::string Name = *NameOr;
+  if (R.Type != Scalar::F16 && R.Type != Scalar::BF16)
+    return makeError("the f16/bf16 gemm takes f16 or bf16 elements, not {0}",
+                     scalarInfo(R.Type).Dtype);
+  if (Error Err = checkGemmHalfConfig(Cfg, R.TransA, R.TransB))
+    return std::move(Err);
+  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  const HalfElem E = halfElemFor(R.Type);
+  const StringRef Dtype = scalarInfo(R.Type).Dtype;
+
+  Instance I = startInstance("gemm", Name);
+  std::string S = fileComment(
+      R, "gemm",
+      {formatv("Tensor cores in {0}: A, B and C are {1}, alpha and beta float. "
+               "mma.sync.m16n8k16 multiplies the inputs exactly and sums the products in f32; "
+               "the epilogue computes alpha * acc + beta * C in f32 and rounds once to {0}, so "
+               "an element's error is about its rounding ({2} of its size) plus the f32 sums' "
+               "(2^-24 * sqrt(K) times its terms' size). Needs sm_80 or newer.",
+               Dtype, E.T, R.Type == Scalar::BF16 ? "2^-8" : "2^-11")
+           .str(),
+       "A block computes a BM x BN tile of C with (BM / WM) * (BN / WN) warps, a warp a WM x WN "
+       "part as 16 x 8 mma tiles, its accumulators in registers. op(A) and op(B) pass through "
+       "shared memory in slabs of BK along K, stored as they lie in global memory (rows padded "
+       "by 16 bytes so that ldmatrix reads them without bank conflicts; ldmatrix.trans turns "
+       "the operands whose rows run along k into fragments); two buffers, the next slab's "
+       "global loads in flight during the current slab's multiplication, one barrier per slab.",
+       "Edges: 16-byte global loads where the leading dimension and the pointer allow and the "
+       "vector is inside the matrix, guarded element loads (zeros) elsewhere; C in 4-byte pairs "
+       "or guarded elements, so any M, N, K and any pointer work. Blocks loop over the tiles "
+       "and products the grid does not cover (65535 at most along y and z)."});
+  S += "#include <cuda_runtime.h>\n";
+  S += "#include <" + E.Header.str() + ">\n\n";
+  S += halfKernelText(R, Name, E);
+  S += wrapperText(R, Name, E.T, "float", 8,
+                   formatv("\n// The products run on the tensor cores (sm_80 or newer), summed in "
+                           "f32; alpha and beta\n// are float, C is rounded once to {0}.",
+                           Dtype)
+                       .str(),
+                   formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5}", Cfg.BM,
+                           Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks)
+                       .str(),
+                   "BM, BN, BK, WM, WN, MINB", "(BM / WM) * (BN / WN) * 32");
+  I.Source = std::move(S);
+
+  // The tolerance. The inputs are f16 (bf16) already and the mma's
+  // products of two of them are exact in f32 (22 or 16 significant bits);
+  // the f32 sums are off by about 2^-24 sqrt(K) times the terms' size.
+  // What dominates is the rounding of each element of C to the element
+  // type: relative error at most u (2^-11 for f16, 2^-8 for bf16; round to
+  // nearest), uniform in [-u, u] of the value's size on average, so the
+  // relative L2 error is about u / sqrt(3) (1 / sqrt(3) of a unit
+  // roundoff, whatever K). A reference that rounds C too (another
+  // configuration, another kernel of this type) differs by two roundings:
+  // about u sqrt(2/3). rel_l2 is 4 u (f16 1.95e-3, bf16 1.56e-2): about
+  // 5 times that, and it still catches one missing k term where 1 /
+  // sqrt(K) exceeds it (K up to about 260000 for f16, 4000 for bf16). An
+  // element's error is at most u |c| from each rounding; for the spec's
+  // inputs (uniform in [-1, 1], alpha 1, beta 0.5 over C in [-1, 1]) |c|
+  // has standard deviation sqrt(K / 9 + 1 / 12), and 6 of them bound it:
+  // max_abs = 2 u (2 sqrt(K) + 1) (two roundings of the largest |c|; at
+  // K = 4096: 0.126 for f16, 1.01 for bf16, whose spacing at 64..128 is
+  // 0.5).
+  const double MaxAbs = 2 * E.U * (2 * std::sqrt(double(K)) + 1);
+  const double RelL2 = 4 * E.U;
+  Json CBuf = inoutBuffer("C", R.Type, "BATCH * M * N");
+  CBuf["tolerance"] = {{"rel_l2", RelL2}, {"max_abs", MaxAbs}};
+  const std::string ASh = R.TransA ? "BK * (BM + 8)" : "BM * (BK + 8)";
+  const std::string BSh = R.TransB ? "BN * (BK + 8)" : "BK * (BN + 8)";
+  const std::string Threads = "(BM / WM) * (BN / WN) * 32";
+  I.Spec = {
+      {"kernel", Name},
+      {"template_args", {"BM", "BN", "BK", "WM", "WN", "MINB"}},
+      {"sizes", {{"M", M}, {"N", N}, {"K", K}, {"BATCH", R.Batch}}},
+      {"buffers",
+       {inBuffer("A", R.Type, "BATCH * M * K"), inBuffer("B", R.Type, "BATCH * K * N"), CBuf}},
+      {"scalars",
+       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
+        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
+        scalarArg("alpha", Scalar::F32, 1.0), scalarArg("beta", Scalar::F32, 0.5)}},
+      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
+      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
+      {"block", Threads},
+      {"tunables",
+       {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
+        tunable("BK", {16, 32, 64}, Cfg.BK), tunable("WM", {16, 32, 64, 128}, Cfg.WM),
+        tunable("WN", {16, 32, 64, 128}, Cfg.WN), tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)}},
+      {"constraints",
+       {"WM % 16 == 0", "WN % 16 == 0", "BM % WM == 0", "BN % WN == 0", "BK % 16 == 0",
+        Threads + " <= 1024", "BM * BK % (8 * " + Threads + ") == 0",
+        "BN * BK % (8 * " + Threads + ") == 0",
+        // Accumulators: at most 128 registers' worth.
+        "WM * WN / 32 <= 128", Threads + " * MINB <= 2048",
+        // MINB blocks' registers (halfRegisterEstimate).
+        Threads + " * MINB * (WM * WN / 32 + WN / 4 + 4 + (BM + BN) * BK / (2 * " + Threads +
+            ") + 24) <= 65536",
+        "2 * (" + ASh + " + " + BSh + ") * 2 <= 49152"}},
+      {"bytes", "2 * BATCH * (M * K + K * N + 2 * M * N)"},
+      {"flops", "2 * BATCH * M * N * K"},
+      {"notes",
+       {formatv("forge-port new: the gemm template's {0} tensor-core kernel "
+                "(mma.sync.m16n8k16, f32 accumulators, sm_80 or newer); A, B and C are {0}, "
+                "alpha and beta f32; the grid is one block per BM x BN tile of C and one "
+                "z-slice per product, at most 65535 along y and z (blocks loop over the rest)",
+                Dtype)
+            .str(),
+        formatv("C's tolerance is the rounding of C to {0}: rel_l2 {1:e2} (4 u, u = {2}; the "
+                "expected error is about u / sqrt(3)) and max_abs {3:f4} (2 u (2 sqrt(K) + 1), "
+                "K = {4}); a larger K or inputs larger than [-1, 1] need a larger max_abs",
+                Dtype, RelL2, R.Type == Scalar::BF16 ? "2^-8" : "2^-11", MaxAbs, K)
+            .str(),
+        "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read"}}};
+  I.Notes.push_back(formatv("{0} tensor cores: block tile {1} x {2} x {3}, warp tile {4} x {5} "
+                            "({6} x {7} mma.sync.m16n8k16 tiles), {8} threads, at least {9} "
+                            "block(s) an SM; sm_80 or newer",
+                            Dtype, Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.WM / 16,
+                            Cfg.WN / 8, Cfg.threads(), Cfg.MinBlocks)
+                        .str());
+  I.Notes.push_back(formatv("A, B and C are {0}, alpha and beta float; the products are summed in "
+                            "f32 and C rounded once to {0}: the spec's tolerance is rel_l2 "
+                            "{1:e2}, max_abs {2:f4}",
+                            Dtype, RelL2, MaxAbs)
+                        .str());
+  if (R.AllowLowerPrecision)
+    I.Notes.push_back(formatv("lower precision was allowed; the {0} kernel computes at the "
+                              "request's own precision ({0} inputs, f32 sums)",
+                              Dtype)
+                          .str());
+  return I;
+}
+
 std::vector<Request> gemmSamples() {
   auto Make = [](StringRef Name, Scalar T, int64_t M, int64_t N, int64_t K, int64_t Batch = 1,
                  bool TransA = false, bool TransB = false, bool LowP = false) {
@@ -1077,6 +1618,27 @@ std::vector<Request> gemmSamples() {
       Make("gemm_tf32_tatb", Scalar::F32, 101, 70, 51, 1, true, true, true),
       // 17 products of 67 x 45 x 130.
       Make("gemm_tf32_batched", Scalar::F32, 67, 45, 130, 17, false, false, true),
+      // The f16 and bf16 tensor-core kernel. Odd everywhere: one partial
+      // tile, a partial last slab, no 16-byte path for A (K not a multiple
+      // of 8) and no 4-byte path for C (N odd).
+      Make("gemm_f16_odd", Scalar::F16, 67, 45, 130),
+      // Whole tiles and slabs, 16-byte loads everywhere (64 blocks).
+      Make("gemm_f16_1024", Scalar::F16, 1024, 1024, 1024),
+      // A^T (M a multiple of 8: its 16-byte path), N odd.
+      Make("gemm_f16_ta", Scalar::F16, 264, 333, 200, 1, true, false),
+      // B^T (K a multiple of 8), M odd.
+      Make("gemm_f16_tb", Scalar::F16, 129, 200, 264, 1, false, true),
+      // Both transposed, nothing a multiple of 8 (K a multiple of 16 plus 3).
+      Make("gemm_f16_tatb", Scalar::F16, 101, 70, 51, 1, true, true),
+      // 17 products of 67 x 45 x 130.
+      Make("gemm_f16_batched", Scalar::F16, 67, 45, 130, 17),
+      Make("gemm_bf16_odd", Scalar::BF16, 67, 45, 130),
+      Make("gemm_bf16_1024", Scalar::BF16, 1024, 1024, 1024),
+      Make("gemm_bf16_ta", Scalar::BF16, 264, 333, 200, 1, true, false),
+      Make("gemm_bf16_tb", Scalar::BF16, 129, 200, 264, 1, false, true),
+      Make("gemm_bf16_tatb", Scalar::BF16, 101, 70, 51, 1, true, true),
+      // 5 products of 200 x 136 x 96 (whole 16-byte rows, partial tiles).
+      Make("gemm_bf16_batched", Scalar::BF16, 200, 136, 96, 5),
   };
 }
 

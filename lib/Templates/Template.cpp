@@ -235,7 +235,8 @@ ArrayRef<TemplateInfo> templateCatalog() {
        instantiateScan, scanSamples},
       {"gemm", OpKind::Gemm,
        "tiled GEMM, optionally batched and transposed (f32, f64 on the FMA units; f32 on the "
-       "TF32 tensor cores where the request allows lower precision)",
+       "TF32 tensor cores where the request allows lower precision; f16, bf16 on the tensor "
+       "cores, summed in f32)",
        instantiateGemm, gemmSamples},
       {"stencil", OpKind::Stencil,
        "1D/2D/3D stencil or convolution, shared-memory tiles, separable 2D in one pass (f32, f64)",

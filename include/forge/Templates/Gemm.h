@@ -1,4 +1,4 @@
-//===- Templates/Gemm.h - A tiled GEMM (f32, f64; tf32 tensor cores) -*- C++ -*-===//
+//===- Templates/Gemm.h - A tiled GEMM (f32, f64; tf32, f16, bf16 tensor cores) -*- C++ -*-===//
 ///
 /// \file
 /// The template "gemm": C = alpha * op(A) * op(B) + beta * C over row-major
@@ -12,7 +12,11 @@
 ///   (instantiateGemmTf32, sm_80 and newer): the same signature, wrapper
 ///   and launch contract, inputs rounded to tf32 (10-bit mantissa) and
 ///   products accumulated in f32 by `mma.sync.m16n8k8`; its spec carries a
-///   tf32 tolerance. f64 requests ignore the flag (a note says so).
+///   tf32 tolerance. f64 requests ignore the flag (a note says so);
+/// - for f16 and bf16 (A, B and C of that type, alpha and beta f32), a
+///   tensor-core kernel (instantiateGemmHalf, sm_80 and newer):
+///   `mma.sync.m16n8k16` with f32 accumulation, fragments read by
+///   `ldmatrix`, the epilogue in f32 rounded once to C's type.
 ///
 /// The FMA kernel:
 ///
@@ -90,7 +94,8 @@ GemmTf32Config defaultGemmTf32Config();
 llvm::Error checkGemmTf32Config(const GemmTf32Config &C, bool TransA, bool TransB);
 
 /// The GEMM of R (kind gemm, Shape {M, N, K}, Batch, TransA, TransB; f32
-/// or f64) on the FMA units: kernel R.Name (default "gemm") with its host
+/// or f64: f16 and bf16 are refused, instantiateGemmHalf takes them) on
+/// the FMA units: kernel R.Name (default "gemm") with its host
 /// wrapper forge_<Name> launching Config, and its spec. With
 /// R.AllowLowerPrecision it still computes in full precision (a note says
 /// so): the explicit FMA configuration wins.
@@ -99,9 +104,38 @@ llvm::Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Con
 /// traps when compiled for older targets), launching Config. Whether or not
 /// R.AllowLowerPrecision is set: calling it is the permission.
 llvm::Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &Config);
-/// The template's choice: the tf32 kernel at defaultGemmTf32Config() for an
-/// f32 request that allows lower precision, else the FMA kernel at
-/// defaultGemmConfig(R.Type).
+/// The f16/bf16 tensor-core kernel's template parameters, as the tf32
+/// kernel's: a block computes BM x BN of C with (BM / WM) * (BN / WN) warps,
+/// a warp WM x WN as (WM / 16) x (WN / 8) tiles of `mma.sync.m16n8k16`;
+/// op(A) and op(B) pass through shared memory in slabs of BK (a multiple of
+/// the mma's k of 16).
+struct GemmHalfConfig {
+  int BM = 128, BN = 128, BK = 16; ///< the block's tile of C and the K slab
+  int WM = 64, WN = 32;            ///< a warp's part of the tile
+  int MinBlocks = 2;               ///< __launch_bounds__'s second argument
+  /// Threads of a block: 32 per warp.
+  int threads() const { return (BM / WM) * (BN / WN) * 32; }
+};
+
+/// 128 x 128 x 16, warps 64 x 32 (8 warps, 64 accumulators a thread), 2
+/// blocks an SM (128 registers; with BK = 32 ptxas spilled 4 to 16 bytes
+/// for A^T on sm_80 and for both transposed on sm_90).
+GemmHalfConfig defaultGemmHalfConfig();
+
+/// What is wrong with C for the f16/bf16 kernel, in words (the spec's
+/// constraints, also static_asserts of the kernel), or success. The shared
+/// slabs keep A's and B's layouts (TransA, TransB), and so does their size.
+llvm::Error checkGemmHalfConfig(const GemmHalfConfig &C, bool TransA, bool TransB);
+
+/// The tensor-core GEMM of an f16 or bf16 request R (sm_80 and newer, the
+/// kernel traps when compiled for older targets), launching Config: A, B
+/// and C of R.Type, alpha and beta f32, products summed in f32.
+llvm::Expected<Instance> instantiateGemmHalf(const Request &R, const GemmHalfConfig &Config);
+
+/// The template's choice: the f16/bf16 tensor-core kernel at
+/// defaultGemmHalfConfig() for an f16 or bf16 request; the tf32 kernel at
+/// defaultGemmTf32Config() for an f32 request that allows lower precision;
+/// else the FMA kernel at defaultGemmConfig(R.Type).
 llvm::Expected<Instance> instantiateGemm(const Request &R);
 std::vector<Request> gemmSamples();
 

@@ -36,9 +36,22 @@
 // alpha -0.75, beta 0.5): f32 sums put no element there at K = 51 to 4096;
 // tf32 puts 74 % (K = 130), 35 % (K = 1024) and 6 % (K = 4096) there,
 // and its largest error was 0.29 of the bound.
+//
+// f16 and bf16 (the tensor-core kernel: A, B and C of that type, alpha and
+// beta float): the inputs are drawn uniform in [-1, 1] and rounded to T, the
+// reference is the long double dot product of those rounded values, and
+// the kernel's products of two of them are exact in f32; its sums are f32
+// (the bound above with f32's eps, doubled) and the result is rounded once
+// to T, which adds at most u |c| (u = 2^-11 for f16, 2^-8 for bf16): the
+// bound is 2 * (the f32 bound) + u |want| (+ 2^-24, f16's smallest
+// subnormal, for results near 0). A missing k term (|a b| ~ 0.25) is far
+// above u |want| (about 0.03 at K = 1024 for f16, 0.25 for bf16, whose
+// elements are about sqrt(K / 9) large), so it fails most elements.
 #include FORGE_SAMPLE_FILE
 #include "check_common.h"
 #include <cstring>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 typedef FORGE_T T;
 
@@ -55,6 +68,36 @@ typedef FORGE_T T;
 namespace {
 
 const long long M = FORGE_S0, N = FORGE_S1, K = FORGE_S2, BATCH = FORGE_BATCH;
+
+// The 16-bit types: values through float, the wrapper's alpha and beta
+// float; the others: themselves.
+constexpr bool HALF =
+    std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
+typedef typename std::conditional<HALF, float, T>::type S;
+double toD(float x) { return x; }
+double toD(double x) { return x; }
+double toD(__half x) { return (double)__half2float(x); }
+double toD(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+template <typename U> U fromD(double d) { return (U)d; }
+template <> __half fromD<__half>(double d) { return __float2half_rn((float)d); }
+template <> __nv_bfloat16 fromD<__nv_bfloat16>(double d) {
+  return __float2bfloat16_rn((float)d);
+}
+/// Uniform in [-1, 1), rounded to T (check_common.h's fill takes the 16-bit
+/// types for integers).
+void fillT(std::vector<T> &v, unsigned seed) {
+  std::mt19937_64 g(seed);
+  for (auto &x : v)
+    x = fromD<T>(std::uniform_real_distribution<double>(-1.0, 1.0)(g));
+}
+/// The unit roundoff of T's storage: what rounding the result to T adds.
+double storeU() {
+  if (std::is_same<T, __half>::value)
+    return std::ldexp(1.0, -11);
+  if (std::is_same<T, __nv_bfloat16>::value)
+    return std::ldexp(1.0, -8);
+  return 0;
+}
 
 /// op(A)[b][m][k] and op(B)[b][k][n] in the row-major storage.
 T opA(const T *A, long long b, long long m, long long k) {
@@ -91,13 +134,13 @@ std::vector<Element> elementsToCheck() {
   return E;
 }
 
-bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
+bool run(int offset, S alpha, S beta, bool nanC, const char *what) {
   const long long na = BATCH * M * K, nb = BATCH * K * N, nc = BATCH * M * N;
   // One spare element after each matrix (and one before, at offset 1).
   std::vector<T> a(na + 2), b(nb + 2), c0(nc + 2);
-  forge_check::fill(a, 11);
-  forge_check::fill(b, 12);
-  forge_check::fill(c0, 13);
+  fillT(a, 11);
+  fillT(b, 12);
+  fillT(c0, 13);
   forge_check::DeviceBuffer<T> da(a), db(b), dc(nc + 2);
   if (!nanC)
     FORGE_CHECK_CUDA(cudaMemcpy(dc.get(), c0.data(), (nc + 2) * sizeof(T), cudaMemcpyHostToDevice));
@@ -113,7 +156,10 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
   FORGE_CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<T> c = dc.read();
 
-  const double eps = (double)std::numeric_limits<T>::epsilon();
+  // The sums' epsilon (f32 for the 16-bit types) and the final rounding's.
+  const double eps =
+      HALF ? (double)std::numeric_limits<float>::epsilon() : (double)std::numeric_limits<S>::epsilon();
+  const double uStore = storeU();
   // tf32: the tensor-core kernel (f64 ignores FORGE_LOWP).
   const bool tf32 = FORGE_LOWP && sizeof(T) == 4;
   const double u = std::ldexp(1.0, -11);
@@ -124,21 +170,22 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
   for (const Element &e : elementsToCheck()) {
     long double dot = 0, mag = 0, sq = 0;
     for (long long k = 0; k < K; ++k) {
-      long double p = (long double)opA(A, e.b, e.m, k) * (long double)opB(B, e.b, k, e.n);
+      long double p = (long double)toD(opA(A, e.b, e.m, k)) * (long double)toD(opB(B, e.b, k, e.n));
       dot += p;
       mag += p < 0 ? -p : p;
       sq += p * p;
     }
     const long long i = e.b * M * N + e.m * N + e.n;
-    const double old = beta == (T)0 ? 0.0 : (double)C0[i];
+    const double old = beta == (S)0 ? 0.0 : toD(C0[i]);
     const double want = (double)((long double)alpha * dot + (long double)beta * old);
     const double f32bound = 8 * eps *
                                 (std::sqrt((double)K) * std::fabs((double)alpha) * (double)mag +
                                  std::fabs((double)beta * old)) +
                             1e-30;
     const double bound =
-        f32bound + (tf32 ? 8 * u * std::fabs((double)alpha) * std::sqrt((double)sq) : 0.0);
-    const double got = (double)C[i];
+        HALF ? 2 * f32bound + uStore * std::fabs(want) + std::ldexp(1.0, -24)
+             : f32bound + (tf32 ? 8 * u * std::fabs((double)alpha) * std::sqrt((double)sq) : 0.0);
+    const double got = toD(C[i]);
     const double err = std::fabs(got - want);
     if (err > 64 * eps * std::sqrt((double)K) * std::fabs((double)alpha) * std::sqrt((double)sq) +
                   8 * eps * std::fabs((double)beta * old))
@@ -162,7 +209,7 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
         std::printf("  %s: the element %s C was written\n", what, j == 0 ? "before" : "after");
     }
   }
-  if (tf32 && showsTf32 == 0 && alpha != (T)0 && K > 1) {
+  if (tf32 && showsTf32 == 0 && alpha != (S)0 && K > 1) {
     std::printf("  %s: no element shows tf32's rounding: not the tf32 kernel?\n", what);
     ++bad;
   }
@@ -182,9 +229,9 @@ bool run(int offset, T alpha, T beta, bool nanC, const char *what) {
 } // namespace
 
 int main() {
-  if (!run(0, (T)1, (T)0, true, "aligned, beta 0, C NaN"))
+  if (!run(0, (S)1, (S)0, true, "aligned, beta 0, C NaN"))
     return 1;
-  if (!run(1, (T)-0.75, (T)0.5, false, "misaligned, alpha -0.75, beta 0.5"))
+  if (!run(1, (S)-0.75, (S)0.5, false, "misaligned, alpha -0.75, beta 0.5"))
     return 1;
   return forge_check::pass();
 }

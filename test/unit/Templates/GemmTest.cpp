@@ -8,11 +8,17 @@
 // template picks it, what it refuses, its spec (tunables, constraints, the
 // tf32 tolerance), its text (cvt.rna, mma.sync, the fragment reads per
 // transpose), and one nvcc run for sm_80 and sm_90 whose PTX holds the mmas.
+// The f16/bf16 tensor-core kernel: descriptions that pick it, what it
+// refuses, its spec (tunables, constraints agreeing with
+// checkGemmHalfConfig, the tolerance from the element type and K), its text
+// (ldmatrix, mma.sync.m16n8k16, f32 epilogue), and one nvcc run for sm_80
+// and sm_90 of several configurations of both types.
 //
 //===----------------------------------------------------------------------===//
 #include "CompileCheck.h"
 #include "forge/Build/CudaToolkit.h"
 #include "forge/Measure/LaunchSpec.h"
+#include "forge/Templates/Description.h"
 #include "forge/Templates/Gemm.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -51,11 +57,14 @@ size_t occurrences(StringRef Text, StringRef What) {
 }
 
 TEST(GemmTemplate, RefusalsSayWhy) {
+  // f16 runs on the tensor cores (GemmHalf below); the FMA kernel refuses it.
   Request R = gemm(64, 64, 64, Scalar::F16);
-  EXPECT_EQ(err(instantiateGemm(R).takeError()),
-            "the gemm template takes f32 or f64 elements, not f16");
+  EXPECT_EQ(err(instantiateGemm(R, GemmConfig()).takeError()),
+            "the gemm template's FMA kernel takes f32 or f64 elements, not f16 (f16 and bf16 run "
+            "on the tensor cores)");
   R = gemm(64, 64, 64, Scalar::I32);
-  EXPECT_EQ(err(instantiate(R).takeError()), "the gemm template takes f32 or f64 elements, not i32");
+  EXPECT_EQ(err(instantiate(R).takeError()),
+            "the gemm template takes f32, f64, f16 or bf16 elements, not i32");
   R = gemm(64, 64, 64);
   R.Shape = {64, 64};
   EXPECT_EQ(err(instantiateGemm(R).takeError()), "a gemm takes 3 extents, not 2");
@@ -664,6 +673,409 @@ TEST(GemmTf32, CompilesForSm80AndSm90WithoutSpills) {
               16u * Kernels)
         << Arch;
     EXPECT_GE(occurrences(Text, "cvt.rna.tf32.f32"), 8u * Kernels) << Arch;
+  }
+  sys::fs::remove_directories(Dir);
+}
+
+// ---- The f16 / bf16 tensor-core kernel ------------------------------------
+
+TEST(GemmHalf, DescriptionsPickIt) {
+  struct Case {
+    const char *Text;
+    Scalar Type;
+    std::vector<int64_t> Shape;
+    int64_t Batch;
+    bool TransA, TransB;
+    const char *Mma;
+  } Cases[] = {
+      {"half precision GEMM 4096x4096x4096", Scalar::F16, {4096, 4096, 4096}, 1, false, false,
+       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
+      {"bf16 gemm 1000x700x300 with A transposed", Scalar::BF16, {1000, 700, 300}, 1, true, false,
+       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"},
+      {"batched fp16 gemm: 64 products of 256x256x256", Scalar::F16, {256, 256, 256}, 64, false,
+       false, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
+      {"bfloat16 matrix multiply 512x512x512, B transposed", Scalar::BF16, {512, 512, 512}, 1,
+       false, true, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Text);
+    Expected<Request> R = parseDescription(C.Text);
+    ASSERT_TRUE(bool(R)) << err(R.takeError());
+    EXPECT_EQ(R->Kind, OpKind::Gemm);
+    EXPECT_EQ(R->Type, C.Type);
+    EXPECT_EQ(R->Shape, C.Shape);
+    EXPECT_EQ(R->Batch, C.Batch);
+    EXPECT_EQ(R->TransA, C.TransA);
+    EXPECT_EQ(R->TransB, C.TransB);
+    // Through the catalog, as forge-port new does.
+    Expected<Instance> I = instantiate(*R);
+    ASSERT_TRUE(bool(I)) << err(I.takeError());
+    EXPECT_EQ(I->Template, "gemm");
+    EXPECT_EQ(occurrences(I->Source, std::string("asm(\"") + C.Mma + " \""), 1u);
+    EXPECT_EQ(I->Spec["template_args"], Json({"BM", "BN", "BK", "WM", "WN", "MINB"}));
+    const std::string Dtype = C.Type == Scalar::F16 ? "f16" : "bf16";
+    EXPECT_EQ(I->Spec["buffers"][0]["dtype"], Dtype);
+    EXPECT_EQ(I->Spec["buffers"][1]["dtype"], Dtype);
+    EXPECT_EQ(I->Spec["buffers"][2]["dtype"], Dtype);
+    EXPECT_EQ(I->Spec["scalars"][4]["dtype"], "f32"); // alpha
+    EXPECT_EQ(I->Spec["scalars"][5]["dtype"], "f32"); // beta
+    EXPECT_FALSE(I->Spec.contains("allow_lower_precision"));
+  }
+}
+
+TEST(GemmHalf, ConfigurationsItRefuses) {
+  GemmHalfConfig C;
+  EXPECT_TRUE(ok(checkGemmHalfConfig(C, false, false)));
+  EXPECT_TRUE(ok(checkGemmHalfConfig(C, true, true)));
+  C.WN = 24;
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's warp tile 64 x 24 is read in 16 x 16 fragments: WM and WN must "
+            "be multiples of 16");
+  C = GemmHalfConfig();
+  C.WM = 48;
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's warp tile 48 x 32 must divide the block tile 128 x 128");
+  C = GemmHalfConfig();
+  C.BK = 8; // the tf32 kernel's slab: too thin for k16
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's slab BK = 8 must be a multiple of the mma's k (16)");
+  C = GemmHalfConfig();
+  C.WM = C.WN = 16;
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's block would have 2048 threads, more than 1024");
+  C = {64, 64, 16, 16, 32, 2}; // 256 threads, a 64 x 16 slab: 128 vectors
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's 256 threads cannot share the loads of a 64 x 16 and a 16 x 64 "
+            "slab evenly (16-byte vectors)");
+  C = {128, 128, 32, 128, 64, 1};
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's warp tile 128 x 64 needs 256 accumulators a thread, more than "
+            "128");
+  C = GemmHalfConfig();
+  C.MinBlocks = 9;
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's 9 blocks of 256 threads cannot be resident on one SM (2048 "
+            "threads)");
+  C = GemmHalfConfig();
+  C.MinBlocks = 3; // 64 + 8 + 4 + 8 + 24 = 108 registers a thread
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's 3 blocks of 256 threads need about 108 registers a thread, more "
+            "than 65536 an SM");
+  // Shared memory: 2 * (128 * (32 + 8) + 32 * (256 + 8)) * 2 bytes.
+  C = {128, 256, 32, 64, 64, 1};
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's two slabs need 54272 bytes of shared memory, more than 49152");
+  // The layout counts: A^T 32 x (256 + 8)... and B^T 256 x (32 + 8).
+  C = {256, 128, 32, 64, 64, 1};
+  EXPECT_EQ(err(checkGemmHalfConfig(C, false, false)),
+            "the f16/bf16 gemm's two slabs need 58368 bytes of shared memory, more than 49152");
+  EXPECT_EQ(err(checkGemmHalfConfig(C, true, false)),
+            "the f16/bf16 gemm's two slabs need 51200 bytes of shared memory, more than 49152");
+  C = {128, 128, 32, 64, 32, 2};
+  EXPECT_TRUE(ok(checkGemmHalfConfig(C, false, false))); // 2 * (128*40 + 32*136) * 2 = 37888
+
+  // instantiateGemmHalf refuses what the check refuses, and other types.
+  C = GemmHalfConfig();
+  C.BK = 24;
+  Request R = gemm(100, 100, 100, Scalar::F16);
+  EXPECT_EQ(err(instantiateGemmHalf(R, C).takeError()),
+            "the f16/bf16 gemm's slab BK = 24 must be a multiple of the mma's k (16)");
+  R.Type = Scalar::BF16;
+  C = {64, 64, 16, 16, 32, 2};
+  EXPECT_EQ(err(instantiateGemmHalf(R, C).takeError()),
+            "the f16/bf16 gemm's 256 threads cannot share the loads of a 64 x 16 and a 16 x 64 "
+            "slab evenly (16-byte vectors)");
+  R.Type = Scalar::F32;
+  EXPECT_EQ(err(instantiateGemmHalf(R, defaultGemmHalfConfig()).takeError()),
+            "the f16/bf16 gemm takes f16 or bf16 elements, not f32");
+  R.Type = Scalar::F16;
+  R.Shape = {64, 64};
+  EXPECT_EQ(err(instantiateGemmHalf(R, defaultGemmHalfConfig()).takeError()),
+            "a gemm takes 3 extents, not 2");
+}
+
+TEST(GemmHalf, SpecTunablesConstraintsAndTolerance) {
+  Request R = gemm(1000, 700, 300, Scalar::F16);
+  R.TransA = true;
+  R.Batch = 3;
+  Expected<Instance> I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  const Json &S = I->Spec;
+  std::map<std::string, int64_t> Defaults;
+  for (const Json &T : S["tunables"])
+    Defaults[T["name"]] = T["default"];
+  EXPECT_EQ(Defaults, (std::map<std::string, int64_t>{
+                          {"BM", 128}, {"BN", 128}, {"BK", 16}, {"WM", 64}, {"WN", 32},
+                          {"MINB", 2}}));
+  EXPECT_EQ(S["block"], "(BM / WM) * (BN / WN) * 32");
+  EXPECT_EQ(S["flops"], "2 * BATCH * M * N * K");
+  EXPECT_EQ(S["bytes"], "2 * BATCH * (M * K + K * N + 2 * M * N)");
+  std::vector<std::string> Args = S["args"];
+  EXPECT_EQ(join(Args, ","), "A,B,C,M,N,K,batch,alpha,beta");
+  // The tolerance: 4 u relative, 2 u (2 sqrt(K) + 1) per element.
+  EXPECT_EQ(S["buffers"][2]["role"], "inout");
+  EXPECT_DOUBLE_EQ(S["buffers"][2]["tolerance"]["rel_l2"].get<double>(), 4.0 / 2048);
+  EXPECT_DOUBLE_EQ(S["buffers"][2]["tolerance"]["max_abs"].get<double>(),
+                   2.0 / 2048 * (2 * std::sqrt(300.0) + 1));
+  Expected<measure::LaunchSpec> L = measure::parseLaunchSpec(S, "h.json");
+  ASSERT_TRUE(bool(L)) << err(L.takeError());
+  EXPECT_FALSE(L->AllowLowerPrecision);
+  measure::Tolerance Tol = L->toleranceFor(L->Buffers[2]);
+  ASSERT_TRUE(Tol.RelL2.has_value() && Tol.MaxAbs.has_value());
+  EXPECT_DOUBLE_EQ(*Tol.RelL2, 4.0 / 2048);
+  auto G = L->geometry({});
+  ASSERT_TRUE(bool(G)) << err(G.takeError());
+  EXPECT_EQ(G->Grid[0], 6);
+  EXPECT_EQ(G->Grid[1], 8);
+  EXPECT_EQ(G->Grid[2], 3);
+  EXPECT_EQ(G->Block[0], 256);
+  // The constraints agree with checkGemmHalfConfig (A^T's layout).
+  std::vector<measure::ValueMap> Configs = {
+      {},
+      {{"BK", 32}},
+      {{"BK", 64}},                                            // 2 * (64*136 + 128*72) * 2
+      {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"BK", 32}},
+      {{"WN", 64}, {"WM", 32}},
+      {{"WM", 16}},                                            // 1024 threads
+      {{"WM", 16}, {"WN", 16}},                                // 2048 threads
+      {{"MINB", 3}},                                           // registers
+      {{"WM", 128}, {"WN", 64}},                               // 256 accumulators
+      {{"BM", 64}, {"BN", 64}, {"WM", 16}, {"WN", 32}},        // 256 threads, 128 vectors
+      {{"BM", 256}, {"BN", 128}, {"BK", 32}, {"WM", 64}, {"WN", 64}, {"MINB", 1}},
+      {{"BM", 128}, {"BN", 256}, {"BK", 32}, {"WM", 64}, {"WN", 64}, {"MINB", 1}},
+  };
+  for (bool TransB : {false, true}) {
+    R.TransB = TransB;
+    I = instantiateGemm(R);
+    ASSERT_TRUE(bool(I)) << err(I.takeError());
+    L = measure::parseLaunchSpec(I->Spec, "h.json");
+    ASSERT_TRUE(bool(L)) << err(L.takeError());
+    unsigned Accepted = 0;
+    for (const measure::ValueMap &V : Configs) {
+      auto Get = [&](const char *N, int D) {
+        auto It = V.find(N);
+        return It == V.end() ? D : int(It->second);
+      };
+      GemmHalfConfig C{Get("BM", 128), Get("BN", 128), Get("BK", 16),
+                       Get("WM", 64),  Get("WN", 32),  Get("MINB", 2)};
+      auto Sat = L->satisfiesConstraints(V);
+      ASSERT_TRUE(bool(Sat)) << err(Sat.takeError());
+      const bool Checked = ok(checkGemmHalfConfig(C, true, TransB));
+      EXPECT_EQ(*Sat, Checked) << C.BM << " " << C.BN << " " << C.BK << " " << C.WM << " "
+                               << C.WN << " " << C.MinBlocks << " B^T " << TransB;
+      Accepted += Checked;
+    }
+    EXPECT_GE(Accepted, 4u);
+  }
+
+  // bf16: the same spec with bf16's u = 2^-8; K = 4096 gives max_abs 1.01.
+  R = gemm(4096, 4096, 4096, Scalar::BF16);
+  I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  EXPECT_DOUBLE_EQ(I->Spec["buffers"][2]["tolerance"]["rel_l2"].get<double>(), 4.0 / 256);
+  EXPECT_NEAR(I->Spec["buffers"][2]["tolerance"]["max_abs"].get<double>(), 1.0078125, 1e-12);
+  L = measure::parseLaunchSpec(I->Spec, "b.json");
+  ASSERT_TRUE(bool(L)) << err(L.takeError());
+  G = L->geometry({});
+  ASSERT_TRUE(bool(G)) << err(G.takeError());
+  EXPECT_EQ(G->Grid[0], 32);
+  EXPECT_EQ(G->Grid[1], 32);
+  EXPECT_EQ(G->Grid[2], 1);
+  EXPECT_NE(join(I->Notes, "\n").find("bf16 tensor cores: block tile 128 x 128 x 16, warp tile "
+                                      "64 x 32 (4 x 4 mma.sync.m16n8k16 tiles), 256 threads"),
+            std::string::npos);
+}
+
+TEST(GemmHalf, TheTextHasTheStructureItClaims) {
+  // A and B as they are: A's slab m x k read as it lies, B's k x n read
+  // transposed.
+  Request R = gemm(67, 45, 130, Scalar::F16);
+  R.Name = "h";
+  Expected<Instance> I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  StringRef T = I->Source;
+  EXPECT_NE(T.find("#include <cuda_fp16.h>"), StringRef::npos);
+  EXPECT_NE(T.find("template <int BM, int BN, int BK, int WM, int WN, int MINB>\n"
+                   "__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) h(\n"
+                   "    const __half *__restrict__ A, const __half *__restrict__ B, __half "
+                   "*__restrict__ C, int M, int N,\n    int K, int batch, float alpha, float "
+                   "beta)"),
+            StringRef::npos);
+  EXPECT_NE(T.find("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n  __trap();"),
+            StringRef::npos);
+  EXPECT_NE(T.find("constexpr int A_ROWS = BM, A_COLS = BK;"), StringRef::npos);
+  EXPECT_NE(T.find("constexpr int B_ROWS = BK, B_COLS = BN;"), StringRef::npos);
+  EXPECT_NE(T.find("__shared__ __align__(16) unsigned short fg_as[2][A_ROWS][A_COLS + PAD];"),
+            StringRef::npos);
+  EXPECT_NE(T.find("const int fg_am = (fg_lq & 1) * 8 + fg_lr, fg_ak = (fg_lq >> 1) * 8;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("const int fg_bn = (fg_lq >> 1) * 8, fg_bk = (fg_lq & 1) * 8 + fg_lr;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_ldsm(&fg_as[fg_buf][fg_wm + fg_i * 16 + fg_am][fg_kk + fg_ak], fg_a);"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_ldsm_t(&fg_bs[fg_buf][fg_kk + fg_bk][fg_wn + fg_j * 8 + fg_bn], fg_q);"),
+            StringRef::npos);
+  EXPECT_EQ(occurrences(T, "\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 "), 1u);
+  EXPECT_EQ(occurrences(T, "\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "), 1u);
+  EXPECT_EQ(occurrences(T, "asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \""), 1u);
+  EXPECT_EQ(T.find("cvt.rna"), StringRef::npos);
+  // Whole 16-byte vectors in and out of shared memory; guarded element
+  // loads with zeros at the edges; one barrier per slab.
+  EXPECT_EQ(occurrences(T, "*reinterpret_cast<const uint4 *>(fg_p)"), 2u);
+  EXPECT_EQ(occurrences(T, "= fg_ra[fg_i];"), 1u);
+  EXPECT_NE(T.find("const bool fg_avec = K % 8 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_bvec = N % 8 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_cvec = N % 2 == 0 && (((unsigned long long)C) & 3ull) == 0;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_h[fg_e] = fg_gr < M && fg_gc + fg_e < K ? fg_p[fg_e] : 0u;"),
+            StringRef::npos);
+  EXPECT_EQ(occurrences(T, "__syncthreads()"), 1u);
+  EXPECT_NE(T.find("fg_load(); // in flight during the multiplication below"), StringRef::npos);
+  // The epilogue in f32, rounded once; pairs where aligned.
+  EXPECT_NE(T.find("const float2 fg_o = __half22float2(*reinterpret_cast<const fg_T2 *>(fg_p));"),
+            StringRef::npos);
+  EXPECT_NE(T.find("*reinterpret_cast<fg_T2 *>(fg_p) = __floats2half2_rn(fg_v0, fg_v1);"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_p[0] = __float2half_rn(fg_beta0 ? fg_v0 : fmaf(beta, __half2float(fg_p[0]), "
+                   "fg_v0));"),
+            StringRef::npos);
+  // The wrapper: half matrices, float alpha and beta, its constants.
+  EXPECT_NE(T.find("inline cudaError_t forge_h(const __half *A, const __half *B, __half *C, int M, "
+                   "int N, int K,\n                           float alpha, float beta, "
+                   "cudaStream_t stream = 0)"),
+            StringRef::npos);
+  EXPECT_NE(T.find("constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, MINB = 2;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("h<BM, BN, BK, WM, WN, MINB><<<"), StringRef::npos);
+
+  // bf16, both transposed and batched: A^T read transposed, B^T as it lies.
+  R.Type = Scalar::BF16;
+  R.TransA = R.TransB = true;
+  R.Batch = 5;
+  I = instantiateGemm(R);
+  ASSERT_TRUE(bool(I)) << err(I.takeError());
+  T = I->Source;
+  EXPECT_NE(T.find("#include <cuda_bf16.h>"), StringRef::npos);
+  EXPECT_NE(T.find("constexpr int A_ROWS = BK, A_COLS = BM;"), StringRef::npos);
+  EXPECT_NE(T.find("constexpr int B_ROWS = BN, B_COLS = BK;"), StringRef::npos);
+  EXPECT_NE(T.find("const int fg_am = (fg_lq & 1) * 8, fg_ak = (fg_lq >> 1) * 8 + fg_lr;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("const int fg_bn = (fg_lq >> 1) * 8 + fg_lr, fg_bk = (fg_lq & 1) * 8;"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_ldsm_t(&fg_as[fg_buf][fg_kk + fg_ak][fg_wm + fg_i * 16 + fg_am], fg_a);"),
+            StringRef::npos);
+  EXPECT_NE(T.find("fg_ldsm(&fg_bs[fg_buf][fg_wn + fg_j * 8 + fg_bn][fg_kk + fg_bk], fg_q);"),
+            StringRef::npos);
+  EXPECT_EQ(occurrences(T, "asm(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \""), 1u);
+  EXPECT_NE(T.find("__floats2bfloat162_rn(fg_v0, fg_v1)"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_avec = M % 8 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("const bool fg_bvec = K % 8 == 0"), StringRef::npos);
+  EXPECT_NE(T.find("forge_h(const __nv_bfloat16 *A, const __nv_bfloat16 *B, __nv_bfloat16 *C, "
+                   "int M, int N, int K,\n                           int batch, float alpha, "
+                   "float beta,"),
+            StringRef::npos);
+  EXPECT_EQ(T.find("const int batch = 1;"), StringRef::npos);
+}
+
+/// One nvcc run for sm_80 and sm_90 (-Werror all-warnings, -Xptxas -v, the
+/// PTX kept): f16 and bf16 kernels of every transpose, at the default and
+/// five other configurations, compile for both without spills, and the PTX
+/// of both holds the mma.sync.m16n8k16 and ldmatrix instructions.
+TEST(GemmHalf, CompilesForSm80AndSm90WithoutSpills) {
+  Expected<build::CudaToolkit> TK = build::CudaToolkit::find();
+  if (!TK)
+    GTEST_SKIP() << "no CUDA toolkit: " << err(TK.takeError());
+  std::string All;
+  unsigned Kernels = 0, F16 = 0, BF16 = 0;
+  auto Add = [&](Request R, std::vector<GemmHalfConfig> More) {
+    Expected<Instance> I = instantiateGemm(R);
+    ASSERT_TRUE(bool(I)) << err(I.takeError());
+    All += I->Source;
+    const unsigned N = 1 + More.size();
+    Kernels += N;
+    (R.Type == Scalar::F16 ? F16 : BF16) += N;
+    const char *T = R.Type == Scalar::F16 ? "__half" : "__nv_bfloat16";
+    for (const GemmHalfConfig &C : More) {
+      ASSERT_TRUE(ok(checkGemmHalfConfig(C, R.TransA, R.TransB)));
+      All += formatv("template __global__ void {0}<{1}, {2}, {3}, {4}, {5}, {6}>(const {7} *, "
+                     "const {7} *, {7} *, int, int, int, int, float, float);\n",
+                     R.Name, C.BM, C.BN, C.BK, C.WM, C.WN, C.MinBlocks, T)
+                 .str();
+    }
+  };
+  Request R = gemm(67, 45, 130, Scalar::F16);
+  R.Name = "h_plain";
+  Add(R, {{64, 64, 32, 32, 32, 2}, {128, 128, 32, 64, 32, 1}});
+  R.Name = "h_tb";
+  R.TransB = true;
+  Add(R, {{128, 128, 32, 64, 64, 1}});
+  R.Name = "h_tatb_batched";
+  R.TransA = true;
+  R.Batch = 17;
+  Add(R, {{128, 64, 32, 32, 32, 2}});
+  R = gemm(264, 333, 200, Scalar::BF16);
+  R.Name = "b_ta";
+  R.TransA = true;
+  Add(R, {{64, 128, 32, 32, 64, 2}});
+  R.Name = "b_plain";
+  R.TransA = false;
+  Add(R, {});
+
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("forge-gemm-half", Dir));
+  SmallString<128> Unit(Dir), Object(Dir);
+  sys::path::append(Unit, "half.cu");
+  sys::path::append(Object, "half.o");
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Unit, EC);
+    ASSERT_FALSE(EC) << EC.message();
+    OS << All;
+  }
+  Expected<SubprocessResult> P = runProgram(
+      TK->NvccPath,
+      {TK->NvccPath, "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+       "arch=compute_90,code=sm_90", "-std=c++17", "-Werror", "all-warnings", "-Xptxas", "-v",
+       "-keep", "-keep-dir", Dir.str().str(), "-c", Unit.str().str(), "-o", Object.str().str()},
+      {600});
+  ASSERT_TRUE(bool(P)) << err(P.takeError());
+  ASSERT_TRUE(P->ok()) << Unit.str().str() << ":\n" << P->Stderr;
+  // ptxas: every kernel once per target, no spills.
+  Regex Entry("Compiling entry function '[^']*' for '(sm_[0-9]+)'");
+  Regex Spill("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  std::map<std::string, unsigned> PerTarget;
+  SmallVector<StringRef, 128> Lines;
+  StringRef(P->Stderr).split(Lines, '\n');
+  std::string Current;
+  for (StringRef Line : Lines) {
+    SmallVector<StringRef, 3> M;
+    if (Entry.match(Line, &M)) {
+      Current = Line.trim().str();
+      ++PerTarget[M[1].str()];
+    } else if (Spill.match(Line, &M)) {
+      EXPECT_EQ(M[1].str(), "0") << Current;
+      EXPECT_EQ(M[2].str(), "0") << Current;
+    }
+  }
+  EXPECT_EQ(Kernels, 10u);
+  EXPECT_EQ(PerTarget["sm_80"], Kernels) << P->Stderr;
+  EXPECT_EQ(PerTarget["sm_90"], Kernels) << P->Stderr;
+  // The PTX of each target: at least one mma per (m tile, n tile) of a
+  // 64 x 32 warp tile (4 x 4) for every kernel of its type, and ldmatrix
+  // with and without .trans.
+  for (std::string Arch : {"compute_80", "compute_90"}) {
+    SmallString<128> Ptx(Dir);
+    sys::path::append(Ptx, "half." + Arch + ".ptx");
+    ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Ptx);
+    ASSERT_TRUE(bool(B)) << Ptx.str().str() << ": " << B.getError().message();
+    StringRef Text = (*B)->getBuffer();
+    EXPECT_GE(occurrences(Text, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), 8u * F16)
+        << Arch;
+    EXPECT_GE(occurrences(Text, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+              8u * BF16)
+        << Arch;
+    EXPECT_GE(occurrences(Text, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), Kernels) << Arch;
+    EXPECT_GE(occurrences(Text, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), Kernels) << Arch;
   }
   sys::fs::remove_directories(Dir);
 }
