@@ -69,6 +69,9 @@
 #   gemm-sweep      utils/gpu/gemm-sweep.sh: the FP32 GEMM template at 4096^3,
 #                   its large tiles tuned exhaustively, the fastest three
 #                   measured again beside the defaults, against cuBLAS
+#   gemm-lowp       utils/gpu/gemm-lowp-bench.sh: the tf32, f16 and bf16 GEMM
+#                   samples against the CPU, 4096^3 against cublasGemmEx
+#                   (bundle/template-samples, bundle/gemm-lowp: t, h, b)
 #   new-e2e:F:N     utils/gpu/new-e2e.sh: forge-port new --tune --optimize on
 #                   descriptions F..F+N-1 of its list, measured with the
 #                   library's references
@@ -402,6 +405,14 @@ PY
       bash utils/gpu/gemm-sweep.sh "$fp" "$out/gemm-sweep" > "$out/gemm-sweep.log" 2>&1
       result gemm-sweep $?
       cat "$out/gemm-sweep.log"
+      ;;
+    gemm-lowp)
+      # The tf32, f16 and bf16 tensor-core GEMMs: samples against the CPU,
+      # 4096^3 against cublasGemmEx (bundle/template-samples, bundle/gemm-lowp).
+      bash utils/gpu/gemm-lowp-bench.sh "$fp" bundle/template-samples bundle/gemm-lowp \
+        "$out/gemm-lowp" > "$out/gemm-lowp.log" 2>&1
+      result gemm-lowp $?
+      cat "$out/gemm-lowp.log"
       ;;
     new-e2e:*)
       # forge-port new end to end on descriptions FIRST..FIRST+COUNT-1 of
