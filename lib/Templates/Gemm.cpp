@@ -95,6 +95,126 @@ std::string indented(StringRef Text) {
   return S;
 }
 
+//===--- Pieces all three kernels share ----------------------------------===//
+
+/// The spellings of op(A) and op(B) in comments ("A" or "A^T") and the
+/// shapes of the matrices as stored.
+struct OpNames {
+  const char *A, *AShape, *B, *BShape;
+};
+
+OpNames opNames(const Request &R) {
+  return {R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
+          R.TransB ? "N x K" : "K x N"};
+}
+
+/// The kernels' template parameters, as the wrapper's launch names them,
+/// and their block sizes: the FMA kernel's and the tensor-core kernels'.
+const char *const FmaArgs = "BM, BN, BK, WM, WN, TM, TN, MINB";
+const char *const FmaThreads = "(BM / TM) * (BN / TN)";
+const char *const MmaArgs = "BM, BN, BK, WM, WN, MINB";
+const char *const MmaThreads = "(BM / WM) * (BN / WN) * 32";
+
+/// The kernel's template head and signature: template parameters Args,
+/// Threads threads a block, matrices of T, alpha and beta of ST.
+std::string kernelSignature(StringRef Args, StringRef Threads, StringRef Name, StringRef T,
+                            StringRef ST) {
+  return formatv(R"(template <int {0}>
+__global__ void __launch_bounds__({1}, MINB) {2}(
+    const {3} *__restrict__ A, const {3} *__restrict__ B, {3} *__restrict__ C, int M, int N,
+    int K, int batch, {4} alpha, {4} beta) {{
+)",
+                 detail::replaceAll(Args.str(), ", ", ", int "), Threads, Name, T, ST)
+      .str();
+}
+
+/// The check of the launch's block, after the shared slabs.
+const char *const BlockCheckText =
+    "  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)\n"
+    "    __trap(); // launched with a block other than the template's\n";
+
+/// The thread's index and its warp's, and (after the kernel's own
+/// coordinates) the tile and slab counts.
+const char *const ThreadIdText = "  const int fg_tid = threadIdx.x;\n"
+                                 "  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;\n";
+const char *const TileCountText =
+    "  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;\n"
+    "  const int fg_slabs = (K + BK - 1) / BK;\n";
+
+/// The flags of the vector paths: fg_avec and fg_bvec, op(A)'s and
+/// op(B)'s rows whole vectors of VecMul elements at a 16-byte aligned
+/// pointer; fg_cvec, C's rows in accesses of CMul elements and CBytes
+/// bytes.
+std::string vecFlagsText(const Request &R, StringRef VecMul, StringRef CMul, int CBytes) {
+  auto Aligned = [](StringRef P, int Bytes) {
+    return ("(((unsigned long long)" + P + ") & " + std::to_string(Bytes - 1) + "ull) == 0").str();
+  };
+  return formatv("  const bool fg_avec = {0} % {1} == 0 && {2};\n"
+                 "  const bool fg_bvec = {3} % {1} == 0 && {4};\n"
+                 "  const bool fg_cvec = N % {5} == 0 && {6};\n",
+                 R.TransA ? "M" : "K", VecMul, Aligned("A", 16), R.TransB ? "K" : "N",
+                 Aligned("B", 16), CMul, Aligned("C", CBytes))
+      .str();
+}
+
+/// A product's matrices: fg_A and fg_B (AB, when given, declares them
+/// instead) and fg_C, of T.
+std::string batchPointers(StringRef T, StringRef AB = "") {
+  std::string S = AB.str();
+  if (AB.empty())
+    S = formatv("    const {0} *fg_A = A + (long long)fg_b * M * K;\n"
+                "    const {0} *fg_B = B + (long long)fg_b * K * N;\n",
+                T)
+            .str();
+  return S + formatv("    {0} *fg_C = C + (long long)fg_b * M * N;\n", T).str();
+}
+
+/// The loops over the products (Pointers: batchPointers) and over the
+/// tiles the grid does not cover, up to the tile's origin fg_m0, fg_n0.
+std::string loopsOpenText(StringRef Pointers) {
+  return "  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {\n" + Pointers.str() +
+         R"(    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
+      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
+        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
+)";
+}
+
+/// A tile's register-staged, double-buffered slab loop up to the
+/// multiplication: fg_ra and fg_rb of RegType (RegDims after each name)
+/// take the slab in flight, fg_load (Loads, the body) fills them from slab
+/// fg_k0; per slab, Stores copies them to buffer fg_buf of shared memory,
+/// then the barrier and the next slab's loads. The caller goes on with the
+/// multiplication of buffer fg_buf and closes the loop.
+std::string slabLoopText(StringRef RegType, StringRef RegDims, StringRef Loads,
+                         StringRef Stores) {
+  std::string S = R"(        // The slab in flight: global loads land here while the previous
+        // slab is multiplied.
+)";
+  S += formatv("        {0} fg_ra[A_VECS]{1}, fg_rb[B_VECS]{1};\n", RegType, RegDims).str();
+  S += R"(        int fg_k0 = 0;
+        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
+        // vector is whole and aligned, guarded elements (zero outside) else.
+        auto fg_load = [&]() {
+)";
+  S += Loads;
+  S += R"(        };
+        fg_load();
+        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
+          const int fg_buf = fg_phase & 1;
+)";
+  S += Stores;
+  S += R"(          // The only barrier of a slab: the stores above are seen by all,
+          // and every warp has finished the slab before last, whose buffer
+          // the next iteration overwrites.
+          __syncthreads();
+          if (fg_s + 1 < fg_slabs) {
+            fg_k0 += BK;
+            fg_load(); // in flight during the multiplication below
+          }
+)";
+  return S;
+}
+
 std::string loadText(const Operand &O, const Elem &E) {
   std::string S;
   raw_string_ostream OS(S);
@@ -162,6 +282,7 @@ std::string kernelText(const Request &R, StringRef Name, const Elem &E) {
   Operand B{"B", "fg_B", "fg_rb", "fg_bs", "B_VECS", "BN", "N", "fg_n0", "fg_bvec", R.TransB};
   std::string S;
   raw_string_ostream OS(S);
+  const OpNames Op = opNames(R);
   OS << formatv(R"(// C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products:
 // op(A) = {0} (A is {1}), op(B) = {2} (B is {3}), C is M x N; product b
 // reads A + b * M * K, B + b * K * N and writes C + b * M * N. C is not read
@@ -170,13 +291,9 @@ std::string kernelText(const Request &R, StringRef Name, const Elem &E) {
 // MINB blocks of an SM at least share its registers (__launch_bounds__).
 // Launch it with (BM / TM) * (BN / TN) threads; any grid is correct (blocks
 // loop over the tiles and products their grid does not cover).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB>
-__global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB) {4}(
-    const {5} *__restrict__ A, const {5} *__restrict__ B, {5} *__restrict__ C, int M, int N,
-    int K, int batch, {5} alpha, {5} beta) {{
 )",
-                R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
-                R.TransB ? "N x K" : "K x N", Name, E.T);
+                Op.A, Op.AShape, Op.B, Op.BShape);
+  OS << kernelSignature(FmaArgs, FmaThreads, Name, E.T, E.T);
   OS << "  typedef " << E.T << " fg_T;\n";
   OS << "  typedef " << E.V << " fg_V; // 16 bytes: VW elements\n";
   OS << "  constexpr int VW = " << E.VW << ";\n";
@@ -205,72 +322,37 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB) {4}(
   // on distinct banks, and rows stay 16-byte aligned.
   __shared__ __align__(16) fg_T fg_as[2][BK][BM + VW];
   __shared__ __align__(16) fg_T fg_bs[2][BK][BN + VW];
-  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)
-    __trap(); // launched with a block other than the template's
-
-  const int fg_tid = threadIdx.x;
-  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;
-  const int fg_lm = fg_lane / LANES_N, fg_ln = fg_lane % LANES_N;
+)";
+  OS << BlockCheckText << "\n" << ThreadIdText;
+  OS << R"(  const int fg_lm = fg_lane / LANES_N, fg_ln = fg_lane % LANES_N;
   // The first row and column of this thread's elements in the tile.
   const int fg_tm = (fg_warp / WARPS_N) * WM + fg_lm * VW;
   const int fg_tn = (fg_warp % WARPS_N) * WN + fg_ln * VW;
-  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;
-  const int fg_slabs = (K + BK - 1) / BK;
-  // 16-byte accesses need 16-byte aligned rows: an aligned pointer and a
+)";
+  OS << TileCountText;
+  OS << R"(  // 16-byte accesses need 16-byte aligned rows: an aligned pointer and a
   // leading dimension that is a multiple of VW (which keeps every
   // product's matrix aligned too).
 )";
-  auto Aligned = [](StringRef P) {
-    return ("(((unsigned long long)" + P + ") & 15ull) == 0").str();
-  };
-  OS << "  const bool fg_avec = " << (R.TransA ? "M" : "K") << " % VW == 0 && " << Aligned("A")
-     << ";\n";
-  OS << "  const bool fg_bvec = " << (R.TransB ? "K" : "N") << " % VW == 0 && " << Aligned("B")
-     << ";\n";
-  OS << "  const bool fg_cvec = N % VW == 0 && " << Aligned("C") << ";\n";
+  OS << vecFlagsText(R, "VW", "VW", 16);
   OS << R"(  const bool fg_beta0 = beta == (fg_T)0;
   // Slabs this block has multiplied over all its tiles: the buffer of the
   // next one alternates across tiles too, so a new tile's first stores never
   // hit the buffer a slower warp may still be reading.
   unsigned fg_phase = 0;
 
-  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {
-    const fg_T *fg_A = A + (long long)fg_b * M * K;
-    const fg_T *fg_B = B + (long long)fg_b * K * N;
-    fg_T *fg_C = C + (long long)fg_b * M * N;
-    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
-      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
-        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
-        fg_T fg_acc[TM][TN];
+)";
+  OS << loopsOpenText(batchPointers("fg_T"));
+  OS << R"(        fg_T fg_acc[TM][TN];
 #pragma unroll
         for (int fg_i = 0; fg_i < TM; ++fg_i)
 #pragma unroll
           for (int fg_j = 0; fg_j < TN; ++fg_j)
             fg_acc[fg_i][fg_j] = (fg_T)0;
-        // The slab in flight: global loads land here while the previous
-        // slab is multiplied.
-        fg_T fg_ra[A_VECS][VW], fg_rb[B_VECS][VW];
-        int fg_k0 = 0;
-        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
-        // vector is whole and aligned, guarded elements (zero outside) else.
-        auto fg_load = [&]() {
 )";
-  OS << indented(loadText(A, E)) << indented(loadText(B, E));
-  OS << R"(        };
-        fg_load();
-        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
-          const int fg_buf = fg_phase & 1;
-)";
-  OS << indented(storeText(A, E)) << indented(storeText(B, E));
-  OS << R"(          // The only barrier of a slab: the stores above are seen by all,
-          // and every warp has finished the slab before last, whose buffer
-          // the next iteration overwrites.
-          __syncthreads();
-          if (fg_s + 1 < fg_slabs) {
-            fg_k0 += BK;
-            fg_load(); // in flight during the multiplication below
-          }
-#pragma unroll
+  OS << slabLoopText("fg_T", "[VW]", indented(loadText(A, E)) + indented(loadText(B, E)),
+                     indented(storeText(A, E)) + indented(storeText(B, E)));
+  OS << R"(#pragma unroll
           for (int fg_k = 0; fg_k < BK; ++fg_k) {
             fg_T fg_a[TM], fg_b[TN];
 #pragma unroll
@@ -362,6 +444,21 @@ Expected<std::string> checkGemmRequest(const Request &R) {
   return kernelName(R, "gemm");
 }
 
+/// One kernel's refusals, in this order: checkGemmRequest's, an element
+/// type the kernel does not take (unless TypeOk; TypeMsg names the type as
+/// {0}), then CheckConfig's. The kernel's name.
+Expected<std::string> checkKernelRequest(const Request &R, bool TypeOk, const char *TypeMsg,
+                                         function_ref<Error()> CheckConfig) {
+  Expected<std::string> NameOr = checkGemmRequest(R);
+  if (!NameOr)
+    return NameOr.takeError();
+  if (!TypeOk)
+    return makeError(TypeMsg, scalarInfo(R.Type).Dtype);
+  if (Error Err = CheckConfig())
+    return std::move(Err);
+  return NameOr;
+}
+
 /// The host wrapper forge_<Name> of all kernels: argument checks, then one
 /// launch of Name<Args> on a grid of BM x BN tiles (at most 65535 along y
 /// and z) with Threads threads a block. T is the matrices' element, ST
@@ -373,6 +470,7 @@ std::string wrapperText(const Request &R, const std::string &Name, StringRef T, 
                         StringRef Threads) {
   const bool Batched = R.Batch > 1;
   const std::string Batch = Batched ? "int batch, " : "";
+  const OpNames Op = opNames(R);
   std::string S = formatv(R"(
 // C = alpha * op(A) * op(B) + beta * C{8} on the current
 // device, op(A) = {2}, op(B) = {3} (row-major; A is {4}, B is {5}, C is
@@ -383,8 +481,7 @@ std::string wrapperText(const Request &R, const std::string &Name, StringRef T, 
 inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, int K,
 {10}{7}{12} alpha, {12} beta, cudaStream_t stream = 0) {{
 )",
-                          T, Name, R.TransA ? "A^T" : "A", R.TransB ? "B^T" : "B",
-                          R.TransA ? "K x M" : "M x K", R.TransB ? "N x K" : "K x N", VW, Batch,
+                          T, Name, Op.A, Op.B, Op.AShape, Op.BShape, VW, Batch,
                           Batched ? " for each of the `batch`\n// products" : "",
                           Batched ? "; product b at A + b * M * K, B + b * K * N, C + b * M * N"
                                   : "",
@@ -413,6 +510,43 @@ inline cudaError_t forge_{1}(const {0} *A, const {0} *B, {0} *C, int M, int N, i
            .str();
   return S;
 }
+
+/// The spec's parts all kernels share, up to the block: the kernel, its
+/// template arguments (Args, as the launch names them), the sizes, the
+/// buffers (C's is CBuf), the scalars (alpha 1 and beta 0.5 of AlphaType),
+/// the arguments, the grid and the block (Threads).
+Json gemmSpecHead(const Request &R, const std::string &Name, StringRef Args, Json CBuf,
+                  Scalar AlphaType, StringRef Threads) {
+  using namespace detail;
+  SmallVector<StringRef, 8> TemplateArgs;
+  Args.split(TemplateArgs, ", ");
+  std::vector<std::string> ArgNames(TemplateArgs.begin(), TemplateArgs.end());
+  return {
+      {"kernel", Name},
+      {"template_args", ArgNames},
+      {"sizes", {{"M", R.Shape[0]}, {"N", R.Shape[1]}, {"K", R.Shape[2]}, {"BATCH", R.Batch}}},
+      {"buffers",
+       {inBuffer("A", R.Type, "BATCH * M * K"), inBuffer("B", R.Type, "BATCH * K * N"), CBuf}},
+      {"scalars",
+       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
+        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
+        scalarArg("alpha", AlphaType, 1.0), scalarArg("beta", AlphaType, 0.5)}},
+      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
+      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
+      {"block", Threads.str()}};
+}
+
+/// The spec's bytes (of Bytes-byte elements) and flops.
+void addGemmCost(Json &Spec, int Bytes) {
+  Spec["bytes"] = std::to_string(Bytes) + " * BATCH * (M * K + K * N + 2 * M * N)";
+  Spec["flops"] = "2 * BATCH * M * N * K";
+}
+
+/// The spec's notes on the grid and on beta.
+const char *const GridNote = "the grid is one block per BM x BN tile of C and one z-slice per "
+                             "product, at most 65535 along y and z (blocks loop over the rest)";
+const char *const BetaNote =
+    "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read";
 
 } // namespace
 
@@ -472,17 +606,14 @@ Expected<Instance> instantiateGemm(const Request &R) {
 
 Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
   using namespace detail;
-  Expected<std::string> NameOr = checkGemmRequest(R);
+  Expected<std::string> NameOr = checkKernelRequest(
+      R, R.Type == Scalar::F32 || R.Type == Scalar::F64,
+      "the gemm template's FMA kernel takes f32 or f64 elements, not {0} (f16 and bf16 run on "
+      "the tensor cores)",
+      [&] { return checkGemmConfig(Cfg, R.Type); });
   if (!NameOr)
     return NameOr.takeError();
   const std::string Name = *NameOr;
-  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
-  if (R.Type != Scalar::F32 && R.Type != Scalar::F64)
-    return makeError("the gemm template's FMA kernel takes f32 or f64 elements, not {0} (f16 and "
-                     "bf16 run on the tensor cores)",
-                     scalarInfo(R.Type).Dtype);
-  if (Error Err = checkGemmConfig(Cfg, R.Type))
-    return std::move(Err);
   const Elem E = elemFor(R.Type);
 
   Instance I = startInstance("gemm", Name);
@@ -507,7 +638,7 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
                            "MINB = {7}",
                            Cfg.BM, Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.TM, Cfg.TN, Cfg.MinBlocks)
                        .str(),
-                   "BM, BN, BK, WM, WN, TM, TN, MINB", "(BM / TM) * (BN / TN)");
+                   FmaArgs, FmaThreads);
   I.Source = std::move(S);
 
   // The spec at the request's sizes; the tunables are the template
@@ -515,28 +646,16 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
   const std::string VW = std::to_string(E.VW), Bytes = std::to_string(E.Bytes);
   std::vector<int64_t> ThreadTiles =
       E.VW == 4 ? std::vector<int64_t>{4, 8, 16} : std::vector<int64_t>{2, 4, 8};
-  const double Beta = 0.5;
-  I.Spec = {
-      {"kernel", Name},
-      {"template_args", {"BM", "BN", "BK", "WM", "WN", "TM", "TN", "MINB"}},
-      {"sizes", {{"M", M}, {"N", N}, {"K", K}, {"BATCH", R.Batch}}},
-      {"buffers",
-       {inBuffer("A", R.Type, "BATCH * M * K"), inBuffer("B", R.Type, "BATCH * K * N"),
-        inoutBuffer("C", R.Type, "BATCH * M * N", -1, 1, E.VW == 4 ? 1e-5 : 1e-12)}},
-      {"scalars",
-       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
-        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
-        scalarArg("alpha", R.Type, 1.0), scalarArg("beta", R.Type, Beta)}},
-      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
-      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
-      {"block", "(BM / TM) * (BN / TN)"},
-      {"tunables",
-       {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
-        tunable("BK", {8, 16, 32}, Cfg.BK), tunable("WM", {16, 32, 64, 128}, Cfg.WM),
-        tunable("WN", {16, 32, 64, 128}, Cfg.WN), tunable("TM", ThreadTiles, Cfg.TM),
-        tunable("TN", ThreadTiles, Cfg.TN), tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)}},
-      {"constraints",
-       {"BM % WM == 0", "BN % WN == 0", "WM % TM == 0", "WN % TN == 0",
+  I.Spec = gemmSpecHead(R, Name, FmaArgs,
+                        inoutBuffer("C", R.Type, "BATCH * M * N", -1, 1, E.VW == 4 ? 1e-5 : 1e-12),
+                        R.Type, FmaThreads);
+  I.Spec["tunables"] = {
+      tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
+      tunable("BK", {8, 16, 32}, Cfg.BK),        tunable("WM", {16, 32, 64, 128}, Cfg.WM),
+      tunable("WN", {16, 32, 64, 128}, Cfg.WN),  tunable("TM", ThreadTiles, Cfg.TM),
+      tunable("TN", ThreadTiles, Cfg.TN),        tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)};
+  I.Spec["constraints"] = {
+       "BM % WM == 0", "BN % WN == 0", "WM % TM == 0", "WN % TN == 0",
         "(WM / TM) * (WN / TN) == 32", "TM % " + VW + " == 0", "TN % " + VW + " == 0",
         "BK % " + VW + " == 0", "(BM / TM) * (BN / TN) <= 1024",
         "BM * BK % (" + VW + " * (BM / TM) * (BN / TN)) == 0",
@@ -548,14 +667,11 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
         // MINB blocks' registers: a thread needs about its accumulators,
         // one row and column of operands and 24 more.
         "(BM / TM) * (BN / TN) * MINB * ((TM * TN + TM + TN) * " + std::to_string(E.Bytes / 4) +
-            " + 24) <= 65536"}},
-      {"bytes", Bytes + " * BATCH * (M * K + K * N + 2 * M * N)"},
-      {"flops", "2 * BATCH * M * N * K"},
-      {"notes",
-       {"forge-port new: the gemm template (FMA units, no tensor cores); the grid is one "
-        "block per BM x BN tile of C and one z-slice per product, at most 65535 along y and "
-        "z (blocks loop over the rest)",
-        "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read"}}};
+            " + 24) <= 65536"};
+  addGemmCost(I.Spec, E.Bytes);
+  I.Spec["notes"] = {
+      std::string("forge-port new: the gemm template (FMA units, no tensor cores); ") + GridNote,
+      BetaNote};
   I.Notes.push_back(formatv("block tile {0} x {1} x {2}, warp tile {3} x {4}, thread tile {5} x "
                             "{6}, {7} threads, at least {8} block(s) an SM; FMA units, no tensor "
                             "cores",
@@ -578,19 +694,20 @@ Expected<Instance> instantiateGemm(const Request &R, const GemmConfig &Cfg) {
 
 namespace {
 
-/// How one operand of the tf32 kernel is staged. Its slab is stored in
-/// shared memory as it lies in global memory (rows of the global matrix
-/// stay rows), so the stores are whole 16-byte vectors and no operand is
-/// transposed on the way in; the fragment reads index it by (k, m) or
-/// (k, n) accordingly. The row pad keeps those reads conflict-free: a
-/// fragment read has the mma's groupID (8 values) along one axis and its
-/// threadID_in_group (4 values) along the other. With k along the rows
-/// (KRows: A^T, B) the 4 k are 4 rows apart, and a row of Cols + 8 words
-/// (Cols a multiple of 16: 8 mod 16 words) puts them 8 or 24 banks apart;
-/// with k along the columns (A, B^T) the 8 m (n) are 8 rows apart, and a
-/// row of Cols + 4 words (Cols a multiple of 8: 4 mod 8) puts them on
-/// distinct groups of 4 banks.
-struct Tf32Operand {
+/// How one operand of the tensor-core kernels is staged (below in the tf32
+/// kernel's words; the f16/bf16 kernel pads every row by 8 elements, its
+/// comments say why). Its slab is stored in shared memory as it lies in
+/// global memory (rows of the global matrix stay rows), so the stores are
+/// whole 16-byte vectors and no operand is transposed on the way in; the
+/// fragment reads index it by (k, m) or (k, n) accordingly. The row pad keeps
+/// those reads conflict-free: a fragment read has the mma's groupID (8
+/// values) along one axis and its threadID_in_group (4 values) along the
+/// other. With k along the rows (KRows: A^T, B) the 4 k are 4 rows apart, and
+/// a row of Cols + 8 words (Cols a multiple of 16: 8 mod 16 words) puts them
+/// 8 or 24 banks apart; with k along the columns (A, B^T) the 8 m (n) are 8
+/// rows apart, and a row of Cols + 4 words (Cols a multiple of 8: 4 mod 8)
+/// puts them on distinct groups of 4 banks.
+struct MmaOperand {
   StringRef Name;   ///< "A" or "B"
   StringRef Lower;  ///< "a" or "b"
   bool KRows;       ///< k runs along the global rows (A^T, or B)
@@ -613,57 +730,238 @@ struct Tf32Operand {
   }
 };
 
-std::string tf32LoadText(const Tf32Operand &O) {
-  std::string T = R"(#pragma unroll
-        for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
-          // Vector fg_c of the slab: row fg_r, columns fg_cc .. fg_cc + 3.
-          const int fg_c = fg_tid + fg_i * THREADS;
-          const int fg_r = fg_c / (@X_COLS / 4), fg_cc = (fg_c % (@X_COLS / 4)) * 4;
-          const int fg_gr = @ROWORG + fg_r, fg_gc = @COLORG + fg_cc;
-          const float *fg_p = fg_@X + (long long)fg_gr * @COLEXT + fg_gc;
-          if (fg_@xvec && fg_gr < @ROWEXT && fg_gc + 4 <= @COLEXT) {
-            const float4 fg_q = *reinterpret_cast<const float4 *>(fg_p);
-            fg_r@x[fg_i][0] = fg_q.x;
-            fg_r@x[fg_i][1] = fg_q.y;
-            fg_r@x[fg_i][2] = fg_q.z;
-            fg_r@x[fg_i][3] = fg_q.w;
-          } else {
-#pragma unroll
-            for (int fg_e = 0; fg_e < 4; ++fg_e)
-              fg_r@x[fg_i][fg_e] = fg_gr < @ROWEXT && fg_gc + fg_e < @COLEXT ? fg_p[fg_e] : 0.0f;
-          }
-        }
-)";
+/// op(A) and op(B) of R: k runs along the global rows of A^T and B.
+MmaOperand mmaOperandA(const Request &R) { return {"A", "a", R.TransA, "BM", "M", "fg_m0"}; }
+MmaOperand mmaOperandB(const Request &R) { return {"B", "b", !R.TransB, "BN", "N", "fg_n0"}; }
+
+/// One operand's slab text (loads or stores, in 16-byte vectors of VW
+/// elements) with O's names and extents in place of the @ keys: @X and
+/// @x (the operand), @X_VECS, @X_COLS, @ROWORG, @COLORG, @ROWEXT, @COLEXT
+/// (its slab), @VW, @LAST (VW - 1), @ELEM (the type global loads read).
+std::string mmaOperandText(const MmaOperand &O, std::string T, int VW, StringRef Elem = "") {
   T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
   T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
   T = detail::replaceAll(T, "@ROWORG", O.RowOrg());
   T = detail::replaceAll(T, "@COLORG", O.ColOrg());
   T = detail::replaceAll(T, "@ROWEXT", O.RowExt());
   T = detail::replaceAll(T, "@COLEXT", O.ColExt());
+  T = detail::replaceAll(T, "@VW", std::to_string(VW));
+  T = detail::replaceAll(T, "@LAST", std::to_string(VW - 1));
+  T = detail::replaceAll(T, "@ELEM", Elem);
   T = detail::replaceAll(T, "@X", O.Name);
   T = detail::replaceAll(T, "@x", O.Lower);
   return T;
 }
 
-std::string tf32StoreText(const Tf32Operand &O) {
+/// One operand's slab loads into fg_r@x[fg_i]: the vector's coordinates,
+/// then Whole where it is whole and aligned, Guarded else (both with the
+/// keys of mmaOperandText).
+std::string mmaLoadText(const MmaOperand &O, int VW, StringRef Elem, StringRef Whole,
+                        StringRef Guarded) {
+  std::string T = R"(#pragma unroll
+        for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
+          // Vector fg_c of the slab: row fg_r, columns fg_cc .. fg_cc + @LAST.
+          const int fg_c = fg_tid + fg_i * THREADS;
+          const int fg_r = fg_c / (@X_COLS / @VW), fg_cc = (fg_c % (@X_COLS / @VW)) * @VW;
+          const int fg_gr = @ROWORG + fg_r, fg_gc = @COLORG + fg_cc;
+          const @ELEM *fg_p = fg_@X + (long long)fg_gr * @COLEXT + fg_gc;
+          if (fg_@xvec && fg_gr < @ROWEXT && fg_gc + @VW <= @COLEXT) {
+)";
+  T += Whole;
+  T += "          } else {\n";
+  T += Guarded;
+  T += "          }\n        }\n";
+  return mmaOperandText(O, T, VW, Elem);
+}
+
+/// One operand's slab stores: fg_r@x[fg_i] as Value (with the keys of
+/// mmaOperandText), one 16-byte vector each.
+std::string mmaStoreText(const MmaOperand &O, int VW, StringRef Value) {
   std::string T = R"(#pragma unroll
           for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
             const int fg_c = fg_tid + fg_i * THREADS;
-            const int fg_r = fg_c / (@X_COLS / 4), fg_cc = (fg_c % (@X_COLS / 4)) * 4;
-            *reinterpret_cast<uint4 *>(&fg_@xs[fg_buf][fg_r][fg_cc]) =
-                make_uint4(fg_tf32(fg_r@x[fg_i][0]), fg_tf32(fg_r@x[fg_i][1]),
-                           fg_tf32(fg_r@x[fg_i][2]), fg_tf32(fg_r@x[fg_i][3]));
-          }
+            const int fg_r = fg_c / (@X_COLS / @VW), fg_cc = (fg_c % (@X_COLS / @VW)) * @VW;
+            *reinterpret_cast<uint4 *>(&fg_@xs[fg_buf][fg_r][fg_cc]) =)";
+  T += Value;
+  T += "\n          }\n";
+  return mmaOperandText(O, T, VW);
+}
+
+/// The tensor-core kernels' opening comment from the target on, and their
+/// signature (matrices of T, alpha and beta float).
+std::string mmaKernelHead(StringRef Name, StringRef T) {
+  return R"(// Needs sm_80 or newer: compiled for an older target the kernel traps.
+// The tile sizes are template parameters (see the spec's tunables): a block
+// computes BM x BN of C with (BM / WM) * (BN / WN) warps, a warp WM x WN as
+// (WM / 16) x (WN / 8) mma tiles; MINB blocks of an SM at least share its
+// registers (__launch_bounds__). Launch it with (BM / WM) * (BN / WN) * 32
+// threads; any grid is correct (blocks loop over the tiles and products
+// their grid does not cover).
+)" + kernelSignature(MmaArgs, MmaThreads, Name, T, "float");
+}
+
+/// The block's threads, the warp's mma tiles and the slabs' layouts
+/// (PadNote: how their rows are padded).
+std::string mmaLayoutText(const MmaOperand &A, const MmaOperand &B, StringRef PadNote) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "  constexpr int THREADS = " << MmaThreads << ";\n";
+  OS << "  // The mma tiles of a warp: MT along m (16 rows each), NT along n (8).\n";
+  OS << "  constexpr int MT = WM / 16, NT = WN / 8, WARPS_N = BN / WN;\n";
+  OS << "  // The shared slabs keep the global layout: op(A)'s is " << A.Rows() << " x "
+     << A.Cols() << " (" << (A.KRows ? "k" : "m") << " along the rows),\n  // op(B)'s "
+     << B.Rows() << " x " << B.Cols() << " (" << (B.KRows ? "k" : "n") << " along the rows); "
+     << PadNote << ".\n";
+  return S;
+}
+
+/// The thread's index, its warp's and its mma fragment coordinates.
+std::string mmaThreadIdText() {
+  return std::string(ThreadIdText) +
+         "  // The mma's fragment coordinates: groupID and threadID_in_group.\n"
+         "  const int fg_g = fg_lane / 4, fg_t = fg_lane % 4;\n";
+}
+
+/// From the warp's part of the tile to the loops' opening (Pointers:
+/// batchPointers): the vector paths' flags (16-byte loads of VW elements,
+/// C in pairs of CBytes), beta == 0 and the buffer phase.
+std::string mmaIndexText(const Request &R, int VW, int CBytes, StringRef Pointers) {
+  std::string S = R"(  // This warp's part of the tile.
+  const int fg_wm = (fg_warp / WARPS_N) * WM, fg_wn = (fg_warp % WARPS_N) * WN;
 )";
-  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
-  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
-  T = detail::replaceAll(T, "@x", O.Lower);
-  return T;
+  S += TileCountText;
+  S += formatv("  // 16-byte loads need 16-byte aligned rows: an aligned pointer and a\n"
+               "  // leading dimension that is a multiple of {0}; C's pairs need {1} bytes.\n",
+               VW, CBytes)
+           .str();
+  S += vecFlagsText(R, std::to_string(VW), "2", CBytes);
+  S += R"(  const bool fg_beta0 = beta == 0.0f;
+  // Slabs this block has multiplied over all its tiles: the buffer parity
+  // runs on across tiles, so a new tile's first stores never hit the
+  // buffer a slower warp may still be reading.
+  unsigned fg_phase = 0;
+
+)";
+  S += loopsOpenText(Pointers);
+  S += R"(        // The warp's accumulators: mma tile (i, j) holds rows fg_g and
+        // fg_g + 8, columns 2 fg_t and 2 fg_t + 1 of its 16 x 8.
+        float fg_acc[MT][NT][4];
+#pragma unroll
+        for (int fg_i = 0; fg_i < MT; ++fg_i)
+#pragma unroll
+          for (int fg_j = 0; fg_j < NT; ++fg_j)
+#pragma unroll
+            for (int fg_e = 0; fg_e < 4; ++fg_e)
+              fg_acc[fg_i][fg_j][fg_e] = 0.0f;
+)";
+  return S;
+}
+
+/// The NT mmas of m tile fg_i (mma.sync.aligned.Shape with In inputs and
+/// f32 sums), and the end of the k step's, the slab's and the slab loop's
+/// bodies.
+std::string mmaAsmText(StringRef Shape, StringRef In) {
+  std::string S = "#pragma unroll\n"
+                  "              for (int fg_j = 0; fg_j < NT; ++fg_j)\n";
+  S += formatv("                asm(\"mma.sync.aligned.{0}.row.col.f32.{1}.{1}.f32 \"\n", Shape,
+               In)
+           .str();
+  S += R"(                    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                    : "+f"(fg_acc[fg_i][fg_j][0]), "+f"(fg_acc[fg_i][fg_j][1]),
+                      "+f"(fg_acc[fg_i][fg_j][2]), "+f"(fg_acc[fg_i][fg_j][3])
+                    : "r"(fg_a[0]), "r"(fg_a[1]), "r"(fg_a[2]), "r"(fg_a[3]),
+                      "r"(fg_b[fg_j][0]), "r"(fg_b[fg_j][1]));
+            }
+          }
+        }
+
+)";
+  return S;
+}
+
+/// The tensor-core kernels' epilogue, C = alpha * acc + beta * C in f32,
+/// to the kernel's end: Comment (its lines) first; C's elements are T, its
+/// pairs T2, read as float2 by ToF2 (a function's name, "" for none),
+/// written by FromF2 (two floats to a pair); one element goes to float by
+/// ToF and back by FromF ("" for none).
+std::string mmaEpilogueText(StringRef Comment, StringRef T, StringRef T2, StringRef ToF2,
+                            StringRef FromF2, StringRef ToF, StringRef FromF) {
+  auto Call = [](StringRef F, const std::string &X) {
+    return F.empty() ? X : (F + "(" + X + ")").str();
+  };
+  auto Store = [&](StringRef E) {
+    return Call(FromF, ("fg_beta0 ? fg_v" + E + " : fmaf(beta, " +
+                        Call(ToF, ("fg_p[" + E + "]").str()) + ", fg_v" + E + ")")
+                           .str());
+  };
+  std::string S = Comment.str() + R"(#pragma unroll
+        for (int fg_i = 0; fg_i < MT; ++fg_i)
+#pragma unroll
+          for (int fg_h = 0; fg_h < 2; ++fg_h) {
+            const int fg_m = fg_m0 + fg_wm + fg_i * 16 + fg_g + fg_h * 8;
+            if (fg_m >= M)
+              continue;
+            @T *fg_row = fg_C + (long long)fg_m * N;
+#pragma unroll
+            for (int fg_j = 0; fg_j < NT; ++fg_j) {
+              const int fg_n = fg_n0 + fg_wn + fg_j * 8 + 2 * fg_t;
+              @T *fg_p = fg_row + fg_n;
+              float fg_v0 = alpha * fg_acc[fg_i][fg_j][2 * fg_h];
+              float fg_v1 = alpha * fg_acc[fg_i][fg_j][2 * fg_h + 1];
+              if (fg_cvec && fg_n + 2 <= N) {
+                if (!fg_beta0) {
+                  const float2 fg_o = @LOAD2;
+                  fg_v0 = fmaf(beta, fg_o.x, fg_v0);
+                  fg_v1 = fmaf(beta, fg_o.y, fg_v1);
+                }
+                *reinterpret_cast<@T2 *>(fg_p) = @FROMF2(fg_v0, fg_v1);
+              } else {
+                if (fg_n < N)
+                  fg_p[0] = @STORE0;
+                if (fg_n + 1 < N)
+                  fg_p[1] = @STORE1;
+              }
+            }
+          }
+      }
+  }
+#endif
+}
+)";
+  S = detail::replaceAll(S, "@LOAD2",
+                         Call(ToF2, ("*reinterpret_cast<const " + T2 + " *>(fg_p)").str()));
+  S = detail::replaceAll(S, "@FROMF2", FromF2);
+  S = detail::replaceAll(S, "@STORE0", Store("0"));
+  S = detail::replaceAll(S, "@STORE1", Store("1"));
+  S = detail::replaceAll(S, "@T2", T2);
+  S = detail::replaceAll(S, "@T", T);
+  return S;
+}
+
+std::string tf32LoadText(const MmaOperand &O) {
+  return mmaLoadText(O, 4, "float",
+                     "            const float4 fg_q = "
+                     "*reinterpret_cast<const float4 *>(fg_p);\n"
+                     R"(            fg_r@x[fg_i][0] = fg_q.x;
+            fg_r@x[fg_i][1] = fg_q.y;
+            fg_r@x[fg_i][2] = fg_q.z;
+            fg_r@x[fg_i][3] = fg_q.w;
+)",
+                     R"(#pragma unroll
+            for (int fg_e = 0; fg_e < 4; ++fg_e)
+              fg_r@x[fg_i][fg_e] = fg_gr < @ROWEXT && fg_gc + fg_e < @COLEXT ? fg_p[fg_e] : 0.0f;
+)");
+}
+
+std::string tf32StoreText(const MmaOperand &O) {
+  return mmaStoreText(O, 4, R"(
+                make_uint4(fg_tf32(fg_r@x[fg_i][0]), fg_tf32(fg_r@x[fg_i][1]),
+                           fg_tf32(fg_r@x[fg_i][2]), fg_tf32(fg_r@x[fg_i][3]));)");
 }
 
 std::string tf32KernelText(const Request &R, StringRef Name) {
-  Tf32Operand A{"A", "a", R.TransA, "BM", "M", "fg_m0"};
-  Tf32Operand B{"B", "b", !R.TransB, "BN", "N", "fg_n0"};
+  const MmaOperand A = mmaOperandA(R), B = mmaOperandB(R);
+  const OpNames Op = opNames(R);
   std::string S;
   raw_string_ostream OS(S);
   OS << formatv(R"(// C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products, on
@@ -672,27 +970,10 @@ std::string tf32KernelText(const Request &R, StringRef Name) {
 // C + b * M * N. C is not read when beta == 0. The inputs are rounded to
 // tf32 (cvt.rna: 10 explicit mantissa bits, round to nearest, ties away)
 // and multiplied by mma.sync.m16n8k8; the products are summed in f32.
-// Needs sm_80 or newer: compiled for an older target the kernel traps.
-// The tile sizes are template parameters (see the spec's tunables): a block
-// computes BM x BN of C with (BM / WM) * (BN / WN) warps, a warp WM x WN as
-// (WM / 16) x (WN / 8) mma tiles; MINB blocks of an SM at least share its
-// registers (__launch_bounds__). Launch it with (BM / WM) * (BN / WN) * 32
-// threads; any grid is correct (blocks loop over the tiles and products
-// their grid does not cover).
-template <int BM, int BN, int BK, int WM, int WN, int MINB>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
-    const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int N,
-    int K, int batch, float alpha, float beta) {{
 )",
-                R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
-                R.TransB ? "N x K" : "K x N", Name);
-  OS << "  constexpr int THREADS = (BM / WM) * (BN / WN) * 32;\n";
-  OS << "  // The mma tiles of a warp: MT along m (16 rows each), NT along n (8).\n";
-  OS << "  constexpr int MT = WM / 16, NT = WN / 8, WARPS_N = BN / WN;\n";
-  OS << "  // The shared slabs keep the global layout: op(A)'s is " << A.Rows() << " x "
-     << A.Cols() << " (" << (A.KRows ? "k" : "m") << " along the rows),\n  // op(B)'s "
-     << B.Rows() << " x " << B.Cols() << " (" << (B.KRows ? "k" : "n")
-     << " along the rows); rows padded against bank conflicts.\n";
+                Op.A, Op.AShape, Op.B, Op.BShape);
+  OS << mmaKernelHead(Name, "float");
+  OS << mmaLayoutText(A, B, "rows padded against bank conflicts");
   OS << "  constexpr int A_ROWS = " << A.Rows() << ", A_COLS = " << A.Cols()
      << ", A_PAD = " << A.Pad() << ";\n";
   OS << "  constexpr int B_ROWS = " << B.Rows() << ", B_COLS = " << B.Cols()
@@ -717,81 +998,21 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
   // whose low 13 mantissa bits are zero).
   __shared__ __align__(16) unsigned fg_as[2][A_ROWS][A_COLS + A_PAD];
   __shared__ __align__(16) unsigned fg_bs[2][B_ROWS][B_COLS + B_PAD];
-  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)
-    __trap(); // launched with a block other than the template's
-  auto fg_tf32 = [](float fg_x) {
+)";
+  OS << BlockCheckText;
+  OS << R"(  auto fg_tf32 = [](float fg_x) {
     unsigned fg_u;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(fg_u) : "f"(fg_x));
     return fg_u;
   };
 
-  const int fg_tid = threadIdx.x;
-  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;
-  // The mma's fragment coordinates: groupID and threadID_in_group.
-  const int fg_g = fg_lane / 4, fg_t = fg_lane % 4;
-  // This warp's part of the tile.
-  const int fg_wm = (fg_warp / WARPS_N) * WM, fg_wn = (fg_warp % WARPS_N) * WN;
-  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;
-  const int fg_slabs = (K + BK - 1) / BK;
-  // 16-byte loads need 16-byte aligned rows: an aligned pointer and a
-  // leading dimension that is a multiple of 4; C's pairs need 8 bytes.
 )";
-  auto Aligned = [](StringRef P, int Bytes) {
-    return ("(((unsigned long long)" + P + ") & " + std::to_string(Bytes - 1) + "ull) == 0").str();
-  };
-  OS << "  const bool fg_avec = " << (R.TransA ? "M" : "K") << " % 4 == 0 && " << Aligned("A", 16)
-     << ";\n";
-  OS << "  const bool fg_bvec = " << (R.TransB ? "K" : "N") << " % 4 == 0 && " << Aligned("B", 16)
-     << ";\n";
-  OS << "  const bool fg_cvec = N % 2 == 0 && " << Aligned("C", 8) << ";\n";
-  OS << R"(  const bool fg_beta0 = beta == 0.0f;
-  // Slabs this block has multiplied over all its tiles: the buffer parity
-  // runs on across tiles, so a new tile's first stores never hit the
-  // buffer a slower warp may still be reading.
-  unsigned fg_phase = 0;
-
-  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {
-    const float *fg_A = A + (long long)fg_b * M * K;
-    const float *fg_B = B + (long long)fg_b * K * N;
-    float *fg_C = C + (long long)fg_b * M * N;
-    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
-      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
-        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
-        // The warp's accumulators: mma tile (i, j) holds rows fg_g and
-        // fg_g + 8, columns 2 fg_t and 2 fg_t + 1 of its 16 x 8.
-        float fg_acc[MT][NT][4];
-#pragma unroll
-        for (int fg_i = 0; fg_i < MT; ++fg_i)
-#pragma unroll
-          for (int fg_j = 0; fg_j < NT; ++fg_j)
-#pragma unroll
-            for (int fg_e = 0; fg_e < 4; ++fg_e)
-              fg_acc[fg_i][fg_j][fg_e] = 0.0f;
-        // The slab in flight: global loads land here while the previous
-        // slab is multiplied.
-        float fg_ra[A_VECS][4], fg_rb[B_VECS][4];
-        int fg_k0 = 0;
-        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
-        // vector is whole and aligned, guarded elements (zero outside) else.
-        auto fg_load = [&]() {
-)";
-  OS << indented(tf32LoadText(A)) << indented(tf32LoadText(B));
-  OS << R"(        };
-        fg_load();
-        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
-          const int fg_buf = fg_phase & 1;
-          // Rounded to tf32 once, on the way into shared memory.
-)";
-  OS << tf32StoreText(A) << tf32StoreText(B);
-  OS << R"(          // The only barrier of a slab: the stores above are seen by all,
-          // and every warp has finished the slab before last, whose buffer
-          // the next iteration overwrites.
-          __syncthreads();
-          if (fg_s + 1 < fg_slabs) {
-            fg_k0 += BK;
-            fg_load(); // in flight during the multiplication below
-          }
-#pragma unroll
+  OS << mmaThreadIdText();
+  OS << mmaIndexText(R, 4, 8, batchPointers("float"));
+  OS << slabLoopText("float", "[4]", indented(tf32LoadText(A)) + indented(tf32LoadText(B)),
+                     "          // Rounded to tf32 once, on the way into shared memory.\n" +
+                         tf32StoreText(A) + tf32StoreText(B));
+  OS << R"(#pragma unroll
           for (int fg_kk = 0; fg_kk < BK; fg_kk += 8) {
             // Fragments (PTX ISA, mma.m16n8k8 .tf32): b0 (t, g), b1 (t + 4, g)
             // of the 8 x 8 of op(B), every n tile's first; then per m tile
@@ -815,73 +1036,146 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
   OS << "              fg_a[1] = " << A.at("fg_k", "fg_m + 8") << ";\n";
   OS << "              fg_a[2] = " << A.at("fg_k + 4", "fg_m") << ";\n";
   OS << "              fg_a[3] = " << A.at("fg_k + 4", "fg_m + 8") << ";\n";
-  OS << R"(#pragma unroll
-              for (int fg_j = 0; fg_j < NT; ++fg_j)
-                asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                    : "+f"(fg_acc[fg_i][fg_j][0]), "+f"(fg_acc[fg_i][fg_j][1]),
-                      "+f"(fg_acc[fg_i][fg_j][2]), "+f"(fg_acc[fg_i][fg_j][3])
-                    : "r"(fg_a[0]), "r"(fg_a[1]), "r"(fg_a[2]), "r"(fg_a[3]),
-                      "r"(fg_b[fg_j][0]), "r"(fg_b[fg_j][1]));
-            }
-          }
-        }
-
-        // C = alpha * acc + beta * C: the accumulators come in pairs of
-        // adjacent columns, one 8-byte access per pair where it is whole and
-        // aligned, guarded elements else.
-#pragma unroll
-        for (int fg_i = 0; fg_i < MT; ++fg_i)
-#pragma unroll
-          for (int fg_h = 0; fg_h < 2; ++fg_h) {
-            const int fg_m = fg_m0 + fg_wm + fg_i * 16 + fg_g + fg_h * 8;
-            if (fg_m >= M)
-              continue;
-            float *fg_row = fg_C + (long long)fg_m * N;
-#pragma unroll
-            for (int fg_j = 0; fg_j < NT; ++fg_j) {
-              const int fg_n = fg_n0 + fg_wn + fg_j * 8 + 2 * fg_t;
-              float *fg_p = fg_row + fg_n;
-              float fg_v0 = alpha * fg_acc[fg_i][fg_j][2 * fg_h];
-              float fg_v1 = alpha * fg_acc[fg_i][fg_j][2 * fg_h + 1];
-              if (fg_cvec && fg_n + 2 <= N) {
-                if (!fg_beta0) {
-                  const float2 fg_o = *reinterpret_cast<const float2 *>(fg_p);
-                  fg_v0 = fmaf(beta, fg_o.x, fg_v0);
-                  fg_v1 = fmaf(beta, fg_o.y, fg_v1);
-                }
-                *reinterpret_cast<float2 *>(fg_p) = make_float2(fg_v0, fg_v1);
-              } else {
-                if (fg_n < N)
-                  fg_p[0] = fg_beta0 ? fg_v0 : fmaf(beta, fg_p[0], fg_v0);
-                if (fg_n + 1 < N)
-                  fg_p[1] = fg_beta0 ? fg_v1 : fmaf(beta, fg_p[1], fg_v1);
-              }
-            }
-          }
-      }
-  }
-#endif
-}
-)";
+  OS << mmaAsmText("m16n8k8", "tf32");
+  OS << mmaEpilogueText("        // C = alpha * acc + beta * C: the accumulators come in pairs of\n"
+                        "        // adjacent columns, one 8-byte access per pair where it is whole "
+                        "and\n"
+                        "        // aligned, guarded elements else.\n",
+                        "float", "float2", "", "make_float2", "", "");
   return S;
 }
 
-/// The slabs' shared bytes for C (both buffers), as checkGemmTf32Config
-/// and the spec's constraint count them.
-int64_t tf32SharedBytes(const GemmTf32Config &C, bool TransA, bool TransB) {
-  int64_t A = TransA ? int64_t(C.BK) * (C.BM + 8) : int64_t(C.BM) * (C.BK + 4);
-  int64_t B = TransB ? int64_t(C.BN) * (C.BK + 4) : int64_t(C.BK) * (C.BN + 8);
-  return 2 * (A + B) * 4;
+/// What tells the two tensor-core kernels apart in their configuration's
+/// checks and the spec's constraints.
+struct MmaKind {
+  StringRef What;     ///< the kernel in messages, "tf32 gemm"
+  StringRef TileNote; ///< how a warp tile is made, "is made of m16n8k8 tiles"
+  int MmaK;           ///< the mma's k
+  int VW;             ///< elements a 16-byte vector
+  int Bytes;          ///< an element's bytes in shared memory
+  int KColPad;        ///< the row pad of a slab with k along its columns
+  int PerReg;         ///< elements of the slab in flight a register holds
+};
+
+// A slab with k along its rows is padded by 8 words (tf32) or 8 elements
+// (f16/bf16): see MmaOperand.
+const MmaKind Tf32Kind{"tf32 gemm", "is made of m16n8k8 tiles", 8, 4, 4, 4, 1};
+const MmaKind HalfKind{"f16/bf16 gemm", "is read in 16 x 16 fragments", 16, 8, 2, 8, 2};
+
+/// The slabs' shared bytes for C (both buffers), as checkMmaConfig and
+/// the spec's constraint count them.
+template <class Config>
+int64_t mmaSharedBytes(const Config &C, bool TransA, bool TransB, const MmaKind &K) {
+  int64_t A = TransA ? int64_t(C.BK) * (C.BM + 8) : int64_t(C.BM) * (C.BK + K.KColPad);
+  int64_t B = TransB ? int64_t(C.BN) * (C.BK + K.KColPad) : int64_t(C.BK) * (C.BN + 8);
+  return 2 * (A + B) * K.Bytes;
 }
 
-/// Registers a thread of C needs, roughly: the accumulators, one k step's
-/// B fragments and one A fragment, the slab in flight and 24 more
-/// (addresses, loop counters).
-int64_t tf32RegisterEstimate(const GemmTf32Config &C) {
+/// Registers a thread needs, roughly: the accumulators, one k step's B
+/// fragments and one A fragment, the slab in flight (K.PerReg elements a
+/// register) and 24 more (addresses, loop counters).
+template <class Config> int64_t mmaRegisterEstimate(const Config &C, const MmaKind &K) {
   const int64_t T = C.threads();
   return int64_t(C.WM) * C.WN / 32 + C.WN / 4 + 4 +
-         (int64_t(C.BM) * C.BK + int64_t(C.BN) * C.BK) / T + 24;
+         (int64_t(C.BM) * C.BK + int64_t(C.BN) * C.BK) / (K.PerReg * T) + 24;
+}
+
+/// checkGemmTf32Config and checkGemmHalfConfig.
+template <class Config>
+Error checkMmaConfig(const Config &C, bool TransA, bool TransB, const MmaKind &K) {
+  for (int V : {C.BM, C.BN, C.BK, C.WM, C.WN})
+    if (V <= 0)
+      return makeError("the {0}'s tile sizes must be positive", K.What);
+  if (C.WM % 16 || C.WN % 16)
+    return makeError("the {0}'s warp tile {1} x {2} {3}: WM and WN must be multiples of 16",
+                     K.What, C.WM, C.WN, K.TileNote);
+  if (C.BM % C.WM || C.BN % C.WN)
+    return makeError("the {0}'s warp tile {1} x {2} must divide the block tile {3} x {4}", K.What,
+                     C.WM, C.WN, C.BM, C.BN);
+  if (C.BK % K.MmaK)
+    return makeError("the {0}'s slab BK = {1} must be a multiple of the mma's k ({2})", K.What,
+                     C.BK, K.MmaK);
+  if (C.threads() > 1024)
+    return makeError("the {0}'s block would have {1} threads, more than 1024", K.What,
+                     C.threads());
+  if ((C.BM * C.BK) % (K.VW * C.threads()) || (C.BN * C.BK) % (K.VW * C.threads()))
+    return makeError("the {0}'s {1} threads cannot share the loads of a {2} x {3} and a {3} x {4} "
+                     "slab evenly (16-byte vectors)",
+                     K.What, C.threads(), C.BM, C.BK, C.BN);
+  if (C.WM * C.WN / 32 > 128)
+    return makeError("the {0}'s warp tile {1} x {2} needs {3} accumulators a thread, more than "
+                     "128",
+                     K.What, C.WM, C.WN, C.WM * C.WN / 32);
+  if (C.MinBlocks < 1 || C.threads() * C.MinBlocks > 2048)
+    return makeError("the {0}'s {1} blocks of {2} threads cannot be resident on one SM (2048 "
+                     "threads)",
+                     K.What, C.MinBlocks, C.threads());
+  if (int64_t(C.threads()) * C.MinBlocks * mmaRegisterEstimate(C, K) > 65536)
+    return makeError("the {0}'s {1} blocks of {2} threads need about {3} registers a thread, more "
+                     "than 65536 an SM",
+                     K.What, C.MinBlocks, C.threads(), mmaRegisterEstimate(C, K));
+  int64_t Shared = mmaSharedBytes(C, TransA, TransB, K);
+  if (Shared > 49152)
+    return makeError("the {0}'s two slabs need {1} bytes of shared memory, more than 49152",
+                     K.What, Shared);
+  return Error::success();
+}
+
+/// The spec's tunables (BK from BKs) and constraints (checkMmaConfig's).
+template <class Config> Json mmaTunables(const Config &Cfg, ArrayRef<int64_t> BKs) {
+  using namespace detail;
+  return {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
+          tunable("BK", BKs, Cfg.BK),
+          tunable("WM", {16, 32, 64, 128}, Cfg.WM), tunable("WN", {16, 32, 64, 128}, Cfg.WN),
+          tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)};
+}
+
+Json mmaConstraints(const Request &R, const MmaKind &K) {
+  const std::string Threads = MmaThreads, VW = std::to_string(K.VW),
+                    Pad = std::to_string(K.KColPad);
+  const std::string ASh = R.TransA ? "BK * (BM + 8)" : "BM * (BK + " + Pad + ")";
+  const std::string BSh = R.TransB ? "BN * (BK + " + Pad + ")" : "BK * (BN + 8)";
+  const std::string InFlight =
+      K.PerReg == 1 ? Threads : std::to_string(K.PerReg) + " * " + Threads;
+  return {"WM % 16 == 0", "WN % 16 == 0", "BM % WM == 0", "BN % WN == 0",
+          "BK % " + std::to_string(K.MmaK) + " == 0", Threads + " <= 1024",
+          "BM * BK % (" + VW + " * " + Threads + ") == 0",
+          "BN * BK % (" + VW + " * " + Threads + ") == 0",
+          // Accumulators: at most 128 registers' worth.
+          "WM * WN / 32 <= 128", Threads + " * MINB <= 2048",
+          // MINB blocks' registers (mmaRegisterEstimate).
+          Threads + " * MINB * (WM * WN / 32 + WN / 4 + 4 + (BM + BN) * BK / (" + InFlight +
+              ") + 24) <= 65536",
+          "2 * (" + ASh + " + " + BSh + ") * " + std::to_string(K.Bytes) + " <= 49152"};
+}
+
+/// The wrapper's constants: the configuration's tile sizes.
+template <class Config> std::string mmaConstants(const Config &Cfg) {
+  return formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5}", Cfg.BM, Cfg.BN,
+                 Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks)
+      .str();
+}
+
+/// The file comment's paragraphs on the tiling (Staging: how the slabs
+/// are stored, in the parenthesis) and on the edges (C in pairs of CBytes).
+std::string mmaTilingNote(StringRef Staging) {
+  return ("A block computes a BM x BN tile of C with (BM / WM) * (BN / WN) warps, a warp a WM x "
+          "WN part as 16 x 8 mma tiles, its accumulators in registers. op(A) and op(B) pass "
+          "through shared memory in slabs of BK along K, stored as they lie in global memory (" +
+          Staging +
+          "); two buffers, the next slab's global loads in flight during the current slab's "
+          "multiplication, one barrier per slab.")
+      .str();
+}
+
+std::string mmaEdgesNote(int CBytes) {
+  return formatv("Edges: 16-byte global loads where the leading dimension and the pointer allow "
+                 "and the vector is inside the matrix, guarded element loads (zeros) elsewhere; "
+                 "C in {0}-byte pairs or guarded elements, so any M, N, K and any pointer work. "
+                 "Blocks loop over the tiles and products the grid does not cover (65535 at "
+                 "most along y and z).",
+                 CBytes)
+      .str();
 }
 
 } // namespace
@@ -889,54 +1183,18 @@ int64_t tf32RegisterEstimate(const GemmTf32Config &C) {
 GemmTf32Config defaultGemmTf32Config() { return GemmTf32Config(); }
 
 Error checkGemmTf32Config(const GemmTf32Config &C, bool TransA, bool TransB) {
-  for (int V : {C.BM, C.BN, C.BK, C.WM, C.WN})
-    if (V <= 0)
-      return makeError("the tf32 gemm's tile sizes must be positive");
-  if (C.WM % 16 || C.WN % 16)
-    return makeError("the tf32 gemm's warp tile {0} x {1} is made of m16n8k8 tiles: WM and WN "
-                     "must be multiples of 16",
-                     C.WM, C.WN);
-  if (C.BM % C.WM || C.BN % C.WN)
-    return makeError("the tf32 gemm's warp tile {0} x {1} must divide the block tile {2} x {3}",
-                     C.WM, C.WN, C.BM, C.BN);
-  if (C.BK % 8)
-    return makeError("the tf32 gemm's slab BK = {0} must be a multiple of the mma's k (8)", C.BK);
-  if (C.threads() > 1024)
-    return makeError("the tf32 gemm's block would have {0} threads, more than 1024", C.threads());
-  if ((C.BM * C.BK) % (4 * C.threads()) || (C.BN * C.BK) % (4 * C.threads()))
-    return makeError("the tf32 gemm's {0} threads cannot share the loads of a {1} x {2} and a "
-                     "{2} x {3} slab evenly (16-byte vectors)",
-                     C.threads(), C.BM, C.BK, C.BN);
-  if (C.WM * C.WN / 32 > 128)
-    return makeError("the tf32 gemm's warp tile {0} x {1} needs {2} accumulators a thread, more "
-                     "than 128",
-                     C.WM, C.WN, C.WM * C.WN / 32);
-  if (C.MinBlocks < 1 || C.threads() * C.MinBlocks > 2048)
-    return makeError("the tf32 gemm's {0} blocks of {1} threads cannot be resident on one SM "
-                     "(2048 threads)",
-                     C.MinBlocks, C.threads());
-  if (int64_t(C.threads()) * C.MinBlocks * tf32RegisterEstimate(C) > 65536)
-    return makeError("the tf32 gemm's {0} blocks of {1} threads need about {2} registers a "
-                     "thread, more than 65536 an SM",
-                     C.MinBlocks, C.threads(), tf32RegisterEstimate(C));
-  int64_t Shared = tf32SharedBytes(C, TransA, TransB);
-  if (Shared > 49152)
-    return makeError("the tf32 gemm's two slabs need {0} bytes of shared memory, more than 49152",
-                     Shared);
-  return Error::success();
+  return checkMmaConfig(C, TransA, TransB, Tf32Kind);
 }
 
 Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &Cfg) {
   using namespace detail;
-  Expected<std::string> NameOr = checkGemmRequest(R);
+  Expected<std::string> NameOr =
+      checkKernelRequest(R, R.Type == Scalar::F32, "the tf32 gemm takes f32 elements, not {0}",
+                         [&] { return checkGemmTf32Config(Cfg, R.TransA, R.TransB); });
   if (!NameOr)
     return NameOr.takeError();
   const std::string Name = *NameOr;
-  if (R.Type != Scalar::F32)
-    return makeError("the tf32 gemm takes f32 elements, not {0}", scalarInfo(R.Type).Dtype);
-  if (Error Err = checkGemmTf32Config(Cfg, R.TransA, R.TransB))
-    return std::move(Err);
-  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  const int64_t K = R.Shape[2];
 
   Instance I = startInstance("gemm", Name);
   std::string S = fileComment(
@@ -945,24 +1203,14 @@ Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &C
        "(10 explicit mantissa bits) and multiplied by mma.sync.m16n8k8, the products summed in "
        "f32, so an element's error is about 2^-11 * sqrt(K) times its terms' size, where the "
        "FMA kernel's is about 2^-24 * sqrt(K). Needs sm_80 or newer.",
-       "A block computes a BM x BN tile of C with (BM / WM) * (BN / WN) warps, a warp a WM x WN "
-       "part as 16 x 8 mma tiles, its accumulators in registers. op(A) and op(B) pass through "
-       "shared memory in slabs of BK along K, stored as they lie in global memory (rounded to "
-       "tf32 on the way in, rows padded so that the fragment reads are conflict-free); two "
-       "buffers, the next slab's global loads in flight during the current slab's "
-       "multiplication, one barrier per slab.",
-       "Edges: 16-byte global loads where the leading dimension and the pointer allow and the "
-       "vector is inside the matrix, guarded element loads (zeros) elsewhere; C in 8-byte pairs "
-       "or guarded elements, so any M, N, K and any pointer work. Blocks loop over the tiles "
-       "and products the grid does not cover (65535 at most along y and z)."});
+       mmaTilingNote("rounded to tf32 on the way in, rows padded so that the fragment reads are "
+                     "conflict-free"),
+       mmaEdgesNote(8)});
   S += "#include <cuda_runtime.h>\n\n";
   S += tf32KernelText(R, Name);
   S += wrapperText(R, Name, "float", "float", 4,
                    "\n// The products run in tf32 on the tensor cores (sm_80 or newer).",
-                   formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5}", Cfg.BM,
-                           Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks)
-                       .str(),
-                   "BM, BN, BK, WM, WN, MINB", "(BM / WM) * (BN / WN) * 32");
+                   mmaConstants(Cfg), MmaArgs, MmaThreads);
   I.Source = std::move(S);
 
   // The tolerance. A product's inputs are rounded to tf32 (relative error
@@ -984,51 +1232,21 @@ Expected<Instance> instantiateGemmTf32(const Request &R, const GemmTf32Config &C
   const double MaxAbs = 3 * Tf32U * std::sqrt(double(K));
   Json CBuf = inoutBuffer("C", Scalar::F32, "BATCH * M * N");
   CBuf["tolerance"] = {{"rel_l2", 2e-3}, {"max_abs", MaxAbs}};
-  const std::string ASh = R.TransA ? "BK * (BM + 8)" : "BM * (BK + 4)";
-  const std::string BSh = R.TransB ? "BN * (BK + 4)" : "BK * (BN + 8)";
-  const std::string Threads = "(BM / WM) * (BN / WN) * 32";
-  I.Spec = {
-      {"kernel", Name},
-      {"template_args", {"BM", "BN", "BK", "WM", "WN", "MINB"}},
-      {"sizes", {{"M", M}, {"N", N}, {"K", K}, {"BATCH", R.Batch}}},
-      {"buffers",
-       {inBuffer("A", Scalar::F32, "BATCH * M * K"), inBuffer("B", Scalar::F32, "BATCH * K * N"),
-        CBuf}},
-      {"scalars",
-       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
-        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
-        scalarArg("alpha", Scalar::F32, 1.0), scalarArg("beta", Scalar::F32, 0.5)}},
-      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
-      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
-      {"block", Threads},
-      {"tunables",
-       {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
-        tunable("BK", {8, 16, 32}, Cfg.BK), tunable("WM", {16, 32, 64, 128}, Cfg.WM),
-        tunable("WN", {16, 32, 64, 128}, Cfg.WN), tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)}},
-      {"constraints",
-       {"WM % 16 == 0", "WN % 16 == 0", "BM % WM == 0", "BN % WN == 0", "BK % 8 == 0",
-        Threads + " <= 1024", "BM * BK % (4 * " + Threads + ") == 0",
-        "BN * BK % (4 * " + Threads + ") == 0",
-        // Accumulators: at most 128 registers' worth.
-        "WM * WN / 32 <= 128", Threads + " * MINB <= 2048",
-        // MINB blocks' registers (tf32RegisterEstimate).
-        Threads + " * MINB * (WM * WN / 32 + WN / 4 + 4 + (BM + BN) * BK / (" + Threads +
-            ") + 24) <= 65536",
-        "2 * (" + ASh + " + " + BSh + ") * 4 <= 49152"}},
-      {"bytes", "4 * BATCH * (M * K + K * N + 2 * M * N)"},
-      {"flops", "2 * BATCH * M * N * K"},
-      {"allow_lower_precision", true},
-      {"notes",
-       {"forge-port new: the gemm template's tf32 tensor-core kernel (mma.sync.m16n8k8, "
-        "sm_80 or newer), chosen because the request allows lower precision; the grid is one "
-        "block per BM x BN tile of C and one z-slice per product, at most 65535 along y and z "
-        "(blocks loop over the rest)",
-        formatv("C's tolerance is tf32's: rel_l2 2e-3 (the expected error is 3e-4 to 4e-4 for "
+  I.Spec = gemmSpecHead(R, Name, MmaArgs, CBuf, Scalar::F32, MmaThreads);
+  I.Spec["tunables"] = mmaTunables(Cfg, {8, 16, 32});
+  I.Spec["constraints"] = mmaConstraints(R, Tf32Kind);
+  addGemmCost(I.Spec, 4);
+  I.Spec["allow_lower_precision"] = true;
+  I.Spec["notes"] = {
+      std::string("forge-port new: the gemm template's tf32 tensor-core kernel (mma.sync.m16n8k8, "
+                  "sm_80 or newer), chosen because the request allows lower precision; ") +
+          GridNote,
+      formatv("C's tolerance is tf32's: rel_l2 2e-3 (the expected error is 3e-4 to 4e-4 for "
                 "these inputs) and max_abs {0} (3 * 2^-11 * sqrt(K), K = {1}); a larger K or "
                 "inputs larger than [-1, 1] need a larger max_abs",
                 MaxAbs, K)
-            .str(),
-        "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read"}}};
+          .str(),
+      BetaNote};
   I.Notes.push_back(formatv("tf32 tensor cores (lower precision allowed): block tile {0} x {1} x "
                             "{2}, warp tile {3} x {4} ({5} x {6} mma.sync.m16n8k8 tiles), {7} "
                             "threads, at least {8} block(s) an SM; sm_80 or newer",
@@ -1074,90 +1292,43 @@ HalfElem halfElemFor(Scalar S) {
 }
 
 /// One operand's slab loads for the f16/bf16 kernel: as the tf32 kernel's
-/// (the slab keeps the global layout, Tf32Operand says how), in 16-byte
+/// (the slab keeps the global layout, MmaOperand says how), in 16-byte
 /// vectors of 8 elements kept as their bits.
-std::string halfLoadText(const Tf32Operand &O) {
-  std::string T = R"(#pragma unroll
-        for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
-          // Vector fg_c of the slab: row fg_r, columns fg_cc .. fg_cc + 7.
-          const int fg_c = fg_tid + fg_i * THREADS;
-          const int fg_r = fg_c / (@X_COLS / 8), fg_cc = (fg_c % (@X_COLS / 8)) * 8;
-          const int fg_gr = @ROWORG + fg_r, fg_gc = @COLORG + fg_cc;
-          const unsigned short *fg_p = fg_@X + (long long)fg_gr * @COLEXT + fg_gc;
-          if (fg_@xvec && fg_gr < @ROWEXT && fg_gc + 8 <= @COLEXT) {
-            fg_r@x[fg_i] = *reinterpret_cast<const uint4 *>(fg_p);
-          } else {
-            // Element by element, zeros (the bits of +0) outside.
+std::string halfLoadText(const MmaOperand &O) {
+  return mmaLoadText(O, 8, "unsigned short",
+                     "            fg_r@x[fg_i] = *reinterpret_cast<const uint4 *>(fg_p);\n",
+                     R"(            // Element by element, zeros (the bits of +0) outside.
             unsigned fg_h[8];
 #pragma unroll
             for (int fg_e = 0; fg_e < 8; ++fg_e)
               fg_h[fg_e] = fg_gr < @ROWEXT && fg_gc + fg_e < @COLEXT ? fg_p[fg_e] : 0u;
             fg_r@x[fg_i] = make_uint4(fg_h[0] | fg_h[1] << 16, fg_h[2] | fg_h[3] << 16,
                                      fg_h[4] | fg_h[5] << 16, fg_h[6] | fg_h[7] << 16);
-          }
-        }
-)";
-  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
-  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
-  T = detail::replaceAll(T, "@ROWORG", O.RowOrg());
-  T = detail::replaceAll(T, "@COLORG", O.ColOrg());
-  T = detail::replaceAll(T, "@ROWEXT", O.RowExt());
-  T = detail::replaceAll(T, "@COLEXT", O.ColExt());
-  T = detail::replaceAll(T, "@X", O.Name);
-  T = detail::replaceAll(T, "@x", O.Lower);
-  return T;
+)");
 }
 
-std::string halfStoreText(const Tf32Operand &O) {
-  std::string T = R"(#pragma unroll
-          for (int fg_i = 0; fg_i < @X_VECS; ++fg_i) {
-            const int fg_c = fg_tid + fg_i * THREADS;
-            const int fg_r = fg_c / (@X_COLS / 8), fg_cc = (fg_c % (@X_COLS / 8)) * 8;
-            *reinterpret_cast<uint4 *>(&fg_@xs[fg_buf][fg_r][fg_cc]) = fg_r@x[fg_i];
-          }
-)";
-  T = detail::replaceAll(T, "@X_VECS", (O.Name + "_VECS").str());
-  T = detail::replaceAll(T, "@X_COLS", (O.Name + "_COLS").str());
-  T = detail::replaceAll(T, "@x", O.Lower);
-  return T;
+std::string halfStoreText(const MmaOperand &O) {
+  return mmaStoreText(O, 8, " fg_r@x[fg_i];");
 }
 
 std::string halfKernelText(const Request &R, StringRef Name, const HalfElem &E) {
-  // k along the global rows: A^T and B (as in the tf32 kernel).
-  Tf32Operand A{"A", "a", R.TransA, "BM", "M", "fg_m0"};
-  Tf32Operand B{"B", "b", !R.TransB, "BN", "N", "fg_n0"};
+  const MmaOperand A = mmaOperandA(R), B = mmaOperandB(R);
+  const OpNames Op = opNames(R);
   std::string S;
   raw_string_ostream OS(S);
   OS << formatv(R"(// C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products, on
-// the tensor cores: A, B and C are {5}, alpha and beta float. op(A) = {0}
+// the tensor cores: A, B and C are {4}, alpha and beta float. op(A) = {0}
 // (A is {1}), op(B) = {2} (B is {3}), C is M x N; product b reads
 // A + b * M * K, B + b * K * N and writes C + b * M * N. C is not read when
-// beta == 0. mma.sync.m16n8k16 multiplies the {6} inputs (exactly) and sums
+// beta == 0. mma.sync.m16n8k16 multiplies the {5} inputs (exactly) and sums
 // the products in f32; the epilogue computes alpha * acc + beta * C in f32
-// and rounds once to {6} (to nearest even).
-// Needs sm_80 or newer: compiled for an older target the kernel traps.
-// The tile sizes are template parameters (see the spec's tunables): a block
-// computes BM x BN of C with (BM / WM) * (BN / WN) warps, a warp WM x WN as
-// (WM / 16) x (WN / 8) mma tiles; MINB blocks of an SM at least share its
-// registers (__launch_bounds__). Launch it with (BM / WM) * (BN / WN) * 32
-// threads; any grid is correct (blocks loop over the tiles and products
-// their grid does not cover).
-template <int BM, int BN, int BK, int WM, int WN, int MINB>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
-    const {5} *__restrict__ A, const {5} *__restrict__ B, {5} *__restrict__ C, int M, int N,
-    int K, int batch, float alpha, float beta) {{
+// and rounds once to {5} (to nearest even).
 )",
-                R.TransA ? "A^T" : "A", R.TransA ? "K x M" : "M x K", R.TransB ? "B^T" : "B",
-                R.TransB ? "N x K" : "K x N", Name, E.T, E.Ptx);
+                Op.A, Op.AShape, Op.B, Op.BShape, E.T, E.Ptx);
+  OS << mmaKernelHead(Name, E.T);
   OS << "  typedef " << E.T << " fg_T;\n";
   OS << "  typedef " << E.T2 << " fg_T2;\n";
-  OS << "  constexpr int THREADS = (BM / WM) * (BN / WN) * 32;\n";
-  OS << "  // The mma tiles of a warp: MT along m (16 rows each), NT along n (8).\n";
-  OS << "  constexpr int MT = WM / 16, NT = WN / 8, WARPS_N = BN / WN;\n";
-  OS << "  // The shared slabs keep the global layout: op(A)'s is " << A.Rows() << " x "
-     << A.Cols() << " (" << (A.KRows ? "k" : "m") << " along the rows),\n  // op(B)'s "
-     << B.Rows() << " x " << B.Cols() << " (" << (B.KRows ? "k" : "n")
-     << " along the rows); every row padded by 8 elements (16 bytes).\n";
+  OS << mmaLayoutText(A, B, "every row padded by 8 elements (16 bytes)");
   OS << "  constexpr int A_ROWS = " << A.Rows() << ", A_COLS = " << A.Cols() << ";\n";
   OS << "  constexpr int B_ROWS = " << B.Rows() << ", B_COLS = " << B.Cols() << ";\n";
   OS << R"(  constexpr int PAD = 8;
@@ -1183,9 +1354,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
   // same column) fall on distinct groups of 4 banks.
   __shared__ __align__(16) unsigned short fg_as[2][A_ROWS][A_COLS + PAD];
   __shared__ __align__(16) unsigned short fg_bs[2][B_ROWS][B_COLS + PAD];
-  if (blockDim.x != THREADS || blockDim.y != 1 || blockDim.z != 1)
-    __trap(); // launched with a block other than the template's
-  // ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lane l gives the
+)";
+  OS << BlockCheckText;
+  OS << R"(  // ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lane l gives the
   // address of row l % 8 of matrix l / 8 (16 bytes, 16-byte aligned), and
   // fg_r[q] receives the lane's pair of matrix q: row l / 4, columns
   // 2 (l % 4) and 2 (l % 4) + 1 of it (with .trans, of its transpose).
@@ -1202,11 +1373,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
                  : "r"(fg_s));
   };
 
-  const int fg_tid = threadIdx.x;
-  const int fg_warp = fg_tid / 32, fg_lane = fg_tid % 32;
-  // The mma's fragment coordinates: groupID and threadID_in_group.
-  const int fg_g = fg_lane / 4, fg_t = fg_lane % 4;
-  // The row this lane addresses for ldmatrix: row fg_lr of matrix fg_lq.
+)";
+  OS << mmaThreadIdText();
+  OS << R"(  // The row this lane addresses for ldmatrix: row fg_lr of matrix fg_lq.
   const int fg_lq = fg_lane / 8, fg_lr = fg_lane % 8;
 )";
   // The A fragment (16 x 16 of op(A)): its registers are (m 0-7, k 0-7),
@@ -1230,71 +1399,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
     OS << "  const int fg_bn = (fg_lq >> 1) * 8, fg_bk = (fg_lq & 1) * 8 + fg_lr;\n";
   else
     OS << "  const int fg_bn = (fg_lq >> 1) * 8 + fg_lr, fg_bk = (fg_lq & 1) * 8;\n";
-  OS << R"(  // This warp's part of the tile.
-  const int fg_wm = (fg_warp / WARPS_N) * WM, fg_wn = (fg_warp % WARPS_N) * WN;
-  const int fg_mtiles = (M + BM - 1) / BM, fg_ntiles = (N + BN - 1) / BN;
-  const int fg_slabs = (K + BK - 1) / BK;
-  // 16-byte loads need 16-byte aligned rows: an aligned pointer and a
-  // leading dimension that is a multiple of 8; C's pairs need 4 bytes.
-)";
-  auto Aligned = [](StringRef P, int Bytes) {
-    return ("(((unsigned long long)" + P + ") & " + std::to_string(Bytes - 1) + "ull) == 0").str();
-  };
-  OS << "  const bool fg_avec = " << (R.TransA ? "M" : "K") << " % 8 == 0 && " << Aligned("A", 16)
-     << ";\n";
-  OS << "  const bool fg_bvec = " << (R.TransB ? "K" : "N") << " % 8 == 0 && " << Aligned("B", 16)
-     << ";\n";
-  OS << "  const bool fg_cvec = N % 2 == 0 && " << Aligned("C", 4) << ";\n";
-  OS << R"(  const bool fg_beta0 = beta == 0.0f;
-  // Slabs this block has multiplied over all its tiles: the buffer parity
-  // runs on across tiles, so a new tile's first stores never hit the
-  // buffer a slower warp may still be reading.
-  unsigned fg_phase = 0;
-
-  for (int fg_b = blockIdx.z; fg_b < batch; fg_b += gridDim.z) {
-    // A and B as the bits of their elements (loaded and staged, never
+  const char *const AB = R"(    // A and B as the bits of their elements (loaded and staged, never
     // computed with).
     const unsigned short *fg_A = reinterpret_cast<const unsigned short *>(A) + (long long)fg_b * M * K;
     const unsigned short *fg_B = reinterpret_cast<const unsigned short *>(B) + (long long)fg_b * K * N;
-    fg_T *fg_C = C + (long long)fg_b * M * N;
-    for (int fg_mt = blockIdx.y; fg_mt < fg_mtiles; fg_mt += gridDim.y)
-      for (int fg_nt = blockIdx.x; fg_nt < fg_ntiles; fg_nt += gridDim.x) {
-        const int fg_m0 = fg_mt * BM, fg_n0 = fg_nt * BN;
-        // The warp's accumulators: mma tile (i, j) holds rows fg_g and
-        // fg_g + 8, columns 2 fg_t and 2 fg_t + 1 of its 16 x 8.
-        float fg_acc[MT][NT][4];
-#pragma unroll
-        for (int fg_i = 0; fg_i < MT; ++fg_i)
-#pragma unroll
-          for (int fg_j = 0; fg_j < NT; ++fg_j)
-#pragma unroll
-            for (int fg_e = 0; fg_e < 4; ++fg_e)
-              fg_acc[fg_i][fg_j][fg_e] = 0.0f;
-        // The slab in flight: global loads land here while the previous
-        // slab is multiplied.
-        uint4 fg_ra[A_VECS], fg_rb[B_VECS];
-        int fg_k0 = 0;
-        // Loads slab fg_k0 into fg_ra and fg_rb: a 16-byte load where the
-        // vector is whole and aligned, guarded elements (zero outside) else.
-        auto fg_load = [&]() {
 )";
-  OS << indented(halfLoadText(A)) << indented(halfLoadText(B));
-  OS << R"(        };
-        fg_load();
-        for (int fg_s = 0; fg_s < fg_slabs; ++fg_s, ++fg_phase) {
-          const int fg_buf = fg_phase & 1;
-          // Whole 16-byte vectors, as they were loaded.
-)";
-  OS << halfStoreText(A) << halfStoreText(B);
-  OS << R"(          // The only barrier of a slab: the stores above are seen by all,
-          // and every warp has finished the slab before last, whose buffer
-          // the next iteration overwrites.
-          __syncthreads();
-          if (fg_s + 1 < fg_slabs) {
-            fg_k0 += BK;
-            fg_load(); // in flight during the multiplication below
-          }
-#pragma unroll
+  OS << mmaIndexText(R, 8, 4, batchPointers("fg_T", AB));
+  OS << slabLoopText("uint4", "", indented(halfLoadText(A)) + indented(halfLoadText(B)),
+                     "          // Whole 16-byte vectors, as they were loaded.\n" +
+                         halfStoreText(A) + halfStoreText(B));
+  OS << R"(#pragma unroll
           for (int fg_kk = 0; fg_kk < BK; fg_kk += 16) {
             // Fragments (PTX ISA, mma.m16n8k16 .f16/.bf16): B's b0 (k 2t,
             // 2t + 1; n g) and b1 (k 2t + 8, 2t + 9; n g) of every n tile,
@@ -1320,78 +1434,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) {4}(
 )";
   OS << "              " << (A.KRows ? "fg_ldsm_t" : "fg_ldsm") << "(&"
      << A.at("fg_kk + fg_ak", "fg_wm + fg_i * 16 + fg_am") << ", fg_a);\n";
-  OS << "#pragma unroll\n";
-  OS << "              for (int fg_j = 0; fg_j < NT; ++fg_j)\n";
-  OS << "                asm(\"mma.sync.aligned.m16n8k16.row.col.f32." << E.Ptx << "." << E.Ptx
-     << ".f32 \"\n";
-  OS << R"(                    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                    : "+f"(fg_acc[fg_i][fg_j][0]), "+f"(fg_acc[fg_i][fg_j][1]),
-                      "+f"(fg_acc[fg_i][fg_j][2]), "+f"(fg_acc[fg_i][fg_j][3])
-                    : "r"(fg_a[0]), "r"(fg_a[1]), "r"(fg_a[2]), "r"(fg_a[3]),
-                      "r"(fg_b[fg_j][0]), "r"(fg_b[fg_j][1]));
-            }
-          }
-        }
-
-        // C = alpha * acc + beta * C in f32, rounded once: the accumulators
-        // come in pairs of adjacent columns, one 4-byte access per pair
-        // where it is whole and aligned, guarded elements else.
-#pragma unroll
-        for (int fg_i = 0; fg_i < MT; ++fg_i)
-#pragma unroll
-          for (int fg_h = 0; fg_h < 2; ++fg_h) {
-            const int fg_m = fg_m0 + fg_wm + fg_i * 16 + fg_g + fg_h * 8;
-            if (fg_m >= M)
-              continue;
-            fg_T *fg_row = fg_C + (long long)fg_m * N;
-#pragma unroll
-            for (int fg_j = 0; fg_j < NT; ++fg_j) {
-              const int fg_n = fg_n0 + fg_wn + fg_j * 8 + 2 * fg_t;
-              fg_T *fg_p = fg_row + fg_n;
-              float fg_v0 = alpha * fg_acc[fg_i][fg_j][2 * fg_h];
-              float fg_v1 = alpha * fg_acc[fg_i][fg_j][2 * fg_h + 1];
-              if (fg_cvec && fg_n + 2 <= N) {
-                if (!fg_beta0) {
-                  const float2 fg_o = @TOF2(*reinterpret_cast<const fg_T2 *>(fg_p));
-                  fg_v0 = fmaf(beta, fg_o.x, fg_v0);
-                  fg_v1 = fmaf(beta, fg_o.y, fg_v1);
-                }
-                *reinterpret_cast<fg_T2 *>(fg_p) = @FROMF2(fg_v0, fg_v1);
-              } else {
-                if (fg_n < N)
-                  fg_p[0] = @FROMF(fg_beta0 ? fg_v0 : fmaf(beta, @TOF(fg_p[0]), fg_v0));
-                if (fg_n + 1 < N)
-                  fg_p[1] = @FROMF(fg_beta0 ? fg_v1 : fmaf(beta, @TOF(fg_p[1]), fg_v1));
-              }
-            }
-          }
-      }
-  }
-#endif
-}
-)";
-  S = detail::replaceAll(S, "@TOF2", E.ToF2);
-  S = detail::replaceAll(S, "@FROMF2", E.FromF2);
-  S = detail::replaceAll(S, "@TOF", E.ToF);
-  S = detail::replaceAll(S, "@FROMF", E.FromF);
+  OS << mmaAsmText("m16n8k16", E.Ptx);
+  OS << mmaEpilogueText("        // C = alpha * acc + beta * C in f32, rounded once: the "
+                        "accumulators\n"
+                        "        // come in pairs of adjacent columns, one 4-byte access per pair\n"
+                        "        // where it is whole and aligned, guarded elements else.\n",
+                        "fg_T", "fg_T2", E.ToF2, E.FromF2, E.ToF, E.FromF);
   return S;
-}
-
-/// The slabs' shared bytes for C (both buffers), as checkGemmHalfConfig
-/// and the spec's constraint count them.
-int64_t halfSharedBytes(const GemmHalfConfig &C, bool TransA, bool TransB) {
-  int64_t A = TransA ? int64_t(C.BK) * (C.BM + 8) : int64_t(C.BM) * (C.BK + 8);
-  int64_t B = TransB ? int64_t(C.BN) * (C.BK + 8) : int64_t(C.BK) * (C.BN + 8);
-  return 2 * (A + B) * 2;
-}
-
-/// Registers a thread needs, roughly: the accumulators, one k step's B
-/// fragments and one A fragment, the slab in flight (two elements a
-/// register) and 24 more (addresses, loop counters).
-int64_t halfRegisterEstimate(const GemmHalfConfig &C) {
-  const int64_t T = C.threads();
-  return int64_t(C.WM) * C.WN / 32 + C.WN / 4 + 4 +
-         (int64_t(C.BM) * C.BK + int64_t(C.BN) * C.BK) / (2 * T) + 24;
 }
 
 } // namespace
@@ -1399,59 +1448,19 @@ int64_t halfRegisterEstimate(const GemmHalfConfig &C) {
 GemmHalfConfig defaultGemmHalfConfig() { return GemmHalfConfig(); }
 
 Error checkGemmHalfConfig(const GemmHalfConfig &C, bool TransA, bool TransB) {
-  for (int V : {C.BM, C.BN, C.BK, C.WM, C.WN})
-    if (V <= 0)
-      return makeError("the f16/bf16 gemm's tile sizes must be positive");
-  if (C.WM % 16 || C.WN % 16)
-    return makeError("the f16/bf16 gemm's warp tile {0} x {1} is read in 16 x 16 fragments: WM "
-                     "and WN must be multiples of 16",
-                     C.WM, C.WN);
-  if (C.BM % C.WM || C.BN % C.WN)
-    return makeError("the f16/bf16 gemm's warp tile {0} x {1} must divide the block tile {2} x "
-                     "{3}",
-                     C.WM, C.WN, C.BM, C.BN);
-  if (C.BK % 16)
-    return makeError("the f16/bf16 gemm's slab BK = {0} must be a multiple of the mma's k (16)",
-                     C.BK);
-  if (C.threads() > 1024)
-    return makeError("the f16/bf16 gemm's block would have {0} threads, more than 1024",
-                     C.threads());
-  if ((C.BM * C.BK) % (8 * C.threads()) || (C.BN * C.BK) % (8 * C.threads()))
-    return makeError("the f16/bf16 gemm's {0} threads cannot share the loads of a {1} x {2} and a "
-                     "{2} x {3} slab evenly (16-byte vectors)",
-                     C.threads(), C.BM, C.BK, C.BN);
-  if (C.WM * C.WN / 32 > 128)
-    return makeError("the f16/bf16 gemm's warp tile {0} x {1} needs {2} accumulators a thread, "
-                     "more than 128",
-                     C.WM, C.WN, C.WM * C.WN / 32);
-  if (C.MinBlocks < 1 || C.threads() * C.MinBlocks > 2048)
-    return makeError("the f16/bf16 gemm's {0} blocks of {1} threads cannot be resident on one SM "
-                     "(2048 threads)",
-                     C.MinBlocks, C.threads());
-  if (int64_t(C.threads()) * C.MinBlocks * halfRegisterEstimate(C) > 65536)
-    return makeError("the f16/bf16 gemm's {0} blocks of {1} threads need about {2} registers a "
-                     "thread, more than 65536 an SM",
-                     C.MinBlocks, C.threads(), halfRegisterEstimate(C));
-  int64_t Shared = halfSharedBytes(C, TransA, TransB);
-  if (Shared > 49152)
-    return makeError("the f16/bf16 gemm's two slabs need {0} bytes of shared memory, more than "
-                     "49152",
-                     Shared);
-  return Error::success();
+  return checkMmaConfig(C, TransA, TransB, HalfKind);
 }
 
 Expected<Instance> instantiateGemmHalf(const Request &R, const GemmHalfConfig &Cfg) {
   using namespace detail;
-  Expected<std::string> NameOr = checkGemmRequest(R);
+  Expected<std::string> NameOr = checkKernelRequest(
+      R, R.Type == Scalar::F16 || R.Type == Scalar::BF16,
+      "the f16/bf16 gemm takes f16 or bf16 elements, not {0}",
+      [&] { return checkGemmHalfConfig(Cfg, R.TransA, R.TransB); });
   if (!NameOr)
     return NameOr.takeError();
   const std::string Name = *NameOr;
-  if (R.Type != Scalar::F16 && R.Type != Scalar::BF16)
-    return makeError("the f16/bf16 gemm takes f16 or bf16 elements, not {0}",
-                     scalarInfo(R.Type).Dtype);
-  if (Error Err = checkGemmHalfConfig(Cfg, R.TransA, R.TransB))
-    return std::move(Err);
-  const int64_t M = R.Shape[0], N = R.Shape[1], K = R.Shape[2];
+  const int64_t K = R.Shape[2];
   const HalfElem E = halfElemFor(R.Type);
   const StringRef Dtype = scalarInfo(R.Type).Dtype;
 
@@ -1465,16 +1474,10 @@ Expected<Instance> instantiateGemmHalf(const Request &R, const GemmHalfConfig &C
                "(2^-24 * sqrt(K) times its terms' size). Needs sm_80 or newer.",
                Dtype, E.T, R.Type == Scalar::BF16 ? "2^-8" : "2^-11")
            .str(),
-       "A block computes a BM x BN tile of C with (BM / WM) * (BN / WN) warps, a warp a WM x WN "
-       "part as 16 x 8 mma tiles, its accumulators in registers. op(A) and op(B) pass through "
-       "shared memory in slabs of BK along K, stored as they lie in global memory (rows padded "
-       "by 16 bytes so that ldmatrix reads them without bank conflicts; ldmatrix.trans turns "
-       "the operands whose rows run along k into fragments); two buffers, the next slab's "
-       "global loads in flight during the current slab's multiplication, one barrier per slab.",
-       "Edges: 16-byte global loads where the leading dimension and the pointer allow and the "
-       "vector is inside the matrix, guarded element loads (zeros) elsewhere; C in 4-byte pairs "
-       "or guarded elements, so any M, N, K and any pointer work. Blocks loop over the tiles "
-       "and products the grid does not cover (65535 at most along y and z)."});
+       mmaTilingNote("rows padded by 16 bytes so that ldmatrix reads them without bank "
+                     "conflicts; ldmatrix.trans turns the operands whose rows run along k into "
+                     "fragments"),
+       mmaEdgesNote(4)});
   S += "#include <cuda_runtime.h>\n";
   S += "#include <" + E.Header.str() + ">\n\n";
   S += halfKernelText(R, Name, E);
@@ -1483,10 +1486,7 @@ Expected<Instance> instantiateGemmHalf(const Request &R, const GemmHalfConfig &C
                            "f32; alpha and beta\n// are float, C is rounded once to {0}.",
                            Dtype)
                        .str(),
-                   formatv("BM = {0}, BN = {1}, BK = {2}, WM = {3}, WN = {4}, MINB = {5}", Cfg.BM,
-                           Cfg.BN, Cfg.BK, Cfg.WM, Cfg.WN, Cfg.MinBlocks)
-                       .str(),
-                   "BM, BN, BK, WM, WN, MINB", "(BM / WM) * (BN / WN) * 32");
+                   mmaConstants(Cfg), MmaArgs, MmaThreads);
   I.Source = std::move(S);
 
   // The tolerance. The inputs are f16 (bf16) already and the mma's
@@ -1511,51 +1511,21 @@ Expected<Instance> instantiateGemmHalf(const Request &R, const GemmHalfConfig &C
   const double RelL2 = 4 * E.U;
   Json CBuf = inoutBuffer("C", R.Type, "BATCH * M * N");
   CBuf["tolerance"] = {{"rel_l2", RelL2}, {"max_abs", MaxAbs}};
-  const std::string ASh = R.TransA ? "BK * (BM + 8)" : "BM * (BK + 8)";
-  const std::string BSh = R.TransB ? "BN * (BK + 8)" : "BK * (BN + 8)";
-  const std::string Threads = "(BM / WM) * (BN / WN) * 32";
-  I.Spec = {
-      {"kernel", Name},
-      {"template_args", {"BM", "BN", "BK", "WM", "WN", "MINB"}},
-      {"sizes", {{"M", M}, {"N", N}, {"K", K}, {"BATCH", R.Batch}}},
-      {"buffers",
-       {inBuffer("A", R.Type, "BATCH * M * K"), inBuffer("B", R.Type, "BATCH * K * N"), CBuf}},
-      {"scalars",
-       {scalarArg("M", Scalar::I32, "M"), scalarArg("N", Scalar::I32, "N"),
-        scalarArg("K", Scalar::I32, "K"), scalarArg("batch", Scalar::I32, "BATCH"),
-        scalarArg("alpha", Scalar::F32, 1.0), scalarArg("beta", Scalar::F32, 0.5)}},
-      {"args", {"A", "B", "C", "M", "N", "K", "batch", "alpha", "beta"}},
-      {"grid", {"ceil_div(N, BN)", "min(ceil_div(M, BM), 65535)", "min(BATCH, 65535)"}},
-      {"block", Threads},
-      {"tunables",
-       {tunable("BM", {32, 64, 128, 256}, Cfg.BM), tunable("BN", {32, 64, 128, 256}, Cfg.BN),
-        tunable("BK", {16, 32, 64}, Cfg.BK), tunable("WM", {16, 32, 64, 128}, Cfg.WM),
-        tunable("WN", {16, 32, 64, 128}, Cfg.WN), tunable("MINB", {1, 2, 3, 4}, Cfg.MinBlocks)}},
-      {"constraints",
-       {"WM % 16 == 0", "WN % 16 == 0", "BM % WM == 0", "BN % WN == 0", "BK % 16 == 0",
-        Threads + " <= 1024", "BM * BK % (8 * " + Threads + ") == 0",
-        "BN * BK % (8 * " + Threads + ") == 0",
-        // Accumulators: at most 128 registers' worth.
-        "WM * WN / 32 <= 128", Threads + " * MINB <= 2048",
-        // MINB blocks' registers (halfRegisterEstimate).
-        Threads + " * MINB * (WM * WN / 32 + WN / 4 + 4 + (BM + BN) * BK / (2 * " + Threads +
-            ") + 24) <= 65536",
-        "2 * (" + ASh + " + " + BSh + ") * 2 <= 49152"}},
-      {"bytes", "2 * BATCH * (M * K + K * N + 2 * M * N)"},
-      {"flops", "2 * BATCH * M * N * K"},
-      {"notes",
-       {formatv("forge-port new: the gemm template's {0} tensor-core kernel "
-                "(mma.sync.m16n8k16, f32 accumulators, sm_80 or newer); A, B and C are {0}, "
-                "alpha and beta f32; the grid is one block per BM x BN tile of C and one "
-                "z-slice per product, at most 65535 along y and z (blocks loop over the rest)",
-                Dtype)
-            .str(),
+  I.Spec = gemmSpecHead(R, Name, MmaArgs, CBuf, Scalar::F32, MmaThreads);
+  I.Spec["tunables"] = mmaTunables(Cfg, {16, 32, 64});
+  I.Spec["constraints"] = mmaConstraints(R, HalfKind);
+  addGemmCost(I.Spec, 2);
+  I.Spec["notes"] = {
+      formatv("forge-port new: the gemm template's {0} tensor-core kernel (mma.sync.m16n8k16, f32 "
+              "accumulators, sm_80 or newer); A, B and C are {0}, alpha and beta f32; {1}",
+              Dtype, GridNote)
+          .str(),
         formatv("C's tolerance is the rounding of C to {0}: rel_l2 {1:e2} (4 u, u = {2}; the "
                 "expected error is about u / sqrt(3)) and max_abs {3:f4} (2 u (2 sqrt(K) + 1), "
                 "K = {4}); a larger K or inputs larger than [-1, 1] need a larger max_abs",
                 Dtype, RelL2, R.Type == Scalar::BF16 ? "2^-8" : "2^-11", MaxAbs, K)
             .str(),
-        "beta is 0.5 so that the check covers the read of C; with beta 0, C is not read"}}};
+      BetaNote};
   I.Notes.push_back(formatv("{0} tensor cores: block tile {1} x {2} x {3}, warp tile {4} x {5} "
                             "({6} x {7} mma.sync.m16n8k16 tiles), {8} threads, at least {9} "
                             "block(s) an SM; sm_80 or newer",
