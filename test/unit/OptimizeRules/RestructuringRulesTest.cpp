@@ -339,6 +339,41 @@ TEST(SmemStencilTiling, Spellings) {
   }
 }
 
+// A leading exit on a block-uniform condition (specialize-scalar's test of
+// the spec's values) stays in front of the tile and coefficient loads; one
+// on the thread's position, a loaded value or a call does not.
+TEST(SmemStencilTiling, LeadingUniformExitsStayFirst) {
+  auto Tiled = [](const std::string &Exit) {
+    std::string Code = Conv;
+    Code.insert(Code.find("  int x ="), Exit);
+    Result R = run("smem-stencil-tiling", {Code, "conv", {{32, 8, 1}}, {}});
+    EXPECT_EQ(R.Proposals.size(), 1u) << R.Skip;
+    return R.Applied.empty() ? std::string() : R.Applied[0];
+  };
+  auto Before = [](const std::string &New, const std::string &Exit) {
+    size_t E = New.find(Exit), T = New.find("if (blockDim.x !=");
+    return E != std::string::npos && T != std::string::npos && E < T;
+  };
+  for (const char *Uniform : {"  if (h != 7) {\n    return;\n  }\n",
+                              "  if (blockIdx.x * blockDim.x >= w || blockIdx.y >= gridDim.y) return;\n"}) {
+    std::string New = Tiled(Uniform);
+    std::string Exit = std::string(Uniform).substr(2, 10);
+    EXPECT_TRUE(Before(New, Exit)) << New;
+    // The fallback for another block and the tiled body keep it too.
+    size_t Copies = 0;
+    for (size_t P = New.find(Exit); P != std::string::npos; P = New.find(Exit, P + 1))
+      ++Copies;
+    EXPECT_EQ(Copies, 3u) << New;
+  }
+  for (const char *Varying : {"  if (threadIdx.x >= 32) return;\n",
+                              "  if (in[0] > 0.0f) return;\n",
+                              "  if (__float_as_int(1.0f) == h) return;\n"}) {
+    std::string New = Tiled(Varying);
+    std::string Exit = std::string(Varying).substr(2, 10);
+    EXPECT_FALSE(Before(New, Exit)) << New;
+  }
+}
+
 TEST(SmemStencilTiling, Preconditions) {
   auto Skip = [](std::string Code, std::optional<std::array<int64_t, 3>> Block) {
     Result R = run("smem-stencil-tiling", {Code, "conv", Block, {}});
