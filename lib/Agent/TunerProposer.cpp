@@ -150,7 +150,23 @@ TunerProposer::propose(const agent::ProposalRequest &Req) {
       Skip = "the best values cannot be written into the source: " + toString(Bound.takeError());
       return std::vector<agent::Proposal>();
     }
-    auto Edits = tune::writeBackEdits(*Index, Bound->Bindings, Best.Best);
+    // The values the bindings write; a tunable the write-back could not
+    // bind (a capped grid's waves, where the source's launch computes its
+    // own grid) travels in the spec change alone.
+    std::map<std::string, int64_t> Written;
+    std::vector<std::string> SpecOnly;
+    for (const auto &[N, V] : Best.Best) {
+      if (any_of(Bound->Bindings, [&](const tune::TunableBinding &B) { return B.Name == N; }))
+        Written[N] = V;
+      else
+        SpecOnly.push_back(N);
+    }
+    if (!SpecOnly.empty())
+      Bound->Notes.push_back(formatv("{0} set through the spec alone: the source has no place "
+                                     "for {1}",
+                                     join(SpecOnly, ", "), SpecOnly.size() > 1 ? "them" : "it")
+                                 .str());
+    auto Edits = tune::writeBackEdits(*Index, Bound->Bindings, Written);
     if (!Edits)
       return Edits.takeError();
     for (const patch::Edit &E : Edits->editsFor(patch::PatchSet::normalizePath(Index->File)))
