@@ -66,6 +66,11 @@ struct GemmConfig {
 /// warps 32 x 64, threads 8 x 8, 2 blocks an SM (128 registers); f64:
 /// 128 x 64 x 8, warps 32 x 32, threads 8 x 4, 1 block an SM).
 GemmConfig defaultGemmConfig(Scalar T);
+/// The configuration instantiateGemm(R) takes for an FMA request: the
+/// type's default, or for one f32 product large enough that 128 x 256 tiles
+/// fill two waves of R.SMs, 128 x 256 x 8 with warps 128 x 32, threads
+/// 8 x 16 and one block an SM (the fastest of an exhaustive sweep at 4096^3).
+GemmConfig defaultGemmConfigFor(const Request &R);
 
 /// What is wrong with C for element type T, in words (the spec's
 /// constraints, also static_asserts of the kernel), or success.
