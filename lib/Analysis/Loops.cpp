@@ -474,24 +474,44 @@ void KernelAnalyzer::finishLoops() {
         }
         if (N < 64)
           L.TripCount = N;
-      } else if (auto D = L.Step ? L.Step->constantValue() : std::nullopt; D && *D != 0) {
-        int64_t Dist = B - S;
-        int64_t N = -1;
-        if (L.Cmp == CmpOp::LT && *D > 0)
-          N = Dist <= 0 ? 0 : (Dist + *D - 1) / *D;
-        else if (L.Cmp == CmpOp::LE && *D > 0)
-          N = Dist < 0 ? 0 : Dist / *D + 1;
-        else if (L.Cmp == CmpOp::GT && *D < 0)
-          N = Dist >= 0 ? 0 : (-Dist + -*D - 1) / -*D;
-        else if (L.Cmp == CmpOp::GE && *D < 0)
-          N = Dist > 0 ? 0 : -Dist / -*D + 1;
-        else if (L.Cmp == CmpOp::NE && Dist % *D == 0 && Dist / *D >= 0)
-          N = Dist / *D;
-        if (N >= 0)
-          L.TripCount = N;
+      } else if (auto D = L.Step ? L.Step->constantValue() : std::nullopt) {
+        L.TripCount = arithmeticTripCount(S, *D, B, L.Cmp);
       }
     }
   }
+}
+
+std::optional<int64_t> arithmeticTripCount(int64_t S, int64_t D, int64_t B, CmpOp Cmp) {
+  int64_t Dist = B - S;
+  switch (Cmp) {
+  case CmpOp::LT:
+    if (Dist <= 0)
+      return 0;
+    return D > 0 ? std::optional<int64_t>((Dist + D - 1) / D) : std::nullopt;
+  case CmpOp::LE:
+    if (Dist < 0)
+      return 0;
+    return D > 0 ? std::optional<int64_t>(Dist / D + 1) : std::nullopt;
+  case CmpOp::GT:
+    if (Dist >= 0)
+      return 0;
+    return D < 0 ? std::optional<int64_t>((-Dist + -D - 1) / -D) : std::nullopt;
+  case CmpOp::GE:
+    if (Dist > 0)
+      return 0;
+    return D < 0 ? std::optional<int64_t>(-Dist / -D + 1) : std::nullopt;
+  case CmpOp::EQ:
+    if (Dist != 0)
+      return 0;
+    return D != 0 ? std::optional<int64_t>(1) : std::nullopt;
+  case CmpOp::NE:
+    if (Dist == 0)
+      return 0;
+    if (D != 0 && Dist % D == 0 && Dist / D > 0)
+      return Dist / D;
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 } // namespace forge::analysis

@@ -107,21 +107,24 @@ SourceEdit eraseIndexDecl(const RuleInput &In, const ElementwiseKernel &K) {
 }
 
 std::optional<agent::SpecChange>
-wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify,
+wavesCappedGrid(const RuleInput &In, llvm::StringRef Why,
                 int64_t SharedBytes) {
   auto Grid = In.Request.Geometry.find("grid.x");
   std::optional<WavesCap> Cap = gridWavesCap(In, SharedBytes);
   if (Grid == In.Request.Geometry.end() || !Cap)
     return std::nullopt;
   std::string Expr = llvm::formatv("min({0}, {1})", Grid->second, Cap->Expr).str();
-  std::string Raised;
+  std::string Waves = llvm::formatv("FORGE_GRID_WAVES waves of {0} SMs x {1} blocks of {2} threads",
+                                    Cap->SMs, Cap->BlocksPerSM, Cap->BlockThreads)
+                          .str();
+  std::string Sized = ", so grid.x is capped at " + Waves + ": fewer blocks, fewer flushes";
   if (auto Size = launchSize(In);
       Size && Size->Grid[1] == 1 && Size->Grid[2] == 1 && underfillsGpu(In, *Cap, *Size)) {
     Expr = Cap->Expr;
-    Raised = llvm::formatv("; {0} has {1} blocks of {2} threads, less than half of what the "
-                           "GPU runs at once, so grid.x is raised to the waves, not capped",
-                           Size->From, Size->Grid[0], Cap->BlockThreads)
-                 .str();
+    Sized = llvm::formatv("; {0} has {1} blocks of {2} threads, less than half of what the "
+                          "GPU runs at once, so grid.x is raised to {3}, not capped",
+                          Size->From, Size->Grid[0], Cap->BlockThreads, Waves)
+                .str();
   }
   // The spec language must read it, or the change is worthless.
   if (auto Parsed = measure::IntExpr::parse(Expr); !Parsed) {
@@ -132,7 +135,7 @@ wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesC
   S.Geometry["grid.x"] = Expr;
   if (!In.Request.Tunables.count("FORGE_GRID_WAVES"))
     S.NewTunables["FORGE_GRID_WAVES"] = gridWavesCandidates();
-  S.Justification = Justify(*Cap) + Raised;
+  S.Justification = Why.str() + Sized;
   return S;
 }
 

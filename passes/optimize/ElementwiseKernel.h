@@ -152,12 +152,13 @@ bool underfillsGpu(const RuleInput &In, const WavesCap &Cap, const LaunchSize &S
 std::vector<int64_t> gridWavesCandidates();
 
 /// grid.x capped at FORGE_GRID_WAVES waves: `min(<grid.x>, <cap>)`, with the
-/// tunable added when the spec lacks it; Justify words the change from the
-/// cap. A 1D grid that underfills the GPU (a fixed `<<<2 * SMs, 256>>>`
-/// under a grid-stride loop) becomes the cap itself, said after Justify's
-/// words. None when the spec's grid.x or the block size is not known.
+/// tunable added when the spec lacks it. A 1D grid that underfills the GPU
+/// (a fixed `<<<2 * SMs, 256>>>` under a grid-stride loop) is raised to the
+/// waves instead. Why says why any grid is correct ("the loop ... visits
+/// every element for any grid"); the cap or the raise is said after it.
+/// None when the spec's grid.x or the block size is not known.
 std::optional<agent::SpecChange>
-wavesCappedGrid(const RuleInput &In, llvm::function_ref<std::string(const WavesCap &)> Justify,
+wavesCappedGrid(const RuleInput &In, llvm::StringRef Why,
                 int64_t SharedBytes = 0);
 
 /// An edit that erases the index's declaration (with its line when nothing

@@ -103,12 +103,9 @@ public:
                                                                  ? "' && '"
                                                                  : "' || '") +
                    "') is tested per element.";
-    std::optional<agent::SpecChange> Spec = wavesCappedGrid(In, [&](const WavesCap &Cap) {
-      return formatv("the grid-stride loop covers all {0} elements for any grid, so grid.x may "
-                     "be capped at FORGE_GRID_WAVES waves of {1} SMs x {2} blocks of {3} threads",
-                     K->BoundText, Cap.SMs, Cap.BlocksPerSM, Cap.BlockThreads)
-          .str();
-    });
+    std::optional<agent::SpecChange> Spec = wavesCappedGrid(
+        In, formatv("the grid-stride loop covers all {0} elements for any grid", K->BoundText)
+                .str());
     if (!Spec)
       Rationale += "\nNo spec geometry is known, so the grid is left as it is; the loop is "
                    "correct with it.";

@@ -2016,16 +2016,9 @@ RuleOutcome HistogramPrivatizeRule::propose(const RuleInput &In) {
     } else if (Vector ? VFree : GridFree)
       S = wavesCappedGrid(
           In,
-          [&](const WavesCap &Cap) {
-            std::string Loop = Vector && !Vec.WasLoop
-                                   ? "the grid-stride loop that replaces " + Vec.Form
-                                   : formatv("the grid-stride loop at line {0}", GS->Loc.Line).str();
-            return formatv("{0} visits every element for any grid, so grid.x may be capped at "
-                           "FORGE_GRID_WAVES waves of {1} SMs x {2} blocks: fewer blocks, fewer "
-                           "flushes",
-                           Loop, Cap.SMs, Cap.BlocksPerSM)
-                .str();
-          },
+          (Vector && !Vec.WasLoop ? "the grid-stride loop that replaces " + Vec.Form
+                                  : formatv("the grid-stride loop at line {0}", GS->Loc.Line).str()) +
+              " visits every element for any grid",
           Smem);
     else if (!Vector && !Virtual.empty())
       if (std::optional<WavesCap> Cap = gridWavesCap(In, Smem)) {

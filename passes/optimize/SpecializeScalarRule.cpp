@@ -40,31 +40,6 @@ namespace an = forge::analysis;
 /// (unroll's limit), so specialising buys little.
 constexpr int64_t MaxTrips = 64;
 
-/// The number of iterations of `for (v = S; v Cmp B; v += St)`, simulated
-/// up to MaxTrips + 1.
-std::optional<int64_t> trips(int64_t S, int64_t St, int64_t B, an::CmpOp Cmp) {
-  if (St == 0)
-    return std::nullopt;
-  int64_t V = S, N = 0;
-  auto Holds = [&] {
-    switch (Cmp) {
-    case an::CmpOp::LT: return V < B;
-    case an::CmpOp::LE: return V <= B;
-    case an::CmpOp::GT: return V > B;
-    case an::CmpOp::GE: return V >= B;
-    case an::CmpOp::NE: return V != B;
-    case an::CmpOp::EQ: return V == B;
-    }
-    return false;
-  };
-  while (Holds()) {
-    if (++N > MaxTrips)
-      return N;
-    V += St;
-  }
-  return N;
-}
-
 class SpecializeScalarRule : public ExpertRule {
 public:
   StringRef name() const override { return "specialize-scalar"; }
@@ -144,14 +119,13 @@ RuleOutcome SpecializeScalarRule::propose(const RuleInput &In) {
                 .str();
       continue;
     }
-    auto N = trips(*S, *St, *B, L.Cmp);
+    auto N = an::arithmeticTripCount(*S, *St, *B, L.Cmp);
     if (!N || *N > MaxTrips || *N < 1) {
       Why = formatv("the loop over '{0}' (line {1}) runs {2} iterations at the spec's values "
                     "(specialising pays for loops of 1 to {3})",
                     L.Var, L.Loc.Line,
                     !N              ? std::string("unbounded")
-                    : *N > MaxTrips ? "more than " + std::to_string(MaxTrips)
-                                    : std::to_string(*N),
+                    : std::to_string(*N),
                     MaxTrips)
                 .str();
       continue;

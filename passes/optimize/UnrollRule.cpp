@@ -22,6 +22,7 @@
 
 using namespace clang;
 using namespace llvm;
+namespace an = forge::analysis;
 
 namespace forge::passes {
 namespace {
@@ -94,18 +95,30 @@ Expected<CountedLoop> countedLoop(const ForStmt *F) {
   return L;
 }
 
-/// The number of iterations, simulated (at most Limit + 1 are counted).
+/// The number of iterations: in closed form for an additive step (the
+/// analysis's), simulated for a geometric one (at most Limit + 1 counted).
 std::optional<int64_t> tripCount(const CountedLoop &L, int64_t Init, int64_t Bound,
                                  int64_t Step, int64_t Limit) {
+  std::optional<an::CmpOp> Cmp;
+  switch (L.Cmp) {
+  case BO_LT: Cmp = an::CmpOp::LT; break;
+  case BO_LE: Cmp = an::CmpOp::LE; break;
+  case BO_GT: Cmp = an::CmpOp::GT; break;
+  case BO_GE: Cmp = an::CmpOp::GE; break;
+  case BO_NE: Cmp = an::CmpOp::NE; break;
+  default: return std::nullopt;
+  }
+  if (L.Kind == CountedLoop::Step::Add || L.Kind == CountedLoop::Step::Sub)
+    return an::arithmeticTripCount(Init, L.Kind == CountedLoop::Step::Add ? Step : -Step, Bound,
+                                   *Cmp);
   int64_t V = Init, N = 0;
   auto Holds = [&] {
-    switch (L.Cmp) {
-    case BO_LT: return V < Bound;
-    case BO_LE: return V <= Bound;
-    case BO_GT: return V > Bound;
-    case BO_GE: return V >= Bound;
-    case BO_NE: return V != Bound;
-    default: return false;
+    switch (*Cmp) {
+    case an::CmpOp::LT: return V < Bound;
+    case an::CmpOp::LE: return V <= Bound;
+    case an::CmpOp::GT: return V > Bound;
+    case an::CmpOp::GE: return V >= Bound;
+    default: return V != Bound;
     }
   };
   while (Holds()) {
@@ -113,12 +126,10 @@ std::optional<int64_t> tripCount(const CountedLoop &L, int64_t Init, int64_t Bou
       return N;
     int64_t Before = V;
     switch (L.Kind) {
-    case CountedLoop::Step::Add: V += Step; break;
-    case CountedLoop::Step::Sub: V -= Step; break;
     case CountedLoop::Step::Mul: V *= Step; break;
     case CountedLoop::Step::Div: V = Step ? V / Step : V; break;
     case CountedLoop::Step::Shl: V <<= Step; break;
-    case CountedLoop::Step::Shr: V >>= Step; break;
+    default: V >>= Step; break;
     }
     if (V == Before)
       return std::nullopt; // never ends

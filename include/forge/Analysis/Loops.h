@@ -93,6 +93,11 @@ struct Loop {
   std::optional<IndexForm> lastValue() const;
 };
 
+/// The number of iterations of `for (v = Start; v Cmp Bound; v += Step)`
+/// in closed form; none when the loop never ends (or the step is 0 and the
+/// test holds at the start).
+std::optional<int64_t> arithmeticTripCount(int64_t Start, int64_t Step, int64_t Bound, CmpOp Cmp);
+
 } // namespace forge::analysis
 
 #endif

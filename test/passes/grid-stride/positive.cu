@@ -25,7 +25,7 @@ __global__ void scale(float *y, float a, int n) {
 // NOTE: forge-port: note: applied expert:grid-stride: a grid-stride loop over 'i' instead of 'if (i < n)'
 // NOTE: forge-port: note: grid-stride: spec: grid.x -> min(ceil_div(N, 256), 132 * FORGE_GRID_WAVES * 8)
 // NOTE: forge-port: note: grid-stride: spec: new tunable FORGE_GRID_WAVES in {4, 1, 2, 8, 16, 32}
-// NOTE: forge-port: note: grid-stride: spec: why: the grid-stride loop covers all n elements for any grid, so grid.x may be capped at FORGE_GRID_WAVES waves of 132 SMs x 8 blocks of 256 threads
+// NOTE: forge-port: note: grid-stride: spec: why: the grid-stride loop covers all n elements for any grid, so grid.x is capped at FORGE_GRID_WAVES waves of 132 SMs x 8 blocks of 256 threads: fewer blocks, fewer flushes
 
 // The loop's back edge.
 // PTX: back edge to $L__BB

@@ -106,6 +106,6 @@ __global__ void histogram256(const unsigned char *data, unsigned int *bins, long
 // LIST-NOT: # expert:
 
 // FIXED: # spec: grid.x -> 132 * FORGE_GRID_WAVES * 6
-// FIXED: # spec: why: the grid-stride loop at line {{[0-9]+}} visits every element for any grid, {{.*}}; the spec's launch has 264 blocks of 256 threads, less than half of what the GPU runs at once, so grid.x is raised to the waves, not capped
+// FIXED: # spec: why: the grid-stride loop at line {{[0-9]+}} visits every element for any grid; the spec's launch has 264 blocks of 256 threads, less than half of what the GPU runs at once, so grid.x is raised to FORGE_GRID_WAVES waves of {{.*}}, not capped
 // FIXED: # spec: grid.x -> 132 * FORGE_GRID_WAVES * 8
 // FIXED-NOT: min(264

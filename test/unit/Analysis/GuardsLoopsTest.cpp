@@ -165,4 +165,25 @@ __global__ void loops3(int *a, int n) {
                             "the loop steps");
 }
 
+TEST(Loops, ArithmeticTripCountInClosedForm) {
+  // for (v = 0; v < 10; v += 3): 0, 3, 6, 9.
+  EXPECT_EQ(arithmeticTripCount(0, 3, 10, CmpOp::LT), 4);
+  EXPECT_EQ(arithmeticTripCount(0, 3, 9, CmpOp::LE), 4);
+  EXPECT_EQ(arithmeticTripCount(0, 1, 5, CmpOp::NE), 5);
+  // Counting down: 10, 8, ..., 2 (> 0) and 10, ..., 0 (>= 0).
+  EXPECT_EQ(arithmeticTripCount(10, -2, 0, CmpOp::GT), 5);
+  EXPECT_EQ(arithmeticTripCount(10, -2, 0, CmpOp::GE), 6);
+  // Loops that do not run, whatever the step.
+  EXPECT_EQ(arithmeticTripCount(5, 0, 5, CmpOp::LT), 0);
+  EXPECT_EQ(arithmeticTripCount(5, -1, 0, CmpOp::LE), 0);
+  EXPECT_EQ(arithmeticTripCount(3, 1, 3, CmpOp::NE), 0);
+  EXPECT_EQ(arithmeticTripCount(3, 1, 4, CmpOp::EQ), 0);
+  EXPECT_EQ(arithmeticTripCount(4, 1, 4, CmpOp::EQ), 1);
+  // Loops that never end: a step away from the bound, none, or past it.
+  EXPECT_EQ(arithmeticTripCount(0, -1, 10, CmpOp::LT), std::nullopt);
+  EXPECT_EQ(arithmeticTripCount(0, 0, 10, CmpOp::LT), std::nullopt);
+  EXPECT_EQ(arithmeticTripCount(0, 3, 10, CmpOp::NE), std::nullopt);
+  EXPECT_EQ(arithmeticTripCount(10, 1, 0, CmpOp::GE), std::nullopt);
+}
+
 } // namespace
