@@ -92,18 +92,28 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
     PO.Target = Req.Target;
   const arch::TargetInfo *Target = &PO.target();
 
-  // Rules already tried in an earlier round are not asked again, except
-  // those superseded by a faster proposal.
+  // Rules already tried in an earlier round are not asked again on the
+  // kernel they saw. They are asked again when the kernel has changed since
+  // (another proposal was kept in that round or later: a rule that was
+  // slower on the run-time-radius convolution may pay on its specialised
+  // copy), and when they lost only to a faster proposal (their gain may add
+  // to the winner's). A rule whose own proposal was kept is not asked again.
+  unsigned LastKept = 0;
+  for (const agent::Attempt &A : Req.History)
+    if (A.Verdict == agent::Verdict::Accepted)
+      LastKept = std::max(LastKept, A.Round);
   std::vector<const RuleInfo *> Ask;
   for (const RuleInfo *R : Rules) {
     std::string Origin = std::string("expert:") + R->Name;
     const agent::Attempt *Tried = nullptr;
+    bool Kept = false;
     for (const agent::Attempt &A : Req.History)
-      if (A.Origin == Origin)
+      if (A.Origin == Origin) {
         Tried = &A;
-    // A rule that was correct and faster but lost to a faster proposal is
-    // asked again on the new source: its gain may add to the winner's.
-    if (Tried && Tried->Verdict == agent::Verdict::Superseded)
+        Kept |= A.Verdict == agent::Verdict::Accepted;
+      }
+    if (Tried && !Kept &&
+        (Tried->Verdict == agent::Verdict::Superseded || LastKept >= Tried->Round))
       Tried = nullptr;
     if (Tried) {
       Skipped.push_back({R->Name, "tried in round " + std::to_string(Tried->Round) + ": " +

@@ -191,6 +191,49 @@ TEST(ExpertProposer, ASupersededRuleIsAskedAgain) {
   EXPECT_EQ((*Props)[0].Origin, "expert:test-comment");
 }
 
+TEST(ExpertProposer, ARuleIsAskedAgainOnceTheKernelChanged) {
+  Runner Run;
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0]});
+  auto Req = Run.request("scale");
+  agent::Attempt Slow;
+  Slow.Round = 1;
+  Slow.Origin = "expert:test-comment";
+  Slow.Verdict = agent::Verdict::Slower;
+  Req.History.push_back(Slow);
+  // Another rule's proposal kept in round 1 (or later): the kernel the
+  // slower rule saw is gone, so it is asked about the new one.
+  agent::Attempt Kept;
+  Kept.Round = 1;
+  Kept.Origin = "expert:other";
+  Kept.Verdict = agent::Verdict::Accepted;
+  Req.History.push_back(Kept);
+  auto Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  ASSERT_EQ(Props->size(), 1u);
+  EXPECT_EQ((*Props)[0].Origin, "expert:test-comment");
+
+  // A kept proposal older than the rule's try changes nothing it saw.
+  Req.History[0].Round = 2;
+  Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  EXPECT_TRUE(Props->empty());
+  ASSERT_EQ(P.skipped().size(), 1u);
+  EXPECT_EQ(P.skipped()[0].Reason, "tried in round 2: slower");
+
+  // Nor is a rule asked again whose own proposal was kept.
+  Req.History = {Kept};
+  Req.History[0].Origin = "expert:test-comment";
+  agent::Attempt Later = Kept;
+  Later.Round = 2;
+  Later.Origin = "expert:other";
+  Req.History.push_back(Later);
+  Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  EXPECT_TRUE(Props->empty());
+  ASSERT_EQ(P.skipped().size(), 1u);
+  EXPECT_EQ(P.skipped()[0].Reason, "tried in round 1: accepted");
+}
+
 TEST(ExpertProposer, UnknownKernelIsAnError) {
   Runner Run;
   ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0]});
