@@ -22,6 +22,7 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 1 %S/../Inputs/rules/staged_mm.cu > %t.d/pmpp.1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 2 %S/../Inputs/rules/staged_mm.cu > %t.d/pmpp.2.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 3 %S/../Inputs/rules/staged_mm.cu > %t.d/pmpp.3.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 4 %S/../Inputs/rules/staged_mm.cu > %t.d/pmpp.4.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/checked.json 0 %S/../Inputs/rules/staged_mm.cu > %t.d/checked.0.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/checked.json 1 %S/../Inputs/rules/staged_mm.cu > %t.d/checked.1.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/checked.json 2 %S/../Inputs/rules/staged_mm.cu > %t.d/checked.2.cu
@@ -32,9 +33,13 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/rect.json 3 %S/../Inputs/rules/staged_mm.cu > %t.d/rect.3.cu
 // RUN: FileCheck %s --check-prefix=BT128 --input-file=%t.d/pmpp.0.cu
 // BT128: register-tiling: a 128 x 128 tile of C per block of 256 threads, 8 x 8 outputs per thread;
+// The spec's 4096^2 fills two waves of 128 x 256 tiles: the third is the wide tile.
+// RUN: FileCheck %s --check-prefix=WIDE --input-file=%t.d/pmpp.2.cu
+// WIDE: register-tiling: a 128 x 256 tile of C per block of 256 threads, 8 x 16 outputs per thread;
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: pmpp 256, block-tiled 128, shrunken grid: ok
+// CHECK: pmpp 256, block-tiled 128x256, shrunken grid: ok
 // CHECK: pmpp 1000, 4 rows per thread, shrunken grid: ok
 // CHECK: pmpp_checked 129, block-tiled 128, original grid: ok
 // CHECK: rect 333x516x260, 4 rows per thread, shrunken grid: ok
@@ -56,6 +61,9 @@ namespace pmpp2 {
 }
 namespace pmpp3 {
 #include "pmpp.3.cu"
+}
+namespace pmpp4 {
+#include "pmpp.4.cu"
 }
 namespace checked0 {
 #include "checked.0.cu"
@@ -138,8 +146,9 @@ int main(int argc, char **argv) {
   bool ok = true;
   std::vector<Variant> pmpp = {{"block-tiled 128", square<pmpp0::pmpp>, 8, 8, false},
                                {"block-tiled 64", square<pmpp1::pmpp>, 4, 4, false},
-                               {"two-level", square<pmpp2::pmpp>, 8, 8, false},
-                               {"4 rows per thread", square<pmpp3::pmpp>, 1, 4, false}};
+                               {"block-tiled 128x256", square<pmpp2::pmpp>, 16, 8, false},
+                               {"two-level", square<pmpp3::pmpp>, 8, 8, false},
+                               {"4 rows per thread", square<pmpp4::pmpp>, 1, 4, false}};
   // PMPP's launch: Width / 16 blocks a side, nothing past them.
   for (int w : {256, 1000, 1024})
     ok &= products("pmpp " + std::to_string(w), square<orig::pmpp>, w, w, w,

@@ -7,7 +7,9 @@
 //   (1000^3, and 333 x 516 x 260 with partial tiles), on the scalar path
 //   (129 x 257 x 67: k and n not multiples of 4; 1000^3 with A and B one
 //   float off 16-byte alignment), then two-level tiling with 8 x 8 outputs
-//   per thread, then 4 rows per thread;
+//   per thread, then 4 rows per thread; with a 4096^3 spec (two waves of
+//   128 x 256 tiles) also block-tiled 128 x 256 (8 x 16 per thread, one
+//   block an SM), at the same odd and misaligned sizes;
 // - the benchmark's batched SGEMM (blockIdx.z batches, operands through
 //   locals, a third guard term), block-tiled, batches of 129^2 (scalar)
 //   and 200^2 (float4), the grid's z larger than the batch count;
@@ -20,6 +22,7 @@
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/sgemm.cu --kernel sgemm --block 16,16 --rules=register-tiling --format=json > %t.d/sgemm.json
+// RUN: forge-port propose %S/../Inputs/rules/sgemm.cu --spec %S/../Inputs/rules/sgemm_wide.json --rules=register-tiling --format=json > %t.d/wide.json
 // RUN: forge-port propose %S/../Inputs/rules/dgemm_nt.cu --kernel dgemm_nt --block 32,8 --rules=register-tiling --format=json > %t.d/dgemm.json
 // RUN: forge-port propose %S/../Inputs/rules/sgemm_batched.cu --kernel sgemm_batched --block 16,16 --rules=register-tiling --format=json > %t.d/batched.json
 // RUN: forge-port propose %S/../Inputs/rules/sgemm_pmpp.cu --kernel sgemm_pmpp --block 16,16 --rules=register-tiling --format=json > %t.d/pmpp.json
@@ -27,6 +30,7 @@
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/sgemm.json 1 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.bt64.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/sgemm.json 2 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.tiled.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/sgemm.json 3 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.rows.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/wide.json 2 %S/../Inputs/rules/sgemm.cu > %t.d/sgemm.wide.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 0 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.bt128.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 1 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.bt64.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/dgemm.json 2 %S/../Inputs/rules/dgemm_nt.cu > %t.d/dgemm_nt.tiled.cu
@@ -37,6 +41,7 @@
 // RUN: FileCheck %s --check-prefix=BT128 --input-file=%t.d/sgemm.bt128.cu
 // RUN: FileCheck %s --check-prefix=BT64 --input-file=%t.d/sgemm.bt64.cu
 // RUN: FileCheck %s --check-prefix=SHAPE --input-file=%t.d/sgemm.tiled.cu
+// RUN: FileCheck %s --check-prefix=WIDE --input-file=%t.d/sgemm.wide.cu
 // RUN: FileCheck %s --check-prefix=DBT128 --input-file=%t.d/dgemm_nt.bt128.cu
 // RUN: FileCheck %s --check-prefix=DBT64 --input-file=%t.d/dgemm_nt.bt64.cu
 // RUN: FileCheck %s --check-prefix=DSHAPE --input-file=%t.d/dgemm_nt.tiled.cu
@@ -44,6 +49,8 @@
 // RUN: FileCheck %s --check-prefix=BT128 --input-file=%t.d/sgemm_pmpp.bt128.cu
 // BT128: register-tiling: a 128 x 128 tile of C per block of 256 threads, 8 x 8 outputs per thread;
 // BT64: register-tiling: a 64 x 64 tile of C per block of 256 threads, 4 x 4 outputs per thread;
+// WIDE: __launch_bounds__(256, 1)
+// WIDE: register-tiling: a 128 x 256 tile of C per block of 256 threads, 8 x 16 outputs per thread;
 // DBT128: register-tiling: a 128 x 64 tile of C per block of 256 threads, 8 x 4 outputs per thread;
 // DBT64: register-tiling: a 64 x 64 tile of C per block of 256 threads, 4 x 4 outputs per thread;
 // DBT64: read as double2
@@ -59,13 +66,19 @@
 // CHECK: sgemm 129x257x67 +0, two-level, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 129x257x67 +0, 4 rows per thread, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 129x257x67 +0, 4 rows per thread, original grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm 129x257x67 +0, block-tiled 128x256, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm 129x257x67 +0, block-tiled 128x256, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 333x516x260 +0, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 333x516x260 +0, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm 333x516x260 +0, block-tiled 128x256, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +0, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +0, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm 1000x1000x1000 +0, block-tiled 128x256, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +1, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +1, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm 1000x1000x1000 +1, block-tiled 64, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm 1000x1000x1000 +1, block-tiled 128x256, shrunken grid: ok max_abs_err 0 rel_l2 0
+// CHECK: sgemm 1000x1000x1000 +1, block-tiled 128x256, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_pmpp 129x257x67, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_pmpp 129x257x67, block-tiled 128, original grid: ok max_abs_err 0 rel_l2 0
 // CHECK: sgemm_pmpp 1000x1000x1000, block-tiled 128, shrunken grid: ok max_abs_err 0 rel_l2 0
@@ -112,6 +125,9 @@ namespace rows {
 #include "sgemm.rows.cu"
 #include "dgemm_nt.rows.cu"
 } // namespace rows
+namespace wide {
+#include "sgemm.wide.cu"
+} // namespace wide
 
 using Gemm = void (*)(const float *, const float *, float *, int, int, int);
 struct Variant {
@@ -161,11 +177,14 @@ int main(int argc, char **argv) {
   std::vector<Variant> all = {{"block-tiled 128", bt128::sgemm, 8, 8, true},
                               {"block-tiled 64", bt64::sgemm, 4, 4, true},
                               {"two-level", tiled::sgemm, 8, 8, true},
-                              {"4 rows per thread", rows::sgemm, 1, 4, true}};
+                              {"4 rows per thread", rows::sgemm, 1, 4, true},
+                              {"block-tiled 128x256", wide::sgemm, 16, 8, true}};
   std::vector<Variant> blocked = {{"block-tiled 128", bt128::sgemm, 8, 8, false},
-                                  {"block-tiled 64", bt64::sgemm, 4, 4, false}};
+                                  {"block-tiled 64", bt64::sgemm, 4, 4, false},
+                                  {"block-tiled 128x256", wide::sgemm, 16, 8, false}};
   std::vector<Variant> misaligned = {{"block-tiled 128", bt128::sgemm, 8, 8, true},
-                                     {"block-tiled 64", bt64::sgemm, 4, 4, false}};
+                                     {"block-tiled 64", bt64::sgemm, 4, 4, false},
+                                     {"block-tiled 128x256", wide::sgemm, 16, 8, true}};
   // k and n not multiples of 4: the scalar path.
   ok &= products("sgemm 129x257x67 +0", orig::sgemm, 129, 257, 67, 0, all);
   // The float4 path with partial tiles in m, n and k.
@@ -179,7 +198,7 @@ int main(int argc, char **argv) {
                  {{"block-tiled 128", bt128::sgemm_pmpp, 8, 8, false}});
   if (Bench) {
     products("sgemm 2048^3", orig::sgemm, 2048, 2048, 2048, 0, blocked, true);
-    products("sgemm 4096^3", orig::sgemm, 4096, 4096, 4096, 0, {blocked[0]}, true);
+    products("sgemm 4096^3", orig::sgemm, 4096, 4096, 4096, 0, {blocked[0], blocked[2]}, true);
   }
   // Batched: blockIdx.z is the batch, the guard has `b < batch`; the
   // original grid has two batches too many.

@@ -18,15 +18,19 @@
 // RUN: forge-port propose %S/Inputs/staged.cu --spec %S/Inputs/staged-pmpp.json --rules=register-tiling --format=json > %t.d/pmpp.json
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 0 %S/Inputs/staged.cu > %t.d/pmpp0.cu
 // RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 2 %S/Inputs/staged.cu > %t.d/pmpp2.cu
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 3 %S/Inputs/staged.cu > %t.d/pmpp3.cu
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.d/pmpp.json 4 %S/Inputs/staged.cu > %t.d/pmpp4.cu
 // RUN: FileCheck %s --check-prefix=PMPP < %t.d/pmpp0.cu
-// RUN: FileCheck %s --check-prefix=PMPP-ROWS < %t.d/pmpp3.cu
+// RUN: FileCheck %s --check-prefix=PMPP-WIDE < %t.d/pmpp2.cu
+// RUN: FileCheck %s --check-prefix=PMPP-ROWS < %t.d/pmpp4.cu
 // PMPP: __global__ void __launch_bounds__(256, 2) pmpp(const float *M, const float *N, float *P, int Width) {
 // PMPP-NOT: __shared__ float Mds
 // PMPP: rt_ra[rt_e][rt_q] = rt_rr1 < ((Width / 16) * 16) && rt_cc1 < ((Width / 16) * 16) ? M[rt_rr1 * Width + ((rt_cc1) / 16) * TILE_WIDTH + ((rt_cc1) % 16)] : 0.0f;
 // PMPP: for (int rt_k0 = 0; rt_k0 < ((Width / 16) * 16); rt_k0 += 8) {
 // PMPP: if (rt_row < ((Width / 16) * 16) && rt_col < ((Width / 16) * 16))
 // PMPP-NEXT: P[rt_row * Width + rt_col] = rt_acc[rt_i][rt_j];
+// At 4096^2 (two waves of 128 x 256 tiles) the third is the wide tile.
+// PMPP-WIDE: __global__ void __launch_bounds__(256, 1) pmpp(
+// PMPP-WIDE: a 128 x 256 tile of C per block of 256 threads, 8 x 16 outputs per thread;
 // PMPP-ROWS: rt_ok[rt_r] = rt_row < ((Width / 16) * 16) && Col < ((Width / 16) * 16);
 // PMPP-ROWS: for (int k = 0; k < ((Width / 16) * 16); ++k) {
 // PMPP-ROWS-NEXT: float rt_b = N[(((k) / 16) * TILE_WIDTH + ((k) % 16)) * Width + Col];
@@ -54,7 +58,7 @@
 // RECT-NEXT: float rt_b = B[(((p) / 16) * TILE_WIDTH + ((p) % 16)) * n + col];
 // RECT: rt_acc[rt_r] += A[rt_row * k + ((p) / 16) * TILE_WIDTH + ((p) % 16)] * rt_b;
 //
-// RUN: cd %t.d && %nvcc -arch=sm_90 -c pmpp0.cu pmpp2.cu pmpp3.cu checked0.cu bd0.cu rect0.cu rect3.cu
+// RUN: cd %t.d && %nvcc -arch=sm_90 -c pmpp0.cu pmpp2.cu pmpp4.cu checked0.cu bd0.cu rect0.cu rect3.cu
 //
 // Refusals, with the model's reason.
 // RUN: not forge-port propose %S/Inputs/staged.cu --kernel pmpp --block 16,16 --rules=register-tiling 2>&1 | FileCheck %s --check-prefix=NOSPEC
