@@ -14,6 +14,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include <cstring>
+#include <deque>
 
 using namespace clang;
 using namespace llvm;
@@ -76,6 +78,19 @@ Error checkApplies(const agent::Proposal &P, StringRef File, StringRef Source) {
     return Error::success();
   auto Text = agent::applyEditText(P.Edits, File, Source, P.Origin);
   return Text ? Error::success() : Text.takeError();
+}
+
+/// One edit of Source that makes Target: the span between their common
+/// prefix and suffix.
+SourceEdit differenceOf(StringRef Source, StringRef Target) {
+  size_t Pre = 0, N = std::min(Source.size(), Target.size());
+  while (Pre < N && Source[Pre] == Target[Pre])
+    ++Pre;
+  size_t Suf = 0;
+  while (Suf < N - Pre && Source[Source.size() - 1 - Suf] == Target[Target.size() - 1 - Suf])
+    ++Suf;
+  return {unsigned(Pre), unsigned(Source.size() - Pre - Suf),
+          Target.substr(Pre, Target.size() - Pre - Suf).str()};
 }
 } // namespace
 
@@ -182,6 +197,92 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
   }
   if (Failure)
     return std::move(Failure);
+
+  // A proposal that enables other rules is offered composed with each of
+  // their proposals on its result, not alone.
+  std::vector<agent::Proposal> Final;
+  for (agent::Proposal &P : Out) {
+    if (P.Enables.empty()) {
+      Final.push_back(std::move(P));
+      continue;
+    }
+    StringRef Rule = StringRef(P.Origin).drop_front(strlen("expert:"));
+    auto Composed = compose(Req, P);
+    if (!Composed) {
+      Skipped.push_back({Rule.str(), toString(Composed.takeError())});
+      continue;
+    }
+    append_range(Final, std::move(*Composed));
+  }
+  return Final;
+}
+
+Expected<std::vector<agent::Proposal>>
+ExpertProposer::compose(const agent::ProposalRequest &Req, const agent::Proposal &P) {
+  std::string Enabled = join(P.Enables, ", ");
+  // The rules it enables, as far as the selection holds them.
+  std::vector<const RuleInfo *> Then;
+  for (const std::string &Name : P.Enables)
+    for (const RuleInfo *R : Rules)
+      if (Name == R->Name)
+        Then.push_back(R);
+  if (Then.empty())
+    return makeError("it exists to enable {0}, which the rule selection leaves out", Enabled);
+
+  // Its result, launched as its spec change says.
+  auto Text = P.launchOnly() ? Expected<std::string>(Req.Source)
+                             : agent::applyEditText(P.Edits, Req.File, Req.Source, P.Origin);
+  if (!Text)
+    return Text.takeError();
+  agent::ProposalRequest Next = Req;
+  Next.Source = *Text;
+  Next.History.clear();
+  Next.Model.clear();
+  Next.Analysis.clear();
+  std::deque<measure::LaunchSpec> Keep;
+  if (P.Spec && !P.Spec->empty()) {
+    if (!Req.Spec)
+      return makeError("its launch change needs the spec, and there is none");
+    measure::ValueMap Values(Req.Tunables.begin(), Req.Tunables.end());
+    auto Spec = agent::applySpecChange(*Req.Spec, *P.Spec, Keep, Values);
+    if (!Spec)
+      return makeError("its launch change does not apply: {0}", toString(Spec.takeError()));
+    agent::setLaunch(Next, **Spec, Values);
+  }
+
+  ExpertProposer Sub(TC, Parse, Then);
+  auto Follow = Sub.propose(Next);
+  if (!Follow)
+    return makeError("its result does not parse for {0}: {1}", Enabled,
+                     toString(Follow.takeError()));
+  if (Follow->empty()) {
+    std::vector<std::string> Why;
+    for (const RuleSkip &S : Sub.skipped())
+      Why.push_back(S.Rule + ": " + S.Reason);
+    return makeError("{0} declined its result ({1})", Enabled, join(Why, "; "));
+  }
+  std::vector<agent::Proposal> Out;
+  for (const agent::Proposal &Q : *Follow) {
+    auto Final = Q.launchOnly() ? Expected<std::string>(*Text)
+                                : agent::applyEditText(Q.Edits, Req.File, *Text, Q.Origin);
+    if (!Final)
+      return Final.takeError();
+    agent::Proposal C;
+    C.Origin = P.Origin + "+" + StringRef(Q.Origin).drop_front(strlen("expert:")).str();
+    C.Summary = Q.Summary + ", on " + P.Summary;
+    C.Rationale = P.Rationale + "\n\nOn that form, " + Q.Origin + ": " + Q.Rationale;
+    C.Trusted = true;
+    if (P.Spec || Q.Spec)
+      C.Spec = agent::composeSpecChanges(P.Spec.value_or(agent::SpecChange()),
+                                         Q.Spec.value_or(agent::SpecChange()));
+    if (*Final != Req.Source) {
+      auto Blocks = agent::renderEditBlocks(Req.Source, {differenceOf(Req.Source, *Final)});
+      if (!Blocks)
+        return Blocks.takeError();
+      C.Edits = *Blocks;
+    }
+    Out.push_back(std::move(C));
+  }
   return Out;
 }
 

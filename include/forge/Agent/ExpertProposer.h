@@ -49,6 +49,12 @@ public:
   unsigned parseErrors() const { return LastParseErrors; }
 
 private:
+  /// P's result offered to the rules it enables: each of their proposals on
+  /// it, composed with P (one edit of Req.Source, the spec changes in
+  /// order); an error says why there are none.
+  llvm::Expected<std::vector<Proposal>> compose(const ProposalRequest &Req,
+                                                const Proposal &P);
+
   const frontend::Toolchain &TC;
   frontend::ParseOptions Parse;
   std::vector<const RuleInfo *> Rules;

@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -115,6 +116,13 @@ struct Proposal {
   std::string Prompt;
   uint64_t PromptTokens = 0, ReplyTokens = 0;
 
+  /// The rules (by name) this proposal exists to enable: a canonical form
+  /// that is rarely faster alone (the planes of blockIdx.z as a loop, for
+  /// stencil-z-march). The expert proposer asks those rules about its
+  /// result and offers each of their proposals composed with it; it is not
+  /// offered alone.
+  std::vector<std::string> Enables;
+
   /// A change of the launch alone, with no edit of the source: the tuner's
   /// values of spec-only tunables, or a rule's new grid for a kernel that
   /// is correct for any grid (grid-fill).
@@ -188,6 +196,21 @@ struct ProposalRequest {
   /// pattern and target, a line per transformation, for a model's prompt.
   std::vector<std::string> Experience;
 };
+
+/// The spec a SpecChange makes of Base, stored in Keep so that pointers
+/// stay valid; Values (the tunables launched with) gain the new tunables'
+/// defaults and the change's values. Fails for a change the loop does not
+/// allow (a block field) or a launch that no longer evaluates.
+llvm::Expected<const measure::LaunchSpec *>
+applySpecChange(const measure::LaunchSpec &Base, const SpecChange &C,
+                std::deque<measure::LaunchSpec> &Keep, measure::ValueMap &Values);
+/// Then on top of First: its geometry, tunables and values replace First's
+/// of the same name, constraints and justifications add up.
+SpecChange composeSpecChanges(const SpecChange &First, const SpecChange &Then);
+/// Q's launch fields (Spec, Tunables, Block, BlockThreads, Geometry) from
+/// Spec launched with Values.
+void setLaunch(ProposalRequest &Q, const measure::LaunchSpec &Spec,
+               const measure::ValueMap &Values);
 
 class Proposer {
 public:

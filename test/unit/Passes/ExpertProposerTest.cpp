@@ -4,6 +4,8 @@
 #include "RuleUtil.h"
 #include "forge/Config.h"
 #include "forge/Agent/EditBlocks.h"
+#include "forge/Measure/LaunchSpec.h"
+#include "forge/Support/Json.h"
 #include "forge/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -56,11 +58,19 @@ TEST(SelectExpertRules, UnknownRuleIsAUsageError) {
   EXPECT_TRUE(Usage);
 }
 
+/// The grid.x each request of the comment and enabler rules had.
+std::vector<std::string> GridSeen;
+void noteGrid(const RuleInput &In) {
+  auto G = In.Request.Geometry.find("grid.x");
+  GridSeen.push_back(G == In.Request.Geometry.end() ? "" : G->second);
+}
+
 /// A rule that puts a comment before the kernel's first statement.
 class CommentRule : public ExpertRule {
 public:
   llvm::StringRef name() const override { return "test-comment"; }
   RuleOutcome propose(const RuleInput &In) override {
+    noteGrid(In);
     EditCollector C(In);
     const auto *Body = kernelBody(In.Kernel);
     if (!Body || Body->body_empty())
@@ -95,10 +105,37 @@ public:
   }
 };
 
+/// A rule whose proposal exists to enable another (Target): a comment at
+/// the top of the body and a grid of half the blocks, FORGE_HALF a new
+/// tunable.
+template <const char *Target> class EnablerRule : public ExpertRule {
+public:
+  llvm::StringRef name() const override { return "test-enabler"; }
+  RuleOutcome propose(const RuleInput &In) override {
+    noteGrid(In);
+    EditCollector C(In);
+    const auto *Body = kernelBody(In.Kernel);
+    C.insertBefore(Body->getLBracLoc().getLocWithOffset(1), "\n  // enabled");
+    agent::SpecChange S;
+    S.Geometry["grid.x"] = "ceil_div(N, 512)";
+    S.NewTunables["FORGE_HALF"] = {2, 4};
+    S.Justification = "half the blocks";
+    RuleOutcome O = proposeEdits(In, name(), "the enabling form", "for the test", C.edits(), S);
+    for (agent::Proposal &P : O.Proposals)
+      P.Enables = {Target};
+    return O;
+  }
+};
+const char CommentName[] = "test-comment", NeverName[] = "test-never";
+
 const RuleInfo TestRules[] = {
     {"test-comment", "comment", [] { return std::unique_ptr<ExpertRule>(new CommentRule); }},
     {"test-never", "never", [] { return std::unique_ptr<ExpertRule>(new NeverRule); }},
     {"test-broken", "broken", [] { return std::unique_ptr<ExpertRule>(new BrokenRule); }},
+    {"test-enabler", "enables test-comment",
+     [] { return std::unique_ptr<ExpertRule>(new EnablerRule<CommentName>); }},
+    {"test-enabler", "enables test-never",
+     [] { return std::unique_ptr<ExpertRule>(new EnablerRule<NeverName>); }},
 };
 
 const char *Source = R"(namespace ns {
@@ -232,6 +269,67 @@ TEST(ExpertProposer, ARuleIsAskedAgainOnceTheKernelChanged) {
   EXPECT_TRUE(Props->empty());
   ASSERT_EQ(P.skipped().size(), 1u);
   EXPECT_EQ(P.skipped()[0].Reason, "tried in round 1: accepted");
+}
+
+TEST(ExpertProposer, AnEnablingProposalIsOfferedComposedWithTheRulesItEnables) {
+  Runner Run;
+  auto J = parseJson(R"J({"kernel": "ns::scale", "sizes": {"N": 4096},
+    "buffers": [{"name": "x", "dtype": "f32", "count": "N", "role": "in", "init": {"kind": "constant", "value": 1}},
+                {"name": "y", "dtype": "f32", "count": "N", "role": "out"}],
+    "scalars": [{"name": "n", "dtype": "i32", "value": "N"}], "args": ["x", "y", "n"],
+    "grid": ["ceil_div(N, 256)"], "block": [256]})J",
+                     "spec.json");
+  ASSERT_TRUE(bool(J)) << err(J.takeError());
+  auto Spec = measure::parseLaunchSpec(*J, "spec.json");
+  ASSERT_TRUE(bool(Spec)) << err(Spec.takeError());
+  auto Req = Run.request("ns::scale");
+  agent::setLaunch(Req, *Spec, {});
+  GridSeen.clear();
+  ExpertProposer P(Run.TC, Run.Opts, {&TestRules[0], &TestRules[3]});
+  auto Props = P.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  // The comment rule alone, and once composed with the enabler; the
+  // enabler is never offered alone.
+  for (const RuleSkip &K : P.skipped())
+    ADD_FAILURE() << K.Rule << ": " << K.Reason;
+  ASSERT_EQ(Props->size(), 2u);
+  EXPECT_EQ((*Props)[0].Origin, "expert:test-comment");
+  const agent::Proposal &C = (*Props)[1];
+  EXPECT_EQ(C.Origin, "expert:test-enabler+test-comment");
+  EXPECT_EQ(C.Summary, "a comment, on the enabling form");
+  // One edit of the original source holds both changes.
+  auto New = agent::applyEditText(C.Edits, Req.File, Req.Source, C.Origin);
+  ASSERT_TRUE(bool(New)) << err(New.takeError());
+  EXPECT_NE(New->find("{\n  // enabled\n  // scale on sm_90\n  int i ="), std::string::npos)
+      << *New;
+  // The launch change travels with it; the rule it enabled saw the new
+  // grid (the comment rule asked alone, the enabler, then the comment rule
+  // on the enabled form).
+  ASSERT_TRUE(C.Spec.has_value());
+  EXPECT_EQ(C.Spec->Geometry.at("grid.x"), "ceil_div(N, 512)");
+  EXPECT_EQ(C.Spec->NewTunables.count("FORGE_HALF"), 1u);
+  EXPECT_EQ(GridSeen, (std::vector<std::string>{"ceil_div(N, 256)", "ceil_div(N, 256)",
+                                               "ceil_div(N, 512)"}));
+
+  // An enabled rule that declines: nothing is offered, and the skip says
+  // why.
+  ExpertProposer Q(Run.TC, Run.Opts, {&TestRules[1], &TestRules[4]});
+  Props = Q.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  EXPECT_TRUE(Props->empty());
+  ASSERT_EQ(Q.skipped().size(), 2u);
+  EXPECT_EQ(Q.skipped()[1].Rule, "test-enabler");
+  EXPECT_EQ(Q.skipped()[1].Reason,
+            "test-never declined its result (test-never: never applies)");
+
+  // A selection without the enabled rule: the enabler says so.
+  ExpertProposer R(Run.TC, Run.Opts, {&TestRules[3]});
+  Props = R.propose(Req);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  EXPECT_TRUE(Props->empty());
+  ASSERT_EQ(R.skipped().size(), 1u);
+  EXPECT_EQ(R.skipped()[0].Reason,
+            "it exists to enable test-comment, which the rule selection leaves out");
 }
 
 TEST(ExpertProposer, UnknownKernelIsAnError) {
