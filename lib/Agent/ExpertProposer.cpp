@@ -223,7 +223,7 @@ ExpertProposer::compose(const agent::ProposalRequest &Req, const agent::Proposal
   // The rules it enables, as far as the selection holds them.
   std::vector<const RuleInfo *> Then;
   for (const std::string &Name : P.Enables)
-    for (const RuleInfo *R : Rules)
+    for (const RuleInfo *R : Composable.empty() ? Rules : Composable)
       if (Name == R->Name)
         Then.push_back(R);
   if (Then.empty())

@@ -8,6 +8,7 @@
 #include "forge/Support/Error.h"
 #include "forge/Support/FileUtil.h"
 #include "llvm/Support/FileSystem.h"
+#include <deque>
 
 using namespace llvm;
 
@@ -140,8 +141,10 @@ Expected<ProposeResult> ProposeSession::run() {
   // One rule at a time, each on the result of the previous ones.
   R.Original = *Source;
   R.Source = *Source;
+  std::deque<measure::LaunchSpec> Specs; // the spec as each step leaves it
   for (size_t I = 0; I < O.Rules.size(); ++I) {
     ExpertProposer P(*O.Toolchain, *PO, {O.Rules[I]});
+    P.setComposable(O.Rules);
     P.setParseDiagnostics(I == 0 ? O.ParseDiagOS : nullptr);
     Req.Source = R.Source;
     auto Proposals = P.propose(Req);
@@ -158,8 +161,14 @@ Expected<ProposeResult> ProposeSession::run() {
           return makeError("{0}: {1}", Pr.Origin, toString(Next.takeError()));
         R.Source = std::move(*Next);
       }
-      if (Pr.Spec) {
+      if (Pr.Spec && Req.Spec) {
         // Later rules see the spec as this proposal leaves it.
+        measure::ValueMap V(Req.Tunables.begin(), Req.Tunables.end());
+        auto Next = applySpecChange(*Req.Spec, *Pr.Spec, Specs, V);
+        if (!Next)
+          return makeError("{0}: {1}", Pr.Origin, toString(Next.takeError()));
+        setLaunch(Req, **Next, V);
+      } else if (Pr.Spec) {
         for (const auto &[Field, Expr] : Pr.Spec->Geometry)
           Req.Geometry[Field] = Expr;
         for (const auto &[Name, Values] : Pr.Spec->NewTunables)
@@ -167,16 +176,6 @@ Expected<ProposeResult> ProposeSession::run() {
             Req.Tunables[Name] = Values.front();
         for (const auto &[Name, Value] : Pr.Spec->Values)
           Req.Tunables[Name] = Value;
-        if (!Pr.Spec->Values.empty() && Req.Spec) {
-          // New values of the spec's tunables may change the block.
-          measure::ValueMap V(Req.Tunables.begin(), Req.Tunables.end());
-          if (auto G = Req.Spec->geometry(V)) {
-            Req.Block = G->Block;
-            Req.BlockThreads = G->Block[0] * G->Block[1] * G->Block[2];
-          } else {
-            consumeError(G.takeError());
-          }
-        }
       }
       Step.Applied = std::move(Pr);
     }

@@ -33,6 +33,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createStencilRegisterRowsRule},
       {"stencil-z-march", "a register queue along z and shared x-y planes for a 3D stencil whose threads walk z",
        createStencilZMarchRule},
+      {"plane-loop", "one plane per block along z as a loop over planes, offered with stencil-z-march on it",
+       createPlaneLoopRule},
       {"register-tiling", "several outputs per thread for a naive matrix product",
        createRegisterTilingRule},
       {"cooperative-row", "a warp (or a block) per row for per-thread row loops",

@@ -14,6 +14,7 @@ namespace forge::passes {
 std::unique_ptr<ExpertRule> createRestrictRule();
 std::unique_ptr<ExpertRule> createUnrollRule();
 std::unique_ptr<ExpertRule> createSpecializeScalarRule();
+std::unique_ptr<ExpertRule> createPlaneLoopRule();
 std::unique_ptr<ExpertRule> createLaunchBoundsRule();
 std::unique_ptr<ExpertRule> createVectorizeRule();
 std::unique_ptr<ExpertRule> createGridStrideRule();

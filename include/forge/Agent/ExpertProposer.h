@@ -47,6 +47,10 @@ public:
   void setParseDiagnostics(llvm::raw_ostream *OS) { DiagOS = OS; }
   /// Parse errors (after nvcc-compatible downgrades) of the last call.
   unsigned parseErrors() const { return LastParseErrors; }
+  /// The rules a proposal may enable (Proposal::Enables), when they are more
+  /// than the rules asked (`propose --apply` asks one rule at a time from
+  /// the selection); by default the rules asked.
+  void setComposable(std::vector<const RuleInfo *> R) { Composable = std::move(R); }
 
 private:
   /// P's result offered to the rules it enables: each of their proposals on
@@ -57,7 +61,7 @@ private:
 
   const frontend::Toolchain &TC;
   frontend::ParseOptions Parse;
-  std::vector<const RuleInfo *> Rules;
+  std::vector<const RuleInfo *> Rules, Composable;
   std::vector<RuleSkip> Skipped;
   llvm::raw_ostream *DiagOS = nullptr;
   unsigned LastParseErrors = 0;
