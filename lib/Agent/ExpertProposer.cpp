@@ -122,8 +122,10 @@ ExpertProposer::propose(const agent::ProposalRequest &Req) {
     std::string Origin = std::string("expert:") + R->Name;
     const agent::Attempt *Tried = nullptr;
     bool Kept = false;
+    // Its proposals composed with those of the rules it enables count as
+    // its own ("expert:plane-loop+stencil-z-march").
     for (const agent::Attempt &A : Req.History)
-      if (A.Origin == Origin) {
+      if (A.Origin == Origin || StringRef(A.Origin).starts_with(Origin + "+")) {
         Tried = &A;
         Kept |= A.Verdict == agent::Verdict::Accepted;
       }

@@ -311,6 +311,20 @@ TEST(ExpertProposer, AnEnablingProposalIsOfferedComposedWithTheRulesItEnables) {
   EXPECT_EQ(GridSeen, (std::vector<std::string>{"ceil_div(N, 256)", "ceil_div(N, 256)",
                                                "ceil_div(N, 512)"}));
 
+  // Tried once (slower), the composition is not asked again on the same
+  // kernel: it counts as the enabler's.
+  agent::Attempt Slow;
+  Slow.Round = 1;
+  Slow.Origin = C.Origin;
+  Slow.Verdict = agent::Verdict::Slower;
+  auto Again = Req;
+  Again.History.push_back(Slow);
+  Props = P.propose(Again);
+  ASSERT_TRUE(bool(Props)) << err(Props.takeError());
+  ASSERT_EQ(Props->size(), 1u);
+  EXPECT_EQ((*Props)[0].Origin, "expert:test-comment");
+  EXPECT_EQ(P.skipped().back().Reason, "tried in round 1: slower");
+
   // An enabled rule that declines: nothing is offered, and the skip says
   // why.
   ExpertProposer Q(Run.TC, Run.Opts, {&TestRules[1], &TestRules[4]});
