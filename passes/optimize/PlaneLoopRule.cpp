@@ -35,6 +35,7 @@ namespace {
 
 using stencil::BuiltinFinder;
 using stencil::indentBy;
+using stencil::isEarlyReturn;
 
 /// The planes each block walks.
 constexpr int64_t PlanesPerBlock = 16;
@@ -44,16 +45,6 @@ public:
   StringRef name() const override { return "plane-loop"; }
   RuleOutcome propose(const RuleInput &In) override;
 };
-
-/// Whether S refers to V.
-bool refersTo(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *D = dyn_cast<DeclRefExpr>(S))
-    if (D->getDecl() == V)
-      return true;
-  return any_of(S->children(), [&](const Stmt *C) { return refersTo(C, V); });
-}
 
 /// Whether E reads only parameters and constants: the same for every
 /// thread of the launch.
@@ -74,17 +65,6 @@ bool launchUniform(const Expr *E) {
   return all_of(E->children(), [](const Stmt *C) {
     return !C || (isa<Expr>(C) && launchUniform(cast<Expr>(C)));
   });
-}
-
-/// `if (C) return;` without else.
-bool isEarlyReturn(const IfStmt *If) {
-  if (If->getElse() || If->getInit() || If->getConditionVariable())
-    return false;
-  const Stmt *Then = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(Then))
-    Then = CS->size() == 1 ? CS->body_front() : nullptr;
-  const auto *R = dyn_cast_or_null<ReturnStmt>(Then);
-  return R && !R->getRetValue();
 }
 
 /// The operands of a chain of Op: `a || (b || c)` is a, b, c.
@@ -225,19 +205,19 @@ RuleOutcome PlaneLoopRule::propose(const RuleInput &In) {
       Last = S;
       continue;
     }
-    if (!refersTo(S, Z))
+    if (!references(S, Z))
       continue;
     const auto *If = dyn_cast<IfStmt>(S);
     bool Exits = If && isEarlyReturn(If);
     bool Encloses = If && !Exits && !If->getElse() && !If->getInit() &&
                     !If->getConditionVariable() && I + 1 == Body->size() &&
                     isa<CompoundStmt>(If->getThen());
-    if (If && (Exits || Encloses) && refersTo(If->getCond(), Z)) {
+    if (If && (Exits || Encloses) && references(If->getCond(), Z)) {
       Guard G{If, Exits, {}};
       std::vector<const Expr *> Ts;
       terms(If->getCond(), Exits ? BO_LOr : BO_LAnd, Ts);
       for (const Expr *T : Ts) {
-        if (!refersTo(T, Z)) {
+        if (!references(T, Z)) {
           G.Kept.push_back(T);
           continue;
         }

@@ -893,6 +893,16 @@ std::string applyEdits(StringRef Text, unsigned Base, std::vector<SourceEdit> Ed
 }
 
 /// Every line of Text that is not blank, prefixed by Extra.
+bool isEarlyReturn(const IfStmt *If) {
+  if (If->getElse() || If->getInit() || If->getConditionVariable())
+    return false;
+  const Stmt *Then = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(Then))
+    Then = CS->size() == 1 ? CS->body_front() : nullptr;
+  const auto *R = dyn_cast_or_null<ReturnStmt>(Then);
+  return R && !R->getRetValue();
+}
+
 std::string indentBy(StringRef Text, StringRef Extra) {
   SmallVector<StringRef, 32> Lines;
   Text.split(Lines, '\n');

@@ -253,6 +253,10 @@ public:
   bool Shared = false, Labels = false;
 };
 
+/// `if (C) return;` or `if (C) { return; }`, without else, init or
+/// condition variable: an early exit of the threads for which C holds.
+bool isEarlyReturn(const clang::IfStmt *If);
+
 /// Text with edits (offsets relative to Base) applied.
 std::string applyEdits(llvm::StringRef Text, unsigned Base, std::vector<SourceEdit> Edits);
 /// Every line of Text that is not blank, prefixed by Extra.

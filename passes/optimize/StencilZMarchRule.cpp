@@ -95,17 +95,6 @@ bool pure(const Stmt *S) {
   return all_of(S->children(), [](const Stmt *C) { return pure(C); });
 }
 
-/// `if (C) return;` or `if (C) { return; }`, without else.
-bool isEarlyReturn(const IfStmt *If) {
-  if (If->getElse() || If->getInit() || If->getConditionVariable())
-    return false;
-  const Stmt *Then = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(Then))
-    Then = CS->size() == 1 ? CS->body_front() : nullptr;
-  const auto *R = dyn_cast_or_null<ReturnStmt>(Then);
-  return R && !R->getRetValue();
-}
-
 /// The statements from the kernel's body down to the marching loop: what
 /// the rewrite turns into a flag per thread so that every thread of the
 /// block stays for the loads and the barriers.
