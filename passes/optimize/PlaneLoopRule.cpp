@@ -240,6 +240,32 @@ RuleOutcome PlaneLoopRule::propose(const RuleInput &In) {
   }
   if (!First)
     return notApplicable(formatv("nothing after the guards reads '{0}'", Z->getName()).str());
+  // What stays in front of the loop runs once per block of planes instead
+  // of once per plane: it must have no effect (a write, a call) that the
+  // count would change.
+  auto Effect = [&](const Stmt *S) {
+    return effectsOf(S, In.Kernel, Ctx, [](const Expr *) { return false; });
+  };
+  for (const Stmt *S : Body->body()) {
+    if (S == First || (Around && S == Around))
+      break;
+    const auto *If = dyn_cast<IfStmt>(S);
+    std::string E = Effect(If && isEarlyReturn(If) ? If->getCond() : S);
+    if (!E.empty())
+      return notApplicable(formatv("the statement at line {0}, in front of the planes' loop, {1}: "
+                                   "it would run once per {2} planes instead of once per plane",
+                                   Ctx.getSourceManager().getPresumedLineNumber(S->getBeginLoc()),
+                                   E, PlanesPerBlock)
+                               .str());
+  }
+  if (Around)
+    if (std::string E = Effect(Around->getCond()); !E.empty())
+      return notApplicable(formatv("the condition at line {0} {1}: it would run once per {2} "
+                                   "planes instead of once per plane",
+                                   Ctx.getSourceManager().getPresumedLineNumber(
+                                       Around->getBeginLoc()),
+                                   E, PlanesPerBlock)
+                               .str());
   if (B.Hi.empty())
     return notApplicable(formatv("no guard bounds '{0}' from above: the chunks of planes past the "
                                  "original grid would run",

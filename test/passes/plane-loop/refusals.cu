@@ -6,6 +6,7 @@
 // RUN: not forge-port propose %s --spec %S/Inputs/returns.json --rules=plane-loop,stencil-z-march 2>&1 | FileCheck %s --check-prefix=RET
 // RUN: not forge-port propose %s --spec %S/Inputs/twice.json --rules=plane-loop,stencil-z-march 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not forge-port propose %s --spec %S/Inputs/wide_z.json --rules=plane-loop,stencil-z-march 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: not forge-port propose %s --spec %S/Inputs/counted.json --rules=plane-loop,stencil-z-march 2>&1 | FileCheck %s --check-prefix=COUNTED
 // The march declines the loop of a kernel that is no stencil.
 // RUN: not forge-port propose %s --spec %S/Inputs/copy_planes.json --rules=plane-loop,stencil-z-march 2>&1 | FileCheck %s --check-prefix=COPY
 
@@ -72,3 +73,13 @@ __global__ void copy_planes(const float *in, float *out, int nx, int ny, int nz)
   out[id] = 2.0f * in[id];
 }
 // COPY: plane-loop: not applicable: stencil-z-march declined its result (stencil-z-march: {{.+}})
+
+__global__ void counted(const float *in, float *out, int *visits, int nx, int ny, int nz) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  atomicAdd(visits, 1);
+  int z = blockIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+  size_t s = (size_t)nx * ny, id = z * s + y * nx + x;
+  out[id] = in[id - s] + in[id + s];
+}
+// COUNTED: plane-loop: not applicable: the statement at line {{[0-9]+}}, in front of the planes' loop, {{.*}}atomicAdd{{.*}}: it would run once per 16 planes instead of once per plane
