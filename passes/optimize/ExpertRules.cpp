@@ -43,6 +43,8 @@ ArrayRef<RuleInfo> allExpertRules() {
        createColumnSplitRule},
       {"warp-axis", "a 2D block's threads renumbered so that lanes walk the contiguous axis",
        createWarpAxisRule},
+      {"block-order", "a 2D grid's blocks renumbered so that consecutive blocks walk the contiguous axis",
+       createBlockOrderRule},
       {"coalesced-remap", "per-thread chunks visited so that the warp touches consecutive elements",
        createCoalescedRemapRule},
       {"transpose-tile", "a naive transpose through a padded 32 x 32 shared-memory tile",

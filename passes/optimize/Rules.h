@@ -32,6 +32,7 @@ std::unique_ptr<ExpertRule> createHistogramPrivatizeRule();
 std::unique_ptr<ExpertRule> createScanTemplateRule();
 std::unique_ptr<ExpertRule> createSortTemplateRule();
 std::unique_ptr<ExpertRule> createWarpAxisRule();
+std::unique_ptr<ExpertRule> createBlockOrderRule();
 std::unique_ptr<ExpertRule> createColumnSplitRule();
 std::unique_ptr<ExpertRule> createSegmentReductionRule();
 std::unique_ptr<ExpertRule> createSharedPaddingRule();
