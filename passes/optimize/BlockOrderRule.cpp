@@ -27,15 +27,14 @@
 /// kernel's own text (docs/passes/block-order.md).
 ///
 //===----------------------------------------------------------------------===//
+#include "ComponentUses.h"
 #include "FormCode.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "forge/Analysis/KernelModel.h"
-#include "forge/Frontend/CudaBuiltins.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
-#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
@@ -52,94 +51,26 @@ namespace {
 
 /// Where the kernel reads blockIdx.x and blockIdx.y, and what would make
 /// the order in which blocks run matter.
-struct BlockUses : DynamicRecursiveASTVisitor {
-  const SourceManager &SM;
-  std::string Why;
-  std::vector<std::pair<SourceRange, char>> Ids; ///< blockIdx.x / .y
-  std::vector<SourceRange> Components;           ///< blockIdx.x / .y / .z
-  std::vector<const DeclRefExpr *> Whole;        ///< blockIdx references
-  std::set<const FunctionDecl *> Seen;
-  bool Inside = false;
-
-  explicit BlockUses(const SourceManager &SM) : SM(SM) {}
-  void fail(std::string W) {
-    if (Why.empty())
-      Why = std::move(W);
-  }
-  bool VisitGCCAsmStmt(GCCAsmStmt *) override {
-    fail("the kernel has inline assembly, which may read the block index (%ctaid)");
-    return true;
-  }
-  bool VisitVarDecl(VarDecl *V) override {
-    if (V->getType().isVolatileQualified() ||
-        (V->getType()->isPointerType() && V->getType()->getPointeeType().isVolatileQualified()))
-      fail("'" + V->getNameAsString() +
-           "' is volatile: blocks may wait for one another, and renumbering them would change "
-           "which one waits");
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) override {
-    std::string N = calleeNameOf(C);
-    if (StringRef(N).starts_with("__threadfence") || N == "this_grid" || N == "this_cluster" ||
-        N == "block_rank" || N == "sync_grids" || StringRef(N).contains("cluster")) {
-      fail("the kernel calls '" + N +
+struct BlockUses : ComponentUses {
+  explicit BlockUses(const SourceManager &SM)
+      : ComponentUses(SM, "blockIdx", "xy",
+                      "the kernel has inline assembly, which may read the block index "
+                      "(%ctaid)") {}
+  std::string callHazard(StringRef N) override {
+    if (!N.starts_with("__threadfence") && N != "this_grid" && N != "block_rank" &&
+        N != "sync_grids" && !N.contains("cluster"))
+      return "";
+    return "the kernel calls '" + N.str() +
            "': its blocks communicate, and renumbering them would change which block waits "
-           "for which");
-      return true;
-    }
-    const FunctionDecl *FD = C->getDirectCallee();
-    if (!FD) {
-      if (!isa<CXXOperatorCallExpr>(C) &&
-          !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
-        fail("the kernel calls through a function pointer");
-      return true;
-    }
-    const FunctionDecl *Def = FD->getDefinition();
-    if (Def && !SM.isInSystemHeader(Def->getLocation()) && Seen.insert(Def).second) {
-      bool Was = Inside;
-      Inside = true;
-      TraverseStmt(Def->getBody());
-      Inside = Was;
-    }
-    return true;
+           "for which";
   }
-  bool VisitExpr(Expr *E) override {
-    if (isa<ParenExpr, ImplicitCastExpr>(E))
-      return true;
-    if (E->getType().isVolatileQualified() && E->isGLValue()) {
-      fail("the kernel reads or writes volatile memory (line " +
+  std::string exprHazard(const Expr *E) override {
+    if (!E->getType().isVolatileQualified() || !E->isGLValue())
+      return "";
+    return "the kernel reads or writes volatile memory (line " +
            std::to_string(SM.getPresumedLineNumber(E->getBeginLoc())) +
            "): blocks may wait for one another, and renumbering them would change which one "
-           "waits");
-      return true;
-    }
-    auto B = frontend::cudaBuiltin(E);
-    if (!B || B->Var != "blockIdx")
-      return true;
-    if (B->Dim == 'z') {
-      if (!Inside)
-        Components.push_back(E->getSourceRange());
-      return true;
-    }
-    std::string Name = "blockIdx." + std::string(1, B->Dim);
-    if (Inside) {
-      fail("a device function the kernel calls reads '" + Name + "'");
-      return true;
-    }
-    SourceRange R = E->getSourceRange();
-    if (R.getBegin().isMacroID() || R.getEnd().isMacroID()) {
-      fail("'" + Name + "' is written inside a macro expansion");
-      return true;
-    }
-    Ids.push_back({R, B->Dim});
-    Components.push_back(R);
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *D) override {
-    if (!Inside && frontend::isCudaBuiltinVar(D->getDecl()) &&
-        D->getDecl()->getName() == "blockIdx")
-      Whole.push_back(D);
-    return true;
+           "waits";
   }
 };
 
@@ -169,9 +100,6 @@ public:
     auto M = kernelModel(In);
     if (!M)
       return notApplicable(toString(M.takeError()));
-    const CompoundStmt *Body = kernelBody(In.Kernel);
-    if (!Body)
-      return notApplicable("the kernel has no body");
     if (In.Kernel.hasAttr<CUDAClusterDimsAttr>())
       return notApplicable("the kernel has __cluster_dims__: the clusters group blocks along x, "
                            "and renumbering them would regroup them");
@@ -225,57 +153,30 @@ public:
                            " away from its neighbours, which consecutive blocks walk now");
 
     BlockUses U(Ctx.getSourceManager());
-    U.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    if (!U.Why.empty())
-      return notApplicable(U.Why);
     EditCollector C(In);
-    std::set<std::string> Taken;
-    std::string Blk = freshName("forge_blk", In.Kernel, Taken);
-    std::string Bx = freshName("forge_bx", In.Kernel, Taken);
-    std::string By = freshName("forge_by", In.Kernel, Taken);
-    std::set<std::pair<unsigned, unsigned>> Done;
-    for (const auto &[R, Dim] : U.Ids) {
-      auto Off = C.rangeOf(R);
-      if (!Off)
-        return notApplicable("'blockIdx." + std::string(1, Dim) +
-                             "' is not plain text of the main file");
-      if (Done.insert(*Off).second)
-        C.add({Off->first, Off->second - Off->first, Dim == 'x' ? Bx : By});
-    }
-    // blockIdx as a whole uint3 cannot be renumbered by its components.
-    std::vector<std::pair<unsigned, unsigned>> Components;
-    for (SourceRange R : U.Components)
-      if (auto Off = C.rangeOf(R))
-        Components.push_back(*Off);
-    for (const DeclRefExpr *D : U.Whole) {
-      auto Off = C.rangeOf(D->getSourceRange());
-      bool Covered = Off && any_of(Components, [&](auto P) {
-                       return P.first <= Off->first && Off->second <= P.second;
-                     });
-      if (!Covered)
-        return notApplicable("'blockIdx' is used as a whole, not by its components");
-    }
-    auto First = Body->body_empty() ? std::nullopt : C.rangeOfStatement(Body->body_front());
-    if (!First)
-      return notApplicable("the kernel's first statement is not plain text of the main file");
-    std::string Ind = lineIndent(In.Source, First->first).str();
     // 32-bit division unless the grid has more than 2^32 blocks.
-    std::vector<std::string> Head = {
-        "// block-order: the blocks renumbered so that consecutive blocks (the hardware starts",
-        "// them blockIdx.x first) take consecutive blockIdx.y, the axis along which memory is",
-        "// contiguous (the same blocks of the same grid, in another order).",
-        "unsigned int " + Bx + ", " + By + ";",
-        "if ((unsigned long long)gridDim.x * gridDim.y <= 0xffffffffull) {",
-        "  const unsigned int " + Blk + " = blockIdx.x + gridDim.x * blockIdx.y;",
-        "  " + Bx + " = " + Blk + " / gridDim.y;",
-        "  " + By + " = " + Blk + " % gridDim.y;",
-        "} else {",
-        "  const unsigned long long " + Blk +
-            " = blockIdx.x + (unsigned long long)gridDim.x * blockIdx.y;",
-        "  " + Bx + " = (unsigned int)(" + Blk + " / gridDim.y);",
-        "  " + By + " = (unsigned int)(" + Blk + " % gridDim.y);",
-        "}"};
-    C.add({First->first, 0, indentLines(Head, Ind) + "\n" + Ind});
+    auto Head = [](const std::array<std::string, 3> &N) -> std::vector<std::string> {
+      const std::string &Blk = N[0], &Bx = N[1], &By = N[2];
+      return {
+          "// block-order: the blocks renumbered so that consecutive blocks (the hardware starts",
+          "// them blockIdx.x first) take consecutive blockIdx.y, the axis along which memory is",
+          "// contiguous (the same blocks of the same grid, in another order).",
+          "unsigned int " + Bx + ", " + By + ";",
+          "if ((unsigned long long)gridDim.x * gridDim.y <= 0xffffffffull) {",
+          "  const unsigned int " + Blk + " = blockIdx.x + gridDim.x * blockIdx.y;",
+          "  " + Bx + " = " + Blk + " / gridDim.y;",
+          "  " + By + " = " + Blk + " % gridDim.y;",
+          "} else {",
+          "  const unsigned long long " + Blk +
+              " = blockIdx.x + (unsigned long long)gridDim.x * blockIdx.y;",
+          "  " + Bx + " = (unsigned int)(" + Blk + " / gridDim.y);",
+          "  " + By + " = (unsigned int)(" + Blk + " % gridDim.y);",
+          "}"};
+    };
+    if (std::string W = renumberComponents(In, U, "blockIdx",
+                                           {"forge_blk", "forge_bx", "forge_by"}, Head, C);
+        !W.empty())
+      return notApplicable(W);
     if (C.failed())
       return notApplicable(C.failure());
 

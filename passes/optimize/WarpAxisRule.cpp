@@ -25,13 +25,13 @@
 /// (docs/passes/warp-axis.md).
 ///
 //===----------------------------------------------------------------------===//
+#include "ComponentUses.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "Rules.h"
 #include "forge/Analysis/KernelModel.h"
 #include "forge/Frontend/CudaBuiltins.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/DynamicRecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
@@ -47,19 +47,9 @@ namespace {
 
 /// What the threads of the kernel do that ties a result to a thread
 /// number, and where it reads threadIdx.x and threadIdx.y.
-struct ThreadUses : DynamicRecursiveASTVisitor {
-  const SourceManager &SM;
-  std::string Why;
-  std::vector<std::pair<SourceRange, char>> Ids; ///< threadIdx.x / .y
-  std::vector<const DeclRefExpr *> Whole;        ///< threadIdx references
-  std::set<const FunctionDecl *> Seen;
-  bool Inside = false;
-
-  explicit ThreadUses(const SourceManager &SM) : SM(SM) {}
-  void fail(std::string W) {
-    if (Why.empty())
-      Why = std::move(W);
-  }
+struct ThreadUses : ComponentUses {
+  explicit ThreadUses(const SourceManager &SM)
+      : ComponentUses(SM, "threadIdx", "xy", "the kernel has inline assembly") {}
   bool VisitVarDecl(VarDecl *V) override {
     if (V->hasAttr<CUDASharedAttr>())
       fail("the kernel declares the __shared__ array '" + V->getNameAsString() +
@@ -68,58 +58,12 @@ struct ThreadUses : DynamicRecursiveASTVisitor {
       fail("the kernel has a static local '" + V->getNameAsString() + "'");
     return true;
   }
-  bool VisitGCCAsmStmt(GCCAsmStmt *) override {
-    fail("the kernel has inline assembly");
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) override {
-    std::string N = calleeNameOf(C);
-    if (isThreadEffect(N)) {
-      fail("the kernel calls '" + N +
+  std::string callHazard(StringRef N) override {
+    if (!isThreadEffect(N))
+      return "";
+    return "the kernel calls '" + N.str() +
            "', which synchronises or communicates between threads or depends on which thread "
-           "runs what");
-      return true;
-    }
-    const FunctionDecl *FD = C->getDirectCallee();
-    if (!FD) {
-      if (!isa<CXXOperatorCallExpr>(C) &&
-          !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))
-        fail("the kernel calls through a function pointer");
-      return true;
-    }
-    const FunctionDecl *Def = FD->getDefinition();
-    if (Def && !SM.isInSystemHeader(Def->getLocation()) && Seen.insert(Def).second) {
-      bool Was = Inside;
-      Inside = true;
-      TraverseStmt(Def->getBody());
-      Inside = Was;
-    }
-    return true;
-  }
-  bool VisitExpr(Expr *E) override {
-    if (isa<ParenExpr, ImplicitCastExpr>(E))
-      return true;
-    auto B = frontend::cudaBuiltin(E);
-    if (!B || B->Var != "threadIdx" || B->Dim == 'z')
-      return true;
-    std::string Name = "threadIdx." + std::string(1, B->Dim);
-    if (Inside) {
-      fail("a device function the kernel calls reads '" + Name + "'");
-      return true;
-    }
-    SourceRange R = E->getSourceRange();
-    if (R.getBegin().isMacroID() || R.getEnd().isMacroID()) {
-      fail("'" + Name + "' is written inside a macro expansion");
-      return true;
-    }
-    Ids.push_back({R, B->Dim});
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *D) override {
-    if (!Inside && frontend::isCudaBuiltinVar(D->getDecl()) &&
-        D->getDecl()->getName() == "threadIdx")
-      Whole.push_back(D);
-    return true;
+           "runs what";
   }
 };
 
@@ -144,9 +88,6 @@ public:
     auto M = kernelModel(In);
     if (!M)
       return notApplicable(toString(M.takeError()));
-    const CompoundStmt *Body = kernelBody(In.Kernel);
-    if (!Body)
-      return notApplicable("the kernel has no body");
 
     // The accesses the renumbering helps and the ones it would hurt.
     std::vector<std::string> Helped, Hurt;
@@ -180,47 +121,19 @@ public:
                                .str());
 
     ThreadUses U(Ctx.getSourceManager());
-    U.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    if (!U.Why.empty())
-      return notApplicable(U.Why);
     EditCollector C(In);
-    std::set<std::string> Taken;
-    std::string Lin = freshName("forge_lin", In.Kernel, Taken);
-    std::string Tx = freshName("forge_tx", In.Kernel, Taken);
-    std::string Ty = freshName("forge_ty", In.Kernel, Taken);
-    std::set<std::pair<unsigned, unsigned>> Done;
-    std::vector<std::pair<unsigned, unsigned>> Replaced;
-    for (const auto &[R, Dim] : U.Ids) {
-      auto Off = C.rangeOf(R);
-      if (!Off)
-        return notApplicable("'threadIdx." + std::string(1, Dim) +
-                             "' is not plain text of the main file");
-      if (!Done.insert(*Off).second)
-        continue;
-      Replaced.push_back(*Off);
-      C.add({Off->first, Off->second - Off->first, Dim == 'x' ? Tx : Ty});
-    }
-    // threadIdx as a whole uint3 cannot be renumbered by its components.
-    for (const DeclRefExpr *D : U.Whole) {
-      auto Off = C.rangeOf(D->getSourceRange());
-      bool Covered = Off && any_of(Replaced, [&](auto P) {
-                       return P.first <= Off->first && Off->second <= P.second;
-                     });
-      if (!Covered)
-        return notApplicable("'threadIdx' is used as a whole, not by its components");
-    }
-    auto First = Body->body_empty() ? std::nullopt : C.rangeOfStatement(Body->body_front());
-    if (!First)
-      return notApplicable("the kernel's first statement is not plain text of the main file");
-    std::string Ind = lineIndent(In.Source, First->first).str();
-    std::vector<std::string> Head = {
-        "// warp-axis: the threads of the block renumbered so that consecutive lanes take",
-        "// consecutive threadIdx.y, the axis along which memory is contiguous (the same",
-        "// threads of the block, in another order).",
-        "const unsigned int " + Lin + " = threadIdx.x + blockDim.x * threadIdx.y;",
-        "const unsigned int " + Tx + " = " + Lin + " / blockDim.y;",
-        "const unsigned int " + Ty + " = " + Lin + " % blockDim.y;"};
-    C.add({First->first, 0, indentLines(Head, Ind) + "\n" + Ind});
+    auto Head = [](const std::array<std::string, 3> &N) -> std::vector<std::string> {
+      return {"// warp-axis: the threads of the block renumbered so that consecutive lanes take",
+              "// consecutive threadIdx.y, the axis along which memory is contiguous (the same",
+              "// threads of the block, in another order).",
+              "const unsigned int " + N[0] + " = threadIdx.x + blockDim.x * threadIdx.y;",
+              "const unsigned int " + N[1] + " = " + N[0] + " / blockDim.y;",
+              "const unsigned int " + N[2] + " = " + N[0] + " % blockDim.y;"};
+    };
+    if (std::string W = renumberComponents(In, U, "threadIdx",
+                                           {"forge_lin", "forge_tx", "forge_ty"}, Head, C);
+        !W.empty())
+      return notApplicable(W);
 
     std::string Rationale =
         formatv("Neighbouring lanes of a warp differ in threadIdx.x, along which {0} move by "

@@ -6,6 +6,7 @@
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.o
 // RUN: forge-port propose %s --kernel blur_rows --block 32,8 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=BLUR
 // RUN: forge-port propose %s --kernel bias_rows --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=BIAS
+// RUN: forge-port propose %s --kernel planes --block 16,8,2 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=PLANES
 // RUN: not forge-port propose %s --kernel madd --block 256 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=ONEROW
 // RUN: not forge-port propose %s --kernel copy_t --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
 // RUN: not forge-port propose %s --kernel rows_ok --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=ALREADY
@@ -52,6 +53,18 @@ __global__ void bias_rows(const float *A, const float *bias, float *C, int M, in
     C[row * N + col] = A[row * N + col] + bias[row];
 }
 // BIAS: # expert:warp-axis: lanes along threadIdx.y, the contiguous axis of 'C[row * N + col]' (line {{[0-9]+}}), 'A[row * N + col]' (line {{[0-9]+}})
+
+// threadIdx.z (each z plane of the block renumbered on its own) is left as
+// written: not a use of threadIdx as a whole.
+__global__ void planes(const float *A, float *C, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t p = (size_t)(blockIdx.z * blockDim.z + threadIdx.z) * M * N;
+  if (row < M && col < N)
+    C[p + row * N + col] = A[p + row * N + col];
+}
+// PLANES: # expert:warp-axis: lanes along threadIdx.y
+// PLANES: size_t p = (size_t)(blockIdx.z * blockDim.z + threadIdx.z) * M * N;
 
 // ONEROW: not applicable: the block is 256x1x1: with one thread along y there is no other axis for the lanes to walk
 

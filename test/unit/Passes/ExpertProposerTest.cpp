@@ -39,7 +39,7 @@ TEST(SelectExpertRules, GlobsKeepTableOrder) {
 
   auto Some = selectExpertRules(
       "*,-register-*,-smem-*,-stencil-*,-warp-*,-cooperative-*,-hierarchical-*,-transpose-*,"
-      "-coalesced-*,-histogram-*,-scan-*,-sort-*,-column-*,-segment-*,-shared-*,-plane-*");
+      "-coalesced-*,-histogram-*,-scan-*,-sort-*,-column-*,-segment-*,-shared-*,-plane-*,-block-*");
   ASSERT_TRUE(bool(Some)) << err(Some.takeError());
   // The cheap rules, in table order, once every restructuring rule is excluded.
   EXPECT_EQ(names(*Some), (std::vector<std::string>{"restrict", "unroll", "specialize-scalar",
