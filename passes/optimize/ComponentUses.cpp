@@ -121,6 +121,15 @@ std::string renumberComponents(
   if (!First)
     return "the kernel's first statement is not plain text of the main file";
   std::string Ind = lineIndent(In.Source, First->first).str();
+  // At the top of the body, above the comments of its first statement (a
+  // head an earlier rewrite wrote there, say), when the brace ends its line.
+  auto Brace = C.offsetOf(Body->getLBracLoc());
+  size_t Eol = Brace ? In.Source.find('\n', *Brace) : StringRef::npos;
+  if (Brace && Eol != StringRef::npos && Eol < First->first &&
+      In.Source.slice(*Brace + 1, Eol).trim().empty()) {
+    C.add({unsigned(Eol + 1), 0, Ind + indentLines(Head(Names), Ind) + "\n"});
+    return "";
+  }
   C.add({First->first, 0, indentLines(Head(Names), Ind) + "\n" + Ind});
   return "";
 }

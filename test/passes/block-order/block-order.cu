@@ -5,6 +5,9 @@
 // RUN: forge-port propose %s --kernel madd --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=MADD
 // RUN: forge-port propose %s --kernel madd --block 16,16 --rules=block-order --apply -o %t.cu
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.o
+// RUN: forge-port propose %s --kernel madd --block 16,16 --rules=warp-axis --apply -o %t.wa.cu
+// RUN: forge-port propose %t.wa.cu --kernel madd --block 16,16 --rules=block-order --apply -o %t.both.cu
+// RUN: FileCheck %s --check-prefix=AFTER < %t.both.cu
 // RUN: forge-port propose %s --kernel chunks --block 256 --rules=block-order 2>&1 | FileCheck %s --check-prefix=CHUNKS
 // RUN: forge-port propose %s --kernel staged --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=STAGED
 // RUN: forge-port propose %s --kernel batched --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=BATCHED
@@ -39,6 +42,15 @@ __global__ void madd(const float *A, const float *B, float *C, int M, int N) {
 // MADD-NEXT: }
 // MADD-NEXT: int row = forge_bx * blockDim.x + threadIdx.x;
 // MADD-NEXT: int col = forge_by * blockDim.y + threadIdx.y;
+
+// After warp-axis, the head goes above warp-axis's own, at the top of the body.
+// AFTER:      __global__ void madd(
+// AFTER-NEXT:   // block-order: the blocks renumbered so that consecutive blocks (the hardware starts
+// AFTER:        forge_by = (unsigned int)(forge_blk % gridDim.y);
+// AFTER-NEXT:   }
+// AFTER-NEXT:   // warp-axis: the threads of the block renumbered so that consecutive lanes take
+// AFTER:        int row = forge_bx * blockDim.x + forge_tx;
+// AFTER-NEXT:   int col = forge_by * blockDim.y + forge_ty;
 
 // A block per row segment: x over the rows, y over 256-element chunks of a
 // row; the threads are coalesced already, the blocks are not.
