@@ -1755,6 +1755,13 @@ Error Parser::resolveShape() {
       int64_t N = 1;
       for (int64_t E : Ext)
         Over |= !mulChecked(N, E, N);
+      if (Over) {
+        std::vector<std::string> Parts;
+        for (int64_t E : Ext)
+          Parts.push_back(std::to_string(E));
+        return refuse(formatv("{0} has more than 2^63 - 1 elements", join(Parts, " x ")),
+                      "ask for fewer");
+      }
       Notes.push_back(formatv("{0} is over every element: {1} elements", KindName, N));
       Ext = {N};
     }

@@ -2273,9 +2273,8 @@ struct Variant {
 
 class Emitter {
 public:
-  Emitter(const RuleInput &In, const Plan &P, Variant &V, const an::KernelModel &M,
-          std::set<std::string> &Taken)
-      : In(In), Ctx(In.Ctx), P(P), V(V), M(M), Taken(Taken), EC(In) {}
+  Emitter(const RuleInput &In, const Plan &P, Variant &V, std::set<std::string> &Taken)
+      : In(In), Ctx(In.Ctx), P(P), V(V), Taken(Taken), EC(In) {}
 
   /// The new text of the body between its braces, or why not.
   Expected<std::string> body();
@@ -2288,7 +2287,6 @@ private:
   ASTContext &Ctx;
   const Plan &P;
   Variant &V;
-  const an::KernelModel &M;
   std::set<std::string> &Taken;
   EditCollector EC;
   std::vector<Piece> Subs; ///< builtin replacements of the main path
@@ -3126,7 +3124,7 @@ RuleOutcome CooperativeRowRule::proposeSingle(const RuleInput &In, const an::Ker
       for (const VarDecl *X : {A.V, A.Index})
         if (X && !V.Parts.count(X))
           V.Parts[X] = freshName(X->getNameAsString() + "_part", In.Kernel, Taken);
-  Emitter E(In, P, V, M, Taken);
+  Emitter E(In, P, V, Taken);
   auto Body = E.singleBody();
   if (!Body)
     return notApplicable(toString(Body.takeError()));
@@ -3275,7 +3273,7 @@ RuleOutcome CooperativeRowRule::propose(const RuleInput &In) {
           for (const VarDecl *X : {A.V, A.Index})
             if (X && !V.Parts.count(X))
               V.Parts[X] = freshName(X->getNameAsString() + "_part", In.Kernel, Taken);
-    Emitter E(In, *P, V, *M, Taken);
+    Emitter E(In, *P, V, Taken);
     auto Body = E.body();
     if (!Body) {
       if (First.empty())

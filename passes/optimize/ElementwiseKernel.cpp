@@ -172,17 +172,6 @@ std::vector<int64_t> gridWavesCandidates() { return {4, 1, 2, 8, 16, 32}; }
 
 namespace {
 
-/// The operands of a chain of Op (through parentheses): `a && (b && c)` is
-/// a, b, c.
-void flatten(const Expr *E, BinaryOperatorKind Op, std::vector<const Expr *> &Out) {
-  const Expr *S = E->IgnoreParenImpCasts();
-  if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->getOpcode() == Op) {
-    flatten(B->getLHS(), Op, Out);
-    flatten(B->getRHS(), Op, Out);
-    return;
-  }
-  Out.push_back(E);
-}
 
 /// `return;` or `{ return; }`.
 bool isBareReturn(const Stmt *S) {
@@ -855,7 +844,7 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
       return makeError("the guard 'if ({0})' (line {1}) has an else branch",
                        textOf(If->getCond(), Ctx), Line);
     std::vector<const Expr *> Ops;
-    flatten(If->getCond(), Early ? BO_LOr : BO_LAnd, Ops);
+    chainOperands(If->getCond(), Early ? BO_LOr : BO_LAnd, Ops);
     const Expr *Own = nullptr;
     for (const Expr *O : Ops)
       if (within(Cond, O, PM))

@@ -67,16 +67,6 @@ bool launchUniform(const Expr *E) {
   });
 }
 
-/// The operands of a chain of Op: `a || (b || c)` is a, b, c.
-void terms(const Expr *E, BinaryOperatorKind Op, std::vector<const Expr *> &Out) {
-  const Expr *S = E->IgnoreParens();
-  if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->getOpcode() == Op) {
-    terms(B->getLHS(), Op, Out);
-    terms(B->getRHS(), Op, Out);
-    return;
-  }
-  Out.push_back(E);
-}
 
 /// The planes a guard admits: `z >= lo` and `z < hi` bounds, as source text.
 struct Bounds {
@@ -215,7 +205,7 @@ RuleOutcome PlaneLoopRule::propose(const RuleInput &In) {
     if (If && (Exits || Encloses) && references(If->getCond(), Z)) {
       Guard G{If, Exits, {}};
       std::vector<const Expr *> Ts;
-      terms(If->getCond(), Exits ? BO_LOr : BO_LAnd, Ts);
+      chainOperands(If->getCond(), Exits ? BO_LOr : BO_LAnd, Ts);
       for (const Expr *T : Ts) {
         if (!references(T, Z)) {
           G.Kept.push_back(T);

@@ -742,6 +742,16 @@ bool isSyncStmt(const Stmt *S) {
   return false;
 }
 
+void chainOperands(const Expr *E, BinaryOperatorKind Op, std::vector<const Expr *> &Out) {
+  const Expr *S = E->IgnoreParenImpCasts();
+  if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->getOpcode() == Op) {
+    chainOperands(B->getLHS(), Op, Out);
+    chainOperands(B->getRHS(), Op, Out);
+    return;
+  }
+  Out.push_back(E);
+}
+
 bool isThreadEffect(StringRef N) {
   return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") || N.starts_with("__shfl") ||
          N.starts_with("__ballot") || N.starts_with("__any") || N.starts_with("__all") ||

@@ -235,6 +235,11 @@ bool hasOwnContinue(const clang::Stmt *Body);
 std::vector<const clang::Stmt *> leadingUniformExits(const clang::CompoundStmt *Body,
                                                      const clang::FunctionDecl &Kernel);
 
+/// The operands of a chain of Op, through parentheses and implicit casts:
+/// `a && (b && c)` gives a, b, c (appended to Out); anything else is one.
+void chainOperands(const clang::Expr *E, clang::BinaryOperatorKind Op,
+                   std::vector<const clang::Expr *> &Out);
+
 /// The callee's name of a direct or unresolved call ("atomicAdd"), or "".
 std::string calleeNameOf(const clang::CallExpr *C);
 /// S is a call of __syncthreads() (a barrier of the block).

@@ -326,6 +326,9 @@ TEST(Description, Refusals) {
             "'99999999999999999999' overflows a 64-bit size in ");
   EXPECT_EQ(refusal("sum of 4G x 4G x 4G floats").substr(0, 45),
             "'4G x 4G x 4G' has more than 2^63 - 1 element");
+  // Rows and columns each in range, their product not.
+  EXPECT_EQ(refusal("sum of 4G rows of 4G columns of floats").substr(0, 54),
+            "4294967296 x 4294967296 has more than 2^63 - 1 element");
   EXPECT_EQ(refusal("2D convolution with a 4x4 filter on a 4096x4096 float input"),
             "a 4x4 filter: a stencil needs an odd extent on every axis (2r + 1 points for "
             "radius r) in \"2D convolution with a 4x4 filter on a 4096x4096 float input\" "
