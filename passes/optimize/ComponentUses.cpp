@@ -29,6 +29,14 @@ bool ComponentUses::VisitCallExpr(CallExpr *C) {
     return true;
   }
   const FunctionDecl *FD = C->getDirectCallee();
+  // Cooperative groups read the hardware's thread and block numbers inside
+  // their headers, where the renumbering does not reach.
+  if (FD && StringRef(FD->getQualifiedNameAsString()).contains("cooperative_groups::")) {
+    fail("the kernel uses cooperative groups ('" + N +
+         "'), which read the hardware's thread and block numbers where the renumbering "
+         "cannot reach");
+    return true;
+  }
   if (!FD) {
     if (!isa<CXXOperatorCallExpr>(C) &&
         !isa<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts()))

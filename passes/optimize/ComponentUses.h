@@ -9,7 +9,8 @@
 /// - ComponentUses: the walk that finds those references and the first
 ///   reason they cannot all be replaced (a component inside a macro
 ///   expansion, a device function of the file that reads one, inline
-///   assembly, a call through a function pointer); rules subclass it for
+///   assembly, a call through a function pointer, cooperative groups,
+///   which read the hardware's numbers in their headers); rules subclass it for
 ///   hazards of their own (callHazard, exprHazard, and Visit* overrides);
 /// - renumberComponents: the edits (the references replaced, the head that
 ///   computes the new numbers), and the refusal of the builtin used as a

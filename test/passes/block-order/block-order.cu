@@ -20,6 +20,7 @@
 // RUN: not forge-port propose %s --kernel flag --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=VOLATILE
 // RUN: not forge-port propose %s --kernel asm_ctaid --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=ASM
 // RUN: not forge-port propose %s --kernel clustered --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: not forge-port propose %s --kernel groups --block 16,16 --rules=block-order 2>&1 | FileCheck %s --check-prefix=GROUPS
 // RUN: not forge-port propose %S/Inputs/one_row.cu --spec %S/Inputs/one_row.json --rules=block-order 2>&1 | FileCheck %s --check-prefix=ONEROW
 
 // x over the rows, y over the columns of row-major data.
@@ -166,5 +167,16 @@ __global__ void __cluster_dims__(2, 1, 1) clustered(const float *A, float *C, in
     C[row * N + col] = A[row * N + col];
 }
 // CLUSTER: not applicable: the kernel has __cluster_dims__
+
+#include <cooperative_groups.h>
+// The group's index is the hardware's block index, read in the header.
+__global__ void groups(const float *A, float *C, int M, int N) {
+  auto b = cooperative_groups::this_thread_block();
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N)
+    C[row * N + col] = A[row * N + col] + b.group_index().y;
+}
+// GROUPS: not applicable: the kernel uses cooperative groups ('{{[a-z_]+}}'), which read the hardware's thread and block numbers
 
 // ONEROW: not applicable: the spec's grid is 4096x1x1: with one block along y there is no other order for the blocks

@@ -15,6 +15,7 @@
 // RUN: not forge-port propose %s --kernel helper --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=HELPER
 // RUN: not forge-port propose %s --kernel macro --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=MACRO
 // RUN: not forge-port propose %s --kernel whole --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=WHOLE
+// RUN: not forge-port propose %s --kernel groups --block 16,16 --rules=warp-axis 2>&1 | FileCheck %s --check-prefix=GROUPS
 
 __global__ void madd(const float *A, const float *B, float *C, int M, int N) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -130,3 +131,13 @@ __global__ void whole(const float *A, float *C, int M, int N) {
     C[row * N + col] = A[row * N + col];
 }
 // WHOLE: not applicable: no global access moves by one element along threadIdx.y
+
+#include <cooperative_groups.h>
+// thread_rank() is the hardware's thread number, read in the header.
+__global__ void groups(const float *A, float *C, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N)
+    C[row * N + col] = A[row * N + col] + cooperative_groups::this_thread_block().thread_rank();
+}
+// GROUPS: not applicable: the kernel uses cooperative groups ('{{[a-z_]+}}'), which read the hardware's thread and block numbers
