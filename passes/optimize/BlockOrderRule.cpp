@@ -40,7 +40,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cstdlib>
-#include <set>
 
 using namespace clang;
 using namespace llvm;

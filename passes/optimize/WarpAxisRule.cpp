@@ -36,7 +36,6 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <set>
 
 using namespace clang;
 using namespace llvm;
