@@ -71,13 +71,36 @@ public:
 /// dimensions, and the window's extent.
 struct RowsPlan {
   TilePlan P;
+  /// The thread axis the rows follow: 'y' for a 2D footprint; 'z' for a 3D
+  /// one over a block with threads along z, whose rows are planes.
+  char Axis = 'y';
   unsigned RowD = 0;
   std::optional<unsigned> ColD;
-  int64_t RowLo = 0, RowHi = 0, ColLo = 0, ColHi = 0;
-  /// Position along RowD = G + C, with G = blockIdx.y * S + threadIdx.y.
+  /// The 3D form's middle dimension (the one that moves with threadIdx.y).
+  std::optional<unsigned> MidD;
+  int64_t RowLo = 0, RowHi = 0, ColLo = 0, ColHi = 0, MidLo = 0, MidHi = 0;
+  /// Position along RowD = G + C, with G = blockIdx.<Axis> * S +
+  /// threadIdx.<Axis>.
   IndexForm G, C;
   int64_t rows(int64_t R) const { return R + RowHi - RowLo; }
   int64_t cols() const { return ColHi - ColLo + 1; }
+  int64_t mids() const { return MidHi - MidLo + 1; }
+  /// The window's values per row (per plane in the 3D form).
+  int64_t perRow() const { return mids() * cols(); }
+  /// "threadIdx.z" for Var "threadIdx" in the 3D form.
+  std::string axis(StringRef Var) const { return (Var + "." + Twine(Axis)).str(); }
+  /// "rows" or "planes".
+  StringRef rowWord() const { return MidD ? "planes" : "rows"; }
+  /// The window's shape for R rows per thread ("6 x 3" or "6 x 3 x 3").
+  std::string shape(int64_t R) const {
+    return MidD ? formatv("{0} x {1} x {2}", rows(R), mids(), cols()).str()
+                : formatv("{0} x {1}", rows(R), cols()).str();
+  }
+  /// Element I (row), Mid, J (column) of window Win.
+  std::string at(StringRef Win, StringRef I, StringRef Mid, StringRef J) const {
+    return MidD ? formatv("{0}[{1}][{2}][{3}]", Win, I, Mid, J).str()
+                : formatv("{0}[{1}][{2}]", Win, I, J).str();
+  }
 };
 
 /// The streaming form's plan (docs/passes/stencil-register-rows.md,
@@ -257,29 +280,35 @@ Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win, 
     auto I = Index(RP.RowD, RP.RowLo, Row.str());
     if (!I)
       return I.takeError();
-    std::string J = "0";
+    std::string J = "0", Mid = "0";
     if (RP.ColD) {
       auto JJ = Index(*RP.ColD, RP.ColLo, "");
       if (!JJ)
         return JJ.takeError();
       J = *JJ;
     }
+    if (RP.MidD) {
+      auto MM = Index(*RP.MidD, RP.MidLo, "");
+      if (!MM)
+        return MM.takeError();
+      Mid = *MM;
+    }
     Reads.push_back(*Range);
-    Edits.push_back({Range->first, Range->second - Range->first,
-                     formatv("{0}[{1}][{2}]", Win, *I, J).str()});
+    Edits.push_back({Range->first, Range->second - Range->first, RP.at(Win, *I, Mid, J)});
   }
   BuiltinFinder B;
   B.TraverseStmt(const_cast<CompoundStmt *>(Body));
   for (const auto &[E, Ref] : B.Found) {
-    if (Ref.Dim != 'y' || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
+    if (Ref.Dim != RP.Axis || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
       continue;
     auto Range = C.rangeOf(E->getSourceRange());
     if (!Range)
-      return makeError("'{0}.y' is written through a macro", Ref.Var);
+      return makeError("'{0}' is written through a macro", RP.axis(Ref.Var));
     if (any_of(Reads, [&](const auto &Rd) { return Range->first >= Rd.first && Range->second <= Rd.second; }))
       continue;
-    std::string New = Ref.Var == "threadIdx" ? formatv("(threadIdx.y * {0} + {1})", R, Row).str()
-                                             : formatv("(blockIdx.y * {0})", R).str();
+    std::string New = Ref.Var == "threadIdx"
+                          ? formatv("({0} * {1} + {2})", RP.axis("threadIdx"), R, Row).str()
+                          : formatv("({0} * {1})", RP.axis("blockIdx"), R).str();
     Edits.push_back({Range->first, Range->second - Range->first, New});
   }
   // Unroll the offsets' loops fully (those not unrolled already), and the
@@ -339,20 +368,23 @@ Expected<std::string> Writer::write(int64_t R) {
   auto G = print(RP.G, true);
   if (!G)
     return G.takeError();
-  Add(Ind, formatv("// stencil-register-rows: {0} output rows per thread; the {1} x {2} input "
+  Add(Ind, formatv("// stencil-register-rows: {0} output {1} per thread; the {2} input "
                    "elements of '{3}'",
-                   R, RP.rows(R), RP.cols(), P.Buffer)
+                   R, RP.rowWord(), RP.shape(R), P.Buffer)
                .str());
   Add(Ind, "// they read are loaded once into registers (with the original's border handling), "
            "then the");
-  Add(Ind, "// original code runs per row, reading them there.");
+  Add(Ind, formatv("// original code runs per {0}, reading them there.", RP.MidD ? "plane" : "row")
+               .str());
   if (Error E = Coefs.edits(In, M, FP, [&](StringRef B) { return fresh(B); }, CoefEdits))
     return std::move(E);
   if (Error E = Coefs.loads(In, FP, Ind, [&](StringRef B) { return fresh(B); },
                             /*BarrierAfter=*/true, Lines))
     return std::move(E);
   Add(Ind, formatv("const long long {0} = {1} * ({2});", Row0, R, *G).str());
-  Add(Ind, formatv("{0} {1}[{2}][{3}];", typeSpelling(P.Elem, In.Ctx), Win, RP.rows(R), RP.cols())
+  Add(Ind, formatv("{0} {1};", typeSpelling(P.Elem, In.Ctx),
+                   RP.at(Win, std::to_string(RP.rows(R)), std::to_string(RP.mids()),
+                         std::to_string(RP.cols())))
                .str());
   auto Text = bodyText(R, Rr, Win, /*Interior=*/false);
   if (!Text)
@@ -389,15 +421,20 @@ Expected<std::string> Writer::write(int64_t R) {
 
 Error Writer::loader(std::vector<std::string> &Lines, StringRef Ind0, int64_t R, StringRef Row0,
                      StringRef Win, const TilePlan &P) {
-  std::string Ind = Ind0.str(), I1 = Ind + "  ", I2 = I1 + "  ";
-  std::string Ri = fresh("i"), Cj = fresh("j");
+  // The 3D form nests a loop over the middle dimension between the two.
+  std::string Ind = Ind0.str(), I1 = Ind + "  ", IM = RP.MidD ? I1 + "  " : I1, I2 = IM + "  ";
+  std::string Ri = fresh("i"), Cj = fresh("j"), Mm = RP.MidD ? fresh("m") : "0";
   auto Add = [&](const std::string &Indent, const std::string &Text) {
     Lines.push_back(Indent + Text);
   };
   Add("", "#pragma unroll");
   Add(Ind, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Ri, RP.rows(R)).str());
+  if (RP.MidD) {
+    Add("", "#pragma unroll");
+    Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Mm, RP.mids()).str());
+  }
   Add("", "#pragma unroll");
-  Add(I1, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Cj, RP.cols()).str());
+  Add(IM, formatv("for (int {0} = 0; {0} < {1}; ++{0}) {{", Cj, RP.cols()).str());
   // The element's coordinates.
   size_t ND = P.Dims.size();
   std::vector<std::string> E(ND);
@@ -410,10 +447,11 @@ Error Writer::loader(std::vector<std::string> &Lines, StringRef Ind0, int64_t R,
         return Cst.takeError();
       Rhs = plusOffset(Row0, *Cst) + " + " + Ri;
     } else {
-      auto Pos = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
+      bool Mid = RP.MidD && D == *RP.MidD;
+      auto Pos = print(P.Dims[D].Position + IndexForm::constant(Mid ? RP.MidLo : RP.ColLo), true);
       if (!Pos)
         return Pos.takeError();
-      Rhs = *Pos + " + " + Cj;
+      Rhs = *Pos + " + " + (Mid ? Mm : Cj);
     }
     Add(I2, formatv("long long {0} = {1};", E[D], Rhs).str());
   }
@@ -424,13 +462,15 @@ Error Writer::loader(std::vector<std::string> &Lines, StringRef Ind0, int64_t R,
     Add(I2, Decl);
   std::string Type = typeSpelling(P.Elem, In.Ctx);
   std::string Zero = zeroOf(P.Elem, In.Ctx);
+  std::string Elem = RP.at(Win, Ri, Mm, Cj);
   if (EL->Conds.empty())
-    Add(I2, formatv("{0}[{1}][{2}] = {3};", Win, Ri, Cj, EL->Load).str());
+    Add(I2, formatv("{0} = {1};", Elem, EL->Load).str());
   else
-    Add(I2, formatv("{0}[{1}][{2}] = {3} ? {4} : {5};", Win, Ri, Cj, join(EL->Conds, " && "),
-                    EL->Load, Zero)
+    Add(I2, formatv("{0} = {1} ? {2} : {3};", Elem, join(EL->Conds, " && "), EL->Load, Zero)
                 .str());
-  Add(I1, "}");
+  Add(IM, "}");
+  if (RP.MidD)
+    Add(I1, "}");
   Add(Ind, "}");
   return Error::success();
 }
@@ -1084,13 +1124,14 @@ Expected<std::string> Writer::interiorCondition(int64_t R, StringRef Row0, int64
       std::string F = *First == "0" ? Row0.str() : "(" + plusOffset(Row0, *First) + ")";
       return std::make_pair(F, formatv("{0} + {1}", F, RP.rows(R) - 1).str());
     }
-    if (Cc > 1)
+    bool Mid = RP.MidD && D == *RP.MidD;
+    if (Cc > 1 && !Mid)
       return std::make_pair("(" + ColFirst.str() + ")",
                             formatv("({0} + {1})", ColFirst,
                                     (ColSpan ? ColSpan : Cc + RP.ColHi - RP.ColLo) - 1)
                                 .str());
-    auto First = print(P.Dims[D].Position + IndexForm::constant(RP.ColLo), true);
-    auto Last = print(P.Dims[D].Position + IndexForm::constant(RP.ColHi), true);
+    auto First = print(P.Dims[D].Position + IndexForm::constant(Mid ? RP.MidLo : RP.ColLo), true);
+    auto Last = print(P.Dims[D].Position + IndexForm::constant(Mid ? RP.MidHi : RP.ColHi), true);
     if (!First)
       return First.takeError();
     if (!Last)
@@ -1139,37 +1180,47 @@ public:
   char Want;
 };
 
-/// Whether F depends on threadIdx.y or blockIdx.y.
-bool movesWithY(const an::AtomTable &T, const IndexForm &F) {
-  auto Tid = T.findBuiltin("threadIdx", 'y'), Bid = T.findBuiltin("blockIdx", 'y');
+/// Whether F depends on threadIdx.<Axis> or blockIdx.<Axis>.
+bool movesWith(const an::AtomTable &T, const IndexForm &F, char Axis) {
+  auto Tid = T.findBuiltin("threadIdx", Axis), Bid = T.findBuiltin("blockIdx", Axis);
   return (Tid && T.dependsOn(F, *Tid)) || (Bid && T.dependsOn(F, *Bid));
 }
+
+/// The thread axis whose outputs share a window: z for a 3D footprint
+/// (rows are planes), y otherwise.
+char rowAxis(size_t Dims) { return Dims == 3 ? 'z' : 'y'; }
 
 /// The row plan for a stencil's tile plan, or why there is none.
 Expected<RowsPlan> rowsPlan(const RuleInput &In, an::KernelModel &M, TilePlan P) {
   const an::AtomTable &T = M.atoms();
   RowsPlan RP;
-  if (P.Dims.size() > 2)
-    return makeError("the stencil on '{0}' is {1}D: the register window is written for 2D "
-                     "footprints over the thread grid's x and y",
+  if (P.Dims.size() > 3)
+    return makeError("the stencil on '{0}' is {1}D: the register window is written for "
+                     "footprints over the thread grid's x, y and z",
                      P.Buffer, P.Dims.size());
+  RP.Axis = rowAxis(P.Dims.size());
+  const std::string Want = P.Dims.size() == 3 ? "threadIdx.x, threadIdx.y or threadIdx.z"
+                                              : "threadIdx.x or threadIdx.y";
   std::optional<unsigned> RowD;
   for (unsigned D = 0; D < P.Dims.size(); ++D) {
-    if (P.Dims[D].ThreadDim == 'y' && !RowD)
+    char TD = P.Dims[D].ThreadDim;
+    if (TD == RP.Axis && !RowD)
       RowD = D;
-    else if (P.Dims[D].ThreadDim == 'x' && !RP.ColD)
+    else if (TD == 'x' && !RP.ColD)
       RP.ColD = D;
+    else if (RP.Axis == 'z' && TD == 'y' && !RP.MidD)
+      RP.MidD = D;
     else
       return makeError("dimension {0} of the stencil on '{1}' (stride {2}) moves with {3}, not "
-                       "with threadIdx.x or threadIdx.y",
+                       "with {4}",
                        D, P.Buffer, P.Dims[D].StrideText,
-                       P.Dims[D].ThreadDim ? "threadIdx." + std::string(1, P.Dims[D].ThreadDim)
-                                           : std::string("the block only"));
+                       TD ? "threadIdx." + std::string(1, TD) : std::string("the block only"),
+                       Want);
   }
   if (!RowD)
-    return makeError("no dimension of the stencil on '{0}' moves with threadIdx.y: there are no "
-                     "rows of outputs to share a window",
-                     P.Buffer);
+    return makeError("no dimension of the stencil on '{0}' moves with {1}: there are no "
+                     "{2} of outputs to share a window",
+                     P.Buffer, RP.axis("threadIdx"), RP.rowWord());
   RP.RowD = *RowD;
   auto Extent = [&](unsigned D, int64_t &Lo, int64_t &Hi) -> Error {
     auto L = P.Dims[D].Lo.constantValue(), H = P.Dims[D].Hi.constantValue();
@@ -1186,29 +1237,36 @@ Expected<RowsPlan> rowsPlan(const RuleInput &In, an::KernelModel &M, TilePlan P)
   if (RP.ColD)
     if (Error Er = Extent(*RP.ColD, RP.ColLo, RP.ColHi))
       return std::move(Er);
+  if (RP.MidD)
+    if (Error Er = Extent(*RP.MidD, RP.MidLo, RP.MidHi))
+      return std::move(Er);
   if (RP.RowLo == RP.RowHi)
-    return makeError("the stencil on '{0}' reads no neighbouring rows (offsets along y {1}..{1}): "
-                     "rows of outputs share nothing",
-                     P.Buffer, RP.RowLo);
-  // The row: blockIdx.y * blockDim.y + threadIdx.y plus what does not move.
+    return makeError("the stencil on '{0}' reads no neighbouring {1} (offsets along {2} "
+                     "{3}..{3}): {1} of outputs share nothing",
+                     P.Buffer, RP.rowWord(), RP.Axis, RP.RowLo);
+  // The row: blockIdx * blockDim + threadIdx along the axis, plus what does
+  // not move.
   const IndexForm &Pos = P.Dims[RP.RowD].Position;
-  auto Tid = T.findBuiltin("threadIdx", 'y'), Bid = T.findBuiltin("blockIdx", 'y');
-  auto BDim = T.findBuiltin("blockDim", 'y');
+  auto Tid = T.findBuiltin("threadIdx", RP.Axis), Bid = T.findBuiltin("blockIdx", RP.Axis);
+  auto BDim = T.findBuiltin("blockDim", RP.Axis);
   auto Coef = Bid ? Pos.coefficientOf(*Bid) : std::nullopt;
   bool Spans = Coef && BDim && *Coef == IndexForm::atom(*BDim);
+  std::string Global = formatv("{0} * {1} + {2}", RP.axis("blockIdx"), RP.axis("blockDim"),
+                               RP.axis("threadIdx"))
+                           .str();
   if (!Tid || !Spans || Pos.coefficientOf(*Tid) != IndexForm::constant(1))
-    return makeError("the row of the stencil on '{0}' is '{1}', not blockIdx.y * blockDim.y + "
-                     "threadIdx.y plus a constant offset",
-                     P.Buffer, M.render(Pos));
+    return makeError("the {0} of the stencil on '{1}' is '{2}', not {3} plus a constant offset",
+                     RP.MidD ? "plane" : "row", P.Buffer, M.render(Pos), Global);
   RP.G = IndexForm::atom(*Bid) * *Coef + IndexForm::atom(*Tid);
   RP.C = Pos - RP.G;
-  if (movesWithY(T, RP.C))
-    return makeError("the row of the stencil on '{0}' ('{1}') moves with y other than as "
-                     "blockIdx.y * blockDim.y + threadIdx.y",
-                     P.Buffer, M.render(Pos));
-  if (RP.ColD && movesWithY(T, P.Dims[*RP.ColD].Position))
-    return makeError("the column of the stencil on '{0}' ('{1}') moves with y", P.Buffer,
-                     M.render(P.Dims[*RP.ColD].Position));
+  if (movesWith(T, RP.C, RP.Axis))
+    return makeError("the {0} of the stencil on '{1}' ('{2}') moves with {3} other than as {4}",
+                     RP.MidD ? "plane" : "row", P.Buffer, M.render(Pos), RP.Axis, Global);
+  for (std::optional<unsigned> D : {RP.ColD, RP.MidD})
+    if (D && movesWith(T, P.Dims[*D].Position, RP.Axis))
+      return makeError("the {0} of the stencil on '{1}' ('{2}') moves with {3}",
+                       D == RP.ColD ? "column" : "row", P.Buffer,
+                       M.render(P.Dims[*D].Position), RP.Axis);
   RP.P = std::move(P);
   return RP;
 }
@@ -1342,6 +1400,10 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
                                 const CompoundStmt *Body, Planner &Pl) {
   const TilePlan &P = RP.P;
   const an::AtomTable &T = M.atoms();
+  if (RP.MidD)
+    return makeError("the window is 3D (planes of '{0}'): the streamed form is written for 2D "
+                     "windows",
+                     P.Buffer);
   StreamPlan SP;
   int Loop = -1;
   for (size_t K = 0; K < P.Reads.size(); ++K) {
@@ -1549,7 +1611,7 @@ Expected<StreamPlan> streamPlan(const RuleInput &In, an::KernelModel &M, const R
                          .str());
   SP.Gx = IndexForm::atom(*Bid) * *Coef + IndexForm::atom(*Tid);
   SP.Cx = Pos - SP.Gx;
-  if (T.dependsOn(SP.Cx, *Tid) || T.dependsOn(SP.Cx, *Bid) || movesWithY(T, SP.Cx))
+  if (T.dependsOn(SP.Cx, *Tid) || T.dependsOn(SP.Cx, *Bid) || movesWith(T, SP.Cx, 'y'))
     return NoColumns(formatv("the column '{0}' moves with the thread other than as "
                              "blockIdx.x * blockDim.x + threadIdx.x",
                              M.render(Pos))
@@ -1612,18 +1674,23 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                                  Stencils.size())
                              .str());
   const an::Footprint &F = M.Footprints[Stencils.front()->Footprint];
-  if (F.Dims.size() > 2)
+  auto MovesWith = [&](char Dim) {
+    auto Tid = M.atoms().findBuiltin("threadIdx", Dim);
+    return Tid && any_of(F.Dims, [&](const an::FootprintDim &D) {
+             return M.atoms().dependsOn(D.Position, *Tid);
+           });
+  };
+  if (F.Dims.size() > 3 || (F.Dims.size() == 3 && !MovesWith('z')))
     return notApplicable(formatv("the stencil on '{0}' is {1}D ({2}): the register window is "
-                                 "written for 2D footprints over the thread grid's x and y",
+                                 "written for footprints over the thread grid (2D over x and y, "
+                                 "3D over x, y and z)",
                                  F.Buffer, F.Dims.size(), F.shape())
                              .str());
-  if (auto Tid = M.atoms().findBuiltin("threadIdx", 'y');
-      !Tid || none_of(F.Dims, [&](const an::FootprintDim &D) {
-        return M.atoms().dependsOn(D.Position, *Tid);
-      }))
-    return notApplicable(formatv("no dimension of the stencil on '{0}' moves with threadIdx.y: "
+  const char Axis = rowAxis(F.Dims.size());
+  if (!MovesWith(Axis))
+    return notApplicable(formatv("no dimension of the stencil on '{0}' moves with threadIdx.{1}: "
                                  "there are no rows of outputs to share a window",
-                                 F.Buffer)
+                                 F.Buffer, Axis)
                              .str());
   Planner Pl(In, M, Req.Block.value_or(std::array<int64_t, 3>{1, 1, 1}));
   auto Plan = Pl.plan(F);
@@ -1644,17 +1711,19 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
   if (Facts.Labels)
     return notApplicable("the body has labels, which its copies would repeat");
   for (const auto &[E, Ref] : Facts.Found)
-    if (Ref.Var == "gridDim" && Ref.Dim == 'y')
-      return notApplicable("the body reads 'gridDim.y', which the smaller grid changes");
-  // threadIdx.y and blockIdx.y only in the row, which the copies of the
-  // body remap to row0 + r: elsewhere (threadIdx.y == 0, a batch index)
-  // the remap would change their meaning.
+    if (Ref.Var == "gridDim" && Ref.Dim == Axis)
+      return notApplicable(formatv("the body reads '{0}', which the smaller grid changes",
+                                   RP.axis("gridDim"))
+                               .str());
+  // threadIdx.y and blockIdx.y (z in the 3D form) only in the row, which
+  // the copies of the body remap to row0 + r: elsewhere (threadIdx.y == 0,
+  // a batch index) the remap would change their meaning.
   {
-    RowIndexFinder Rows;
+    RowIndexFinder Rows(Axis);
     Rows.TraverseStmt(const_cast<CompoundStmt *>(Body));
     const SourceManager &SM = In.Ctx.getSourceManager();
     for (const auto &[E, Ref] : Facts.Found) {
-      if (Ref.Dim != 'y' || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
+      if (Ref.Dim != Axis || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
         continue;
       bool InRow = any_of(Rows.Found, [&](const Expr *R) {
         SourceRange RR = R->getSourceRange(), ER = E->getSourceRange();
@@ -1662,10 +1731,12 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                !SM.isBeforeInTranslationUnit(RR.getEnd(), ER.getEnd());
       });
       if (!InRow)
-        return notApplicable(formatv("'{0}.y' (line {1}) is used other than in the row "
-                                     "'blockIdx.y * blockDim.y + threadIdx.y': running the body "
-                                     "once per row would change its meaning",
-                                     Ref.Var, SM.getPresumedLineNumber(E->getBeginLoc()))
+        return notApplicable(formatv("'{0}' (line {1}) is used other than in the {2} "
+                                     "'{3} * {4} + {5}': running the body once per {2} would "
+                                     "change its meaning",
+                                     RP.axis(Ref.Var), SM.getPresumedLineNumber(E->getBeginLoc()),
+                                     RP.MidD ? "plane" : "row", RP.axis("blockIdx"),
+                                     RP.axis("blockDim"), RP.axis("threadIdx"))
                                  .str());
     }
   }
@@ -1696,32 +1767,52 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                                    "cannot trace",
                                    A.Text, A.Loc.Line)
                                .str());
-    bool Moves = movesWithY(M.atoms(), A.Index) || !A.IndexKnown;
+    bool Moves = movesWith(M.atoms(), A.Index, Axis) || !A.IndexKnown;
     if (Moves && !Pl.boundedAbove(A, P.Dims[RP.RowD]))
-      return notApplicable(formatv("'{0}' (line {1}) is not guarded by a bound along y, so the "
-                                   "rows past the original grid would reach it",
-                                   A.Text, A.Loc.Line)
+      return notApplicable(formatv("'{0}' (line {1}) is not guarded by a bound along {2}, so the "
+                                   "{3} past the original grid would reach it",
+                                   A.Text, A.Loc.Line, Axis, RP.rowWord())
                                .str());
   }
   // Two row counts; fewer for a wide window. With coefficients to stage,
   // 4 and 2 rows, the coefficients in registers as far as the window, the
   // accumulators and they fit the budget (in shared memory otherwise).
-  CoefficientPlan Coefs = planCoefficients(In, M, Facts.Calls, MaxCoefficientRegisters, "y");
+  // A window row is a plane in the 3D form: its values count as the
+  // columns of a wider 2D window.
+  const std::string Remapped(1, Axis);
+  CoefficientPlan Coefs =
+      planCoefficients(In, M, Facts.Calls, MaxCoefficientRegisters, Remapped);
   std::vector<int64_t> Rs = {4, 8};
   if (!Coefs.Stages.empty())
-    Rs = {4, RP.rows(8) * RP.cols() + 8 <= WideRows ? int64_t(8) : int64_t(2)};
-  else if (RP.rows(8) * RP.cols() > MaxWindow / 2)
+    Rs = {4, RP.rows(8) * RP.perRow() + 8 <= WideRows ? int64_t(8) : int64_t(2)};
+  else if (RP.rows(8) * RP.perRow() > MaxWindow / 2)
     Rs = {2, 4};
-  if (!Coefs.Stages.empty() && RP.rows(4) * RP.cols() > MaxWindow)
+  if (!Coefs.Stages.empty() && RP.rows(4) * RP.perRow() > MaxWindow)
     Rs = {2};
-  if (RP.rows(Rs.front()) * RP.cols() > MaxWindow)
-    return notApplicable(formatv("a window of {0} x {1} values for {2} rows per thread is more "
+  if (RP.rows(Rs.front()) * RP.perRow() > MaxWindow)
+    return notApplicable(formatv("a window of {0} values for {1} {2} per thread is more "
                                  "than the {3} registers the rule allows",
-                                 RP.rows(Rs.front()), RP.cols(), Rs.front(), MaxWindow)
+                                 RP.shape(Rs.front()), Rs.front(), RP.rowWord(), MaxWindow)
                              .str());
-  auto Grid = Req.Geometry.find("grid.y");
+  // The window holds every element of the footprint's hull; a sparse
+  // footprint (the 7-point star reads 7 of its 3 x 3 x 3 box) can take more
+  // loads from it than the original's reads.
+  if (P.PointsValue > 0) {
+    int64_t Fewest = *std::max_element(Rs.begin(), Rs.end());
+    llvm::erase_if(Rs, [&](int64_t R) { return RP.rows(R) * RP.perRow() >= P.PointsValue * R; });
+    if (Rs.empty())
+      return notApplicable(formatv("a window of {0} values for {1} {2} per thread loads more "
+                                   "than the {3} reads of its outputs ({4} per output): the "
+                                   "footprint fills little of its {5} hull",
+                                   RP.shape(Fewest), Fewest, RP.rowWord(), P.PointsValue * Fewest,
+                                   P.PointsValue, RP.shape(1))
+                               .str());
+  }
+  const std::string GridKey = RP.axis("grid");
+  auto Grid = Req.Geometry.find(GridKey);
   if (Grid == Req.Geometry.end() || Grid->second.empty())
-    return notApplicable("the spec's grid.y is not known, and the grid must shrink");
+    return notApplicable(formatv("the spec's {0} is not known, and the grid must shrink", GridKey)
+                             .str());
 
   EditCollector C(In);
   auto LB = C.offsetOf(Body->getLBracLoc()), RB = C.offsetOf(Body->getRBracLoc());
@@ -1734,9 +1825,9 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
   // more warps resident: the loop measures which is faster.
   auto Placed = [&](int64_t R, int64_t Budget) {
     return planCoefficients(In, M, Facts.Calls,
-                            std::clamp<int64_t>(Budget - RP.rows(R) * RP.cols() - R, 0,
+                            std::clamp<int64_t>(Budget - RP.rows(R) * RP.perRow() - R, 0,
                                                 MaxCoefficientRegisters),
-                            "y");
+                            Remapped);
   };
   std::vector<std::pair<int64_t, CoefficientPlan>> Variants;
   for (int64_t R : Rs)
@@ -1886,27 +1977,27 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
     std::string Expr = formatv("ceil_div({0}, {1})", Grid->second, R).str();
     if (auto Parsed = measure::IntExpr::parse(Expr); !Parsed)
       return notApplicable(toString(Parsed.takeError()));
-    S.Geometry["grid.y"] = Expr;
-    S.Justification = formatv("each thread computes {0} consecutive rows, so grid.y shrinks {0} "
-                              "times; rows past the image fail the kernel's own guards, so a "
+    S.Geometry[GridKey] = Expr;
+    S.Justification = formatv("each thread computes {0} consecutive {1}, so {2} shrinks {0} "
+                              "times; {1} past the {3} fail the kernel's own guards, so a "
                               "larger grid is correct too",
-                              R)
+                              R, RP.rowWord(), GridKey, RP.MidD ? "volume" : "image")
                           .str();
-    int64_t NR = RP.rows(R), NC = RP.cols();
     std::string Summary =
-        formatv("compute {0} output rows per thread from a {1} x {2} register window of '{3}'", R,
-                NR, NC, P.Buffer)
+        formatv("compute {0} output {1} per thread from a {2} register window of '{3}'", R,
+                RP.rowWord(), RP.shape(R), P.Buffer)
             .str();
     std::string Rationale =
         formatv("Each output reads {0} elements of '{1}' (border {2}), one load instruction "
-                "each. With {3} consecutive rows per thread the {4} x {5} elements they read "
-                "are loaded once into registers: loads per output {0} -> {6:f2}. The window "
+                "each. With {3} consecutive {7} per thread the {4} elements they read "
+                "are loaded once into registers: loads per output {0} -> {5:f2}. The window "
                 "reproduces the original's clamps and loads nothing where its guards say it "
                 "reads nothing; every read becomes the window element holding the same value, "
-                "and the body runs per row with its own guards, so the results are bitwise "
-                "identical for any block and any grid that covers the image.",
-                P.Points, P.Buffer, an::borderModeName(P.F->Border), R, NR, NC,
-                double(NR * NC) / double(R))
+                "and the body runs per {6} with its own guards, so the results are bitwise "
+                "identical for any block and any grid that covers the {8}.",
+                P.Points, P.Buffer, an::borderModeName(P.F->Border), R, RP.shape(R),
+                double(RP.rows(R) * RP.perRow()) / double(R), RP.MidD ? "plane" : "row",
+                RP.rowWord(), RP.MidD ? "volume" : "image")
             .str();
     if (!RC.Stages.empty()) {
       Summary += ", coefficients " + RC.describe();

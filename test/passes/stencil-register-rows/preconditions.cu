@@ -4,13 +4,21 @@
 // RUN: not forge-port propose %s --kernel runtime_radius --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=LOOP
 // RUN: not forge-port propose %s --kernel wide --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: not forge-port propose %s --kernel row_only --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=ROWONLY
-// RUN: not forge-port propose %s --kernel heat3d --block 32,4,2 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=THREED
+// RUN: not forge-port propose %s --kernel heat3d --block 32,4,2 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=SPARSE
+// RUN: not forge-port propose %s --kernel march3d --block 32,8 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=THREED
+// RUN: not forge-port propose %s --kernel batch3d --block 32,4,2 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not forge-port propose %s --kernel synced --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=SYNC
 // GRID: stencil-register-rows: not applicable: the spec's grid.y is not known, and the grid must shrink
 // LOOP: stencil-register-rows: not applicable: the footprint of 'in' along dimension 1 ('-rad'..'rad') is not a compile-time constant: the register window's size must be one
 // WIDE: stencil-register-rows: not applicable: a window of 14 x 13 values for 2 rows per thread is more than the 128 registers the rule allows
 // ROWONLY: stencil-register-rows: not applicable: no dimension of the stencil on 'in' moves with threadIdx.y
-// THREED: stencil-register-rows: not applicable: the stencil on 'u' is 3D (3x3x3): the register window is written for 2D footprints
+// The 7-point star with 3D blocks: a window over its 3 x 3 x 3 hull loads
+// more (54 for 4 planes) than its outputs read (28).
+// SPARSE: stencil-register-rows: not applicable: a window of 6 x 3 x 3 values for 4 planes per thread loads more than the 28 reads of its outputs (7 per output): the footprint fills little of its 3 x 3 x 3 hull
+// A 3D footprint whose third dimension is a loop, not threadIdx.z (stencil-z-march's).
+// THREED: stencil-register-rows: not applicable: the stencil on 'u' is 3D (3x3x3): the register window is written for footprints over the thread grid (2D over x and y, 3D over x, y and z)
+// blockIdx.z used as a batch index beside the plane: a per-plane copy would remap it.
+// BATCH: stencil-register-rows: not applicable: 'blockIdx.z' (line {{[0-9]+}}) is used other than in the plane 'blockIdx.z * blockDim.z + threadIdx.z'
 // SYNC: stencil-register-rows: not applicable: the body synchronises or shares memory between threads
 
 __global__ void blur(const float *in, float *out, int w, int h) {
@@ -60,6 +68,33 @@ __global__ void heat3d(const double *u, double *v, int nx, int ny, int nz) {
     v[c] = u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx] + u[c - nx * ny] + u[c + nx * ny] -
            6.0 * u[c];
   }
+}
+
+__global__ void march3d(const float *u, float *v, int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < 1 || j < 1 || i >= nx - 1 || j >= ny - 1) return;
+  for (int k = 1; k < nz - 1; ++k) {
+    float s = 0.f;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          s += u[((k + dz) * ny + j + dy) * nx + i + dx];
+    v[(k * ny + j) * nx + i] = s;
+  }
+}
+
+__global__ void batch3d(const float *u, float *v, int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i < 1 || j < 1 || k < 1 || i >= nx - 1 || j >= ny - 1 || k >= nz - 1) return;
+  float s = 0.f;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        s += u[((k + dz) * ny + j + dy) * nx + i + dx];
+  v[(k * ny + j) * nx + i] = s + (blockIdx.z == 0 ? 1.f : 0.f);
 }
 
 __global__ void synced(const float *in, float *out, int w, int h) {

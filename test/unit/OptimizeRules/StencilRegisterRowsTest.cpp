@@ -603,7 +603,8 @@ __global__ void k(const float *in, float *out, int w, int h) {
   if (threadIdx.y == 0) first[blockIdx.y * w + x] = s;
 })");
   EXPECT_TRUE(has(Why, "'threadIdx.y' (line 9) is used other than in the row")) << Why;
-  // 3D: declined with the reason.
+  // The 3D 7-point star: a window over its 3 x 3 x 3 hull would load more
+  // than its outputs read.
   Why = Skip(R"(__global__ void k(const double *u, double *v, int nx, int ny, int nz) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -614,7 +615,58 @@ __global__ void k(const float *in, float *out, int w, int h) {
            6.0 * u[c];
   }
 })");
-  EXPECT_TRUE(has(Why, "3D")) << Why;
+  EXPECT_TRUE(has(Why, "loads more than the 28 reads of its outputs (7 per output)")) << Why;
+}
+
+// The 3D form: a box over 3D blocks gets R planes per thread along
+// threadIdx.z from a planes x rows x columns window, grid.z divided; its
+// refusals name the plane.
+TEST(StencilRegisterRows, Planes) {
+  const std::string Box = R"(__global__ void k(const float *in, float *out, int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i >= nx || j >= ny || k >= nz) return;
+  float s = 0.f;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        s += in[(min(max(k + dz, 0), nz - 1) * ny + min(max(j + dy, 0), ny - 1)) * nx +
+                min(max(i + dx, 0), nx - 1)];
+  out[(k * ny + j) * nx + i] = s;
+})";
+  forge::testing::RuleRunOptions O;
+  O.Block = {32, 4, 4};
+  O.Geometry = {{"grid.x", "ceil_div(NX, 32)"}, {"grid.y", "ceil_div(NY, 4)"},
+                {"grid.z", "ceil_div(NZ, 4)"}};
+  Result R = forge::testing::runRule("stencil-register-rows", Box, "k", O);
+  ASSERT_EQ(R.Proposals.size(), 2u) << R.Skip;
+  ASSERT_EQ(R.Applied.size(), 2u) << R.Skip;
+  EXPECT_TRUE(has(R.Proposals[0].Summary, "compute 2 output planes per thread from a 4 x 3 x 3 "
+                                          "register window of 'in'"))
+      << R.Proposals[0].Summary;
+  EXPECT_TRUE(has(R.Applied[1], "float in_win[6][3][3];")) << R.Applied[1];
+  EXPECT_TRUE(has(R.Applied[1], "int k = (blockIdx.z * 4) * blockDim.z + (threadIdx.z * 4 + r);"))
+      << R.Applied[1];
+  EXPECT_TRUE(has(R.Applied[1], "s += in_win[r + dz + 1][dy + 1][dx + 1];")) << R.Applied[1];
+  // y is not remapped in the 3D form.
+  EXPECT_TRUE(has(R.Applied[1], "int j = blockIdx.y * blockDim.y + threadIdx.y;")) << R.Applied[1];
+  EXPECT_EQ(R.Proposals[1].Spec->Geometry.at("grid.z"), "ceil_div(ceil_div(NZ, 4), 4)");
+  EXPECT_EQ(R.Proposals[1].Spec->Geometry.count("grid.y"), 0u);
+  // Without the spec's grid.z.
+  O.Geometry.erase("grid.z");
+  Result NoGrid = forge::testing::runRule("stencil-register-rows", Box, "k", O);
+  EXPECT_TRUE(NoGrid.Proposals.empty());
+  EXPECT_TRUE(has(NoGrid.Skip, "the spec's grid.z is not known")) << NoGrid.Skip;
+  // threadIdx.z beside the plane.
+  std::string Tagged = Box;
+  Tagged.replace(Tagged.find("out[(k * ny + j) * nx + i] = s;"),
+                 std::string("out[(k * ny + j) * nx + i] = s;").size(),
+                 "out[(k * ny + j) * nx + i] = s + threadIdx.z;");
+  O.Geometry["grid.z"] = "ceil_div(NZ, 4)";
+  Result Z = forge::testing::runRule("stencil-register-rows", Tagged, "k", O);
+  EXPECT_TRUE(Z.Proposals.empty());
+  EXPECT_TRUE(has(Z.Skip, "'threadIdx.z' (line 12) is used other than in the plane")) << Z.Skip;
 }
 
 } // namespace

@@ -19,14 +19,16 @@ struct float4 {
 template <typename F> void launch(D3 G, D3 B, F Kernel) {
   gridDim = G;
   blockDim = B;
-  for (unsigned By = 0; By < G.y; ++By)
-    for (unsigned Bx = 0; Bx < G.x; ++Bx)
-      for (unsigned Ty = 0; Ty < B.y; ++Ty)
-        for (unsigned Tx = 0; Tx < B.x; ++Tx) {
-          blockIdx = {Bx, By, 1};
-          threadIdx = {Tx, Ty, 1};
-          Kernel();
-        }
+  for (unsigned Bz = 0; Bz < G.z; ++Bz)
+    for (unsigned By = 0; By < G.y; ++By)
+      for (unsigned Bx = 0; Bx < G.x; ++Bx)
+        for (unsigned Tz = 0; Tz < B.z; ++Tz)
+          for (unsigned Ty = 0; Ty < B.y; ++Ty)
+            for (unsigned Tx = 0; Tx < B.x; ++Tx) {
+              blockIdx = {Bx, By, Bz};
+              threadIdx = {Tx, Ty, Tz};
+              Kernel();
+            }
 }
 
 inline unsigned ceilDiv(unsigned A, unsigned B) { return (A + B - 1) / B; }
