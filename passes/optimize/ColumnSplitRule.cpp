@@ -188,9 +188,34 @@ struct Plan {
   BuiltinUses Builtins;
   /// What the loop reads down its columns ("a[(size_t)r * cols + j]").
   std::string ColumnAccess;
+  /// The loop carries no value: its iterations are independent (each writes
+  /// its own elements), so the slices share them without partials.
+  bool Independent = false;
+  /// The independent loop's stores ("out[(size_t)r * cols + j]").
+  std::vector<std::string> Stores;
 };
 
 std::string lineOf(const an::Loop &L) { return "line " + std::to_string(L.Loc.Line); }
+
+/// Whether S is the last thing its thread runs in Body: the last statement
+/// of each compound around it, with only braces and ifs without else in
+/// between (the shapes checkLoop allows around the loop).
+bool nothingFollows(const Stmt *S, const CompoundStmt *Body, ASTContext &Ctx) {
+  for (const Stmt *X = S; X && X != Body;) {
+    const Stmt *Up = parentStmt(X, Ctx);
+    if (const auto *C = dyn_cast_or_null<CompoundStmt>(Up)) {
+      if (C->body_empty() || C->body_back() != X)
+        return false;
+    } else if (const auto *If = dyn_cast_or_null<IfStmt>(Up)) {
+      if (If->getElse())
+        return false;
+    } else if (!isa_and_nonnull<AttributedStmt>(Up)) {
+      return false;
+    }
+    X = Up;
+  }
+  return true;
+}
 
 class ColumnSplitRule : public ExpertRule {
 public:
@@ -458,18 +483,44 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
              "', which is not arithmetic";
     P.Accs.push_back({V, R->Op, ""});
   }
-  if (P.Accs.empty())
-    return Where + " reduces nothing: no loop-carried reduction over it to split";
+  P.Independent = P.Accs.empty();
   llvm::sort(P.Accs, [&](const Acc &A, const Acc &B) {
     return SM.isBeforeInTranslationUnit(A.V->getLocation(), B.V->getLocation());
   });
 
-  // Memory: the loop only reads, coalesced down columns or the same element
-  // for the whole warp.
-  for (const an::Access *A : M.accessesIn(L)) {
-    if (A->writes())
-      return Where + " writes '" + A->Text +
-             "': a side effect in the loop, which the slices would split or repeat";
+  // Memory: a reducing loop only reads, coalesced down columns or the same
+  // element for the whole warp. A loop that carries nothing may write, when
+  // its iterations are independent: each store moves with the loop (its own
+  // elements per iteration, so no order among iterations matters), and the
+  // loop touches a buffer it stores to at that store's element only.
+  std::vector<const an::Access *> InLoop = M.accessesIn(L);
+  for (const an::Access *A : InLoop) {
+    if (A->writes()) {
+      if (!P.Independent)
+        return Where + " writes '" + A->Text +
+               "': a side effect in the loop, which the slices would split or repeat";
+      if (A->Atomic != an::AtomicOp::None)
+        return Where + " makes the atomic '" + A->Text +
+               "': column-split splits independent iterations or reductions it can combine";
+      if (A->Space != an::MemorySpace::Global)
+        return Where + " writes '" + A->Text + "', which is not global memory";
+      an::Slope S = M.slopeAlongLoop(*A, L);
+      if (!A->IndexKnown || !S.known() || S.isZero())
+        return Where + " writes '" + A->Text + "' at " +
+               (!A->IndexKnown || !S.known() ? "an element the analysis cannot follow along "
+                                               "the loop"
+                                             : "the same element in every iteration") +
+               ": the iterations are not independent, and the slices would reorder the "
+               "writes";
+      for (const an::Access *B : InLoop)
+        if (B != A && B->Base == A->Base &&
+            (!B->IndexKnown || !A->IndexKnown || !(B->Index == A->Index)))
+          return Where + " stores to '" + A->Text + "' and also " +
+                 (B->writes() ? "stores to '" : "reads '") + B->Text +
+                 "', another element of the buffer: one iteration could depend on another";
+      P.Stores.push_back(A->Text);
+      continue;
+    }
     if (A->Space != an::MemorySpace::Global)
       continue;
     const an::WarpBehaviour &B = A->Warp;
@@ -508,6 +559,9 @@ std::string ColumnSplitRule::checkLoop(const RuleInput &In, an::KernelModel &M, 
   CV.TraverseStmt(const_cast<Stmt *>(LoopBody));
   if (!CV.Why.empty())
     return Where + " " + CV.Why;
+  if (P.Independent && P.Stores.empty())
+    return Where + " reduces nothing and stores nothing: no loop-carried reduction to split and "
+                   "no independent iterations with an effect";
 
   // Writes before the loop would be made by every slice.
   for (const an::Access &A : M.Accesses)
@@ -915,32 +969,52 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
       Pre.push_back("if (" + N.Part + " != 0) " + A.V->getNameAsString() + " = " +
                     (A.Op == an::ReductionOp::Mul ? "1" : "0") + "; // the value before the "
                     "loop counts once");
-  // After the loop: partials out, the last slice of the column combines.
-  Post.push_back("// column-split: the slices' partial results, combined in slice order by the");
-  Post.push_back("// last slice of this column to finish; the others are done.");
+  // After the loop: partials out, the last slice of the column combines
+  // them (an independent loop has none: the last slice runs what followed
+  // the loop, after every slice's stores). An independent loop that nothing
+  // follows needs no tail: every slice is done after its rows.
+  const bool Tail = !P.Independent || !nothingFollows(P.Wrapped, P.Body, Ctx);
+  if (!Tail) {
+  } else if (P.Independent) {
+    Post.push_back("// column-split: the last slice of this column to finish runs what followed");
+    Post.push_back("// the loop; the others are done.");
+  } else {
+    Post.push_back("// column-split: the slices' partial results, combined in slice order by the");
+    Post.push_back("// last slice of this column to finish; the others are done.");
+  }
   for (const Acc &A : P.Accs)
     Post.push_back(A.Part + "[threadIdx.x] = " + A.V->getNameAsString() + ";");
-  Post.push_back("__threadfence_block();");
-  Post.push_back("if (atomicAdd(&" + N.Arrived + "[" + N.Lane + "], 1u) != (unsigned int)" +
-                 N.Slices + " - 1u)");
-  Post.push_back("  return;");
-  Post.push_back("__threadfence_block();");
+  if (Tail) {
+    Post.push_back("__threadfence_block();");
+    Post.push_back("if (atomicAdd(&" + N.Arrived + "[" + N.Lane + "], 1u) != (unsigned int)" +
+                   N.Slices + " - 1u)");
+    Post.push_back("  return;");
+    Post.push_back("__threadfence_block();");
+  }
   for (const Acc &A : P.Accs)
     Post.push_back(A.V->getNameAsString() + " = " + A.Part + "[" + N.Lane + "];");
-  Post.push_back("for (int " + N.K + " = 1; " + N.K + " < " + N.Slices + "; ++" + N.K + ")" +
-                 (P.Accs.size() > 1 ? " {" : ""));
-  for (const Acc &A : P.Accs)
-    Post.push_back("  " + combineText(A, A.Part + "[" + N.K + " * 32 + " + N.Lane + "]", Ctx));
-  if (P.Accs.size() > 1)
-    Post.push_back("}");
-  if (Cross) {
+  if (!P.Accs.empty()) {
+    Post.push_back("for (int " + N.K + " = 1; " + N.K + " < " + N.Slices + "; ++" + N.K + ")" +
+                   (P.Accs.size() > 1 ? " {" : ""));
+    for (const Acc &A : P.Accs)
+      Post.push_back("  " + combineText(A, A.Part + "[" + N.K + " * 32 + " + N.Lane + "]", Ctx));
+    if (P.Accs.size() > 1)
+      Post.push_back("}");
+  }
+  if (Cross && Tail) {
     Post.push_back("if (" + N.Shares + " > 1u) {");
-    Post.push_back("  // column-split across blocks: this block's partial to its slot; the last "
-                   "block of the");
-    Post.push_back("  // column to arrive combines the slots in block order and resets the "
-                   "counter.");
-    Post.push_back("  const unsigned long long " + N.Slot + " = (unsigned long long)" + N.Thread +
-                   " * " + N.Shares + ";");
+    if (P.Independent) {
+      Post.push_back("  // column-split across blocks: the last block of the column to arrive "
+                     "runs what");
+      Post.push_back("  // followed the loop and resets the counter.");
+    } else {
+      Post.push_back("  // column-split across blocks: this block's partial to its slot; the "
+                     "last block of the");
+      Post.push_back("  // column to arrive combines the slots in block order and resets the "
+                     "counter.");
+      Post.push_back("  const unsigned long long " + N.Slot + " = (unsigned long long)" +
+                     N.Thread + " * " + N.Shares + ";");
+    }
     for (const Acc &A : P.Accs)
       Post.push_back("  " + A.Global + "[" + N.Slot + " + blockIdx.y] = " +
                      A.V->getNameAsString() + ";");
@@ -951,12 +1025,14 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
     Post.push_back("  __threadfence();");
     for (const Acc &A : P.Accs)
       Post.push_back("  " + A.V->getNameAsString() + " = " + volatileAt(A, N.Slot, Ctx) + ";");
-    Post.push_back("  for (unsigned int " + N.K + " = 1; " + N.K + " < " + N.Shares + "; ++" +
-                   N.K + ")" + (P.Accs.size() > 1 ? " {" : ""));
-    for (const Acc &A : P.Accs)
-      Post.push_back("    " + combineText(A, volatileAt(A, N.Slot + " + " + N.K, Ctx), Ctx));
-    if (P.Accs.size() > 1)
-      Post.push_back("  }");
+    if (!P.Accs.empty()) {
+      Post.push_back("  for (unsigned int " + N.K + " = 1; " + N.K + " < " + N.Shares + "; ++" +
+                     N.K + ")" + (P.Accs.size() > 1 ? " {" : ""));
+      for (const Acc &A : P.Accs)
+        Post.push_back("    " + combineText(A, volatileAt(A, N.Slot + " + " + N.K, Ctx), Ctx));
+      if (P.Accs.size() > 1)
+        Post.push_back("  }");
+    }
     Post.push_back("  " + N.BlockArrived + "[" + N.Thread + "] = 0u;");
     Post.push_back("}");
   }
@@ -1004,42 +1080,57 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   H.push_back("const unsigned int " + N.Bid + " = " + N.Thread + " / blockDim.x;");
   H.push_back("const unsigned int " + N.Grid + " = gridDim.x / " + N.Slices + ";");
   if (Cross) {
-    H.push_back("// The gridDim.y blocks along y share each column as well (one share when the");
-    H.push_back("// columns or their partials would not fit the __device__ arrays).");
-    H.push_back(formatv("const unsigned int {0} =", N.Shares).str());
-    H.push_back(formatv("    (unsigned long long){0} * blockDim.x <= {1}ull &&", N.Grid,
-                        CrossColumns)
-                    .str());
-    H.push_back(formatv("    (unsigned long long){0} * blockDim.x * gridDim.y <= {1}ull ? "
-                        "gridDim.y : 1u;",
-                        N.Grid, CrossPartials)
-                    .str());
-    H.push_back("if (blockIdx.y >= " + N.Shares + ")");
-    H.push_back("  return;");
+    if (!Tail) {
+      H.push_back("// The gridDim.y blocks along y share each column as well.");
+      H.push_back(formatv("const unsigned int {0} = gridDim.y;", N.Shares).str());
+    } else {
+      H.push_back("// The gridDim.y blocks along y share each column as well (one share when "
+                  "the");
+      H.push_back("// columns or their partials would not fit the __device__ arrays).");
+      H.push_back(formatv("const unsigned int {0} =", N.Shares).str());
+      H.push_back(formatv("    (unsigned long long){0} * blockDim.x <= {1}ull &&", N.Grid,
+                          CrossColumns)
+                      .str());
+      H.push_back(formatv("    (unsigned long long){0} * blockDim.x * gridDim.y <= {1}ull ? "
+                          "gridDim.y : 1u;",
+                          N.Grid, CrossPartials)
+                      .str());
+      H.push_back("if (blockIdx.y >= " + N.Shares + ")");
+      H.push_back("  return;");
+    }
     H.push_back("const int " + N.Part + " = blockIdx.y * " + N.Slices + " + " + N.Slice + ";");
     H.push_back("const int " + N.Parts + " = " + N.Shares + " * " + N.Slices + ";");
   }
   for (const Acc &A : P.Accs)
     H.push_back("__shared__ " + typeSpelling(A.V->getType(), Ctx) + " " + A.Part + "[1024];");
-  H.push_back("__shared__ unsigned int " + N.Arrived + "[32];");
-  H.push_back("if (threadIdx.x < 32)");
-  H.push_back("  " + N.Arrived + "[threadIdx.x] = 0;");
-  H.push_back("__syncthreads();");
+  if (Tail) {
+    H.push_back("__shared__ unsigned int " + N.Arrived + "[32];");
+    H.push_back("if (threadIdx.x < 32)");
+    H.push_back("  " + N.Arrived + "[threadIdx.x] = 0;");
+    H.push_back("__syncthreads();");
+  }
   H.push_back("if (" + N.Bid + " >= " + N.Grid + ")");
   H.push_back("  return;");
   StringRef MT = *MainText;
   MT = MT.ltrim(" \t\n");
   std::string Body = "\n" + Ind + indentLines(H, Ind) + "\n" + Ind + MT.str();
   std::vector<SourceEdit> Edits = {{Begin, End - Begin, Body}};
-  if (Cross) {
+  if (Cross && Tail) {
     auto Site = kernelBodySite(In, In.Kernel, *P.Body);
     if (!Site)
       return notApplicable(toString(Site.takeError()));
-    std::string Decls = formatv("// column-split across blocks of {0}: the partials of the blocks "
-                                "along y that share\n// a column, and a counter per column (the "
-                                "block that combines resets it for the next launch).\n",
-                                In.Kernel.getNameAsString())
-                            .str();
+    std::string Decls =
+        P.Independent
+            ? formatv("// column-split across blocks of {0}: a counter per column of the blocks "
+                      "along y that share\n// it (the block that runs what followed the loop "
+                      "resets it for the next launch).\n",
+                      In.Kernel.getNameAsString())
+                  .str()
+            : formatv("// column-split across blocks of {0}: the partials of the blocks along y "
+                      "that share\n// a column, and a counter per column (the block that "
+                      "combines resets it for the next launch).\n",
+                      In.Kernel.getNameAsString())
+                  .str();
     for (const Acc &A : P.Accs)
       Decls += "__device__ " + typeSpelling(A.V->getType(), Ctx) + " " + A.Global + "[" +
                std::to_string(CrossPartials) + "];\n";
@@ -1066,13 +1157,23 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
               "a launch of {3} threads ({4}), while the GPU holds {5} ({6} SMs x {7}): too few "
               "threads to keep the memory busy. Now a block covers 32 consecutive columns, one "
               "per lane (the loads stay coalesced), and its blockDim.x / 32 warps split each "
-              "column's rows ({8} slices with a block of {9}, {10} threads in all); each slice "
-              "keeps partial {11} and the last slice of a column to finish combines the partials "
-              "in slice order (a fixed order, so the result does not depend on timing) and runs "
-              "what followed the loop.",
+              "column's rows ({8} slices with a block of {9}, {10} threads in all); ",
               L.Var, lineOf(L), P.ColumnAccess, Size->Threads, Size->From, Fill, SMs,
-              Lim.MaxThreadsPerSM, Slices, Block[0], Size->Threads * Slices, join(Ops, ", "))
+              Lim.MaxThreadsPerSM, Slices, Block[0], Size->Threads * Slices)
           .str();
+  if (P.Independent)
+    Rationale += "the loop carries nothing from one iteration to the next and each iteration "
+                 "stores its own elements (" +
+                 join(P.Stores, ", ") +
+                 ", which the loop reads nowhere else), so the slices run the iterations in "
+                 "any order with the same results, bitwise; " +
+                 (Tail ? "the last slice of a column to finish runs what followed the loop."
+                       : "nothing follows the loop, so every slice is done after its rows.");
+  else
+    Rationale += "each slice keeps partial " + join(Ops, ", ") +
+                 " and the last slice of a column to finish combines the partials in slice "
+                 "order (a fixed order, so the result does not depend on timing) and runs what "
+                 "followed the loop.";
   if (Float)
     Rationale += " The floating-point sums are re-associated (each slice sums one row in " +
                  std::to_string(Slices) +
@@ -1083,12 +1184,17 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
   if (Cross)
     Rationale += formatv(" {0} threads are still fewer than the GPU holds, so {1} blocks along y "
                          "(the new tunable {2}, the spec's grid.y) share each column as well: "
-                         "{3} threads. Each block's combining slice writes its partial to a "
-                         "__device__ array, and the last block of the column to arrive "
-                         "(a __device__ counter per column, reset by that block) combines the "
-                         "partials in block order and runs what followed the loop.",
+                         "{3} threads. {4}",
                          Size->Threads * Slices, Cross->Values.front(), Cross->Tunable,
-                         Size->Threads * Slices * Cross->Values.front())
+                         Size->Threads * Slices * Cross->Values.front(),
+                         P.Independent
+                             ? "The last block of the column to arrive (a __device__ counter "
+                               "per column, reset by that block) runs what followed the loop."
+                             : "Each block's combining slice writes its partial to a "
+                               "__device__ array, and the last block of the column to arrive "
+                               "(a __device__ counter per column, reset by that block) "
+                               "combines the partials in block order and runs what followed "
+                               "the loop.")
                      .str();
   else if (!CrossWhy.empty())
     Rationale += " The split stays within blocks (" + CrossWhy + ").";
@@ -1128,10 +1234,12 @@ RuleOutcome ColumnSplitRule::propose(const RuleInput &In) {
                          "x the original ({0} x with a block of {1}).",
                          Slices, Block[0])
                      .str();
-  std::string Summary = formatv("the column loop over '{0}' split over {1} slices of each "
-                                "block (32 columns per block, partials combined in slice order)",
-                                L.Var, Slices)
-                            .str();
+  std::string Summary =
+      formatv("the column loop over '{0}' split over {1} slices of each block (32 columns per "
+              "block, {2})",
+              L.Var, Slices,
+              P.Independent ? "independent iterations" : "partials combined in slice order")
+          .str();
   return proposeEdits(In, name(), Summary, Rationale, Edits, std::move(Spec));
 }
 
