@@ -43,11 +43,7 @@ bool ok = true;
 
 template <typename T> void same(const std::string &what, const std::vector<T> &ref,
                                 const std::vector<T> &got) {
-  ok &= check::compare(what.c_str(), ref, got, 0, 0);
-  if (std::memcmp(ref.data(), got.data(), ref.size() * sizeof(T))) {
-    std::printf("%s: MISMATCH in the bits\n", what.c_str());
-    ok = false;
-  }
+  ok &= check::identical(what.c_str(), ref, got);
 }
 
 } // namespace

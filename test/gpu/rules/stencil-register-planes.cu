@@ -85,11 +85,7 @@ void cases(const char *name, K Orig, K Cand0, K Cand1) {
                              std::to_string(v.nz) + " block " + std::to_string(b.x) + "x" +
                              std::to_string(b.y) + "x" + std::to_string(b.z) + " grid.z " +
                              std::to_string(gz);
-          ok &= check::compare(what.c_str(), ref, got, 0, 0);
-          if (std::memcmp(ref.data(), got.data(), ref.size() * sizeof(float))) {
-            std::printf("%s: MISMATCH in the bits\n", what.c_str());
-            ok = false;
-          }
+          ok &= check::identical(what.c_str(), ref, got);
         }
     }
     CK(cudaFree(dA));

@@ -2,24 +2,26 @@
 // 3D stencils over 3D blocks: each thread computes R consecutive output
 // planes (threadIdx.z) from a register window of (R + 2) planes x 3 rows x
 // 3 columns, the grid's z divided by R.
-// box27: the naive benchmark's 27-point box (utils/bench/naive/box27.cu),
-// interior only by an early return, 32 x 4 x 4 blocks: 2 planes from a
-// 4 x 3 x 3 window, then 4 from a 6 x 3 x 3 one (hull bounds on each load).
-// RUN: forge-port propose %s --spec %S/Inputs/box27_planes.json --rules=stencil-register-rows > %t.box.props
+// The kernels of test/gpu/Inputs/rules/register_planes.cu (which the GPU
+// and CPU-emulated tests run). box_interior: the naive benchmark's 27-point
+// box (utils/bench/naive/box27.cu), interior only by an early return,
+// 32 x 4 x 4 blocks: 2 planes from a 4 x 3 x 3 window, then 4 from a
+// 6 x 3 x 3 one (hull bounds on each load).
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/register_planes.cu --spec %S/../../gpu/Inputs/rules/register_planes/box_interior.json --rules=stencil-register-rows > %t.box.props
 // RUN: FileCheck %s --check-prefix=BOX --input-file=%t.box.props
-// RUN: forge-port propose %s --spec %S/Inputs/box27_planes.json --rules=stencil-register-rows --format=json > %t.box.json
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.box.json 1 %s > %t.box4.cu
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/register_planes.cu --spec %S/../../gpu/Inputs/rules/register_planes/box_interior.json --rules=stencil-register-rows --format=json > %t.box.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.box.json 1 %S/../../gpu/Inputs/rules/register_planes.cu > %t.box4.cu
 // RUN: FileCheck %s --check-prefix=BOX4 --match-full-lines --input-file=%t.box4.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.box4.cu -o %t.box4.ptx
-// RUN: awk '/entry _Z5box27/,/^}/' %t.box4.ptx | grep -c "ld.global" | FileCheck %s --check-prefix=LOADS54
+// RUN: awk '/entry _Z12box_interior/,/^}/' %t.box4.ptx | grep -c "ld.global" | FileCheck %s --check-prefix=LOADS54
 // RUN: not grep -q "ld.local" %t.box4.ptx
-// smooth3d: clamped with min/max on every coordinate, weights computed
-// from the offsets, size_t strides, double, 16 x 8 x 4 blocks.
-// RUN: forge-port propose %s --spec %S/Inputs/smooth3d.json --rules=stencil-register-rows --format=json > %t.sm.json
-// RUN: %python %S/../../Inputs/apply_proposal.py %t.sm.json 0 %s > %t.sm2.cu
+// smooth_clamped: clamped with min/max on every coordinate, weights
+// computed from the offsets, size_t strides.
+// RUN: forge-port propose %S/../../gpu/Inputs/rules/register_planes.cu --spec %S/../../gpu/Inputs/rules/register_planes/smooth_clamped.json --rules=stencil-register-rows --format=json > %t.sm.json
+// RUN: %python %S/../../Inputs/apply_proposal.py %t.sm.json 0 %S/../../gpu/Inputs/rules/register_planes.cu > %t.sm2.cu
 // RUN: FileCheck %s --check-prefix=SM2 --match-full-lines --input-file=%t.sm2.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.sm2.cu -o %t.sm2.ptx
-// RUN: awk '/entry _Z8smooth3d/,/^}/' %t.sm2.ptx | grep -c "ld.global" | FileCheck %s --check-prefix=LOADS36
+// RUN: awk '/entry _Z14smooth_clamped/,/^}/' %t.sm2.ptx | grep -c "ld.global" | FileCheck %s --check-prefix=LOADS36
 // BOX: # expert:stencil-register-rows: compute 2 output planes per thread from a 4 x 3 x 3 register window of 'in'
 // BOX: loads per output 27 -> 18.00
 // BOX: # spec: grid.z -> ceil_div(ceil_div(NZ, 4), 2)
@@ -47,49 +49,12 @@
 // BOX4:             s += in_win[r + dz + 1][dy + 1][dx + 1];
 // BOX4-NEXT:       out[(k * ny + j) * nx + i] = s / 27.f;
 // The clamps are the reads' own, on each coordinate.
-// SM2:   double u_win[4][3][3];
+// SM2:   float u_win[4][3][3];
 // SM2:         long long e2c = e2 < 0 ? 0 : e2 > (long long)nz - 1 ? (long long)nz - 1 : e2;
 // SM2-NEXT:         long long e1c = e1 < 0 ? 0 : e1 > (long long)ny - 1 ? (long long)ny - 1 : e1;
 // SM2-NEXT:         long long e0c = e0 < 0 ? 0 : e0 > (long long)nx - 1 ? (long long)nx - 1 : e0;
-// SM2-NEXT:         u_win[i][m][j] = 0 <= (long long)nz - 1 && 0 <= (long long)ny - 1 && 0 <= (long long)nx - 1 ? u[e2c * nx * ny + e1c * nx + e0c] : 0.0;
+// SM2-NEXT:         u_win[i][m][j] = 0 <= (long long)nz - 1 && 0 <= (long long)ny - 1 && 0 <= (long long)nx - 1 ? u[e2c * nx * ny + e1c * nx + e0c] : 0.0f;
 // SM2:       const int z = (threadIdx.z * 2 + r) + (blockIdx.z * 2) * blockDim.z;
 // SM2:             acc += w * u_win[r + c + 1][b + 1][a + 1];
 // LOADS54: 54
 // LOADS36: 36
-
-// 27-point box over the interior of a volume (an early return), 3D blocks.
-__global__ void box27(const float *in, float *out, int nx, int ny, int nz) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int j = blockIdx.y * blockDim.y + threadIdx.y;
-  int k = blockIdx.z * blockDim.z + threadIdx.z;
-  if (i < 1 || j < 1 || k < 1 || i >= nx - 1 || j >= ny - 1 || k >= nz - 1) return;
-  float s = 0.f;
-  for (int dz = -1; dz <= 1; dz++)
-    for (int dy = -1; dy <= 1; dy++)
-      for (int dx = -1; dx <= 1; dx++)
-        s += in[((k + dz) * ny + (j + dy)) * nx + (i + dx)];
-  out[(k * ny + j) * nx + i] = s / 27.f;
-}
-
-// A clamped 3x3x3 smoothing with weights by distance, size_t strides.
-__global__ void smooth3d(const double *__restrict__ u, double *__restrict__ v, int nx, int ny,
-                         int nz) {
-  const int x = threadIdx.x + blockIdx.x * blockDim.x;
-  const int y = threadIdx.y + blockIdx.y * blockDim.y;
-  const int z = threadIdx.z + blockIdx.z * blockDim.z;
-  if (x >= nx || y >= ny || z >= nz) return;
-  const size_t sy = nx, sz = (size_t)nx * ny;
-  double acc = 0.0;
-  for (int c = -1; c <= 1; ++c) {
-    int zz = min(max(z + c, 0), nz - 1);
-    for (int b = -1; b <= 1; ++b) {
-      int yy = min(max(y + b, 0), ny - 1);
-      for (int a = -1; a <= 1; ++a) {
-        int xx = min(max(x + a, 0), nx - 1);
-        double w = (a == 0 ? 2.0 : 1.0) * (b == 0 ? 2.0 : 1.0) * (c == 0 ? 2.0 : 1.0);
-        acc += w * u[zz * sz + yy * sy + xx];
-      }
-    }
-  }
-  v[z * sz + y * sy + x] = acc / 64.0;
-}

@@ -81,6 +81,19 @@ bool compare(const char *what, const std::vector<T> &ref, const std::vector<T> &
   return ok;
 }
 
+/// compare() with no tolerance, and the bits as well (a NaN payload or the
+/// sign of a zero shows): what a rewrite that keeps the operations and
+/// their order must give.
+template <typename T>
+bool identical(const char *what, const std::vector<T> &ref, const std::vector<T> &got) {
+  bool ok = compare(what, ref, got, 0, 0);
+  if (ref.size() != got.size() || std::memcmp(ref.data(), got.data(), ref.size() * sizeof(T))) {
+    std::printf("%s: MISMATCH in the bits\n", what);
+    ok = false;
+  }
+  return ok;
+}
+
 /// Median time of Launch in ms over 20 runs, L2 flushed before each.
 template <typename F> double time(F launch) {
   static char *flush = nullptr;
