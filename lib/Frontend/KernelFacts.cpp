@@ -152,7 +152,12 @@ std::optional<std::array<int64_t, 3>> HostValues::dims(const Expr *E) {
 }
 
 std::optional<int64_t> constantThreadsPerBlock(const Expr *E, ASTContext &Ctx) {
-  auto D = constantDims(E, Ctx);
+  HostValues Values(Ctx);
+  return constantThreadsPerBlock(E, Values);
+}
+
+std::optional<int64_t> constantThreadsPerBlock(const Expr *E, HostValues &Values) {
+  auto D = Values.dims(E);
   if (!D)
     return std::nullopt;
   return (*D)[0] * (*D)[1] * (*D)[2];

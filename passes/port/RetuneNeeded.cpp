@@ -53,17 +53,22 @@ void RetuneNeeded::check(const MatchFinder::MatchResult &R, PassContext &C) {
   const CallExpr *Cfg = Launch->getConfig();
   if (!Kernel || !Cfg || Cfg->getNumArgs() < 3)
     return;
-  auto Threads = frontend::constantThreadsPerBlock(Cfg->getArg(1), *R.Context);
-  auto Dynamic = frontend::constantInt(Cfg->getArg(2), *R.Context);
-  if (!Threads || *Threads <= 0)
-    return;
+  // Only shared-memory sizing is judged here (registers come later): the
+  // block size, which takes the host function's mutation analysis, is
+  // worked out only for a launch that uses shared memory.
   const FunctionDecl *Def = Kernel->getDefinition() ? Kernel->getDefinition() : Kernel;
+  auto Dynamic = frontend::constantInt(Cfg->getArg(2), *R.Context);
   arch::KernelResources K;
-  K.ThreadsPerBlock = int(*Threads);
   K.StaticSharedBytes = int(frontend::totalBytes(frontend::staticSharedVariables(*Def, *R.Context)));
   K.DynamicSharedBytes = Dynamic ? int(*Dynamic) : 0;
   if (K.StaticSharedBytes + K.DynamicSharedBytes == 0)
-    return; // Only shared-memory sizing is judged here; registers come later.
+    return;
+  if (!Values)
+    Values = std::make_unique<frontend::HostValues>(*R.Context);
+  auto Threads = frontend::constantThreadsPerBlock(Cfg->getArg(1), *Values);
+  if (!Threads || *Threads <= 0)
+    return;
+  K.ThreadsPerBlock = int(*Threads);
   auto OnSource = arch::computeOccupancy(S, K);
   auto OnTarget = arch::computeOccupancy(T, K);
   if (!OnSource || !OnTarget) {

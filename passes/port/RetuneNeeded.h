@@ -13,6 +13,8 @@
 #define FORGE_PASSES_PORT_RETUNENEEDED_H
 
 #include "../PortPass.h"
+#include "forge/Frontend/KernelFacts.h"
+#include <memory>
 
 namespace forge::passes {
 
@@ -22,6 +24,13 @@ public:
   bool wantsSide(frontend::Side S) const override { return S == frontend::Side::Host; }
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &R, PassContext &C) override;
+  void onStartOfTranslationUnit() override { Values.reset(); }
+  void onEndOfTranslationUnit() override { Values.reset(); }
+
+private:
+  /// The host values of this parse, kept across its launches (one
+  /// mutation analysis per host function, not one per launch).
+  std::unique_ptr<frontend::HostValues> Values;
 };
 
 } // namespace forge::passes

@@ -74,6 +74,10 @@ private:
 /// it (HostValues): `256`, `dim3(16, 16)` or a local `dim3 block(32, 8)`.
 std::optional<int64_t> constantThreadsPerBlock(const clang::Expr *Block,
                                                clang::ASTContext &Ctx);
+/// The same with the caller's HostValues, whose mutation analyses are kept
+/// for the next launch in the same function (a host function with a
+/// hundred launches is analysed once, not once per launch).
+std::optional<int64_t> constantThreadsPerBlock(const clang::Expr *Block, HostValues &Values);
 
 /// The dimensions of a launch argument that the host code fixes
 /// (HostValues): an integer, or a dim3.
