@@ -21,6 +21,8 @@
 # --options-file and all) with the arch replaced by -arch=TARGET, and
 # forge-port reads the same entry ('-p BUILD_DIR'), so the source arch is
 # the database's. SURVEY_INCLUDES and SURVEY_FLAGS are not used then.
+# Without a database RECALL_UNITS=FILE also keeps only the units listed
+# there (as the TSV's first column prints them: a re-timing of some rows).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TREE=$(cd "$1" && pwd)
@@ -38,7 +40,12 @@ printf 'file\tnvcc\tnvcc_s\tport_rc\tport_s\tanalysis_s\tratio\twarnings\terrors
 DB=${RECALL_DB:+$(cd "$RECALL_DB" && pwd)}
 units() {
   if [ -z "$DB" ]; then
-    "$HERE/survey-units.sh" "$TREE"
+    if [ -n "${RECALL_UNITS:-}" ]; then
+      # Only the units listed (paths relative to TREE, as the TSV prints them).
+      "$HERE/survey-units.sh" "$TREE" | grep -Fxf <(sed 's|^\./||; s|^|./|' "$RECALL_UNITS")
+    else
+      "$HERE/survey-units.sh" "$TREE"
+    fi
     return
   fi
   python3 - "$DB/compile_commands.json" "$TREE" "${RECALL_UNITS:-}" <<'PY'

@@ -9,10 +9,17 @@
 /// precompiled header in the user's cache; later parses with the same
 /// command line load it instead (0.09 s), as clangd reuses a preamble.
 ///
-/// The key is the whole compiler invocation but the main file, Clang's
-/// version and the prelude's text; a manifest beside each header lists the
-/// files it was built from with their sizes and times, and a header whose
-/// files changed is rebuilt. A prefix that does not compile cleanly is not
+/// The key is the whole compiler invocation but the main file and the
+/// user's -I and -iquote directories, Clang's version and the prelude's
+/// text: the units of a project, each with its own directory on the include
+/// path, share one header (cuda-samples: one build for 280 units instead of
+/// one per directory; a kernel-only unit's validated port went from 1.2 s to
+/// 0.4 s against nvcc's 0.7 s). A user directory that holds a file of the
+/// same name as one the header was built from (found first: a
+/// cuda_runtime.h of its own) gets a header keyed by the whole command line,
+/// and a header built where a user directory took part is never shared. A
+/// manifest beside each header lists the files it was built from with their
+/// sizes and times, and a header whose files changed is rebuilt. A prefix that does not compile cleanly is not
 /// precompiled: the parse reads the headers as before. Only the forced
 /// includes Forge adds are precompiled, never a user's own.
 ///

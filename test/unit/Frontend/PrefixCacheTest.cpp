@@ -150,6 +150,66 @@ TEST_F(PrefixCacheTest, SharedByFilesAndDirectories) {
   EXPECT_EQ(Before.getUniqueID(), After.getUniqueID()) << "loaded, not rebuilt";
 }
 
+TEST_F(PrefixCacheTest, SharedAcrossIncludeDirectories) {
+  // A project's units differ in their -I directories (each its own
+  // directory, ../Common): none holds a header the prefix includes, so one
+  // header serves them all; a macro still makes its own.
+  auto MakeDir = [&](const char *Name) {
+    std::string D = Dir + "/" + Name;
+    EXPECT_FALSE(llvm::sys::fs::create_directories(D));
+    EXPECT_FALSE(bool(writeFileAtomically(D + "/helper.h", "#define FORGE_HELPER 1\n")));
+    return D;
+  };
+  std::string A = MakeDir("unit_a"), B = MakeDir("unit_b");
+  std::string Uses = std::string("#include \"helper.h\"\n") + Kernel;
+  Parsed First = parse(Side::Device, Uses, {"-I" + A});
+  ASSERT_TRUE(First.UsedHeader);
+  EXPECT_EQ(First.Errors, 0u);
+  auto Headers = filesWith(Dir, ".pch");
+  ASSERT_EQ(Headers.size(), 1u);
+  llvm::sys::fs::file_status Before;
+  ASSERT_FALSE(llvm::sys::fs::status(Headers[0], Before));
+  Parsed Second = parse(Side::Device, Uses, {"-I", B, "-iquote", A});
+  EXPECT_TRUE(Second.UsedHeader);
+  EXPECT_EQ(Second.Errors, 0u);
+  EXPECT_EQ(filesWith(Dir, ".pch"), Headers) << "another -I directory shares the header";
+  llvm::sys::fs::file_status After;
+  ASSERT_FALSE(llvm::sys::fs::status(Headers[0], After));
+  EXPECT_EQ(Before.getUniqueID(), After.getUniqueID()) << "loaded, not rebuilt";
+}
+
+TEST_F(PrefixCacheTest, UserDirectoryShadowingAHeaderGetsItsOwn) {
+  // A user directory that holds a header the prefix includes (here a
+  // cuda_runtime.h of its own, which marks itself) would be found before
+  // the system's: the shared header must not serve that command line, nor
+  // a header built from it serve the others.
+  ASSERT_TRUE(parse(Side::Device, Kernel).UsedHeader);
+  auto Shared = filesWith(Dir, ".pch");
+  ASSERT_EQ(Shared.size(), 1u);
+  Toolchain TC = Toolchain::detect(nullptr);
+  auto Real = readFile(TC.CudaPath + "/include/cuda_runtime.h");
+  ASSERT_TRUE(bool(Real));
+  std::string Own = Dir + "/shadow";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Own));
+  ASSERT_FALSE(bool(writeFileAtomically(Own + "/cuda_runtime.h",
+                                        *Real + "\n#define FORGE_SHADOWED_RUNTIME 1\n")));
+  std::string Seen = std::string("#ifndef FORGE_SHADOWED_RUNTIME\n#error not the user's\n#endif\n") +
+                     Kernel;
+  Parsed Shadowed = parse(Side::Device, Seen, {"-I" + Own});
+  EXPECT_TRUE(Shadowed.UsedHeader);
+  EXPECT_EQ(Shadowed.Errors, 0u) << "the user's cuda_runtime.h was not read";
+  EXPECT_EQ(filesWith(Dir, ".pch").size(), 2u) << "its own header beside the shared one";
+  // The others still get the system's.
+  std::string NotSeen =
+      std::string("#ifdef FORGE_SHADOWED_RUNTIME\n#error the user's\n#endif\n") + Kernel;
+  std::string Plain = Dir + "/plain";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Plain));
+  Parsed Other = parse(Side::Device, NotSeen, {"-I" + Plain});
+  EXPECT_TRUE(Other.UsedHeader);
+  EXPECT_EQ(Other.Errors, 0u) << "a header built with the shadowing directory was shared";
+  EXPECT_EQ(filesWith(Dir, ".pch").size(), 2u);
+}
+
 TEST_F(PrefixCacheTest, SameResultWithoutIt) {
   // A kernel with an error of its own: the same declarations and the same
   // message with and without the header, on both sides.
