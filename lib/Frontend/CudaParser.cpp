@@ -27,7 +27,7 @@ namespace forge::frontend {
 //===----------------------------------------------------------------------===//
 
 ParseDiagnostics::ParseDiagnostics(raw_ostream *OS, bool ShowWarnings)
-    : OS(OS), ShowWarnings(ShowWarnings) {
+    : ShowWarnings(ShowWarnings) {
   if (OS) {
     PrinterOpts = std::make_unique<DiagnosticOptions>();
     PrinterOpts->ShowColors = false;

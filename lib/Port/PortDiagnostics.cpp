@@ -12,7 +12,7 @@ using namespace llvm;
 namespace forge::port {
 
 PortDiagnostics::PortDiagnostics(raw_ostream *OS, bool WarningsAsErrors)
-    : OS(OS), WarningsAsErrors(WarningsAsErrors), Opts(std::make_unique<DiagnosticOptions>()) {
+    : WarningsAsErrors(WarningsAsErrors), Opts(std::make_unique<DiagnosticOptions>()) {
   Opts->ShowColors = false;
   if (OS)
     Printer = std::make_unique<TextDiagnosticPrinter>(*OS, *Opts);

@@ -89,8 +89,14 @@ struct RowsPlan {
   int64_t perRow() const { return mids() * cols(); }
   /// "threadIdx.z" for Var "threadIdx" in the 3D form.
   std::string axis(StringRef Var) const { return (Var + "." + Twine(Axis)).str(); }
-  /// "rows" or "planes".
+  /// "rows" or "planes", and one of them.
   StringRef rowWord() const { return MidD ? "planes" : "rows"; }
+  StringRef row() const { return MidD ? "plane" : "row"; }
+  /// The thread's global position along the axis, as the body spells it:
+  /// "blockIdx.y * blockDim.y + threadIdx.y".
+  std::string global() const {
+    return axis("blockIdx") + " * " + axis("blockDim") + " + " + axis("threadIdx");
+  }
   /// The window's shape for R rows per thread ("6 x 3" or "6 x 3 x 3").
   std::string shape(int64_t R) const {
     return MidD ? formatv("{0} x {1} x {2}", rows(R), mids(), cols()).str()
@@ -374,7 +380,7 @@ Expected<std::string> Writer::write(int64_t R) {
                .str());
   Add(Ind, "// they read are loaded once into registers (with the original's border handling), "
            "then the");
-  Add(Ind, formatv("// original code runs per {0}, reading them there.", RP.MidD ? "plane" : "row")
+  Add(Ind, formatv("// original code runs per {0}, reading them there.", RP.row())
                .str());
   if (Error E = Coefs.edits(In, M, FP, [&](StringRef B) { return fresh(B); }, CoefEdits))
     return std::move(E);
@@ -1251,17 +1257,15 @@ Expected<RowsPlan> rowsPlan(const RuleInput &In, an::KernelModel &M, TilePlan P)
   auto BDim = T.findBuiltin("blockDim", RP.Axis);
   auto Coef = Bid ? Pos.coefficientOf(*Bid) : std::nullopt;
   bool Spans = Coef && BDim && *Coef == IndexForm::atom(*BDim);
-  std::string Global = formatv("{0} * {1} + {2}", RP.axis("blockIdx"), RP.axis("blockDim"),
-                               RP.axis("threadIdx"))
-                           .str();
+  const std::string Global = RP.global();
   if (!Tid || !Spans || Pos.coefficientOf(*Tid) != IndexForm::constant(1))
     return makeError("the {0} of the stencil on '{1}' is '{2}', not {3} plus a constant offset",
-                     RP.MidD ? "plane" : "row", P.Buffer, M.render(Pos), Global);
+                     RP.row(), P.Buffer, M.render(Pos), Global);
   RP.G = IndexForm::atom(*Bid) * *Coef + IndexForm::atom(*Tid);
   RP.C = Pos - RP.G;
   if (movesWith(T, RP.C, RP.Axis))
     return makeError("the {0} of the stencil on '{1}' ('{2}') moves with {3} other than as {4}",
-                     RP.MidD ? "plane" : "row", P.Buffer, M.render(Pos), RP.Axis, Global);
+                     RP.row(), P.Buffer, M.render(Pos), RP.Axis, Global);
   for (std::optional<unsigned> D : {RP.ColD, RP.MidD})
     if (D && movesWith(T, P.Dims[*D].Position, RP.Axis))
       return makeError("the {0} of the stencil on '{1}' ('{2}') moves with {3}",
@@ -1732,11 +1736,10 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
       });
       if (!InRow)
         return notApplicable(formatv("'{0}' (line {1}) is used other than in the {2} "
-                                     "'{3} * {4} + {5}': running the body once per {2} would "
-                                     "change its meaning",
+                                     "'{3}': running the body once per {2} would change its "
+                                     "meaning",
                                      RP.axis(Ref.Var), SM.getPresumedLineNumber(E->getBeginLoc()),
-                                     RP.MidD ? "plane" : "row", RP.axis("blockIdx"),
-                                     RP.axis("blockDim"), RP.axis("threadIdx"))
+                                     RP.row(), RP.global())
                                  .str());
     }
   }
@@ -1996,7 +1999,7 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
                 "and the body runs per {6} with its own guards, so the results are bitwise "
                 "identical for any block and any grid that covers the {8}.",
                 P.Points, P.Buffer, an::borderModeName(P.F->Border), R, RP.shape(R),
-                double(RP.rows(R) * RP.perRow()) / double(R), RP.MidD ? "plane" : "row",
+                double(RP.rows(R) * RP.perRow()) / double(R), RP.row(),
                 RP.rowWord(), RP.MidD ? "volume" : "image")
             .str();
     if (!RC.Stages.empty()) {

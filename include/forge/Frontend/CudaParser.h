@@ -69,7 +69,6 @@ public:
 private:
   std::unique_ptr<clang::DiagnosticOptions> PrinterOpts;
   std::unique_ptr<clang::TextDiagnosticPrinter> Printer;
-  llvm::raw_ostream *OS;
   bool ShowWarnings;
   bool LastShown = false;
   unsigned Errors = 0;

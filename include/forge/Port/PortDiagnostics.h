@@ -82,7 +82,6 @@ private:
   /// A file range (a fix-it's).
   SourceSpan spanOf(clang::CharSourceRange R) const;
 
-  llvm::raw_ostream *OS;
   bool WarningsAsErrors;
   std::unique_ptr<clang::DiagnosticOptions> Opts;
   std::unique_ptr<clang::TextDiagnosticPrinter> Printer;
