@@ -169,11 +169,23 @@ static bool under(StringRef Path, StringRef Dir) {
 static bool userDirsMatter(const std::vector<std::string> &Files,
                            const std::vector<std::string> &UserDirs,
                            const std::vector<std::string> &SystemDirs) {
+  // A user directory that is a system one as well finds the same files
+  // there; it is still searched earlier than the others: `-I
+  // /usr/local/cuda/include` (many Makefiles) puts CUDA 13's
+  // nv/detail/__target_macros before cccl/'s, a different file, so such a
+  // command line keeps a header of its own.
+  std::vector<bool> AlsoSystem(UserDirs.size(), false);
+  for (size_t I = 0; I < UserDirs.size(); ++I)
+    for (const std::string &S : SystemDirs) {
+      bool Same = false;
+      if (!sys::fs::equivalent(UserDirs[I], S, Same) && Same)
+        AlsoSystem[I] = true;
+    }
   for (const std::string &F : Files) {
     if (StringRef(F).starts_with(PreludeDir))
       continue;
-    for (const std::string &D : UserDirs)
-      if (under(F, D))
+    for (size_t I = 0; I < UserDirs.size(); ++I)
+      if (!AlsoSystem[I] && under(F, UserDirs[I]))
         return true;
     for (const std::string &S : SystemDirs) {
       if (!under(F, S))
