@@ -90,7 +90,7 @@ std::optional<double> evalAt(const AtomTable &T, const IndexForm &F, double V) {
       case AtomKind::Min:
       case AtomKind::Max: {
         auto L = evalAt(T, X.Operands[0], V), R = evalAt(T, X.Operands[1], V);
-        if (!L || !R || (X.Kind == AtomKind::Div || X.Kind == AtomKind::Mod) && *R == 0)
+        if (!L || !R || ((X.Kind == AtomKind::Div || X.Kind == AtomKind::Mod) && *R == 0))
           return std::nullopt;
         Val = X.Kind == AtomKind::Div   ? std::trunc(*L / *R)
               : X.Kind == AtomKind::Mod ? std::fmod(*L, *R)
