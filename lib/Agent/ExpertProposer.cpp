@@ -36,7 +36,7 @@ Expected<std::vector<SourceEdit>> writeBackValues(const frontend::Toolchain &TC,
   SmallString<128> Dir;
   if (std::error_code EC = sys::fs::createUniqueDirectory("forge-writeback", Dir))
     return makeError("cannot create a directory for the write-back: {0}", EC.message());
-  auto Cleanup = make_scope_exit([&] { sys::fs::remove_directories(Dir); });
+  scope_exit Cleanup([&] { sys::fs::remove_directories(Dir); });
   SmallString<256> Path(Dir);
   sys::path::append(Path, sys::path::filename(Req.File));
   if (Error E = writeFileAtomically(Path, Req.Source))

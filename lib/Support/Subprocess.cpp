@@ -43,7 +43,7 @@ Expected<SubprocessResult> runProgram(StringRef Program, ArrayRef<std::string> A
                                       const SubprocessOptions &Opts) {
   SmallString<128> OutPath, ErrPath, InPath;
   // Every return, early ones included, leaves no temporary file behind.
-  auto RemoveTemporaries = make_scope_exit([&] {
+  scope_exit RemoveTemporaries([&] {
     for (const auto &P : {OutPath, ErrPath, InPath})
       if (!P.empty())
         sys::fs::remove(P);
