@@ -140,21 +140,6 @@ static std::string cacheKey(CompilerInstance &CI, bool UserDirs) {
   return H.hex().substr(0, 32);
 }
 
-/// The manifest's files (the paths the header was built from).
-static std::vector<std::string> manifestFiles(StringRef Path) {
-  std::vector<std::string> Files;
-  auto Text = readFile(Path);
-  if (!Text) {
-    consumeError(Text.takeError());
-    return Files;
-  }
-  SmallVector<StringRef, 0> Lines;
-  StringRef(*Text).split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  for (StringRef L : Lines)
-    Files.push_back(L.split(' ').second.split(' ').second.str());
-  return Files;
-}
-
 /// Whether Dir + "/" starts Path (as the file manager spells them).
 static bool under(StringRef Path, StringRef Dir) {
   StringRef D = Dir.rtrim('/');
@@ -216,29 +201,57 @@ static std::string manifestOf(const SourceManager &SM) {
   return join(Lines, "\n") + "\n";
 }
 
-/// Whether every file of the manifest is as it was.
-static bool manifestCurrent(StringRef Path, llvm::vfs::FileSystem &FS) {
+/// One line of a manifest: a file the header was built from, as it was.
+struct ManifestEntry {
+  uint64_t Size = 0;
+  int64_t Time = 0;
+  std::string File;
+};
+
+/// A manifest's entries; none when it cannot be read or a line is not
+/// "SIZE MTIME PATH".
+static std::optional<std::vector<ManifestEntry>> readManifest(StringRef Path) {
   auto Text = readFile(Path);
   if (!Text) {
     consumeError(Text.takeError());
-    return false;
+    return std::nullopt;
   }
   SmallVector<StringRef, 0> Lines;
   StringRef(*Text).split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  if (Lines.empty())
-    return false;
+  std::vector<ManifestEntry> Entries;
   for (StringRef L : Lines) {
     auto [Size, Rest] = L.split(' ');
     auto [Time, File] = Rest.split(' ');
-    uint64_t S;
-    int64_t T;
-    if (Size.getAsInteger(10, S) || Time.getAsInteger(10, T) || File.empty())
-      return false;
-    auto St = FS.status(File);
-    if (!St || St->getSize() != S || int64_t(sys::toTimeT(St->getLastModificationTime())) != T)
+    ManifestEntry E;
+    if (Size.getAsInteger(10, E.Size) || Time.getAsInteger(10, E.Time) || File.empty())
+      return std::nullopt;
+    E.File = File.str();
+    Entries.push_back(std::move(E));
+  }
+  return Entries;
+}
+
+/// Whether every file of the manifest is as it was.
+static bool manifestCurrent(StringRef Path, llvm::vfs::FileSystem &FS) {
+  auto Entries = readManifest(Path);
+  if (!Entries || Entries->empty())
+    return false;
+  for (const ManifestEntry &E : *Entries) {
+    auto St = FS.status(E.File);
+    if (!St || St->getSize() != E.Size ||
+        int64_t(sys::toTimeT(St->getLastModificationTime())) != E.Time)
       return false;
   }
   return true;
+}
+
+/// The manifest's files (the paths the header was built from).
+static std::vector<std::string> manifestFiles(StringRef Path) {
+  std::vector<std::string> Files;
+  if (auto Entries = readManifest(Path))
+    for (ManifestEntry &E : *Entries)
+      Files.push_back(std::move(E.File));
+  return Files;
 }
 
 /// Keeps the newest MaxHeaders headers of Dir.
