@@ -112,6 +112,9 @@ public:
     std::string LargestFrom = Req.BlockThreads ? "the requested block size" : "";
     bool AllNamed = true;
     SourceManager &SM = Ctx.getSourceManager();
+    // One HostValues for every launch: its mutation analyses of the host
+    // functions are kept (retune-needed's fix, de64a8e).
+    frontend::HostValues Values(Ctx);
     for (const CUDAKernelCallExpr *L : Launches) {
       const CallExpr *Config = L->getConfig();
       unsigned Line = SM.getPresumedLineNumber(SM.getFileLoc(L->getBeginLoc()));
@@ -122,7 +125,7 @@ public:
       AllNamed = AllNamed && Named;
       std::optional<int64_t> T;
       if (!Block->isValueDependent())
-        T = frontend::constantThreadsPerBlock(Block, Ctx);
+        T = frontend::constantThreadsPerBlock(Block, Values);
       if (!T) {
         if (Named)
           continue; // the spec's name: its tuned values are the request's
