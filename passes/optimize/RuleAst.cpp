@@ -8,6 +8,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 
 using namespace clang;
@@ -724,6 +725,69 @@ std::vector<const Stmt *> leadingUniformExits(const CompoundStmt *Body,
       break;
     Out.push_back(S);
   }
+  return Out;
+}
+
+namespace {
+/// The DeclRefExprs of a body that name threadIdx or blockIdx (the builtin
+/// or a variable that shadows it).
+struct IndexVarRefs : DynamicRecursiveASTVisitor {
+  std::vector<const DeclRefExpr *> Found;
+  bool VisitDeclRefExpr(DeclRefExpr *E) override {
+    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()); V && V->getIdentifier() &&
+                                                        (V->getName() == "threadIdx" ||
+                                                         V->getName() == "blockIdx"))
+      Found.push_back(E);
+    return true;
+  }
+};
+} // namespace
+
+std::optional<ForwardedIndices> forwardedIndices(const CallExpr *C) {
+  const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+  if (!F || !F->hasBody() || F->getNumParams() != C->getNumArgs())
+    return std::nullopt;
+  ForwardedIndices Out;
+  Out.Callee = F;
+  std::set<const ParmVarDecl *> Params;
+  for (unsigned I = 0; I < F->getNumParams(); ++I) {
+    const ParmVarDecl *P = F->getParamDecl(I);
+    if (!P->getIdentifier() || (P->getName() != "threadIdx" && P->getName() != "blockIdx"))
+      continue;
+    const Expr *A = C->getArg(I)->IgnoreImplicit();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(A); CE && CE->getNumArgs() == 1)
+      A = CE->getArg(0)->IgnoreImplicit();
+    const auto *Make = dyn_cast<CallExpr>(A);
+    if (!Make || calleeNameOf(Make) != "make_uint3" || Make->getNumArgs() != 3)
+      return std::nullopt;
+    for (unsigned D = 0; D < 3; ++D) {
+      if (!frontend::isCudaBuiltin(Make->getArg(D), P->getName(), "xyz"[D]))
+        return std::nullopt;
+      Out.Components.push_back(Make->getArg(D));
+    }
+    Params.insert(P);
+  }
+  if (Params.empty())
+    return std::nullopt;
+  // Every threadIdx or blockIdx the callee reads is one of those parameters.
+  IndexVarRefs Refs;
+  Refs.TraverseStmt(F->getBody());
+  for (const DeclRefExpr *R : Refs.Found)
+    if (!Params.count(dyn_cast<ParmVarDecl>(R->getDecl())))
+      return std::nullopt;
+  return Out;
+}
+
+std::string forwardedIndexArgument(StringRef Var) {
+  return formatv("make_uint3({0}.x, {0}.y, {0}.z)", Var).str();
+}
+
+std::set<std::string> indexVariablesRead(const Stmt *S) {
+  IndexVarRefs Refs;
+  Refs.TraverseStmt(const_cast<Stmt *>(S));
+  std::set<std::string> Out;
+  for (const DeclRefExpr *R : Refs.Found)
+    Out.insert(R->getDecl()->getName().str());
   return Out;
 }
 

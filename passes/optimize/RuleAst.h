@@ -240,6 +240,25 @@ std::vector<const clang::Stmt *> leadingUniformExits(const clang::CompoundStmt *
 void chainOperands(const clang::Expr *E, clang::BinaryOperatorKind Op,
                    std::vector<const clang::Expr *> &Out);
 
+/// A call that hands the thread its own indices: `f(make_uint3(threadIdx.x,
+/// threadIdx.y, threadIdx.z), ...)` into a parameter of f named `threadIdx`
+/// (or `blockIdx`) of type uint3, which shadows the builtin in f's body
+/// (specialize-scalar's fallback is written so). f reads threadIdx and
+/// blockIdx only through such parameters, so a rule that runs the body with
+/// other indices passes them by rewriting the components of the arguments,
+/// and checks f's body as it checks the kernel's.
+struct ForwardedIndices {
+  const clang::FunctionDecl *Callee = nullptr;
+  /// The arguments' components (`threadIdx.y` inside `make_uint3(...)`).
+  std::vector<const clang::Expr *> Components;
+};
+std::optional<ForwardedIndices> forwardedIndices(const clang::CallExpr *C);
+/// The argument that forwards Var ("threadIdx" or "blockIdx") so.
+std::string forwardedIndexArgument(llvm::StringRef Var);
+/// Which of threadIdx and blockIdx S reads, as builtins or through
+/// parameters that shadow them.
+std::set<std::string> indexVariablesRead(const clang::Stmt *S);
+
 /// The callee's name of a direct or unresolved call ("atomicAdd"), or "".
 std::string calleeNameOf(const clang::CallExpr *C);
 /// S is a call of __syncthreads() (a barrier of the block).

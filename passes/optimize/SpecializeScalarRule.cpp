@@ -169,7 +169,18 @@ RuleOutcome SpecializeScalarRule::propose(const RuleInput &In) {
   for (int I = 2; Taken(Any); ++I)
     Any = K.getNameAsString() + "_forge_any" + std::to_string(I);
 
-  std::vector<std::string> Args, Tests, Decls, Said, Names;
+  // The thread's indices go in as arguments, parameters that shadow the
+  // builtins in the moved body: a rule that later runs the kernel's body
+  // for other indices (several rows per thread) passes it those.
+  std::vector<std::string> Args, Tests, Decls, Said, Names, IndexParams;
+  std::set<std::string> Read = indexVariablesRead(Body);
+  for (StringRef Var : {"threadIdx", "blockIdx"})
+    if (Read.count(Var.str())) {
+      IndexParams.push_back(("const uint3 " + Var).str());
+      Args.push_back(forwardedIndexArgument(Var));
+    }
+  if (!IndexParams.empty())
+    ParamText = join(IndexParams, ", ") + ", " + ParamText;
   for (const ParmVarDecl *P : K.parameters())
     Args.push_back(P->getNameAsString());
   for (const auto &[A, V] : Values) {
@@ -189,8 +200,8 @@ RuleOutcome SpecializeScalarRule::propose(const RuleInput &In) {
   std::string Inner = StringRef(BodyText).drop_front().drop_back().trim("\n").rtrim().str();
 
   std::string Preamble =
-      formatv("// specialize-scalar: {0}'s original body, for any values of its parameters: "
-              "the kernel\n// calls it when {1}.\n"
+      formatv("// specialize-scalar: {0}'s original body, for any values of its parameters "
+              "and of the\n// thread's indices (passed in): the kernel calls it when {1}.\n"
               "static __device__ __noinline__ void {2}({3}) {4}\n\n",
               K.getNameAsString(), join(Tests, " || "), Any, ParamText, BodyText)
           .str();
@@ -227,7 +238,9 @@ RuleOutcome SpecializeScalarRule::propose(const RuleInput &In) {
       "shadowed by a constexpr of the same name and value, so the code is the original's with "
       "constants in it; any other values call the original body, moved unchanged into the "
       "__noinline__ device function {3} (so that it does not add its registers to the "
-      "specialised path).\nPreconditions (kernel model): each parameter is an integer the "
+      "specialised path), which takes threadIdx and blockIdx as arguments of the same names "
+      "(so that a rule that later runs the body for other indices, such as several rows per "
+      "thread, can pass it those).\nPreconditions (kernel model): each parameter is an integer the "
       "kernel never assigns and whose address it never takes; each loop steps by a constant "
       "and has a start, step and bound that are constants once the parameters take the spec's "
       "values, at most {4} iterations; the kernel is not a template and declares no static "

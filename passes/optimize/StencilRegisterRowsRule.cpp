@@ -201,6 +201,20 @@ private:
   /// Interior: the copy for threads whose window lies inside every border
   /// test's bound, with those tests replaced by their values.
   Expected<std::string> bodyText(int64_t R, StringRef Row, StringRef Win, bool Interior);
+  /// The edits that give a copy of the body the indices of row Row of R:
+  /// threadIdx and blockIdx along the axis, outside the ranges Except.
+  Error remapEdits(int64_t R, StringRef Row,
+                   ArrayRef<std::pair<unsigned, unsigned>> Except,
+                   std::vector<SourceEdit> &Edits);
+  /// The body's leading exits on a condition the block shares
+  /// (leadingUniformExits: specialize-scalar's fallback) that access no
+  /// memory in the kernel's text: they run first, per row, before the
+  /// window and the coefficients are loaded for the code that follows.
+  std::vector<const IfStmt *> exits();
+  /// An exit of exits(), at Ind: its statements run per row of R, then the
+  /// thread leaves.
+  Error exitLines(std::vector<std::string> &Lines, StringRef Ind, const IfStmt *S, int64_t R,
+                  StringRef Rr);
   /// The condition under which a thread's window lies inside every border
   /// test's bound; Row0 the thread's first row.
   /// Cc columns per thread from Col0 (the whole-window form: 1, "").
@@ -302,21 +316,25 @@ Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win, 
     Reads.push_back(*Range);
     Edits.push_back({Range->first, Range->second - Range->first, RP.at(Win, *I, Mid, J)});
   }
-  BuiltinFinder B;
-  B.TraverseStmt(const_cast<CompoundStmt *>(Body));
-  for (const auto &[E, Ref] : B.Found) {
-    if (Ref.Dim != RP.Axis || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
-      continue;
-    auto Range = C.rangeOf(E->getSourceRange());
+  // The exits run before the window is loaded (exitLines): the copies
+  // leave them out.
+  std::vector<std::pair<unsigned, unsigned>> Skip = Reads;
+  for (const IfStmt *S : exits()) {
+    auto Range = C.rangeOfStatement(S);
     if (!Range)
-      return makeError("'{0}' is written through a macro", RP.axis(Ref.Var));
-    if (any_of(Reads, [&](const auto &Rd) { return Range->first >= Rd.first && Range->second <= Rd.second; }))
-      continue;
-    std::string New = Ref.Var == "threadIdx"
-                          ? formatv("({0} * {1} + {2})", RP.axis("threadIdx"), R, Row).str()
-                          : formatv("({0} * {1})", RP.axis("blockIdx"), R).str();
-    Edits.push_back({Range->first, Range->second - Range->first, New});
+      return makeError("an exit is written through a macro");
+    Skip.push_back(*Range);
+    // Its whole lines, where it has them to itself.
+    unsigned From = lineStart(In.Source, Range->first), To = Range->second;
+    if (In.Source.slice(From, Range->first).trim().empty() &&
+        In.Source.substr(To).starts_with("\n"))
+      ++To;
+    else
+      From = Range->first;
+    Edits.push_back({From, To - From, ""});
   }
+  if (Error E = remapEdits(R, Row, Skip, Edits))
+    return std::move(E);
   // Unroll the offsets' loops fully (those not unrolled already), and the
   // loops of the coefficients kept in registers.
   std::set<int> OffsetLoops = Coefs.unrollLoops();
@@ -359,6 +377,72 @@ Expected<std::string> Writer::bodyText(int64_t R, StringRef Row, StringRef Win, 
   return applyEdits(In.Source.slice(Begin, End), Begin, Edits);
 }
 
+Error Writer::remapEdits(int64_t R, StringRef Row, ArrayRef<std::pair<unsigned, unsigned>> Except,
+                         std::vector<SourceEdit> &Edits) {
+  EditCollector C(In);
+  BuiltinFinder B;
+  B.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const auto &[E, Ref] : B.Found) {
+    if (Ref.Dim != RP.Axis || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
+      continue;
+    auto Range = C.rangeOf(E->getSourceRange());
+    if (!Range)
+      return makeError("'{0}' is written through a macro", RP.axis(Ref.Var));
+    if (any_of(Except, [&](const auto &X) {
+          return Range->first >= X.first && Range->second <= X.second;
+        }))
+      continue;
+    std::string New = Ref.Var == "threadIdx"
+                          ? formatv("({0} * {1} + {2})", RP.axis("threadIdx"), R, Row).str()
+                          : formatv("({0} * {1})", RP.axis("blockIdx"), R).str();
+    Edits.push_back({Range->first, Range->second - Range->first, New});
+  }
+  return Error::success();
+}
+
+std::vector<const IfStmt *> Writer::exits() {
+  std::vector<const IfStmt *> Out;
+  for (const Stmt *S : leadingUniformExits(Body, In.Kernel)) {
+    if (any_of(M.Accesses, [&](const an::Access &A) { return A.E && isWithin(A.E, S); }))
+      break;
+    Out.push_back(cast<IfStmt>(S));
+  }
+  return Out;
+}
+
+Error Writer::exitLines(std::vector<std::string> &Lines, StringRef Ind, const IfStmt *S,
+                        int64_t R, StringRef Rr) {
+  EditCollector C(In);
+  auto Whole = C.rangeOfStatement(S);
+  if (!Whole)
+    return makeError("an exit is written through a macro");
+  // The statements before the final return.
+  std::vector<const Stmt *> Stmts;
+  if (const auto *CS = dyn_cast<CompoundStmt>(S->getThen()))
+    Stmts.assign(CS->body_begin(), CS->body_end() - 1);
+  if (Stmts.empty()) {
+    Lines.push_back((Ind + In.Source.slice(Whole->first, Whole->second)).str());
+    return Error::success();
+  }
+  auto First = C.rangeOfStatement(Stmts.front()), Last = C.rangeOfStatement(Stmts.back());
+  auto Cond = C.rangeOf(S->getCond()->getSourceRange());
+  if (!First || !Last || !Cond)
+    return makeError("an exit is written through a macro");
+  std::vector<SourceEdit> Edits;
+  std::vector<std::pair<unsigned, unsigned>> Outside = {{0, First->first},
+                                                        {Last->second, ~0u}};
+  if (Error E = remapEdits(R, Rr, Outside, Edits))
+    return E;
+  Lines.push_back(formatv("{0}if ({1}) {{", Ind, In.Source.slice(Cond->first, Cond->second)).str());
+  rowLoop(Lines, Ind, "  ", R, Rr,
+          (lineIndent(In.Source, First->first) +
+           applyEdits(In.Source.slice(First->first, Last->second), First->first, Edits))
+              .str());
+  Lines.push_back((Ind + "  return;").str());
+  Lines.push_back((Ind + "}").str());
+  return Error::success();
+}
+
 Expected<std::string> Writer::write(int64_t R) {
   const TilePlan &P = RP.P;
   EditCollector C(In);
@@ -382,6 +466,9 @@ Expected<std::string> Writer::write(int64_t R) {
            "then the");
   Add(Ind, formatv("// original code runs per {0}, reading them there.", RP.row())
                .str());
+  for (const IfStmt *S : exits())
+    if (Error E = exitLines(Lines, Ind, S, R, Rr))
+      return std::move(E);
   if (Error E = Coefs.edits(In, M, FP, [&](StringRef B) { return fresh(B); }, CoefEdits))
     return std::move(E);
   if (Error E = Coefs.loads(In, FP, Ind, [&](StringRef B) { return fresh(B); },
@@ -1192,6 +1279,102 @@ bool movesWith(const an::AtomTable &T, const IndexForm &F, char Axis) {
   return (Tid && T.dependsOn(F, *Tid)) || (Bid && T.dependsOn(F, *Bid));
 }
 
+/// Whether a guard of A bounds the thread's row along Axis above:
+/// `blockIdx * blockDim + threadIdx (+ what does not move) < bound` with a
+/// bound the block shares; Loops: the bound may hold loop variables (a
+/// read's bound: it keeps the read inside the image, not the row inside
+/// the grid).
+bool rowBoundedAbove(const an::AtomTable &T, const an::Access &A, char Axis, bool Loops) {
+  auto Tid = T.findBuiltin("threadIdx", Axis), Bid = T.findBuiltin("blockIdx", Axis),
+       BDim = T.findBuiltin("blockDim", Axis);
+  if (!Tid || !Bid || !BDim)
+    return false;
+  IndexForm Row = IndexForm::atom(*Bid) * IndexForm::atom(*BDim) + IndexForm::atom(*Tid);
+  for (const an::GuardTerm &G : A.G.Terms) {
+    if (!G.Cmp)
+      continue;
+    IndexForm Diff;
+    switch (G.Cmp->Op) {
+    case an::CmpOp::LT:
+    case an::CmpOp::LE:
+      Diff = G.Cmp->Rhs - G.Cmp->Lhs;
+      break;
+    case an::CmpOp::GT:
+    case an::CmpOp::GE:
+      Diff = G.Cmp->Lhs - G.Cmp->Rhs;
+      break;
+    default:
+      continue;
+    }
+    IndexForm Rest = Diff + Row;
+    if (Diff.coefficientOf(*Tid) != IndexForm::constant(-1) || movesWith(T, Rest, Axis))
+      continue;
+    bool Varies = Loops ? findKind(T, Rest, {AtomKind::ThreadIdx, AtomKind::Unknown}).has_value()
+                        : findKind(T, Rest, {AtomKind::ThreadIdx, AtomKind::Unknown,
+                                             AtomKind::LoopVar, AtomKind::LoopIter})
+                              .has_value();
+    if (!Varies)
+      return true;
+  }
+  return false;
+}
+
+/// Why a function the kernel hands its indices (ForwardedIndices:
+/// specialize-scalar's fallback) cannot run once per row as the body's
+/// copies do, with the row's indices, or "". Its body meets what the
+/// kernel's must: the row axis's threadIdx and blockIdx only in the row
+/// `blockIdx * blockDim + threadIdx`, no gridDim along it, nothing shared
+/// between threads, no call that reads the indices itself, and every access
+/// that moves with the row bounded along it (rows past the original grid
+/// do nothing, and read inside the image).
+std::string perRowCallee(const ForwardedIndices &Fw, char Axis, ASTContext &Ctx) {
+  const FunctionDecl &F = *Fw.Callee;
+  std::string Name = F.getNameAsString();
+  auto Why = [&](const Twine &W) { return ("'" + Name + "', given the thread's indices, " + W).str(); };
+  BuiltinFinder Facts;
+  Facts.TraverseStmt(F.getBody());
+  if (callsSyncthreads(F.getBody()) || any_of(Facts.Calls, isCollective) || Facts.Shared)
+    return Why("synchronises or shares memory between threads");
+  std::set<const FunctionDecl *> Seen;
+  for (const CallExpr *Call : Facts.Calls)
+    if (readsBuiltins(Call->getDirectCallee(), Seen))
+      return Why(formatv("calls '{0}', which reads thread or block indices",
+                         textOf(Call->getCallee(), Ctx)));
+  RowIndexFinder Rows(Axis);
+  Rows.TraverseStmt(F.getBody());
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const auto &[E, Ref] : Facts.Found) {
+    if (Ref.Dim != Axis)
+      continue;
+    if (Ref.Var == "gridDim")
+      return Why(formatv("reads 'gridDim.{0}', which the smaller grid changes", Axis));
+    if (Ref.Var != "threadIdx" && Ref.Var != "blockIdx")
+      continue;
+    if (!any_of(Rows.Found, [&](const Expr *R) {
+          SourceRange RR = R->getSourceRange(), ER = E->getSourceRange();
+          return !SM.isBeforeInTranslationUnit(ER.getBegin(), RR.getBegin()) &&
+                 !SM.isBeforeInTranslationUnit(RR.getEnd(), ER.getEnd());
+        }))
+      return Why(formatv("uses '{0}.{1}' (line {2}) other than in its row", Ref.Var, Axis,
+                         SM.getPresumedLineNumber(E->getBeginLoc())));
+  }
+  auto Model = an::analyzeKernel(Ctx, F, an::AnalysisOptions());
+  if (!Model)
+    return Why("cannot be analysed: " + toString(Model.takeError()));
+  for (const an::Access &A : Model->Accesses) {
+    if (A.Space == an::MemorySpace::Unknown)
+      return Why(formatv("accesses '{0}' (line {1}) through a pointer the analysis cannot "
+                         "trace",
+                         A.Text, A.Loc.Line));
+    bool Moves = movesWith(Model->atoms(), A.Index, Axis) || !A.IndexKnown;
+    if (Moves && !rowBoundedAbove(Model->atoms(), A, Axis, A.Kind == an::AccessKind::Load))
+      return Why(formatv("has '{0}' (line {1}) without a bound along {2}, so the rows past the "
+                         "original grid would reach it",
+                         A.Text, A.Loc.Line, Axis));
+  }
+  return "";
+}
+
 /// The thread axis whose outputs share a window: z for a 3D footprint
 /// (rows are planes), y otherwise.
 char rowAxis(size_t Dims) { return Dims == 3 ? 'z' : 'y'; }
@@ -1719,6 +1902,19 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
       return notApplicable(formatv("the body reads '{0}', which the smaller grid changes",
                                    RP.axis("gridDim"))
                                .str());
+  // Calls that hand the thread its indices (specialize-scalar's fallback)
+  // run per row like the body, given the row's: their arguments' components
+  // are remapped with the body's.
+  std::vector<const Expr *> Forwarded;
+  std::set<const CallExpr *> Forwarding;
+  for (const CallExpr *Call : Facts.Calls)
+    if (auto Fw = forwardedIndices(Call)) {
+      if (std::string Why = perRowCallee(*Fw, Axis, In.Ctx); !Why.empty())
+        return notApplicable(Why);
+      Forwarding.insert(Call);
+      for (const Expr *E : Fw->Components)
+        Forwarded.push_back(E->IgnoreParenImpCasts());
+    }
   // threadIdx.y and blockIdx.y (z in the 3D form) only in the row, which
   // the copies of the body remap to row0 + r: elsewhere (threadIdx.y == 0,
   // a batch index) the remap would change their meaning.
@@ -1727,7 +1923,8 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
     Rows.TraverseStmt(const_cast<CompoundStmt *>(Body));
     const SourceManager &SM = In.Ctx.getSourceManager();
     for (const auto &[E, Ref] : Facts.Found) {
-      if (Ref.Dim != Axis || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx"))
+      if (Ref.Dim != Axis || (Ref.Var != "threadIdx" && Ref.Var != "blockIdx") ||
+          is_contained(Forwarded, E->IgnoreParenImpCasts()))
         continue;
       bool InRow = any_of(Rows.Found, [&](const Expr *R) {
         SourceRange RR = R->getSourceRange(), ER = E->getSourceRange();
@@ -1745,7 +1942,7 @@ RuleOutcome StencilRegisterRowsRule::propose(const RuleInput &In) {
   }
   std::set<const FunctionDecl *> Seen;
   for (const CallExpr *Call : Facts.Calls)
-    if (readsBuiltins(Call->getDirectCallee(), Seen))
+    if (!Forwarding.count(Call) && readsBuiltins(Call->getDirectCallee(), Seen))
       return notApplicable(formatv("'{0}' reads thread or block indices",
                                    textOf(Call->getCallee(), In.Ctx))
                                .str());

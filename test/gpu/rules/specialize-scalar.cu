@@ -15,6 +15,13 @@
 // NaN bytes before each run and compared bit for bit; nvcc's default
 // contraction (one fma per tap in both). `check --bench` times conv2d_basic
 // at 8192 x 8192 with its 5 x 5 mask (the spec's) on 16 x 16 blocks.
+//
+// The same harness, built with -DFORGE_ROWS, checks stencil-register-rows
+// on the specialised kernels of the three 2D stencils instead of the tile
+// (4 rows per thread, its first proposal): the fallback, given the
+// thread's indices, runs per row with the row's. Each candidate runs on
+// the grid divided by the rows and on the original grid, every block shape
+// (the rewrite is correct for any); the spec's value is the "rows" path.
 // REQUIRES: gpu, cuda
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: forge-port propose %S/../Inputs/rules/stencil_runtime.cu --kernel conv2d_basic --spec %S/../Inputs/rules/specialize/conv2d_basic.json --rules=specialize-scalar --apply -o %t.d/s1.cu
@@ -57,6 +64,24 @@
 // CHECK: conv2d_radius 1x1 r 16, block 32x8x2 (fallback), offset pointers: ok max_abs_err 0 rel_l2 0
 // CHECK: comparisons: 720 (tiled 24, specialised 72, fallback 624)
 // CHECK-NEXT: PASS
+// RUN: forge-port propose %t.d/s4.cu --kernel conv2d_basic --spec %S/../Inputs/rules/specialize/conv2d_basic.json --rules=stencil-register-rows --apply -o %t.d/r1.cu
+// RUN: forge-port propose %t.d/r1.cu --kernel box_r --spec %S/../Inputs/rules/specialize/box_r.json --rules=stencil-register-rows --apply -o %t.d/r2.cu
+// RUN: forge-port propose %t.d/r2.cu --kernel conv2d_radius --spec %S/../Inputs/rules/specialize/conv2d_radius.json --rules=stencil-register-rows --apply -o %t.d/stencil_runtime.rows.cu
+// RUN: grep -c "stencil-register-rows: 4 output rows per thread" %t.d/stencil_runtime.rows.cu | FileCheck %s --check-prefix=ROWS3
+// ROWS3: 3
+// RUN: %nvcc -arch=native -O3 -DFORGE_ROWS -I%S/../Inputs/rules -I%t.d %s -o %t.d/check-rows
+// RUN: %t.d/check-rows | FileCheck %s --check-prefix=ROWS --implicit-check-not=MISMATCH --implicit-check-not=FAIL
+// ROWS: conv2d_basic 1037x531 mw 0, block 16x16x1 (fallback), aligned, grid.y 9: ok max_abs_err 0 rel_l2 0
+// ROWS: conv2d_basic 1037x531 mw 5, block 16x16x1 (rows), aligned, grid.y 9: ok max_abs_err 0 rel_l2 0
+// ROWS: conv2d_basic 1037x531 mw 5, block 16x16x1 (rows), aligned, grid.y 34: ok max_abs_err 0 rel_l2 0
+// ROWS: conv2d_basic 1x1 mw 33, block 16x16x2 (fallback), offset pointers, grid.y 1: ok max_abs_err 0 rel_l2 0
+// ROWS: box_r 1037x531 r 2, block 32x8x1 (rows), aligned, grid.y 17: ok max_abs_err 0 rel_l2 0
+// ROWS: box_r 1037x531 r 3, block 32x8x1 (fallback), offset pointers, grid.y 17: ok max_abs_err 0 rel_l2 0
+// ROWS: conv1d 1000003 mw 7, block 256x1x1 (specialised), aligned, grid.y 1: ok max_abs_err 0 rel_l2 0
+// ROWS: conv2d_radius 1037x531 r 3, block 32x8x1 (rows), aligned, grid.y 17: ok max_abs_err 0 rel_l2 0
+// ROWS: conv2d_radius 1037x531 r 8, block 32x8x1 (fallback), offset pointers, grid.y 67: ok max_abs_err 0 rel_l2 0
+// ROWS: comparisons: 1248 (rows 144, specialised 24, fallback 1080)
+// ROWS-NEXT: PASS
 #include "check.h"
 
 #include <string>
@@ -65,12 +90,25 @@ namespace orig {
 #include "stencil_runtime.cu"
 } // namespace orig
 namespace cand {
+#ifdef FORGE_ROWS
+#include "stencil_runtime.rows.cu"
+#else
 #include "stencil_runtime.specialized.cu"
+#endif
 } // namespace cand
 
 namespace {
 
 int Comparisons = 0, Tiled = 0, Specialised = 0;
+
+#ifdef FORGE_ROWS
+/// Rows per thread of the 2D candidates; the "tiled" path is theirs.
+constexpr unsigned Rows = 4;
+const char *const TiledName = "rows";
+#else
+constexpr unsigned Rows = 1;
+const char *const TiledName = "tiled";
+#endif
 
 /// Where the kernels' pointers start: at cudaMalloc's (256-byte aligned)
 /// pointer, or a few elements past it.
@@ -99,24 +137,35 @@ float *allocAt(size_t N, size_t Pad) {
 /// difference at all, and the same bits.
 enum Path { Fallback, Specialised_, Tiled_ };
 
+/// CandRows: the candidate's rows per thread (1 where it has none); it runs
+/// on Grid and, with rows, also on Grid with grid.y divided by them.
 template <typename K, typename... A>
 bool same(const std::string &What, Path Taken, K Orig, K Cand, dim3 Grid, dim3 Block, float *Out,
-          size_t N, A... Args) {
-  auto run = [&](K Kernel) {
+          size_t N, unsigned CandRows, A... Args) {
+  auto run = [&](K Kernel, dim3 G) {
     check::poison(Out, N);
-    Kernel<<<Grid, Block>>>(Args...);
+    Kernel<<<G, Block>>>(Args...);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     return check::download(Out, N);
   };
-  std::vector<float> Ref = run(Orig), Got = run(Cand);
-  ++Comparisons;
-  Tiled += Taken == Tiled_;
-  Specialised += Taken == Specialised_;
-  bool Ok = check::compare(What.c_str(), Ref, Got, 0, 0);
-  if (Ok && std::memcmp(Ref.data(), Got.data(), N * sizeof(float)) != 0) {
-    std::printf("%s: MISMATCH in the bits (a signed zero or a NaN payload)\n", What.c_str());
-    Ok = false;
+  std::vector<float> Ref = run(Orig, Grid);
+  std::vector<dim3> Grids = {Grid};
+  if (CandRows > 1)
+    Grids.insert(Grids.begin(), dim3(Grid.x, check::ceilDiv(Grid.y, CandRows), Grid.z));
+  bool Ok = true;
+  for (dim3 G : Grids) {
+    std::vector<float> Got = run(Cand, G);
+    ++Comparisons;
+    Tiled += Taken == Tiled_;
+    Specialised += Taken == Specialised_;
+    std::string At = Rows > 1 ? What + ", grid.y " + std::to_string(G.y) : What;
+    bool Here = check::compare(At.c_str(), Ref, Got, 0, 0);
+    if (Here && std::memcmp(Ref.data(), Got.data(), N * sizeof(float)) != 0) {
+      std::printf("%s: MISMATCH in the bits (a signed zero or a NaN payload)\n", At.c_str());
+      Here = false;
+    }
+    Ok &= Here;
   }
   return Ok;
 }
@@ -129,17 +178,21 @@ bool sameShape(dim3 A, dim3 B) { return A.x == B.x && A.y == B.y && A.z == B.z; 
 
 /// The path the rewrite takes: the spec's value on the tile's block is
 /// tiled, on another block the specialised copy untiled; any other value
-/// the original body.
-Path pathOf(int Value, int Spec, dim3 Block, dim3 TileBlock) {
+/// the original body. With rows, the spec's value is the rows path on any
+/// block (RowsToo), the specialised copy where there are no rows.
+Path pathOf(int Value, int Spec, dim3 Block, dim3 TileBlock, bool RowsToo = true) {
   if (Value != Spec)
     return Fallback;
+  if (Rows > 1)
+    return RowsToo ? Tiled_ : Specialised_;
   return sameShape(Block, TileBlock) ? Tiled_ : Specialised_;
 }
 
 /// "conv2d_basic 1037x531 mw 5, block 16x16x1 (tiled), aligned".
 std::string name(const char *Kernel, const std::string &Size, const char *Param, int Value,
                  dim3 Block, Path Taken, const Offsets &P) {
-  const char *Names[] = {" (fallback), ", " (specialised), ", " (tiled), "};
+  const std::string Names[] = {" (fallback), ", " (specialised), ",
+                               std::string(" (") + TiledName + "), "};
   return std::string(Kernel) + " " + Size + " " + Param + " " + std::to_string(Value) +
          ", block " + shapeName(Block) + Names[Taken] + P.Name;
 }
@@ -185,8 +238,8 @@ bool checkConv2D() {
       for (dim3 B : Blocks) {
         Path T = pathOf(Mw, 5, B, Blocks[0]);
         Ok &= same(name("conv2d_basic", Size, "mw", Mw, B, T, P), T, orig::conv2d_basic,
-                   cand::conv2d_basic, grid2D(W, H, B), B, Out, Pixels, (const float *)In,
-                   (const float *)M, Out, W, H, Mw);
+                   cand::conv2d_basic, grid2D(W, H, B), B, Out, Pixels, Rows,
+                   (const float *)In, (const float *)M, Out, W, H, Mw);
       }
   });
   return Ok;
@@ -204,7 +257,7 @@ bool checkBox() {
       for (dim3 B : Blocks32) {
         Path T = pathOf(R, 2, B, Blocks32[0]);
         Ok &= same(name("box_r", Size, "r", R, B, T, P), T, orig::box_r, cand::box_r,
-                   grid2D(W, H, B), B, Out, Pixels, (const float *)In, Out, W, H, R);
+                   grid2D(W, H, B), B, Out, Pixels, Rows, (const float *)In, Out, W, H, R);
       }
   });
   return Ok;
@@ -218,8 +271,8 @@ bool checkRadius() {
       for (dim3 B : Blocks32) {
         Path T = pathOf(R, 3, B, Blocks32[0]);
         Ok &= same(name("conv2d_radius", Size, "r", R, B, T, P), T, orig::conv2d_radius,
-                   cand::conv2d_radius, grid2D(W, H, B), B, Out, Pixels, (const float *)In,
-                   (const float *)M, Out, W, H, R);
+                   cand::conv2d_radius, grid2D(W, H, B), B, Out, Pixels, Rows,
+                   (const float *)In, (const float *)M, Out, W, H, R);
       }
   });
   return Ok;
@@ -237,9 +290,9 @@ bool checkConv1D() {
       float *In = uploadAt(X, P.In), *M = uploadAt(Mask, P.Mask), *Out = allocAt(N, P.Out);
       for (int Mw : Widths)
         for (dim3 B : Blocks) {
-          Path T = pathOf(Mw, 7, B, Blocks[0]);
+          Path T = pathOf(Mw, 7, B, Blocks[0], /*RowsToo=*/false);
           Ok &= same(name("conv1d", std::to_string(N), "mw", Mw, B, T, P), T, orig::conv1d,
-                     cand::conv1d, dim3(check::ceilDiv(N, B.x)), B, Out, size_t(N),
+                     cand::conv1d, dim3(check::ceilDiv(N, B.x)), B, Out, size_t(N), 1u,
                      (const float *)In, (const float *)M, Out, Mw, N);
         }
       CK(cudaFree(In - P.In));
@@ -262,14 +315,15 @@ bool bench() {
   float *Out;
   CK(cudaMalloc(&Out, Pixels * sizeof(float)));
   dim3 B(16, 16), G(check::ceilDiv(W, 16), check::ceilDiv(H, 16));
+  dim3 CG(G.x, check::ceilDiv(G.y, Rows));
   for (int Mw : {5}) {
     Ok &= same(name("conv2d_basic", "8192x8192", "mw", Mw, B, Tiled_, Placements[0]), Tiled_,
-               orig::conv2d_basic, cand::conv2d_basic, G, B, Out, Pixels, (const float *)In,
-               (const float *)M, Out, W, H, Mw);
+               orig::conv2d_basic, cand::conv2d_basic, G, B, Out, Pixels, Rows,
+               (const float *)In, (const float *)M, Out, W, H, Mw);
     std::string What = "conv2d_basic 8192^2 mw " + std::to_string(Mw) + ", 16x16";
     check::report(What.c_str(),
                   check::time([&] { orig::conv2d_basic<<<G, B>>>(In, M, Out, W, H, Mw); }),
-                  check::time([&] { cand::conv2d_basic<<<G, B>>>(In, M, Out, W, H, Mw); }));
+                  check::time([&] { cand::conv2d_basic<<<CG, B>>>(In, M, Out, W, H, Mw); }));
   }
   CK(cudaFree(In));
   CK(cudaFree(M));
@@ -288,8 +342,8 @@ int main(int argc, char **argv) {
   int Counted = Comparisons, CountedTiled = Tiled, CountedSpecialised = Specialised;
   if (check::bench(argc, argv))
     Ok &= bench();
-  std::printf("comparisons: %d (tiled %d, specialised %d, fallback %d)\n", Counted, CountedTiled,
-              CountedSpecialised, Counted - CountedTiled - CountedSpecialised);
+  std::printf("comparisons: %d (%s %d, specialised %d, fallback %d)\n", Counted, TiledName,
+              CountedTiled, CountedSpecialised, Counted - CountedTiled - CountedSpecialised);
   std::printf("%s\n", Ok ? "PASS" : "FAIL");
   return Ok ? 0 : 1;
 }

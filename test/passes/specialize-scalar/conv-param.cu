@@ -2,7 +2,10 @@
 // PMPP's basic 2D convolution with the radius a parameter: the spec launches
 // it with r = 2, so the body is copied with 'r' a constexpr 2 (the loops of
 // 5 iterations unroll) and every other radius calls the original body,
-// moved unchanged into a __noinline__ device function. smem-stencil-tiling
+// moved unchanged into a __noinline__ device function that takes the
+// thread's indices as arguments (parameters named threadIdx and blockIdx
+// shadow the builtins), so that stencil-register-rows can run it per row
+// (test/passes/stencil-register-rows/fallback-emulated.cu). smem-stencil-tiling
 // then stages a constant 20 x 20 tile in the copy, after the test of r (its
 // coefficient loads would read past a smaller mask).
 // RUN: forge-port propose %s --kernel conv2d_param --spec %S/Inputs/conv_param.json \
@@ -36,16 +39,16 @@ __global__ void conv2d_param(const float *N, const float *F, float *P, int r, in
 
 // NOTE: forge-port: note: applied expert:specialize-scalar: a copy of the body with 'r' = 2 as compile-time constants (the spec's values); other values call the original in conv2d_param_forge_any
 
-// FIX:      // specialize-scalar: conv2d_param's original body, for any values of its parameters: the kernel
-// FIX-NEXT: // calls it when r != 2.
-// FIX-NEXT: static __device__ __noinline__ void conv2d_param_forge_any(const float *N, const float *F, float *P, int r, int width,
+// FIX:      // specialize-scalar: conv2d_param's original body, for any values of its parameters and of the
+// FIX-NEXT: // thread's indices (passed in): the kernel calls it when r != 2.
+// FIX-NEXT: static __device__ __noinline__ void conv2d_param_forge_any(const uint3 threadIdx, const uint3 blockIdx, const float *N, const float *F, float *P, int r, int width,
 // FIX-NEXT:                              int height) {
 // FIX-NEXT:   int outCol = blockIdx.x * blockDim.x + threadIdx.x;
 // FIX:      __global__ void conv2d_param(const float *N, const float *F, float *P, int r, int width,
 // FIX-NEXT:                              int height) {
 // FIX-NEXT:   // specialize-scalar: 'r' = 2 (the spec's values) as compile-time constants below; other values run the original body.
 // FIX-NEXT:   if (r != 2) {
-// FIX-NEXT:     conv2d_param_forge_any(N, F, P, r, width, height);
+// FIX-NEXT:     conv2d_param_forge_any(make_uint3(threadIdx.x, threadIdx.y, threadIdx.z), make_uint3(blockIdx.x, blockIdx.y, blockIdx.z), N, F, P, r, width, height);
 // FIX-NEXT:     return;
 // FIX-NEXT:   }
 // FIX-NEXT:   {
@@ -63,7 +66,7 @@ __global__ void conv2d_param(const float *N, const float *F, float *P, int r, in
 // TILED-LABEL: __global__ void conv2d_param(
 // TILED-NEXT: int height) {
 // TILED-NEXT: if (r != 2) {
-// TILED-NEXT: conv2d_param_forge_any(N, F, P, r, width, height);
+// TILED-NEXT: conv2d_param_forge_any(make_uint3(threadIdx.x, threadIdx.y, threadIdx.z), make_uint3(blockIdx.x, blockIdx.y, blockIdx.z), N, F, P, r, width, height);
 // TILED-NEXT: return;
 // TILED-NEXT: }
 // TILED-NEXT: // smem-stencil-tiling:

@@ -8,6 +8,10 @@
 // RUN: not forge-port propose %s --kernel march3d --block 32,8 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=THREED
 // RUN: not forge-port propose %s --kernel batch3d --block 32,4,2 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not forge-port propose %s --kernel synced --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=SYNC
+// RUN: not forge-port propose %s --kernel fallback_grid --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=FBGRID
+// RUN: not forge-port propose %s --kernel fallback_first --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=FBFIRST
+// RUN: not forge-port propose %s --kernel fallback_unbounded --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=FBBOUND
+// RUN: not forge-port propose %s --kernel fallback_real --block 16,16 --rules=stencil-register-rows 2>&1 | FileCheck %s --check-prefix=FBREAL
 // GRID: stencil-register-rows: not applicable: the spec's grid.y is not known, and the grid must shrink
 // LOOP: stencil-register-rows: not applicable: the footprint of 'in' along dimension 1 ('-rad'..'rad') is not a compile-time constant: the register window's size must be one
 // WIDE: stencil-register-rows: not applicable: a window of 14 x 13 values for 2 rows per thread is more than the 128 registers the rule allows
@@ -20,6 +24,16 @@
 // blockIdx.z used as a batch index beside the plane: a per-plane copy would remap it.
 // BATCH: stencil-register-rows: not applicable: 'blockIdx.z' (line {{[0-9]+}}) is used other than in the plane 'blockIdx.z * blockDim.z + threadIdx.z'
 // SYNC: stencil-register-rows: not applicable: the body synchronises or shares memory between threads
+// A fallback given the thread's indices (specialize-scalar's spelling) runs
+// per row only where its body could: not when it reads gridDim.y, uses
+// threadIdx.y other than in the row, or stores a row without a bound (rows
+// past the original grid would write). One that reads the real blockIdx
+// is not given its indices at all: its argument's threadIdx.y stays a use
+// outside the row.
+// FBGRID: stencil-register-rows: not applicable: 'rows_any_grid', given the thread's indices, reads 'gridDim.y', which the smaller grid changes
+// FBFIRST: stencil-register-rows: not applicable: 'rows_any_first', given the thread's indices, uses 'threadIdx.y' (line {{[0-9]+}}) other than in its row
+// FBBOUND: stencil-register-rows: not applicable: 'rows_any_unbounded', given the thread's indices, has 'out[y * w + x]' (line {{[0-9]+}}) without a bound along y, so the rows past the original grid would reach it
+// FBREAL: stencil-register-rows: not applicable: 'threadIdx.y' (line {{[0-9]+}}) is used other than in the row 'blockIdx.y * blockDim.y + threadIdx.y'
 
 __global__ void blur(const float *in, float *out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -107,3 +121,60 @@ __global__ void synced(const float *in, float *out, int w, int h) {
   __syncthreads();
   if (x < w && y < h) out[y * w + x] = s;
 }
+
+// The fallbacks: the body of 'blur' for another radius, each with one flaw.
+#define FALLBACK_KERNEL(K, CALL)                                                                   \
+  __global__ void K(const float *in, float *out, int w, int h, int rad) {                          \
+    if (rad != 1) {                                                                                \
+      CALL;                                                                                        \
+      return;                                                                                      \
+    }                                                                                              \
+    int x = blockIdx.x * blockDim.x + threadIdx.x;                                                 \
+    int y = blockIdx.y * blockDim.y + threadIdx.y;                                                 \
+    if (x >= w || y >= h) return;                                                                  \
+    float s = 0.f;                                                                                 \
+    for (int dy = -1; dy <= 1; ++dy)                                                               \
+      for (int dx = -1; dx <= 1; ++dx)                                                             \
+        s += in[min(max(y + dy, 0), h - 1) * w + min(max(x + dx, 0), w - 1)];                     \
+    out[y * w + x] = s;                                                                            \
+  }
+#define INDICES make_uint3(threadIdx.x, threadIdx.y, threadIdx.z), make_uint3(blockIdx.x, blockIdx.y, blockIdx.z)
+
+static __device__ __noinline__ void rows_any_grid(const uint3 threadIdx, const uint3 blockIdx,
+                                                  const float *in, float *out, int w, int h,
+                                                  int rad) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h || y >= gridDim.y * blockDim.y) return;
+  out[y * w + x] = in[y * w + x] * rad;
+}
+FALLBACK_KERNEL(fallback_grid, rows_any_grid(INDICES, in, out, w, h, rad))
+
+static __device__ __noinline__ void rows_any_first(const uint3 threadIdx, const uint3 blockIdx,
+                                                   const float *in, float *out, int w, int h,
+                                                   int rad) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = threadIdx.y == 0 ? in[y * w + x] : 0.f;
+}
+FALLBACK_KERNEL(fallback_first, rows_any_first(INDICES, in, out, w, h, rad))
+
+static __device__ __noinline__ void rows_any_unbounded(const uint3 threadIdx, const uint3 blockIdx,
+                                                       const float *in, float *out, int w, int h,
+                                                       int rad) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w)
+    out[y * w + x] = in[x] * rad;
+}
+FALLBACK_KERNEL(fallback_unbounded, rows_any_unbounded(INDICES, in, out, w, h, rad))
+
+static __device__ __noinline__ void rows_any_real(const uint3 threadIdx, const float *in,
+                                                  float *out, int w, int h, int rad) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = in[y * w + x] * rad;
+}
+FALLBACK_KERNEL(fallback_real, rows_any_real(make_uint3(threadIdx.x, threadIdx.y, threadIdx.z), in, out, w, h, rad))

@@ -8,7 +8,11 @@ struct D3 {
   unsigned x = 1, y = 1, z = 1;
 };
 static D3 threadIdx, blockIdx, blockDim, gridDim;
+using uint3 = D3;
+inline D3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
 #define __global__
+#define __device__
+#define __noinline__
 static int min(int a, int b) { return a < b ? a : b; }
 static int max(int a, int b) { return a > b ? a : b; }
 struct float4 {
