@@ -7,6 +7,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
+#include <future>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -131,17 +132,22 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                     ArrayRef<const PassInfo *> Explaining,
                                     const std::map<std::string, std::string> &Overlay,
                                     std::vector<std::string> *Messages, bool HostOnly) {
-  frontend::ParseDiagnostics Quiet(nullptr);
-  std::vector<std::unique_ptr<PortPass>> Passes;
-  for (const PassInfo *PI : Explaining)
-    Passes.push_back(PI->Create());
   bool IsC = Opts.HostCompiler && frontend::isCSourceName(File);
-  Quiet.Explains = [&](StringRef Msg, const Diagnostic &Info) {
-    return explainedByAny(Passes, Msg, Info, IsC);
+  // One side's parse, with its own diagnostics and passes: the two sides
+  // are independent compiles, parsed at once (each Clang instance is its
+  // own, as when the units of a project are ported in parallel).
+  struct SideCount {
+    unsigned Errors = 0;
+    std::vector<std::string> Messages;
   };
-  for (frontend::Side S : {frontend::Side::Host, frontend::Side::Device}) {
-    if (S == frontend::Side::Device && HostOnly)
-      continue;
+  auto Count = [&](frontend::Side S) -> Expected<SideCount> {
+    frontend::ParseDiagnostics Quiet(nullptr);
+    std::vector<std::unique_ptr<PortPass>> Passes;
+    for (const PassInfo *PI : Explaining)
+      Passes.push_back(PI->Create());
+    Quiet.Explains = [&](StringRef Msg, const Diagnostic &Info) {
+      return explainedByAny(Passes, Msg, Info, IsC);
+    };
     frontend::ParseRequest Req;
     Req.File = File.str();
     Req.S = S;
@@ -151,10 +157,29 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                       [](ASTContext &, CompilerInstance &,
                                          const frontend::PreprocessorFacts &) {}))
       return std::move(E);
-  }
+    return SideCount{Quiet.errors(), Quiet.errorMessages()};
+  };
+  std::future<Expected<SideCount>> Device;
+  if (!HostOnly)
+    Device = std::async(std::launch::async, Count, frontend::Side::Device);
+  Expected<SideCount> Host = Count(frontend::Side::Host);
+  unsigned Errors = 0;
+  std::vector<std::string> All;
+  auto Add = [&](Expected<SideCount> C) -> Error {
+    if (!C)
+      return C.takeError();
+    Errors += C->Errors;
+    All.insert(All.end(), C->Messages.begin(), C->Messages.end());
+    return Error::success();
+  };
+  Error E = Add(std::move(Host));
+  if (Device.valid())
+    E = joinErrors(std::move(E), Add(Device.get()));
+  if (E)
+    return std::move(E);
   if (Messages)
-    *Messages = Quiet.errorMessages();
-  return Quiet.errors();
+    *Messages = std::move(All);
+  return Errors;
 }
 
 } // namespace forge::port
