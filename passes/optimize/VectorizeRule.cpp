@@ -4,12 +4,13 @@
 /// Rewrites an elementwise map (ElementwiseKernel.h: the model's
 /// elementwise pattern over the 1D global index, guarded by `if (i < n
 /// ...)`, an early `if (i >= n ...) return;`, or already a grid-stride loop)
-/// whose global accesses are all p[i] on 4- or 8-byte elements so that each
-/// thread moves 16 bytes of every array per access: float4, int4, uint4,
-/// double2, longlong2 loads and stores through reinterpret_cast, in a
+/// whose global accesses are all p[i] so that each thread moves 4 elements
+/// of every array per access (2 where an array has 8-byte elements): float4,
+/// int4, char4, uchar4, short4, double2, longlong2, float2 loads and stores
+/// through reinterpret_cast (element sizes may differ), in a
 /// grid-stride loop over vectors (correct for any grid), then a scalar
 /// grid-stride loop for the last n % VEC elements. A run-time check falls
-/// back to the scalar loop when a pointer is not 16-byte aligned (an
+/// back to the scalar loop when a pointer is not aligned to its vector (an
 /// offset pointer; cudaMalloc gives 256-byte alignment), or when two
 /// pointers whose order of accesses matters are the same buffer, so the
 /// rewrite never faults and never reorders an in-place update
@@ -37,37 +38,43 @@ namespace {
 using analysis::Access;
 using analysis::AccessKind;
 
-/// The 16-byte vector of an element type, and its lane count.
-struct VectorType {
-  const char *Name;
-  unsigned Lanes;
-};
-
-std::optional<VectorType> vectorFor(QualType Elem, ASTContext &Ctx) {
+/// The CUDA vector of Lanes (2 or 4) elements of an element type: 1-, 2-,
+/// 4- and 8-byte integers and floats (char4 for 4 bytes, float4 and
+/// double2 for 16); none for a type without one (double4 is deprecated in
+/// CUDA 13, __half has only __half2).
+std::optional<std::string> vectorFor(QualType Elem, unsigned Lanes, ASTContext &Ctx) {
   const auto *B = Elem.getCanonicalType().getUnqualifiedType()->getAs<BuiltinType>();
-  if (!B)
+  if (!B || (Lanes != 2 && Lanes != 4))
     return std::nullopt;
+  const char *Base = nullptr;
   switch (B->getKind()) {
-  case BuiltinType::Float: return VectorType{"float4", 4};
-  case BuiltinType::Int: return VectorType{"int4", 4};
-  case BuiltinType::UInt: return VectorType{"uint4", 4};
-  case BuiltinType::Double: return VectorType{"double2", 2};
-  case BuiltinType::LongLong: return VectorType{"longlong2", 2};
-  case BuiltinType::ULongLong: return VectorType{"ulonglong2", 2};
-  case BuiltinType::Long:
-    return Ctx.getTypeSize(Elem) == 64 ? std::optional<VectorType>(VectorType{"longlong2", 2})
-                                       : std::nullopt;
-  case BuiltinType::ULong:
-    return Ctx.getTypeSize(Elem) == 64 ? std::optional<VectorType>(VectorType{"ulonglong2", 2})
-                                       : std::nullopt;
+  case BuiltinType::Float: Base = "float"; break;
+  case BuiltinType::Int: Base = "int"; break;
+  case BuiltinType::UInt: Base = "uint"; break;
+  case BuiltinType::Short: Base = "short"; break;
+  case BuiltinType::UShort: Base = "ushort"; break;
+  case BuiltinType::SChar:
+  case BuiltinType::Char_S: Base = "char"; break;
+  case BuiltinType::UChar:
+  case BuiltinType::Char_U: Base = "uchar"; break;
+  case BuiltinType::Double: Base = "double"; break;
+  case BuiltinType::LongLong: Base = "longlong"; break;
+  case BuiltinType::ULongLong: Base = "ulonglong"; break;
+  case BuiltinType::Long: Base = Ctx.getTypeSize(Elem) == 64 ? "longlong" : "int"; break;
+  case BuiltinType::ULong: Base = Ctx.getTypeSize(Elem) == 64 ? "ulonglong" : "uint"; break;
   default: return std::nullopt;
   }
+  if (Ctx.getTypeSizeInChars(Elem).getQuantity() == 8 && Lanes != 2)
+    return std::nullopt;
+  return std::string(Base) + std::to_string(Lanes);
 }
 
 /// One pointer parameter the map reads or writes.
 struct Buffer {
   const ParmVarDecl *Param = nullptr;
   std::string Vec;
+  /// The element's size in bytes.
+  unsigned Size = 0;
   bool Read = false, Written = false;
   /// Assigned with '=' by a statement every element runs: its vector need
   /// not be loaded first.
@@ -173,14 +180,13 @@ public:
         if (Elem->isDependentType())
           return notApplicable("the element type of '" + P->getName().str() +
                                "' is a template parameter");
-        auto V = vectorFor(Elem, Ctx);
-        if (!V)
+        if (!vectorFor(Elem, 2, Ctx))
           return notApplicable("'" + P->getName().str() + "' has elements of type '" +
                                Elem.getUnqualifiedType().getAsString() +
-                               "'; only float, double, int, unsigned and 64-bit integers "
+                               "'; only the 1-, 2-, 4- and 8-byte integers, float and double "
                                "vectorize");
         B.Param = P;
-        B.Vec = V->Name;
+        B.Size = unsigned(Ctx.getTypeSizeInChars(Elem).getQuantity());
       }
       if (A->reads()) {
         B.Read = true;
@@ -199,14 +205,15 @@ public:
     std::vector<Buffer> Buffers;
     for (auto &[Index, B] : ByIndex)
       Buffers.push_back(B);
-    std::optional<unsigned> Lanes;
-    for (const Buffer &B : Buffers) {
-      unsigned L = StringRef(B.Vec).ends_with("4") ? 4 : 2;
-      if (Lanes && *Lanes != L)
-        return notApplicable("the arrays mix 4- and 8-byte elements");
-      Lanes = L;
-    }
-    unsigned VEC = *Lanes;
+    // Four elements per vector (16 bytes of the widest 4-byte array: a
+    // float4 beside the char4 of an int8 input), two where an array has
+    // 8-byte elements (double2).
+    unsigned Widest = 0;
+    for (const Buffer &B : Buffers)
+      Widest = std::max(Widest, B.Size);
+    unsigned VEC = Widest == 8 ? 2 : 4;
+    for (Buffer &B : Buffers)
+      B.Vec = *vectorFor(B.Param->getType()->getPointeeType(), VEC, Ctx);
     static const char *const Comp[] = {"x", "y", "z", "w"};
 
     // Pairs whose accesses, if they were the same buffer, would see each
@@ -303,11 +310,14 @@ public:
 
     std::string I = K.indexName(), T = K.IndexType;
     std::string Bound = K.BoundText;
-    std::vector<std::string> Ptrs, Loads, Stores;
+    std::vector<std::string> Loads, Stores;
+    // Each pointer aligned to its vector (16 bytes for a float4, 4 for a
+    // char4), the pointers of one alignment tested together.
+    std::map<unsigned, std::vector<std::string>> Ptrs;
     for (const Buffer &B : Buffers) {
       std::string P = B.Param->getName().str();
       bool ConstPointee = B.Param->getType()->getPointeeType().isConstQualified();
-      Ptrs.push_back("reinterpret_cast<size_t>(" + P + ")");
+      Ptrs[B.Size * VEC].push_back("reinterpret_cast<size_t>(" + P + ")");
       std::string Cast = "reinterpret_cast<" + std::string(ConstPointee ? "const " : "") +
                          B.Vec + " *>(" + P + ")";
       if (B.Read || !B.SurelyAssigned)
@@ -332,9 +342,10 @@ public:
                            .str());
 
     std::vector<std::string> L;
-    L.push_back(formatv("// {0} elements per access while every pointer is 16-byte aligned "
+    bool AllWide = Ptrs.size() == 1 && Ptrs.begin()->first == 16;
+    L.push_back(formatv("// {0} elements per access while every pointer is {1} aligned "
                         "(cudaMalloc",
-                        VEC)
+                        VEC, AllWide ? "16-byte" : "its vector's size")
                     .str());
     L.push_back("// gives 256 bytes), then one at a time; both loops stride over the grid.");
     std::vector<std::string> Distinct;
@@ -348,7 +359,11 @@ public:
     L.push_back(formatv("const {0} forge_first = ({0})blockIdx.x * blockDim.x + threadIdx.x;", T)
                     .str());
     L.push_back(formatv("const {0} forge_stride = ({0})blockDim.x * gridDim.x;", T).str());
-    L.push_back("const bool forge_aligned = ((" + join(Ptrs, " | ") + ") % 16) == 0;");
+    std::vector<std::string> Aligned;
+    for (auto It = Ptrs.rbegin(); It != Ptrs.rend(); ++It)
+      Aligned.push_back("((" + join(It->second, " | ") + ") % " + std::to_string(It->first) +
+                        ") == 0");
+    L.push_back("const bool forge_aligned = " + join(Aligned, " && ") + ";");
     std::string Fast = "forge_aligned";
     if (!Distinct.empty()) {
       L.push_back("const bool forge_distinct = " + join(Distinct, " && ") + ";");
@@ -396,8 +411,9 @@ public:
       if (!is_contained(Types, B.Vec))
         Types.push_back(B.Vec);
     }
+    std::string Bytes = AllWide ? "16 bytes" : formatv("{0} elements", VEC).str();
     std::string Rationale = formatv(
-        "Each thread now moves 16 bytes of {0} per load or store ({1}), a {2}x cut in memory "
+        "Each thread now moves {5} of {0} per load or store ({1}), a {2}x cut in memory "
         "instructions and address arithmetic for a memory-bound kernel. Contiguity: the kernel "
         "model sees an elementwise map whose every global access is {3}[{4}] with '{4}' = "
         "blockIdx.x * blockDim.x + threadIdx.x on an unoffset kernel pointer, and a body whose "
@@ -405,7 +421,7 @@ public:
         "from cudaMalloc (256 bytes) and checked at run time; a misaligned pointer takes the "
         "scalar loop. The vector loop is a grid-stride loop and the scalar loop takes the last "
         "n % {2} elements, so the kernel is correct for any grid.",
-        join(Names, ", "), join(Types, ", "), VEC, Names.front(), I)
+        join(Names, ", "), join(Types, ", "), VEC, Names.front(), I, Bytes)
                                 .str();
     if (!Distinct.empty())
       Rationale += "\nIf " + join(Distinct, " or ") +
@@ -447,8 +463,9 @@ public:
       }
     }
     return proposeEdits(In, name(),
-                        formatv("16-byte accesses ({0}) to {1}", join(Types, ", "),
-                                join(Names, ", "))
+                        formatv("{0} accesses ({1}) to {2}",
+                                AllWide ? "16-byte" : formatv("{0}-element", VEC).str(),
+                                join(Types, ", "), join(Names, ", "))
                             .str(),
                         Rationale, C.edits(), std::move(Spec));
   }
