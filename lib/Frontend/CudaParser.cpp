@@ -122,6 +122,7 @@ void ParseDiagnostics::HandleDiagnostic(DiagnosticsEngine::Level Level,
   LastShown = true;
   if (IsError) {
     ++Errors;
+    ErrorKeys.push_back(Key);
     if (RedactOtherFiles && Info.hasSourceManager() && Info.getLocation().isValid() &&
         !Info.getSourceManager().isWrittenInMainFile(
             Info.getSourceManager().getExpansionLoc(Info.getLocation())))

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
 #include <future>
+#include <set>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -137,8 +138,7 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
   // are independent compiles, parsed at once (each Clang instance is its
   // own, as when the units of a project are ported in parallel).
   struct SideCount {
-    unsigned Errors = 0;
-    std::vector<std::string> Messages;
+    std::vector<std::string> Keys, Messages;
   };
   auto Count = [&](frontend::Side S) -> Expected<SideCount> {
     frontend::ParseDiagnostics Quiet(nullptr);
@@ -157,19 +157,22 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
                                       [](ASTContext &, CompilerInstance &,
                                          const frontend::PreprocessorFacts &) {}))
       return std::move(E);
-    return SideCount{Quiet.errors(), Quiet.errorMessages()};
+    return SideCount{Quiet.errorKeys(), Quiet.errorMessages()};
   };
   std::future<Expected<SideCount>> Device;
   if (!HostOnly)
     Device = std::async(std::launch::async, Count, frontend::Side::Device);
   Expected<SideCount> Host = Count(frontend::Side::Host);
-  unsigned Errors = 0;
+  // An error both sides report is one error (as one consumer for both
+  // would count it).
+  std::set<std::string> Seen;
   std::vector<std::string> All;
   auto Add = [&](Expected<SideCount> C) -> Error {
     if (!C)
       return C.takeError();
-    Errors += C->Errors;
-    All.insert(All.end(), C->Messages.begin(), C->Messages.end());
+    for (size_t I = 0; I < C->Keys.size(); ++I)
+      if (Seen.insert(C->Keys[I]).second)
+        All.push_back(C->Messages[I]);
     return Error::success();
   };
   Error E = Add(std::move(Host));
@@ -177,6 +180,7 @@ Expected<unsigned> countParseErrors(const frontend::Toolchain &TC,
     E = joinErrors(std::move(E), Add(Device.get()));
   if (E)
     return std::move(E);
+  unsigned Errors = unsigned(All.size());
   if (Messages)
     *Messages = std::move(All);
   return Errors;

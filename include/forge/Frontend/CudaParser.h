@@ -51,6 +51,9 @@ public:
   unsigned rawErrors() const { return RawErrors; }
   /// Messages of the errors shown, "file:line:col: message".
   const std::vector<std::string> &errorMessages() const { return ErrorMessages; }
+  /// What tells the errors shown apart (place, level and message), one per
+  /// message: the parses of two sides merged say each error once.
+  const std::vector<std::string> &errorKeys() const { return ErrorKeys; }
   /// Called for every error of the current parse, shown or not (passes use
   /// it to recognise code that CUDA 13 no longer accepts).
   std::function<void(const clang::Diagnostic &)> OnError;
@@ -72,6 +75,7 @@ private:
   bool ShowWarnings;
   bool LastShown = false;
   unsigned Errors = 0;
+  std::vector<std::string> ErrorKeys;
   unsigned Downgraded = 0;
   unsigned RawErrors = 0;
   unsigned Explained = 0;
