@@ -64,6 +64,15 @@ StringRef Pattern::role(StringRef Role) const {
   return "";
 }
 
+bool isSideRead(const Access &A, const IndexForm &F, const std::vector<const Access *> &Global) {
+  if (A.Kind != AccessKind::Load || !A.IndexKnown || A.Index == F ||
+      (A.Index - F).constantValue())
+    return false;
+  return none_of(Global, [&](const Access *B) {
+    return B->Buffer == A.Buffer && (B->writes() || B->Index == F);
+  });
+}
+
 namespace {
 
 /// What an index moves with.
@@ -821,15 +830,26 @@ private:
     if (any_of(Global,
                [](const Access *A) { return A->Kind == AccessKind::Atomic || !A->IndexKnown; }))
       return;
-    if (none_of(Global, [](const Access *A) { return A->writes(); }))
+    auto Store = find_if(Global, [](const Access *A) { return A->writes(); });
+    if (Store == Global.end())
       return;
-    const IndexForm &F = Global.front()->Index;
-    if (any_of(Global, [&](const Access *A) { return A->Index != F; }))
-      return;
+    // The element's accesses are at the store's index; other reads are side
+    // reads (isSideRead: a per-group scale, a table), which each element
+    // makes for itself.
+    const IndexForm &F = (*Store)->Index;
+    std::vector<const Access *> Side;
+    for (const Access *A : Global)
+      if (A->Index != F) {
+        if (!isSideRead(*A, F, Global))
+          return;
+        Side.push_back(A);
+      }
+    llvm::erase_if(Global, [&](const Access *A) { return is_contained(Side, A); });
     // No loops, or grid- or block-stride loops (one per dimension) around
     // every access.
     std::vector<unsigned> Loops = Global.front()->Loops;
-    if (any_of(Global, [&](const Access *A) { return A->Loops != Loops; }))
+    if (any_of(Global, [&](const Access *A) { return A->Loops != Loops; }) ||
+        any_of(Side, [&](const Access *A) { return A->Loops != Loops; }))
       return;
     bool GridStride = false, BlockStride = false;
     for (unsigned Id : Loops) {
@@ -884,6 +904,12 @@ private:
                         "; writes " + join(Writes, ", "));
     if (!First.G.empty())
       P.Details.push_back("guarded by " + First.G.render());
+    for (const Access *A : Side)
+      P.SideReads.push_back(A->Id);
+    for (const Access *A : Side)
+      P.Details.push_back("each element also reads '" + A->Text + "' (line " +
+                          std::to_string(A->Loc.Line) + ") at its own index '" + A->IndexText +
+                          "', a buffer the map does not write");
     if (P.ThreadValues.empty())
       P.Details.push_back("every stored value is a function of the loaded elements and uniform "
                           "values");

@@ -271,9 +271,14 @@ std::string whyNotElementwise(const KernelModel &M, ASTContext &Ctx) {
   if (!W)
     return "the kernel stores nothing to global memory";
   for (const Access *A : Global)
-    if (A->Index != W->Index)
+    if (A->Index != W->Index && !analysis::isSideRead(*A, W->Index, Global))
       return At(*A) + " is at '" + IndexText(*A) + "', not at the index '" + IndexText(*W) +
-             "' of the store " + At(*W);
+             "' of the store " + At(*W) +
+             (A->Kind != AccessKind::Load ? ""
+              : (A->Index - W->Index).constantValue()
+                  ? " (a neighbour: a stencil's read)"
+                  : " (a read at an index of its own is kept per element only from a buffer "
+                    "the map does not write or read at the index)");
   for (const Access *A : Global)
     if (A->Loops != W->Loops)
       return At(*A) + " and " + At(*W) + " are not inside the same loops";
@@ -431,7 +436,7 @@ public:
       return true;
     }
     if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
-      if (P->getType()->isPointerType() && !insideAccess(E))
+      if (P->getType()->isPointerType() && !insideAccess(E) && !insideSideRead(E))
         return fail(E, "the pointer '" + P->getName().str() +
                            "' is used other than through its elements");
       return true;
@@ -469,6 +474,12 @@ private:
   const Stmt *bodyOfKernel() const { return KernelBody; }
   bool insideAccess(const Stmt *S) const {
     for (const Access *A : K.Accesses)
+      if (A->E && within(S, A->E, PM))
+        return true;
+    return false;
+  }
+  bool insideSideRead(const Stmt *S) const {
+    for (const Access *A : K.SideReads)
       if (A->E && within(S, A->E, PM))
         return true;
     return false;
@@ -595,6 +606,8 @@ Expected<ElementwiseKernel> matchElementwiseKernel(const RuleInput &In, bool All
     return makeError("the elementwise map is a nest of {0} grid-stride loops", P.Loops.size());
   for (unsigned Id : P.Accesses)
     K.Accesses.push_back(&M.Accesses[Id]);
+  for (unsigned Id : P.SideReads)
+    K.SideReads.push_back(&M.Accesses[Id]);
   if (K.Accesses.empty())
     return makeError("the elementwise map has no accesses");
 

@@ -93,6 +93,9 @@ struct ElementwiseKernel {
   std::pair<unsigned, unsigned> BodyRange, Replaced;
   /// The pattern's accesses.
   std::vector<const analysis::Access *> Accesses;
+  /// Loads at an index of their own from a buffer the map does not write
+  /// (`scale[i / group]`): they stay scalar, each element making its own.
+  std::vector<const analysis::Access *> SideReads;
   /// Every access is at the index itself (not at an offset from it).
   bool AtIndex = true;
   /// Reads of the index as a value (outside the accesses), in the body and

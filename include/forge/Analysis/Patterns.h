@@ -97,6 +97,16 @@ enum class PatternKind {
 
 llvm::StringRef patternKindName(PatternKind K);
 
+struct Access;
+
+/// Whether A, a global access of an elementwise map whose element is at
+/// index F, is a side read: a load at an index of its own (`scale[i /
+/// group]`, `table[k]`), not a constant offset from F (neighbours are a
+/// stencil's), of a buffer that no access in Global writes and that no
+/// access in Global reads at F. Each element makes such reads for itself,
+/// so a rule that changes which thread handles which element keeps them.
+bool isSideRead(const Access &A, const IndexForm &F, const std::vector<const Access *> &Global);
+
 /// A thread-varying value used as a value (not as an index) in what a
 /// pattern stores: `y[i] = x[i] + threadIdx.x` uses 'threadIdx.x'.
 struct ValueUse {
@@ -151,6 +161,8 @@ struct Pattern {
   /// Role -> name: {"A", "a"}, {"row", "i"}, {"k", "k"}.
   std::vector<std::pair<std::string, std::string>> Roles;
   std::vector<unsigned> Accesses;
+  /// An elementwise map's side reads (isSideRead), not in Accesses.
+  std::vector<unsigned> SideReads;
   std::vector<unsigned> Loops;
   int Reduction = -1;
   int Footprint = -1;

@@ -1,7 +1,9 @@
 // vectorize on maps that mix element sizes (test/gpu/Inputs/rules/
 // mixed_maps.cu: int8 to float through char4 and float4, float to bytes
 // through float4 and uchar4, short to double through short2 and double2,
-// float to double through float2 and double2): on the GPU the rewrites
+// float to double through float2 and double2; int8 with a scale per group
+// of 1, 3 and 64 elements, the scale a scalar side read per lane): on the
+// GPU the rewrites
 // compute bitwise what the originals compute, for lengths that are not
 // multiples of the lanes or of the block (1, 7, 1003, 1000003), pointers at
 // cudaMalloc's alignment and one element past it (the scalar loop), and the
@@ -13,9 +15,10 @@
 // RUN: forge-port propose %S/../Inputs/rules/mixed_maps.cu --kernel dequant --block 256 --rules=vectorize --apply -o %t.d/m1.cu
 // RUN: forge-port propose %t.d/m1.cu --kernel to_bytes --block 256 --rules=vectorize --apply -o %t.d/m2.cu
 // RUN: forge-port propose %t.d/m2.cu --kernel widen --block 256 --rules=vectorize --apply -o %t.d/m3.cu
-// RUN: forge-port propose %t.d/m3.cu --kernel promote --block 256 --rules=vectorize --apply -o %t.d/mixed_maps.vec.cu
+// RUN: forge-port propose %t.d/m3.cu --kernel promote --block 256 --rules=vectorize --apply -o %t.d/m4.cu
+// RUN: forge-port propose %t.d/m4.cu --kernel dequant_group --block 256 --rules=vectorize --apply -o %t.d/mixed_maps.vec.cu
 // RUN: grep -c "forge_vectors = " %t.d/mixed_maps.vec.cu | FileCheck %s --check-prefix=COUNT
-// COUNT: 4
+// COUNT: 5
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
 // RUN: %t.d/check | FileCheck %s --implicit-check-not=MISMATCH --implicit-check-not=FAIL
 // CHECK: dequant n=1000003 +0 grid 3907: ok
@@ -23,11 +26,13 @@
 // CHECK: to_bytes n=1003 +1 grid 1: ok
 // CHECK: widen n=1000003 +0 grid 977: ok
 // CHECK: promote n=7 +1 grid 1: ok
-// CHECK: comparisons: 96
+// CHECK: dequant_group 64 n=1000003 +1 grid 1: ok
+// CHECK: comparisons: 168
 // CHECK-NEXT: PASS
 #include "check.h"
 
 #include <cstring>
+#include <string>
 
 namespace orig {
 #include "mixed_maps.cu"
@@ -111,9 +116,20 @@ int main(int argc, char **argv) {
   Ok &= cases<float, double>("promote", [](bool O, unsigned G, const float *in, double *out, int n) {
     O ? orig::promote<<<G, 256>>>(in, out, n) : vec::promote<<<G, 256>>>(in, out, n);
   });
-  std::printf("comparisons: %d\n", Comparisons);
+  for (int Group : {1, 3, 64}) {
+    auto HS = check::random<float>(1000003 + 4, 9);
+    float *Scale = check::upload(HS);
+    std::string Name = "dequant_group " + std::to_string(Group);
+    Ok &= cases<signed char, float>(Name.c_str(), [&](bool O, unsigned G, const signed char *q,
+                                                      float *out, int n) {
+      O ? orig::dequant_group<<<G, 256>>>(q, Scale, out, n, Group)
+        : vec::dequant_group<<<G, 256>>>(q, Scale, out, n, Group);
+    });
+    CK(cudaFree(Scale));
+  }
   if (check::bench(argc, argv))
     bench();
+  std::printf("comparisons: %d\n", Comparisons);
   std::printf("%s\n", Ok ? "PASS" : "FAIL");
   return Ok ? 0 : 1;
 }

@@ -12,7 +12,9 @@
 // RUN: forge-port propose %t.d/m0.cu --kernel dequant --rules=vectorize --apply -o %t.d/m1.cu 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: forge-port propose %t.d/m1.cu --kernel to_bytes --rules=vectorize --apply -o %t.d/m2.cu 2>&1 | FileCheck %s --check-prefix=NOTE-BYTES
 // RUN: forge-port propose %t.d/m2.cu --kernel widen --rules=vectorize --apply -o %t.d/m3.cu 2>&1 | FileCheck %s --check-prefix=NOTE-WIDEN
-// RUN: forge-port propose %t.d/m3.cu --kernel promote --rules=vectorize --apply -o %t.d/mixed_maps.vec.cu 2>&1 | FileCheck %s --check-prefix=NOTE-PROMOTE
+// RUN: forge-port propose %t.d/m3.cu --kernel promote --rules=vectorize --apply -o %t.d/m4.cu 2>&1 | FileCheck %s --check-prefix=NOTE-PROMOTE
+// RUN: forge-port propose %t.d/m4.cu --kernel dequant_group --rules=vectorize --apply -o %t.d/mixed_maps.vec.cu 2>&1 | FileCheck %s --check-prefix=NOTE-GROUP
+// RUN: forge-port analyze %t.d/m0.cu --kernel dequant_group | FileCheck %s --check-prefix=MODEL
 // RUN: FileCheck %s --check-prefix=FIX --match-full-lines --input-file=%t.d/mixed_maps.vec.cu
 // RUN: %nvcc -arch=sm_90 -ptx %t.d/mixed_maps.vec.cu -o - | FileCheck %s --check-prefix=PTX
 // RUN: %clang -x c++ -std=c++17 -O1 -ffp-contract=off -w -I%S/../stencil-register-rows/Inputs -I%S/Inputs -I%S/../../gpu/Inputs/rules -I%t.d %s -o %t.d/emulate -lstdc++ -lm
@@ -21,6 +23,10 @@
 // NOTE-BYTES: forge-port: note: applied expert:vectorize: 4-element accesses (float4, uchar4) to x, y
 // NOTE-WIDEN: forge-port: note: applied expert:vectorize: 2-element accesses (short2, double2) to a, b
 // NOTE-PROMOTE: forge-port: note: applied expert:vectorize: 2-element accesses (float2, double2) to in, out
+// A side read (the group's scale) stays a scalar load per lane, at the
+// lane's own element.
+// NOTE-GROUP: forge-port: note: applied expert:vectorize: 4-element accesses (char4, float4) to q, out
+// MODEL: each element also reads 'scale[i / group]' (line {{[0-9]+}}) at its own index '(blockIdx.x * blockDim.x + threadIdx.x) / group', a buffer the map does not write
 // FIX-LABEL: __global__ void dequant(const signed char *q, float *out, float scale, int n) {
 // FIX:         const bool forge_aligned = ((reinterpret_cast<size_t>(out)) % 16) == 0 && ((reinterpret_cast<size_t>(q)) % 4) == 0;
 // FIX:           const char4 forge_q = reinterpret_cast<const char4 *>(q)[forge_v];
@@ -34,6 +40,9 @@
 // FIX:         const long long forge_vectors = forge_aligned && forge_n > 0 ? forge_n / 2 : 0;
 // FIX-LABEL: __global__ void promote(const float *in, double *out, int n) {
 // FIX:         const bool forge_aligned = ((reinterpret_cast<size_t>(out)) % 16) == 0 && ((reinterpret_cast<size_t>(in)) % 8) == 0;
+// FIX-LABEL: __global__ void dequant_group(const signed char *q, const float *scale, float *out, int n,
+// FIX:           { forge_out.x = scale[((int)(forge_v * 4 + 0)) / group] * (float)forge_q.x; }
+// FIX-NEXT:      { forge_out.y = scale[((int)(forge_v * 4 + 1)) / group] * (float)forge_q.y; }
 // PTX: ld.global.v4.u8
 // PTX: st.global.v4.f32
 // PTX: ld.global.v4.f32
@@ -42,7 +51,7 @@
 // PTX: st.global.v2.f64
 // PTX: ld.global.v2.f32
 // PTX: st.global.v2.f64
-// EMU: 96 same, 0 differ
+// EMU: 168 same, 0 differ
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -107,6 +116,14 @@ int main() {
   cases<float, double>("promote", [](bool O, const float *in, double *out, int n) {
     O ? orig::promote(in, out, n) : vec::promote(in, out, n);
   });
+  for (int Group : {1, 3, 64})
+    cases<signed char, float>("dequant_group", [Group](bool O, const signed char *q, float *out,
+                                                       int n) {
+      static float Scale[4200];
+      for (int I = 0; I < 4200; ++I)
+        Scale[I] = 0.5f + I % 7;
+      O ? orig::dequant_group(q, Scale, out, n, Group) : vec::dequant_group(q, Scale, out, n, Group);
+    });
   std::printf("%d same, %d differ\n", Same, Differ);
   return Differ != 0;
 }

@@ -8,6 +8,7 @@
 // RUN: not forge-port propose %s --kernel exit_then_sync --rules=vectorize 2>&1 | FileCheck %s --check-prefix=SYNC
 // RUN: not forge-port propose %s --kernel through_param --rules=vectorize 2>&1 | FileCheck %s --check-prefix=PARAM
 // RUN: not forge-port propose %s --kernel stencil --rules=vectorize 2>/dev/null | count 0
+// RUN: not forge-port propose %s --kernel side_written --rules=vectorize,grid-stride 2>&1 | FileCheck %s --check-prefix=SIDE
 
 #include <cuda_fp16.h>
 
@@ -16,7 +17,7 @@ __global__ void stencil(const float *in, float *out, int n) {
   if (i < n)
     out[i] = in[i - 1] + in[i + 1];
 }
-// STENCIL: forge-port: note: vectorize: not applicable: not an elementwise kernel: 'in[i - 1]' (line [[@LINE-2]]) is at 'i - 1', not at the index 'i' of the store 'out[i]' (line [[@LINE-2]])
+// STENCIL: forge-port: note: vectorize: not applicable: not an elementwise kernel: 'in[i - 1]' (line [[@LINE-2]]) is at 'i - 1', not at the index 'i' of the store 'out[i]' (line [[@LINE-2]]) (a neighbour: a stencil's read)
 
 __global__ void halves(const __half *in, __half *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -64,3 +65,13 @@ __global__ void through_param(const float *x, float *y, int n) {
 // A store through a store helper is the model's store y[i]; vectorize does
 // not re-spell a call as a vector store.
 // PARAM: forge-port: note: vectorize: not applicable: 'store(&y[i], x[i])' (line [[@LINE-4]]) is not an element p[i] of a kernel pointer parameter
+
+// A read at an index of its own from the buffer the map writes: the
+// element's value would depend on another element's store.
+__global__ void side_written(const float *x, float *y, int n, int g) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] + y[i / g];
+}
+// SIDE: vectorize: not applicable: not an elementwise kernel: 'y[i / g]' (line [[@LINE-2]]) is at 'i / g', not at the index 'i' of the store 'y[i]' (line [[@LINE-2]]) (a read at an index of its own is kept per element only from a buffer the map does not write or read at the index)
+// SIDE: grid-stride: not applicable: not an elementwise kernel

@@ -25,3 +25,12 @@ __global__ void promote(const float *in, double *out, int n) {
   if (i < n)
     out[i] = in[i];
 }
+
+// int8 weights with one scale per group of elements: the scale is a side
+// read (each element reads its own group's), which stays scalar.
+__global__ void dequant_group(const signed char *q, const float *scale, float *out, int n,
+                              int group) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = scale[i / group] * (float)q[i];
+}
