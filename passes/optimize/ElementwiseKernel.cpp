@@ -1,5 +1,6 @@
 //===- passes/optimize/ElementwiseKernel.cpp - An elementwise map, located ===//
 #include "ElementwiseKernel.h"
+#include "llvm/Support/Path.h"
 #include "RuleAst.h"
 #include "RuleUtil.h"
 #include "forge/Arch/Occupancy.h"
@@ -211,6 +212,13 @@ std::string calleeProblem(const FunctionDecl *FD, unsigned Depth,
                           SmallPtrSetImpl<const FunctionDecl *> &Seen) {
   const FunctionDecl *Def = nullptr;
   if (!FD || Depth > 3 || !FD->hasBody(Def) || !Seen.insert(Def).second)
+    return "";
+  // The 16-bit float headers' intrinsics (__hadd, __float2half) are inline
+  // asm on their operands alone: no index, no barrier.
+  const SourceManager &SM = Def->getASTContext().getSourceManager();
+  StringRef File = sys::path::filename(SM.getFilename(SM.getExpansionLoc(Def->getLocation())));
+  if (SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())) &&
+      (File.starts_with("cuda_fp16") || File.starts_with("cuda_bf16")))
     return "";
   struct Walk : DynamicRecursiveASTVisitor {
     unsigned Depth;

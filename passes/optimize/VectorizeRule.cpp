@@ -23,6 +23,7 @@
 #include "forge/Measure/IntExpr.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/StringExtras.h"
@@ -38,13 +39,45 @@ namespace {
 using analysis::Access;
 using analysis::AccessKind;
 
+/// The 16-bit floats of cuda_fp16.h and cuda_bf16.h: CUDA has no vector of
+/// four of them (__half2 holds two, and its arithmetic differs), so the
+/// rewrite declares one, x, y, z, w like the others, aligned to its size.
+std::optional<std::string> halfName(QualType Elem) {
+  const auto *R = Elem.getCanonicalType().getUnqualifiedType()->getAsRecordDecl();
+  if (!R || !R->getIdentifier())
+    return std::nullopt;
+  StringRef N = R->getName();
+  if (N == "__half")
+    return std::string("half");
+  if (N == "__nv_bfloat16")
+    return std::string("bfloat16");
+  return std::nullopt;
+}
+
+/// The declaration of forge_<Base><Lanes> for a 16-bit float (guarded, so
+/// that a second kernel of the file may use it too).
+std::string halfVectorDecl(StringRef Type, StringRef Base, unsigned Lanes) {
+  std::string Name = ("forge_" + Base + Twine(Lanes)).str(),
+              Guard = ("FORGE_VECTOR_" + Base + Twine(Lanes)).str();
+  const char *Members = Lanes == 4 ? "x, y, z, w" : "x, y";
+  return formatv("// vectorize: {0} {1}s travel as one {2}-byte access.\n#ifndef {3}\n#define "
+                 "{3}\nstruct alignas({2}) {4} {{\n  {1} {5};\n};\n#endif\n",
+                 Lanes, Type, 2 * Lanes, StringRef(Guard).upper(), Name, Members)
+      .str();
+}
+
 /// The CUDA vector of Lanes (2 or 4) elements of an element type: 1-, 2-,
 /// 4- and 8-byte integers and floats (char4 for 4 bytes, float4 and
-/// double2 for 16); none for a type without one (double4 is deprecated in
-/// CUDA 13, __half has only __half2).
+/// double2 for 16), and for __half and __nv_bfloat16 a struct the rewrite
+/// declares (halfVectorDecl); none for other types (double4 is deprecated
+/// in CUDA 13).
 std::optional<std::string> vectorFor(QualType Elem, unsigned Lanes, ASTContext &Ctx) {
+  if (Lanes != 2 && Lanes != 4)
+    return std::nullopt;
+  if (auto H = halfName(Elem))
+    return "forge_" + *H + std::to_string(Lanes);
   const auto *B = Elem.getCanonicalType().getUnqualifiedType()->getAs<BuiltinType>();
-  if (!B || (Lanes != 2 && Lanes != 4))
+  if (!B)
     return std::nullopt;
   const char *Base = nullptr;
   switch (B->getKind()) {
@@ -118,11 +151,18 @@ std::vector<const Stmt *> topStatements(const ElementwiseKernel &K) {
   return Out;
 }
 
-/// The access is the left side of an '=' that is one of Tops.
+/// The access is the left side of an '=' that is one of Tops (a class
+/// type's operator= included: __half).
 bool assignedAtTop(const Access &A, ArrayRef<const Stmt *> Tops) {
   for (const Stmt *S : Tops) {
+    if (const auto *E = dyn_cast<Expr>(S))
+      S = E->IgnoreImplicit();
     const auto *B = dyn_cast<BinaryOperator>(S);
     if (B && B->getOpcode() == BO_Assign && B->getLHS()->IgnoreParens() == A.E)
+      return true;
+    const auto *O = dyn_cast<CXXOperatorCallExpr>(S);
+    if (O && O->getOperator() == OO_Equal && O->getNumArgs() == 2 &&
+        O->getArg(0)->IgnoreParens() == A.E)
       return true;
   }
   return false;
@@ -183,8 +223,8 @@ public:
         if (!vectorFor(Elem, 2, Ctx))
           return notApplicable("'" + P->getName().str() + "' has elements of type '" +
                                Elem.getUnqualifiedType().getAsString() +
-                               "'; only the 1-, 2-, 4- and 8-byte integers, float and double "
-                               "vectorize");
+                               "'; only the 1-, 2-, 4- and 8-byte integers, __half, "
+                               "__nv_bfloat16, float and double vectorize");
         B.Param = P;
         B.Size = unsigned(Ctx.getTypeSizeInChars(Elem).getQuantity());
       }
@@ -401,6 +441,20 @@ public:
       L.push_back(Line);
     std::string Code = indentLines(L, K.Indent);
 
+    // The 16-bit floats' vectors, declared above the kernel.
+    std::string Decls;
+    for (const Buffer &B : Buffers) {
+      QualType Elem = B.Param->getType()->getPointeeType();
+      if (auto H = halfName(Elem); H && !StringRef(Decls).contains(B.Vec + " {"))
+        Decls += halfVectorDecl(Elem.getUnqualifiedType().getAsString(), *H, VEC);
+    }
+    if (!Decls.empty()) {
+      const auto *KBody = dyn_cast<CompoundStmt>(In.Kernel.getBody());
+      auto Site = kernelBodySite(In, In.Kernel, *KBody);
+      if (!Site)
+        return notApplicable(toString(Site.takeError()));
+      C.add({Site->DeclLine, 0, Decls});
+    }
     if (K.IndexDecl && !K.KeepIndexDecl)
       C.add(eraseIndexDecl(In, K));
     C.add({K.Replaced.first, K.Replaced.second - K.Replaced.first, Code});

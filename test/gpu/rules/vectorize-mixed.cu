@@ -1,7 +1,10 @@
 // vectorize on maps that mix element sizes (test/gpu/Inputs/rules/
 // mixed_maps.cu: int8 to float through char4 and float4, float to bytes
 // through float4 and uchar4, short to double through short2 and double2,
-// float to double through float2 and double2; int8 with a scale per group
+// float to double through float2 and double2; 16-bit floats through the
+// forge_half4 / forge_bfloat164 the rewrite declares (test/gpu/Inputs/
+// rules/half_maps.cu: __hadd, __float2half, a bfloat16 scale); int8 with a
+// scale per group
 // of 1, 3 and 64 elements, the scale a scalar side read per lane): on the
 // GPU the rewrites
 // compute bitwise what the originals compute, for lengths that are not
@@ -17,6 +20,11 @@
 // RUN: forge-port propose %t.d/m2.cu --kernel widen --block 256 --rules=vectorize --apply -o %t.d/m3.cu
 // RUN: forge-port propose %t.d/m3.cu --kernel promote --block 256 --rules=vectorize --apply -o %t.d/m4.cu
 // RUN: forge-port propose %t.d/m4.cu --kernel dequant_group --block 256 --rules=vectorize --apply -o %t.d/mixed_maps.vec.cu
+// RUN: forge-port propose %S/../Inputs/rules/half_maps.cu --kernel hadd --block 256 --rules=vectorize --apply -o %t.d/h1.cu
+// RUN: forge-port propose %t.d/h1.cu --kernel to_half --block 256 --rules=vectorize --apply -o %t.d/h2.cu
+// RUN: forge-port propose %t.d/h2.cu --kernel bf_scale --block 256 --rules=vectorize --apply -o %t.d/half_maps.vec.cu
+// RUN: grep -c "forge_vectors = " %t.d/half_maps.vec.cu | FileCheck %s --check-prefix=COUNT3
+// COUNT3: 3
 // RUN: grep -c "forge_vectors = " %t.d/mixed_maps.vec.cu | FileCheck %s --check-prefix=COUNT
 // COUNT: 5
 // RUN: %nvcc -arch=native -O3 -I%S/../Inputs/rules -I%t.d %s -o %t.d/check
@@ -27,10 +35,17 @@
 // CHECK: widen n=1000003 +0 grid 977: ok
 // CHECK: promote n=7 +1 grid 1: ok
 // CHECK: dequant_group 64 n=1000003 +1 grid 1: ok
-// CHECK: comparisons: 168
+// CHECK: hadd n=1000003 +1 grid 977: ok
+// CHECK: to_half n=1003 +0 grid 1: ok
+// CHECK: bf_scale n=7 +1 grid 1: ok
+// CHECK: comparisons: 240
 // CHECK-NEXT: PASS
 #include "check.h"
 
+// The 16-bit float headers first, so that the kernels' own includes inside
+// the namespaces below declare nothing there.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cstring>
 #include <string>
 
@@ -40,6 +55,12 @@ namespace orig {
 namespace vec {
 #include "mixed_maps.vec.cu"
 } // namespace vec
+namespace origh {
+#include "half_maps.cu"
+} // namespace origh
+namespace vech {
+#include "half_maps.vec.cu"
+} // namespace vech
 
 namespace {
 
@@ -52,7 +73,9 @@ template <typename TIn, typename TOut, typename F> bool cases(const char *Name, 
   for (int N : {1, 7, 1003, 1000003})
     for (int Off : {0, 1}) {
       auto H = check::random<double>(N + 4, 3 + N, -120, 120);
-      std::vector<TIn> HIn(H.begin(), H.end());
+      std::vector<TIn> HIn;
+      for (double V : H)
+        HIn.push_back(TIn(float(V)));
       TIn *In = check::upload(HIn);
       TOut *Out;
       CK(cudaMalloc(&Out, (N + 4) * sizeof(TOut)));
@@ -127,6 +150,16 @@ int main(int argc, char **argv) {
     });
     CK(cudaFree(Scale));
   }
+  Ok &= cases<__half, __half>("hadd", [](bool O, unsigned G, const __half *a, __half *c, int n) {
+    O ? origh::hadd<<<G, 256>>>(a, a + 1, c, n) : vech::hadd<<<G, 256>>>(a, a + 1, c, n);
+  });
+  Ok &= cases<float, __half>("to_half", [](bool O, unsigned G, const float *x, __half *y, int n) {
+    O ? origh::to_half<<<G, 256>>>(x, y, n) : vech::to_half<<<G, 256>>>(x, y, n);
+  });
+  Ok &= cases<__nv_bfloat16, float>("bf_scale", [](bool O, unsigned G, const __nv_bfloat16 *x,
+                                                   float *y, int n) {
+    O ? origh::bf_scale<<<G, 256>>>(x, y, 0.75f, n) : vech::bf_scale<<<G, 256>>>(x, y, 0.75f, n);
+  });
   if (check::bench(argc, argv))
     bench();
   std::printf("comparisons: %d\n", Comparisons);

@@ -1,7 +1,6 @@
 // REQUIRES: cuda
 // Preconditions that fail, each with its reason; exit 1 and nothing on stdout.
 // RUN: not forge-port propose %s --kernel stencil --rules=vectorize 2>&1 | FileCheck %s --check-prefix=STENCIL
-// RUN: not forge-port propose %s --kernel halves --rules=vectorize 2>&1 | FileCheck %s --check-prefix=HALVES
 // RUN: not forge-port propose %s --kernel shifted --rules=vectorize 2>&1 | FileCheck %s --check-prefix=SHIFTED
 // RUN: not forge-port propose %s --kernel generic --rules=vectorize 2>&1 | FileCheck %s --check-prefix=GENERIC
 // RUN: not forge-port propose %s --kernel lane_value --rules=vectorize 2>&1 | FileCheck %s --check-prefix=LANE
@@ -18,13 +17,6 @@ __global__ void stencil(const float *in, float *out, int n) {
     out[i] = in[i - 1] + in[i + 1];
 }
 // STENCIL: forge-port: note: vectorize: not applicable: not an elementwise kernel: 'in[i - 1]' (line [[@LINE-2]]) is at 'i - 1', not at the index 'i' of the store 'out[i]' (line [[@LINE-2]]) (a neighbour: a stencil's read)
-
-__global__ void halves(const __half *in, __half *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = in[i];
-}
-// HALVES: forge-port: note: vectorize: not applicable: 'out' has elements of type '__half'; only the 1-, 2-, 4- and 8-byte integers, float and double vectorize
 
 // Every access at i + off: the vectors would not start at a multiple of 4.
 __global__ void shifted(const float *in, float *out, int n, int off) {
