@@ -387,19 +387,9 @@ std::optional<IndexForm> Planner::guardDiff(const TilePlan &P, size_t K,
   if (!G.Cmp)
     return std::nullopt;
   auto Sigma = [&](AtomId X) { return overElement(P, K, X); };
-  IndexForm L = T.substitute(G.Cmp->Lhs, Sigma), R = T.substitute(G.Cmp->Rhs, Sigma);
-  switch (G.Cmp->Op) {
-  case an::CmpOp::LT:
-    return R - L - IndexForm::constant(1);
-  case an::CmpOp::LE:
-    return R - L;
-  case an::CmpOp::GT:
-    return L - R - IndexForm::constant(1);
-  case an::CmpOp::GE:
-    return L - R;
-  default:
-    return std::nullopt;
-  }
+  an::Comparison Over{T.substitute(G.Cmp->Lhs, Sigma), G.Cmp->Op,
+                      T.substitute(G.Cmp->Rhs, Sigma)};
+  return Over.slack();
 }
 
 /// The one coordinate of P that Diff moves with a coefficient of +1 or -1,
@@ -779,20 +769,12 @@ bool Planner::boundedAbove(const an::Access &A, const TileDim &Dim) {
   for (const an::GuardTerm &G : A.G.Terms) {
     if (!G.Cmp)
       continue;
-    IndexForm L = T.substitute(G.Cmp->Lhs, Sigma), R = T.substitute(G.Cmp->Rhs, Sigma);
-    IndexForm Diff;
-    switch (G.Cmp->Op) {
-    case an::CmpOp::LT:
-    case an::CmpOp::LE:
-      Diff = R - L;
-      break;
-    case an::CmpOp::GT:
-    case an::CmpOp::GE:
-      Diff = L - R;
-      break;
-    default:
+    auto Slack = an::Comparison{T.substitute(G.Cmp->Lhs, Sigma), G.Cmp->Op,
+                                T.substitute(G.Cmp->Rhs, Sigma)}
+                     .slack();
+    if (!Slack)
       continue;
-    }
+    const IndexForm &Diff = *Slack;
     auto C = Diff.coefficientOf(Dim.E);
     if (!C || C->constantValue() != -1)
       continue;

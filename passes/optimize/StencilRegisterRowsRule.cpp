@@ -1291,21 +1291,10 @@ bool rowBoundedAbove(const an::AtomTable &T, const an::Access &A, char Axis, boo
     return false;
   IndexForm Row = IndexForm::atom(*Bid) * IndexForm::atom(*BDim) + IndexForm::atom(*Tid);
   for (const an::GuardTerm &G : A.G.Terms) {
-    if (!G.Cmp)
+    std::optional<IndexForm> Slack = G.Cmp ? G.Cmp->slack() : std::nullopt;
+    if (!Slack)
       continue;
-    IndexForm Diff;
-    switch (G.Cmp->Op) {
-    case an::CmpOp::LT:
-    case an::CmpOp::LE:
-      Diff = G.Cmp->Rhs - G.Cmp->Lhs;
-      break;
-    case an::CmpOp::GT:
-    case an::CmpOp::GE:
-      Diff = G.Cmp->Lhs - G.Cmp->Rhs;
-      break;
-    default:
-      continue;
-    }
+    const IndexForm &Diff = *Slack;
     IndexForm Rest = Diff + Row;
     if (Diff.coefficientOf(*Tid) != IndexForm::constant(-1) || movesWith(T, Rest, Axis))
       continue;

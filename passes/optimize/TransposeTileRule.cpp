@@ -615,23 +615,7 @@ RuleOutcome TransposeTileRule::propose(const RuleInput &In) {
   for (const GuardCmp &Tm : Cmps) {
     an::IndexForm L = Tm.L, Rt = Tm.Rt;
     // An upper bound on a position: D >= 0 with D = U - x.
-    an::IndexForm D;
-    switch (Tm.Op) {
-    case an::CmpOp::LT:
-      D = Rt - L - an::IndexForm::constant(1);
-      break;
-    case an::CmpOp::LE:
-      D = Rt - L;
-      break;
-    case an::CmpOp::GT:
-      D = L - Rt - an::IndexForm::constant(1);
-      break;
-    case an::CmpOp::GE:
-      D = L - Rt;
-      break;
-    default:
-      break;
-    }
+    an::IndexForm D = an::Comparison{L, Tm.Op, Rt}.slack().value_or(an::IndexForm());
     for (auto [A, Ext] : {std::pair(XA, &ExtX), std::pair(YA, &ExtY)}) {
       an::AtomId Other = A == XA ? YA : XA;
       auto C = D.coefficientOf(A);

@@ -160,6 +160,17 @@ struct Comparison {
   IndexForm Rhs;
 
   Comparison negated() const { return {Lhs, negate(Op), Rhs}; }
+  /// A form that is >= 0 exactly where an ordering holds over the integers
+  /// (`a < b`: b - a - 1; `a >= b`: a - b); none for == and !=.
+  std::optional<IndexForm> slack() const {
+    switch (Op) {
+    case CmpOp::LT: return Rhs - Lhs - IndexForm::constant(1);
+    case CmpOp::LE: return Rhs - Lhs;
+    case CmpOp::GT: return Lhs - Rhs - IndexForm::constant(1);
+    case CmpOp::GE: return Lhs - Rhs;
+    default: return std::nullopt;
+    }
+  }
   Comparison swapped() const { return {Rhs, swapSides(Op), Lhs}; }
   bool operator==(const Comparison &O) const { return Op == O.Op && Lhs == O.Lhs && Rhs == O.Rhs; }
 };
