@@ -39,6 +39,39 @@ __global__ void scale_gs(float *data, float s, long n) {
   EXPECT_EQ(M.Loops[0].StepK, StepKind::GridStride);
 }
 
+TEST(Pattern, ElementwiseSideReads) {
+  // A read at an index of its own (the group's scale, a lookup table) from a
+  // buffer the map neither writes nor reads at the element's index.
+  KernelModel M = analyze(R"(
+__global__ void dq(const signed char *q, const float *scale, const float *lut, float *out,
+                   int n, int g) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = scale[i / g] * (float)q[i] + lut[i % 16];
+})",
+                          "dq");
+  const Pattern *P = pattern(M, PatternKind::Elementwise);
+  ASSERT_NE(P, nullptr);
+  ASSERT_EQ(P->SideReads.size(), 2u);
+  EXPECT_EQ(M.Accesses[P->SideReads[0]].Buffer, "scale");
+  EXPECT_EQ(M.Accesses[P->SideReads[1]].Buffer, "lut");
+  EXPECT_EQ(P->Accesses.size(), 2u); // q[i] and out[i]
+  EXPECT_TRUE(P->ThreadValues.empty());
+
+  // Not side reads: a neighbour (a stencil's), the written buffer at
+  // another index, and a buffer also read at the element's index.
+  for (const char *Body : {"out[i] = in[i] + in[i + 1];", "out[i] = in[i] + out[i / 2];",
+                           "out[i] = in[i] + in[i / 2];"}) {
+    KernelModel N = analyze(std::string(R"(
+__global__ void k(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    )") + Body + "\n}",
+                            "k");
+    EXPECT_EQ(pattern(N, PatternKind::Elementwise), nullptr) << Body;
+  }
+}
+
 TEST(Pattern, ElementwiseValueThatUsesTheThreadIsFlagged) {
   KernelModel M = analyze(R"(
 __global__ void addtid(const float *x, float *y, int n) {
