@@ -904,12 +904,12 @@ private:
                         "; writes " + join(Writes, ", "));
     if (!First.G.empty())
       P.Details.push_back("guarded by " + First.G.render());
-    for (const Access *A : Side)
+    for (const Access *A : Side) {
       P.SideReads.push_back(A->Id);
-    for (const Access *A : Side)
       P.Details.push_back("each element also reads '" + A->Text + "' (line " +
                           std::to_string(A->Loc.Line) + ") at its own index '" + A->IndexText +
                           "', a buffer the map does not write");
+    }
     if (P.ThreadValues.empty())
       P.Details.push_back("every stored value is a function of the loaded elements and uniform "
                           "values");

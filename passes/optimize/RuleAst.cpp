@@ -734,9 +734,8 @@ namespace {
 struct IndexVarRefs : DynamicRecursiveASTVisitor {
   std::vector<const DeclRefExpr *> Found;
   bool VisitDeclRefExpr(DeclRefExpr *E) override {
-    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()); V && V->getIdentifier() &&
-                                                        (V->getName() == "threadIdx" ||
-                                                         V->getName() == "blockIdx"))
+    const ValueDecl *D = E->getDecl();
+    if (frontend::isCudaBuiltinVar(D) && (D->getName() == "threadIdx" || D->getName() == "blockIdx"))
       Found.push_back(E);
     return true;
   }
